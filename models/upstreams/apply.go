@@ -1,0 +1,83 @@
+package upstreams
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Apply writes the plan's applied changes into the file: each patch replaces its matrix
+// entry, the Cloudcoil change sets cloudcoil.version. Schema URLs follow by themselves,
+// because the file holds them as templates of the matrix versions. A change that does not
+// fit the file (its "from" is not there any more) is an error and leaves the file as it was.
+func (f *File) Apply(plan UpdatePlan) error {
+	versions := map[string][]string{} // staged copies, committed only when all fit
+	cloudcoil := f.Cloudcoil.Version
+	for _, c := range plan.Applied() {
+		switch c.Kind {
+		case KindPatch:
+			in := f.Integrations[c.Integration]
+			if in == nil {
+				return fmt.Errorf("%s: integrations.%s: not in the file", FilePath, c.Integration)
+			}
+			from, errFrom := ParseVersion(c.From)
+			to, errTo := ParseVersion(c.To)
+			if err := errors.Join(errFrom, errTo); err != nil {
+				return fmt.Errorf("%s: integrations.%s: patch %s → %s: %w", FilePath, c.Integration, c.From, c.To, err)
+			}
+			if from.Line() != to.Line() || to.Compare(from) <= 0 {
+				return fmt.Errorf("%s: integrations.%s: %s → %s is not a patch update", FilePath, c.Integration, c.From, c.To)
+			}
+			staged, ok := versions[c.Integration]
+			if !ok {
+				staged = slices.Clone(in.Versions)
+			}
+			i := slices.Index(staged, c.From)
+			if i < 0 {
+				return fmt.Errorf("%s: integrations.%s.versions: %s is not in the matrix %v", FilePath, c.Integration, c.From, staged)
+			}
+			staged[i] = c.To
+			versions[c.Integration] = staged
+		case KindCloudcoil:
+			if c.Integration != f.Cloudcoil.Package || c.From != cloudcoil {
+				return fmt.Errorf("%s: cloudcoil.version: the plan updates %s %s but the file requires %s %s",
+					FilePath, c.Integration, c.From, f.Cloudcoil.Package, cloudcoil)
+			}
+			cloudcoil = c.To
+		default:
+			return fmt.Errorf("%s: change %s of %s: kind %q is never applied", FilePath, c.To, c.Integration, c.Kind)
+		}
+	}
+	old := map[string][]string{}
+	oldCloudcoil := f.Cloudcoil.Version
+	for name, vs := range versions {
+		old[name] = f.Integrations[name].Versions
+		f.Integrations[name].Versions = vs
+	}
+	f.Cloudcoil.Version = cloudcoil
+	if errs := f.Validate(); len(errs) > 0 {
+		for name, vs := range old {
+			f.Integrations[name].Versions = vs
+		}
+		f.Cloudcoil.Version = oldCloudcoil
+		f.Validate() // recompile patterns of the restored file
+		return fmt.Errorf("applying the plan: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// ApplyToUpstreams applies the plan to the bytes of models/upstreams.json and returns the
+// file in its stable machine format. A plan without applied changes returns b unchanged.
+func ApplyToUpstreams(b []byte, plan UpdatePlan) ([]byte, error) {
+	if !plan.HasEdits() {
+		return b, nil
+	}
+	f, err := Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Apply(plan); err != nil {
+		return nil, err
+	}
+	return f.Marshal()
+}

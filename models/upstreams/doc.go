@@ -1,0 +1,60 @@
+// Package upstreams decides Cloudcoil's upstream model version updates: it reads
+// models/upstreams.json, maps upstream release tags to versions, plans the updates (patches
+// applied, newer minors proposed or reported, Cloudcoil kept within its minor) and edits
+// models/upstreams.json and models/<name>/cookiecutter.yaml in place. Everything here is
+// pure over bytes and plain data, except FetchPyPI; the GitHub calls, the branch and the
+// pull request belong to the flow that calls, in order:
+//
+//	file, err := upstreams.Parse(upstreamsJSON)
+//	for each name: discovered[name] = upstreams.Candidates(*file.Integrations[name], releases)
+//	info, err := upstreams.FetchPyPI(ctx, "https://pypi.org", file.Cloudcoil.Package, hc)
+//	plan := upstreams.Plan(file, discovered, info)
+//	upstreamsJSON, err = upstreams.ApplyToUpstreams(upstreamsJSON, plan)
+//	cookiecutter, err = upstreams.ApplyToCookiecutter(cookiecutter, *file.Integrations[name], plan)
+//	plan.PRTitle(), plan.PRBody(), plan.Text()
+//
+// # models/upstreams.json
+//
+// The file is machine-formatted: automation rewrites it with two-space indentation, keys in
+// a fixed order (integrations sorted by name) and a trailing newline, so hand edits should
+// keep that form (File.Marshal produces it). Unknown or duplicate fields are errors.
+//
+//	{
+//	  "cloudcoil": {
+//	    "package": "cloudcoil",       // PyPI project
+//	    "version": "0.5.3",           // required now, final X.Y[.Z]
+//	    "minor": "0.5"                // compatible minor: updates stay in it
+//	  },
+//	  "integrations": {
+//	    "istio": {                    // folder name under models/
+//	      "repository": "istio/istio",
+//	      "tag_prefix": "",           // tags are exactly <prefix>X.Y.Z ("" = bare)
+//	      "versions": ["1.24.2"],     // generation matrix, one per minor line, ascending
+//	      "schema_urls": [
+//	        {"url": "https://…/refs/tags/{version}/…/crds/crd-all.gen.yaml", "until": "1.24"},
+//	        {"url": "https://…/refs/tags/{version}/…/files/crd-all.gen.yaml", "since": "1.24"}
+//	      ]
+//	    },
+//	    "knative-serving": {
+//	      "repository": "knative/serving",
+//	      "tag_pattern": "knative-v(?P<version>[0-9]+\\.[0-9]+\\.[0-9]+)",
+//	      …
+//	    },
+//	    "kubernetes": {
+//	      …,
+//	      "policy": "maintained-minors",
+//	      "maintained_minors": ["1.31", "1.32"]
+//	    }
+//	  }
+//	}
+//
+// Per integration: exactly one of tag_prefix and tag_pattern (a regular expression matched
+// against the whole tag, with one named group "version"); whatever the mapping, only an
+// exact X.Y.Z without leading zeros is a release. schema_urls hold the placeholder
+// {version} (X.Y.Z, the tag prefix spelled in the URL); since is inclusive, until
+// exclusive, each X.Y or X.Y.Z. policy is "track-lines" (the default: patches of every
+// tracked line applied, the newest newer minor or major proposed for review) or
+// "maintained-minors" (patches of the listed minors only; a newer minor is reported, as
+// adding one also changes the support policy and the cluster CI images). Every maintained
+// minor has exactly one matrix entry and the reverse.
+package upstreams

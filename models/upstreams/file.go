@@ -1,0 +1,514 @@
+package upstreams
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// FilePath is where the upstreams file lives in the generator repository; every message
+// about the file starts with it so a reader knows which file to open.
+const FilePath = "models/upstreams.json"
+
+// Update policies of an integration.
+const (
+	// PolicyTrackLines (the default, also spelled by leaving policy out) takes patch updates
+	// of every tracked line and proposes newer minors and majors for review.
+	PolicyTrackLines = "track-lines"
+	// PolicyMaintainedMinors takes patch updates of the listed minors only; a newer minor is
+	// reported, never proposed as an edit, because adding one also means changing the
+	// support policy and the cluster CI images in the same change.
+	PolicyMaintainedMinors = "maintained-minors"
+)
+
+// File is models/upstreams.json. The file is machine-formatted: Marshal writes it back with
+// two-space indentation, keys in the order of these struct fields (integrations sorted by
+// name) and a trailing newline, so automated edits produce minimal diffs.
+type File struct {
+	Cloudcoil    Cloudcoil               `json:"cloudcoil"`
+	Integrations map[string]*Integration `json:"integrations"`
+}
+
+// Cloudcoil is the requirement on the Cloudcoil package shared by the runtime and the
+// generation requirements of every model package.
+type Cloudcoil struct {
+	// Package is the distribution name on PyPI ("cloudcoil").
+	Package string `json:"package"`
+	// Version is the version currently required, a final release X.Y or X.Y.Z.
+	Version string `json:"version"`
+	// Minor is the compatible minor line ("0.5"): updates stay within it; a newer minor
+	// needs a deliberate migration.
+	Minor string `json:"minor"`
+}
+
+// Integration is one upstream project whose schemas become a model package.
+type Integration struct {
+	// Name is the integration's key in the file and its folder under models/.
+	Name string `json:"-"`
+	// Repository is the upstream GitHub repository, "owner/name".
+	Repository string `json:"repository"`
+	// TagPrefix maps tags to versions: a release tag is exactly TagPrefix + "X.Y.Z". It is a
+	// pointer because the empty prefix (Istio) is a real setting, distinct from absent.
+	TagPrefix *string `json:"tag_prefix,omitempty"`
+	// TagPattern is the alternative to TagPrefix: a regular expression matched against the
+	// whole tag, with one named group "version" that must capture exactly "X.Y.Z".
+	TagPattern string `json:"tag_pattern,omitempty"`
+	// Versions is the generation matrix: one version per tracked minor line, ascending.
+	Versions []string `json:"versions"`
+	// SchemaURLs are the schema files of one version; a file may apply to a range of
+	// versions only, so a URL layout can change at a given version.
+	SchemaURLs []SchemaURL `json:"schema_urls"`
+	// Policy is PolicyTrackLines (default when empty) or PolicyMaintainedMinors.
+	Policy string `json:"policy,omitempty"`
+	// MaintainedMinors lists the minor lines ("1.31") under PolicyMaintainedMinors.
+	MaintainedMinors []string `json:"maintained_minors,omitempty"`
+
+	pattern *regexp.Regexp // compiled TagPattern, set by Validate
+}
+
+// SchemaURL is one schema file. URL holds the placeholder {version} ("X.Y.Z", without the tag
+// prefix; spell the prefix in the URL). Since (inclusive) and Until (exclusive) bound the
+// versions the file applies to, each "X.Y" or "X.Y.Z"; empty means unbounded.
+type SchemaURL struct {
+	URL   string `json:"url"`
+	Since string `json:"since,omitempty"`
+	Until string `json:"until,omitempty"`
+}
+
+// VersionPlaceholder is the only placeholder a schema URL may hold.
+const VersionPlaceholder = "{version}"
+
+// The fields each object of the file may have; anything else is a typo to reject.
+var (
+	topKeys         = []string{"cloudcoil", "integrations"}
+	cloudcoilKeys   = []string{"package", "version", "minor"}
+	integrationKeys = []string{"repository", "tag_prefix", "tag_pattern", "versions", "schema_urls", "policy", "maintained_minors"}
+	schemaURLKeys   = []string{"url", "since", "until"}
+)
+
+// Parse reads and validates models/upstreams.json. Unknown and duplicate fields are errors
+// naming their path, as are the rule violations Validate reports.
+func Parse(b []byte) (*File, error) {
+	top, err := objectFields(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", FilePath, err)
+	}
+	f := &File{}
+	var errs []error
+	fail := func(path string, err error) { errs = append(errs, fmt.Errorf("%s: %s: %w", FilePath, path, err)) }
+	seen := map[string]bool{}
+	for _, kv := range top {
+		seen[kv.key] = true
+		switch kv.key {
+		case "cloudcoil":
+			if err := decodeObject(kv.value, cloudcoilKeys, &f.Cloudcoil); err != nil {
+				fail("cloudcoil", err)
+			}
+		case "integrations":
+			entries, err := objectFields(kv.value)
+			if err != nil {
+				fail("integrations", err)
+				continue
+			}
+			f.Integrations = make(map[string]*Integration, len(entries))
+			for _, e := range entries {
+				in, err := decodeIntegration(e.value)
+				if err != nil {
+					fail("integrations."+e.key, err)
+					continue
+				}
+				in.Name = e.key
+				f.Integrations[e.key] = in
+			}
+		default:
+			fail(kv.key, errUnknownField(topKeys))
+		}
+	}
+	for _, k := range topKeys {
+		if !seen[k] {
+			fail(k, errors.New("missing"))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if errs := f.Validate(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return f, nil
+}
+
+func decodeIntegration(raw json.RawMessage) (*Integration, error) {
+	in := &Integration{}
+	if err := decodeObject(raw, integrationKeys, in); err != nil {
+		return nil, err
+	}
+	// Schema URL entries are objects too: check their fields with their index in the path.
+	fields, _ := objectFields(raw) // already known to be an object
+	for _, kv := range fields {
+		if kv.key != "schema_urls" {
+			continue
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(kv.value, &items); err != nil {
+			return nil, fmt.Errorf("schema_urls: %w", err)
+		}
+		for i, item := range items {
+			if err := decodeObject(item, schemaURLKeys, &SchemaURL{}); err != nil {
+				return nil, fmt.Errorf("schema_urls[%d]: %w", i, err)
+			}
+		}
+	}
+	return in, nil
+}
+
+// decodeObject unmarshals an object after checking that it has only the allowed fields,
+// each at most once (encoding/json would silently keep the last duplicate).
+func decodeObject(raw json.RawMessage, allowed []string, v any) error {
+	fields, err := objectFields(raw)
+	if err != nil {
+		return err
+	}
+	for _, kv := range fields {
+		if !slices.Contains(allowed, kv.key) {
+			return fmt.Errorf("%s: %w", kv.key, errUnknownField(allowed))
+		}
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return err
+	}
+	return nil
+}
+
+func errUnknownField(allowed []string) error {
+	return fmt.Errorf("unknown field (known: %s)", strings.Join(allowed, ", "))
+}
+
+type keyValue struct {
+	key   string
+	value json.RawMessage
+}
+
+// objectFields returns the members of a JSON object in document order, refusing duplicates
+// and anything that is not exactly one object.
+func objectFields(raw []byte) ([]keyValue, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("must be an object")
+	}
+	var out []keyValue
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("invalid JSON: %w", err)
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, errors.New("invalid JSON: object key is not a string")
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%s: invalid JSON: %w", key, err)
+		}
+		if seen[key] {
+			return nil, fmt.Errorf("%s: duplicate field", key)
+		}
+		seen[key] = true
+		out = append(out, keyValue{key: key, value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("invalid JSON: trailing data after the object")
+	}
+	return out, nil
+}
+
+var (
+	integrationName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	repositoryName  = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?/[A-Za-z0-9._-]+$`)
+	packageName     = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+	placeholder     = regexp.MustCompile(`\{[^{}]*\}`)
+)
+
+// Validate checks the rules Parse cannot express as types. Each message names the file, the
+// integration and the field. It also compiles tag patterns for ReleaseVersion.
+func (f *File) Validate() []error {
+	var errs []error
+	fail := func(path, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s: %s", FilePath, path, fmt.Sprintf(format, args...)))
+	}
+
+	c := f.Cloudcoil
+	if !packageName.MatchString(c.Package) {
+		fail("cloudcoil.package", "%q is not a PyPI project name", c.Package)
+	}
+	minor, err := ParseLine(c.Minor)
+	if err != nil {
+		fail("cloudcoil.minor", "%v", err)
+	}
+	if v, ok := parseFinalPy(c.Version); !ok {
+		fail("cloudcoil.version", "%q is not a final release X.Y or X.Y.Z", c.Version)
+	} else if err == nil && v.line() != minor {
+		fail("cloudcoil.version", "%s is outside the compatible minor %s", c.Version, c.Minor)
+	}
+
+	for _, name := range f.Names() {
+		in := f.Integrations[name]
+		p := "integrations." + name
+		if in == nil {
+			fail(p, "must be an object")
+			continue
+		}
+		in.Name = name
+		if !integrationName.MatchString(name) {
+			fail(p, "name must be lower-case letters, digits and dashes (it is the folder under models/)")
+		}
+		if !repositoryName.MatchString(in.Repository) {
+			fail(p+".repository", "%q is not a GitHub repository owner/name", in.Repository)
+		}
+		errs = append(errs, in.validateTags(p)...)
+		errs = append(errs, in.validateMatrix(p)...)
+		errs = append(errs, in.validateSchemaURLs(p)...)
+	}
+	return errs
+}
+
+func (in *Integration) validateTags(p string) []error {
+	var errs []error
+	fail := func(path, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s: %s", FilePath, path, fmt.Sprintf(format, args...)))
+	}
+	in.pattern = nil
+	switch {
+	case in.TagPrefix != nil && in.TagPattern != "":
+		fail(p, "set exactly one of tag_prefix and tag_pattern, not both")
+	case in.TagPrefix == nil && in.TagPattern == "":
+		fail(p, "set exactly one of tag_prefix and tag_pattern (tag_prefix \"\" means bare X.Y.Z tags)")
+	case in.TagPrefix != nil:
+		pre := *in.TagPrefix
+		if strings.ContainsAny(pre, " \t\r\n") {
+			fail(p+".tag_prefix", "%q contains white space", pre)
+		}
+		if pre != "" && strings.ContainsRune("0123456789.", rune(pre[len(pre)-1])) {
+			fail(p+".tag_prefix", "%q must not end with a digit or a dot: the version would be ambiguous", pre)
+		}
+	default:
+		re, err := compilePattern(in.TagPattern)
+		if err != nil {
+			fail(p+".tag_pattern", "%v", err)
+		} else {
+			in.pattern = re
+		}
+	}
+	return errs
+}
+
+// compilePattern anchors the pattern on the whole tag and checks its single "version" group.
+func compilePattern(pattern string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(`^(?:` + pattern + `)$`)
+	if err != nil {
+		return nil, fmt.Errorf("%q does not compile: %w", pattern, err)
+	}
+	var named []string
+	for _, n := range re.SubexpNames() {
+		if n != "" {
+			named = append(named, n)
+		}
+	}
+	if len(named) != 1 || named[0] != "version" {
+		return nil, fmt.Errorf("%q must have exactly one named group, (?P<version>…), and no other", pattern)
+	}
+	return re, nil
+}
+
+func (in *Integration) validateMatrix(p string) []error {
+	var errs []error
+	fail := func(path, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s: %s", FilePath, path, fmt.Sprintf(format, args...)))
+	}
+	if len(in.Versions) == 0 {
+		fail(p+".versions", "must list at least one version")
+	}
+	var prev *Version
+	lines := map[Line]bool{}
+	for i, s := range in.Versions {
+		v, err := ParseVersion(s)
+		if err != nil {
+			fail(fmt.Sprintf("%s.versions[%d]", p, i), "%v", err)
+			continue
+		}
+		if lines[v.Line()] {
+			fail(fmt.Sprintf("%s.versions[%d]", p, i), "%s repeats the minor line %s: track one version per line", s, v.Line())
+		}
+		lines[v.Line()] = true
+		if prev != nil && v.Compare(*prev) < 0 {
+			fail(fmt.Sprintf("%s.versions[%d]", p, i), "%s comes after %s: keep the matrix in ascending order", s, prev)
+		}
+		prev = &v
+	}
+
+	switch in.Policy {
+	case "", PolicyTrackLines:
+		if len(in.MaintainedMinors) > 0 {
+			fail(p+".maintained_minors", "only allowed with policy %q", PolicyMaintainedMinors)
+		}
+	case PolicyMaintainedMinors:
+		if len(in.MaintainedMinors) == 0 {
+			fail(p+".maintained_minors", "policy %q needs the list of maintained minors", PolicyMaintainedMinors)
+		}
+		maintained := map[Line]bool{}
+		for i, s := range in.MaintainedMinors {
+			l, err := ParseLine(s)
+			if err != nil {
+				fail(fmt.Sprintf("%s.maintained_minors[%d]", p, i), "%v", err)
+				continue
+			}
+			if maintained[l] {
+				fail(fmt.Sprintf("%s.maintained_minors[%d]", p, i), "%s is listed twice", s)
+			}
+			maintained[l] = true
+			if !lines[l] {
+				// The matrix and the support policy change together; a gap means one was missed.
+				fail(fmt.Sprintf("%s.maintained_minors[%d]", p, i), "%s has no entry in versions", s)
+			}
+		}
+		for i, s := range in.Versions {
+			if v, err := ParseVersion(s); err == nil && !maintained[v.Line()] {
+				fail(fmt.Sprintf("%s.versions[%d]", p, i), "%s is not in a maintained minor", s)
+			}
+		}
+	default:
+		fail(p+".policy", "%q is not a policy (want %q or %q)", in.Policy, PolicyTrackLines, PolicyMaintainedMinors)
+	}
+	return errs
+}
+
+func (in *Integration) validateSchemaURLs(p string) []error {
+	var errs []error
+	fail := func(path, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s: %s", FilePath, path, fmt.Sprintf(format, args...)))
+	}
+	if len(in.SchemaURLs) == 0 {
+		fail(p+".schema_urls", "must list at least one schema file")
+	}
+	for i, su := range in.SchemaURLs {
+		q := fmt.Sprintf("%s.schema_urls[%d]", p, i)
+		if !strings.HasPrefix(su.URL, "https://") {
+			fail(q+".url", "%q must be an https:// URL", su.URL)
+		}
+		if !strings.Contains(su.URL, VersionPlaceholder) {
+			fail(q+".url", "%q has no %s placeholder", su.URL, VersionPlaceholder)
+		}
+		for _, ph := range placeholder.FindAllString(su.URL, -1) {
+			if ph != VersionPlaceholder {
+				fail(q+".url", "unknown placeholder %s (only %s)", ph, VersionPlaceholder)
+			}
+		}
+		if strings.ContainsAny(su.URL, " \t\r\n,") {
+			// A comma would split the URL where cookiecutter.yaml joins schema files.
+			fail(q+".url", "%q contains white space or a comma", su.URL)
+		}
+		var since, until Version
+		var errSince, errUntil error
+		if su.Since != "" {
+			if since, errSince = parseBound(su.Since); errSince != nil {
+				fail(q+".since", "%v", errSince)
+			}
+		}
+		if su.Until != "" {
+			if until, errUntil = parseBound(su.Until); errUntil != nil {
+				fail(q+".until", "%v", errUntil)
+			}
+		}
+		if su.Since != "" && su.Until != "" && errSince == nil && errUntil == nil && since.Compare(until) >= 0 {
+			fail(q, "since %s must be lower than until %s", su.Since, su.Until)
+		}
+	}
+	for i, s := range in.Versions {
+		v, err := ParseVersion(s)
+		if err != nil {
+			continue
+		}
+		if urls, err := in.SchemaURLsFor(v); err == nil && len(urls) == 0 {
+			fail(fmt.Sprintf("%s.versions[%d]", p, i), "no schema_urls entry applies to %s", s)
+		}
+	}
+	return errs
+}
+
+// Names returns the integration names in sorted order: every loop over integrations uses it
+// so plans and messages are deterministic.
+func (f *File) Names() []string {
+	names := make([]string, 0, len(f.Integrations))
+	for n := range f.Integrations {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Matrix returns the parsed generation matrix in ascending order.
+func (in *Integration) Matrix() ([]Version, error) {
+	out := make([]Version, 0, len(in.Versions))
+	for _, s := range in.Versions {
+		v, err := ParseVersion(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: integrations.%s.versions: %w", FilePath, in.Name, err)
+		}
+		out = append(out, v)
+	}
+	slices.SortFunc(out, Version.Compare)
+	return out, nil
+}
+
+// SchemaURLsFor renders the schema files that apply to v, in file order.
+func (in *Integration) SchemaURLsFor(v Version) ([]string, error) {
+	var out []string
+	for i, su := range in.SchemaURLs {
+		if su.Since != "" {
+			since, err := parseBound(su.Since)
+			if err != nil {
+				return nil, fmt.Errorf("%s: integrations.%s.schema_urls[%d].since: %w", FilePath, in.Name, i, err)
+			}
+			if v.Compare(since) < 0 {
+				continue
+			}
+		}
+		if su.Until != "" {
+			until, err := parseBound(su.Until)
+			if err != nil {
+				return nil, fmt.Errorf("%s: integrations.%s.schema_urls[%d].until: %w", FilePath, in.Name, i, err)
+			}
+			if v.Compare(until) >= 0 {
+				continue
+			}
+		}
+		out = append(out, strings.ReplaceAll(su.URL, VersionPlaceholder, v.String()))
+	}
+	return out, nil
+}
+
+// Marshal writes the file in its stable machine format (see File).
+func (f *File) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // keep & and < in URLs readable
+	if err := enc.Encode(f); err != nil {
+		return nil, fmt.Errorf("%s: encode: %w", FilePath, err)
+	}
+	return buf.Bytes(), nil
+}

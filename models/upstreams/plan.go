@@ -1,0 +1,309 @@
+package upstreams
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Kind says what a change is and, with it, whether it is applied.
+type Kind string
+
+const (
+	// KindPatch is a newer patch in a tracked line: applied (matrix and schema URLs together).
+	KindPatch Kind = "patch"
+	// KindProposed is a newer minor or major than the highest tracked line: proposed for
+	// review, never applied automatically.
+	KindProposed Kind = "proposed"
+	// KindReported is a newer minor under PolicyMaintainedMinors: reported only, because
+	// adding a minor also changes the support policy and the cluster CI images.
+	KindReported Kind = "reported"
+	// KindCloudcoil is a newer Cloudcoil release within the compatible minor: applied.
+	KindCloudcoil Kind = "cloudcoil"
+	// KindMigration is a newer Cloudcoil minor or major: needs a deliberate migration.
+	KindMigration Kind = "migration"
+)
+
+// Change is one available update.
+type Change struct {
+	// Integration is the integration's name, or the PyPI package for Cloudcoil changes.
+	Integration string `json:"integration"`
+	Kind        Kind   `json:"kind"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+	// Tag is the upstream tag of To (empty for Cloudcoil).
+	Tag string `json:"tag,omitempty"`
+	// ReleaseURL links the upstream release page (GitHub release, or the PyPI release).
+	ReleaseURL string `json:"release_url"`
+	// SchemaURLs are the schema files of To, for patch changes.
+	SchemaURLs []string `json:"schema_urls,omitempty"`
+	// Applied is true when the change is written to the files; the others need review.
+	Applied bool `json:"applied"`
+}
+
+// UpdatePlan is every available update, in a stable order: Cloudcoil first, then
+// integrations by name, each with its patches (ascending) before any proposal.
+type UpdatePlan struct {
+	Changes []Change `json:"changes"`
+}
+
+// PyPIInfo is what Cloudcoil's update needs from PyPI: every version with files, and whether
+// the whole version is yanked.
+type PyPIInfo struct {
+	Name string `json:"name"`
+	// Latest is PyPI's own info.version, kept for messages; selection never relies on it.
+	Latest   string        `json:"latest,omitempty"`
+	Releases []PyPIRelease `json:"releases"`
+}
+
+// PyPIRelease is one version on PyPI.
+type PyPIRelease struct {
+	Version string `json:"version"`
+	// Yanked is true when every file of the version is yanked.
+	Yanked bool `json:"yanked"`
+}
+
+// Plan computes the available updates from the parsed file, the discovered final releases
+// per integration name (as Candidates returns them; any order) and Cloudcoil's PyPI data. It
+// never downgrades, and an integration without discovered releases yields no change.
+func Plan(file *File, discovered map[string][]Version, cloudcoil PyPIInfo) UpdatePlan {
+	plan := UpdatePlan{Changes: []Change{}}
+	plan.Changes = append(plan.Changes, planCloudcoil(file.Cloudcoil, cloudcoil)...)
+	for _, name := range file.Names() {
+		if in := file.Integrations[name]; in != nil {
+			plan.Changes = append(plan.Changes, planIntegration(in, discovered[name])...)
+		}
+	}
+	return plan
+}
+
+func planIntegration(in *Integration, found []Version) []Change {
+	var matrix []Version
+	for _, s := range in.Versions {
+		if v, err := ParseVersion(s); err == nil {
+			matrix = append(matrix, v)
+		}
+	}
+	if len(matrix) == 0 {
+		return nil
+	}
+	slices.SortFunc(matrix, Version.Compare)
+
+	newest := map[Line]Version{}
+	for _, v := range found {
+		if old, ok := newest[v.Line()]; !ok || v.Compare(old) > 0 {
+			newest[v.Line()] = v
+		}
+	}
+
+	var changes []Change
+	for _, cur := range matrix {
+		best, ok := newest[cur.Line()]
+		if !ok || best.Compare(cur) <= 0 {
+			continue
+		}
+		urls, _ := in.SchemaURLsFor(best) // bounds were validated; an error leaves it empty
+		changes = append(changes, Change{
+			Integration: in.Name, Kind: KindPatch,
+			From: cur.String(), To: best.String(), Tag: in.tagFor(best),
+			ReleaseURL: in.releaseURL(best), SchemaURLs: urls, Applied: true,
+		})
+	}
+
+	// Everything above the highest tracked line is one decision for a person: offer the
+	// newest release, whose notes cover the lines in between.
+	highest := matrix[len(matrix)-1]
+	var top *Version
+	for _, v := range newest {
+		if v.Line().Compare(highest.Line()) > 0 && (top == nil || v.Compare(*top) > 0) {
+			v := v
+			top = &v
+		}
+	}
+	if top != nil {
+		kind := KindProposed
+		if in.Policy == PolicyMaintainedMinors {
+			kind = KindReported
+		}
+		changes = append(changes, Change{
+			Integration: in.Name, Kind: kind,
+			From: highest.String(), To: top.String(), Tag: in.tagFor(*top),
+			ReleaseURL: in.releaseURL(*top),
+		})
+	}
+	return changes
+}
+
+// tagFor is the tag of a discovered version, or the prefix spelling when the version was not
+// read from a tag.
+func (in *Integration) tagFor(v Version) string {
+	if v.Tag != "" {
+		return v.Tag
+	}
+	if in.TagPrefix != nil {
+		return *in.TagPrefix + v.String()
+	}
+	return ""
+}
+
+func (in *Integration) releaseURL(v Version) string {
+	tag := in.tagFor(v)
+	if tag == "" {
+		return "https://github.com/" + in.Repository + "/releases"
+	}
+	return "https://github.com/" + in.Repository + "/releases/tag/" + tag
+}
+
+func planCloudcoil(c Cloudcoil, info PyPIInfo) []Change {
+	cur, ok := parseFinalPy(c.Version)
+	minor, err := ParseLine(c.Minor)
+	if !ok || err != nil {
+		return nil
+	}
+	var within, beyond *pyVersion
+	for _, r := range info.Releases {
+		v, ok := parseFinalPy(r.Version)
+		if !ok || r.Yanked {
+			continue
+		}
+		switch v.line().Compare(minor) {
+		case 0:
+			if within == nil || v.compare(*within) > 0 {
+				within = &v
+			}
+		case 1:
+			if beyond == nil || v.compare(*beyond) > 0 {
+				beyond = &v
+			}
+		}
+	}
+	pkg := c.Package
+	var changes []Change
+	if within != nil && within.compare(cur) > 0 {
+		changes = append(changes, Change{
+			Integration: pkg, Kind: KindCloudcoil, From: c.Version, To: within.text,
+			ReleaseURL: pypiReleaseURL(pkg, within.text), Applied: true,
+		})
+	}
+	if beyond != nil {
+		changes = append(changes, Change{
+			Integration: pkg, Kind: KindMigration, From: c.Version, To: beyond.text,
+			ReleaseURL: pypiReleaseURL(pkg, beyond.text),
+		})
+	}
+	return changes
+}
+
+func pypiReleaseURL(pkg, version string) string {
+	return "https://pypi.org/project/" + NormalizeName(pkg) + "/" + version + "/"
+}
+
+// Empty reports whether there is no update at all, applied or for review.
+func (p UpdatePlan) Empty() bool { return len(p.Changes) == 0 }
+
+// Applied returns the changes written to the files.
+func (p UpdatePlan) Applied() []Change {
+	var out []Change
+	for _, c := range p.Changes {
+		if c.Applied {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// HasEdits reports whether applying the plan changes any file: a pull request needs at least
+// one edit, a plan with proposals only has nothing to commit.
+func (p UpdatePlan) HasEdits() bool { return len(p.Applied()) > 0 }
+
+// describe is the short reason shown beside a change.
+func (c Change) describe() string {
+	switch c.Kind {
+	case KindPatch:
+		return "patch"
+	case KindProposed:
+		return "proposed for review: new " + c.newWhat()
+	case KindReported:
+		return "reported only: new " + c.newWhat() + "; adding a minor also needs the support policy and cluster CI images changed together"
+	case KindCloudcoil:
+		return "Cloudcoil update within its compatible minor"
+	case KindMigration:
+		return "new Cloudcoil " + c.newWhat() + ": needs a deliberate migration, not applied"
+	}
+	return string(c.Kind)
+}
+
+// newWhat says whether To starts a new major or a new minor relative to From.
+func (c Change) newWhat() string {
+	major := func(s string) string { m, _, _ := strings.Cut(s, "."); return m }
+	if major(c.From) != major(c.To) {
+		return "major"
+	}
+	return "minor"
+}
+
+// Text is the human form of the plan, one line per change, for --check.
+func (p UpdatePlan) Text() string {
+	if p.Empty() {
+		return "No updates available.\n"
+	}
+	var b strings.Builder
+	for _, c := range p.Changes {
+		fmt.Fprintf(&b, "%s: %s → %s (%s)\n", c.Integration, c.From, c.To, c.describe())
+	}
+	return b.String()
+}
+
+// PRTitle is the pull request title for the applied changes.
+func (p UpdatePlan) PRTitle() string {
+	applied := p.Applied()
+	switch len(applied) {
+	case 0:
+		return "chore(models): upstream model versions to review"
+	case 1:
+		return fmt.Sprintf("chore(models): update %s to %s", applied[0].Integration, applied[0].To)
+	}
+	return fmt.Sprintf("chore(models): update %d upstream model versions", len(applied))
+}
+
+// PRBody lists each change with a link to its upstream release and marks those that need
+// review. It holds no timestamps, so an unchanged plan renders the same body.
+func (p UpdatePlan) PRBody() string {
+	var b strings.Builder
+	b.WriteString("Upstream model versions from `models/upstreams.json`: final GitHub releases only " +
+		"(drafts, pre-releases and tags outside each product's scheme are ignored), and Cloudcoil from PyPI.\n")
+	if applied := p.Applied(); len(applied) > 0 {
+		b.WriteString("\n## Applied\n\n")
+		b.WriteString("Schema URLs and the generation matrix change together in `models/upstreams.json` and each `models/<name>/cookiecutter.yaml`.\n\n")
+		b.WriteString("| Integration | From | To | Kind | Release |\n|---|---|---|---|---|\n")
+		for _, c := range applied {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Integration, c.From, c.To, c.Kind, c.link())
+		}
+	}
+	var review []Change
+	for _, c := range p.Changes {
+		if !c.Applied {
+			review = append(review, c)
+		}
+	}
+	if len(review) > 0 {
+		b.WriteString("\n## Needs review (not applied)\n\n")
+		for _, c := range review {
+			fmt.Fprintf(&b, "- **%s** %s → %s: %s.\n", c.Integration, c.From, c.link(), c.describe())
+		}
+	}
+	if p.Empty() {
+		b.WriteString("\nNo updates are pending.\n")
+	}
+	return b.String()
+}
+
+func (c Change) link() string {
+	label := c.To
+	if c.Tag != "" {
+		label = c.Tag
+	}
+	// Tags come from upstream; keep Markdown table and link syntax intact whatever they hold.
+	label = strings.NewReplacer(`|`, `\|`, `[`, `\[`, `]`, `\]`).Replace(label)
+	return fmt.Sprintf("[%s](%s)", label, c.ReleaseURL)
+}
