@@ -1,0 +1,282 @@
+package githubactions
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+)
+
+// function is one `dagger call` function (or the constructor) and its flags.
+type function struct {
+	flags    map[string]bool // flag name → required
+	variadic map[string]bool
+}
+
+// surface is the module's callable API as the Dagger CLI shows it.
+type surface struct {
+	constructor function
+	functions   map[string]function
+}
+
+// readSurface parses the module's root package: New's parameters are the constructor flags,
+// and each exported method of *Shipyard is a function whose parameters (but ctx) are flags.
+func readSurface(root string) (surface, error) {
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return surface{}, err
+	}
+	s := surface{functions: map[string]function{}}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(root, name), nil, parser.ParseComments)
+		if err != nil {
+			return surface{}, err
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || !fn.Name.IsExported() {
+				continue
+			}
+			switch {
+			case fn.Recv == nil && fn.Name.Name == "New":
+				s.constructor = params(fset, f, fn)
+			case fn.Recv != nil && receiverIs(fn, "Shipyard"):
+				s.functions[kebab(fn.Name.Name)] = params(fset, f, fn)
+			}
+		}
+	}
+	if len(s.functions) == 0 {
+		return s, fmt.Errorf("no exported methods of *Shipyard found in %s", root)
+	}
+	return s, nil
+}
+
+// commentBetween returns the text of the comments between two positions.
+func commentBetween(fset *token.FileSet, file *ast.File, from, to token.Pos) string {
+	var b strings.Builder
+	for _, g := range file.Comments {
+		if g.Pos() > from && g.End() < to {
+			b.WriteString(g.Text())
+		}
+	}
+	return b.String()
+}
+
+func receiverIs(fn *ast.FuncDecl, typ string) bool {
+	if len(fn.Recv.List) != 1 {
+		return false
+	}
+	star, ok := fn.Recv.List[0].Type.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	id, ok := star.X.(*ast.Ident)
+	return ok && id.Name == typ
+}
+
+// params reads a function's flags; a parameter is optional when the comment above it says
+// +optional, +default or +defaultPath (the Dagger pragmas). Go's parser keeps comments
+// inside a parameter list only in the file's comment list, so they are found by position,
+// as Dagger's code generator finds them.
+func params(fset *token.FileSet, file *ast.File, fn *ast.FuncDecl) function {
+	out := function{flags: map[string]bool{}, variadic: map[string]bool{}}
+	prevEnd := fn.Type.Params.Opening
+	for _, field := range fn.Type.Params.List {
+		doc := commentBetween(fset, file, prevEnd, field.Pos())
+		prevEnd = field.End()
+		if sel, ok := field.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Context" {
+			continue
+		}
+		optional := strings.Contains(doc, "+optional") || strings.Contains(doc, "+default")
+		_, isSlice := field.Type.(*ast.ArrayType)
+		for _, n := range field.Names {
+			out.flags[kebab(n.Name)] = !optional
+			out.variadic[kebab(n.Name)] = isSlice
+		}
+	}
+	return out
+}
+
+// kebab converts Go names to the CLI's: ReleasePlan → release-plan, githubApi → github-api.
+func kebab(s string) string {
+	var b strings.Builder
+	runes := []rune(s)
+	for i, r := range runes {
+		if unicode.IsUpper(r) {
+			if i > 0 && (unicode.IsLower(runes[i-1]) || unicode.IsDigit(runes[i-1]) ||
+				(i+1 < len(runes) && unicode.IsLower(runes[i+1]))) {
+				b.WriteByte('-')
+			}
+			b.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// call is one `dagger call` invocation found in a workflow.
+type call struct {
+	where       string
+	constructor []string
+	function    string
+	flags       []string
+	chain       []string
+}
+
+// parseCall splits the words after `dagger call`: constructor flags, the function, its
+// flags, then any chained core functions (export --path, contents …).
+func parseCall(where string, words []string) (call, error) {
+	c := call{where: where}
+	i := 0
+	for ; i < len(words) && strings.HasPrefix(words[i], "-"); i++ {
+		if takesValue, ok := cliFlags[flagName(words[i])]; ok {
+			if takesValue && !strings.Contains(words[i], "=") {
+				i++
+			}
+			continue
+		}
+		c.constructor = append(c.constructor, flagName(words[i]))
+		if !strings.Contains(words[i], "=") && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
+			i++ // the flag's value
+		}
+	}
+	if i >= len(words) {
+		return c, fmt.Errorf("%s: dagger call names no function", where)
+	}
+	c.function = words[i]
+	i++
+	for ; i < len(words); i++ {
+		w := words[i]
+		if !strings.HasPrefix(w, "-") {
+			c.chain = words[i:]
+			break
+		}
+		c.flags = append(c.flags, flagName(w))
+		if !strings.Contains(w, "=") && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
+			i++
+		}
+	}
+	return c, nil
+}
+
+// cliFlags are the Dagger CLI's own flags of `dagger call` (true: takes a value), which
+// may stand between `call` and the function.
+var cliFlags = map[string]bool{
+	"m": true, "mod": true, "o": true, "output": true, "progress": true,
+	"json": false, "j": false, "q": false, "quiet": false, "s": false, "silent": false,
+	"v": false, "verbose": false, "d": false, "debug": false,
+}
+
+func flagName(w string) string {
+	name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+	return name
+}
+
+// check reports every way the call does not match the module's surface.
+func (s surface) check(c call) []string {
+	var problems []string
+	for _, f := range c.constructor {
+		if _, ok := s.constructor.flags[f]; !ok {
+			problems = append(problems, fmt.Sprintf("%s: constructor flag --%s is not a parameter of New", c.where, f))
+		}
+	}
+	fn, ok := s.functions[c.function]
+	if !ok {
+		return append(problems, fmt.Sprintf("%s: function %q is not declared by the module", c.where, c.function))
+	}
+	given := map[string]bool{}
+	for _, f := range c.flags {
+		given[f] = true
+		if _, ok := fn.flags[f]; !ok {
+			problems = append(problems, fmt.Sprintf("%s: %s has no flag --%s", c.where, c.function, f))
+		}
+	}
+	for f, required := range fn.flags {
+		if required && !given[f] {
+			problems = append(problems, fmt.Sprintf("%s: %s needs --%s", c.where, c.function, f))
+		}
+	}
+	return problems
+}
+
+// shellWords splits a command line into words, honouring quotes and line continuations;
+// expressions like ${{ … }} stay one word.
+func shellWords(s string) []string {
+	s = strings.ReplaceAll(s, "\\\n", " ")
+	var words []string
+	var b strings.Builder
+	var quote rune
+	inWord := false
+	flush := func() {
+		if inWord {
+			words = append(words, b.String())
+			b.Reset()
+			inWord = false
+		}
+	}
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				b.WriteRune(r)
+			}
+		case r == '"' || r == '\'':
+			quote = r
+			inWord = true
+		case unicode.IsSpace(r):
+			flush()
+		default:
+			b.WriteRune(r)
+			inWord = true
+		}
+	}
+	flush()
+	return words
+}
+
+// daggerCalls finds each `dagger call` in a step's script (one command per line, pipes and
+// && ending a command).
+func daggerCalls(where, script string) ([][]string, error) {
+	var out [][]string
+	joined := strings.ReplaceAll(script, "\\\n", " ")
+	for _, line := range strings.Split(joined, "\n") {
+		words := shellWords(line)
+		for i := 0; i+1 < len(words); i++ {
+			if words[i] != "dagger" {
+				continue
+			}
+			j := i + 1
+			for j < len(words) && strings.HasPrefix(words[j], "-") { // global flags: -q, --progress=plain
+				j++
+			}
+			if j < len(words) && words[j] == "call" {
+				end := j + 1
+				for end < len(words) && !isShellOperator(words[end]) {
+					end++
+				}
+				out = append(out, words[j+1:end])
+			}
+		}
+	}
+	return out, nil
+}
+
+func isShellOperator(w string) bool {
+	switch w {
+	case "|", "||", "&&", ";", ">", ">>", "2>&1", "|&", "tee":
+		return true
+	}
+	return strings.HasPrefix(w, ">") || strings.HasPrefix(w, "2>")
+}
