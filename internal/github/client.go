@@ -1,0 +1,233 @@
+// Package github holds the GitHub operations Shipyard needs, on go-github, behind small
+// types of our own so that the pure rules never depend on go-github.
+//
+// The client's transport makes the API economical and robust: it retries idempotent
+// requests (GET, HEAD) on 5xx and rate limits within a bounded budget, honouring
+// Retry-After and X-RateLimit-Reset; it never retries a write (see WriteThenVerify for
+// writes whose outcome is unknown); it revalidates cached responses with ETags, so an
+// unchanged re-run costs no rate limit; and it counts requests.
+//
+// The token lives only in memory, in the transport: it is never part of a URL, an error or
+// a log line, and the cache knows it only by a hash.
+package github
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v84/github"
+)
+
+// DefaultBaseURL is GitHub.com's REST API.
+const DefaultBaseURL = "https://api.github.com/"
+
+// ErrNotFound is wrapped by errors for a resource GitHub reports missing (404) where the
+// operation has no "found" result of its own.
+var ErrNotFound = errors.New("not found")
+
+// ErrAlreadyExists is wrapped by errors for a write GitHub refused because the resource
+// exists already (422 already_exists).
+var ErrAlreadyExists = errors.New("already exists")
+
+// Client performs the GitHub operations. It is safe for concurrent use.
+type Client struct {
+	gh *gh.Client
+	t  *transport
+}
+
+// RetryPolicy bounds the retries of one idempotent request.
+type RetryPolicy struct {
+	// MaxAttempts counts the first try (default 4).
+	MaxAttempts int
+	// MaxTotalWait bounds the sum of waits for one request (default 2 minutes).
+	MaxTotalWait time.Duration
+	// MaxWait is the longest single wait accepted; a Retry-After or rate-limit reset
+	// further away ends the retries at once (default 1 minute).
+	MaxWait time.Duration
+	// BaseBackoff is the first wait after a 5xx or network error, doubled on each retry
+	// (default 1s).
+	BaseBackoff time.Duration
+	// AttemptTimeout bounds one attempt, response headers included (default 30s).
+	AttemptTimeout time.Duration
+}
+
+// DefaultRetryPolicy is used unless WithRetryPolicy says otherwise.
+var DefaultRetryPolicy = RetryPolicy{
+	MaxAttempts:    4,
+	MaxTotalWait:   2 * time.Minute,
+	MaxWait:        time.Minute,
+	BaseBackoff:    time.Second,
+	AttemptTimeout: 30 * time.Second,
+}
+
+// Option configures a Client.
+type Option func(*transport)
+
+// WithRetryPolicy replaces the retry budget; zero fields keep their defaults.
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(t *transport) {
+		d := DefaultRetryPolicy
+		if p.MaxAttempts > 0 {
+			d.MaxAttempts = p.MaxAttempts
+		}
+		if p.MaxTotalWait > 0 {
+			d.MaxTotalWait = p.MaxTotalWait
+		}
+		if p.MaxWait > 0 {
+			d.MaxWait = p.MaxWait
+		}
+		if p.BaseBackoff > 0 {
+			d.BaseBackoff = p.BaseBackoff
+		}
+		if p.AttemptTimeout > 0 {
+			d.AttemptTimeout = p.AttemptTimeout
+		}
+		t.policy = d
+	}
+}
+
+// WithSleep replaces how the client waits between attempts, so tests need not sleep.
+// The function must return early with ctx.Err() when ctx ends.
+func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+	return func(t *transport) { t.sleep = sleep }
+}
+
+// WithClock replaces the clock used to turn X-RateLimit-Reset into a wait.
+func WithClock(now func() time.Time) Option {
+	return func(t *transport) { t.now = now }
+}
+
+// WithTransport replaces the underlying HTTP transport (default: a clone of
+// http.DefaultTransport).
+func WithTransport(rt http.RoundTripper) Option {
+	return func(t *transport) { t.base = rt }
+}
+
+// WithCache shares an ETag cache between clients, e.g. across the steps of one run.
+// Entries are keyed by URL and a hash of the token, so clients with different tokens
+// never see each other's responses.
+func WithCache(c *Cache) Option {
+	return func(t *transport) { t.cache = c }
+}
+
+// NewClient returns a client for the API at baseURL (DefaultBaseURL when empty)
+// authenticating with token (anonymous when empty).
+func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("github: base URL: %w", err)
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return nil, fmt.Errorf("github: base URL %q: want http(s)://host[/path] without credentials", u.Redacted())
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	// Whitespace would let the token split or inject headers; say so without echoing it.
+	if strings.ContainsAny(token, " \t\r\n") {
+		return nil, errors.New("github: token contains whitespace")
+	}
+	t := &transport{
+		base:   http.DefaultTransport.(*http.Transport).Clone(),
+		policy: DefaultRetryPolicy,
+		sleep:  sleepCtx,
+		now:    time.Now,
+	}
+	if token != "" {
+		t.auth = secret("Bearer " + token)
+		sum := sha256.Sum256([]byte(token))
+		t.tokenID = hex.EncodeToString(sum[:8])
+	}
+	for _, o := range opts {
+		o(t)
+	}
+	if t.cache == nil {
+		t.cache = NewCache(0)
+	}
+	c := gh.NewClient(&http.Client{Transport: t})
+	c.BaseURL = u
+	return &Client{gh: c, t: t}, nil
+}
+
+// Stats counts what the client sent.
+type Stats struct {
+	// Requests is every HTTP request sent, retries and conditional ones included.
+	Requests int64
+	// NotModified is how many were answered 304 and served from the ETag cache; GitHub
+	// does not count them against the rate limit.
+	NotModified int64
+	// Retries is how many requests were repeats after a 5xx, rate limit or network error.
+	Retries int64
+}
+
+// Stats returns the counts so far.
+func (c *Client) Stats() Stats {
+	return Stats{
+		Requests:    c.t.requests.Load(),
+		NotModified: c.t.notModified.Load(),
+		Retries:     c.t.retries.Load(),
+	}
+}
+
+// Requests is the number of HTTP requests sent so far.
+func (c *Client) Requests() int64 { return c.t.requests.Load() }
+
+// statusOf returns the HTTP status of a go-github error, 0 when it has none.
+func statusOf(err error) int {
+	var er *gh.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return er.Response.StatusCode
+	}
+	var rl *gh.RateLimitError
+	if errors.As(err, &rl) && rl.Response != nil {
+		return rl.Response.StatusCode
+	}
+	var ab *gh.AbuseRateLimitError
+	if errors.As(err, &ab) && ab.Response != nil {
+		return ab.Response.StatusCode
+	}
+	return 0
+}
+
+func isNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// secret keeps a credential out of formatted output.
+type secret string
+
+func (secret) String() string   { return "[redacted]" }
+func (secret) GoString() string { return "[redacted]" }
+
+// apiErr drops the url.Error wrapper net/http puts around a transport's own error, whose
+// text repeats the URL, when that error is our RetryError (which names the endpoint).
+func apiErr(err error) error {
+	var re *RetryError
+	if errors.As(err, &re) {
+		return re
+	}
+	return err
+}
