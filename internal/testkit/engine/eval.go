@@ -1,0 +1,311 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Evaluation is what a leaf forces: every withExec and dockerBuild its object depends on
+// runs once (per chain, like the engine's cache), independent ones concurrently, and what
+// ran is recorded. Requesting an id evaluates nothing, as in the engine.
+
+// node is one exec or build, shared by every chain that contains it.
+type node struct {
+	done chan struct{}
+	err  error
+	res  execResult
+}
+
+type execResult struct {
+	stdout, stderr string
+	exitCode       int
+}
+
+func isNode(k call) bool {
+	return (k.On == "Container" && k.Field == "withExec") || (k.On == "Directory" && k.Field == "dockerBuild")
+}
+
+// evaluate runs everything the objects need, then folds them so a missing host folder or
+// file fails here as it does in the engine.
+func (e *Engine) evaluate(objs ...*chain) error {
+	tasks := make([]func() error, len(objs))
+	for i, c := range objs {
+		tasks[i] = func() error {
+			if err := e.evalUpTo(c, len(c.Calls)); err != nil {
+				return err
+			}
+			_, err := e.fold(c)
+			return err
+		}
+	}
+	return runAll(tasks)
+}
+
+// evalUpTo runs the first n calls of c: the last exec before n (which in turn needs all
+// before it) alongside the argument objects of the calls after it.
+func (e *Engine) evalUpTo(c *chain, n int) error {
+	last := -1
+	for i := n - 1; i >= 0; i-- {
+		if isNode(c.Calls[i]) {
+			last = i
+			break
+		}
+	}
+	var tasks []func() error
+	if last >= 0 {
+		p := c.prefix(last + 1)
+		tasks = append(tasks, func() error { return e.evalNode(p) })
+	}
+	for i := last + 1; i < n; i++ {
+		e.observe(c.prefix(i + 1))
+		for _, d := range c.Calls[i].deps() {
+			tasks = append(tasks, func() error { return e.evaluate(d) })
+		}
+	}
+	return runAll(tasks)
+}
+
+// runAll runs tasks concurrently and returns the error of the first task in order, so the
+// error a query gets does not depend on scheduling.
+func runAll(tasks []func() error) error {
+	switch len(tasks) {
+	case 0:
+		return nil
+	case 1:
+		return tasks[0]()
+	}
+	errs := make([]error, len(tasks))
+	var wg sync.WaitGroup
+	for i, t := range tasks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = t()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// evalNode runs one exec or build once. A failure is not cached, as in the engine: asking
+// again runs it again, which lets a test fix a fault and re-run.
+func (e *Engine) evalNode(p *chain) error {
+	key := p.key()
+	e.mu.Lock()
+	e.rec.requests[key]++
+	if nd, ok := e.nodes[key]; ok {
+		e.mu.Unlock()
+		<-nd.done
+		return nd.err
+	}
+	nd := &node{done: make(chan struct{})}
+	e.nodes[key] = nd
+	e.mu.Unlock()
+
+	k := p.Calls[len(p.Calls)-1]
+	err := e.evalUpTo(p, len(p.Calls)-1)
+	if err == nil {
+		e.observe(p)
+		deps := k.deps()
+		tasks := make([]func() error, len(deps))
+		for i, d := range deps {
+			tasks[i] = func() error { return e.evaluate(d) }
+		}
+		err = runAll(tasks)
+	}
+	if err == nil {
+		if k.Field == "withExec" {
+			nd.res, err = e.runExec(p, key)
+		} else {
+			err = e.runBuild(p, key)
+		}
+	}
+	nd.err = err
+	if err != nil {
+		e.mu.Lock()
+		if e.nodes[key] == nd {
+			delete(e.nodes, key)
+		}
+		e.mu.Unlock()
+	}
+	close(nd.done)
+	return err
+}
+
+func (e *Engine) sleep() {
+	if e.cfg.latency <= 0 {
+		return
+	}
+	t := time.NewTimer(e.cfg.latency)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-e.closed:
+	}
+}
+
+func (e *Engine) runExec(p *chain, key string) (execResult, error) {
+	s, err := sourceAs[*ctrState](e, p.prefix(len(p.Calls)-1))
+	if err != nil {
+		return execResult{}, err
+	}
+	k := p.Calls[len(p.Calls)-1]
+	ex := execRecord(s, k, p)
+	res := e.matchExec(ex)
+	e.sleep()
+	ex.ExitCode, ex.Stdout, ex.Stderr = res.exitCode, res.stdout, res.stderr
+	e.mu.Lock()
+	ex.Runs = 1
+	if old := e.rec.execs[key]; old != nil {
+		ex.Runs = old.Runs + 1
+	}
+	e.rec.execs[key] = &ex
+	e.mu.Unlock()
+	if !expected(ex.Expect, res.exitCode) {
+		return res, &execFailure{cmd: ex.Args, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr}
+	}
+	return res, nil
+}
+
+func expected(expect string, code int) bool {
+	switch expect {
+	case "ANY":
+		return true
+	case "FAILURE":
+		return code != 0
+	}
+	return code == 0
+}
+
+func execRecord(s *ctrState, k call, p *chain) Exec {
+	args := k.strings("args")
+	if k.boolean("expand") {
+		for i := range args {
+			args[i] = s.expand(args[i])
+		}
+	}
+	if k.boolean("useEntrypoint") {
+		args = slices.Concat(s.entrypoint, args)
+	}
+	ex := Exec{
+		Args:     args,
+		Env:      s.envMap(),
+		Workdir:  s.workdir,
+		User:     s.user,
+		Services: map[string]string{},
+		Image:    s.image,
+		Build:    cloneBuild(s.build),
+		Platform: s.platform,
+		Expect:   k.str("expect"),
+		Chain:    p.String(),
+	}
+	if ex.Expect == "" {
+		ex.Expect = "SUCCESS"
+	}
+	for _, m := range s.mounts {
+		ex.Mounts = append(ex.Mounts, m)
+	}
+	sort.Slice(ex.Mounts, func(i, j int) bool { return ex.Mounts[i].Path < ex.Mounts[j].Path })
+	for env, name := range s.secretEnv {
+		ex.Secrets = append(ex.Secrets, SecretUse{Name: name, Env: env})
+	}
+	for p, name := range s.secretMounts {
+		ex.Secrets = append(ex.Secrets, SecretUse{Name: name, Path: p})
+	}
+	sort.Slice(ex.Secrets, func(i, j int) bool {
+		a, b := ex.Secrets[i], ex.Secrets[j]
+		return a.Env+"\x00"+a.Path+"\x00"+a.Name < b.Env+"\x00"+b.Path+"\x00"+b.Name
+	})
+	for alias, svc := range s.services {
+		ex.Services[alias] = svc.String()
+	}
+	return ex
+}
+
+func (e *Engine) runBuild(p *chain, key string) error {
+	s, err := sourceAs[*ctrState](e, p)
+	if err != nil {
+		return err
+	}
+	b := cloneBuild(s.build)
+	b.Context = p.prefix(len(p.Calls) - 1).String()
+	b.Chain = p.String()
+	e.sleep()
+	e.mu.Lock()
+	e.rec.builds[key] = b
+	e.mu.Unlock()
+	return nil
+}
+
+// observe records what one call reads from the outside world when its chain is evaluated.
+func (e *Engine) observe(c *chain) {
+	k := c.Calls[len(c.Calls)-1]
+	switch k.On + "." + k.Field {
+	case "Container.from":
+		e.mu.Lock()
+		e.rec.images[k.str("address")] = true
+		e.mu.Unlock()
+	case "Host.directory", "Host.file":
+		hp := HostPath{Kind: strings.ToLower(k.Field), Path: k.str("path"), Include: k.strings("include"), Exclude: k.strings("exclude")}
+		e.mu.Lock()
+		e.rec.hostPaths[fmt.Sprintf("%s %q %q %q", hp.Kind, hp.Path, hp.Include, hp.Exclude)] = hp
+		e.mu.Unlock()
+	case "Query.cacheVolume":
+		e.mu.Lock()
+		e.rec.caches[k.str("key")] = true
+		e.mu.Unlock()
+	case "GitRepository.tag", "GitRepository.branch", "GitRepository.ref", "GitRepository.commit",
+		"GitRepository.head", "GitRepository.latestVersion":
+		if ref, err := sourceAs[*gitRefState](e, c); err == nil {
+			e.mu.Lock()
+			e.rec.gitRefs[GitRef{URL: ref.url, Kind: ref.kind, Name: ref.name}] = true
+			e.mu.Unlock()
+		}
+	case "Container.withServiceBinding":
+		if svc := k.object("service"); svc != nil {
+			e.recordService(svc, k.str("alias"), false)
+		}
+	}
+}
+
+func (e *Engine) recordService(svc *chain, alias string, started bool) {
+	st, _ := e.fold(svc)
+	rec := Service{Chain: svc.String()}
+	if s, ok := st.(*serviceState); ok {
+		rec.Args = slices.Clone(s.args)
+		if s.ctr != nil {
+			rec.Image = s.ctr.image
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key := svc.key()
+	old := e.rec.services[key]
+	if old == nil {
+		old = &rec
+		e.rec.services[key] = old
+	}
+	if alias != "" && !slices.Contains(old.Aliases, alias) {
+		old.Aliases = append(old.Aliases, alias)
+	}
+	old.Started = old.Started || started
+}
+
+func (e *Engine) execResultOf(p *chain) (execResult, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	nd, ok := e.nodes[p.key()]
+	if !ok {
+		return execResult{}, false
+	}
+	return nd.res, true
+}

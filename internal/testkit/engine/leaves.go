@@ -1,0 +1,394 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// errNoCommand is the engine's answer to stdout and friends on a container without exec.
+var errNoCommand = errors.New("no command has been set")
+
+// leaf answers a scalar field. Everything but id evaluates the object first; then a
+// FieldRule, the modelled fields, and finally the zero value of the field's type answer.
+func (e *Engine) leaf(_ context.Context, obj *chain, f *ast.Field, k call) (any, error) {
+	if k.Field == "id" {
+		return obj.id(), nil
+	}
+	if obj.Type == "Query" {
+		switch k.Field {
+		case "version":
+			return e.cfg.version, nil
+		case "defaultPlatform":
+			return e.cfg.defaultPlatform, nil
+		}
+	}
+	if err := e.evaluate(append([]*chain{obj}, k.deps()...)...); err != nil {
+		return nil, err
+	}
+	if v, ok, err := e.matchField(obj.Type, k.Field, obj.String()); ok {
+		return v, err
+	}
+	st, err := e.fold(obj)
+	if err != nil {
+		return nil, err
+	}
+	v, handled, err := e.modelled(obj, st, k)
+	if handled || err != nil {
+		return v, err
+	}
+	return e.zero(obj, f.Definition), nil
+}
+
+func (e *Engine) modelled(obj *chain, st any, k call) (any, bool, error) {
+	switch s := st.(type) {
+	case *ctrState:
+		return e.containerLeaf(obj, s, k)
+	case *dirState:
+		return e.directoryLeaf(obj, s, k)
+	case *fileState:
+		return e.fileLeaf(obj, s, k)
+	case *secretState:
+		switch k.Field {
+		case "name":
+			return s.name, true, nil
+		case "uri":
+			return s.uri, true, nil
+		case "plaintext":
+			v, err := e.secretPlaintext(s)
+			return v, true, err
+		}
+	case *serviceState:
+		return e.serviceLeaf(obj, s, k)
+	case *gitRefState:
+		switch k.Field {
+		case "commit":
+			if s.kind == "commit" {
+				return s.name, true, nil
+			}
+			return digestOf(s.url + "\x00" + s.kind + "\x00" + s.name)[:40], true, nil
+		case "ref":
+			switch s.kind {
+			case "tag":
+				return "refs/tags/" + s.name, true, nil
+			case "branch":
+				return "refs/heads/" + s.name, true, nil
+			case "head":
+				return "HEAD", true, nil
+			}
+			return s.name, true, nil
+		}
+	case *gitRepoState:
+		if k.Field == "url" {
+			return s.url, true, nil
+		}
+	case *envVarState:
+		switch k.Field {
+		case "name":
+			return s.name, true, nil
+		case "value":
+			return s.value, true, nil
+		}
+	}
+	if k.Field == "sync" {
+		return obj.id(), true, nil
+	}
+	return nil, false, nil
+}
+
+func (e *Engine) secretPlaintext(s *secretState) (string, error) {
+	if !e.cfg.allowPlaintext {
+		return "", fmt.Errorf("engine double: Secret.plaintext of %q refused; pass secrets to containers, or use engine.AllowSecretPlaintext", s.name)
+	}
+	if s.uri != "" {
+		return "", fmt.Errorf("engine double: secret %q comes from a provider the double does not resolve", s.uri)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.plaintext[s.name], nil
+}
+
+func (e *Engine) containerLeaf(obj *chain, s *ctrState, k call) (any, bool, error) {
+	switch k.Field {
+	case "stdout", "stderr", "combinedOutput", "exitCode":
+		if s.lastExec == nil {
+			return nil, true, errNoCommand
+		}
+		res, ok := e.execResultOf(s.lastExec)
+		if !ok {
+			return nil, true, fmt.Errorf("engine double: exec of %s has no result", s.lastExec)
+		}
+		switch k.Field {
+		case "stdout":
+			return res.stdout, true, nil
+		case "stderr":
+			return res.stderr, true, nil
+		case "combinedOutput":
+			return res.stdout + res.stderr, true, nil
+		}
+		return res.exitCode, true, nil
+	case "publish":
+		address := k.str("address")
+		variants := k.objects("platformVariants")
+		keys := []string{obj.key()}
+		var names []string
+		for _, v := range variants {
+			keys = append(keys, v.key())
+			names = append(names, v.String())
+		}
+		ref := address + "@sha256:" + digestOf(strings.Join(keys, "\x00"))
+		e.mu.Lock()
+		e.rec.publishes = append(e.rec.publishes, Publish{
+			Address: address, Ref: ref, Image: s.image, Build: cloneBuild(s.build), Variants: names, Chain: obj.String(),
+		})
+		e.mu.Unlock()
+		return ref, true, nil
+	case "export":
+		e.recordExport("Container", k.str("path"), obj)
+		return k.str("path"), true, nil
+	case "exportImage":
+		e.recordExport("Image", k.str("name"), obj)
+		return nil, true, nil
+	case "envVariable":
+		for _, v := range s.env {
+			if v.k == k.str("name") {
+				return v.v, true, nil
+			}
+		}
+		return nil, true, nil
+	case "label":
+		for _, v := range s.labels {
+			if v.k == k.str("name") {
+				return v.v, true, nil
+			}
+		}
+		return nil, true, nil
+	case "workdir":
+		return s.workdir, true, nil
+	case "user":
+		return s.user, true, nil
+	case "entrypoint":
+		return nonNil(s.entrypoint), true, nil
+	case "defaultArgs":
+		return nonNil(s.defaultArgs), true, nil
+	case "platform":
+		if s.platform != "" {
+			return s.platform, true, nil
+		}
+		return e.cfg.defaultPlatform, true, nil
+	case "imageRef":
+		if s.image == "" {
+			return nil, true, errors.New("image reference can only be retrieved immediately after the 'Container.From' call")
+		}
+		return s.image + "@sha256:" + digestOf(s.image), true, nil
+	case "mounts":
+		var out []string
+		for p, m := range s.mounts {
+			if strings.HasPrefix(m.Kind, "withMounted") {
+				out = append(out, p)
+			}
+		}
+		for p := range s.secretMounts {
+			out = append(out, p)
+		}
+		sort.Strings(out)
+		return nonNil(out), true, nil
+	case "exists":
+		p := s.abs(k.str("path"))
+		_, isFile := s.fs.lookup(p)
+		return isFile || s.fs.isDir(p), true, nil
+	case "up":
+		e.recordService(obj, "", true)
+		return nil, true, nil
+	}
+	return nil, false, nil
+}
+
+func (e *Engine) recordExport(kind, p string, obj *chain) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.rec.exports = append(e.rec.exports, Export{Kind: kind, Path: p, Chain: obj.String()})
+}
+
+func (e *Engine) directoryLeaf(obj *chain, s *dirState, k call) (any, bool, error) {
+	switch k.Field {
+	case "entries":
+		p := k.str("path")
+		if v, ok := e.matchEntries(s.at(p), rel(p) == "", obj.String()); ok {
+			return nonNil(v), true, nil
+		}
+		if op, oc, ok := s.fs.originOf(p); ok {
+			if v, ok := e.matchEntries(op, false, oc); ok {
+				return nonNil(v), true, nil
+			}
+		}
+		entries, ok := s.fs.entries(p)
+		if !ok {
+			if s.fs.complete {
+				return nil, true, fmt.Errorf("%s: no such file or directory", s.at(p))
+			}
+			entries = []string{}
+		}
+		return entries, true, nil
+	case "glob":
+		return nonNil(s.fs.glob(k.str("pattern"))), true, nil
+	case "exists":
+		p := k.str("path")
+		_, isFile := s.fs.lookup(p)
+		return isFile || s.fs.isDir(p), true, nil
+	case "digest":
+		return "sha256:" + digestOf(obj.key()), true, nil
+	case "name":
+		if s.base == "" || s.base == "/" {
+			return "/", true, nil
+		}
+		return path.Base(s.base) + "/", true, nil
+	case "export":
+		e.recordExport("Directory", k.str("path"), obj)
+		return k.str("path"), true, nil
+	}
+	return nil, false, nil
+}
+
+func (e *Engine) fileLeaf(obj *chain, s *fileState, k call) (any, bool, error) {
+	switch k.Field {
+	case "contents", "size", "digest":
+		data, err := e.fileContents(obj, s)
+		if err != nil {
+			return nil, true, err
+		}
+		switch k.Field {
+		case "size":
+			return len(data), true, nil
+		case "digest":
+			return "sha256:" + digestOf(data), true, nil
+		}
+		return sliceLines(data, k), true, nil
+	case "name":
+		return s.name, true, nil
+	case "export":
+		e.recordExport("File", k.str("path"), obj)
+		return k.str("path"), true, nil
+	}
+	return nil, false, nil
+}
+
+// fileContents answers a rule first, then what the graph wrote, then the host file; a file
+// produced by an exec or an image without a rule reads as empty.
+func (e *Engine) fileContents(obj *chain, s *fileState) (string, error) {
+	if v, ok := e.matchFile(s.path, obj.String()); ok {
+		return v, nil
+	}
+	if s.originChain != "" {
+		if v, ok := e.matchFile(s.originPath, s.originChain); ok {
+			return v, nil
+		}
+	}
+	data, _, err := s.file.contents()
+	return data, err
+}
+
+func sliceLines(data string, k call) string {
+	offset, hasOffset := k.integer("offsetLines")
+	limit, hasLimit := k.integer("limitLines")
+	if !hasOffset && !hasLimit {
+		return data
+	}
+	lines := strings.SplitAfter(data, "\n")
+	if offset > len(lines) {
+		offset = len(lines)
+	}
+	lines = lines[offset:]
+	if hasLimit && limit < len(lines) {
+		lines = lines[:limit]
+	}
+	return strings.Join(lines, "")
+}
+
+func (e *Engine) serviceLeaf(obj *chain, s *serviceState, k call) (any, bool, error) {
+	hostname := s.hostname
+	if hostname == "" {
+		hostname = "svc-" + digestOf(obj.key())[:12]
+	}
+	switch k.Field {
+	case "hostname":
+		return hostname, true, nil
+	case "endpoint":
+		port, ok := k.integer("port")
+		if !ok || port == 0 {
+			if s.ctr == nil || len(s.ctr.ports) == 0 {
+				return nil, true, errors.New("no ports exposed")
+			}
+			port = s.ctr.ports[0]
+		}
+		e.recordService(obj, "", true)
+		hp := hostname + ":" + strconv.Itoa(port)
+		if scheme := k.str("scheme"); scheme != "" {
+			return scheme + "://" + hp, true, nil
+		}
+		return hp, true, nil
+	case "up":
+		e.recordService(obj, "", true)
+		return nil, true, nil
+	case "start":
+		e.recordService(obj, "", true)
+		return obj.id(), true, nil
+	case "stop", "sync":
+		return obj.id(), true, nil
+	case "ports":
+		return []any{}, true, nil
+	}
+	return nil, false, nil
+}
+
+// zero is the answer for leaves the double does not model: the empty value of the type.
+func (e *Engine) zero(obj *chain, def *ast.FieldDefinition) any {
+	t := def.Type
+	if t.Elem != nil {
+		return []any{}
+	}
+	if !t.NonNull {
+		return nil
+	}
+	switch t.NamedType {
+	case "String":
+		return ""
+	case "Int":
+		return 0
+	case "Float":
+		return 0.0
+	case "Boolean":
+		return false
+	case "Platform":
+		return e.cfg.defaultPlatform
+	case "JSON":
+		return "null"
+	case "ID":
+		return obj.id()
+	}
+	if d := e.schema.Types[t.NamedType]; d != nil && d.Kind == ast.Enum && len(d.EnumValues) > 0 {
+		return d.EnumValues[0].Name
+	}
+	return nil
+}
+
+func digestOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return slices.Clone(s)
+}

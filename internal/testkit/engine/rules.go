@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"errors"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Rules program what the double answers. Every condition of a rule must hold (empty ones
+// hold always), and the rule registered last wins, so a test can override a shared
+// baseline. A result, once computed, is cached like the engine's: set rules before the
+// graph runs.
+
+// ExecRule gives the outcome of the execs it matches. Unmatched execs exit 0 with no output.
+type ExecRule struct {
+	ArgsContain string          // substring of the args joined by spaces
+	Image       string          // base image address, exactly
+	Match       func(Exec) bool // any other condition; it sees the exec before it runs
+	Stdout      string
+	Stderr      string
+	ExitCode    int
+}
+
+// FileRule gives the contents of a file read with File.contents. Path is the file's path
+// in its root object ("/out/report.json" in a container, "go.mod" in a directory); a
+// relative Path also matches as a suffix at a folder boundary.
+type FileRule struct {
+	Path          string
+	ChainContains string // substring of the file's chain, e.g. an exec's args
+	Contents      string
+}
+
+// DirRule gives the entries of a folder listed with Directory.entries.
+type DirRule struct {
+	Path          string // folder path as for FileRule; "" or "." is the directory itself
+	ChainContains string
+	Entries       []string
+}
+
+// FieldRule answers any other leaf: Value (which must fit the field's GraphQL type) or,
+// when Err is set, a GraphQL error with that message, to inject a fault.
+type FieldRule struct {
+	Type          string // GraphQL type, e.g. "Container"
+	Field         string // e.g. "publish"
+	ChainContains string
+	Value         any
+	Err           string
+}
+
+// OnExec adds an exec rule.
+func (e *Engine) OnExec(r ExecRule) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.execRules = append(e.execRules, r)
+}
+
+// OnFile adds a file-contents rule.
+func (e *Engine) OnFile(r FileRule) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.fileRules = append(e.fileRules, r)
+}
+
+// OnEntries adds a directory-entries rule.
+func (e *Engine) OnEntries(r DirRule) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r.Entries = slices.Clone(r.Entries)
+	e.dirRules = append(e.dirRules, r)
+}
+
+// OnField adds a rule for any leaf field.
+func (e *Engine) OnField(r FieldRule) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.leafRules = append(e.leafRules, r)
+}
+
+func (e *Engine) matchExec(ex Exec) execResult {
+	e.mu.Lock()
+	rules := slices.Clone(e.execRules)
+	e.mu.Unlock()
+	joined := strings.Join(ex.Args, " ")
+	for i := len(rules) - 1; i >= 0; i-- {
+		r := rules[i]
+		if r.ArgsContain != "" && !strings.Contains(joined, r.ArgsContain) {
+			continue
+		}
+		if r.Image != "" && r.Image != ex.Image {
+			continue
+		}
+		if r.Match != nil && !r.Match(ex) {
+			continue
+		}
+		return execResult{stdout: r.Stdout, stderr: r.Stderr, exitCode: r.ExitCode}
+	}
+	return execResult{}
+}
+
+func (e *Engine) matchFile(p, chainText string) (string, bool) {
+	e.mu.Lock()
+	rules := slices.Clone(e.fileRules)
+	e.mu.Unlock()
+	for i := len(rules) - 1; i >= 0; i-- {
+		r := rules[i]
+		if pathMatches(r.Path, p) && strings.Contains(chainText, r.ChainContains) {
+			return r.Contents, true
+		}
+	}
+	return "", false
+}
+
+// matchEntries finds the entries of folder p; root says the query listed the directory
+// object itself rather than a folder in it.
+func (e *Engine) matchEntries(p string, root bool, chainText string) ([]string, bool) {
+	e.mu.Lock()
+	rules := slices.Clone(e.dirRules)
+	e.mu.Unlock()
+	for i := len(rules) - 1; i >= 0; i-- {
+		r := rules[i]
+		own := r.Path == "" || r.Path == "."
+		if ((own && root) || (!own && pathMatches(r.Path, p))) && strings.Contains(chainText, r.ChainContains) {
+			return slices.Clone(r.Entries), true
+		}
+	}
+	return nil, false
+}
+
+func (e *Engine) matchField(typ, field, chainText string) (any, bool, error) {
+	e.mu.Lock()
+	rules := slices.Clone(e.leafRules)
+	e.mu.Unlock()
+	for i := len(rules) - 1; i >= 0; i-- {
+		r := rules[i]
+		if r.Type == typ && r.Field == field && strings.Contains(chainText, r.ChainContains) {
+			if r.Err != "" {
+				return nil, true, errors.New(r.Err)
+			}
+			return r.Value, true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+func pathMatches(rule, p string) bool {
+	norm := func(s string) string {
+		if strings.HasPrefix(s, "/") {
+			return path.Clean(s)
+		}
+		return rel(s)
+	}
+	rule, p = norm(rule), norm(p)
+	if rule == p {
+		return true
+	}
+	return !strings.HasPrefix(rule, "/") && rule != "" && strings.HasSuffix(p, "/"+rule)
+}
