@@ -1,0 +1,23 @@
+// Package registry is Shipyard's edge to OCI registries: it pushes images by
+// digest without creating tags, resolves tags, and points tags at digests
+// under the publishing rules of the release flows.
+//
+// The rules are pure functions (ClassifyTag, PlanTags): a version tag
+// (0.11.0, 0.11.0rc1) and a commit tag (sha-<commit>) never move once
+// published; latest and dev are moving tags. The functions that talk to a
+// registry (PushByDigest, ResolveTags, Tags, Digest, ApplyTags) act on a plan
+// and re-check the registry immediately before each write, so a re-run after
+// a failure converges and a concurrent publisher is detected instead of
+// overwritten.
+//
+// Credentials (Auth) live only in memory: they are sent as HTTP headers by
+// go-containerregistry, never put in a reference or URL, and scrubbed from
+// every error this package returns. Plain HTTP is allowed only for loopback
+// registries (localhost, 127.0.0.0/8, ::1).
+//
+// Images come in as a v1.Image or as a file or directory (OpenImage): an OCI
+// image layout as a tar file (what Dagger's Container.AsTarball and
+// Container.Export write) or as a directory, or a docker-archive tar (docker
+// save). Only single-platform images are supported; an image index
+// (multi-platform) is refused with an error.
+package registry

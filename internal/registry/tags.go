@@ -1,0 +1,198 @@
+package registry
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// TagClass says whether a tag may ever point at another digest.
+type TagClass string
+
+const (
+	// ClassVersion is a release version tag (0.11.0, 0.11.0rc1): immutable.
+	ClassVersion TagClass = "version"
+	// ClassCommit is a per-commit tag (sha-<commit>): immutable, since it
+	// names the one image built from that commit.
+	ClassCommit TagClass = "commit"
+	// ClassMoving is latest or dev: they follow the newest release or commit.
+	ClassMoving TagClass = "moving"
+)
+
+// Immutable reports whether a tag of this class never moves once published.
+func (c TagClass) Immutable() bool { return c == ClassVersion || c == ClassCommit }
+
+const (
+	// TagLatest is the moving tag of the highest release.
+	TagLatest = "latest"
+	// TagDev is the moving tag of the newest commit of the dev branch.
+	TagDev = "dev"
+)
+
+var (
+	// Release versions as the seed publishes them: X.Y.Z or X.Y.Z{a,b,rc}N,
+	// without leading zeros so that each version has one spelling.
+	versionTagRE = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)((a|b|rc)(0|[1-9][0-9]*))?$`)
+	// A full or abbreviated (7+) lowercase git commit.
+	commitTagRE = regexp.MustCompile(`^sha-[0-9a-f]{7,40}$`)
+	// The OCI distribution spec's tag grammar.
+	tagSyntaxRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+	digestRE    = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+)
+
+// ClassifyTag returns the class of a tag Shipyard publishes. Any other tag
+// is refused: publishing a tag whose rules are unknown would be a guess.
+func ClassifyTag(tag string) (TagClass, error) {
+	switch {
+	case tag == TagLatest || tag == TagDev:
+		return ClassMoving, nil
+	case versionTagRE.MatchString(tag):
+		return ClassVersion, nil
+	case commitTagRE.MatchString(tag):
+		return ClassCommit, nil
+	default:
+		return "", fmt.Errorf("tag %q is not one Shipyard publishes (X.Y.Z, X.Y.Z{a,b,rc}N, sha-<commit>, latest or dev)", tag)
+	}
+}
+
+func checkDigest(d string) error {
+	if !digestRE.MatchString(d) {
+		return fmt.Errorf("digest %q is not of the form sha256:<64 lowercase hex>", d)
+	}
+	return nil
+}
+
+func checkTagSyntax(tag string) error {
+	if !tagSyntaxRE.MatchString(tag) {
+		return fmt.Errorf("tag %q is not a valid OCI tag", tag)
+	}
+	return nil
+}
+
+// Action is what applying a plan does to one tag.
+type Action string
+
+const (
+	// ActionCreate points a tag that does not exist yet at the digest.
+	ActionCreate Action = "create"
+	// ActionKeep leaves a tag that already points at the digest: a no-op.
+	ActionKeep Action = "keep"
+	// ActionMove points a moving tag from another digest at this one.
+	ActionMove Action = "move"
+)
+
+// TagAction is the planned change of one tag.
+type TagAction struct {
+	Tag    string   `json:"tag"`
+	Class  TagClass `json:"class"`
+	Action Action   `json:"action"`
+	// From is the digest the tag is on before a move; empty otherwise.
+	From string `json:"from,omitempty"`
+}
+
+// TagPlan is what ApplyTags will do for one image digest. Immutable tags come
+// first, so a version exists before latest or dev point at it, and latest
+// comes last.
+type TagPlan struct {
+	Image   string      `json:"image"`
+	Digest  string      `json:"digest"`
+	Actions []TagAction `json:"actions"`
+}
+
+// String renders the plan for logs: one line per tag.
+func (p TagPlan) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s@%s", p.Image, p.Digest)
+	if len(p.Actions) == 0 {
+		b.WriteString(": no tags")
+	}
+	for _, a := range p.Actions {
+		fmt.Fprintf(&b, "\n  %-8s %-7s %s", a.Action, a.Class, a.Tag)
+		if a.Action == ActionMove {
+			fmt.Fprintf(&b, " (from %s)", a.From)
+		}
+	}
+	return b.String()
+}
+
+// JSON renders the plan for machines (the next job of a workflow).
+func (p TagPlan) JSON() ([]byte, error) { return json.MarshalIndent(p, "", "  ") }
+
+// ImmutableTagError refuses to move a version or commit tag.
+type ImmutableTagError struct {
+	Image     string
+	Tag       string
+	Class     TagClass
+	Published string // the digest the tag is on
+	Wanted    string // the digest it was asked to point at
+}
+
+func (e *ImmutableTagError) Error() string {
+	fix := "a published version never moves to another digest: release a higher version"
+	if e.Class == ClassCommit {
+		fix = "a commit tag never moves to another digest: the image published for this commit stays; publish a new commit"
+	}
+	return fmt.Sprintf("tag %s of %s is published on %s and cannot point at %s: %s",
+		e.Tag, e.Image, e.Published, e.Wanted, fix)
+}
+
+// PlanTags decides, for each wanted tag, whether pointing it at digest creates
+// it, keeps it or moves it, given the tags that exist (tag → digest; only the
+// wanted ones matter). It is all or nothing: if any tag is refused the plan
+// has no actions and the error names every refused tag.
+func PlanTags(image, digest string, want []string, existing map[string]string) (TagPlan, error) {
+	if strings.TrimSpace(image) == "" {
+		return TagPlan{}, errors.New("plan tags: image repository is empty")
+	}
+	if err := checkDigest(digest); err != nil {
+		return TagPlan{}, fmt.Errorf("plan tags for %s: %w", image, err)
+	}
+	var immutable, moving, latest []TagAction
+	var refused []error
+	seen := make(map[string]bool, len(want))
+	for _, tag := range want {
+		if seen[tag] {
+			continue
+		}
+		seen[tag] = true
+		class, err := ClassifyTag(tag)
+		if err != nil {
+			refused = append(refused, err)
+			continue
+		}
+		current, exists := existing[tag]
+		if exists {
+			if err := checkDigest(current); err != nil {
+				refused = append(refused, fmt.Errorf("existing tag %s: %w", tag, err))
+				continue
+			}
+		}
+		a := TagAction{Tag: tag, Class: class}
+		switch {
+		case !exists:
+			a.Action = ActionCreate
+		case current == digest:
+			a.Action = ActionKeep
+		case class.Immutable():
+			refused = append(refused, &ImmutableTagError{Image: image, Tag: tag, Class: class, Published: current, Wanted: digest})
+			continue
+		default:
+			a.Action, a.From = ActionMove, current
+		}
+		switch {
+		case class.Immutable():
+			immutable = append(immutable, a)
+		case tag == TagLatest:
+			// latest goes last: its recheck should happen as late as possible.
+			latest = append(latest, a)
+		default:
+			moving = append(moving, a)
+		}
+	}
+	if len(refused) > 0 {
+		return TagPlan{}, fmt.Errorf("plan tags for %s@%s: %w", image, digest, errors.Join(refused...))
+	}
+	return TagPlan{Image: image, Digest: digest, Actions: append(append(immutable, moving...), latest...)}, nil
+}
