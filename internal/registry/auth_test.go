@@ -1,0 +1,260 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestAuthNeverPrintsThePassword(t *testing.T) {
+	b, err := json.Marshal(testAuth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		fmt.Sprint(testAuth), fmt.Sprintf("%v", testAuth), fmt.Sprintf("%+v", testAuth),
+		fmt.Sprintf("%#v", testAuth), fmt.Sprintf("%s", &testAuth), string(b),
+	} {
+		if strings.Contains(s, testAuth.Password) {
+			t.Errorf("printed Auth leaks the password: %s", s)
+		}
+		if !strings.Contains(s, testAuth.Username) {
+			t.Errorf("printed Auth lost the username: %s", s)
+		}
+	}
+}
+
+func TestAuthenticator(t *testing.T) {
+	tests := []struct {
+		name    string
+		auth    Auth
+		wantErr bool
+	}{
+		{name: "anonymous", auth: Auth{}},
+		{name: "login", auth: testAuth},
+		{name: "username only", auth: Auth{Username: "bot"}, wantErr: true},
+		{name: "password only", auth: Auth{Password: testAuth.Password}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := tt.auth.authenticator()
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("authenticator error = %v, want error %v", err, tt.wantErr)
+			}
+			assertNoSecret(t, err, tt.auth)
+			if err != nil {
+				return
+			}
+			cfg, err := a.Authorization()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Username != tt.auth.Username || cfg.Password != tt.auth.Password {
+				t.Errorf("authenticator sends %q", cfg.Username)
+			}
+		})
+	}
+}
+
+func TestCredentialsAreSentAndNeverLeak(t *testing.T) {
+	reg := newTestRegistry(t)
+	repo := reg.repo("img")
+	img := randomImage(t)
+	ctx := t.Context()
+
+	// The right login works, and every request but the first ping carries it.
+	if _, err := PushByDigest(ctx, repo, img, reg.auth, reg.opts()...); err != nil {
+		t.Fatal(err)
+	}
+	reg.mu.Lock()
+	sent := reg.withAuth
+	reg.mu.Unlock()
+	if sent == 0 {
+		t.Fatal("no request carried the credentials")
+	}
+
+	var errs []error
+	collect := func(_ string, err error) {
+		if err == nil {
+			t.Error("expected an error")
+		}
+		errs = append(errs, err)
+	}
+	wrong := Auth{Username: testAuth.Username, Password: "wr0ng-" + testAuth.Password}
+	_, err := PushByDigest(ctx, repo, randomImage(t), wrong, reg.opts()...)
+	collect("push with a wrong password", err)
+	_, err = ResolveTags(ctx, repo, []string{"dev"}, wrong, reg.opts()...)
+	collect("resolve with a wrong password", err)
+	_, err = Digest(ctx, repo+":dev", wrong, reg.opts()...)
+	collect("digest with a wrong password", err)
+	_, err = Tags(ctx, repo, wrong, reg.opts()...)
+	collect("tags with a wrong password", err)
+	for _, e := range errs {
+		assertNoSecret(t, e, wrong)
+	}
+
+	// A hostile or buggy registry echoes the Authorization header back, with
+	// a status that is not retried, so its body reaches the error.
+	reg.mu.Lock()
+	reg.echoHeaders, reg.failStatus = true, http.StatusBadRequest
+	reg.mu.Unlock()
+	reg.failFirst(1000, func(r *http.Request) bool { return r.Method != http.MethodGet || r.URL.Path != "/v2/" })
+	d := digestOf(t, img)
+	_, err = PushByDigest(ctx, repo, randomImage(t), reg.auth, reg.opts()...)
+	collect("push to an echoing registry", err)
+	_, err = Digest(ctx, repo+"@"+d, reg.auth, reg.opts()...)
+	collect("digest from an echoing registry", err)
+	_, err = Tags(ctx, repo, reg.auth, reg.opts()...)
+	collect("tags from an echoing registry", err)
+	plan, perr := PlanTags(repo, d, []string{"dev"}, nil)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	_, err = ApplyTags(ctx, repo, d, plan, reg.auth, nil, reg.opts()...)
+	collect("apply to an echoing registry", err)
+	if reg.failures() == 0 {
+		t.Fatal("the echoing registry never answered")
+	}
+	for _, e := range errs {
+		assertNoSecret(t, e, reg.auth)
+	}
+	// The echo reached an error and was scrubbed, the rest of it kept.
+	scrubbed := false
+	for _, e := range errs {
+		scrubbed = scrubbed || strings.Contains(e.Error(), "injected failure for Basic "+redacted)
+	}
+	if !scrubbed {
+		t.Errorf("no error shows the scrubbed echo: %v", errs)
+	}
+}
+
+func TestScrubKeepsErrorChains(t *testing.T) {
+	sentinel := errors.New("sentinel")
+	err := testAuth.scrub(fmt.Errorf("server said %s: %w", testAuth.Password, sentinel))
+	assertNoSecret(t, err, testAuth)
+	if !errors.Is(err, sentinel) {
+		t.Error("scrubbed error lost its chain")
+	}
+	plain := errors.New("nothing secret")
+	if testAuth.scrub(plain) != plain {
+		t.Error("an error without secrets was rewrapped")
+	}
+	if (Auth{}).scrub(plain) != plain || testAuth.scrub(nil) != nil {
+		t.Error("scrub changed what it had nothing to scrub")
+	}
+}
+
+func TestIsLoopbackHost(t *testing.T) {
+	tests := []struct {
+		host string
+		want bool
+	}{
+		{"localhost", true},
+		{"LOCALHOST", true},
+		{"127.0.0.1", true},
+		{"127.1.2.3", true},
+		{"::1", true},
+		{"10.0.0.1", false},
+		{"192.168.1.10", false},
+		{"registry.local", false},
+		{"foo.localhost", false},
+		{"docker.io", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := isLoopbackHost(tt.host); got != tt.want {
+			t.Errorf("isLoopbackHost(%q) = %v, want %v", tt.host, got, tt.want)
+		}
+	}
+}
+
+// TestPlainHTTPIsRefusedForNonLoopbackRegistries sends every connection to
+// the plain-HTTP test registry whatever the host, as a network would if the
+// registry were elsewhere. go-containerregistry alone would fall back to
+// HTTP for private addresses and *.local names; here only loopback may.
+func TestPlainHTTPIsRefusedForNonLoopbackRegistries(t *testing.T) {
+	reg := newTestRegistry(t)
+	addr := reg.srv.Listener.Addr().String()
+	var dialer net.Dialer
+	everythingToTheTestRegistry := &http.Transport{
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return dialer.DialContext(ctx, network, addr)
+		},
+	}
+	opts := append(reg.opts(), WithTransport(everythingToTheTestRegistry))
+	tests := []struct {
+		host        string
+		wantRefusal bool // refused by the HTTP guard, not only by a failed TLS handshake
+	}{
+		{host: "10.20.30.40:5000", wantRefusal: true},
+		{host: "192.168.1.10:5000", wantRefusal: true},
+		{host: "registry.local:5000", wantRefusal: true},
+		{host: "registry.example.test:5000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.host, func(t *testing.T) {
+			mark := reg.mark()
+			repo := tt.host + "/org/img"
+			_, err := PushByDigest(t.Context(), repo, randomImage(t), reg.auth, opts...)
+			if err == nil {
+				t.Fatal("pushed over plain HTTP to a non-loopback host")
+			}
+			if errors.Is(err, ErrPlainHTTP) != tt.wantRefusal {
+				t.Errorf("error = %v; refused by the guard: %v, want %v", err, errors.Is(err, ErrPlainHTTP), tt.wantRefusal)
+			}
+			assertNoSecret(t, err, reg.auth)
+			reg.mu.Lock()
+			reached := reg.requests[mark:]
+			reg.mu.Unlock()
+			if len(reached) != 0 {
+				t.Errorf("requests reached the registry over plain HTTP: %v", reached)
+			}
+		})
+	}
+
+	// The same transport to the loopback address works.
+	if _, err := PushByDigest(t.Context(), reg.repo("img"), randomImage(t), reg.auth, opts...); err != nil {
+		t.Errorf("loopback push: %v", err)
+	}
+}
+
+func TestReferencesAreParsedStrictly(t *testing.T) {
+	tests := []struct {
+		ref      string
+		repoOK   bool
+		insecure bool
+	}{
+		{ref: "127.0.0.1:5000/org/img", repoOK: true, insecure: true},
+		{ref: "localhost:5000/org/img", repoOK: true, insecure: true},
+		{ref: "[::1]:5000/org/img", repoOK: true, insecure: true},
+		{ref: "docker.io/elixircloud/tesk-core-filer", repoOK: true},
+		{ref: "10.0.0.1:5000/org/img", repoOK: true},
+		{ref: "elixircloud/tesk-core-filer"}, // the registry must be explicit
+		{ref: "docker.io/org/img:dev"},
+		{ref: "docker.io/Org/img"},
+		{ref: "user:pass@docker.io/org/img"},
+		{ref: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ref, func(t *testing.T) {
+			r, err := parseRepository(tt.ref)
+			if (err == nil) != tt.repoOK {
+				t.Fatalf("parseRepository error = %v, want ok %v", err, tt.repoOK)
+			}
+			if err != nil {
+				if strings.Contains(tt.ref, "pass") && strings.Contains(err.Error(), "pass") {
+					t.Errorf("error echoes the credentials: %v", err)
+				}
+				return
+			}
+			if insecure := r.Scheme() == "http" && isLoopbackHost(registryHost(r.RegistryStr())); insecure != tt.insecure {
+				t.Errorf("%s: plain HTTP allowed = %v, want %v", tt.ref, insecure, tt.insecure)
+			}
+		})
+	}
+}

@@ -1,0 +1,157 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+)
+
+// Option adjusts how this package talks to a registry.
+type Option func(*config)
+
+type config struct {
+	transport http.RoundTripper
+	backoff   *remote.Backoff
+	jobs      int
+}
+
+// WithTransport sets the HTTP transport (a proxy, custom TLS roots). Plain
+// HTTP to a non-loopback host is refused whatever the transport.
+func WithTransport(rt http.RoundTripper) Option {
+	return func(c *config) { c.transport = rt }
+}
+
+// withBackoff shortens go-containerregistry's retries (1s, then 3s) in tests.
+func withBackoff(b remote.Backoff) Option {
+	return func(c *config) { c.backoff = &b }
+}
+
+// ErrPlainHTTP is returned when a request would send plain HTTP (and with it
+// any credentials) to a registry that is not on this machine.
+var ErrPlainHTTP = errors.New("refusing plain HTTP to a registry that is not on a loopback address")
+
+// defaultJobs bounds the requests in flight per call (tag lookups, blobs),
+// which keeps us polite to rate-limited registries such as Docker Hub.
+const defaultJobs = 4
+
+// client holds one login's puller and pusher, so one call pings and
+// authenticates once per repository, not once per request.
+type client struct {
+	jobs   int
+	puller *remote.Puller
+	pusher *remote.Pusher
+}
+
+func newClient(auth Auth, opts []Option) (*client, error) {
+	cfg := config{transport: remote.DefaultTransport, jobs: defaultJobs}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	authenticator, err := auth.authenticator()
+	if err != nil {
+		return nil, err
+	}
+	ropts := []remote.Option{
+		remote.WithAuth(authenticator),
+		remote.WithTransport(loopbackOnlyHTTP{base: cfg.transport}),
+		remote.WithJobs(cfg.jobs),
+	}
+	if cfg.backoff != nil {
+		ropts = append(ropts, remote.WithRetryBackoff(*cfg.backoff))
+	}
+	puller, err := remote.NewPuller(ropts...)
+	if err != nil {
+		return nil, fmt.Errorf("registry client: %w", err)
+	}
+	pusher, err := remote.NewPusher(ropts...)
+	if err != nil {
+		return nil, fmt.Errorf("registry client: %w", err)
+	}
+	return &client{jobs: cfg.jobs, puller: puller, pusher: pusher}, nil
+}
+
+// loopbackOnlyHTTP refuses plain HTTP except to loopback hosts. pkg/name
+// alone would fall back to HTTP for RFC 1918 and *.local registries too,
+// where a Basic header would cross the network in clear text.
+type loopbackOnlyHTTP struct{ base http.RoundTripper }
+
+func (t loopbackOnlyHTTP) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Scheme != "https" && !isLoopbackHost(r.URL.Hostname()) {
+		if r.Body != nil {
+			_ = r.Body.Close() // a RoundTripper must close the body, even on error
+		}
+		return nil, fmt.Errorf("%w: %s", ErrPlainHTTP, r.URL.Host)
+	}
+	return t.base.RoundTrip(r)
+}
+
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// registryHost is the host of a registry string such as 127.0.0.1:5000.
+func registryHost(registry string) string {
+	u, err := url.Parse("//" + registry)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// checkNoUserinfo refuses "user:pass@host/..." without echoing it: such a
+// reference would otherwise end up in an error message.
+func checkNoUserinfo(ref string) error {
+	host, _, _ := strings.Cut(ref, "/")
+	if strings.Contains(host, "@") {
+		return errors.New("reference must be <registry>/<repository>[:tag|@digest] and must not carry credentials: give them as Auth")
+	}
+	return nil
+}
+
+// parseRepository reads <registry>/<org>/<name>: the registry is required
+// (no silent Docker Hub default) and a tag or digest is refused.
+func parseRepository(repo string) (name.Repository, error) {
+	if err := checkNoUserinfo(repo); err != nil {
+		return name.Repository{}, err
+	}
+	r, err := name.NewRepository(repo, name.StrictValidation)
+	if err != nil {
+		return name.Repository{}, fmt.Errorf("repository %q (want <registry>/<org>/<name>, no tag): %w", repo, err)
+	}
+	if isLoopbackHost(registryHost(r.RegistryStr())) {
+		return name.NewRepository(repo, name.StrictValidation, name.Insecure)
+	}
+	return r, nil
+}
+
+// parseReference reads <registry>/<repo>:<tag> or <registry>/<repo>@<digest>,
+// both explicit (no default "latest").
+func parseReference(ref string) (name.Reference, error) {
+	if err := checkNoUserinfo(ref); err != nil {
+		return nil, err
+	}
+	r, err := name.ParseReference(ref, name.StrictValidation)
+	if err != nil {
+		return nil, fmt.Errorf("reference %q (want <registry>/<repo>:<tag> or @sha256:…): %w", ref, err)
+	}
+	if isLoopbackHost(registryHost(r.Context().RegistryStr())) {
+		return name.ParseReference(ref, name.StrictValidation, name.Insecure)
+	}
+	return r, nil
+}
+
+func isNotFound(err error) bool {
+	var terr *transport.Error
+	return errors.As(err, &terr) && terr.StatusCode == http.StatusNotFound
+}
