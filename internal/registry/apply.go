@@ -1,0 +1,202 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+)
+
+// StillLatest is asked immediately before latest moves; the release flow
+// rechecks there that no higher release was published since the plan.
+type StillLatest func(ctx context.Context) (bool, error)
+
+// SkippedTag is a planned tag that ApplyTags deliberately did not write.
+type SkippedTag struct {
+	Tag    string `json:"tag"`
+	Reason string `json:"reason"`
+}
+
+// ApplyReport says what ApplyTags did. On error it holds what was written
+// before the error.
+type ApplyReport struct {
+	Image   string       `json:"image"`
+	Digest  string       `json:"digest"`
+	Written []TagAction  `json:"written"`
+	Kept    []TagAction  `json:"kept"`
+	Skipped []SkippedTag `json:"skipped"`
+}
+
+// ConcurrentTagError reports an immutable tag that changed between the plan
+// and ApplyTags: another publisher is at work.
+type ConcurrentTagError struct {
+	Image   string
+	Tag     string
+	Planned string // the digest the plan saw; empty if absent
+	Found   string // the digest found now; empty if absent
+}
+
+func (e *ConcurrentTagError) Error() string {
+	return fmt.Sprintf("tag %s of %s changed since the plan (planned %s, now %s): another publisher is at work",
+		e.Tag, e.Image, orAbsent(e.Planned), orAbsent(e.Found))
+}
+
+func orAbsent(d string) string {
+	if d == "" {
+		return "absent"
+	}
+	return d
+}
+
+// ApplyTags points the plan's tags at digest in repo. Immediately before
+// writing, it re-resolves the plan's immutable tags and writes nothing if any
+// changed since the plan. latest is written last, and only if stillLatest
+// says so right before; if it says no, latest is skipped and reported, not an
+// error. A plan that moves or creates latest needs a stillLatest.
+//
+// Registries have no compare-and-swap for tags, so a publisher that writes
+// between the recheck and the write (a window of one request) is not seen;
+// the release workflow serialises releases for that.
+func ApplyTags(ctx context.Context, repo, digest string, plan TagPlan, auth Auth, stillLatest StillLatest, opts ...Option) (ApplyReport, error) {
+	report, err := applyTags(ctx, repo, digest, plan, auth, stillLatest, opts)
+	if err != nil {
+		return report, auth.scrub(fmt.Errorf("apply tags to %s@%s: %w", repo, digest, err))
+	}
+	return report, nil
+}
+
+func applyTags(ctx context.Context, repo, digest string, plan TagPlan, auth Auth, stillLatest StillLatest, opts []Option) (ApplyReport, error) {
+	report := ApplyReport{Image: repo, Digest: digest}
+	if err := checkPlan(repo, digest, plan); err != nil {
+		return report, err
+	}
+	var immutable []string
+	writes := false
+	for _, a := range plan.Actions {
+		if a.Class.Immutable() {
+			immutable = append(immutable, a.Tag)
+		}
+		if a.Action != ActionKeep {
+			writes = true
+			if a.Tag == TagLatest && stillLatest == nil {
+				return report, errors.New("the plan sets latest but no stillLatest check was given")
+			}
+		}
+	}
+	if !writes && len(immutable) == 0 {
+		report.Kept = append(report.Kept, plan.Actions...)
+		return report, nil
+	}
+	r, err := parseRepository(repo)
+	if err != nil {
+		return report, err
+	}
+	c, err := newClient(auth, opts)
+	if err != nil {
+		return report, err
+	}
+	ref := r.Digest(digest)
+	var target remote.Taggable
+	if writes {
+		// Fetched first, so the recheck below is the last read before writing.
+		desc, err := c.puller.Get(ctx, ref)
+		if err != nil {
+			return report, fmt.Errorf("fetch the manifest of %s (push it first): %w", ref, err)
+		}
+		target = desc
+	}
+
+	current, err := c.resolve(ctx, r, immutable)
+	if err != nil {
+		return report, fmt.Errorf("recheck tags: %w", err)
+	}
+	var changed []error
+	actions := make([]TagAction, len(plan.Actions))
+	copy(actions, plan.Actions)
+	for i, a := range actions {
+		if !a.Class.Immutable() {
+			continue
+		}
+		found := current[a.Tag]
+		planned := ""
+		if a.Action == ActionKeep {
+			planned = digest
+		}
+		switch {
+		case found == planned:
+		case found == digest:
+			// Another run already wrote what we meant to: converged.
+			actions[i].Action = ActionKeep
+		default:
+			changed = append(changed, &ConcurrentTagError{Image: repo, Tag: a.Tag, Planned: planned, Found: found})
+		}
+	}
+	if len(changed) > 0 {
+		return report, fmt.Errorf("nothing written: %w", errors.Join(changed...))
+	}
+
+	for _, a := range actions {
+		if a.Action == ActionKeep {
+			report.Kept = append(report.Kept, a)
+			continue
+		}
+		if a.Tag == TagLatest {
+			ok, err := stillLatest(ctx)
+			if err != nil {
+				return report, fmt.Errorf("recheck latest: %w", err)
+			}
+			if !ok {
+				report.Skipped = append(report.Skipped, SkippedTag{Tag: a.Tag, Reason: "no longer the highest release: latest left " + leftOn(a)})
+				continue
+			}
+		}
+		if err := c.pusher.Put(ctx, r.Tag(a.Tag), target); err != nil {
+			return report, fmt.Errorf("write tag %s: %w", a.Tag, err)
+		}
+		report.Written = append(report.Written, a)
+	}
+	return report, nil
+}
+
+func leftOn(a TagAction) string {
+	if a.From == "" {
+		return "absent"
+	}
+	return "on " + a.From
+}
+
+// checkPlan validates a plan that may have travelled as JSON from another
+// job: it must be for this image and digest, and obey the tag rules.
+func checkPlan(repo, digest string, plan TagPlan) error {
+	if err := checkDigest(digest); err != nil {
+		return err
+	}
+	if plan.Image != repo || plan.Digest != digest {
+		return fmt.Errorf("the plan is for %s@%s", plan.Image, plan.Digest)
+	}
+	seen := make(map[string]bool, len(plan.Actions))
+	for _, a := range plan.Actions {
+		if seen[a.Tag] {
+			return fmt.Errorf("the plan names tag %s twice", a.Tag)
+		}
+		seen[a.Tag] = true
+		class, err := ClassifyTag(a.Tag)
+		if err != nil {
+			return err
+		}
+		if class != a.Class {
+			return fmt.Errorf("the plan gives tag %s class %s; it is %s", a.Tag, a.Class, class)
+		}
+		switch a.Action {
+		case ActionCreate, ActionKeep:
+		case ActionMove:
+			if class.Immutable() {
+				return &ImmutableTagError{Image: repo, Tag: a.Tag, Class: class, Published: a.From, Wanted: digest}
+			}
+		default:
+			return fmt.Errorf("the plan has unknown action %q for tag %s", a.Action, a.Tag)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,312 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// tagWith plans and applies tags as a release step would, failing the test
+// on any error.
+func tagWith(t *testing.T, reg *testRegistry, repo, digest string, tags ...string) ApplyReport {
+	t.Helper()
+	existing, err := ResolveTags(t.Context(), repo, tags, reg.auth, reg.opts()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanTags(repo, digest, tags, existing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := ApplyTags(t.Context(), repo, digest, plan, reg.auth, always(true), reg.opts()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report
+}
+
+func always(ok bool) StillLatest {
+	return func(context.Context) (bool, error) { return ok, nil }
+}
+
+func writtenTags(r ApplyReport) []string {
+	var out []string
+	for _, a := range r.Written {
+		out = append(out, a.Tag)
+	}
+	return out
+}
+
+func manifestPUTs(writes []string) []string {
+	var out []string
+	for _, w := range writes {
+		if strings.HasPrefix(w, "PUT ") && strings.Contains(w, "/manifests/") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func TestApplyTagsVersionThenSameDigestIsANoOp(t *testing.T) {
+	reg := newTestRegistry(t)
+	repo := reg.repo("img")
+	d := pushed(t, reg, repo)
+
+	report := tagWith(t, reg, repo, d, "0.11.0")
+	if got := writtenTags(report); !reflect.DeepEqual(got, []string{"0.11.0"}) {
+		t.Errorf("written = %v", got)
+	}
+	if want := map[string]string{"0.11.0": d}; !equalMaps(reg.state(t, repo), want) {
+		t.Fatalf("state = %v, want %v", reg.state(t, repo), want)
+	}
+
+	mark := reg.mark()
+	report = tagWith(t, reg, repo, d, "0.11.0")
+	if len(report.Written) != 0 || len(report.Kept) != 1 || report.Kept[0].Action != ActionKeep {
+		t.Errorf("re-run report = %+v, want the version kept", report)
+	}
+	if w := reg.writesSince(mark); len(w) != 0 {
+		t.Errorf("re-run wrote %v", w)
+	}
+}
+
+func TestRetaggingAVersionToAnotherDigestFailsAndChangesNothing(t *testing.T) {
+	for _, tag := range []string{"0.11.0", "0.11.0rc1", "sha-0123abc"} {
+		t.Run(tag, func(t *testing.T) {
+			reg := newTestRegistry(t)
+			repo := reg.repo("img")
+			first := pushed(t, reg, repo)
+			tagWith(t, reg, repo, first, tag, "dev")
+			second := pushed(t, reg, repo)
+			before := reg.state(t, repo)
+			mark := reg.mark()
+
+			existing, err := ResolveTags(t.Context(), repo, []string{tag, "dev"}, reg.auth, reg.opts()...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := PlanTags(repo, second, []string{tag, "dev"}, existing)
+			var ie *ImmutableTagError
+			if !errors.As(err, &ie) {
+				t.Fatalf("PlanTags error = %v, want an ImmutableTagError", err)
+			}
+			if ie.Published != first || ie.Wanted != second {
+				t.Errorf("error names %s → %s, want %s → %s", ie.Published, ie.Wanted, first, second)
+			}
+
+			// A plan forged or edited on its way between jobs is refused too.
+			forged := TagPlan{Image: repo, Digest: second, Actions: []TagAction{{Tag: tag, Class: ie.Class, Action: ActionMove, From: first}}}
+			if _, err := ApplyTags(t.Context(), repo, second, forged, reg.auth, nil, reg.opts()...); !errors.As(err, &ie) {
+				t.Errorf("ApplyTags(forged) error = %v, want an ImmutableTagError", err)
+			}
+			if len(plan.Actions) != 0 {
+				t.Errorf("refused plan has actions: %v", plan.Actions)
+			}
+			if w := reg.writesSince(mark); len(w) != 0 {
+				t.Errorf("wrote %v", w)
+			}
+			if after := reg.state(t, repo); !equalMaps(after, before) {
+				t.Errorf("state = %v, want %v", after, before)
+			}
+		})
+	}
+}
+
+func TestApplyTagsMovesDev(t *testing.T) {
+	reg := newTestRegistry(t)
+	repo := reg.repo("img")
+	first := pushed(t, reg, repo)
+	tagWith(t, reg, repo, first, "dev", "sha-1111111")
+	second := pushed(t, reg, repo)
+
+	report := tagWith(t, reg, repo, second, "dev", "sha-2222222")
+	if got := writtenTags(report); !reflect.DeepEqual(got, []string{"sha-2222222", "dev"}) {
+		t.Errorf("written = %v", got)
+	}
+	if report.Written[1].Action != ActionMove || report.Written[1].From != first {
+		t.Errorf("dev action = %+v, want a move from %s", report.Written[1], first)
+	}
+	want := map[string]string{"dev": second, "sha-1111111": first, "sha-2222222": second}
+	if got := reg.state(t, repo); !equalMaps(got, want) {
+		t.Errorf("state = %v, want %v", got, want)
+	}
+}
+
+func TestApplyTagsLatestIsRecheckedBeforeItMoves(t *testing.T) {
+	errGitHub := errors.New("releases unavailable")
+	tests := []struct {
+		name        string
+		stillLatest StillLatest
+		wantErr     bool
+		wantSkipped bool
+		wantWritten []string
+	}{
+		{name: "still the highest release", stillLatest: always(true), wantWritten: []string{"0.12.0", "latest"}},
+		{name: "a higher release appeared", stillLatest: always(false), wantSkipped: true, wantWritten: []string{"0.12.0"}},
+		{name: "the recheck fails", stillLatest: func(context.Context) (bool, error) { return false, errGitHub }, wantErr: true, wantWritten: []string{"0.12.0"}},
+		{name: "no recheck given", stillLatest: nil, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := newTestRegistry(t)
+			repo := reg.repo("img")
+			old := pushed(t, reg, repo)
+			tagWith(t, reg, repo, old, "0.11.0", "latest")
+			d := pushed(t, reg, repo)
+
+			existing, err := ResolveTags(t.Context(), repo, []string{"0.12.0", "latest"}, reg.auth, reg.opts()...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := PlanTags(repo, d, []string{"0.12.0", "latest"}, existing)
+			if err != nil {
+				t.Fatal(err)
+			}
+			asked := false
+			var hook StillLatest
+			if tt.stillLatest != nil {
+				hook = func(ctx context.Context) (bool, error) {
+					// By now the version is written: latest moves last.
+					if got := reg.state(t, repo)["0.12.0"]; got != d {
+						t.Errorf("0.12.0 is on %q when latest is rechecked", got)
+					}
+					asked = true
+					return tt.stillLatest(ctx)
+				}
+			}
+			report, err := ApplyTags(t.Context(), repo, d, plan, reg.auth, hook, reg.opts()...)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("ApplyTags error = %v, want error %v", err, tt.wantErr)
+			}
+			if tt.stillLatest != nil && !asked {
+				t.Error("stillLatest was not asked")
+			}
+			if errors.Is(err, errGitHub) != (tt.name == "the recheck fails") {
+				t.Errorf("error %v does not wrap the recheck's", err)
+			}
+			if got := writtenTags(report); !reflect.DeepEqual(got, tt.wantWritten) {
+				t.Errorf("written = %v, want %v", got, tt.wantWritten)
+			}
+			if tt.wantSkipped != (len(report.Skipped) == 1 && report.Skipped[0].Tag == "latest") {
+				t.Errorf("skipped = %+v", report.Skipped)
+			}
+			wantLatest := old
+			if len(tt.wantWritten) == 2 {
+				wantLatest = d
+			}
+			if got := reg.state(t, repo)["latest"]; got != wantLatest {
+				t.Errorf("latest = %s, want %s", got, wantLatest)
+			}
+		})
+	}
+}
+
+func TestApplyTagsRefusesWhenAnotherPublisherTaggedTheVersion(t *testing.T) {
+	reg := newTestRegistry(t)
+	repo := reg.repo("img")
+	old := pushed(t, reg, repo)
+	tagWith(t, reg, repo, old, "dev")
+	ours := pushed(t, reg, repo)
+	theirs := pushed(t, reg, repo)
+
+	existing, err := ResolveTags(t.Context(), repo, []string{"0.11.0", "dev"}, reg.auth, reg.opts()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanTags(repo, ours, []string{"0.11.0", "dev"}, existing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Between our plan and our apply, another publisher releases 0.11.0.
+	tagWith(t, reg, repo, theirs, "0.11.0")
+	before := reg.state(t, repo)
+	mark := reg.mark()
+
+	report, err := ApplyTags(t.Context(), repo, ours, plan, reg.auth, always(true), reg.opts()...)
+	var ce *ConcurrentTagError
+	if !errors.As(err, &ce) {
+		t.Fatalf("ApplyTags error = %v, want a ConcurrentTagError", err)
+	}
+	if ce.Tag != "0.11.0" || ce.Planned != "" || ce.Found != theirs {
+		t.Errorf("ConcurrentTagError = %+v", ce)
+	}
+	if len(report.Written) != 0 {
+		t.Errorf("written = %v", report.Written)
+	}
+	if w := manifestPUTs(reg.writesSince(mark)); len(w) != 0 {
+		t.Errorf("wrote %v", w)
+	}
+	if after := reg.state(t, repo); !equalMaps(after, before) {
+		t.Errorf("state = %v, want %v", after, before)
+	}
+}
+
+func TestApplyTagsConvergesWhenAnotherRunWroteTheSame(t *testing.T) {
+	reg := newTestRegistry(t)
+	repo := reg.repo("img")
+	d := pushed(t, reg, repo)
+	plan, err := PlanTags(repo, d, []string{"0.11.0"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagWith(t, reg, repo, d, "0.11.0") // a parallel re-run got there first
+
+	report, err := ApplyTags(t.Context(), repo, d, plan, reg.auth, nil, reg.opts()...)
+	if err != nil {
+		t.Fatalf("ApplyTags: %v", err)
+	}
+	if len(report.Written) != 0 || len(report.Kept) != 1 {
+		t.Errorf("report = %+v, want 0.11.0 kept", report)
+	}
+}
+
+func TestApplyTagsNeedsThePushedDigest(t *testing.T) {
+	reg := newTestRegistry(t)
+	repo := reg.repo("img")
+	pushed(t, reg, repo)
+	plan, err := PlanTags(repo, digestA, []string{"dev"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := reg.mark()
+	if _, err := ApplyTags(t.Context(), repo, digestA, plan, reg.auth, nil, reg.opts()...); err == nil {
+		t.Error("tagged a digest the repository does not have")
+	}
+	if w := reg.writesSince(mark); len(w) != 0 {
+		t.Errorf("wrote %v", w)
+	}
+}
+
+func TestApplyTagsFailingTagWriteReportsWhatWasWritten(t *testing.T) {
+	reg := newTestRegistry(t)
+	repo := reg.repo("img")
+	d := pushed(t, reg, repo)
+	plan, err := PlanTags(repo, d, []string{"0.11.0", "latest"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.failFirst(100, func(r *http.Request) bool {
+		return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/manifests/latest")
+	})
+	report, err := ApplyTags(t.Context(), repo, d, plan, reg.auth, always(true), reg.opts()...)
+	if err == nil {
+		t.Fatal("ApplyTags succeeded against a failing registry")
+	}
+	assertNoSecret(t, err, reg.auth)
+	if got := writtenTags(report); !reflect.DeepEqual(got, []string{"0.11.0"}) {
+		t.Errorf("written = %v", got)
+	}
+
+	// The re-run keeps the version and finishes latest.
+	reg.failFirst(0, nil)
+	report = tagWith(t, reg, repo, d, "0.11.0", "latest")
+	if got := writtenTags(report); !reflect.DeepEqual(got, []string{"latest"}) {
+		t.Errorf("re-run wrote %v", got)
+	}
+	if want := map[string]string{"0.11.0": d, "latest": d}; !equalMaps(reg.state(t, repo), want) {
+		t.Errorf("state = %v, want %v", reg.state(t, repo), want)
+	}
+}
