@@ -83,7 +83,7 @@ func CheckArtifacts(checkout fs.FS, pkgDir string, wheel, sdist Artifact) []Prob
 //     checkout (caches such as __pycache__ are not part of the checkout);
 //   - artifact names and versions (metadata and root directory) that differ
 //     from pyproject.toml's [project] name (compared PEP 503-normalised) and
-//     version.
+//     version, and a missing or swapped wheel or sdist.
 //
 // Problems come sorted by path, then message; none means the artifacts pass.
 func (r ArtifactRules) Check(checkout fs.FS, pkgDir string, wheel, sdist Artifact) []Problem {
@@ -105,21 +105,31 @@ func (r ArtifactRules) Check(checkout fs.FS, pkgDir string, wheel, sdist Artifac
 		importDir = rel
 	}
 
-	name, version, err := readProject(checkout)
-	if err != nil {
-		add("pyproject.toml", "%v", err)
+	name, version, projectErr := readProject(checkout)
+	if projectErr != nil {
+		add("pyproject.toml", "%v", projectErr)
 	}
-	for _, a := range []struct {
-		kind string
-		art  Artifact
-	}{{"wheel", wheel}, {"sdist", sdist}} {
-		if a.art.Files == nil || a.art.Root == "" {
-			add("", "%s: nothing to check (not built or not read)", a.kind)
+	type built struct {
+		kind, prefix string // prefix: where the package directory's files sit
+		art          Artifact
+	}
+	var usable []built
+	for _, b := range []built{
+		{"wheel", importDir + "/", wheel},
+		{"sdist", sdist.Root + "/" + pkgDir + "/", sdist},
+	} {
+		switch {
+		case b.art.Files == nil || b.art.Root == "":
+			add("", "%s: nothing to check (not built or not read)", b.kind)
+			continue
+		case b.art.Kind != b.kind:
+			add(b.art.Root, "%s: got a %q artifact", b.kind, b.art.Kind)
 			continue
 		}
-		if err == nil {
-			checkIdentity(add, a.kind, a.art, name, version)
+		if projectErr == nil {
+			checkIdentity(add, b.kind, b.art, name, version)
 		}
+		usable = append(usable, b)
 	}
 
 	local, contents, err := packageFiles(checkout, pkgDir)
@@ -130,11 +140,8 @@ func (r ArtifactRules) Check(checkout fs.FS, pkgDir string, wheel, sdist Artifac
 	r.checkModules(add, pkgDir, local, contents)
 	r.checkManifest(add, checkout, pkgDir, local)
 	r.checkLookup(add, pkgDir, contents)
-	if wheel.Files != nil && wheel.Root != "" {
-		compareFiles(add, "wheel", wheel, importDir+"/", local)
-	}
-	if sdist.Files != nil && sdist.Root != "" {
-		compareFiles(add, "sdist", sdist, sdist.Root+"/"+pkgDir+"/", local)
+	for _, b := range usable {
+		compareFiles(add, b.kind, b.art, b.prefix, local)
 	}
 	return sortProblems(ps)
 }

@@ -169,6 +169,8 @@ func TestCheckArtifactsInputs(t *testing.T) {
 	}{
 		{name: "artifacts not read", rules: DefaultArtifactRules, pkgDir: fixturePkgDir,
 			want: []wantProblem{{"", "sdist: nothing to check"}, {"", "wheel: nothing to check"}}},
+		{name: "artifacts swapped", rules: DefaultArtifactRules, pkgDir: fixturePkgDir, wheel: sdist, sdist: wheel,
+			want: []wantProblem{{fixtureDist, `wheel: got a "sdist" artifact`}, {fixtureDist + ".dist-info", `sdist: got a "wheel" artifact`}}},
 		{name: "absolute package dir", rules: DefaultArtifactRules, pkgDir: "/" + fixturePkgDir, wheel: wheel, sdist: sdist,
 			want: []wantProblem{{"/" + fixturePkgDir, "must be a relative slash-separated path"}}},
 		{name: "missing package dir", rules: DefaultArtifactRules, pkgDir: "cloudcoil/models/absent", wheel: wheel, sdist: sdist,
