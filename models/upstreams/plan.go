@@ -71,13 +71,13 @@ func Plan(file *File, discovered map[string][]Version, cloudcoil PyPIInfo) Updat
 	plan.Changes = append(plan.Changes, planCloudcoil(file.Cloudcoil, cloudcoil)...)
 	for _, name := range file.Names() {
 		if in := file.Integrations[name]; in != nil {
-			plan.Changes = append(plan.Changes, planIntegration(in, discovered[name])...)
+			plan.Changes = append(plan.Changes, planIntegration(name, in, discovered[name])...)
 		}
 	}
 	return plan
 }
 
-func planIntegration(in *Integration, found []Version) []Change {
+func planIntegration(name string, in *Integration, found []Version) []Change {
 	var matrix []Version
 	for _, s := range in.Versions {
 		if v, err := ParseVersion(s); err == nil {
@@ -104,7 +104,7 @@ func planIntegration(in *Integration, found []Version) []Change {
 		}
 		urls, _ := in.SchemaURLsFor(best) // bounds were validated; an error leaves it empty
 		changes = append(changes, Change{
-			Integration: in.Name, Kind: KindPatch,
+			Integration: name, Kind: KindPatch,
 			From: cur.String(), To: best.String(), Tag: in.tagFor(best),
 			ReleaseURL: in.releaseURL(best), SchemaURLs: urls, Applied: true,
 		})
@@ -126,7 +126,7 @@ func planIntegration(in *Integration, found []Version) []Change {
 			kind = KindReported
 		}
 		changes = append(changes, Change{
-			Integration: in.Name, Kind: kind,
+			Integration: name, Kind: kind,
 			From: highest.String(), To: top.String(), Tag: in.tagFor(*top),
 			ReleaseURL: in.releaseURL(*top),
 		})
