@@ -110,7 +110,7 @@ func resolve(n *yaml.Node) *yaml.Node {
 // CITATION.cff is far smaller, and a huge one falls back to yaml.v3's line.
 const (
 	maxLinesToLocate = 2000
-	maxBytesToLocate = 256 << 10
+	maxBytesToLocate = 64 << 10
 )
 
 // syntaxErrorLine returns the 1-based line of a YAML syntax error: the first line whose

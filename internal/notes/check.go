@@ -371,39 +371,85 @@ func (c *checker) checkLinks(n int, line string) {
 			break
 		}
 		rest = rest[i+2:]
-		dest := linkDestination(rest)
-		c.checkURL(n, dest)
+		if dest, end, ok := linkDestination(rest); ok {
+			c.checkURL(n, dest)
+			rest = rest[end:]
+		}
 	}
 	for _, m := range htmlURLPattern.FindAllStringSubmatch(line, -1) {
 		c.checkURL(n, m[1]+m[2])
 	}
 }
 
+// maxDestination bounds the scan for a link's end: no real URL is longer, and the bound
+// keeps lines full of "](" from costing quadratic time.
+const maxDestination = 2048
+
 // linkDestination reads the destination that starts s (after "]("): <...>, or a run
-// without spaces in which parentheses balance.
-func linkDestination(s string) string {
-	s = strings.TrimLeft(s, " \t")
+// without spaces in which parentheses balance. It returns the destination, where it ends
+// in s, and whether it is one: Markdown makes no link of a destination whose parenthesis
+// never closes.
+func linkDestination(s string) (dest string, end int, ok bool) {
+	start := len(s) - len(strings.TrimLeft(s, " \t"))
+	s = s[start:]
 	if strings.HasPrefix(s, "<") {
-		if end := strings.IndexByte(s, '>'); end > 0 {
-			return s[1:end]
+		if i := strings.IndexAny(s[:min(len(s), maxDestination)], ">\n"); i > 0 && s[i] == '>' {
+			return s[1:i], start + i + 1, true
 		}
+		return "", 0, false
 	}
 	depth := 0
-	for i, r := range s {
-		switch {
-		case r == '(':
+	for i := 0; i < len(s) && i < maxDestination; i++ {
+		switch s[i] {
+		case '(':
 			depth++
-		case r == ')' && depth == 0, r == ' ', r == '\t':
-			return s[:i]
-		case r == ')':
+		case ')':
+			if depth == 0 {
+				return s[:i], start + i, true
+			}
 			depth--
+		case ' ', '\t':
+			if depth == 0 && closesWithTitle(s[i:]) {
+				return s[:i], start + i, true
+			}
+			return "", 0, false
 		}
 	}
-	return s
+	return "", 0, false
+}
+
+func titleCloser(open byte) (byte, bool) {
+	switch open {
+	case '"', '\'':
+		return open, true
+	case '(':
+		return ')', true
+	}
+	return 0, false
+}
+
+// closesWithTitle reports whether s, which follows a link destination, holds an optional
+// title ("t", 't' or (t)) and then the link's closing parenthesis, as Markdown requires.
+func closesWithTitle(s string) bool {
+	s = strings.TrimLeft(s, " \t")
+	if s == "" {
+		return false
+	}
+	if closer, ok := titleCloser(s[0]); ok {
+		i := strings.IndexByte(s[1:min(len(s), maxDestination)], closer)
+		if i < 0 {
+			return false
+		}
+		s = strings.TrimLeft(s[i+2:], " \t")
+	}
+	return strings.HasPrefix(s, ")")
 }
 
 func (c *checker) checkURL(n int, dest string) {
 	lower := strings.ToLower(dest)
+	if len(dest) > 80 {
+		dest = dest[:80] + "…" // keep messages readable
+	}
 	switch {
 	case strings.HasPrefix(lower, "https://") && len(dest) > len("https://"),
 		strings.HasPrefix(lower, "http://") && len(dest) > len("http://"):

@@ -48,6 +48,7 @@ func TestCheckValid(t *testing.T) {
 		"closing hashes":        "Intro.\n\n## Fixes ##\n\n- a (#1)\n",
 		"hashtag prose":         "#hashtag is prose, not a heading.\n\n## Fixes\n\n- a (#1)\n",
 		"html link":             "Intro <a href=\"https://example.org\">x</a>.\n\n## Security\n\n- CVE-2024-1 <img src='https://example.org/a.png'> (#1)\n",
+		"not a link":            "An unclosed [x](docs/a.md and a [bracket] (docs/b.md) are text.\n",
 		"paren url":             "See [Foo](https://en.wikipedia.org/wiki/Foo_(bar)).\n\n## Documentation\n\n- a (#1)\n",
 	}
 	for name, content := range tests {
@@ -118,6 +119,7 @@ func TestCheckProblems(t *testing.T) {
 		{"html href", `Intro <a href="docs/a.md">x</a>.` + "\n", []wantProblem{{1, `relative link "docs/a.md"`}}},
 		{"link in continuation", head + "## Fixes\n- a\n  [x](a.md) (#1)\n", []wantProblem{{5, `relative link "a.md"`}}},
 		{"link in heading", head + "## [Fixes](x.md)\n", []wantProblem{{3, `relative link "x.md"`}, {3, "unknown section"}}},
+		{"link with title", "See [x](docs/a.md \"A\") and [y](b.md 'B') and [z](c.md (C)).\n", []wantProblem{{1, `"docs/a.md"`}, {1, `"b.md"`}, {1, `"c.md"`}}},
 		{"two links one line", "[a](a.md) and [b](b.md)\n", []wantProblem{{1, `"a.md"`}, {1, `"b.md"`}}},
 		{"invalid UTF-8", "Intro \xff.\n\n## Fixes\n- a (#1)\n", []wantProblem{{1, "not valid UTF-8"}}},
 		{"invalid UTF-8 in bullet", head + "## Fixes\n- a \xc3 (#1)\n", []wantProblem{{4, "not valid UTF-8"}}},
