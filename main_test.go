@@ -1,9 +1,106 @@
 package main
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
 
-func TestNewKeepsSource(t *testing.T) {
-	if New(nil).Source != nil {
-		t.Fatal("want nil source")
+	sdk "dagger.io/dagger"
+
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/fixtures"
+)
+
+// glue connects main.go's functions to a fresh engine double: dag (the module's generated
+// client, here the stand-in) and the SDK client of pipelines/ both point at it. Tests using
+// it do not run in parallel: dag is package state, as in a real module.
+func glue(t *testing.T, changes map[string]string) (*Shipyard, *engine.Engine) {
+	t.Helper()
+	e := engine.New(t)
+	c := e.Client(context.Background())
+	prevDag, prevConnect := dag, connectSDK
+	dag = c
+	connectSDK = func(context.Context) (*sdk.Client, error) { return c, nil }
+	t.Cleanup(func() { dag, connectSDK = prevDag, prevConnect })
+	src := c.Host().Directory(fixtures.TeskCore(t, changes))
+	return New(src, "elixir-cloud-aai/tesk-core", nil, "https://api.github.com/", "docker.io", "elixircloud", "", nil), e
+}
+
+func cleanScans(e *engine.Engine) {
+	for _, img := range []string{"taskmaster", "filer"} {
+		e.OnFile(engine.FileRule{Path: "/out/" + img + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+	}
+}
+
+func TestPrTitle(t *testing.T) {
+	m := New(nil, "", nil, "", "", "", "", nil)
+	if _, err := m.PrTitle("feat(filer)!: drop FTP"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.PrTitle("Feat: upper case"); err == nil || !strings.Contains(err.Error(), `Unknown release type "Feat"`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestCiThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	m, e := glue(t, nil)
+	cleanScans(e)
+	out, err := m.Ci(ctx, "fix: retry uploads", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary, err := out.File("summary.md").Contents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(summary, "CI passed") || !strings.Contains(summary, "| Test (Python 3.13) | passed |") {
+		t.Fatalf("summary:\n%s", summary)
+	}
+}
+
+func TestCiFailsWithTheTable(t *testing.T) {
+	ctx := context.Background()
+	m, e := glue(t, nil)
+	cleanScans(e)
+	e.OnExec(engine.ExecRule{ArgsContain: "mkdocs build", ExitCode: 1, Stderr: "ERROR - Doc file 'index.md' contains a link 'x.md', but the target is not found"})
+	_, err := m.Ci(ctx, "", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "| Docs | failed |") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestEachCIFunctionRuns(t *testing.T) {
+	ctx := context.Background()
+	m, e := glue(t, nil)
+	cleanScans(e)
+	if _, err := m.Lint(ctx); err != nil {
+		t.Errorf("lint: %v", err)
+	}
+	cov, err := m.Test(ctx, []string{"3.12"}, nil)
+	if err != nil {
+		t.Fatalf("test: %v", err)
+	}
+	if entries, _ := cov.Entries(ctx); len(entries) != 1 || entries[0] != "3.12/" {
+		t.Errorf("coverage entries %v", entries)
+	}
+	if _, err := m.Test(ctx, []string{"3.14"}, nil); err == nil || !strings.Contains(err.Error(), "--python-image 3.14=") {
+		t.Errorf("unpinned version: %v", err)
+	}
+	if _, err := m.Test(ctx, []string{"3.14"}, []string{"3.14=python:3.14-slim@sha256:0123"}); err != nil {
+		t.Errorf("pinned by flag: %v", err)
+	}
+	if _, err := m.Docs(ctx); err != nil {
+		t.Errorf("docs: %v", err)
+	}
+	images, err := m.Images(ctx, "0.11.0")
+	if err != nil || len(images) != 2 {
+		t.Fatalf("images: %v %v", images, err)
+	}
+	if _, err := m.Scan(ctx, "0.11.0"); err != nil {
+		t.Errorf("scan: %v", err)
+	}
+	if _, err := m.E2e(ctx); err != nil {
+		t.Errorf("e2e: %v", err)
 	}
 }

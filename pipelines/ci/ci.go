@@ -1,0 +1,151 @@
+package ci
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/conventional"
+)
+
+// Options of a whole CI run.
+type Options struct {
+	// PRTitle is checked when given (pull requests); pushes have none and skip the job.
+	PRTitle string
+	// Python overrides the matrix read from pyproject.toml.
+	Python []string
+	// Version is the package version for the images; empty derives it.
+	Version string
+}
+
+// CheckPRTitle is the PR-title job: Conventional Commits as the common checker applies them,
+// at most 50 characters, since squash merges use the title as the commit message.
+func CheckPRTitle(title string) error {
+	return conventional.CheckTitle(title)
+}
+
+// Run is the whole CI workflow: every job concurrently, each image built once and shared by
+// the scan and the end-to-end tests, then the "CI passed" gate. A failing job does not stop
+// or hide the others. The directory holds the artifacts: coverage/<python>/coverage.xml,
+// site/, and scan/ (JSON, SARIF, summary.txt).
+func (p *Pipeline) Run(ctx context.Context, opts Options) (Summary, *dagger.Directory, error) {
+	if err := p.Pins.Validate(); err != nil {
+		return Summary{}, nil, err
+	}
+	versions, err := p.TestVersions(ctx, opts.Python)
+	if err != nil {
+		return Summary{}, nil, fmt.Errorf("ci: %w", err)
+	}
+	images, imagesErr := p.Images(ctx, opts.Version)
+
+	var (
+		mu        sync.Mutex
+		jobs      []JobResult
+		artifacts = p.Client.Directory()
+		wg        sync.WaitGroup
+	)
+	record := func(r JobResult, add func(*dagger.Directory) *dagger.Directory) {
+		mu.Lock()
+		defer mu.Unlock()
+		jobs = append(jobs, r)
+		if add != nil {
+			artifacts = add(artifacts)
+		}
+	}
+	job := func(name string, run func() (func(*dagger.Directory) *dagger.Directory, error)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			add, err := run()
+			record(Result(name, time.Since(start), err), add)
+		}()
+	}
+
+	if opts.PRTitle == "" {
+		record(JobResult{Name: "PR title", Status: Skipped, Reason: "no pull request title given (--pr-title)"}, nil)
+	} else {
+		job("PR title", func() (func(*dagger.Directory) *dagger.Directory, error) {
+			return nil, CheckPRTitle(opts.PRTitle)
+		})
+	}
+	job("Lint", func() (func(*dagger.Directory) *dagger.Directory, error) {
+		_, err := p.Lint(ctx)
+		return nil, err
+	})
+	for _, v := range versions {
+		job("Test (Python "+v+")", func() (func(*dagger.Directory) *dagger.Directory, error) {
+			ctr, err := p.TestContainer(v)
+			if err != nil {
+				return nil, err
+			}
+			cov := ctr.File("/out/coverage.xml")
+			if _, err := cov.Sync(ctx); err != nil {
+				return nil, err
+			}
+			return func(d *dagger.Directory) *dagger.Directory {
+				return d.WithFile("coverage/"+v+"/coverage.xml", cov)
+			}, nil
+		})
+	}
+	job("Docs", func() (func(*dagger.Directory) *dagger.Directory, error) {
+		site, err := p.DocsSite(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return func(d *dagger.Directory) *dagger.Directory { return d.WithDirectory("site", site) }, nil
+	})
+	if imagesErr != nil {
+		record(Result("Images", 0, imagesErr), nil)
+		for _, name := range []string{"End-to-end test", "Scan image"} {
+			record(JobResult{Name: name, Status: Skipped, Reason: "the images could not be built"}, nil)
+		}
+	} else {
+		job("End-to-end test", func() (func(*dagger.Directory) *dagger.Directory, error) {
+			_, err := p.E2E(ctx, images)
+			return nil, err
+		})
+		ignore, ignoreErr := p.ignoreFileContent(ctx)
+		for _, img := range images {
+			job("Scan image ("+img.Spec.Name+")", func() (func(*dagger.Directory) *dagger.Directory, error) {
+				if ignoreErr != nil {
+					return nil, ignoreErr
+				}
+				dir, _, err := p.ScanReports(ctx, ImageTargets([]Image{img}), ignore)
+				if dir == nil {
+					return nil, err
+				}
+				return func(d *dagger.Directory) *dagger.Directory { return d.WithDirectory("scan/"+img.Spec.Name, dir) }, err
+			})
+		}
+	}
+	wg.Wait()
+	summary := Summary{Jobs: sortJobs(jobs)}
+	return summary, artifacts, summary.Err()
+}
+
+// sortJobs orders rows as the workflow lists its jobs, so the table reads the same every run.
+func sortJobs(jobs []JobResult) []JobResult {
+	order := []string{"PR title", "Lint", "Test", "End-to-end", "Docs", "Images", "Scan"}
+	rank := func(name string) int {
+		for i, prefix := range order {
+			if strings.HasPrefix(name, prefix) {
+				return i
+			}
+		}
+		return len(order)
+	}
+	out := append([]JobResult(nil), jobs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if ri, rj := rank(out[i].Name), rank(out[j].Name); ri != rj {
+			return ri < rj
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}

@@ -1,0 +1,87 @@
+package ci
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"dagger.io/dagger"
+)
+
+// e2eTag is the tag tesk-core's end-to-end tests expect (tests/e2e/cluster.py).
+const e2eTag = "e2e"
+
+// k3sService runs a one-node k3s cluster with the images imported into its containerd under
+// the names the tests use, and writes its kubeconfig to a cache volume the test runner mounts.
+func (p *Pipeline) k3sService(images []Image, kubeconfig *dagger.CacheVolume) *dagger.Service {
+	ctr := p.Client.Container().
+		From(p.Pins.K3s).
+		WithMountedTemp("/run").
+		WithMountedTemp("/var/run").
+		WithMountedCache("/etc/rancher/k3s", kubeconfig).
+		WithExposedPort(6443)
+	var imports []string
+	for _, img := range images {
+		tar := "/images/" + img.Spec.Name + ".tar"
+		ctr = ctr.WithFile(tar, img.Container.AsTarball())
+		imports = append(imports, fmt.Sprintf("k3s ctr -n k8s.io images import --index-name docker.io/library/%s:%s %s",
+			img.Spec.Repository, e2eTag, tar))
+	}
+	script := strings.Join([]string{
+		"rm -f /etc/rancher/k3s/k3s.yaml",
+		"k3s server --disable=traefik --disable=metrics-server --write-kubeconfig-mode=644 --tls-san=k3s &",
+		"until k3s ctr version >/dev/null 2>&1; do sleep 1; done",
+		strings.Join(imports, " && "),
+		"wait",
+	}, "\n")
+	return ctr.AsService(dagger.ContainerAsServiceOpts{
+		Args:                     []string{"sh", "-c", script},
+		InsecureRootCapabilities: true,
+	})
+}
+
+// E2EContainer runs tests/e2e against k3s with both images loaded, after applying the
+// manifests and waiting for the HTTP server pod, as tesk-core's development guide does.
+func (p *Pipeline) E2EContainer(images []Image) (*dagger.Container, error) {
+	ctr, err := p.python(p.toolPython(), p.codeSource())
+	if err != nil {
+		return nil, fmt.Errorf("e2e: %w", err)
+	}
+	kubeconfig := p.Client.CacheVolume("shipyard-e2e-kubeconfig")
+	kubectl := p.Client.Container().From(p.Pins.K3s).File("/bin/k3s")
+	// A kubeconfig left by an earlier run fails to authenticate; retry until the live one
+	// answers, within a bound.
+	waitAPI := `for i in $(seq 1 180); do
+  if [ -s /etc/rancher/k3s/k3s.yaml ]; then
+    mkdir -p /root/.kube && sed 's/127.0.0.1/k3s/' /etc/rancher/k3s/k3s.yaml > /root/.kube/config
+    kubectl get --raw=/readyz >/dev/null 2>&1 && exit 0
+  fi
+  sleep 2
+done
+echo "k3s did not become ready" >&2; exit 1`
+	return ctr.
+		WithFile("/usr/local/bin/kubectl", kubectl).
+		WithMountedCache("/etc/rancher/k3s", kubeconfig).
+		WithServiceBinding("k3s", p.k3sService(images, kubeconfig)).
+		WithEnvVariable("KUBECONFIG", "/root/.kube/config").
+		WithExec([]string{"uv", "sync", "--frozen", "--extra", "dev"}).
+		WithExec([]string{"sh", "-c", waitAPI}).
+		WithExec([]string{"kubectl", "wait", "--for=condition=Ready", "nodes", "--all", "--timeout=180s"}).
+		WithExec([]string{"kubectl", "apply", "-f", "tests/e2e/manifests/"}).
+		WithExec([]string{"kubectl", "wait", "--for=condition=Ready", "pod/tesk-e2e-http", "--timeout=120s"}).
+		WithEnvVariable("TESK_E2E", "1").
+		WithExec([]string{"uv", "run", "pytest", "tests/e2e"}), nil
+}
+
+// E2E runs the end-to-end tests and returns pytest's output.
+func (p *Pipeline) E2E(ctx context.Context, images []Image) (string, error) {
+	ctr, err := p.E2EContainer(images)
+	if err != nil {
+		return "", err
+	}
+	out, err := ctr.Stdout(ctx)
+	if err != nil {
+		return "", fmt.Errorf("e2e: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,60 @@
+package ci
+
+import (
+	"context"
+	"fmt"
+
+	"dagger.io/dagger"
+)
+
+// Image is one built image of the project. The same Container object feeds the scan, the
+// end-to-end tests and publishing, so the engine builds each image once.
+type Image struct {
+	Spec ImageSpec
+	// Version is the SETUPTOOLS_SCM_PRETEND_VERSION given to the build; empty when
+	// setuptools_scm derives it from the Git history in the source.
+	Version   string
+	Container *dagger.Container
+}
+
+// Images builds every containers/<name>.Dockerfile from the root of the source, which is the
+// build context tesk-core documents. version is the package version without v, or empty.
+func (p *Pipeline) Images(ctx context.Context, version string) ([]Image, error) {
+	entries, err := p.Source.Directory("containers").Entries(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("images: listing containers/: %w", err)
+	}
+	specs, err := DiscoverImages(entries, p.ImagePrefix)
+	if err != nil {
+		return nil, fmt.Errorf("images: %w", err)
+	}
+	hasGit, err := p.Source.Exists(ctx, ".git")
+	if err != nil {
+		return nil, fmt.Errorf("images: looking for .git: %w", err)
+	}
+	value, set, err := ImageVersion(version, hasGit)
+	if err != nil {
+		return nil, fmt.Errorf("images: %w", err)
+	}
+	exclude := []string{"docs/", "mkdocs.yml", ".venv/", "site/", "**/__pycache__/"}
+	var args []dagger.BuildArg
+	if set {
+		// The history is not read when the version is given: keeping it out keeps the
+		// build cached across commits that do not touch the image's inputs.
+		exclude = append(exclude, ".git")
+		args = append(args, dagger.BuildArg{Name: "SETUPTOOLS_SCM_PRETEND_VERSION", Value: value})
+	}
+	context := p.Source.Filter(dagger.DirectoryFilterOpts{Exclude: exclude})
+	images := make([]Image, 0, len(specs))
+	for _, s := range specs {
+		images = append(images, Image{
+			Spec:    s,
+			Version: value,
+			Container: context.DockerBuild(dagger.DirectoryDockerBuildOpts{
+				Dockerfile: s.Dockerfile,
+				BuildArgs:  args,
+			}),
+		})
+	}
+	return images, nil
+}

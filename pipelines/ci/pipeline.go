@@ -1,0 +1,103 @@
+package ci
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"dagger.io/dagger"
+)
+
+// Pipeline holds what every CI job shares: the client of the Dagger session, the project's
+// source and the pinned images.
+type Pipeline struct {
+	Client *dagger.Client
+	Source *dagger.Directory
+	Pins   Pins
+	// ImagePrefix names published images: "tesk-core-" + "taskmaster".
+	ImagePrefix string
+	// Now is the clock for date rules (ignore-file expiry); never part of an exec's input.
+	Now func() time.Time
+}
+
+// New returns a pipeline with the default pins and tesk-core's image prefix.
+func New(client *dagger.Client, source *dagger.Directory) *Pipeline {
+	return &Pipeline{Client: client, Source: source, Pins: DefaultPins(), ImagePrefix: "tesk-core-", Now: time.Now}
+}
+
+func (p *Pipeline) now() time.Time {
+	if p.Now == nil {
+		return time.Now()
+	}
+	return p.Now()
+}
+
+// Cache volume names: shared by every job and version, so uv downloads a wheel once.
+const (
+	uvCacheVolume        = "shipyard-uv-cache"
+	preCommitCacheVolume = "shipyard-pre-commit-cache"
+	trivyCacheVolume     = "shipyard-trivy-cache"
+)
+
+// Paths left out of each job's view of the source. Git history changes with every commit, and
+// docs/ belongs to the docs job alone, so keeping them out keeps the other jobs cached.
+var (
+	notCodeInputs = []string{".git", "docs/", "mkdocs.yml", ".venv/", "**/__pycache__/", "site/", "dist/"}
+	docsInputs    = []string{"docs/", "mkdocs.yml", "pyproject.toml", "uv.lock", "README.md", "src/", ".pre-commit-config.yaml"}
+)
+
+// codeSource is the source without docs and history: what lint, test and images read.
+func (p *Pipeline) codeSource() *dagger.Directory {
+	return p.Source.Filter(dagger.DirectoryFilterOpts{Exclude: notCodeInputs})
+}
+
+// python returns a container with the given Python, uv, the shared uv cache and src mounted
+// at /src as the working directory. The project environment lives outside /src so the
+// source mount stays read-only in spirit and identical between jobs.
+func (p *Pipeline) python(minor string, src *dagger.Directory) (*dagger.Container, error) {
+	image, err := p.Pins.PythonImage(minor)
+	if err != nil {
+		return nil, err
+	}
+	uv := p.Client.Container().From(p.Pins.UV).File("/uv")
+	return p.Client.Container().
+		From(image).
+		WithFile("/usr/local/bin/uv", uv).
+		WithMountedCache("/root/.cache/uv", p.Client.CacheVolume(uvCacheVolume)).
+		WithEnvVariable("UV_LINK_MODE", "copy").
+		WithEnvVariable("UV_PYTHON_DOWNLOADS", "never").
+		WithEnvVariable("UV_PROJECT_ENVIRONMENT", "/venv").
+		// Without Git history setuptools_scm needs a version to install the project itself.
+		WithEnvVariable("SETUPTOOLS_SCM_PRETEND_VERSION", FallbackVersion).
+		WithDirectory("/src", src).
+		WithWorkdir("/src"), nil
+}
+
+// toolPython is the Python version of single-version jobs (lint, docs): the newest in pins.
+func (p *Pipeline) toolPython() string {
+	vs := make([]string, 0, len(p.Pins.Python))
+	for v := range p.Pins.Python {
+		vs = append(vs, v)
+	}
+	sortMinors(vs)
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[len(vs)-1]
+}
+
+// readSourceFile reads a file of the source, or reports that it is absent.
+func readSourceFile(ctx context.Context, src *dagger.Directory, path string) (string, bool, error) {
+	ok, err := src.Exists(ctx, path)
+	if err != nil {
+		return "", false, fmt.Errorf("looking for %s: %w", path, err)
+	}
+	if !ok {
+		return "", false, nil
+	}
+	s, err := src.File(path).Contents(ctx)
+	if err != nil {
+		return "", false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return s, true, nil
+}
