@@ -235,6 +235,7 @@ func TestOperations(t *testing.T) {
 	f.repo.SetBranch("main", onMain)
 	ahead := f.repo.CommitOnBranch("dev", "ahead of main", nil)
 	side := f.repo.AddCommit("side", []string{root}, nil)
+	unrelated := f.repo.AddCommit("unrelated root", nil, nil)
 	obj := f.repo.AnnotatedTag("v1.0.0", onMain, githubsim.Unverified("unknown_key"))
 	f.repo.LightweightTag("v0.9.0", root)
 	run := f.repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: onMain, Conclusion: "failure"})
@@ -260,7 +261,10 @@ func TestOperations(t *testing.T) {
 		}
 	})
 	t.Run("IsAncestor", func(t *testing.T) {
-		for sha, want := range map[string]bool{root: true, onMain: true, ahead: false, side: false} {
+		if _, err := f.c.IsAncestor(ctx, "octo", "demo", root, "no-such-branch"); err == nil {
+			t.Errorf("IsAncestor on a missing branch: want an error")
+		}
+		for sha, want := range map[string]bool{root: true, onMain: true, ahead: false, side: false, unrelated: false} {
 			if got, err := f.c.IsAncestor(ctx, "octo", "demo", sha, "main"); err != nil || got != want {
 				t.Errorf("IsAncestor(%.7s, main) = %v, %v; want %v", sha, got, err, want)
 			}

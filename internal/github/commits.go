@@ -2,7 +2,10 @@ package github
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 
 	gh "github.com/google/go-github/v84/github"
 )
@@ -13,10 +16,16 @@ import (
 // It asks the compare endpoint (base sha, head branch) once: behind_by == 0 means no
 // commit of sha's history is missing from the branch. Listing the branch's commits would
 // cost a page per 100 commits, and branches-where-head only sees branch heads. per_page=1
-// keeps the response small; the counts do not depend on it.
+// keeps the response small; the counts do not depend on it. Histories without a common
+// ancestor, which GitHub answers with a 404, are not ancestors.
 func (c *Client) IsAncestor(ctx context.Context, owner, repo, sha, branch string) (bool, error) {
 	cmp, _, err := c.gh.Repositories.CompareCommits(ctx, owner, repo, sha, branch, &gh.ListOptions{PerPage: 1})
 	if err != nil {
+		var er *gh.ErrorResponse
+		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound &&
+			strings.HasPrefix(er.Message, "No common ancestor") {
+			return false, nil
+		}
 		return false, fmt.Errorf("github: compare %s...%s of %s/%s: %w", sha, branch, owner, repo, apiErr(err))
 	}
 	return cmp.BehindBy != nil && *cmp.BehindBy == 0, nil
