@@ -1,0 +1,150 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"dagger/shipyard/internal/github"
+)
+
+// Options adjust release-plan to a repository.
+type Options struct {
+	// Workflow is the CI workflow's file name (default ci.yml).
+	Workflow string
+	// ImageOrg is the Docker Hub organisation of the images (default elixircloud).
+	ImageOrg string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Workflow == "" {
+		o.Workflow = DefaultWorkflow
+	}
+	if o.ImageOrg == "" {
+		o.ImageOrg = DefaultImageOrg
+	}
+	return o
+}
+
+var repoName = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?/[A-Za-z0-9._-]+$`)
+
+// splitRepo checks "owner/name" and splits it.
+func splitRepo(repo string) (owner, name string, err error) {
+	if !repoName.MatchString(repo) || strings.HasSuffix(repo, "/.") || strings.HasSuffix(repo, "/..") {
+		return "", "", fmt.Errorf("release-plan: repository %q: want owner/name, e.g. elixir-cloud-aai/tesk-core", repo)
+	}
+	owner, name, _ = strings.Cut(repo, "/")
+	return owner, name, nil
+}
+
+// Gather fetches the facts the rules need from GitHub, at the tagged commit. It makes
+// few requests (for a repository with 200 releases: the tag ref and tag object, one
+// compare, two files, one page of workflow runs and two pages of releases) and runs the
+// independent ones concurrently. Errors other than "not found" fail it: the rules never
+// decide on missing data.
+func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Options) (Facts, error) {
+	opts = opts.withDefaults()
+	owner, name, err := splitRepo(repo)
+	if err != nil {
+		return Facts{}, err
+	}
+	f := Facts{
+		Repo: repo, Tag: tag, Workflow: opts.Workflow, ImageOrg: opts.ImageOrg,
+		Citation: FileFacts{Path: CitationFile},
+		Notes:    FileFacts{Path: NotesPath(tag)},
+	}
+
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		errs = append(errs, err)
+	}
+	// The releases do not depend on the tag: list them while the tag resolves.
+	wg.Go(func() {
+		rels, err := gh.Releases(ctx, owner, name)
+		if err != nil {
+			fail(err)
+			return
+		}
+		for _, r := range rels {
+			f.Releases = append(f.Releases, ReleaseRef{Tag: r.TagName, Draft: r.Draft, Prerelease: r.Prerelease, URL: r.URL})
+		}
+	})
+
+	if validTagName(tag) {
+		t, found, err := gh.TagRef(ctx, owner, name, tag)
+		switch {
+		case err != nil:
+			fail(err)
+		case found:
+			f.TagRef = TagFacts{
+				Found: true, Annotated: t.Kind == github.TagAnnotated, TargetType: t.TargetType,
+				CommitSHA: t.CommitSHA, Verified: t.Verification.Verified, Reason: t.Verification.Reason,
+			}
+		}
+	}
+
+	if sha := f.TagRef.CommitSHA; sha != "" {
+		wg.Go(func() {
+			on, err := gh.IsAncestor(ctx, owner, name, sha, MainBranch)
+			if err != nil {
+				fail(err)
+				return
+			}
+			f.OnMain = on
+		})
+		for _, file := range []*FileFacts{&f.Citation, &f.Notes} {
+			wg.Go(func() {
+				content, found, err := gh.FileAt(ctx, owner, name, file.Path, sha)
+				if err != nil {
+					fail(err)
+					return
+				}
+				file.Found, file.Content = found, content
+			})
+		}
+		wg.Go(func() {
+			run, found, err := gh.LatestWorkflowRun(ctx, owner, name, opts.Workflow, CIEvent, DevBranch, sha)
+			switch {
+			case errors.Is(err, github.ErrNotFound):
+				return // WorkflowFound stays false: a rule, not an outage.
+			case err != nil:
+				fail(err)
+				return
+			}
+			f.CI = CIFacts{
+				WorkflowFound: true, Found: found, Status: run.Status, Conclusion: run.Conclusion,
+				Attempt: run.Attempt, URL: run.URL,
+			}
+		})
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return Facts{}, fmt.Errorf("release-plan: reading %s at %s: %w", repo, tag, errors.Join(errs...))
+	}
+	return f, nil
+}
+
+// ReleasePlan checks every release rule for tag in repo ("owner/name") through the
+// GitHub API and returns the plan, or a *GateError listing every violated rule (with
+// the rules it could not check). Other errors mean GitHub could not be read; they fail
+// the plan too, as any doubt must.
+func ReleasePlan(ctx context.Context, gh *github.Client, repo, tag string, opts Options) (Plan, error) {
+	facts, err := Gather(ctx, gh, repo, tag, opts)
+	if err != nil {
+		return Plan{}, err
+	}
+	plan, violations := Evaluate(facts)
+	if len(violations) > 0 {
+		return Plan{}, &GateError{Repo: repo, Tag: tag, Violations: violations}
+	}
+	return plan, nil
+}
