@@ -512,3 +512,14 @@ func (f *File) Marshal() ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// Requirement is the PEP 508 requirement the shared runtime and generation requirements
+// carry: at least the current version, below the next minor ("cloudcoil>=0.5.3,<0.6").
+// It is empty when the section is invalid.
+func (c Cloudcoil) Requirement() string {
+	minor, err := ParseLine(c.Minor)
+	if _, ok := parseFinalPy(c.Version); err != nil || !ok || !packageName.MatchString(c.Package) {
+		return ""
+	}
+	return fmt.Sprintf("%s>=%s,<%d.%d", c.Package, c.Version, minor.Major, minor.Minor+1)
+}

@@ -44,3 +44,19 @@ func TestParseFinalPy(t *testing.T) {
 		t.Errorf("0.5.10 must sort above 0.5.9")
 	}
 }
+
+func TestCloudcoilRequirement(t *testing.T) {
+	for _, tt := range []struct {
+		c    Cloudcoil
+		want string
+	}{
+		{Cloudcoil{Package: "cloudcoil", Version: "0.5.3", Minor: "0.5"}, "cloudcoil>=0.5.3,<0.6"},
+		{Cloudcoil{Package: "cloudcoil", Version: "1.9", Minor: "1.9"}, "cloudcoil>=1.9,<1.10"},
+		{Cloudcoil{Package: "cloudcoil", Version: "0.5.3rc1", Minor: "0.5"}, ""},
+		{Cloudcoil{Package: "cloudcoil", Version: "0.5.3", Minor: ">=0.5"}, ""},
+	} {
+		if got := tt.c.Requirement(); got != tt.want {
+			t.Errorf("%+v.Requirement() = %q, want %q", tt.c, got, tt.want)
+		}
+	}
+}
