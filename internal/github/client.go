@@ -137,8 +137,12 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	if strings.ContainsAny(token, " \t\r\n") {
 		return nil, errors.New("github: token contains whitespace")
 	}
+	var base http.RoundTripper = http.DefaultTransport
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		base = dt.Clone() // our own connection pool, unaffected by other users
+	}
 	t := &transport{
-		base:   http.DefaultTransport.(*http.Transport).Clone(),
+		base:   base,
 		policy: DefaultRetryPolicy,
 		sleep:  sleepCtx,
 		now:    time.Now,
