@@ -2,12 +2,15 @@ package engine
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // chain is an object of the graph: the field calls from Query down to it. IDs are chains
@@ -16,6 +19,9 @@ import (
 type chain struct {
 	Type  string
 	Calls []call
+
+	keysOnce sync.Once
+	keys     []string // keys[i] identifies the first i+1 calls
 }
 
 // call is one field selection. Arguments equal to their schema default are dropped and the
@@ -47,7 +53,10 @@ func (c *chain) prefix(n int) *chain {
 	if n >= len(c.Calls) {
 		return c
 	}
-	return &chain{Type: c.Calls[n].On, Calls: c.Calls[:n]}
+	keys := c.allKeys()
+	p := &chain{Type: c.Calls[n].On, Calls: c.Calls[:n]}
+	p.keysOnce.Do(func() { p.keys = keys[:n] })
+	return p
 }
 
 func (k call) arg(name string) (any, bool) {
@@ -183,19 +192,72 @@ func (c *chain) MarshalJSON() ([]byte, error) {
 	return append(append([]byte(`{"$id":`), inner...), '}'), nil
 }
 
-// key is the canonical identity of the object, used for caches and records.
+// key is the identity of the object for caches and records: a hash over its calls, chained
+// call by call so every prefix of a chain gets its key from one pass.
 func (c *chain) key() string {
+	if len(c.Calls) == 0 {
+		return "query"
+	}
+	return c.allKeys()[len(c.Calls)-1]
+}
+
+func (c *chain) allKeys() []string {
+	c.keysOnce.Do(func() {
+		keys := make([]string, len(c.Calls))
+		prev := ""
+		var b strings.Builder
+		for i, k := range c.Calls {
+			b.Reset()
+			b.WriteString(prev)
+			fmt.Fprintf(&b, "\n%s.%s[%d]", k.On, k.Field, k.Nth)
+			for _, a := range k.Args {
+				b.WriteString("\x00" + a.Name + "=")
+				writeCanonical(&b, a.Value)
+			}
+			sum := sha256.Sum256([]byte(b.String()))
+			prev = hex.EncodeToString(sum[:])
+			keys[i] = prev
+		}
+		c.keys = keys
+	})
+	return c.keys
+}
+
+// writeCanonical writes a value so that equal values, whatever their Go number type,
+// write equally; objects write as their key.
+func writeCanonical(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case *chain:
+		b.WriteString("#" + x.key())
+	case []any:
+		b.WriteByte('[')
+		for _, e := range x {
+			writeCanonical(b, e)
+			b.WriteByte(',')
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		b.WriteByte('{')
+		for _, k := range sortedKeys(x) {
+			b.WriteString(strconv.Quote(k) + ":")
+			writeCanonical(b, x[k])
+			b.WriteByte(',')
+		}
+		b.WriteByte('}')
+	default:
+		j, _ := json.Marshal(x)
+		b.Write(j)
+	}
+}
+
+// id is the opaque ID handed to the SDK: the whole chain, so it decodes without any state.
+func (c *chain) id() string {
 	b, err := json.Marshal(c)
 	if err != nil {
 		// Values come from parsed GraphQL literals and always marshal.
 		panic(fmt.Sprintf("engine double: marshal chain: %v", err))
 	}
-	return string(b)
-}
-
-// id is the opaque ID handed to the SDK.
-func (c *chain) id() string {
-	return base64.RawURLEncoding.EncodeToString([]byte(c.key()))
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func decodeID(id string) (*chain, error) {

@@ -193,8 +193,9 @@ func (x *execution) isIDType(t *ast.Type) bool {
 	if t.NamedType == "ID" {
 		return true
 	}
-	obj, ok := strings.CutSuffix(t.NamedType, "ID")
-	return ok && x.e.schema.Types[obj] != nil && x.e.schema.Types[obj].Kind == ast.Object
+	name, ok := strings.CutSuffix(t.NamedType, "ID")
+	def := x.e.schema.Types[name]
+	return ok && def != nil && (def.Kind == ast.Object || def.Kind == ast.Interface)
 }
 
 func expectedType(dirs ast.DirectiveList) string {

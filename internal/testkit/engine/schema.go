@@ -49,7 +49,8 @@ func loadSchema() (*ast.Schema, error) {
 }
 
 // parseSchema loads the schema text and adds what the SDK still selects but the docs schema
-// omits: loadXFromID(id: XID!): X! on Query for every object type with an id field.
+// omits: loadXFromID(id: XID!): X! on Query for every object type with an id field, and
+// for the interfaces with one (Exportable, Syncer) except Node, which node(id:) serves.
 func parseSchema(src []byte) (*ast.Schema, error) {
 	base := &ast.Source{Name: "schema.graphqls", Input: string(src)}
 	doc, err := parser.ParseSchema(base)
@@ -60,7 +61,8 @@ func parseSchema(src []byte) (*ast.Schema, error) {
 	var objects []string
 	for _, def := range doc.Definitions {
 		declared[def.Name] = true
-		if def.Kind == ast.Object && def.Fields.ForName("id") != nil {
+		loadable := def.Kind == ast.Object || (def.Kind == ast.Interface && def.Name != "Node")
+		if loadable && def.Fields.ForName("id") != nil {
 			objects = append(objects, def.Name)
 		}
 	}
