@@ -14,9 +14,9 @@ import (
 // glue connects main.go's functions to a fresh engine double: dag (the module's generated
 // client, here the stand-in) and the SDK client of pipelines/ both point at it. Tests using
 // it do not run in parallel: dag is package state, as in a real module.
-func glue(t *testing.T, changes map[string]string) (*Shipyard, *engine.Engine) {
+func glue(t *testing.T, changes map[string]string, opts ...engine.Option) (*Shipyard, *engine.Engine) {
 	t.Helper()
-	e := engine.New(t)
+	e := engine.New(t, opts...)
 	c := e.Client(context.Background())
 	prevDag, prevConnect := dag, connectSDK
 	dag = c

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/pipelines/release"
+)
+
+// githubClient opens the GitHub API with the constructor's token, read into memory only.
+func (m *Shipyard) githubClient(ctx context.Context) (*github.Client, error) {
+	token, err := plaintext(ctx, m.GithubToken)
+	if err != nil {
+		return nil, fmt.Errorf("--github-token: %w", err)
+	}
+	gh, err := github.NewClient(m.GithubAPI, token)
+	if err != nil {
+		return nil, fmt.Errorf("GitHub API %s: %w", m.GithubAPI, err)
+	}
+	return gh, nil
+}
+
+// ReleasePlan checks, through the GitHub API and without running any code of the tagged
+// commit, every gate a release tag must pass before anything is built: the tag is a release
+// version (vX.Y.Z, or with aN, bN, rcN), annotated and signed with a signature GitHub
+// verified, on main; CITATION.cff has the version; docs/releases/<version>.md exists and
+// follows the format; CI passed for the commit's push to dev; no release of the tag is
+// published yet. Returns the plan (version, pre-release, image tags, notes), or every
+// violated rule at once.
+func (m *Shipyard) ReleasePlan(
+	ctx context.Context,
+	// The release tag, e.g. v0.11.0 or v0.11.0rc1.
+	tag string,
+	// Output format: text or json.
+	// +default="text"
+	format string,
+	// The CI workflow's file name under .github/workflows.
+	// +default="ci.yml"
+	workflow string,
+) (string, error) {
+	if format != "text" && format != "json" {
+		return "", fmt.Errorf("--format %q: want text or json", format)
+	}
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	plan, err := release.ReleasePlan(ctx, gh, m.Repo, tag, release.Options{Workflow: workflow, ImageOrg: m.Org})
+	if err != nil {
+		return "", err
+	}
+	if format == "json" {
+		b, err := json.MarshalIndent(plan, "", "  ")
+		if err != nil {
+			return "", fmt.Errorf("rendering the plan: %w", err)
+		}
+		return string(b) + "\n", nil
+	}
+	return plan.Text(), nil
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/githubsim"
+)
+
+const ghToken = "ghp_release_plan_test_token_value"
+
+// seedRelease makes a tesk-core repository in the simulator with a valid v0.11.0 release tag.
+func seedRelease(t *testing.T, notes string) *githubsim.Server {
+	t.Helper()
+	sim := githubsim.New(t)
+	sim.AddToken(ghToken, githubsim.Token{})
+	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
+	repo.CommitOnBranch("dev", "feat: first", map[string]string{"README.md": "# tesk-core\n"})
+	sha := repo.CommitOnBranch("dev", "chore: release v0.11.0", map[string]string{
+		"CITATION.cff":            "cff-version: 1.2.0\ntitle: tesk-core\nversion: 0.11.0\ndate-released: 2026-11-02\n",
+		"docs/releases/0.11.0.md": notes,
+	})
+	repo.SetBranch("main", sha)
+	repo.AnnotatedTag("v0.11.0", sha, githubsim.ValidSignature())
+	repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: sha, Status: "completed", Conclusion: "success"})
+	repo.AddRelease(githubsim.Release{TagName: "v0.10.6", Name: "v0.10.6"})
+	return sim
+}
+
+func releaseModule(t *testing.T, sim *githubsim.Server) *Shipyard {
+	t.Helper()
+	// The module reads API tokens into memory (never into a container), so the double
+	// must answer Secret.plaintext here.
+	m, _ := glue(t, nil, engine.AllowSecretPlaintext())
+	m.GithubAPI = sim.URL + "/"
+	m.GithubToken = dag.SetSecret("github-token", ghToken)
+	return m
+}
+
+func TestReleasePlanThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	sim := seedRelease(t, "Brings signed images.\n\n## Features\n\n- Sign both images (#101, #102)\n")
+	m := releaseModule(t, sim)
+	out, err := m.ReleasePlan(ctx, "v0.11.0", "json", "ci.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan struct {
+		Version    string `json:"version"`
+		Prerelease bool   `json:"prerelease"`
+		Latest     bool   `json:"latest"`
+		Images     []struct {
+			Repository string   `json:"repository"`
+			Tags       []string `json:"tags"`
+		} `json:"images"`
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if plan.Version != "0.11.0" || !plan.Prerelease || !plan.Latest || len(plan.Images) != 2 {
+		t.Fatalf("plan %+v", plan)
+	}
+	for _, img := range plan.Images {
+		if !strings.HasPrefix(img.Repository, "elixircloud/tesk-core-") || strings.Join(img.Tags, ",") != "0.11.0,latest" {
+			t.Errorf("image %+v", img)
+		}
+	}
+	text, err := m.ReleasePlan(ctx, "v0.11.0", "text", "ci.yml")
+	if err != nil || !strings.Contains(text, "0.11.0") {
+		t.Fatalf("text plan %q, %v", text, err)
+	}
+	if strings.Contains(out+text, ghToken) {
+		t.Fatal("the token reached the output")
+	}
+}
+
+func TestReleasePlanReportsEveryViolation(t *testing.T) {
+	ctx := context.Background()
+	sim := seedRelease(t, "## Features\n\n- no intro and no numbers\n")
+	m := releaseModule(t, sim)
+	_, err := m.ReleasePlan(ctx, "v0.11.0", "text", "ci.yml")
+	if err == nil {
+		t.Fatal("malformed notes passed")
+	}
+	msg := err.Error()
+	for _, want := range []string{"docs/releases/0.11.0.md:1", "docs/releases/0.11.0.md:3"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, ghToken) {
+		t.Fatal("the token reached the error")
+	}
+	if _, err := m.ReleasePlan(ctx, "v0.11.0", "yaml", "ci.yml"); err == nil {
+		t.Fatal("unknown format accepted")
+	}
+}
