@@ -1,0 +1,320 @@
+// Command supplychain attests, signs and verifies container images with
+// Sigstore, keylessly. It is built and run in a container by the Shipyard
+// Dagger module, so that the module's own binary does not carry sigstore-go.
+//
+// Usage:
+//
+//	supplychain attest --image REPO@sha256:… --oidc-token-file F [provenance flags]
+//	supplychain sign   --image REPO@sha256:… --oidc-token-file F
+//	supplychain verify --image REF --certificate-identity-regexp RE --certificate-oidc-issuer URL --trusted-root F
+//
+// Results are printed as JSON on stdout. Secrets (the registry password, the
+// OIDC token) are read from files given by path (or the token from stdin with
+// "-"), never from arguments or the environment.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+
+	"dagger/shipyard/supplychain/provenance"
+	"dagger/shipyard/supplychain/signing"
+	"dagger/shipyard/supplychain/steps"
+	"dagger/shipyard/supplychain/verify"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, signing.NewSigner)
+	stop()
+	os.Exit(code)
+}
+
+// newSignerFunc makes the signer from the Fulcio and Rekor URLs; tests give
+// one backed by an offline Sigstore.
+type newSignerFunc func(fulcioURL, rekorURL string) (*signing.Signer, error)
+
+const usage = `usage: supplychain <attest|sign|verify> [flags]
+
+  attest   sign SLSA v1 build provenance of an image digest and attach it as an OCI referrer
+  sign     sign an image digest (cosign --new-bundle-format compatible) and attach it as an OCI referrer
+  verify   check that an image has a valid signature and build provenance from an identity
+
+Run "supplychain <command> -h" for the flags of a command.
+`
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, newSigner newSignerFunc) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "attest", "sign":
+		err = runPublish(ctx, args[0], args[1:], stdin, stdout, stderr, newSigner)
+	case "verify":
+		err = runVerify(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "supplychain: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "supplychain %s: %v\n", args[0], err)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "supplychain %s: %v\n", args[0], err)
+		return 1
+	}
+}
+
+type usageError struct{ error }
+
+// registryFlags are the registry flags shared by every command.
+type registryFlags struct {
+	username, passwordFile string
+}
+
+func (r *registryFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&r.username, "registry-username", "", "registry user name (anonymous when empty)")
+	fs.StringVar(&r.passwordFile, "registry-password-file", "", "file holding the registry password or token")
+}
+
+// password reads the password file; trailing newlines are not part of it.
+func (r *registryFlags) password() (string, error) {
+	if r.passwordFile == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(r.passwordFile)
+	if err != nil {
+		return "", fmt.Errorf("reading registry password file: %w", err)
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer, newSigner newSignerFunc) error {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		reg                   registryFlags
+		image, tokenFile      string
+		fulcioURL, rekorURL   string
+		trustedRoot           string
+		in                    provenance.Input
+		buildArgs, baseImages listFlag
+		startedOn, finishedOn string
+	)
+	reg.bind(fs)
+	fs.StringVar(&image, "image", "", "image reference by digest, REPO@sha256:…")
+	fs.StringVar(&tokenFile, "oidc-token-file", "", `file holding the OIDC identity token ("-" reads standard input)`)
+	fs.StringVar(&fulcioURL, "fulcio-url", signing.PublicGoodFulcioURL, "Fulcio URL")
+	fs.StringVar(&rekorURL, "rekor-url", signing.PublicGoodRekorURL, "Rekor URL")
+	fs.StringVar(&trustedRoot, "trusted-root", "", "trusted_root.json; when set, an existing bundle must verify against it to count as done")
+	if cmd == "attest" {
+		fs.StringVar(&in.SourceRepository, "source-repository", "", "source repository URL (https://github.com/o/r)")
+		fs.StringVar(&in.SourceRef, "source-ref", "", "git ref built (refs/tags/v1.0.0)")
+		fs.StringVar(&in.SourceCommit, "source-commit", "", "full git commit SHA built")
+		fs.StringVar(&in.Dockerfile, "dockerfile", "", "Dockerfile path in the source")
+		fs.Var(&buildArgs, "build-arg", "build argument KEY=VALUE (repeatable)")
+		fs.Var(&baseImages, "base-image", "base image NAME@sha256:… (repeatable)")
+		fs.StringVar(&in.BuilderID, "builder-id", "", "builder id outside GitHub Actions")
+		fs.StringVar(&in.BuildType, "build-type", "", "buildType URI outside GitHub Actions")
+		fs.StringVar(&in.InvocationID, "invocation-id", "", "run id outside GitHub Actions")
+		fs.StringVar(&startedOn, "started-on", "", "build start time, RFC 3339 (omitted when empty)")
+		fs.StringVar(&finishedOn, "finished-on", "", "build end time, RFC 3339 (omitted when empty)")
+		fs.StringVar(&in.GitHub.ServerURL, "github-server-url", "", "GITHUB_SERVER_URL")
+		fs.StringVar(&in.GitHub.Repository, "github-repository", "", "GITHUB_REPOSITORY")
+		fs.StringVar(&in.GitHub.RepositoryID, "github-repository-id", "", "GITHUB_REPOSITORY_ID")
+		fs.StringVar(&in.GitHub.RepositoryOwnerID, "github-repository-owner-id", "", "GITHUB_REPOSITORY_OWNER_ID")
+		fs.StringVar(&in.GitHub.WorkflowRef, "github-workflow-ref", "", "GITHUB_WORKFLOW_REF (set when run in GitHub Actions)")
+		fs.StringVar(&in.GitHub.EventName, "github-event-name", "", "GITHUB_EVENT_NAME")
+		fs.StringVar(&in.GitHub.RunID, "github-run-id", "", "GITHUB_RUN_ID")
+		fs.StringVar(&in.GitHub.RunAttempt, "github-run-attempt", "", "GITHUB_RUN_ATTEMPT")
+		fs.StringVar(&in.GitHub.RunnerEnvironment, "github-runner-environment", "", "RUNNER_ENVIRONMENT")
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
+	}
+	if image == "" {
+		return usageError{errors.New("--image is required")}
+	}
+	if cmd == "attest" {
+		var err error
+		if in.BuildArgs, err = parseBuildArgs(buildArgs); err != nil {
+			return usageError{err}
+		}
+		if in.BaseImages, err = parseBaseImages(baseImages); err != nil {
+			return usageError{err}
+		}
+		if in.StartedOn, err = parseTime("started-on", startedOn); err != nil {
+			return usageError{err}
+		}
+		if in.FinishedOn, err = parseTime("finished-on", finishedOn); err != nil {
+			return usageError{err}
+		}
+	}
+
+	// The token comes first: without a valid one nothing else happens.
+	tok, err := signing.ReadToken(tokenFile, stdin, time.Now())
+	if err != nil {
+		return err
+	}
+	password, err := reg.password()
+	if err != nil {
+		return err
+	}
+	secrets := func(err error) error { return signing.Redact(tok.Redact(err), password) }
+	remoteOpts, err := steps.Registry(reg.username, password)
+	if err != nil {
+		return usageError{err}
+	}
+	signer, err := newSigner(fulcioURL, rekorURL)
+	if err != nil {
+		return usageError{err}
+	}
+	c := steps.Config{Image: image, Token: tok, Signer: signer, Remote: remoteOpts}
+	if trustedRoot != "" {
+		tr, err := verify.LoadTrustedRoot(trustedRoot)
+		if err != nil {
+			return err
+		}
+		c.Trusted = tr
+	}
+	var out steps.Outcome
+	if cmd == "attest" {
+		out, err = steps.Attest(ctx, c, in)
+	} else {
+		out, err = steps.Sign(ctx, c)
+	}
+	if err != nil {
+		return secrets(err)
+	}
+	return writeJSON(stdout, out)
+}
+
+func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		reg                registryFlags
+		image, trustedRoot string
+		p                  verify.Policy
+		require            listFlag
+	)
+	reg.bind(fs)
+	fs.StringVar(&image, "image", "", "image reference (tag or digest)")
+	fs.StringVar(&trustedRoot, "trusted-root", "", "Sigstore trusted_root.json (for the public-good instance: the TUF target trusted_root.json)")
+	fs.StringVar(&p.IdentityRegexp, "certificate-identity-regexp", "", "regexp the signer's certificate identity (SAN) must match")
+	fs.StringVar(&p.Issuer, "certificate-oidc-issuer", "", "OIDC issuer the signer's certificate must name")
+	fs.IntVar(&p.MinSCTs, "min-scts", 1, "certificate transparency timestamps required in the certificate (0 for instances without a CT log)")
+	fs.Var(&require, "require", "predicate type that must be verified (repeatable; default: cosign signature and SLSA provenance v1)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
+	}
+	switch {
+	case image == "":
+		return usageError{errors.New("--image is required")}
+	case p.IdentityRegexp == "" || p.Issuer == "":
+		return usageError{errors.New("--certificate-identity-regexp and --certificate-oidc-issuer are required")}
+	case trustedRoot == "":
+		return usageError{errors.New("--trusted-root is required")}
+	}
+	p.RequiredPredicateTypes = require
+	ref, err := name.ParseReference(image)
+	if err != nil {
+		return usageError{fmt.Errorf("--image: %w", err)}
+	}
+	tr, err := verify.LoadTrustedRoot(trustedRoot)
+	if err != nil {
+		return err
+	}
+	password, err := reg.password()
+	if err != nil {
+		return err
+	}
+	remoteOpts, err := steps.Registry(reg.username, password)
+	if err != nil {
+		return usageError{err}
+	}
+	res, err := verify.Image(ctx, ref, tr, p, remoteOpts...)
+	if err != nil {
+		return signing.Redact(err, password)
+	}
+	return writeJSON(stdout, res)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("writing result: %w", err)
+	}
+	return nil
+}
+
+func parseBuildArgs(list []string) (map[string]string, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]string, len(list))
+	for _, kv := range list {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--build-arg %q is not KEY=VALUE", kv)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func parseBaseImages(list []string) ([]provenance.BaseImage, error) {
+	var out []provenance.BaseImage
+	for _, s := range list {
+		n, dg, ok := strings.Cut(s, "@")
+		if !ok {
+			return nil, fmt.Errorf("--base-image %q is not NAME@sha256:…", s)
+		}
+		out = append(out, provenance.BaseImage{Name: n, Digest: dg})
+	}
+	return out, nil
+}
+
+func parseTime(flagName, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--%s: %w", flagName, err)
+	}
+	return t, nil
+}

@@ -1,0 +1,268 @@
+// Package testsigstore is an offline Sigstore for tests: a Fulcio-like
+// certificate authority that issues certificates for the identity in an OIDC
+// token, and Sigstore's own test transparency log (sigstore-go's
+// pkg/testing/ca VirtualSigstore) behind sigstore-go's sign.CertificateProvider
+// and sign.Transparency interfaces, plus the trusted root to verify against.
+//
+// The CA is built with pkg/testing/ca's root and intermediate generators
+// because VirtualSigstore only issues certificates for keys it generates
+// itself, while a signer must get a certificate for its own key.
+package testsigstore
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
+	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
+	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/sigstore/sigstore-go/pkg/sign"
+	"github.com/sigstore/sigstore-go/pkg/testing/ca"
+	"github.com/sigstore/sigstore-go/pkg/tlog"
+)
+
+// Fulcio's certificate extension for the OIDC issuer (v2, DER UTF8String)
+// and its deprecated v1 form (raw string); verifiers read either.
+var (
+	oidIssuerV1 = asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 1}
+	oidIssuerV2 = asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 8}
+)
+
+// Sigstore is an offline Fulcio + Rekor pair.
+type Sigstore struct {
+	vs        *ca.VirtualSigstore
+	root      *x509.Certificate
+	inter     *x509.Certificate
+	interKey  *ecdsa.PrivateKey
+	createdAt time.Time
+
+	mu sync.Mutex
+	// FulcioErr and RekorErr, when set, make the next calls fail, to inject faults.
+	FulcioErr, RekorErr error
+	// Certificates and Entries count what was issued and logged.
+	Certificates, Entries int
+	serial                int64
+}
+
+// New returns a fresh Sigstore with its own keys.
+func New() (*Sigstore, error) {
+	vs, err := ca.NewVirtualSigstore()
+	if err != nil {
+		return nil, fmt.Errorf("virtual sigstore: %w", err)
+	}
+	rootCert, rootKey, err := ca.GenerateRootCa()
+	if err != nil {
+		return nil, fmt.Errorf("root CA: %w", err)
+	}
+	inter, interKey, err := ca.GenerateFulcioIntermediate(rootCert, rootKey)
+	if err != nil {
+		return nil, fmt.Errorf("intermediate CA: %w", err)
+	}
+	return &Sigstore{vs: vs, root: rootCert, inter: inter, interKey: interKey, createdAt: time.Now()}, nil
+}
+
+// Token returns an unsigned JWT with the given claims; Fulcio would check
+// its signature, this CA only reads it, as the signer does.
+func Token(claims map[string]any) string {
+	enc := func(v any) string {
+		b, _ := json.Marshal(v)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	return enc(map[string]string{"alg": "none", "typ": "JWT"}) + "." + enc(claims) + "." + base64.RawURLEncoding.EncodeToString([]byte("sig"))
+}
+
+// GetCertificate implements sign.CertificateProvider like Fulcio: the SAN is
+// the token's GitHub workflow (job_workflow_ref, as a URI), else its email,
+// else its subject as a URI; the issuer extension is the token's iss.
+func (s *Sigstore) GetCertificate(_ context.Context, keypair sign.Keypair, opts *sign.CertificateProviderOptions) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.FulcioErr != nil {
+		return nil, s.FulcioErr
+	}
+	if opts == nil || opts.IDToken == "" {
+		return nil, errors.New("fulcio: no identity token")
+	}
+	parts := strings.Split(opts.IDToken, ".")
+	if len(parts) != 3 {
+		return nil, errors.New("fulcio: malformed token")
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return nil, errors.New("fulcio: malformed token payload")
+	}
+	var claims struct {
+		Iss            string  `json:"iss"`
+		Sub            string  `json:"sub"`
+		Email          string  `json:"email"`
+		Exp            float64 `json:"exp"`
+		JobWorkflowRef string  `json:"job_workflow_ref"`
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		return nil, errors.New("fulcio: malformed token claims")
+	}
+	if time.Unix(int64(claims.Exp), 0).Before(time.Now()) {
+		return nil, errors.New("fulcio: token expired")
+	}
+	now := time.Now()
+	s.serial++
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(s.serial + 100),
+		Subject:      pkix.Name{},
+		NotBefore:    now.Add(-time.Minute),
+		NotAfter:     now.Add(10 * time.Minute),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageCodeSigning},
+	}
+	switch {
+	case claims.JobWorkflowRef != "":
+		u, err := url.Parse("https://github.com/" + claims.JobWorkflowRef)
+		if err != nil {
+			return nil, fmt.Errorf("fulcio: workflow ref: %w", err)
+		}
+		tmpl.URIs = []*url.URL{u}
+	case claims.Email != "":
+		tmpl.EmailAddresses = []string{claims.Email}
+	default:
+		u, err := url.Parse(claims.Sub)
+		if err != nil {
+			return nil, fmt.Errorf("fulcio: subject: %w", err)
+		}
+		tmpl.URIs = []*url.URL{u}
+	}
+	issuerV2, err := asn1.MarshalWithParams(claims.Iss, "utf8")
+	if err != nil {
+		return nil, fmt.Errorf("fulcio: issuer: %w", err)
+	}
+	tmpl.ExtraExtensions = []pkix.Extension{
+		{Id: oidIssuerV1, Value: []byte(claims.Iss)},
+		{Id: oidIssuerV2, Value: issuerV2},
+	}
+	der, err := x509.CreateCertificate(nil, tmpl, s.inter, keypair.GetPublicKey(), s.interKey)
+	if err != nil {
+		return nil, fmt.Errorf("fulcio: issuing: %w", err)
+	}
+	s.Certificates++
+	return der, nil
+}
+
+// GetTransparencyLogEntry implements sign.Transparency with the
+// VirtualSigstore's Rekor: a dsse entry with an inclusion proof and a
+// signed entry timestamp, as Rekor v1 returns them.
+func (s *Sigstore) GetTransparencyLogEntry(_ context.Context, certPEM []byte, b *protobundle.Bundle) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.RekorErr != nil {
+		return s.RekorErr
+	}
+	env := b.GetDsseEnvelope()
+	if env == nil || len(env.Signatures) != 1 {
+		return errors.New("rekor: only DSSE envelopes with one signature are logged here")
+	}
+	block, _ := pem.Decode(certPEM)
+	if block == nil {
+		return errors.New("rekor: no certificate")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return fmt.Errorf("rekor: certificate: %w", err)
+	}
+	sig := env.Signatures[0].Sig
+	envelope := &ssldsse.Envelope{
+		PayloadType: env.PayloadType,
+		Payload:     base64.StdEncoding.EncodeToString(env.Payload),
+		Signatures:  []ssldsse.Signature{{Sig: base64.StdEncoding.EncodeToString(sig), KeyID: env.Signatures[0].Keyid}},
+	}
+	integrated := time.Now().Unix()
+	entry, err := s.vs.GenerateTlogEntry(cert, envelope, sig, integrated, true)
+	if err != nil {
+		return fmt.Errorf("rekor: %w", err)
+	}
+	tle := entry.TransparencyLogEntry()
+	tle.KindVersion = &protorekor.KindVersion{Kind: "dsse", Version: "0.0.1"}
+	// The signed entry timestamp makes the integrated time trustworthy, which
+	// verifiers need to check the short-lived certificate.
+	set, err := s.vs.RekorSignPayload(tlog.RekorPayload{
+		Body:           base64.StdEncoding.EncodeToString(tle.CanonicalizedBody),
+		IntegratedTime: integrated,
+		LogIndex:       tle.LogIndex,
+		LogID:          hex.EncodeToString(tle.LogId.KeyId),
+	})
+	if err != nil {
+		return fmt.Errorf("rekor: signing entry timestamp: %w", err)
+	}
+	tle.InclusionPromise = &protorekor.InclusionPromise{SignedEntryTimestamp: set}
+	b.VerificationMaterial.TlogEntries = append(b.VerificationMaterial.TlogEntries, tle)
+	s.Entries++
+	return nil
+}
+
+// TrustedRoot returns the trusted root of this Sigstore. Validity periods are
+// open-ended so that a root kept on disk still verifies later, as the public
+// one does for past signatures.
+func (s *Sigstore) TrustedRoot() (*root.TrustedRoot, error) {
+	open := func(in map[string]*root.TransparencyLog) map[string]*root.TransparencyLog {
+		out := make(map[string]*root.TransparencyLog, len(in))
+		for k, v := range in {
+			c := *v
+			c.ValidityPeriodStart = s.createdAt.Add(-time.Hour)
+			c.ValidityPeriodEnd = time.Time{}
+			out[k] = &c
+		}
+		return out
+	}
+	fulcio := &root.FulcioCertificateAuthority{
+		Root:                s.root,
+		Intermediates:       []*x509.Certificate{s.inter},
+		ValidityPeriodStart: s.createdAt.Add(-time.Hour),
+		URI:                 "https://fulcio.localhost",
+	}
+	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, []root.CertificateAuthority{fulcio}, open(s.vs.CTLogs()), nil, open(s.vs.RekorLogs()))
+	if err != nil {
+		return nil, fmt.Errorf("trusted root: %w", err)
+	}
+	return tr, nil
+}
+
+// TrustedRootJSON returns the trusted root as the JSON file cosign and
+// sigstore-go read (--trusted-root).
+func (s *Sigstore) TrustedRootJSON() ([]byte, error) {
+	tr, err := s.TrustedRoot()
+	if err != nil {
+		return nil, err
+	}
+	b, err := tr.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("trusted root: %w", err)
+	}
+	return b, nil
+}
+
+// Counts returns how many certificates were issued and entries logged.
+func (s *Sigstore) Counts() (certs, entries int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Certificates, s.Entries
+}
+
+// SetFaults sets (or clears, with nil) the errors Fulcio and Rekor return.
+func (s *Sigstore) SetFaults(fulcio, rekor error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.FulcioErr, s.RekorErr = fulcio, rekor
+}

@@ -1,0 +1,226 @@
+// Package steps holds the two publishing steps of the command, attest and
+// sign: each signs one in-toto statement about an image digest and stores the
+// bundle as an OCI referrer of that digest. Both are idempotent: when the
+// digest already carries a bundle of the same predicate type for the same
+// subject (a previous run that succeeded), they change nothing.
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	sgbundle "github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
+
+	"dagger/shipyard/supplychain/provenance"
+	"dagger/shipyard/supplychain/referrers"
+	"dagger/shipyard/supplychain/signing"
+)
+
+// Config is what both steps need.
+type Config struct {
+	// Image is the image reference; it must name a digest.
+	Image string
+	// Token is the OIDC identity token, read and checked beforehand.
+	Token *signing.Token
+	// Signer signs statements.
+	Signer *signing.Signer
+	// Remote are the registry options (authentication, transport).
+	Remote []remote.Option
+	// Trusted, when set, must verify a bundle already attached before it
+	// counts as a previous run's result (without it, the bundle's statement
+	// alone is compared).
+	Trusted root.TrustedMaterial
+	// Now gives the time of the referrer's creation annotation; nil means time.Now.
+	Now func() time.Time
+}
+
+// Outcome is the JSON result of a step, for the next job.
+type Outcome struct {
+	Step          string `json:"step"`
+	Image         string `json:"image"`
+	Digest        string `json:"digest"`
+	PredicateType string `json:"predicateType"`
+	Referrer      string `json:"referrer"`
+	// Created is false when an earlier run's bundle was found and kept.
+	Created  bool   `json:"created"`
+	Identity string `json:"identity,omitempty"`
+	Issuer   string `json:"issuer,omitempty"`
+	LogIndex int64  `json:"logIndex"`
+}
+
+// Attest signs the SLSA provenance built from in and attaches it to the
+// image digest. in.ImageName and in.ImageDigest are taken from c.Image.
+func Attest(ctx context.Context, c Config, in provenance.Input) (Outcome, error) {
+	d, err := digestRef(c.Image)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("attest: %w", err)
+	}
+	in.ImageName = d.Repository.Name()
+	in.ImageDigest = d.DigestStr()
+	st, err := provenance.Build(in)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("attest: %w", err)
+	}
+	payload, err := provenance.Marshal(st)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("attest: %w", err)
+	}
+	return publish(ctx, "attest", c, d, provenance.SLSAPredicateType, payload)
+}
+
+// Sign signs the image digest the way cosign v2.6 does with
+// --new-bundle-format and attaches the bundle to it.
+func Sign(ctx context.Context, c Config) (Outcome, error) {
+	d, err := digestRef(c.Image)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("sign: %w", err)
+	}
+	payload, err := signing.CosignSignStatement(d.DigestStr())
+	if err != nil {
+		return Outcome{}, fmt.Errorf("sign: %w", err)
+	}
+	return publish(ctx, "sign", c, d, signing.CosignSignPredicateType, payload)
+}
+
+func digestRef(image string) (name.Digest, error) {
+	if image == "" {
+		return name.Digest{}, errors.New("an image reference is required")
+	}
+	d, err := name.NewDigest(image)
+	if err != nil {
+		return name.Digest{}, fmt.Errorf("image %q must be a reference by digest (repo@sha256:…): %w", image, err)
+	}
+	return d, nil
+}
+
+func publish(ctx context.Context, step string, c Config, d name.Digest, predicateType string, statement []byte) (Outcome, error) {
+	// The token is checked before the registry is touched, so a missing or
+	// expired token stops the step before anything is written.
+	if c.Token == nil {
+		return Outcome{}, fmt.Errorf("%s: %w: missing", step, signing.ErrToken)
+	}
+	if !time.Now().Before(c.Token.Expiry) {
+		return Outcome{}, fmt.Errorf("%s: %w: expired", step, signing.ErrToken)
+	}
+	if c.Signer == nil {
+		return Outcome{}, fmt.Errorf("%s: no signer configured", step)
+	}
+	out := Outcome{Step: step, Image: d.String(), Digest: d.DigestStr(), PredicateType: predicateType}
+
+	existing, err := referrers.List(ctx, d, c.Remote...)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("%s: %w", step, err)
+	}
+	for _, r := range existing {
+		if r.PredicateType != predicateType {
+			continue
+		}
+		if ok := c.previousRun(r, d, predicateType); ok {
+			out.Referrer = r.Digest
+			describe(&out, r.Bundle)
+			return out, nil
+		}
+	}
+
+	bundle, err := c.Signer.SignStatement(ctx, statement, c.Token)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("%s: %w", step, err)
+	}
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	ref, err := referrers.Store(ctx, d, bundle, predicateType, now(), c.Remote...)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("%s: %w", step, err)
+	}
+	out.Referrer, out.Created = ref, true
+	describe(&out, bundle)
+	return out, nil
+}
+
+// previousRun reports whether r is the result of an earlier successful run
+// of this step: a bundle whose DSSE statement has this predicate type and this
+// digest as subject, verified against the trusted root when one is given.
+func (c Config) previousRun(r referrers.Referrer, d name.Digest, predicateType string) bool {
+	var b sgbundle.Bundle
+	if err := b.UnmarshalJSON(r.Bundle); err != nil {
+		return false
+	}
+	env, err := b.Envelope()
+	if err != nil || env == nil {
+		return false
+	}
+	st, err := env.Statement()
+	if err != nil || st.GetPredicateType() != predicateType {
+		return false
+	}
+	alg, hexDigest, _ := strings.Cut(d.DigestStr(), ":")
+	found := false
+	for _, s := range st.GetSubject() {
+		found = found || s.GetDigest()[alg] == hexDigest
+	}
+	if !found {
+		return false
+	}
+	if c.Trusted == nil {
+		return true
+	}
+	v, err := sgverify.NewVerifier(c.Trusted, sgverify.WithTransparencyLog(1), sgverify.WithIntegratedTimestamps(1))
+	if err != nil {
+		return false
+	}
+	_, err = v.Verify(&b, sgverify.NewPolicy(sgverify.WithoutArtifactUnsafe(), sgverify.WithoutIdentitiesUnsafe()))
+	return err == nil
+}
+
+// describe fills the identity and log index of a bundle, for the output;
+// a bundle it cannot read leaves them empty (Store only writes valid ones).
+func describe(out *Outcome, bundle []byte) {
+	var b sgbundle.Bundle
+	if err := b.UnmarshalJSON(bundle); err != nil {
+		return
+	}
+	if vc, err := b.VerificationContent(); err == nil && vc.Certificate() != nil {
+		if s, err := certificate.SummarizeCertificate(vc.Certificate()); err == nil {
+			out.Identity, out.Issuer = s.SubjectAlternativeName, s.Issuer
+		}
+	}
+	if entries, err := b.TlogEntries(); err == nil && len(entries) > 0 {
+		out.LogIndex = entries[0].LogIndex()
+	}
+}
+
+// Registry returns remote options for the given credentials; an empty
+// username means anonymous access. The password stays in memory.
+func Registry(username, password string) ([]remote.Option, error) {
+	if username == "" {
+		if password != "" {
+			return nil, errors.New("a registry password needs a username")
+		}
+		return nil, nil
+	}
+	if password == "" {
+		return nil, errors.New("a registry username needs a password")
+	}
+	return []remote.Option{remote.WithAuth(basic{username, password})}, nil
+}
+
+// basic is authn.Basic without its String method, which would print the
+// password if the authenticator were ever formatted.
+type basic struct{ user, pass string }
+
+func (b basic) Authorization() (*authn.AuthConfig, error) {
+	return &authn.AuthConfig{Username: b.user, Password: b.pass}, nil
+}
+
+func (b basic) String() string { return "[registry credentials]" }
