@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -94,7 +94,7 @@ func New(t testing.TB, opts ...Option) *Engine {
 		o(&cfg)
 	}
 	e := &Engine{
-		t: t, cfg: cfg, schema: schema, token: randomToken(), hostWD: wd,
+		t: t, cfg: cfg, schema: schema, token: rand.Text(), hostWD: wd,
 		closed:    make(chan struct{}),
 		plaintext: map[string]string{},
 		nodes:     map[string]*node{},
@@ -114,14 +114,6 @@ func New(t testing.TB, opts ...Option) *Engine {
 		}
 	})
 	return e
-}
-
-func randomToken() string {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		panic(fmt.Sprintf("engine double: session token: %v", err))
-	}
-	return hex.EncodeToString(b)
 }
 
 // Client returns an SDK client connected to this engine; it is closed at the test's
@@ -240,7 +232,7 @@ func (e *Engine) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"data": nil, "errors": []gqlError{{Message: "engine double: only queries are served"}}})
 		return
 	}
-	x := &execution{e: e, ctx: r.Context(), vars: vars, doc: doc}
+	x := &execution{e: e, vars: vars}
 	data, err := x.selectObject(&chain{Type: "Query"}, op.SelectionSet, nil)
 	if err != nil {
 		writeJSON(w, http.StatusOK, map[string]any{"data": nil, "errors": []gqlError{toGQLError(err)}})
@@ -262,7 +254,7 @@ func (e *Engine) refuse(w http.ResponseWriter, req request, errs gqlerror.List) 
 		out = append(out, g)
 		msgs = append(msgs, ge.Message)
 	}
-	e.recordError(&InvalidQueryError{Query: req.Query, Messages: msgs})
+	e.recordError(&InvalidQueryError{Query: redactPlaintext(req.Query), Messages: msgs})
 	writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"errors": out, "data": nil})
 }
 
@@ -274,6 +266,14 @@ type InvalidQueryError struct {
 
 func (e *InvalidQueryError) Error() string {
 	return fmt.Sprintf("invalid query %s: %s", abbreviateQuery(e.Query), strings.Join(e.Messages, "; "))
+}
+
+// plaintextArg finds setSecret's plaintext literal, so a refused query can be reported
+// without the secret it carried.
+var plaintextArg = regexp.MustCompile(`plaintext\s*:\s*("""(?s:.*?)"""|"(?:[^"\\]|\\.)*")`)
+
+func redactPlaintext(q string) string {
+	return plaintextArg.ReplaceAllString(q, `plaintext:"***"`)
 }
 
 func abbreviateQuery(q string) string {

@@ -71,15 +71,14 @@ func TestContainerGraphIsRecorded(t *testing.T) {
 	}
 	got := execs[0]
 	want := Exec{
-		Args:     []string{"pytest", "-q"},
-		Env:      map[string]string{"PIP_NO_CACHE": "1", "PATH_EXTRA": "1:bin"},
-		Secrets:  []SecretUse{{Name: "token", Env: "TOKEN"}},
-		Workdir:  "/src",
-		Image:    "python:3.12",
-		Expect:   "SUCCESS",
-		Stdout:   "3 passed\n",
-		Services: map[string]string{},
-		Runs:     1,
+		Args:    []string{"pytest", "-q"},
+		Env:     map[string]string{"PIP_NO_CACHE": "1", "PATH_EXTRA": "1:bin"},
+		Secrets: []SecretUse{{Name: "token", Env: "TOKEN"}},
+		Workdir: "/src",
+		Image:   "python:3.12",
+		Expect:  "SUCCESS",
+		Stdout:  "3 passed\n",
+		Runs:    1,
 	}
 	gotCore := got
 	gotCore.Mounts, gotCore.Chain, gotCore.Requests = nil, "", 0
@@ -228,6 +227,26 @@ func TestInvalidQueryIsRefusedLikeTheEngine(t *testing.T) {
 	err := c.Do(context.Background(), &dagger.Request{Query: `query Query {nope}`, OpName: "Query"}, &resp)
 	if err == nil || !strings.Contains(err.Error(), "422") {
 		t.Errorf("SDK error = %v, want the 422 refusal", err)
+	}
+}
+
+func TestRefusedQueryDoesNotQuoteSecrets(t *testing.T) {
+	e := New(t, AllowInvalidQueries())
+	_, token := e.SessionEnv()
+	cases := []string{
+		`query Query {setSecret(name:"t", plaintext:"s3cr3t\"tail"){nope}}`,
+		`query Query {setSecret(name:"t", plaintext: """s3cr3t
+tail"""){nope}}`,
+	}
+	for _, q := range cases {
+		if status, _ := rawQuery(t, e, token, q); status != http.StatusUnprocessableEntity {
+			t.Fatalf("status = %d, want 422", status)
+		}
+	}
+	for _, err := range e.Errors() {
+		if strings.Contains(err.Error(), "s3cr3t") || strings.Contains(err.Error(), "tail") {
+			t.Errorf("refusal quotes the secret: %v", err)
+		}
 	}
 }
 
@@ -624,6 +643,19 @@ func TestLeafDefaults(t *testing.T) {
 		}, []string{"A=1", "B=2"}},
 		{"file name", func() (any, error) { return c.Directory().WithNewFile("x/y.txt", "").File("x/y.txt").Name(ctx) }, "y.txt"},
 		{"file size", func() (any, error) { return c.File("a", "12345").Size(ctx) }, 5},
+		{"file lines", func() (any, error) {
+			return c.File("a", "1\n2\n3\n").Contents(ctx, dagger.FileContentsOpts{OffsetLines: 1, LimitLines: 1})
+		}, "2\n"},
+		{"up records the service", func() (any, error) {
+			err := c.Container().From("nginx").WithDefaultArgs([]string{"nginx", "-g", "daemon off;"}).Up(ctx)
+			var args []string
+			for _, s := range e.Graph().Services() {
+				if s.Image == "nginx" && s.Started {
+					args = s.Args
+				}
+			}
+			return args, err
+		}, []string{"nginx", "-g", "daemon off;"}},
 		{"sync returns the object", func() (any, error) {
 			synced, err := base.Sync(ctx)
 			if err != nil {

@@ -198,10 +198,8 @@ func execRecord(s *ctrState, k call, p *chain) Exec {
 	}
 	ex := Exec{
 		Args:     args,
-		Env:      s.envMap(),
 		Workdir:  s.workdir,
 		User:     s.user,
-		Services: map[string]string{},
 		Image:    s.image,
 		Build:    cloneBuild(s.build),
 		Platform: s.platform,
@@ -225,7 +223,13 @@ func execRecord(s *ctrState, k call, p *chain) Exec {
 		a, b := ex.Secrets[i], ex.Secrets[j]
 		return a.Env+"\x00"+a.Path+"\x00"+a.Name < b.Env+"\x00"+b.Path+"\x00"+b.Name
 	})
+	if len(s.env) > 0 {
+		ex.Env = s.envMap()
+	}
 	for alias, svc := range s.services {
+		if ex.Services == nil {
+			ex.Services = map[string]string{}
+		}
 		ex.Services[alias] = svc.String()
 	}
 	return ex
@@ -272,18 +276,26 @@ func (e *Engine) observe(c *chain) {
 		}
 	case "Container.withServiceBinding":
 		if svc := k.object("service"); svc != nil {
-			e.recordService(svc, k.str("alias"), false)
+			e.recordService(svc, k.str("alias"), false, nil)
 		}
 	}
 }
 
-func (e *Engine) recordService(svc *chain, alias string, started bool) {
+// recordService notes a service: a Service object, or a Container run with up (args are
+// up's own, if given).
+func (e *Engine) recordService(svc *chain, alias string, started bool, args []string) {
 	st, _ := e.fold(svc)
 	rec := Service{Chain: svc.String()}
-	if s, ok := st.(*serviceState); ok {
+	switch s := st.(type) {
+	case *serviceState:
 		rec.Args = slices.Clone(s.args)
 		if s.ctr != nil {
 			rec.Image = s.ctr.image
+		}
+	case *ctrState:
+		rec.Image, rec.Args = s.image, args
+		if len(args) == 0 {
+			rec.Args = slices.Concat(s.entrypoint, s.defaultArgs)
 		}
 	}
 	e.mu.Lock()

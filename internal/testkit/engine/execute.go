@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,12 +10,11 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
-// execution is one query being answered.
+// execution is one query being answered. It carries no request context on purpose:
+// evaluations are shared between queries, like the engine's, and outlive any one of them.
 type execution struct {
 	e    *Engine
-	ctx  context.Context
 	vars map[string]any
-	doc  *ast.QueryDocument
 }
 
 // selectObject answers a selection set on one object. Any error nulls the whole response:
@@ -101,7 +99,7 @@ func (x *execution) resolve(obj *chain, f *ast.Field, path []any) (any, error) {
 	}
 	resType := x.e.schema.Types[def.Type.Name()]
 	if resType == nil || !resType.IsCompositeType() {
-		return x.e.leaf(x.ctx, obj, f, call{On: obj.Type, Field: f.Name, Args: args})
+		return x.e.leaf(obj, f, call{On: obj.Type, Field: f.Name, Args: args})
 	}
 	k := call{On: obj.Type, Field: f.Name, Args: args}
 	if obj.Type == "Query" {

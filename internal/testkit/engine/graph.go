@@ -11,12 +11,12 @@ import (
 // Exec is one evaluated withExec, with the container state it ran in.
 type Exec struct {
 	Args     []string
-	Env      map[string]string `json:",omitempty"` // plain variables (withEnvVariable), resolved at the exec
+	Env      map[string]string `json:",omitempty"` // plain variables (withEnvVariable) at the exec; nil when none
 	Secrets  []SecretUse       `json:",omitempty"` // secret variables and secret mounts, by secret name only
 	Workdir  string            `json:",omitempty"`
 	User     string            `json:",omitempty"`
 	Mounts   []Mount           `json:",omitempty"` // filesystem inputs: mounts, copies and written files
-	Services map[string]string `json:",omitempty"` // bound services: alias → service chain
+	Services map[string]string `json:",omitempty"` // bound services: alias → service chain; nil when none
 	Image    string            `json:",omitempty"` // base image address ("" for scratch or a build)
 	Build    *Build            `json:",omitempty"` // the Dockerfile build the container started from, if any
 	Platform string            `json:",omitempty"` // "" when the container did not set one

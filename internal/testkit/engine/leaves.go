@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -20,7 +19,7 @@ var errNoCommand = errors.New("no command has been set")
 
 // leaf answers a scalar field. Everything but id evaluates the object first; then a
 // FieldRule, the modelled fields, and finally the zero value of the field's type answer.
-func (e *Engine) leaf(_ context.Context, obj *chain, f *ast.Field, k call) (any, error) {
+func (e *Engine) leaf(obj *chain, f *ast.Field, k call) (any, error) {
 	if k.Field == "id" {
 		return obj.id(), nil
 	}
@@ -207,7 +206,7 @@ func (e *Engine) containerLeaf(obj *chain, s *ctrState, k call) (any, bool, erro
 		_, isFile := s.fs.lookup(p)
 		return isFile || s.fs.isDir(p), true, nil
 	case "up":
-		e.recordService(obj, "", true)
+		e.recordService(obj, "", true, k.strings("args"))
 		return nil, true, nil
 	}
 	return nil, false, nil
@@ -330,17 +329,17 @@ func (e *Engine) serviceLeaf(obj *chain, s *serviceState, k call) (any, bool, er
 			}
 			port = s.ctr.ports[0]
 		}
-		e.recordService(obj, "", true)
+		e.recordService(obj, "", true, nil)
 		hp := hostname + ":" + strconv.Itoa(port)
 		if scheme := k.str("scheme"); scheme != "" {
 			return scheme + "://" + hp, true, nil
 		}
 		return hp, true, nil
 	case "up":
-		e.recordService(obj, "", true)
+		e.recordService(obj, "", true, nil)
 		return nil, true, nil
 	case "start":
-		e.recordService(obj, "", true)
+		e.recordService(obj, "", true, nil)
 		return obj.id(), true, nil
 	case "stop", "sync":
 		return obj.id(), true, nil
