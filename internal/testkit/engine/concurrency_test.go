@@ -32,7 +32,7 @@ func syncAll(ctx context.Context, ctrs ...*dagger.Container) error {
 }
 
 func TestExecLatencyMeasuresTheCriticalPath(t *testing.T) {
-	const d = 250 * time.Millisecond
+	const d = 400 * time.Millisecond
 	ctx := context.Background()
 	e := New(t, WithExecLatency(d))
 	c := e.Client(ctx)
