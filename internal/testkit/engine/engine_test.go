@@ -444,7 +444,7 @@ func TestRulesProgramResults(t *testing.T) {
 	c := e.Client(ctx)
 
 	trivy := func(image string) *dagger.Container {
-		return c.Container().From(image).WithExec([]string{"trivy", "image", "--format", "json", "-o", "/work/report.json", "x"})
+		return c.Container().From(image).WithExec([]string{"trivy", "image", "--format", "json", "-o", "/scan/report.json", "x"})
 	}
 	cases := []struct {
 		name string
@@ -458,7 +458,7 @@ func TestRulesProgramResults(t *testing.T) {
 		}, "in ci"},
 		{"no rule", func() (any, error) { return c.Container().From("alpine").WithExec([]string{"true"}).Stdout(ctx) }, ""},
 		{"file by path suffix in chain", func() (any, error) {
-			return trivy("aquasec/trivy:latest").File("/work/report.json").Contents(ctx)
+			return trivy("aquasec/trivy:latest").File("/scan/report.json").Contents(ctx)
 		}, `{"Results":[]}`},
 		{"unknown file after exec is empty", func() (any, error) {
 			return c.Container().From("alpine").WithExec([]string{"make"}).File("/out/report.json").Contents(ctx)
