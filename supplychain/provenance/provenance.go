@@ -213,7 +213,7 @@ func Build(in Input) (Statement, error) {
 	})
 	for _, b := range bases {
 		deps = append(deps, ResourceDescriptor{
-			URI:    "pkg:docker/" + b.Name,
+			URI:    dockerPURL(b.Name),
 			Digest: map[string]string{"sha256": strings.TrimPrefix(b.Digest, "sha256:")},
 		})
 	}
@@ -268,6 +268,16 @@ func sourceURI(repoURL, ref string) string {
 		u += "@" + ref
 	}
 	return u
+}
+
+// dockerPURL writes a base image name the way BuildKit's provenance does:
+// pkg:docker/docker.io/library/alpine@3.20 (the tag after "@").
+func dockerPURL(ref string) string {
+	slash := strings.LastIndex(ref, "/")
+	if i := strings.LastIndex(ref, ":"); i > slash {
+		ref = ref[:i] + "@" + ref[i+1:]
+	}
+	return "pkg:docker/" + ref
 }
 
 func validate(in Input) error {

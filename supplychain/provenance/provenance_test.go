@@ -113,6 +113,7 @@ func TestBuild(t *testing.T) {
 				in.BaseImages = []BaseImage{
 					{Name: "docker.io/library/python:3.12-alpine", Digest: "sha256:" + strings.Repeat("b", 64)},
 					{Name: "docker.io/library/alpine:3.20", Digest: "sha256:" + strings.Repeat("a", 64)},
+					{Name: "localhost:5000/base", Digest: "sha256:" + strings.Repeat("c", 64)},
 				}
 			},
 			want: map[string]any{
@@ -121,9 +122,9 @@ func TestBuild(t *testing.T) {
 				"predicate.buildDefinition.externalParameters.build.buildArgs":   nil,
 				"predicate.buildDefinition.internalParameters":                   nil,
 				"predicate.buildDefinition.resolvedDependencies.0.uri":           "git+https://github.com/elixir-cloud-aai/tesk-core",
-				"predicate.buildDefinition.resolvedDependencies.1.uri":           "pkg:docker/docker.io/library/alpine:3.20",
+				"predicate.buildDefinition.resolvedDependencies.1.uri":           "pkg:docker/docker.io/library/alpine@3.20",
 				"predicate.buildDefinition.resolvedDependencies.1.digest.sha256": strings.Repeat("a", 64),
-				"predicate.buildDefinition.resolvedDependencies.2.uri":           "pkg:docker/docker.io/library/python:3.12-alpine",
+				"predicate.buildDefinition.resolvedDependencies.2.uri":           "pkg:docker/docker.io/library/python@3.12-alpine",
 				"predicate.runDetails.builder.id":                                "https://example.org/builders/laptop",
 				"predicate.runDetails.metadata.invocationId":                     "run-1",
 				"predicate.runDetails.metadata.startedOn":                        "2025-01-02T02:04:05Z",

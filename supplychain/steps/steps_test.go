@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/sign"
 
 	"dagger/shipyard/supplychain/internal/testregistry"
@@ -88,7 +89,12 @@ func (e *env) publish(t *testing.T, d name.Digest) {
 
 func (e *env) verify(t *testing.T, ref string, p verify.Policy) (*verify.Result, error) {
 	t.Helper()
-	tr, err := e.ss.TrustedRoot()
+	// Through JSON, as the command reads it from --trusted-root.
+	js, err := e.ss.TrustedRootJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := root.NewTrustedRootFromJSON(js)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -216,15 +216,23 @@ func (s *Sigstore) GetTransparencyLogEntry(_ context.Context, certPEM []byte, b 
 // open-ended so that a root kept on disk still verifies later, as the public
 // one does for past signatures.
 func (s *Sigstore) TrustedRoot() (*root.TrustedRoot, error) {
-	open := func(in map[string]*root.TransparencyLog) map[string]*root.TransparencyLog {
+	// VirtualSigstore keys its logs by the hex log ID but stores that hex
+	// text as the ID bytes, which only works in memory: the JSON form needs
+	// the raw ID, from which readers derive the same hex key.
+	open := func(in map[string]*root.TransparencyLog) (map[string]*root.TransparencyLog, error) {
 		out := make(map[string]*root.TransparencyLog, len(in))
 		for k, v := range in {
 			c := *v
+			id, err := hex.DecodeString(k)
+			if err != nil {
+				return nil, fmt.Errorf("log id %q: %w", k, err)
+			}
+			c.ID = id
 			c.ValidityPeriodStart = s.createdAt.Add(-time.Hour)
 			c.ValidityPeriodEnd = time.Time{}
 			out[k] = &c
 		}
-		return out
+		return out, nil
 	}
 	fulcio := &root.FulcioCertificateAuthority{
 		Root:                s.root,
@@ -232,7 +240,15 @@ func (s *Sigstore) TrustedRoot() (*root.TrustedRoot, error) {
 		ValidityPeriodStart: s.createdAt.Add(-time.Hour),
 		URI:                 "https://fulcio.localhost",
 	}
-	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, []root.CertificateAuthority{fulcio}, open(s.vs.CTLogs()), nil, open(s.vs.RekorLogs()))
+	ctlogs, err := open(s.vs.CTLogs())
+	if err != nil {
+		return nil, err
+	}
+	rekor, err := open(s.vs.RekorLogs())
+	if err != nil {
+		return nil, err
+	}
+	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, []root.CertificateAuthority{fulcio}, ctlogs, nil, rekor)
 	if err != nil {
 		return nil, fmt.Errorf("trusted root: %w", err)
 	}

@@ -1,0 +1,436 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/sigstore/sigstore-go/pkg/sign"
+
+	"dagger/shipyard/supplychain/internal/testregistry"
+	"dagger/shipyard/supplychain/internal/testsigstore"
+	"dagger/shipyard/supplychain/referrers"
+	"dagger/shipyard/supplychain/signing"
+	"dagger/shipyard/supplychain/steps"
+	"dagger/shipyard/supplychain/verify"
+)
+
+var keep = flag.String("keep", "", "write the trusted root, a signed image (OCI layout with its referrers) and the cosign commands to check them into this folder")
+
+const (
+	issuer      = "https://token.actions.githubusercontent.com"
+	workflowRef = "elixir-cloud-aai/tesk-core/.github/workflows/release.yml@refs/tags/v0.11.0"
+	identity    = "https://github.com/" + workflowRef
+	identityRE  = `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v`
+	fulcioURL   = "https://fulcio.test.invalid"
+	rekorURL    = "https://rekor.test.invalid"
+)
+
+func randomSecret(t *testing.T, prefix string) string {
+	t.Helper()
+	b := make([]byte, 20)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return prefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}
+
+type world struct {
+	t        *testing.T
+	dir      string
+	reg      *testregistry.Registry
+	ss       *testsigstore.Sigstore
+	user     string
+	password string
+	token    string
+	secrets  []string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	ss, err := testsigstore.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{t: t, dir: t.TempDir(), ss: ss, user: "robot", password: randomSecret(t, "pw-")}
+	w.reg = testregistry.New(t, testregistry.Options{ReferrersAPI: true, Username: w.user, Password: w.password})
+	w.token = testsigstore.Token(map[string]any{
+		"iss":              issuer,
+		"sub":              "repo:elixir-cloud-aai/tesk-core:ref:refs/tags/v0.11.0",
+		"job_workflow_ref": workflowRef,
+		"nonce":            randomSecret(t, ""),
+		"exp":              time.Now().Add(10 * time.Minute).Unix(),
+	})
+	w.secrets = []string{w.password, w.token}
+	w.write("token", w.token+"\n")
+	w.write("password", w.password+"\n")
+	tr, err := ss.TrustedRootJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.write("trusted_root.json", string(tr))
+	return w
+}
+
+func (w *world) write(name, content string) string {
+	w.t.Helper()
+	p := filepath.Join(w.dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+	return p
+}
+
+func (w *world) path(name string) string { return filepath.Join(w.dir, name) }
+
+func (w *world) auth() []remote.Option {
+	opts, err := steps.Registry(w.user, w.password)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return opts
+}
+
+func (w *world) newSigner(f, r string) (*signing.Signer, error) {
+	if f != fulcioURL || r != rekorURL {
+		return nil, fmt.Errorf("unexpected URLs %s %s", f, r)
+	}
+	return &signing.Signer{CertificateProvider: w.ss, TransparencyLogs: []sign.Transparency{w.ss}}, nil
+}
+
+// run runs the command and checks that no secret appears in what it printed.
+func (w *world) run(stdin string, args ...string) (int, string, string) {
+	w.t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut, w.newSigner)
+	for _, s := range w.secrets {
+		noSecret(w.t, "stdout", out.String(), s)
+		noSecret(w.t, "stderr", errOut.String(), s)
+	}
+	return code, out.String(), errOut.String()
+}
+
+// noSecret fails if text holds the secret or any 12-byte piece of it.
+func noSecret(t *testing.T, where, text, secret string) {
+	t.Helper()
+	const piece = 12
+	for i := 0; i+piece <= len(secret); i++ {
+		if strings.Contains(text, secret[i:i+piece]) {
+			t.Errorf("%s holds secret bytes %d..%d", where, i, i+piece)
+			return
+		}
+	}
+}
+
+func (w *world) publishArgs(cmd, image string) []string {
+	args := []string{cmd, "--image", image,
+		"--registry-username", w.user, "--registry-password-file", w.path("password"),
+		"--oidc-token-file", w.path("token"), "--fulcio-url", fulcioURL, "--rekor-url", rekorURL}
+	if cmd == "attest" {
+		args = append(args,
+			"--source-repository", "https://github.com/elixir-cloud-aai/tesk-core",
+			"--source-ref", "refs/tags/v0.11.0",
+			"--source-commit", strings.Repeat("e", 40),
+			"--dockerfile", "containers/filer.Dockerfile",
+			"--build-arg", "SETUPTOOLS_SCM_PRETEND_VERSION=0.11.0",
+			"--base-image", "docker.io/library/python:3.12-alpine@sha256:"+strings.Repeat("a", 64),
+			"--github-repository", "elixir-cloud-aai/tesk-core",
+			"--github-workflow-ref", workflowRef,
+			"--github-run-id", "42", "--github-run-attempt", "1",
+			"--github-event-name", "push", "--github-runner-environment", "github-hosted")
+	}
+	return args
+}
+
+func (w *world) verifyArgs(image, idRE, iss string) []string {
+	return []string{"verify", "--image", image,
+		"--registry-username", w.user, "--registry-password-file", w.path("password"),
+		"--trusted-root", w.path("trusted_root.json"),
+		"--certificate-identity-regexp", idRE, "--certificate-oidc-issuer", iss, "--min-scts", "0"}
+}
+
+func TestCommandEndToEnd(t *testing.T) {
+	w := newWorld(t)
+	d, _ := w.reg.PushRandom(t, "elixircloud/tesk-core-filer", w.auth()...)
+	unsigned, _ := w.reg.PushRandom(t, "elixircloud/tesk-core-filer", w.auth()...)
+
+	outcomes := map[string]steps.Outcome{}
+	for _, cmd := range []string{"attest", "sign"} {
+		code, out, errOut := w.run("", w.publishArgs(cmd, d.String())...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", cmd, code, errOut)
+		}
+		var o steps.Outcome
+		if err := json.Unmarshal([]byte(out), &o); err != nil {
+			t.Fatalf("%s output %q: %v", cmd, out, err)
+		}
+		if !o.Created || o.Digest != d.DigestStr() || o.Identity != identity || o.Issuer != issuer || o.Referrer == "" {
+			t.Errorf("%s outcome = %+v", cmd, o)
+		}
+		outcomes[cmd] = o
+	}
+	if outcomes["attest"].PredicateType != verify.SLSAPredicateType || outcomes["sign"].PredicateType != verify.CosignSignPredicateType {
+		t.Errorf("predicate types: %+v", outcomes)
+	}
+	if strings.Contains(w.reg.Seen(), w.token[20:40]) {
+		t.Error("the OIDC token reached the registry")
+	}
+
+	tests := []struct {
+		name, image, idRE, iss string
+		code                   int
+	}{
+		{"signed", d.String(), identityRE, issuer, 0},
+		{"wrong identity", d.String(), `^https://github\.com/evil/`, issuer, 1},
+		{"wrong issuer", d.String(), identityRE, "https://accounts.google.com", 1},
+		{"unsigned", unsigned.String(), identityRE, issuer, 1},
+	}
+	for _, tt := range tests {
+		t.Run("verify "+tt.name, func(t *testing.T) {
+			code, out, errOut := w.run("", w.verifyArgs(tt.image, tt.idRE, tt.iss)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d: %s", code, tt.code, errOut)
+			}
+			if tt.code != 0 {
+				if !strings.Contains(errOut, "image not verified") {
+					t.Errorf("stderr = %q", errOut)
+				}
+				return
+			}
+			var res verify.Result
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Digest != d.DigestStr() || len(res.Verified) != 2 {
+				t.Fatalf("result = %+v", res)
+			}
+			for _, v := range res.Verified {
+				if v.Identity != identity || v.Issuer != issuer {
+					t.Errorf("verified = %+v", v)
+				}
+			}
+		})
+	}
+
+	// A re-run converges: same referrers, nothing signed.
+	certs, entries := w.ss.Counts()
+	for _, cmd := range []string{"attest", "sign"} {
+		code, out, errOut := w.run("", w.publishArgs(cmd, d.String())...)
+		if code != 0 {
+			t.Fatalf("re-run %s: exit %d: %s", cmd, code, errOut)
+		}
+		var o steps.Outcome
+		if err := json.Unmarshal([]byte(out), &o); err != nil {
+			t.Fatal(err)
+		}
+		if o.Created || o.Referrer != outcomes[cmd].Referrer {
+			t.Errorf("re-run %s = %+v", cmd, o)
+		}
+	}
+	if c, e := w.ss.Counts(); c != certs || e != entries {
+		t.Errorf("re-run signed again")
+	}
+
+	if *keep != "" {
+		keepArtifacts(t, w, d)
+	}
+}
+
+func TestTokenFaults(t *testing.T) {
+	w := newWorld(t)
+	d, _ := w.reg.PushRandom(t, "org/filer", w.auth()...)
+	expired := testsigstore.Token(map[string]any{"iss": issuer, "sub": "x", "exp": time.Now().Add(-time.Minute).Unix(), "nonce": randomSecret(t, "")})
+	garbage := randomSecret(t, "not-a-jwt-")
+	badPayload := "eyJhbGciOiJub25lIn0." + randomSecret(t, "") + ".sig"
+	w.secrets = append(w.secrets, expired, garbage, badPayload)
+	tests := []struct {
+		name, tokenFile, stdin, want string
+	}{
+		{"missing flag", "", "", "no token file"},
+		{"missing file", w.path("nope"), "", "reading token file"},
+		{"empty", w.write("empty", "\n"), "", "empty"},
+		{"expired", w.write("expired", expired), "", "expired"},
+		{"not a JWT", w.write("garbage", garbage), "", "not a JWT"},
+		{"payload not JSON", w.write("bad", badPayload), "", "token payload"},
+		{"expired on stdin", "-", expired, "expired"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, cmd := range []string{"attest", "sign"} {
+				args := w.publishArgs(cmd, d.String())
+				for i := range args {
+					if args[i] == "--oidc-token-file" {
+						args[i+1] = tt.tokenFile
+					}
+				}
+				writes := w.reg.Writes()
+				code, _, errOut := w.run(tt.stdin, args...)
+				if code != 1 || !strings.Contains(errOut, tt.want) {
+					t.Errorf("%s: exit %d, stderr %q; want 1 and %q", cmd, code, errOut, tt.want)
+				}
+				if n := w.reg.Writes() - writes; n != 0 {
+					t.Errorf("%s: %d registry writes before failing", cmd, n)
+				}
+			}
+		})
+	}
+	if c, e := w.ss.Counts(); c != 0 || e != 0 {
+		t.Errorf("signing service called: %d certificates, %d entries", c, e)
+	}
+}
+
+func TestTokenFromStdin(t *testing.T) {
+	w := newWorld(t)
+	d, _ := w.reg.PushRandom(t, "org/filer", w.auth()...)
+	args := w.publishArgs("sign", d.String())
+	for i := range args {
+		if args[i] == "--oidc-token-file" {
+			args[i+1] = "-"
+		}
+	}
+	if code, _, errOut := w.run(w.token, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+func TestWrongRegistryPassword(t *testing.T) {
+	w := newWorld(t)
+	d, _ := w.reg.PushRandom(t, "org/filer", w.auth()...)
+	wrong := randomSecret(t, "wrong-")
+	w.secrets = append(w.secrets, wrong)
+	w.write("password", wrong)
+	for _, args := range [][]string{w.publishArgs("sign", d.String()), w.verifyArgs(d.String(), identityRE, issuer)} {
+		code, _, errOut := w.run("", args...)
+		if code != 1 || !strings.Contains(errOut, "UNAUTHORIZED") {
+			t.Errorf("%s: exit %d, stderr %q", args[0], code, errOut)
+		}
+	}
+}
+
+func TestUsage(t *testing.T) {
+	w := newWorld(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no command", nil, 2, "usage:"},
+		{"unknown command", []string{"publish"}, 2, "unknown command"},
+		{"help", []string{"help"}, 0, ""},
+		{"flag help", []string{"verify", "-h"}, 0, "-certificate-oidc-issuer"},
+		{"sign without image", []string{"sign", "--oidc-token-file", w.path("token")}, 2, "--image is required"},
+		{"verify without trusted root", []string{"verify", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--certificate-identity-regexp", "x", "--certificate-oidc-issuer", "y"}, 2, "--trusted-root"},
+		{"verify without identity", []string{"verify", "--image", "r/x:1"}, 2, "identity"},
+		{"bad build arg", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--build-arg", "NOEQUALS"}, 2, "KEY=VALUE"},
+		{"bad base image", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--base-image", "alpine"}, 2, "NAME@sha256"},
+		{"bad time", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--started-on", "yesterday"}, 2, "started-on"},
+		{"stray argument", []string{"sign", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "extra"}, 2, "unexpected arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := w.run("", tt.args...)
+			if code != tt.code || !strings.Contains(out+errOut, tt.want) {
+				t.Errorf("exit %d (want %d), output %q, want %q", code, tt.code, out+errOut, tt.want)
+			}
+		})
+	}
+}
+
+// keepArtifacts writes what a person needs to check the signed image with
+// cosign: the trusted root, the image and its referrers as an OCI layout,
+// the bundles, and the commands.
+func keepArtifacts(t *testing.T, w *world, d name.Digest) {
+	t.Helper()
+	dir := *keep
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := os.ReadFile(w.path("trusted_root.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "trusted_root.json"), tr, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	layoutDir := filepath.Join(dir, "image")
+	if err := os.RemoveAll(layoutDir); err != nil {
+		t.Fatal(err)
+	}
+	p, err := layout.Write(layoutDir, empty.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := remote.Image(d, w.auth()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AppendImage(signed, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": "signed"})); err != nil {
+		t.Fatal(err)
+	}
+	refs, err := referrers.List(context.Background(), d, w.auth()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range refs {
+		ri, err := remote.Image(d.Repository.Digest(r.Digest), w.auth()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.AppendImage(ri); err != nil {
+			t.Fatal(err)
+		}
+		file := map[string]string{verify.SLSAPredicateType: "provenance.sigstore.json", verify.CosignSignPredicateType: "signature.sigstore.json"}[r.PredicateType]
+		if err := os.WriteFile(filepath.Join(dir, file), r.Bundle, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readme := fmt.Sprintf(`Signed test image, made by TestCommandEndToEnd -keep.
+
+digest:    %[1]s
+identity:  %[2]s
+issuer:    %[3]s
+referrers: %[4]d (cosign signature and SLSA v1 provenance bundles)
+
+The trust root is a test Sigstore (no certificate transparency log), hence
+--insecure-ignore-sct. Copy the layout, with its referrers, to a local
+registry, then verify with cosign v2.6:
+
+  crane registry serve --address 127.0.0.1:5000 &
+  oras cp -r --from-oci-layout ./image:signed 127.0.0.1:5000/shipyard/demo:signed
+
+  cosign verify --new-bundle-format --offline \
+    --trusted-root trusted_root.json --insecure-ignore-sct \
+    --certificate-identity '%[2]s' \
+    --certificate-oidc-issuer '%[3]s' \
+    127.0.0.1:5000/shipyard/demo@%[1]s
+
+  cosign verify-attestation --new-bundle-format --offline --type slsaprovenance1 \
+    --trusted-root trusted_root.json --insecure-ignore-sct \
+    --certificate-identity '%[2]s' \
+    --certificate-oidc-issuer '%[3]s' \
+    127.0.0.1:5000/shipyard/demo@%[1]s
+
+  supplychain verify --image 127.0.0.1:5000/shipyard/demo@%[1]s \
+    --trusted-root trusted_root.json --min-scts 0 \
+    --certificate-identity-regexp '%[5]s' \
+    --certificate-oidc-issuer '%[3]s'
+`, d.DigestStr(), identity, issuer, len(refs), identityRE)
+	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kept the signed image and its trusted root in %s", dir)
+}
