@@ -445,3 +445,35 @@ func TestNoSecretInAnyCIExec(t *testing.T) {
 		t.Errorf("CI created secrets: %v", s)
 	}
 }
+
+// TestDocsChangeTouchesOnlyTheDocsJob: with a change only under docs/, every job's input
+// but the docs job's has the same content digest, so a real engine serves them from cache.
+func TestDocsChangeTouchesOnlyTheDocsJob(t *testing.T) {
+	ctx := context.Background()
+	before, _ := newPipeline(t, nil)
+	after, _ := newPipeline(t, map[string]string{"docs/index.md": "# tesk-core\n\nNow with a diagram.\n"})
+	a, b := before.Inputs(), after.Inputs()
+	for job, dir := range a {
+		da, err := dir.Digest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := b[job].Digest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if changed := da != db; changed != (job == "docs") {
+			t.Errorf("job %s: input changed = %v after a docs-only change", job, changed)
+		}
+	}
+	// And a code change reaches every job but docs.
+	code, _ := newPipeline(t, map[string]string{"src/tesk_core/filer.py": "def main() -> None:\n    pass\n"})
+	c := code.Inputs()
+	for job, dir := range a {
+		da, _ := dir.Digest(ctx)
+		dc, _ := c[job].Digest(ctx)
+		if changed := da != dc; changed == (job == "docs") {
+			t.Errorf("job %s: input changed = %v after a code change", job, changed)
+		}
+	}
+}

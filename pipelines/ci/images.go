@@ -36,15 +36,13 @@ func (p *Pipeline) Images(ctx context.Context, version string) ([]Image, error) 
 	if err != nil {
 		return nil, fmt.Errorf("images: %w", err)
 	}
-	exclude := []string{"docs/", "mkdocs.yml", ".venv/", "site/", "**/__pycache__/"}
 	var args []dagger.BuildArg
 	if set {
 		// The history is not read when the version is given: keeping it out keeps the
 		// build cached across commits that do not touch the image's inputs.
-		exclude = append(exclude, ".git")
 		args = append(args, dagger.BuildArg{Name: "SETUPTOOLS_SCM_PRETEND_VERSION", Value: value})
 	}
-	context := p.Source.Filter(dagger.DirectoryFilterOpts{Exclude: exclude})
+	context := p.imageContext(!set)
 	images := make([]Image, 0, len(specs))
 	for _, s := range specs {
 		images = append(images, Image{

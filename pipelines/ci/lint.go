@@ -11,7 +11,7 @@ import (
 // matches pyproject.toml, and validates CITATION.cff with cffconvert, each as its own step
 // so a failure names the check. Returns the container so callers can read its output.
 func (p *Pipeline) LintContainer() (*dagger.Container, error) {
-	ctr, err := p.python(p.toolPython(), p.Source.Filter(dagger.DirectoryFilterOpts{Exclude: []string{".git", "docs/", ".venv/", "site/"}}))
+	ctr, err := p.python(p.toolPython(), p.lintSource())
 	if err != nil {
 		return nil, fmt.Errorf("lint: %w", err)
 	}

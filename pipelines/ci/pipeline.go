@@ -43,12 +43,44 @@ const (
 // docs/ belongs to the docs job alone, so keeping them out keeps the other jobs cached.
 var (
 	notCodeInputs = []string{".git", "docs/", "mkdocs.yml", ".venv/", "**/__pycache__/", "site/", "dist/"}
-	docsInputs    = []string{"docs/", "mkdocs.yml", "pyproject.toml", "uv.lock", "README.md", "src/", ".pre-commit-config.yaml"}
+	docsInputs    = []string{"docs/", "mkdocs.yml", "pyproject.toml", "uv.lock"}
 )
 
-// codeSource is the source without docs and history: what lint, test and images read.
+// codeSource is the source without docs and history: what test and e2e read.
 func (p *Pipeline) codeSource() *dagger.Directory {
 	return p.Source.Filter(dagger.DirectoryFilterOpts{Exclude: notCodeInputs})
+}
+
+// lintSource is what lint checks: everything but history and docs (the docs job owns them).
+func (p *Pipeline) lintSource() *dagger.Directory {
+	return p.Source.Filter(dagger.DirectoryFilterOpts{Exclude: []string{".git", "docs/", ".venv/", "site/"}})
+}
+
+// docsSource is what the docs build reads.
+func (p *Pipeline) docsSource() *dagger.Directory {
+	return p.Source.Filter(dagger.DirectoryFilterOpts{Include: docsInputs})
+}
+
+// imageContext is the Docker build context; it keeps the history only when setuptools_scm
+// must derive the version from it.
+func (p *Pipeline) imageContext(keepGit bool) *dagger.Directory {
+	exclude := []string{"docs/", "mkdocs.yml", ".venv/", "site/", "**/__pycache__/"}
+	if !keepGit {
+		exclude = append(exclude, ".git")
+	}
+	return p.Source.Filter(dagger.DirectoryFilterOpts{Exclude: exclude})
+}
+
+// Inputs names each job's view of the source, so a change can be checked against what
+// each job would rebuild (in a real engine, a job whose input digest is unchanged is cached).
+func (p *Pipeline) Inputs() map[string]*dagger.Directory {
+	return map[string]*dagger.Directory{
+		"lint":   p.lintSource(),
+		"test":   p.codeSource(),
+		"e2e":    p.codeSource(),
+		"docs":   p.docsSource(),
+		"images": p.imageContext(false),
+	}
 }
 
 // python returns a container with the given Python, uv, the shared uv cache and src mounted

@@ -33,17 +33,18 @@ type Engine struct {
 	hostWD string
 	closed chan struct{}
 
-	mu        sync.Mutex
-	errs      []error
-	plaintext map[string]string // setSecret values by name; never part of IDs or records
-	execRules []ExecRule
-	fileRules []FileRule
-	dirRules  []DirRule
-	leafRules []FieldRule
-	nodes     map[string]*node
-	folds     map[string]any
-	hostDirs  map[string]*vfs
-	rec       *recorder
+	mu          sync.Mutex
+	errs        []error
+	plaintext   map[string]string // setSecret values by name; never part of IDs or records
+	execRules   []ExecRule
+	exportRules []ExportRule
+	fileRules   []FileRule
+	dirRules    []DirRule
+	leafRules   []FieldRule
+	nodes       map[string]*node
+	folds       map[string]any
+	hostDirs    map[string]*vfs
+	rec         *recorder
 }
 
 type config struct {

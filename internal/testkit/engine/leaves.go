@@ -152,10 +152,14 @@ func (e *Engine) containerLeaf(obj *chain, s *ctrState, k call) (any, bool, erro
 		e.mu.Unlock()
 		return ref, true, nil
 	case "export":
-		e.recordExport("Container", k.str("path"), obj)
+		if err := e.recordExport("Container", k.str("path"), obj); err != nil {
+			return nil, true, err
+		}
 		return k.str("path"), true, nil
 	case "exportImage":
-		e.recordExport("Image", k.str("name"), obj)
+		if err := e.recordExport("Image", k.str("name"), obj); err != nil {
+			return nil, true, err
+		}
 		return nil, true, nil
 	case "envVariable":
 		for _, v := range s.env {
@@ -212,10 +216,11 @@ func (e *Engine) containerLeaf(obj *chain, s *ctrState, k call) (any, bool, erro
 	return nil, false, nil
 }
 
-func (e *Engine) recordExport(kind, p string, obj *chain) {
+func (e *Engine) recordExport(kind, p string, obj *chain) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.rec.exports = append(e.rec.exports, Export{Kind: kind, Path: p, Chain: obj.String()})
+	e.mu.Unlock()
+	return e.runExport(kind, p, obj.String())
 }
 
 func (e *Engine) directoryLeaf(obj *chain, s *dirState, k call) (any, bool, error) {
@@ -245,6 +250,11 @@ func (e *Engine) directoryLeaf(obj *chain, s *dirState, k call) (any, bool, erro
 		_, isFile := s.fs.lookup(p)
 		return isFile || s.fs.isDir(p), true, nil
 	case "digest":
+		// Like the engine, a folder whose every file is known is addressed by its content,
+		// so two graphs that filter different sources to the same files agree.
+		if d, ok := s.fs.contentDigest(); ok {
+			return "sha256:" + d, true, nil
+		}
 		return "sha256:" + digestOf(obj.key()), true, nil
 	case "name":
 		if s.base == "" || s.base == "/" {
@@ -252,7 +262,9 @@ func (e *Engine) directoryLeaf(obj *chain, s *dirState, k call) (any, bool, erro
 		}
 		return path.Base(s.base) + "/", true, nil
 	case "export":
-		e.recordExport("Directory", k.str("path"), obj)
+		if err := e.recordExport("Directory", k.str("path"), obj); err != nil {
+			return nil, true, err
+		}
 		return k.str("path"), true, nil
 	}
 	return nil, false, nil
@@ -275,7 +287,9 @@ func (e *Engine) fileLeaf(obj *chain, s *fileState, k call) (any, bool, error) {
 	case "name":
 		return s.name, true, nil
 	case "export":
-		e.recordExport("File", k.str("path"), obj)
+		if err := e.recordExport("File", k.str("path"), obj); err != nil {
+			return nil, true, err
+		}
 		return k.str("path"), true, nil
 	}
 	return nil, false, nil

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -20,6 +21,20 @@ type ExecRule struct {
 	Stdout      string
 	Stderr      string
 	ExitCode    int
+	// Run, when set, computes the outcome instead of the fields above: a test can run the
+	// real program behind a command (a helper binary built from this repository) with the
+	// exec's arguments, to prove a graph end to end against local servers.
+	Run func(Exec) (stdout, stderr string, exitCode int)
+}
+
+// ExportRule writes what an export produces: without one, an export is only recorded.
+// Write receives the export's path; a test writes real bytes there (an OCI tarball of an
+// image it made) so the code reading the export next runs for real. An error fails the
+// export as the engine would.
+type ExportRule struct {
+	Kind          string // Container, Directory or File; "" matches any
+	ChainContains string
+	Write         func(path string) error
 }
 
 // FileRule gives the contents of a file read with File.contents. Path is the file's path
@@ -93,9 +108,37 @@ func (e *Engine) matchExec(ex Exec) execResult {
 		if r.Match != nil && !r.Match(ex) {
 			continue
 		}
+		if r.Run != nil {
+			stdout, stderr, code := r.Run(ex)
+			return execResult{stdout: stdout, stderr: stderr, exitCode: code}
+		}
 		return execResult{stdout: r.Stdout, stderr: r.Stderr, exitCode: r.ExitCode}
 	}
 	return execResult{}
+}
+
+// OnExport adds an export rule.
+func (e *Engine) OnExport(r ExportRule) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.exportRules = append(e.exportRules, r)
+}
+
+// runExport applies the newest matching export rule, if any.
+func (e *Engine) runExport(kind, p, chainText string) error {
+	e.mu.Lock()
+	rules := slices.Clone(e.exportRules)
+	e.mu.Unlock()
+	for i := len(rules) - 1; i >= 0; i-- {
+		r := rules[i]
+		if (r.Kind == "" || r.Kind == kind) && strings.Contains(chainText, r.ChainContains) {
+			if err := r.Write(p); err != nil {
+				return fmt.Errorf("export to %s: %w", p, err)
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 func (e *Engine) matchFile(p, chainText string) (string, bool) {

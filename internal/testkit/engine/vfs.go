@@ -447,3 +447,24 @@ func matchSegments(ps, ss []string) bool {
 	}
 	return len(ss) == 0
 }
+
+// contentDigest hashes the tree's paths and file contents, or reports false when some
+// contents are unknown (made by an exec, or from an image), where only the chain can say.
+func (v *vfs) contentDigest() (string, bool) {
+	if !v.complete {
+		return "", false
+	}
+	var parts []string
+	for p := range v.dirs {
+		parts = append(parts, "d\x00"+p)
+	}
+	for p, f := range v.files {
+		data, known, err := f.contents()
+		if !known || err != nil || f.unknown {
+			return "", false
+		}
+		parts = append(parts, "f\x00"+p+"\x00"+digestOf(data))
+	}
+	sort.Strings(parts)
+	return digestOf(strings.Join(parts, "\x00")), true
+}

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dagger.io/dagger"
+)
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestDirectoryDigestFollowsContent(t *testing.T) {
+	ctx := context.Background()
+	c := New(t).Client(ctx)
+	base := map[string]string{"src/a.py": "a = 1\n", "docs/index.md": "# x\n"}
+	changedDocs := map[string]string{"src/a.py": "a = 1\n", "docs/index.md": "# y\n"}
+	one := c.Host().Directory(writeTree(t, base))
+	two := c.Host().Directory(writeTree(t, base))
+	three := c.Host().Directory(writeTree(t, changedDocs))
+	digest := func(d *dagger.Directory) string {
+		t.Helper()
+		s, err := d.Digest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if digest(one) != digest(two) {
+		t.Fatal("equal trees in different folders have different digests")
+	}
+	if digest(one) == digest(three) {
+		t.Fatal("a changed file did not change the digest")
+	}
+	noDocs := dagger.DirectoryFilterOpts{Exclude: []string{"docs/"}}
+	if digest(one.Filter(noDocs)) != digest(three.Filter(noDocs)) {
+		t.Fatal("filtering out the only difference left different digests")
+	}
+	// A folder an exec wrote has unknown contents: its digest is the chain's, still stable.
+	out := c.Container().From("alpine").WithExec([]string{"sh", "-c", "echo > /out/x"}).Directory("/out")
+	if digest(out) != digest(out) || digest(out) == digest(one) {
+		t.Fatal("an exec's output folder digest is not stable or collides")
+	}
+}
+
+func TestExecRuleRunsAProgram(t *testing.T) {
+	ctx := context.Background()
+	e := New(t)
+	var seen []string
+	e.OnExec(ExecRule{ArgsContain: "tool", Run: func(x Exec) (string, string, int) {
+		seen = x.Args
+		if x.Env["MODE"] != "sign" {
+			return "", "wrong mode", 3
+		}
+		return "signed " + x.Args[len(x.Args)-1], "", 0
+	}})
+	c := e.Client(ctx)
+	out, err := c.Container().From("alpine").WithEnvVariable("MODE", "sign").WithExec([]string{"tool", "--image", "r@sha256:1"}).Stdout(ctx)
+	if err != nil || out != "signed r@sha256:1" || len(seen) != 3 {
+		t.Fatalf("out %q err %v seen %v", out, err, seen)
+	}
+	_, err = c.Container().From("alpine").WithExec([]string{"tool", "x"}).Sync(ctx)
+	var ee *dagger.ExecError
+	if !errors.As(err, &ee) || ee.ExitCode != 3 || ee.Stderr != "wrong mode" {
+		t.Fatalf("want exit 3 from the program, got %v", err)
+	}
+}
+
+func TestExportRuleWritesBytes(t *testing.T) {
+	ctx := context.Background()
+	e := New(t)
+	e.OnExport(ExportRule{Kind: "Container", ChainContains: "app", Write: func(p string) error {
+		return os.WriteFile(p, []byte("tarball"), 0o644)
+	}})
+	e.OnExport(ExportRule{Kind: "Container", ChainContains: "broken", Write: func(string) error {
+		return errors.New("disk full")
+	}})
+	c := e.Client(ctx)
+	target := filepath.Join(t.TempDir(), "image.tar")
+	if _, err := c.Container().From("app:1").Export(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "tarball" {
+		t.Fatalf("export wrote %q, %v", b, err)
+	}
+	_, err := c.Container().From("broken:1").Export(ctx, target+"2")
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("export error %v", err)
+	}
+	if n := len(e.Graph().Exports()); n != 2 {
+		t.Fatalf("exports recorded %d, want 2", n)
+	}
+}
