@@ -15,9 +15,10 @@ import (
 
 // node is one exec or build, shared by every chain that contains it.
 type node struct {
-	done chan struct{}
-	err  error
-	res  execResult
+	done  chan struct{}
+	err   error
+	res   execResult
+	depth int // execs and builds on the longest dependency chain ending here
 }
 
 type execResult struct {
@@ -30,16 +31,18 @@ func isNode(k call) bool {
 }
 
 // evaluate runs everything the objects need, then folds them so a missing host folder or
-// file fails here as it does in the engine.
-func (e *Engine) evaluate(objs ...*chain) error {
-	tasks := make([]func() error, len(objs))
+// file fails here as it does in the engine. It returns the depth of what it ran: the
+// number of execs and builds on the longest chain of dependencies, the critical path.
+func (e *Engine) evaluate(objs ...*chain) (int, error) {
+	tasks := make([]func() (int, error), len(objs))
 	for i, c := range objs {
-		tasks[i] = func() error {
-			if err := e.evalUpTo(c, len(c.Calls)); err != nil {
-				return err
+		tasks[i] = func() (int, error) {
+			d, err := e.evalUpTo(c, len(c.Calls))
+			if err != nil {
+				return d, err
 			}
-			_, err := e.fold(c)
-			return err
+			_, err = e.fold(c)
+			return d, err
 		}
 	}
 	return runAll(tasks)
@@ -47,7 +50,7 @@ func (e *Engine) evaluate(objs ...*chain) error {
 
 // evalUpTo runs the first n calls of c: the last exec before n (which in turn needs all
 // before it) alongside the argument objects of the calls after it.
-func (e *Engine) evalUpTo(c *chain, n int) error {
+func (e *Engine) evalUpTo(c *chain, n int) (int, error) {
 	last := -1
 	for i := n - 1; i >= 0; i-- {
 		if isNode(c.Calls[i]) {
@@ -55,73 +58,77 @@ func (e *Engine) evalUpTo(c *chain, n int) error {
 			break
 		}
 	}
-	var tasks []func() error
+	var tasks []func() (int, error)
 	if last >= 0 {
 		p := c.prefix(last + 1)
-		tasks = append(tasks, func() error { return e.evalNode(p) })
+		tasks = append(tasks, func() (int, error) { return e.evalNode(p) })
 	}
 	for i := last + 1; i < n; i++ {
 		e.observe(c.prefix(i + 1))
 		for _, d := range c.Calls[i].deps() {
-			tasks = append(tasks, func() error { return e.evaluate(d) })
+			tasks = append(tasks, func() (int, error) { return e.evaluate(d) })
 		}
 	}
 	return runAll(tasks)
 }
 
-// runAll runs tasks concurrently and returns the error of the first task in order, so the
-// error a query gets does not depend on scheduling.
-func runAll(tasks []func() error) error {
+// runAll runs tasks concurrently and returns the greatest depth and the error of the first
+// task in order, so the error a query gets does not depend on scheduling.
+func runAll(tasks []func() (int, error)) (int, error) {
 	switch len(tasks) {
 	case 0:
-		return nil
+		return 0, nil
 	case 1:
 		return tasks[0]()
 	}
 	errs := make([]error, len(tasks))
+	depths := make([]int, len(tasks))
 	var wg sync.WaitGroup
 	for i, t := range tasks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = t()
+			depths[i], errs[i] = t()
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return slices.Max(depths), err
 		}
 	}
-	return nil
+	return slices.Max(depths), nil
 }
 
 // evalNode runs one exec or build once. A failure is not cached, as in the engine: asking
 // again runs it again, which lets a test fix a fault and re-run.
-func (e *Engine) evalNode(p *chain) error {
+func (e *Engine) evalNode(p *chain) (int, error) {
 	key := p.key()
 	e.mu.Lock()
 	e.rec.requests[key]++
 	if nd, ok := e.nodes[key]; ok {
 		e.mu.Unlock()
 		<-nd.done
-		return nd.err
+		return nd.depth, nd.err
 	}
 	nd := &node{done: make(chan struct{})}
 	e.nodes[key] = nd
 	e.mu.Unlock()
 
 	k := p.Calls[len(p.Calls)-1]
-	err := e.evalUpTo(p, len(p.Calls)-1)
+	before, err := e.evalUpTo(p, len(p.Calls)-1)
 	if err == nil {
 		e.observe(p)
 		deps := k.deps()
-		tasks := make([]func() error, len(deps))
+		tasks := make([]func() (int, error), len(deps))
 		for i, d := range deps {
-			tasks[i] = func() error { return e.evaluate(d) }
+			tasks[i] = func() (int, error) { return e.evaluate(d) }
 		}
-		err = runAll(tasks)
+		var depDepth int
+		depDepth, err = runAll(tasks)
+		before = max(before, depDepth)
 	}
+	nd.depth = before + 1
 	if err == nil {
 		if k.Field == "withExec" {
 			nd.res, err = e.runExec(p, key)
@@ -136,9 +143,13 @@ func (e *Engine) evalNode(p *chain) error {
 			delete(e.nodes, key)
 		}
 		e.mu.Unlock()
+	} else {
+		e.mu.Lock()
+		e.rec.criticalPath = max(e.rec.criticalPath, nd.depth)
+		e.mu.Unlock()
 	}
 	close(nd.done)
-	return err
+	return nd.depth, err
 }
 
 func (e *Engine) sleep() {

@@ -107,3 +107,33 @@ func TestExportRuleWritesBytes(t *testing.T) {
 		t.Fatalf("exports recorded %d, want 2", n)
 	}
 }
+
+func TestCriticalPath(t *testing.T) {
+	ctx := context.Background()
+	e := New(t)
+	c := e.Client(ctx)
+	base := c.Container().From("alpine").WithExec([]string{"step", "1"}).WithExec([]string{"step", "2"})
+	// Two branches off the shared prefix; the second also needs a third container's output.
+	side := c.Container().From("alpine").WithExec([]string{"side", "1"})
+	a := base.WithExec([]string{"a"})
+	b := base.WithDirectory("/in", side.Directory("/out")).WithExec([]string{"b"}).WithExec([]string{"b2"})
+	if _, err := a.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Graph().CriticalPath(); got != 3 {
+		t.Fatalf("after a: critical path %d, want 3", got)
+	}
+	if _, err := b.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Graph().CriticalPath(); got != 4 {
+		t.Fatalf("after b: critical path %d, want 4 (step1, step2, b, b2)", got)
+	}
+	dep := c.Container().From("alpine").WithDirectory("/x", b.Directory("/")).WithExec([]string{"last"})
+	if _, err := dep.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Graph().CriticalPath(); got != 5 {
+		t.Fatalf("a dependency on b's output: critical path %d, want 5", got)
+	}
+}

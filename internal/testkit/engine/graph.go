@@ -118,7 +118,12 @@ type Graph struct {
 	caches    []string
 	hostPaths []HostPath
 	gitRefs   []GitRef
+	critical  int
 }
+
+// CriticalPath is the number of execs and builds on the longest chain of dependencies that
+// ran: with a fixed latency per exec, the least wall time any scheduler could reach.
+func (g *Graph) CriticalPath() int { return g.critical }
 
 // Execs lists the evaluated execs, sorted by chain.
 func (g *Graph) Execs() []Exec { return slices.Clone(g.execs) }
@@ -187,6 +192,8 @@ type recorder struct {
 	hostPaths map[string]HostPath
 	gitRefs   map[GitRef]bool
 	requests  map[string]int // by exec or build chain key
+	// criticalPath is the most execs and builds on one chain of dependencies so far.
+	criticalPath int
 }
 
 func newRecorder() *recorder {
@@ -198,7 +205,7 @@ func newRecorder() *recorder {
 }
 
 func (r *recorder) snapshot() *Graph {
-	g := &Graph{}
+	g := &Graph{critical: r.criticalPath}
 	for key, e := range r.execs {
 		c := *e
 		c.Requests = r.requests[key]

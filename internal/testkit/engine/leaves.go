@@ -31,7 +31,7 @@ func (e *Engine) leaf(obj *chain, f *ast.Field, k call) (any, error) {
 			return e.cfg.defaultPlatform, nil
 		}
 	}
-	if err := e.evaluate(append([]*chain{obj}, k.deps()...)...); err != nil {
+	if _, err := e.evaluate(append([]*chain{obj}, k.deps()...)...); err != nil {
 		return nil, err
 	}
 	if v, ok, err := e.matchField(obj.Type, k.Field, obj.String()); ok {
