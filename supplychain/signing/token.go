@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -117,16 +118,23 @@ func Redact(err error, secrets ...string) error {
 		return nil
 	}
 	msg := err.Error()
-	changed := false
-	for _, s := range secrets {
-		if s != "" && strings.Contains(msg, s) {
-			msg = strings.ReplaceAll(msg, s, "[redacted]")
-			changed = true
+	// One pass over the message, longest secret first, so that a secret is
+	// never matched inside another one or inside an earlier replacement.
+	sorted := slices.SortedFunc(slices.Values(secrets), func(a, b string) int { return len(b) - len(a) })
+	var pairs []string
+	for _, s := range sorted {
+		if s != "" {
+			pairs = append(pairs, s, "[redacted]")
 		}
 	}
-	if !changed {
+	if len(pairs) == 0 {
 		return err
 	}
+	out := strings.NewReplacer(pairs...).Replace(msg)
+	if out == msg {
+		return err
+	}
+	msg = out
 	return &redacted{msg: msg, err: err}
 }
 
