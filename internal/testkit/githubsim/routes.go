@@ -17,6 +17,7 @@ var routeGroups = []func() []route{
 	contentRoutes,
 	actionRoutes,
 	releaseRoutes,
+	releaseWriteRoutes,
 }
 
 // page cuts one page out of n items by the request's per_page (default defaultPer, at
