@@ -18,6 +18,8 @@ var routeGroups = []func() []route{
 	actionRoutes,
 	releaseRoutes,
 	releaseWriteRoutes,
+	gitDataRoutes,
+	pullRoutes,
 }
 
 // page cuts one page out of n items by the request's per_page (default defaultPer, at
