@@ -9,7 +9,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/pipelines/ci"
@@ -253,13 +252,4 @@ func (m *Shipyard) Ci(
 		return nil, runErr
 	}
 	return fromSDKDirectory(ctx, artifacts.WithNewFile("summary.md", summary.Table()))
-}
-
-// splitRepo splits owner/name.
-func splitRepo(repo string) (string, string, error) {
-	owner, name, ok := strings.Cut(repo, "/")
-	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-		return "", "", fmt.Errorf("--repo %q: want owner/name, e.g. elixir-cloud-aai/tesk-core", repo)
-	}
-	return owner, name, nil
 }
