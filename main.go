@@ -93,6 +93,19 @@ func (m *Shipyard) pipeline(ctx context.Context, pythonImages []string) (*ci.Pip
 	return p, nil
 }
 
+// images connects the pipeline and builds (lazily) the project's images.
+func (m *Shipyard) images(ctx context.Context, version string) (*ci.Pipeline, []ci.Image, error) {
+	p, err := m.pipeline(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	images, err := p.Images(ctx, version)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, images, nil
+}
+
 // PrTitle checks a pull request title: Conventional Commits (type(scope)!: subject, with a
 // type from feat, fix, docs, style, refactor, perf, test, build, ci, chore, revert) and at
 // most 50 characters, since squash merges use it as the commit message.
@@ -165,11 +178,7 @@ func (m *Shipyard) Images(
 	// +optional
 	version string,
 ) ([]*dagger.Container, error) {
-	p, err := m.pipeline(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	images, err := p.Images(ctx, version)
+	_, images, err := m.images(ctx, version)
 	if err != nil {
 		return nil, err
 	}
@@ -194,11 +203,7 @@ func (m *Shipyard) Scan(
 	// +optional
 	version string,
 ) (*dagger.Directory, error) {
-	p, err := m.pipeline(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	images, err := p.Images(ctx, version)
+	p, images, err := m.images(ctx, version)
 	if err != nil {
 		return nil, err
 	}
@@ -213,11 +218,7 @@ func (m *Shipyard) Scan(
 // from the same source loaded into it, the manifests of tests/e2e/manifests applied and the
 // HTTP server pod awaited. Returns pytest's output.
 func (m *Shipyard) E2e(ctx context.Context) (string, error) {
-	p, err := m.pipeline(ctx, nil)
-	if err != nil {
-		return "", err
-	}
-	images, err := p.Images(ctx, "")
+	p, images, err := m.images(ctx, "")
 	if err != nil {
 		return "", err
 	}

@@ -13,7 +13,7 @@ import (
 // a message naming the folder when the shared corpus is not beside this checkout.
 func Dir(t testing.TB, name string) string {
 	t.Helper()
-	root, err := repoRoot()
+	root, err := FindRepoRoot()
 	if err != nil {
 		t.Skipf("corpus %s: cannot find the repository root: %v", name, err)
 	}
@@ -34,9 +34,9 @@ func Read(t testing.TB, name, file string) []byte {
 	return b
 }
 
-// repoRoot walks up from the working directory (a package folder under go test) to the
-// folder holding go.mod of this module.
-func repoRoot() (string, error) {
+// FindRepoRoot walks up from the working directory (a package folder under go test) to the
+// repository root, the folder holding dagger.json.
+func FindRepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -56,7 +56,7 @@ func repoRoot() (string, error) {
 // RepoRoot returns the repository root (the folder holding dagger.json).
 func RepoRoot(t testing.TB) string {
 	t.Helper()
-	root, err := repoRoot()
+	root, err := FindRepoRoot()
 	if err != nil {
 		t.Fatalf("repository root: %v", err)
 	}

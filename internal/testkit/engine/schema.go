@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +16,8 @@ import (
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
+
+	"dagger/shipyard/internal/testkit/corpus"
 )
 
 // The engine schema pinned by the SDK version the project uses. The file is read where it
@@ -90,7 +91,7 @@ func parseSchema(src []byte) (*ast.Schema, error) {
 // is not cached yet. Whatever file is found must carry the pinned checksum.
 func locateSchema() ([]byte, error) {
 	var tried []string
-	if root, err := repoRoot(); err == nil {
+	if root, err := corpus.FindRepoRoot(); err == nil {
 		p := filepath.Join(root, "..", "shared", "dagger", "schema.graphqls")
 		if b, err := os.ReadFile(p); err == nil {
 			return checkSchema(p, b)
@@ -152,22 +153,4 @@ func downloadModule(modVersion string) (string, error) {
 		return "", fmt.Errorf("go mod download %s: no directory reported", modVersion)
 	}
 	return info.Dir, nil
-}
-
-// repoRoot walks up from the working directory to the folder holding dagger.json.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "dagger.json")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no dagger.json above the working directory")
-		}
-		dir = parent
-	}
 }

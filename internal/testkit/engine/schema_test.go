@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"dagger/shipyard/internal/testkit/corpus"
+
 	"os"
 	"strings"
 	"testing"
@@ -73,7 +75,7 @@ func TestSchemaHasLegacyLoaders(t *testing.T) {
 }
 
 func TestRepoRootHoldsManifest(t *testing.T) {
-	root, err := repoRoot()
+	root, err := corpus.FindRepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
