@@ -1,0 +1,118 @@
+package versions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"dagger/shipyard/internal/github"
+)
+
+// CacheStore keeps the GitHub ETag cache between runs. Load returns nil and no error when
+// nothing was stored yet.
+type CacheStore interface {
+	Load(ctx context.Context) ([]byte, error)
+	Save(ctx context.Context, data []byte) error
+}
+
+// FileStore keeps the cache in a file, for a laptop or a runner with a persistent disk.
+type FileStore string
+
+// Load reads the file; a missing file is an empty cache.
+func (f FileStore) Load(context.Context) ([]byte, error) {
+	b, err := os.ReadFile(string(f))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ETag cache file: %w", err)
+	}
+	return b, nil
+}
+
+// Save replaces the file atomically (write a sibling, then rename), so a concurrent Load
+// never reads half a cache; the file is readable by its owner only, as it holds responses
+// the token could read.
+func (f FileStore) Save(_ context.Context, data []byte) error {
+	dir := filepath.Dir(string(f))
+	tmp, err := os.CreateTemp(dir, ".etags-*")
+	if err != nil {
+		return fmt.Errorf("ETag cache file: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("ETag cache file: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("ETag cache file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), string(f)); err != nil {
+		return fmt.Errorf("ETag cache file: %w", err)
+	}
+	return nil
+}
+
+// Token is a GitHub token held in memory. It formats as "[redacted]" with every verb that
+// would print a string, so a Setup logged by mistake does not show it.
+type Token string
+
+func (Token) String() string   { return "[redacted]" }
+func (Token) GoString() string { return "[redacted]" }
+
+// Setup is what RunWithCache builds a run's clients from.
+type Setup struct {
+	// APIURL is the GitHub REST API base URL (github.DefaultBaseURL when empty).
+	APIURL string
+	// Token authenticates to GitHub. Pushes made with it must trigger workflows, so the
+	// pull request runs CI: a personal or app token such as CI_GITHUB_TOKEN, never the
+	// workflow's own GITHUB_TOKEN, whose pushes GitHub does not turn into new runs.
+	Token Token
+	// Cache keeps the ETag cache between runs; nil keeps it for this run only.
+	Cache CacheStore
+	// PyPI fetches Cloudcoil's versions (nil: http.DefaultClient).
+	PyPI *http.Client
+	// ClientOptions are passed on to github.NewClient (tests set a clock and a sleeper).
+	ClientOptions []github.Option
+}
+
+// RunWithCache is Run with a GitHub client built for this run around the ETag cache that
+// setup.Cache kept from the previous run, and saved back afterwards (also after a failed
+// run: what it read is still valid). A cache that cannot be loaded or saved is a note in
+// the report, not a failure: without it the run costs full requests but is just as correct,
+// since GitHub revalidates every cached answer before it is used.
+func RunWithCache(ctx context.Context, setup Setup, opts Options) (Report, error) {
+	cache := github.NewCache(0)
+	var notes []string
+	if setup.Cache != nil {
+		data, err := setup.Cache.Load(ctx)
+		switch {
+		case err != nil:
+			notes = append(notes, fmt.Sprintf("ETag cache not loaded, starting cold: %v", err))
+		case data != nil:
+			if err := cache.Import(data); err != nil {
+				notes = append(notes, fmt.Sprintf("ETag cache not used, starting cold: %v", err))
+			}
+		}
+	}
+	client, err := github.NewClient(setup.APIURL, string(setup.Token), append([]github.Option{github.WithCache(cache)}, setup.ClientOptions...)...)
+	if err != nil {
+		return Report{}, err
+	}
+	report, runErr := Run(ctx, Deps{GitHub: client, PyPI: setup.PyPI}, opts)
+	report.Notes = append(notes, report.Notes...)
+	if setup.Cache != nil {
+		data, err := cache.Export()
+		if err == nil {
+			err = setup.Cache.Save(ctx, data)
+		}
+		if err != nil {
+			report.Notes = append(report.Notes, fmt.Sprintf("ETag cache not saved, the next run starts cold: %v", err))
+		}
+	}
+	return report, runErr
+}

@@ -1,0 +1,32 @@
+// Package versions is the model-versions flow: it keeps Cloudcoil's upstream model
+// versions current through one pull request from the branch automation/model-versions.
+// The rules (tag mapping, policies, the plan, the file edits) live in models/upstreams;
+// this package fetches their inputs from GitHub and PyPI and acts on the plan.
+//
+// A run, step by step (one file each):
+//
+//   - sources: the head of the base branch, models/upstreams.json at that commit, and
+//     models/<name>/cookiecutter.yaml of each integration the plan edits — everything read
+//     at one commit, so the edits and the commit they are built on agree;
+//   - discover: each upstream repository's releases, newest first, only as many pages as
+//     it takes to reach every tracked version (see discover.go for why that suffices),
+//     and Cloudcoil's versions from PyPI;
+//   - plan and edits: upstreams.Plan, then the new bytes of every file it changes;
+//   - with Check, stop here: the plan is the output and not a single write is sent;
+//   - branch: compare the base head with the automation branch once; when the branch is
+//     not exactly the base head plus the wanted files, write one commit on the base head
+//     (tree, commit, ref) and force-move the branch, which only this flow writes;
+//   - pull request: open it, or update its title and body; when nothing is left to apply,
+//     close it (the branch stays).
+//
+// Every read is conditional through the client's ETag cache and every write is followed by
+// the read that confirms it, which also leaves the cache holding the state the next run
+// will see: an unchanged re-run is answered entirely by 304s, which GitHub does not count
+// against the rate limit. RunWithCache carries that cache between runs (processes) through
+// a CacheStore: a file, or a Dagger cache volume (VolumeStore).
+//
+// A plan whose changes all need review (new minors proposed, Kubernetes minors reported, a
+// Cloudcoil migration) edits no file: there is nothing to commit and GitHub refuses a pull
+// request without commits, so the run reports them and, if a pull request is still open
+// from an earlier run, closes it with the proposals listed in its description.
+package versions

@@ -1,0 +1,542 @@
+package versions_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/models/upstreams"
+	"dagger/shipyard/models/upstreams/upstreamstest"
+	"dagger/shipyard/models/versions"
+)
+
+const token = "ghp_modelVersions0SECRET0token"
+
+// world is the generator repository cloudcoil/cloudcoil on the GitHub simulator with the
+// fixture's files on main, every upstream repository with its releases, and Cloudcoil on
+// the PyPI simulator. Runs share an ETag cache file, as successive scheduled runs do.
+type world struct {
+	gh        *githubsim.Server
+	pypi      *pypisim.Server
+	repo      *githubsim.Repo
+	upstream  map[string]*githubsim.Repo
+	cacheFile string
+	perPage   int
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{
+		gh:        githubsim.New(t),
+		pypi:      pypisim.New(t),
+		upstream:  map[string]*githubsim.Repo{},
+		cacheFile: filepath.Join(t.TempDir(), "etags"),
+	}
+	w.gh.AddToken(token, githubsim.Token{PushAccess: true})
+	w.repo = w.gh.AddRepo("cloudcoil", "cloudcoil")
+	files := map[string]string{}
+	err := fs.WalkDir(upstreamstest.GeneratorFS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(upstreamstest.GeneratorFS(), p)
+		files[p] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.repo.CommitOnBranch("main", "Add model sources", files)
+	for full, releases := range upstreamstest.Releases() {
+		owner, name, _ := strings.Cut(full, "/")
+		r := w.gh.AddRepo(owner, name)
+		// The fixture lists releases newest first; the simulator orders by creation.
+		for i := len(releases) - 1; i >= 0; i-- {
+			rel := releases[i]
+			r.AddRelease(githubsim.Release{TagName: rel.Tag, Draft: rel.Draft, Prerelease: rel.Prerelease})
+		}
+		w.upstream[full] = r
+	}
+	upstreamstest.SeedPyPI(w.pypi)
+	return w
+}
+
+func noSleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+
+func (w *world) setup() versions.Setup {
+	return versions.Setup{
+		APIURL: w.gh.URL, Token: token, Cache: versions.FileStore(w.cacheFile), PyPI: w.pypi.Client(),
+		ClientOptions: []github.Option{github.WithSleep(noSleep)},
+	}
+}
+
+func (w *world) options(check bool) versions.Options {
+	return versions.Options{Repo: "cloudcoil/cloudcoil", Check: check, PyPIURL: w.pypi.URL(), ReleasesPerPage: w.perPage}
+}
+
+// run performs one run and returns its report and the requests the simulator saw.
+func (w *world) run(t *testing.T, check bool) (versions.Report, []githubsim.Request) {
+	t.Helper()
+	before := len(w.gh.Requests())
+	report, err := versions.RunWithCache(context.Background(), w.setup(), w.options(check))
+	if err != nil {
+		t.Fatalf("run: %v\nreport:\n%s", err, report.Text())
+	}
+	return report, w.gh.Requests()[before:]
+}
+
+func writesIn(log []githubsim.Request) []string {
+	var out []string
+	for _, r := range log {
+		if r.Method != "GET" && r.Method != "HEAD" {
+			out = append(out, r.Method+" "+r.Path)
+		}
+	}
+	return out
+}
+
+// checkBranch asserts that the automation branch is one commit on main's head whose files
+// agree with each other and carry the plan's applied versions, with main's other files and
+// the cookiecutter comments kept.
+func (w *world) checkBranch(t *testing.T, plan upstreams.UpdatePlan) {
+	t.Helper()
+	head := w.repo.Branch(versions.Branch)
+	if parents := w.repo.Parents(head); len(parents) != 1 || parents[0] != w.repo.Branch("main") {
+		t.Fatalf("branch commit %s has parents %v, want main's head %s", head, parents, w.repo.Branch("main"))
+	}
+	onBranch, onMain := w.repo.Files(versions.Branch), w.repo.Files("main")
+	file, err := upstreams.Parse([]byte(onBranch[upstreams.FilePath]))
+	if err != nil {
+		t.Fatalf("upstreams.json on the branch: %v", err)
+	}
+	want := map[string]map[string]bool{} // integration → versions the plan applies
+	for _, c := range plan.Applied() {
+		switch c.Kind {
+		case upstreams.KindPatch:
+			if want[c.Integration] == nil {
+				want[c.Integration] = map[string]bool{}
+			}
+			want[c.Integration][c.To] = true
+		case upstreams.KindCloudcoil:
+			if file.Cloudcoil.Version != c.To {
+				t.Errorf("cloudcoil.version %s, want %s", file.Cloudcoil.Version, c.To)
+			}
+		}
+	}
+	for _, name := range file.Names() {
+		in := file.Integrations[name]
+		path := upstreams.CookiecutterPath(name)
+		if err := upstreams.CheckCookiecutter([]byte(onBranch[path]), *in); err != nil {
+			t.Errorf("%s and %s disagree on the branch: %v", path, upstreams.FilePath, err)
+		}
+		for v := range want[name] {
+			if !strings.Contains(strings.Join(in.Versions, " "), v) {
+				t.Errorf("%s: versions %v on the branch lack %s", name, in.Versions, v)
+			}
+		}
+		if len(want[name]) == 0 && onBranch[path] != onMain[path] {
+			t.Errorf("%s changed on the branch without a patch in the plan", path)
+		}
+		// The file's comments survive the edit.
+		if first := strings.SplitN(onMain[path], "\n", 2)[0]; !strings.HasPrefix(onBranch[path], first) {
+			t.Errorf("%s lost its leading comment %q", path, first)
+		}
+	}
+	for p, content := range onMain {
+		if !strings.HasPrefix(p, "models/") && onBranch[p] != content {
+			t.Errorf("%s differs between main and the branch", p)
+		}
+	}
+}
+
+func TestModelVersionsScenario(t *testing.T) {
+	w := newWorld(t)
+	perRun := map[string]int{}
+
+	// First run: cold cache, opens the pull request.
+	r1, log1 := w.run(t, false)
+	perRun["first"] = len(log1)
+	if r1.Action != versions.ActionOpened || r1.PullRequest == nil || r1.PullRequest.Number != 1 {
+		t.Fatalf("first run: action %s, pull request %+v\n%s", r1.Action, r1.PullRequest, r1.Text())
+	}
+	pulls := w.repo.PullRequests()
+	if len(pulls) != 1 || pulls[0].State != "open" || pulls[0].Head != versions.Branch || pulls[0].Base != "main" ||
+		pulls[0].Title != r1.Plan.PRTitle() {
+		t.Fatalf("pull requests after the first run: %+v", pulls)
+	}
+	for _, c := range r1.Plan.Changes {
+		if !strings.Contains(pulls[0].Body, c.ReleaseURL) {
+			t.Errorf("the body does not link %s's release %s", c.Integration, c.ReleaseURL)
+		}
+	}
+	if !strings.Contains(pulls[0].Body, "Needs review") {
+		t.Errorf("the body does not mark the updates that need review:\n%s", pulls[0].Body)
+	}
+	w.checkBranch(t, r1.Plan)
+	body1 := pulls[0].Body
+	if got := writesIn(log1); len(got) != 4 || r1.Requests.Writes != 4 {
+		t.Errorf("first run writes %v (report %d), want tree, commit, ref and pull request", got, r1.Requests.Writes)
+	}
+
+	// Second run: one more upstream release, and main moved on.
+	w.upstream["kubernetes/kubernetes"].AddRelease(githubsim.Release{TagName: "v1.32.3"})
+	w.repo.CommitOnBranch("main", "docs: contributing", map[string]string{"CONTRIBUTING.md": "Be kind.\n"})
+	r2, log2 := w.run(t, false)
+	perRun["second"] = len(log2)
+	if r2.Action != versions.ActionUpdated || r2.PullRequest == nil || r2.PullRequest.Number != 1 || r2.Commit == "" {
+		t.Fatalf("second run: action %s, pull request %+v, commit %q", r2.Action, r2.PullRequest, r2.Commit)
+	}
+	pulls = w.repo.PullRequests()
+	if len(pulls) != 1 || !strings.Contains(pulls[0].Body, "v1.32.3") || strings.Contains(body1, "v1.32.3") {
+		t.Fatalf("after the second run: %d pull requests; body:\n%s", len(pulls), pulls[0].Body)
+	}
+	w.checkBranch(t, r2.Plan)
+	if w.repo.Files(versions.Branch)["CONTRIBUTING.md"] == "" {
+		t.Errorf("the rebuilt branch is not on main's current head")
+	}
+	wantWrites := []string{
+		"POST /repos/cloudcoil/cloudcoil/git/trees",
+		"POST /repos/cloudcoil/cloudcoil/git/commits",
+		"PATCH /repos/cloudcoil/cloudcoil/git/refs/heads/automation/model-versions",
+		"PATCH /repos/cloudcoil/cloudcoil/pulls/1",
+	}
+	if got := writesIn(log2); strings.Join(got, "\n") != strings.Join(wantWrites, "\n") {
+		t.Errorf("second run writes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantWrites, "\n"))
+	}
+
+	// Third run, nothing changed: no write, and every request a 304 that costs no rate limit.
+	used := w.gh.RateLimit(token).Used
+	r3, log3 := w.run(t, false)
+	perRun["unchanged"] = len(log3)
+	if r3.Action != versions.ActionUnchanged || len(writesIn(log3)) != 0 || r3.Requests.Writes != 0 {
+		t.Fatalf("unchanged run: action %s, writes %v", r3.Action, writesIn(log3))
+	}
+	for _, req := range log3 {
+		if !req.NotModified {
+			t.Errorf("unchanged run: %s %s?%s answered %d, want 304", req.Method, req.Path, req.Query, req.Status)
+		}
+	}
+	if r3.Requests.NotModified != r3.Requests.GitHub || r3.Requests.GitHub != int64(len(log3)) {
+		t.Errorf("report counts %+v, simulator saw %d", r3.Requests, len(log3))
+	}
+	if now := w.gh.RateLimit(token).Used; now != used {
+		t.Errorf("the unchanged run used %d of the rate limit", now-used)
+	}
+
+	// --check now: the plan again, no write, free as well.
+	rc, logc := w.run(t, true)
+	perRun["check"] = len(logc)
+	if rc.Action != versions.ActionChecked || len(writesIn(logc)) != 0 || len(rc.Plan.Changes) != len(r3.Plan.Changes) {
+		t.Errorf("check: action %s, writes %v, %d changes (run had %d)", rc.Action, writesIn(logc), len(rc.Plan.Changes), len(r3.Plan.Changes))
+	}
+
+	// Every applied update lands on main by another way (a maintainer's own commit): the
+	// pull request has nothing left to apply and is closed; the branch stays.
+	merged := map[string]string{}
+	for _, p := range r3.Files {
+		merged[p] = w.repo.Files(versions.Branch)[p]
+	}
+	w.repo.CommitOnBranch("main", "Update model versions", merged)
+	r4, log4 := w.run(t, false)
+	perRun["merged"] = len(log4)
+	pulls = w.repo.PullRequests()
+	if r4.Action != versions.ActionClosed || pulls[0].State != "closed" || len(pulls) != 1 {
+		t.Fatalf("after the merge: action %s, pull requests %+v", r4.Action, pulls)
+	}
+	if r4.Plan.HasEdits() || len(r4.Plan.Changes) == 0 || !strings.Contains(pulls[0].Body, "Needs review") {
+		t.Errorf("closing: plan %+v; the closed body should list what still needs review:\n%s", r4.Plan, pulls[0].Body)
+	}
+	if w.repo.Branch(versions.Branch) == "" {
+		t.Errorf("the branch was deleted; it should stay")
+	}
+	if got := writesIn(log4); len(got) != 1 || got[0] != "PATCH /repos/cloudcoil/cloudcoil/pulls/1" {
+		t.Errorf("closing writes %v, want one PATCH", got)
+	}
+
+	// And after that, a run with only proposals writes nothing and opens nothing.
+	r5, log5 := w.run(t, false)
+	perRun["after close"] = len(log5)
+	if r5.Action != versions.ActionNone || len(writesIn(log5)) != 0 || len(w.repo.PullRequests()) != 1 {
+		t.Errorf("after closing: action %s, writes %v", r5.Action, writesIn(log5))
+	}
+	for _, req := range log5 {
+		if !req.NotModified {
+			t.Errorf("after closing: %s %s answered %d, want 304", req.Method, req.Path, req.Status)
+		}
+	}
+	t.Logf("GitHub requests per run: %v (PyPI: 1 each)", perRun)
+}
+
+func TestModelVersionsCheckWritesNothing(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			w := newWorld(t)
+			report, log := w.run(t, true)
+			if writes := writesIn(log); len(writes) != 0 {
+				t.Fatalf("--check sent writes: %v", writes)
+			}
+			if w.repo.Branch(versions.Branch) != "" || len(w.repo.PullRequests()) != 0 {
+				t.Fatalf("--check created a branch or a pull request")
+			}
+			out, err := report.Format(format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if format == "json" {
+				var decoded struct {
+					Check  bool   `json:"check"`
+					Action string `json:"action"`
+					Plan   struct {
+						Changes []upstreams.Change `json:"changes"`
+					} `json:"plan"`
+				}
+				if err := json.Unmarshal([]byte(out), &decoded); err != nil {
+					t.Fatalf("JSON output: %v\n%s", err, out)
+				}
+				if !decoded.Check || decoded.Action != "checked" || len(decoded.Plan.Changes) != len(report.Plan.Changes) {
+					t.Errorf("decoded %+v", decoded)
+				}
+				return
+			}
+			for _, c := range report.Plan.Changes {
+				if line := c.Integration + ": " + c.From + " → " + c.To; !strings.Contains(out, line) {
+					t.Errorf("text output lacks %q:\n%s", line, out)
+				}
+			}
+			if !strings.Contains(out, "Check only") {
+				t.Errorf("text output does not say nothing changed:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestModelVersionsTokenNeverLeaks runs into failures of every kind and checks that the
+// token appears in no error, no report and not in the persisted cache.
+func TestModelVersionsTokenNeverLeaks(t *testing.T) {
+	tests := []struct {
+		name    string
+		arrange func(w *world) versions.Setup
+	}{
+		{"rejected token", func(w *world) versions.Setup {
+			s := w.setup()
+			s.Token = token + "x"
+			return s
+		}},
+		{"write refused", func(w *world) versions.Setup {
+			w.gh.InjectFault("POST", "/repos/*/*/pulls", githubsim.Fault{Kind: githubsim.FaultStatus, Status: 422})
+			return w.setup()
+		}},
+		{"outage", func(w *world) versions.Setup {
+			w.gh.InjectFault("", "/repos/*/*/git/trees", githubsim.BadGateway(0))
+			return w.setup()
+		}},
+		{"success", func(w *world) versions.Setup { return w.setup() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			setup := tt.arrange(w)
+			report, err := versions.RunWithCache(context.Background(), setup, w.options(false))
+			js, _ := report.JSON()
+			texts := []string{report.Text(), js, formatted(setup)}
+			if err != nil {
+				texts = append(texts, err.Error())
+			}
+			if raw, rerr := os.ReadFile(w.cacheFile); rerr == nil {
+				texts = append(texts, string(gunzip(t, raw)))
+			}
+			for _, s := range texts {
+				if strings.Contains(s, token) {
+					t.Fatalf("the token leaked into:\n%s", s)
+				}
+			}
+			if tt.name != "success" && err == nil {
+				t.Errorf("want an error")
+			}
+		})
+	}
+}
+
+func formatted(s versions.Setup) string {
+	var b bytes.Buffer
+	for _, f := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+		b.WriteString(strings.ReplaceAll(f, "%", "") + ": ")
+		b.WriteString(fmt.Sprintf(f, s))
+		b.WriteString(fmt.Sprintf(f, s.Token))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestModelVersionsConvergesAfterLostAnswers loses the answer of each write once, after
+// GitHub applied it: the run reads back, does not repeat what happened, and ends with one
+// pull request and the branch in place.
+func TestModelVersionsConvergesAfterLostAnswers(t *testing.T) {
+	for _, pattern := range []string{
+		"/repos/*/*/pulls",
+		"/repos/*/*/git/refs",
+		"/repos/*/*/git/trees",
+		"/repos/*/*/git/commits",
+	} {
+		t.Run(pattern, func(t *testing.T) {
+			w := newWorld(t)
+			w.gh.InjectFault("POST", pattern, githubsim.Fault{Kind: githubsim.FaultStatus, Status: 502, Times: 1, AfterEffect: true})
+			report, _ := w.run(t, false)
+			if report.Action != versions.ActionOpened || len(w.repo.PullRequests()) != 1 {
+				t.Fatalf("action %s, %d pull requests", report.Action, len(w.repo.PullRequests()))
+			}
+			w.checkBranch(t, report.Plan)
+			// A second run finds everything in place.
+			again, log := w.run(t, false)
+			if again.Action != versions.ActionUnchanged || len(writesIn(log)) != 0 {
+				t.Errorf("re-run: action %s, writes %v", again.Action, writesIn(log))
+			}
+		})
+	}
+}
+
+// TestModelVersionsAdoptsAndRepairs starts from states an earlier run or a person left:
+// a pull request opened by hand from the automation branch, and a branch holding a stale
+// commit plus a hand-made one.
+func TestModelVersionsAdoptsAndRepairs(t *testing.T) {
+	w := newWorld(t)
+	main := w.repo.Branch("main")
+	w.repo.SetBranch(versions.Branch, w.repo.AddCommit("by hand", []string{main}, map[string]string{"models/upstreams.json": "{}\n", "NOTES.md": "x\n"}))
+	w.repo.AddPullRequest(githubsim.PullRequest{Title: "wip", Body: "by hand", Head: versions.Branch, Base: "main"})
+	report, log := w.run(t, false)
+	if report.Action != versions.ActionUpdated || report.PullRequest.Number != 1 || len(w.repo.PullRequests()) != 1 {
+		t.Fatalf("action %s, pull request %+v", report.Action, report.PullRequest)
+	}
+	if _, ok := w.repo.Files(versions.Branch)["NOTES.md"]; ok {
+		t.Errorf("the hand-made file survived the rebuild")
+	}
+	w.checkBranch(t, report.Plan)
+	if got := w.repo.PullRequests()[0]; got.Title != report.Plan.PRTitle() {
+		t.Errorf("title %q, want %q", got.Title, report.Plan.PRTitle())
+	}
+	if !strings.Contains(strings.Join(writesIn(log), "\n"), "PATCH /repos/cloudcoil/cloudcoil/git/refs/heads/automation/model-versions") {
+		t.Errorf("writes %v, want a forced move of the branch", writesIn(log))
+	}
+}
+
+func TestModelVersionsErrorsNameTheFix(t *testing.T) {
+	tests := []struct {
+		name    string
+		arrange func(w *world) versions.Options
+		want    string
+	}{
+		{"not the generator repository", func(w *world) versions.Options {
+			o := w.options(false)
+			o.Repo = "cloudcoil/other"
+			w.gh.AddRepo("cloudcoil", "other").CommitOnBranch("main", "init", map[string]string{"README.md": "x"})
+			return o
+		}, "models/upstreams.json not found at main"},
+		{"missing base branch", func(w *world) versions.Options {
+			o := w.options(false)
+			o.Base = "trunk"
+			return o
+		}, "--base trunk: no such branch in cloudcoil/cloudcoil"},
+		{"base is the automation branch", func(w *world) versions.Options {
+			o := w.options(false)
+			o.Base = versions.Branch
+			return o
+		}, "cannot be the automation branch"},
+		{"bad repository name", func(w *world) versions.Options {
+			o := w.options(false)
+			o.Repo = "cloudcoil"
+			return o
+		}, `--repo "cloudcoil": want the Cloudcoil generator repository as owner/name`},
+		{"upstream repository gone", func(w *world) versions.Options {
+			w.repo.CommitOnBranch("main", "rename", map[string]string{
+				upstreams.FilePath: strings.Replace(w.repo.Files("main")[upstreams.FilePath], `"kedacore/keda"`, `"kedacore/keda-gone"`, 1),
+			})
+			return w.options(false)
+		}, "integrations.keda.repository kedacore/keda-gone: no such repository on GitHub"},
+		{"cookiecutter missing", func(w *world) versions.Options {
+			files := w.repo.Files("main")
+			delete(files, "models/istio/cookiecutter.yaml")
+			w.repo.SetBranch("main", w.repo.AddCommit("drop", nil, files))
+			return w.options(false)
+		}, "integrations.istio: models/istio/cookiecutter.yaml does not exist at main"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			opts := tt.arrange(w)
+			_, err := versions.RunWithCache(context.Background(), w.setup(), opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			if writes := w.gh.Writes(); len(writes) != 0 {
+				t.Errorf("a failed run wrote %v", writes)
+			}
+		})
+	}
+}
+
+// TestModelVersionsPagesOnlyAsFarAsNeeded lists releases two at a time: each repository is
+// read up to the page that holds the last of its tracked versions, and the plan is the one
+// a full listing gives.
+func TestModelVersionsPagesOnlyAsFarAsNeeded(t *testing.T) {
+	full := newWorld(t)
+	want, _ := full.run(t, true)
+
+	w := newWorld(t)
+	w.perPage = 2
+	got, _ := w.run(t, true)
+	if a, b := got.Plan.Text(), want.Plan.Text(); a != b {
+		t.Fatalf("plan with small pages:\n%s\nwith full pages:\n%s", a, b)
+	}
+	file, err := upstreams.Parse([]byte(w.repo.Files("main")[upstreams.FilePath]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	releases := upstreamstest.Releases()
+	for _, scan := range got.Discovery {
+		listing := releases[scan.Repository]
+		last := -1 // position of the last tracked version in the newest-first listing
+		for _, name := range scan.Integrations {
+			for _, v := range file.Integrations[name].Versions {
+				for i, rel := range listing {
+					if got, ok := upstreams.ReleaseVersion(*file.Integrations[name], rel.Tag); ok && got.String() == v && !rel.Draft && !rel.Prerelease {
+						last = max(last, i)
+					}
+				}
+			}
+		}
+		wantPages := last/w.perPage + 1
+		if last < 0 { // never listed: read to the end
+			wantPages = (len(listing) + w.perPage - 1) / w.perPage
+		}
+		t.Logf("%s: %d of %d pages", scan.Repository, scan.Pages, (len(listing)+w.perPage-1)/w.perPage)
+		if scan.Pages != wantPages || !scan.Complete {
+			t.Errorf("%s: read %d pages (complete %v), want %d of %d", scan.Repository, scan.Pages, scan.Complete,
+				wantPages, (len(listing)+w.perPage-1)/w.perPage)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package versions
+
+import (
+	"context"
+	"fmt"
+
+	"dagger/shipyard/models/upstreams"
+)
+
+// sources are the generator repository's files at one commit of the base branch.
+type sources struct {
+	head          string // commit of the base branch everything was read at
+	upstreamsJSON []byte
+	file          *upstreams.File
+	// cookiecutters holds models/<name>/cookiecutter.yaml of the integrations the plan
+	// edits, by integration name.
+	cookiecutters map[string][]byte
+}
+
+// readSources reads the base branch's head and models/upstreams.json at that commit.
+// Reading by commit, not by branch name, keeps every file of the run from one snapshot even
+// if the branch moves meanwhile; the commit built later sits on this same head.
+func (r *run) readSources(ctx context.Context) (*sources, error) {
+	head, found, err := r.gh.BranchHead(ctx, r.owner, r.name, r.opts.Base)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("--base %s: no such branch in %s", r.opts.Base, r.opts.Repo)
+	}
+	b, found, err := r.gh.FileAt(ctx, r.owner, r.name, upstreams.FilePath, head)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("%s not found at %s (%s) of %s: is --repo the Cloudcoil generator repository?",
+			upstreams.FilePath, r.opts.Base, short(head), r.opts.Repo)
+	}
+	file, err := upstreams.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s (%s): %w", r.opts.Repo, r.opts.Base, short(head), err)
+	}
+	return &sources{head: head, upstreamsJSON: b, file: file, cookiecutters: map[string][]byte{}}, nil
+}
+
+// readCookiecutters reads the cookiecutter.yaml of each integration with an applied patch,
+// and only those: the others are not edited, so reading them would only cost requests.
+func (r *run) readCookiecutters(ctx context.Context, src *sources, plan upstreams.UpdatePlan) error {
+	for _, name := range patchedIntegrations(plan) {
+		path := upstreams.CookiecutterPath(name)
+		b, found, err := r.gh.FileAt(ctx, r.owner, r.name, path, src.head)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("%s: integrations.%s: %s does not exist at %s (%s): add it, or remove the integration",
+				upstreams.FilePath, name, path, r.opts.Base, short(src.head))
+		}
+		src.cookiecutters[name] = b
+	}
+	return nil
+}
+
+// patchedIntegrations lists, in plan order, the integrations with an applied patch.
+func patchedIntegrations(plan upstreams.UpdatePlan) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, c := range plan.Applied() {
+		if c.Kind == upstreams.KindPatch && !seen[c.Integration] {
+			seen[c.Integration] = true
+			names = append(names, c.Integration)
+		}
+	}
+	return names
+}
+
+// short abbreviates a commit SHA for messages.
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
