@@ -1,0 +1,173 @@
+package modelrelease
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/models"
+)
+
+// MaxArtifactBytes bounds one wheel or sdist read back from the graph. The largest model
+// package (Kubernetes) builds archives of a few MiB; the archive readers bound what they
+// unpack separately (models.DefaultArchiveLimits).
+const MaxArtifactBytes = 256 << 20
+
+// distDir is where builds write the wheel and sdist.
+const distDir = "/dist"
+
+// Built is a wheel and an sdist, read back from the graph and parsed in Go.
+type Built struct {
+	WheelName, SdistName string
+	Wheel, Sdist         models.Artifact
+}
+
+// build runs `uv build` in ctr's /repo and reads both artifacts back.
+func (e Env) build(ctx context.Context, ctr *dagger.Container) (Built, error) {
+	built := ctr.WithExec([]string{"uv", "build", "--out-dir", distDir})
+	entries, err := built.Directory(distDir).Entries(ctx)
+	if err != nil {
+		return Built{}, fmt.Errorf("build: %w", err)
+	}
+	var wheels, sdists []string
+	for _, name := range entries {
+		switch {
+		case strings.HasSuffix(name, ".whl"):
+			wheels = append(wheels, name)
+		case strings.HasSuffix(name, ".tar.gz"):
+			sdists = append(sdists, name)
+		}
+	}
+	if len(wheels) != 1 || len(sdists) != 1 {
+		sort.Strings(entries)
+		return Built{}, fmt.Errorf("build: uv build wrote %q to %s; want one wheel and one sdist", entries, distDir)
+	}
+	out := Built{WheelName: wheels[0], SdistName: sdists[0]}
+	wheel, err := readArtifact(ctx, built, wheels[0])
+	if err != nil {
+		return Built{}, err
+	}
+	if out.Wheel, err = models.ReadWheel(bytes.NewReader(wheel), int64(len(wheel))); err != nil {
+		return Built{}, fmt.Errorf("%s: %w", wheels[0], err)
+	}
+	sdist, err := readArtifact(ctx, built, sdists[0])
+	if err != nil {
+		return Built{}, err
+	}
+	if out.Sdist, err = models.ReadSdist(bytes.NewReader(sdist)); err != nil {
+		return Built{}, fmt.Errorf("%s: %w", sdists[0], err)
+	}
+	return out, nil
+}
+
+// readArtifact reads a built archive into memory. The API returns file contents as text,
+// which would alter binary bytes, so the graph base64-encodes the archive first and Go
+// decodes it; the encoded size is checked before anything is read.
+func readArtifact(ctx context.Context, built *dagger.Container, name string) ([]byte, error) {
+	encoded := "/encoded/" + name + ".b64"
+	f := built.
+		WithExec([]string{"base64", "-w", "0", path.Join(distDir, name)}, dagger.ContainerWithExecOpts{RedirectStdout: encoded}).
+		File(encoded)
+	size, err := f.Size(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if limit := base64.StdEncoding.EncodedLen(MaxArtifactBytes); size > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes; raise MaxArtifactBytes only if a model package really grew that much", name, MaxArtifactBytes)
+	}
+	text, err := f.Contents(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	data, err := base64.StdEncoding.DecodeString(strings.TrimSpace(text))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: its base64 encoding does not decode: %w", name, err)
+	}
+	return data, nil
+}
+
+// artifactRules are the check-artifacts rules for generated repositories, whose package
+// lives under src/.
+func artifactRules() models.ArtifactRules {
+	r := models.DefaultArtifactRules
+	r.ImportRoot = "src"
+	return r
+}
+
+// ArtifactReport is the outcome of check-artifacts.
+type ArtifactReport struct {
+	Project    Project
+	PackageDir string
+	WheelName  string
+	SdistName  string
+	Problems   []models.Problem
+}
+
+// Err is nil when no problem was found, else an error listing every problem.
+func (r ArtifactReport) Err() error {
+	if len(r.Problems) == 0 {
+		return nil
+	}
+	lines := make([]string, len(r.Problems))
+	for i, p := range r.Problems {
+		lines[i] = "  " + p.String()
+	}
+	return fmt.Errorf("check-artifacts: %d problem(s) in %s %s:\n%s", len(r.Problems), r.Project.Name, r.Project.Version, strings.Join(lines, "\n"))
+}
+
+// Text renders the report.
+func (r ArtifactReport) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "project:  %s %s\npackage:  %s\nwheel:    %s\nsdist:    %s\n", r.Project.Name, r.Project.Version, r.PackageDir, r.WheelName, r.SdistName)
+	if len(r.Problems) == 0 {
+		b.WriteString("artifacts match the checkout: file sets, bytes, names and versions; resource lookup and model modules complete\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d problem(s):\n", len(r.Problems))
+	for _, p := range r.Problems {
+		fmt.Fprintf(&b, "  %s\n", p)
+	}
+	return b.String()
+}
+
+// checkBuilt applies the artifact rules to a checkout held in memory and its artifacts.
+func checkBuilt(tree Tree, pkgDir string, built Built) []models.Problem {
+	return artifactRules().Check(tree.FS(), pkgDir, built.Wheel, built.Sdist)
+}
+
+// CheckArtifacts builds a generated repository's wheel and sdist as it is (no generation)
+// and checks them against the checkout: package files identical in set and bytes, names
+// and versions equal to pyproject.toml's, the resource lookup not empty, no model module
+// missing or empty. The report lists every problem; Err says whether any was found.
+func (e Env) CheckArtifacts(ctx context.Context, repo *dagger.Directory) (ArtifactReport, error) {
+	tree, err := ReadTree(ctx, repo, DefaultTreeLimits)
+	if err != nil {
+		return ArtifactReport{}, fmt.Errorf("check-artifacts: reading the checkout: %w", err)
+	}
+	project, err := ReadProject(tree[pyprojectPath])
+	if err != nil {
+		return ArtifactReport{}, fmt.Errorf("check-artifacts: %w", err)
+	}
+	pkgDir, err := FindPackageDir(tree)
+	if err != nil {
+		return ArtifactReport{}, fmt.Errorf("check-artifacts: %w", err)
+	}
+	ctr, err := e.python(repo.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}))
+	if err != nil {
+		return ArtifactReport{}, fmt.Errorf("check-artifacts: %w", err)
+	}
+	built, err := e.build(ctx, ctr)
+	if err != nil {
+		return ArtifactReport{}, fmt.Errorf("check-artifacts: %w", err)
+	}
+	return ArtifactReport{
+		Project: project, PackageDir: pkgDir, WheelName: built.WheelName, SdistName: built.SdistName,
+		Problems: checkBuilt(tree, pkgDir, built),
+	}, nil
+}

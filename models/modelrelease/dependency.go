@@ -1,0 +1,235 @@
+package modelrelease
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"dagger/shipyard/models"
+)
+
+// cloudcoilPackage is the runtime every model package depends on.
+const cloudcoilPackage = "cloudcoil"
+
+var (
+	requirementName = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$`)
+	finalRelease    = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+	lockVersion     = regexp.MustCompile(`^\s*version\s*=\s*"([^"]*)"`)
+	lockName        = regexp.MustCompile(`^\s*name\s*=\s*"([^"]*)"`)
+	nameSeparators  = regexp.MustCompile(`[-_.]+`)
+)
+
+// CheckCloudcoilDependency is the Cloudcoil dependency check of a release: the project
+// requires cloudcoil exactly once, within one minor line (">=X.Y.Z,<X.(Y+1)" or
+// "~=X.Y.Z"), since a new Cloudcoil minor is a deliberate migration and never arrives in
+// a packaging revision; and uv.lock locks a final cloudcoil release inside that range, so
+// the models are generated and tested with a version users can install.
+func CheckCloudcoilDependency(pyproject, lock []byte) []models.Problem {
+	var ps []models.Problem
+	add := func(p, format string, args ...any) {
+		ps = append(ps, models.Problem{Path: p, Message: fmt.Sprintf(format, args...)})
+	}
+	deps, err := projectDependencies(pyproject)
+	if err != nil {
+		add(pyprojectPath, "%v", err)
+		return ps
+	}
+	var specs []string
+	for _, d := range deps {
+		m := requirementName.FindStringSubmatch(d)
+		if m != nil && normaliseName(m[1]) == cloudcoilPackage {
+			specs = append(specs, m[3])
+		}
+	}
+	if len(specs) != 1 {
+		add(pyprojectPath, "[project] dependencies must require %s once, found %d requirement(s)", cloudcoilPackage, len(specs))
+		return ps
+	}
+	low, high, err := minorRange(specs[0])
+	if err != nil {
+		add(pyprojectPath, "%s requirement %q: %v", cloudcoilPackage, specs[0], err)
+		return ps
+	}
+	locked, err := lockedVersion(lock, cloudcoilPackage)
+	if err != nil {
+		add("uv.lock", "%v; run uv lock", err)
+		return ps
+	}
+	v, ok := releaseParts(locked)
+	switch {
+	case !ok:
+		add("uv.lock", "%s %s is not a final release; lock a released version", cloudcoilPackage, locked)
+	case compareParts(v, low) < 0 || compareParts(v, high) >= 0:
+		add("uv.lock", "%s %s is outside the required range %s; run uv lock --upgrade-package %s", cloudcoilPackage, locked, strings.TrimSpace(specs[0]), cloudcoilPackage)
+	}
+	return ps
+}
+
+// minorRange reads the lower bound and the exclusive upper bound of a requirement that
+// must stay in one minor line.
+func minorRange(spec string) (low, high []int, err error) {
+	var lows, highs []string
+	for _, clause := range strings.Split(strings.ReplaceAll(spec, " ", ""), ",") {
+		switch {
+		case strings.HasPrefix(clause, "~="):
+			v := strings.TrimPrefix(clause, "~=")
+			p, ok := releaseParts(v)
+			if !ok || len(p) != 3 {
+				return nil, nil, fmt.Errorf("~=%s must name X.Y.Z to stay within the minor X.Y", v)
+			}
+			lows = append(lows, v)
+			highs = append(highs, fmt.Sprintf("%d.%d", p[0], p[1]+1))
+		case strings.HasPrefix(clause, ">="):
+			lows = append(lows, strings.TrimPrefix(clause, ">="))
+		case strings.HasPrefix(clause, "<") && !strings.HasPrefix(clause, "<="):
+			highs = append(highs, strings.TrimPrefix(clause, "<"))
+		case clause == "":
+		default:
+			return nil, nil, fmt.Errorf("clause %q: use >=X.Y.Z,<X.(Y+1) (or ~=X.Y.Z)", clause)
+		}
+	}
+	if len(lows) != 1 || len(highs) != 1 {
+		return nil, nil, fmt.Errorf("want exactly one lower bound and one upper bound, as >=X.Y.Z,<X.(Y+1)")
+	}
+	low, okL := releaseParts(lows[0])
+	high, okH := releaseParts(highs[0])
+	if !okL || !okH || len(low) < 2 {
+		return nil, nil, fmt.Errorf("bounds must be final releases")
+	}
+	next := []int{low[0], low[1] + 1}
+	if compareParts(high, next) != 0 {
+		return nil, nil, fmt.Errorf("upper bound %s is not the next minor %d.%d, so the requirement does not stay within Cloudcoil %d.%d",
+			highs[0], next[0], next[1], low[0], low[1])
+	}
+	return low, high, nil
+}
+
+// releaseParts parses a final release version such as 0.5.3.
+func releaseParts(v string) ([]int, bool) {
+	if !finalRelease.MatchString(v) {
+		return nil, false
+	}
+	var out []int
+	for _, p := range strings.Split(v, ".") {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
+}
+
+// compareParts compares release segments as PEP 440 does: missing ones count as zero.
+func compareParts(a, b []int) int {
+	for i := 0; i < max(len(a), len(b)); i++ {
+		x, y := 0, 0
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// normaliseName is the PEP 503 form of a project name.
+func normaliseName(s string) string {
+	return strings.ToLower(nameSeparators.ReplaceAllString(s, "-"))
+}
+
+// projectDependencies reads the strings of [project]'s dependencies array, which may span
+// lines and whose strings may hold brackets (extras).
+func projectDependencies(pyproject []byte) ([]string, error) {
+	lines := splitTOML(pyproject)
+	var text strings.Builder
+	collecting := false
+	for _, l := range lines {
+		if l.table != projectTable {
+			continue
+		}
+		if !collecting {
+			key, rest, ok := strings.Cut(l.text, "=")
+			if !ok || strings.TrimSpace(key) != "dependencies" {
+				continue
+			}
+			collecting = true
+			text.WriteString(rest)
+		} else {
+			text.WriteString("\n" + l.text)
+		}
+		if out, done, err := scanStringArray(text.String()); done || err != nil {
+			return out, err
+		}
+	}
+	if collecting {
+		return nil, fmt.Errorf("[project] dependencies array is not closed")
+	}
+	return nil, fmt.Errorf("[project] has no dependencies array")
+}
+
+// scanStringArray reads ["a", "b[x]>=1"] from s: done is false while the closing bracket
+// has not been seen yet.
+func scanStringArray(s string) (out []string, done bool, err error) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "[") {
+		return nil, true, fmt.Errorf("[project] dependencies must be an array")
+	}
+	var cur strings.Builder
+	inString := false
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inString && c == '"':
+			out = append(out, cur.String())
+			cur.Reset()
+			inString = false
+		case inString:
+			cur.WriteByte(c)
+		case c == '"':
+			inString = true
+		case c == '#':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case c == ']':
+			return out, true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// lockedVersion finds a package's version in uv.lock.
+func lockedVersion(lock []byte, name string) (string, error) {
+	lines := splitTOML(lock)
+	var found []string
+	for i := 0; i < len(lines); i++ {
+		if lines[i].table != "[package]" || !tomlHeader.MatchString(lines[i].text) {
+			continue
+		}
+		var pkg, version string
+		for j := i + 1; j < len(lines) && !tomlHeader.MatchString(lines[j].text); j++ {
+			if m := lockName.FindStringSubmatch(lines[j].text); m != nil && pkg == "" {
+				pkg = m[1]
+			}
+			if m := lockVersion.FindStringSubmatch(lines[j].text); m != nil && version == "" {
+				version = m[1]
+			}
+		}
+		if normaliseName(pkg) == name {
+			found = append(found, version)
+		}
+	}
+	if len(found) != 1 {
+		return "", fmt.Errorf("want one locked %s, found %d", name, len(found))
+	}
+	return found[0], nil
+}

@@ -1,0 +1,61 @@
+package modelrelease
+
+import (
+	"fmt"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/pipelines/ci"
+)
+
+// DefaultPython is the Python minor the model graphs run on: the newest that the pinned
+// images and Cloudcoil's generator both support.
+const DefaultPython = "3.13"
+
+// uvCacheVolume is the uv download cache, the same volume the CI graph mounts, so a
+// wheel is downloaded once per engine whichever graph asks first.
+const uvCacheVolume = "shipyard-uv-cache"
+
+// cookiecutterRequirement pins the template renderer, so a new cookiecutter release
+// cannot change generated repositories between two runs.
+const cookiecutterRequirement = "cookiecutter==2.6.0"
+
+// Env is what every graph of this package shares: the session's client and the pinned
+// images (pipelines/ci's pins, the single place images are pinned).
+type Env struct {
+	Client *dagger.Client
+	Pins   ci.Pins
+	// Python is a key of Pins.Python.
+	Python string
+}
+
+// NewEnv returns an Env with the default pins and Python.
+func NewEnv(c *dagger.Client) Env {
+	return Env{Client: c, Pins: ci.DefaultPins(), Python: DefaultPython}
+}
+
+// python is a container with Python, uv and the shared uv cache, repo at /repo as the
+// working directory, and the project environment outside it (/venv) so what is read back
+// from /repo is the repository alone. It carries no secret: nothing of this package needs
+// one inside a container.
+func (e Env) python(repo *dagger.Directory) (*dagger.Container, error) {
+	image, err := e.Pins.PythonImage(e.Python)
+	if err != nil {
+		return nil, err
+	}
+	if e.Pins.UV == "" {
+		return nil, fmt.Errorf("image pins: uv is empty")
+	}
+	uv := e.Client.Container().From(e.Pins.UV).File("/uv")
+	uvx := e.Client.Container().From(e.Pins.UV).File("/uvx")
+	return e.Client.Container().
+		From(image).
+		WithFile("/usr/local/bin/uv", uv).
+		WithFile("/usr/local/bin/uvx", uvx).
+		WithMountedCache("/root/.cache/uv", e.Client.CacheVolume(uvCacheVolume)).
+		WithEnvVariable("UV_LINK_MODE", "copy").
+		WithEnvVariable("UV_PYTHON_DOWNLOADS", "never").
+		WithEnvVariable("UV_PROJECT_ENVIRONMENT", "/venv").
+		WithDirectory("/repo", repo).
+		WithWorkdir("/repo"), nil
+}

@@ -1,0 +1,34 @@
+package modelrelease
+
+import (
+	"context"
+	"encoding/base64"
+	"testing"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/fixtures"
+)
+
+// newEnv starts an engine double and an Env connected to it.
+func newEnv(t *testing.T, opts ...engine.Option) (Env, *engine.Engine) {
+	t.Helper()
+	e := engine.New(t, opts...)
+	return NewEnv(e.Client(context.Background())), e
+}
+
+// serveDistributions programs the double so that the build of a container whose chain
+// contains chain (any, when empty) lists the two archives in /dist and reads them back as
+// the graph's base64 files do: the real bytes of dist, built by the test.
+func serveDistributions(e *engine.Engine, chain string, dist fixtures.Distributions) {
+	e.OnEntries(engine.DirRule{Path: distDir, ChainContains: chain, Entries: []string{dist.SdistName, dist.WheelName}})
+	e.OnFile(engine.FileRule{Path: "/encoded/" + dist.WheelName + ".b64", ChainContains: chain, Contents: base64.StdEncoding.EncodeToString(dist.Wheel)})
+	e.OnFile(engine.FileRule{Path: "/encoded/" + dist.SdistName + ".b64", ChainContains: chain, Contents: base64.StdEncoding.EncodeToString(dist.Sdist)})
+}
+
+// hostRepo is the model repository fixture, with changes, as a directory of the double.
+func hostRepo(t *testing.T, env Env, changes map[string]string) *dagger.Directory {
+	t.Helper()
+	return env.Client.Host().Directory(fixtures.ModelRepo(t, changes))
+}

@@ -1,0 +1,262 @@
+package modelrelease
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The model repository's pyproject.toml, as the Cloudcoil template renders it:
+//
+//	[project]
+//	name = "cloudcoil.models.cert_manager"
+//	version = "1.17.1.0"
+//	dependencies = ["cloudcoil>=0.5.3,<0.6"]
+//
+//	[tool.cloudcoil-models]
+//	upstream-versions = ["1.16.3", "1.17.1"]   # one per minor line, from models/upstreams.json
+//	version-prefix = "releases/download/v"     # what precedes the version in schema URLs
+//
+//	[[tool.cloudcoil.codegen.models]]
+//	input = "https://github.com/cert-manager/cert-manager/releases/download/v1.17.1/…"
+//
+// The functions here read and edit those lines only, keeping every other byte, so the
+// file stays the template's. They understand the literal forms the template writes
+// (double-quoted strings, single-line arrays); anything else is an error saying so.
+const (
+	pyprojectPath  = "pyproject.toml"
+	modelsTable    = "tool.cloudcoil-models"
+	codegenTable   = "[tool.cloudcoil.codegen.models]" // an array of tables
+	upstreamsKey   = "upstream-versions"
+	versionPrefix  = "version-prefix"
+	codegenURLKey  = "input"
+	projectTable   = "project"
+	projectVersion = "version"
+	projectName    = "name"
+)
+
+var (
+	tomlHeader   = regexp.MustCompile(`^\s*(\[\[?)\s*([A-Za-z0-9_.\-"' ]+?)\s*\]\]?\s*(?:#.*)?$`)
+	tomlString   = regexp.MustCompile(`^(\s*)([A-Za-z0-9_\-]+)(\s*=\s*)"([^"\\]*)"(\s*(?:#.*)?)$`)
+	tomlArray    = regexp.MustCompile(`^\s*([A-Za-z0-9_\-]+)\s*=\s*\[(.*)\]\s*(?:#.*)?$`)
+	arrayString  = regexp.MustCompile(`"([^"\\]*)"`)
+	upstreamForm = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
+	versionInURL = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)`)
+)
+
+// tomlLine is one line of a TOML file with the table it belongs to.
+type tomlLine struct {
+	text, end string // text without, and the line ending
+	table     string // "project", "tool.cloudcoil-models", "[tool.cloudcoil.codegen.models]" …
+}
+
+func splitTOML(data []byte) []tomlLine {
+	var out []tomlLine
+	table := ""
+	for _, raw := range bytes.SplitAfter(data, []byte("\n")) {
+		if len(raw) == 0 {
+			continue
+		}
+		text := strings.TrimRight(string(raw), "\r\n")
+		l := tomlLine{text: text, end: string(raw)[len(text):]}
+		if m := tomlHeader.FindStringSubmatch(text); m != nil {
+			table = strings.NewReplacer(" ", "", `"`, "", "'", "").Replace(m[2])
+			if m[1] == "[[" {
+				table = "[" + table + "]"
+			}
+		}
+		l.table = table
+		out = append(out, l)
+	}
+	return out
+}
+
+func joinTOML(lines []tomlLine) []byte {
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.WriteString(l.text)
+		b.WriteString(l.end)
+	}
+	return b.Bytes()
+}
+
+// stringValue finds key = "value" in table: the value, its line index, or -1.
+func stringValue(lines []tomlLine, table, key string) (string, int) {
+	for i, l := range lines {
+		if l.table != table {
+			continue
+		}
+		if m := tomlString.FindStringSubmatch(l.text); m != nil && m[2] == key {
+			return m[4], i
+		}
+	}
+	return "", -1
+}
+
+// Project is the identity pyproject.toml declares.
+type Project struct {
+	Name, Version string
+}
+
+// ReadProject reads [project]'s literal name and version.
+func ReadProject(pyproject []byte) (Project, error) {
+	lines := splitTOML(pyproject)
+	name, ni := stringValue(lines, projectTable, projectName)
+	version, vi := stringValue(lines, projectTable, projectVersion)
+	if ni < 0 || name == "" {
+		return Project{}, fmt.Errorf("%s: [project] has no literal name = \"…\"", pyprojectPath)
+	}
+	if vi < 0 || version == "" {
+		return Project{}, fmt.Errorf("%s: [project] has no literal version = \"…\"; a model release sets it, so write one (not dynamic = [\"version\"])", pyprojectPath)
+	}
+	return Project{Name: name, Version: version}, nil
+}
+
+// SetVersion replaces [project]'s literal version, leaving every other byte alone.
+func SetVersion(pyproject []byte, version string) ([]byte, error) {
+	if _, _, ok := parseVersion(version); !ok {
+		return nil, fmt.Errorf("set version: %q is not an <upstream>.<packaging> version X.Y.Z.N", version)
+	}
+	lines := splitTOML(pyproject)
+	_, i := stringValue(lines, projectTable, projectVersion)
+	if i < 0 {
+		return nil, fmt.Errorf("%s: [project] has no literal version = \"…\" to set; write one (not dynamic = [\"version\"])", pyprojectPath)
+	}
+	m := tomlString.FindStringSubmatch(lines[i].text)
+	lines[i].text = m[1] + m[2] + m[3] + `"` + version + `"` + m[5]
+	return joinTOML(lines), nil
+}
+
+// Upstreams reads [tool.cloudcoil-models]: the upstream versions this repository releases
+// and the text that precedes a version in its schema URLs.
+func Upstreams(pyproject []byte) (versions []string, prefix string, err error) {
+	lines := splitTOML(pyproject)
+	found := false
+	for _, l := range lines {
+		if l.table != modelsTable {
+			continue
+		}
+		if m := tomlArray.FindStringSubmatch(l.text); m != nil && m[1] == upstreamsKey {
+			found = true
+			for _, s := range arrayString.FindAllStringSubmatch(m[2], -1) {
+				versions = append(versions, s[1])
+			}
+		}
+	}
+	if !found {
+		return nil, "", fmt.Errorf("%s: [%s] has no single-line %s = [\"X.Y.Z\", …]; the model template writes it from models/upstreams.json", pyprojectPath, modelsTable, upstreamsKey)
+	}
+	for _, v := range versions {
+		if !upstreamForm.MatchString(v) {
+			return nil, "", fmt.Errorf("%s: [%s] %s: %q is not an X.Y.Z version", pyprojectPath, modelsTable, upstreamsKey, v)
+		}
+	}
+	prefix, i := stringValue(lines, modelsTable, versionPrefix)
+	if i < 0 || prefix == "" {
+		return nil, "", fmt.Errorf("%s: [%s] has no %s = \"…\" (the text before the version in schema URLs, e.g. \"refs/tags/v\")", pyprojectPath, modelsTable, versionPrefix)
+	}
+	return versions, prefix, nil
+}
+
+// SelectUpstream points the generator at one configured upstream version: it must be one
+// of upstream-versions, and every codegen input URL has the version that follows
+// version-prefix replaced by it (each occurrence of that version in the URL, since some
+// release assets repeat it, as in …/download/v2.16.1/keda-2.16.1-crds.yaml).
+func SelectUpstream(pyproject []byte, upstream string) ([]byte, error) {
+	versions, prefix, err := Upstreams(pyproject)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(versions, upstream) {
+		return nil, fmt.Errorf("%s: upstream %s is not configured (%s = %q); add it to models/upstreams.json in Cloudcoil and let the template update reach this repository",
+			pyprojectPath, upstream, upstreamsKey, versions)
+	}
+	lines := splitTOML(pyproject)
+	edited := 0
+	for i, l := range lines {
+		if l.table != codegenTable {
+			continue
+		}
+		m := tomlString.FindStringSubmatch(l.text)
+		if m == nil || m[2] != codegenURLKey {
+			continue
+		}
+		url := m[4]
+		at := strings.Index(url, prefix)
+		if at < 0 {
+			continue
+		}
+		current := versionInURL.FindString(url[at+len(prefix):])
+		if current == "" {
+			return nil, fmt.Errorf("%s: %s %q: no X.Y.Z after %q", pyprojectPath, codegenURLKey, url, prefix)
+		}
+		lines[i].text = m[1] + m[2] + m[3] + `"` + strings.ReplaceAll(url, current, upstream) + `"` + m[5]
+		edited++
+	}
+	if edited == 0 {
+		return nil, fmt.Errorf("%s: no [[tool.cloudcoil.codegen.models]] %s URL contains %q, so the upstream version cannot be selected", pyprojectPath, codegenURLKey, prefix)
+	}
+	return joinTOML(lines), nil
+}
+
+// parseVersion splits X.Y.Z.N into its upstream X.Y.Z and packaging N.
+func parseVersion(v string) (upstream string, packaging uint64, ok bool) {
+	v = strings.TrimPrefix(v, "v")
+	i := strings.LastIndex(v, ".")
+	if i < 0 || !upstreamForm.MatchString(v[:i]) {
+		return "", 0, false
+	}
+	n, err := parseCanonical(v[i+1:])
+	if err != nil {
+		return "", 0, false
+	}
+	return v[:i], n, true
+}
+
+var errNotCanonical = errors.New("not a canonical number")
+
+func parseCanonical(s string) (uint64, error) {
+	if s == "" || (len(s) > 1 && s[0] == '0') || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, errNotCanonical
+	}
+	return strconv.ParseUint(s, 10, 64)
+}
+
+// compareVersions orders two X.Y.Z.N versions numerically; ok is false when either is not
+// one.
+func compareVersions(a, b string) (cmp int, ok bool) {
+	pa, okA := versionParts(a)
+	pb, okB := versionParts(b)
+	if !okA || !okB {
+		return 0, false
+	}
+	for i := range pa {
+		switch {
+		case pa[i] < pb[i]:
+			return -1, true
+		case pa[i] > pb[i]:
+			return 1, true
+		}
+	}
+	return 0, true
+}
+
+func versionParts(v string) ([4]uint64, bool) {
+	var out [4]uint64
+	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
+	if len(parts) != 4 {
+		return out, false
+	}
+	for i, p := range parts {
+		n, err := parseCanonical(p)
+		if err != nil {
+			return out, false
+		}
+		out[i] = n
+	}
+	return out, true
+}

@@ -1,0 +1,203 @@
+package modelrelease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"testing/fstest"
+	"unicode/utf8"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/models"
+)
+
+// Tree is a repository's files in memory, by slash-separated path.
+type Tree map[string][]byte
+
+// FS serves the tree as a read-only file system for the rules of package models.
+func (t Tree) FS() fs.FS {
+	m := make(fstest.MapFS, len(t))
+	for p, data := range t {
+		m[p] = &fstest.MapFile{Data: data, Mode: 0o644}
+	}
+	return m
+}
+
+// Paths lists the tree's paths, sorted.
+func (t Tree) Paths() []string {
+	out := make([]string, 0, len(t))
+	for p := range t {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Shipped is the part of the tree the wheel and sdist are made of: the project metadata
+// (pyproject.toml, and README and LICENSE files at the root, which become the metadata's
+// description and license) and the package directory. It is what Fingerprint covers, so a
+// change to tests, CI files or the lockfile alone is not a reason to release.
+func (t Tree) Shipped(pkgDir string) Tree {
+	out := Tree{}
+	for p, data := range t {
+		root := !strings.Contains(p, "/")
+		upper := strings.ToUpper(p)
+		switch {
+		case p == pyprojectPath,
+			root && (strings.HasPrefix(upper, "README") || strings.HasPrefix(upper, "LICENSE") || strings.HasPrefix(upper, "LICENCE")),
+			strings.HasPrefix(p, pkgDir+"/"):
+			out[p] = data
+		}
+	}
+	return out
+}
+
+// Digests are the two fingerprints of a generated repository.
+type Digests struct {
+	// Fingerprint covers what ships (Shipped).
+	Fingerprint string
+	// Tree covers every file but the release record.
+	Tree string
+}
+
+// Fingerprints computes both digests with models.Fingerprint.
+func (t Tree) Fingerprints(pkgDir string) (Digests, error) {
+	shipped, err := models.Fingerprint(t.Shipped(pkgDir).FS())
+	if err != nil {
+		return Digests{}, err
+	}
+	all, err := models.Fingerprint(t.FS())
+	if err != nil {
+		return Digests{}, err
+	}
+	return Digests{Fingerprint: shipped, Tree: all}, nil
+}
+
+// FindPackageDir finds the generated package: the one directory under src/ holding the
+// generated-files manifest the Cloudcoil generator writes.
+func FindPackageDir(t Tree) (string, error) {
+	manifest := models.DefaultArtifactRules.GeneratedManifest
+	var found []string
+	for p := range t {
+		if path.Base(p) == manifest && strings.HasPrefix(p, "src/") {
+			found = append(found, path.Dir(p))
+		}
+	}
+	sort.Strings(found)
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return "", fmt.Errorf("no src/**/%s: the generated package is found by the manifest the generator writes; run the generation (make gen) first", manifest)
+	}
+	return "", fmt.Errorf("several generated packages (%s); a model repository holds one", strings.Join(found, ", "))
+}
+
+// TreeLimits bound what ReadTree reads into memory.
+type TreeLimits struct {
+	MaxFiles   int
+	MaxBytes   int64 // all files together
+	MaxPending int   // concurrent reads
+}
+
+// DefaultTreeLimits fit the largest generated repository (Kubernetes: a few hundred
+// modules of up to a few MiB) with a wide margin.
+var DefaultTreeLimits = TreeLimits{MaxFiles: 20_000, MaxBytes: 512 << 20, MaxPending: 16}
+
+// notRepository are left out when reading a generated repository: history, environments,
+// caches and build output, none of which is generated content or may be committed.
+var notRepository = []string{
+	".git", ".venv", "dist", "build", "**/*.egg-info",
+	"**/__pycache__", "**/.mypy_cache", "**/.ruff_cache", "**/.pytest_cache",
+}
+
+// ReadTree reads a directory's files into memory through the Dagger API (Entries, then
+// each file's Contents, concurrently), without the paths of notRepository.
+//
+// The API returns contents as text, so a file that is not UTF-8 arrives altered (invalid
+// bytes become U+FFFD); such a file is an error rather than silently different bytes.
+// Generated model repositories hold text only; artifacts, which are binary, are read by
+// readArtifact instead.
+func ReadTree(ctx context.Context, dir *dagger.Directory, lim TreeLimits) (Tree, error) {
+	dir = dir.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository})
+	var files []string
+	queue := []string{""}
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		var entries []string
+		var err error
+		if d == "" {
+			entries, err = dir.Entries(ctx)
+		} else {
+			entries, err = dir.Entries(ctx, dagger.DirectoryEntriesOpts{Path: d})
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", orRoot(d), err)
+		}
+		for _, e := range entries {
+			p := path.Join(d, strings.TrimSuffix(e, "/"))
+			if strings.HasSuffix(e, "/") {
+				queue = append(queue, p)
+				continue
+			}
+			files = append(files, p)
+			if len(files) > lim.MaxFiles {
+				return nil, fmt.Errorf("more than %d files; is build output or an environment in the repository?", lim.MaxFiles)
+			}
+		}
+	}
+
+	t := Tree{}
+	var (
+		mu    sync.Mutex
+		total int64
+		errs  []error
+		wg    sync.WaitGroup
+		slots = make(chan struct{}, max(lim.MaxPending, 1))
+	)
+	for _, p := range files {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			s, err := dir.File(p).Contents(ctx)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				errs = append(errs, fmt.Errorf("reading %s: %w", p, err))
+				return
+			case strings.ContainsRune(s, utf8.RuneError):
+				errs = append(errs, fmt.Errorf("%s is not UTF-8 text, which the Dagger API cannot return unaltered; keep binary files out of generated repositories", p))
+				return
+			}
+			total += int64(len(s))
+			if total > lim.MaxBytes {
+				errs = append(errs, fmt.Errorf("files exceed %d bytes together", lim.MaxBytes))
+				return
+			}
+			t[p] = []byte(s)
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+		return nil, errors.Join(errs...)
+	}
+	return t, nil
+}
+
+func orRoot(d string) string {
+	if d == "" {
+		return "the root"
+	}
+	return d
+}
