@@ -20,6 +20,7 @@ var routeGroups = []func() []route{
 	releaseWriteRoutes,
 	gitDataRoutes,
 	pullRoutes,
+	notesRoutes,
 }
 
 // page cuts one page out of n items by the request's per_page (default defaultPer, at
