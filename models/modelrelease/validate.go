@@ -1,0 +1,155 @@
+package modelrelease
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/models"
+	"dagger/shipyard/models/upstreams"
+	"dagger/shipyard/pipelines/ci"
+)
+
+// ValidateOptions say which integrations a validation checks.
+type ValidateOptions struct {
+	// Changed are the paths the pull request changes, as `git diff --name-only
+	// base...HEAD` prints them, for wrappers that compute them.
+	Changed []string
+	// Base is the ref the pull request merges into; the changed paths are then the
+	// source's own history's, from the merge base to HEAD (the source must hold .git
+	// with that history). Ignored when Changed is given.
+	Base string
+}
+
+// Validation is the outcome of ValidateModels.
+type Validation struct {
+	// Integrations are the ones checked; Everything says a shared path changed.
+	Integrations []string
+	Everything   bool
+	Summary      ci.Summary
+}
+
+// Text renders the selection and the summary table.
+func (v Validation) Text() string {
+	why := "changed integrations"
+	if v.Everything {
+		why = "a shared template, requirement or the Cloudcoil requirement changed: every integration"
+	}
+	if len(v.Integrations) == 0 {
+		return "No integration changed; nothing to validate.\n"
+	}
+	return fmt.Sprintf("Validated %s (%s).\n\n%s", strings.Join(v.Integrations, ", "), why, v.Summary.Table())
+}
+
+// ValidateModels is the pull request check of the Cloudcoil repository: it selects the
+// integrations the change requires (models.ChangedIntegrationsWithUpstreams; all of them
+// when neither Changed nor Base is given) and, for each concurrently, generates its
+// repository from the published Cloudcoil version (GenRepo), runs lint, mypy and the model
+// tests, builds the wheel and sdist and runs the artifact checks. The graph holds no
+// secret: it needs none, and a pull request's code must never see release credentials.
+// The error, when any job failed, carries the summary table.
+func (e Env) ValidateModels(ctx context.Context, source *dagger.Directory, opts ValidateOptions) (Validation, error) {
+	file, err := readUpstreams(ctx, source)
+	if err != nil {
+		return Validation{}, err
+	}
+	all := file.Names()
+	var v Validation
+	switch {
+	case len(opts.Changed) > 0:
+		v.Integrations, v.Everything = models.ChangedIntegrations(opts.Changed, all)
+	case opts.Base != "":
+		paths, old, err := changedSince(ctx, source, opts.Base)
+		if err != nil {
+			return Validation{}, err
+		}
+		current, err := source.File(upstreams.FilePath).Contents(ctx)
+		if err != nil {
+			return Validation{}, fmt.Errorf("%s: %w", upstreams.FilePath, err)
+		}
+		v.Integrations, v.Everything, err = models.ChangedIntegrationsWithUpstreams(paths, all, old, []byte(current))
+		if err != nil {
+			return Validation{}, err
+		}
+	default:
+		v.Integrations, v.Everything = all, true
+	}
+
+	rows := make([][]ci.JobResult, len(v.Integrations))
+	var wg sync.WaitGroup
+	for i, name := range v.Integrations {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rows[i] = e.validateOne(ctx, source, name)
+		}()
+	}
+	wg.Wait()
+	for _, r := range rows {
+		v.Summary.Jobs = append(v.Summary.Jobs, r...)
+	}
+	if err := v.Summary.Err(); err != nil {
+		return v, fmt.Errorf("validate-models: %w", err)
+	}
+	return v, nil
+}
+
+// validateOne renders, generates, checks and builds one integration: one summary row per
+// step, the artifact checks beside the other checks once generation succeeded.
+func (e Env) validateOne(ctx context.Context, source *dagger.Directory, name string) []ci.JobResult {
+	prefix := name + ": "
+	start := time.Now()
+	gen, err := e.genRepo(ctx, source, name)
+	if err != nil {
+		rows := []ci.JobResult{ci.Result(prefix+"generate", time.Since(start), err)}
+		for _, c := range append(Checks, Check{Name: "artifacts"}) {
+			rows = append(rows, ci.JobResult{Name: prefix + c.Name, Status: ci.Skipped, Reason: "generation failed"})
+		}
+		return rows
+	}
+	rows := runChecks(ctx, gen, prefix)
+	if rows[0].Status != ci.Passed {
+		return append(rows, ci.JobResult{Name: prefix + "artifacts", Status: ci.Skipped, Reason: "generation failed"})
+	}
+	start = time.Now()
+	report, err := e.CheckArtifacts(ctx, gen.Directory("/repo"))
+	if err == nil {
+		err = report.Err()
+	}
+	return append(rows, ci.Result(prefix+"artifacts", time.Since(start), err))
+}
+
+// changedSince lists the paths changed from the merge base of base and HEAD to HEAD in
+// the source's own Git history (three-dot semantics, as a pull request's diff), and the
+// upstreams file at the merge base (nil when it did not exist there).
+func changedSince(ctx context.Context, source *dagger.Directory, base string) ([]string, []byte, error) {
+	repo := source.AsGit()
+	head := repo.Head()
+	mergeBase := head.CommonAncestor(repo.Ref(base))
+	before := mergeBase.Tree(dagger.GitRefTreeOpts{DiscardGitDir: true})
+	changes := head.Tree(dagger.GitRefTreeOpts{DiscardGitDir: true}).Changes(before)
+	var paths []string
+	for _, list := range []func(context.Context) ([]string, error){changes.AddedPaths, changes.ModifiedPaths, changes.RemovedPaths} {
+		ps, err := list(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("changes since %s: %w (does --source hold .git with the history of %s?)", base, err, base)
+		}
+		paths = append(paths, ps...)
+	}
+	exists, err := before.Exists(ctx, upstreams.FilePath)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s at the merge base with %s: %w", upstreams.FilePath, base, err)
+	}
+	if !exists {
+		return paths, nil, nil
+	}
+	old, err := before.File(upstreams.FilePath).Contents(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s at the merge base with %s: %w", upstreams.FilePath, base, err)
+	}
+	return paths, []byte(old), nil
+}

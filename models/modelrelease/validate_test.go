@@ -1,0 +1,278 @@
+package modelrelease
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/models/upstreams/upstreamstest"
+)
+
+// generatorRepo is a Cloudcoil repository: the upstreams fixture (eight integrations),
+// the shared template, and for each integration overlays that hold a whole generated
+// repository (the model repository fixture), so that what the double's generation leaves
+// in /repo is a repository the artifact checks can read.
+func generatorRepo(t *testing.T, env Env, changes map[string]string) *dagger.Directory {
+	t.Helper()
+	dir := t.TempDir()
+	upstreamstest.WriteGenerator(t, dir)
+	files := map[string]string{
+		"cookiecutter/cookiecutter.json":                  `{"model_name": "", "repo_name": "models-{{ cookiecutter.model_name }}"}` + "\n",
+		"cookiecutter/{{cookiecutter.repo_name}}/LICENSE": "Apache License 2.0\n",
+		"cookiecutter/hooks/post_gen_project.py":          "print('rendered')\n",
+	}
+	for _, name := range upstreamstest.Names() {
+		for p, c := range fixtures.ModelRepoFiles(t, nil) {
+			files["models/"+name+"/"+p] = c
+		}
+	}
+	for p, c := range changes {
+		if c == "" {
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			delete(files, p)
+			continue
+		}
+		files[p] = c
+	}
+	for p, c := range files {
+		target := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(target, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return env.Client.Host().Directory(dir)
+}
+
+// renderAnything makes every cookiecutter run in the double render one repository folder.
+func renderAnything(e *engine.Engine) {
+	e.OnEntries(engine.DirRule{Path: renderDir, Entries: []string{"models-x/"}})
+}
+
+func noSecrets(t *testing.T, e *engine.Engine) {
+	t.Helper()
+	g := e.Graph()
+	if len(g.Secrets()) > 0 {
+		t.Errorf("the graph created secrets: %v", g.Secrets())
+	}
+	for _, x := range g.Execs() {
+		if len(x.Secrets) > 0 {
+			t.Errorf("exec %v received secrets %v", x.Args, x.Secrets)
+		}
+	}
+}
+
+func execArgs(e *engine.Engine) []string {
+	var out []string
+	for _, x := range e.Graph().Execs() {
+		out = append(out, strings.Join(x.Args, " "))
+	}
+	return out
+}
+
+func hasExec(e *engine.Engine, args string) bool {
+	for _, a := range execArgs(e) {
+		if a == args {
+			return true
+		}
+	}
+	return false
+}
+
+func TestGenRepo(t *testing.T) {
+	ctx := context.Background()
+	env, e := newEnv(t)
+	renderAnything(e)
+	repo, err := env.GenRepo(ctx, generatorRepo(t, env, nil), "cert-manager")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The overlays are part of the result: the integration's own files win over the template.
+	if ok, err := repo.Exists(ctx, "pyproject.toml"); err != nil || !ok {
+		t.Errorf("overlay pyproject.toml: %v, %v", ok, err)
+	}
+	if ok, _ := repo.Exists(ctx, "cookiecutter.yaml"); ok {
+		t.Error("the cookiecutter config was copied into the repository")
+	}
+	for _, want := range []string{
+		"uvx --from cookiecutter==2.6.0 cookiecutter cookiecutter --no-input --config-file models/cert-manager/cookiecutter.yaml --output-dir /out",
+		// The published Cloudcoil version models/upstreams.json requires, exactly.
+		"uv lock --upgrade-package cloudcoil==0.5.3",
+		"uv sync --frozen",
+		"uv run --frozen cloudcoil-model-codegen",
+	} {
+		if !hasExec(e, want) {
+			t.Errorf("no exec %q in\n%s", want, strings.Join(execArgs(e), "\n"))
+		}
+	}
+	for _, x := range e.Graph().Execs() {
+		if !strings.Contains(x.Image, "python:3.13") || !strings.Contains(x.Image, "@sha256:") {
+			t.Errorf("exec %v runs on %q, not the pinned Python image", x.Args, x.Image)
+		}
+	}
+	noSecrets(t, e)
+}
+
+func TestGenRepoRefusesWhatItCannotRender(t *testing.T) {
+	tests := []struct {
+		name, integration string
+		changes           map[string]string
+		entries           []string
+		want              string
+	}{
+		{"unknown integration", "linkerd", nil, []string{"models-x/"}, `models/upstreams.json: no integration "linkerd"`},
+		{"missing config", "keda", map[string]string{"models/keda/cookiecutter.yaml": ""}, []string{"models-x/"}, "models/keda/cookiecutter.yaml is missing"},
+		{"missing template", "keda", map[string]string{"cookiecutter/cookiecutter.json": ""}, []string{"models-x/"}, "cookiecutter/cookiecutter.json is missing"},
+		{"template renders two folders", "keda", nil, []string{"a/", "b/"}, "want one repository folder"},
+		{"broken upstreams file", "keda", map[string]string{"models/upstreams.json": "{}"}, nil, "models/upstreams.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, e := newEnv(t)
+			e.OnEntries(engine.DirRule{Path: renderDir, Entries: tt.entries})
+			_, err := env.GenRepo(context.Background(), generatorRepo(t, env, tt.changes), tt.integration)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateModels(t *testing.T) {
+	oneByte := func(kind string, files map[string]string) {
+		if kind == "wheel" {
+			files["cloudcoil/models/cert_manager/v1.py"] += " "
+		}
+	}
+	tests := []struct {
+		name     string
+		opts     ValidateOptions
+		program  func(e *engine.Engine)
+		edit     func(kind string, files map[string]string)
+		wantErr  bool
+		wantRows []string // "| job | status |" prefixes that must appear
+		wantOnly []string // the integrations validated
+	}{
+		{
+			name:     "a change under models/<name>/ checks that integration",
+			opts:     ValidateOptions{Changed: []string{"models/keda/cookiecutter.yaml", "docs/index.md"}},
+			wantRows: []string{"| keda: generate | passed", "| keda: lint | passed", "| keda: mypy | passed", "| keda: test | passed", "| keda: artifacts | passed"},
+			wantOnly: []string{"keda"},
+		},
+		{
+			name:     "a shared template change checks every integration",
+			opts:     ValidateOptions{Changed: []string{"cookiecutter/{{cookiecutter.repo_name}}/Makefile"}},
+			wantRows: []string{"| velero: artifacts | passed", "| kubernetes: test | passed"},
+			wantOnly: upstreamstest.Names(),
+		},
+		{
+			name:     "without a diff everything is checked",
+			wantRows: []string{"| istio: lint | passed"},
+			wantOnly: upstreamstest.Names(),
+		},
+		{
+			name: "a failing lint fails the run with the table",
+			opts: ValidateOptions{Changed: []string{"models/keda/x", "models/istio/y"}},
+			program: func(e *engine.Engine) {
+				e.OnExec(engine.ExecRule{ArgsContain: "ruff check", Match: func(x engine.Exec) bool { return strings.Contains(x.Chain, "models/keda") },
+					ExitCode: 1, Stderr: "src/cloudcoil/models/cert_manager/v1.py:3:1: F401 [*] `os` imported but unused\nFound 1 error."})
+			},
+			wantErr:  true,
+			wantRows: []string{"| keda: lint | failed", "| istio: lint | passed", "| keda: artifacts | passed"},
+			wantOnly: []string{"istio", "keda"},
+		},
+		{
+			name:     "an artifact that differs by one byte fails",
+			opts:     ValidateOptions{Changed: []string{"models/cert-manager/README.md"}},
+			edit:     oneByte,
+			wantErr:  true,
+			wantRows: []string{"| cert-manager: artifacts | failed | ", "| cert-manager: test | passed"},
+			wantOnly: []string{"cert-manager"},
+		},
+		{
+			name: "a failed generation skips the checks",
+			opts: ValidateOptions{Changed: []string{"models/velero/cookiecutter.yaml"}},
+			program: func(e *engine.Engine) {
+				e.OnExec(engine.ExecRule{ArgsContain: "cloudcoil-model-codegen", ExitCode: 1, Stderr: "error: schema https://…/velero.io_backups.yaml: 404"})
+			},
+			wantErr:  true,
+			wantRows: []string{"| velero: generate | failed", "| velero: lint | skipped", "| velero: artifacts | skipped"},
+			wantOnly: []string{"velero"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, e := newEnv(t)
+			renderAnything(e)
+			serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), tt.edit))
+			if tt.program != nil {
+				tt.program(e)
+			}
+			v, err := env.ValidateModels(context.Background(), generatorRepo(t, env, nil), tt.opts)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v\n%s", err, v.Text())
+			}
+			table := v.Summary.Table()
+			if err != nil && !strings.Contains(err.Error(), table) {
+				t.Errorf("the error does not carry the table: %v", err)
+			}
+			for _, row := range tt.wantRows {
+				if !strings.Contains(table, row) {
+					t.Errorf("table lacks %q:\n%s", row, table)
+				}
+			}
+			if strings.Join(v.Integrations, ",") != strings.Join(tt.wantOnly, ",") {
+				t.Errorf("validated %v, want %v", v.Integrations, tt.wantOnly)
+			}
+			if got, want := len(v.Summary.Jobs), 5*len(tt.wantOnly); got != want {
+				t.Errorf("%d rows, want %d", got, want)
+			}
+			noSecrets(t, e)
+		})
+	}
+}
+
+func TestValidateModelsDiffsTheBase(t *testing.T) {
+	old := string(upstreamstest.ReadFile(t, "models/upstreams.json"))
+	changed := strings.Replace(old, `"2.16.1"`, `"2.17.0"`, 1) // keda's matrix
+	env, e := newEnv(t)
+	renderAnything(e)
+	serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	// What the engine answers for the source's Git history: the upstreams file and a
+	// workflow file changed since the merge base with main.
+	e.OnField(engine.FieldRule{Type: "Changeset", Field: "modifiedPaths", Value: []any{"models/upstreams.json", ".github/workflows/release.yml"}})
+	e.OnField(engine.FieldRule{Type: "Directory", Field: "exists", ChainContains: "commonAncestor", Value: true})
+	e.OnFile(engine.FileRule{Path: "models/upstreams.json", ChainContains: "commonAncestor", Contents: old})
+	v, err := env.ValidateModels(context.Background(), generatorRepo(t, env, map[string]string{"models/upstreams.json": changed}), ValidateOptions{Base: "main"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, v.Text())
+	}
+	if strings.Join(v.Integrations, ",") != "keda" || v.Everything {
+		t.Errorf("validated %v (everything %v), want keda alone", v.Integrations, v.Everything)
+	}
+	if !strings.Contains(v.Text(), "Validated keda (changed integrations)") {
+		t.Errorf("text:\n%s", v.Text())
+	}
+	noSecrets(t, e)
+}
+
+func TestValidateModelsNothingChanged(t *testing.T) {
+	env, e := newEnv(t)
+	v, err := env.ValidateModels(context.Background(), generatorRepo(t, env, nil), ValidateOptions{Changed: []string{"docs/index.md"}})
+	if err != nil || len(v.Integrations) != 0 || v.Text() != "No integration changed; nothing to validate.\n" {
+		t.Errorf("%+v, %v", v, err)
+	}
+	if len(e.Graph().Execs()) != 0 {
+		t.Errorf("ran %v", execArgs(e))
+	}
+}
