@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,95 +15,49 @@ import (
 
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
-	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 	"dagger/shipyard/models/versions"
+	"dagger/shipyard/models/versions/versionstest"
 )
 
-const token = "ghp_modelVersions0SECRET0token"
+const token = versionstest.Token
 
-// world is the generator repository cloudcoil/cloudcoil on the GitHub simulator with the
-// fixture's files on main, every upstream repository with its releases, and Cloudcoil on
-// the PyPI simulator. Runs share an ETag cache file, as successive scheduled runs do.
+// world is versionstest's world plus the ETag cache file successive runs share, as
+// successive scheduled runs do.
 type world struct {
-	gh        *githubsim.Server
-	pypi      *pypisim.Server
-	repo      *githubsim.Repo
-	upstream  map[string]*githubsim.Repo
+	*versionstest.World
 	cacheFile string
 	perPage   int
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{
-		gh:        githubsim.New(t),
-		pypi:      pypisim.New(t),
-		upstream:  map[string]*githubsim.Repo{},
-		cacheFile: filepath.Join(t.TempDir(), "etags"),
-	}
-	w.gh.AddToken(token, githubsim.Token{PushAccess: true})
-	w.repo = w.gh.AddRepo("cloudcoil", "cloudcoil")
-	files := map[string]string{}
-	err := fs.WalkDir(upstreamstest.GeneratorFS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(upstreamstest.GeneratorFS(), p)
-		files[p] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.repo.CommitOnBranch("main", "Add model sources", files)
-	for full, releases := range upstreamstest.Releases() {
-		owner, name, _ := strings.Cut(full, "/")
-		r := w.gh.AddRepo(owner, name)
-		// The fixture lists releases newest first; the simulator orders by creation.
-		for i := len(releases) - 1; i >= 0; i-- {
-			rel := releases[i]
-			r.AddRelease(githubsim.Release{TagName: rel.Tag, Draft: rel.Draft, Prerelease: rel.Prerelease})
-		}
-		w.upstream[full] = r
-	}
-	upstreamstest.SeedPyPI(w.pypi)
-	return w
+	return &world{World: versionstest.New(t), cacheFile: filepath.Join(t.TempDir(), "etags")}
 }
 
 func noSleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 
 func (w *world) setup() versions.Setup {
 	return versions.Setup{
-		APIURL: w.gh.URL, Token: token, Cache: versions.FileStore(w.cacheFile), PyPI: w.pypi.Client(),
+		APIURL: w.GitHub.URL, Token: token, Cache: versions.FileStore(w.cacheFile), PyPI: w.PyPI.Client(),
 		ClientOptions: []github.Option{github.WithSleep(noSleep)},
 	}
 }
 
 func (w *world) options(check bool) versions.Options {
-	return versions.Options{Repo: "cloudcoil/cloudcoil", Check: check, PyPIURL: w.pypi.URL(), ReleasesPerPage: w.perPage}
+	return versions.Options{Repo: versionstest.Repository, Check: check, PyPIURL: w.PyPI.URL(), ReleasesPerPage: w.perPage}
 }
 
 // run performs one run and returns its report and the requests the simulator saw.
 func (w *world) run(t *testing.T, check bool) (versions.Report, []githubsim.Request) {
 	t.Helper()
-	before := len(w.gh.Requests())
+	before := len(w.GitHub.Requests())
 	report, err := versions.RunWithCache(context.Background(), w.setup(), w.options(check))
 	if err != nil {
 		t.Fatalf("run: %v\nreport:\n%s", err, report.Text())
 	}
-	return report, w.gh.Requests()[before:]
-}
-
-func writesIn(log []githubsim.Request) []string {
-	var out []string
-	for _, r := range log {
-		if r.Method != "GET" && r.Method != "HEAD" {
-			out = append(out, r.Method+" "+r.Path)
-		}
-	}
-	return out
+	return report, w.GitHub.Requests()[before:]
 }
 
 // checkBranch asserts that the automation branch is one commit on main's head whose files
@@ -112,11 +65,11 @@ func writesIn(log []githubsim.Request) []string {
 // the cookiecutter comments kept.
 func (w *world) checkBranch(t *testing.T, plan upstreams.UpdatePlan) {
 	t.Helper()
-	head := w.repo.Branch(versions.Branch)
-	if parents := w.repo.Parents(head); len(parents) != 1 || parents[0] != w.repo.Branch("main") {
-		t.Fatalf("branch commit %s has parents %v, want main's head %s", head, parents, w.repo.Branch("main"))
+	head := w.Repo.Branch(versions.Branch)
+	if parents := w.Repo.Parents(head); len(parents) != 1 || parents[0] != w.Repo.Branch("main") {
+		t.Fatalf("branch commit %s has parents %v, want main's head %s", head, parents, w.Repo.Branch("main"))
 	}
-	onBranch, onMain := w.repo.Files(versions.Branch), w.repo.Files("main")
+	onBranch, onMain := w.Repo.Files(versions.Branch), w.Repo.Files("main")
 	file, err := upstreams.Parse([]byte(onBranch[upstreams.FilePath]))
 	if err != nil {
 		t.Fatalf("upstreams.json on the branch: %v", err)
@@ -171,7 +124,7 @@ func TestModelVersionsScenario(t *testing.T) {
 	if r1.Action != versions.ActionOpened || r1.PullRequest == nil || r1.PullRequest.Number != 1 {
 		t.Fatalf("first run: action %s, pull request %+v\n%s", r1.Action, r1.PullRequest, r1.Text())
 	}
-	pulls := w.repo.PullRequests()
+	pulls := w.Repo.PullRequests()
 	if len(pulls) != 1 || pulls[0].State != "open" || pulls[0].Head != versions.Branch || pulls[0].Base != "main" ||
 		pulls[0].Title != r1.Plan.PRTitle() {
 		t.Fatalf("pull requests after the first run: %+v", pulls)
@@ -186,24 +139,24 @@ func TestModelVersionsScenario(t *testing.T) {
 	}
 	w.checkBranch(t, r1.Plan)
 	body1 := pulls[0].Body
-	if got := writesIn(log1); len(got) != 4 || r1.Requests.Writes != 4 {
+	if got := versionstest.Writes(log1); len(got) != 4 || r1.Requests.Writes != 4 {
 		t.Errorf("first run writes %v (report %d), want tree, commit, ref and pull request", got, r1.Requests.Writes)
 	}
 
 	// Second run: one more upstream release, and main moved on.
-	w.upstream["kubernetes/kubernetes"].AddRelease(githubsim.Release{TagName: "v1.32.3"})
-	w.repo.CommitOnBranch("main", "docs: contributing", map[string]string{"CONTRIBUTING.md": "Be kind.\n"})
+	w.Upstream["kubernetes/kubernetes"].AddRelease(githubsim.Release{TagName: "v1.32.3"})
+	w.Repo.CommitOnBranch("main", "docs: contributing", map[string]string{"CONTRIBUTING.md": "Be kind.\n"})
 	r2, log2 := w.run(t, false)
 	perRun["second"] = len(log2)
 	if r2.Action != versions.ActionUpdated || r2.PullRequest == nil || r2.PullRequest.Number != 1 || r2.Commit == "" {
 		t.Fatalf("second run: action %s, pull request %+v, commit %q", r2.Action, r2.PullRequest, r2.Commit)
 	}
-	pulls = w.repo.PullRequests()
+	pulls = w.Repo.PullRequests()
 	if len(pulls) != 1 || !strings.Contains(pulls[0].Body, "v1.32.3") || strings.Contains(body1, "v1.32.3") {
 		t.Fatalf("after the second run: %d pull requests; body:\n%s", len(pulls), pulls[0].Body)
 	}
 	w.checkBranch(t, r2.Plan)
-	if w.repo.Files(versions.Branch)["CONTRIBUTING.md"] == "" {
+	if w.Repo.Files(versions.Branch)["CONTRIBUTING.md"] == "" {
 		t.Errorf("the rebuilt branch is not on main's current head")
 	}
 	wantWrites := []string{
@@ -212,16 +165,16 @@ func TestModelVersionsScenario(t *testing.T) {
 		"PATCH /repos/cloudcoil/cloudcoil/git/refs/heads/automation/model-versions",
 		"PATCH /repos/cloudcoil/cloudcoil/pulls/1",
 	}
-	if got := writesIn(log2); strings.Join(got, "\n") != strings.Join(wantWrites, "\n") {
+	if got := versionstest.Writes(log2); strings.Join(got, "\n") != strings.Join(wantWrites, "\n") {
 		t.Errorf("second run writes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantWrites, "\n"))
 	}
 
 	// Third run, nothing changed: no write, and every request a 304 that costs no rate limit.
-	used := w.gh.RateLimit(token).Used
+	used := w.GitHub.RateLimit(token).Used
 	r3, log3 := w.run(t, false)
 	perRun["unchanged"] = len(log3)
-	if r3.Action != versions.ActionUnchanged || len(writesIn(log3)) != 0 || r3.Requests.Writes != 0 {
-		t.Fatalf("unchanged run: action %s, writes %v", r3.Action, writesIn(log3))
+	if r3.Action != versions.ActionUnchanged || len(versionstest.Writes(log3)) != 0 || r3.Requests.Writes != 0 {
+		t.Fatalf("unchanged run: action %s, writes %v", r3.Action, versionstest.Writes(log3))
 	}
 	for _, req := range log3 {
 		if !req.NotModified {
@@ -231,45 +184,45 @@ func TestModelVersionsScenario(t *testing.T) {
 	if r3.Requests.NotModified != r3.Requests.GitHub || r3.Requests.GitHub != int64(len(log3)) {
 		t.Errorf("report counts %+v, simulator saw %d", r3.Requests, len(log3))
 	}
-	if now := w.gh.RateLimit(token).Used; now != used {
+	if now := w.GitHub.RateLimit(token).Used; now != used {
 		t.Errorf("the unchanged run used %d of the rate limit", now-used)
 	}
 
 	// --check now: the plan again, no write, free as well.
 	rc, logc := w.run(t, true)
 	perRun["check"] = len(logc)
-	if rc.Action != versions.ActionChecked || len(writesIn(logc)) != 0 || len(rc.Plan.Changes) != len(r3.Plan.Changes) {
-		t.Errorf("check: action %s, writes %v, %d changes (run had %d)", rc.Action, writesIn(logc), len(rc.Plan.Changes), len(r3.Plan.Changes))
+	if rc.Action != versions.ActionChecked || len(versionstest.Writes(logc)) != 0 || len(rc.Plan.Changes) != len(r3.Plan.Changes) {
+		t.Errorf("check: action %s, writes %v, %d changes (run had %d)", rc.Action, versionstest.Writes(logc), len(rc.Plan.Changes), len(r3.Plan.Changes))
 	}
 
 	// Every applied update lands on main by another way (a maintainer's own commit): the
 	// pull request has nothing left to apply and is closed; the branch stays.
 	merged := map[string]string{}
 	for _, p := range r3.Files {
-		merged[p] = w.repo.Files(versions.Branch)[p]
+		merged[p] = w.Repo.Files(versions.Branch)[p]
 	}
-	w.repo.CommitOnBranch("main", "Update model versions", merged)
+	w.Repo.CommitOnBranch("main", "Update model versions", merged)
 	r4, log4 := w.run(t, false)
 	perRun["merged"] = len(log4)
-	pulls = w.repo.PullRequests()
+	pulls = w.Repo.PullRequests()
 	if r4.Action != versions.ActionClosed || pulls[0].State != "closed" || len(pulls) != 1 {
 		t.Fatalf("after the merge: action %s, pull requests %+v", r4.Action, pulls)
 	}
 	if r4.Plan.HasEdits() || len(r4.Plan.Changes) == 0 || !strings.Contains(pulls[0].Body, "Needs review") {
 		t.Errorf("closing: plan %+v; the closed body should list what still needs review:\n%s", r4.Plan, pulls[0].Body)
 	}
-	if w.repo.Branch(versions.Branch) == "" {
+	if w.Repo.Branch(versions.Branch) == "" {
 		t.Errorf("the branch was deleted; it should stay")
 	}
-	if got := writesIn(log4); len(got) != 1 || got[0] != "PATCH /repos/cloudcoil/cloudcoil/pulls/1" {
+	if got := versionstest.Writes(log4); len(got) != 1 || got[0] != "PATCH /repos/cloudcoil/cloudcoil/pulls/1" {
 		t.Errorf("closing writes %v, want one PATCH", got)
 	}
 
 	// And after that, a run with only proposals writes nothing and opens nothing.
 	r5, log5 := w.run(t, false)
 	perRun["after close"] = len(log5)
-	if r5.Action != versions.ActionNone || len(writesIn(log5)) != 0 || len(w.repo.PullRequests()) != 1 {
-		t.Errorf("after closing: action %s, writes %v", r5.Action, writesIn(log5))
+	if r5.Action != versions.ActionNone || len(versionstest.Writes(log5)) != 0 || len(w.Repo.PullRequests()) != 1 {
+		t.Errorf("after closing: action %s, writes %v", r5.Action, versionstest.Writes(log5))
 	}
 	for _, req := range log5 {
 		if !req.NotModified {
@@ -284,10 +237,10 @@ func TestModelVersionsCheckWritesNothing(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			w := newWorld(t)
 			report, log := w.run(t, true)
-			if writes := writesIn(log); len(writes) != 0 {
+			if writes := versionstest.Writes(log); len(writes) != 0 {
 				t.Fatalf("--check sent writes: %v", writes)
 			}
-			if w.repo.Branch(versions.Branch) != "" || len(w.repo.PullRequests()) != 0 {
+			if w.Repo.Branch(versions.Branch) != "" || len(w.Repo.PullRequests()) != 0 {
 				t.Fatalf("--check created a branch or a pull request")
 			}
 			out, err := report.Format(format)
@@ -335,11 +288,11 @@ func TestModelVersionsTokenNeverLeaks(t *testing.T) {
 			return s
 		}},
 		{"write refused", func(w *world) versions.Setup {
-			w.gh.InjectFault("POST", "/repos/*/*/pulls", githubsim.Fault{Kind: githubsim.FaultStatus, Status: 422})
+			w.GitHub.InjectFault("POST", "/repos/*/*/pulls", githubsim.Fault{Kind: githubsim.FaultStatus, Status: 422})
 			return w.setup()
 		}},
 		{"outage", func(w *world) versions.Setup {
-			w.gh.InjectFault("", "/repos/*/*/git/trees", githubsim.BadGateway(0))
+			w.GitHub.InjectFault("", "/repos/*/*/git/trees", githubsim.BadGateway(0))
 			return w.setup()
 		}},
 		{"success", func(w *world) versions.Setup { return w.setup() }},
@@ -405,16 +358,16 @@ func TestModelVersionsConvergesAfterLostAnswers(t *testing.T) {
 	} {
 		t.Run(pattern, func(t *testing.T) {
 			w := newWorld(t)
-			w.gh.InjectFault("POST", pattern, githubsim.Fault{Kind: githubsim.FaultStatus, Status: 502, Times: 1, AfterEffect: true})
+			w.GitHub.InjectFault("POST", pattern, githubsim.Fault{Kind: githubsim.FaultStatus, Status: 502, Times: 1, AfterEffect: true})
 			report, _ := w.run(t, false)
-			if report.Action != versions.ActionOpened || len(w.repo.PullRequests()) != 1 {
-				t.Fatalf("action %s, %d pull requests", report.Action, len(w.repo.PullRequests()))
+			if report.Action != versions.ActionOpened || len(w.Repo.PullRequests()) != 1 {
+				t.Fatalf("action %s, %d pull requests", report.Action, len(w.Repo.PullRequests()))
 			}
 			w.checkBranch(t, report.Plan)
 			// A second run finds everything in place.
 			again, log := w.run(t, false)
-			if again.Action != versions.ActionUnchanged || len(writesIn(log)) != 0 {
-				t.Errorf("re-run: action %s, writes %v", again.Action, writesIn(log))
+			if again.Action != versions.ActionUnchanged || len(versionstest.Writes(log)) != 0 {
+				t.Errorf("re-run: action %s, writes %v", again.Action, versionstest.Writes(log))
 			}
 		})
 	}
@@ -425,22 +378,22 @@ func TestModelVersionsConvergesAfterLostAnswers(t *testing.T) {
 // commit plus a hand-made one.
 func TestModelVersionsAdoptsAndRepairs(t *testing.T) {
 	w := newWorld(t)
-	main := w.repo.Branch("main")
-	w.repo.SetBranch(versions.Branch, w.repo.AddCommit("by hand", []string{main}, map[string]string{"models/upstreams.json": "{}\n", "NOTES.md": "x\n"}))
-	w.repo.AddPullRequest(githubsim.PullRequest{Title: "wip", Body: "by hand", Head: versions.Branch, Base: "main"})
+	main := w.Repo.Branch("main")
+	w.Repo.SetBranch(versions.Branch, w.Repo.AddCommit("by hand", []string{main}, map[string]string{"models/upstreams.json": "{}\n", "NOTES.md": "x\n"}))
+	w.Repo.AddPullRequest(githubsim.PullRequest{Title: "wip", Body: "by hand", Head: versions.Branch, Base: "main"})
 	report, log := w.run(t, false)
-	if report.Action != versions.ActionUpdated || report.PullRequest.Number != 1 || len(w.repo.PullRequests()) != 1 {
+	if report.Action != versions.ActionUpdated || report.PullRequest.Number != 1 || len(w.Repo.PullRequests()) != 1 {
 		t.Fatalf("action %s, pull request %+v", report.Action, report.PullRequest)
 	}
-	if _, ok := w.repo.Files(versions.Branch)["NOTES.md"]; ok {
+	if _, ok := w.Repo.Files(versions.Branch)["NOTES.md"]; ok {
 		t.Errorf("the hand-made file survived the rebuild")
 	}
 	w.checkBranch(t, report.Plan)
-	if got := w.repo.PullRequests()[0]; got.Title != report.Plan.PRTitle() {
+	if got := w.Repo.PullRequests()[0]; got.Title != report.Plan.PRTitle() {
 		t.Errorf("title %q, want %q", got.Title, report.Plan.PRTitle())
 	}
-	if !strings.Contains(strings.Join(writesIn(log), "\n"), "PATCH /repos/cloudcoil/cloudcoil/git/refs/heads/automation/model-versions") {
-		t.Errorf("writes %v, want a forced move of the branch", writesIn(log))
+	if !strings.Contains(strings.Join(versionstest.Writes(log), "\n"), "PATCH /repos/cloudcoil/cloudcoil/git/refs/heads/automation/model-versions") {
+		t.Errorf("writes %v, want a forced move of the branch", versionstest.Writes(log))
 	}
 }
 
@@ -453,7 +406,7 @@ func TestModelVersionsErrorsNameTheFix(t *testing.T) {
 		{"not the generator repository", func(w *world) versions.Options {
 			o := w.options(false)
 			o.Repo = "cloudcoil/other"
-			w.gh.AddRepo("cloudcoil", "other").CommitOnBranch("main", "init", map[string]string{"README.md": "x"})
+			w.GitHub.AddRepo("cloudcoil", "other").CommitOnBranch("main", "init", map[string]string{"README.md": "x"})
 			return o
 		}, "models/upstreams.json not found at main"},
 		{"missing base branch", func(w *world) versions.Options {
@@ -472,15 +425,15 @@ func TestModelVersionsErrorsNameTheFix(t *testing.T) {
 			return o
 		}, `--repo "cloudcoil": want the Cloudcoil generator repository as owner/name`},
 		{"upstream repository gone", func(w *world) versions.Options {
-			w.repo.CommitOnBranch("main", "rename", map[string]string{
-				upstreams.FilePath: strings.Replace(w.repo.Files("main")[upstreams.FilePath], `"kedacore/keda"`, `"kedacore/keda-gone"`, 1),
+			w.Repo.CommitOnBranch("main", "rename", map[string]string{
+				upstreams.FilePath: strings.Replace(w.Repo.Files("main")[upstreams.FilePath], `"kedacore/keda"`, `"kedacore/keda-gone"`, 1),
 			})
 			return w.options(false)
 		}, "integrations.keda.repository kedacore/keda-gone: no such repository on GitHub"},
 		{"cookiecutter missing", func(w *world) versions.Options {
-			files := w.repo.Files("main")
+			files := w.Repo.Files("main")
 			delete(files, "models/istio/cookiecutter.yaml")
-			w.repo.SetBranch("main", w.repo.AddCommit("drop", nil, files))
+			w.Repo.SetBranch("main", w.Repo.AddCommit("drop", nil, files))
 			return w.options(false)
 		}, "integrations.istio: models/istio/cookiecutter.yaml does not exist at main"},
 	}
@@ -492,7 +445,7 @@ func TestModelVersionsErrorsNameTheFix(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
-			if writes := w.gh.Writes(); len(writes) != 0 {
+			if writes := w.GitHub.Writes(); len(writes) != 0 {
 				t.Errorf("a failed run wrote %v", writes)
 			}
 		})
@@ -512,7 +465,7 @@ func TestModelVersionsPagesOnlyAsFarAsNeeded(t *testing.T) {
 	if a, b := got.Plan.Text(), want.Plan.Text(); a != b {
 		t.Fatalf("plan with small pages:\n%s\nwith full pages:\n%s", a, b)
 	}
-	file, err := upstreams.Parse([]byte(w.repo.Files("main")[upstreams.FilePath]))
+	file, err := upstreams.Parse([]byte(w.Repo.Files("main")[upstreams.FilePath]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,15 +64,24 @@ type Report struct {
 	Notes       []string         `json:"notes,omitempty"`
 }
 
-// Format renders the report as "text" or "json".
-func (r Report) Format(format string) (string, error) {
+// ValidFormat checks an output format before a run spends any request.
+func ValidFormat(format string) error {
 	switch format {
-	case "", "text":
-		return r.Text(), nil
-	case "json":
+	case "", "text", "json":
+		return nil
+	}
+	return fmt.Errorf("--format %q: want text or json", format)
+}
+
+// Format renders the report as "text" (the default) or "json".
+func (r Report) Format(format string) (string, error) {
+	if err := ValidFormat(format); err != nil {
+		return "", err
+	}
+	if format == "json" {
 		return r.JSON()
 	}
-	return "", fmt.Errorf("--format %q: want text or json", format)
+	return r.Text(), nil
 }
 
 // JSON is the report as indented JSON with a trailing newline. Empty lists are [] rather
