@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"dagger/shipyard/models/versions"
+	"dagger/shipyard/pipelines/ci"
+)
+
+// ModelVersions keeps Cloudcoil's upstream model versions current. Run it on the Cloudcoil
+// generator repository: dagger call --repo cloudcoil/cloudcoil --github-token
+// env://CI_GITHUB_TOKEN model-versions.
+//
+// It reads models/upstreams.json on the base branch, discovers final GitHub releases of
+// each upstream (drafts, pre-releases and tags outside the product's scheme ignored) and
+// Cloudcoil's versions on PyPI, and plans: patches of tracked lines are applied to
+// upstreams.json and each models/<name>/cookiecutter.yaml together; new upstream minors
+// and majors are proposed for review (Kubernetes' only reported) and a new Cloudcoil minor
+// needs a deliberate migration. One pull request from automation/model-versions holds
+// every applied update; later runs rebuild that branch on the base branch's head and
+// update the pull request, write nothing when it is current, and close it once nothing is
+// left to apply. With --check it prints the plan and changes nothing.
+//
+// The token must be one whose pushes trigger workflows, so that CI runs on the pull
+// request: the CI_GITHUB_TOKEN secret (contents, pull-request and workflow write access to
+// the generator repository, read access to the upstreams), never the workflow's default
+// GITHUB_TOKEN, whose pushes GitHub does not turn into workflow runs. --check can run
+// without a token (anonymous GitHub limits apply).
+//
+// GitHub answers are cached with their ETags in a cache volume, so an unchanged re-run on
+// the same engine costs only 304s, which GitHub does not count against the rate limit.
+// +cache="never"
+func (m *Shipyard) ModelVersions(
+	ctx context.Context,
+	// Print the available updates (per integration: current → new, patch or proposed) and
+	// change nothing: no file, branch or pull request.
+	// +optional
+	check bool,
+	// Output format: text or json.
+	// +optional
+	// +default="text"
+	format string,
+	// The branch the updates are made against.
+	// +default="main"
+	base string,
+	// The PyPI index Cloudcoil's releases are read from.
+	// +default="https://pypi.org/"
+	pypiUrl string,
+) (string, error) {
+	if err := versions.ValidFormat(format); err != nil {
+		return "", err
+	}
+	token, err := plaintext(ctx, m.GithubToken)
+	if err != nil {
+		return "", fmt.Errorf("--github-token: %w", err)
+	}
+	if token == "" && !check {
+		return "", errors.New("--github-token is required to push " + versions.Branch + " and open its pull request: " +
+			"pass the CI_GITHUB_TOKEN secret (e.g. --github-token env://CI_GITHUB_TOKEN), a token whose pushes trigger workflows, " +
+			"not the default GITHUB_TOKEN")
+	}
+	c, err := sdkClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	setup := versions.Setup{
+		APIURL: m.GithubAPI,
+		Token:  versions.Token(token),
+		// The cache volume is read and written by a small container; the Python image is
+		// already pinned for CI, so it is usually present on the engine.
+		Cache: versions.VolumeStore{Client: c, Image: ci.DefaultPins().Python["3.13"]},
+	}
+	report, err := versions.RunWithCache(ctx, setup, versions.Options{Repo: m.Repo, Base: base, Check: check, PyPIURL: pypiUrl})
+	if err != nil {
+		return "", fmt.Errorf("model-versions: %w", err)
+	}
+	return report.Format(format)
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	sdk "dagger.io/dagger"
+
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/models/versions"
+	"dagger/shipyard/models/versions/versionstest"
+)
+
+// glueModelVersions connects main.go's dag and the SDK client to a fresh engine double, as
+// glue does, with secret plaintext allowed (the function reads its token at the edge) and
+// the constructor pointed at the GitHub simulator with token as --github-token (none when
+// empty). Not parallel: dag is package state.
+func glueModelVersions(t *testing.T, w *versionstest.World, token string) (*Shipyard, *engine.Engine) {
+	t.Helper()
+	e := engine.New(t, engine.AllowSecretPlaintext())
+	c := e.Client(context.Background())
+	prevDag, prevConnect := dag, connectSDK
+	dag = c
+	connectSDK = func(context.Context) (*sdk.Client, error) { return c, nil }
+	t.Cleanup(func() { dag, connectSDK = prevDag, prevConnect })
+	var secret *sdk.Secret
+	if token != "" {
+		secret = c.SetSecret("github-token", token)
+	}
+	return New(nil, versionstest.Repository, secret, w.GitHub.URL, "docker.io", "elixircloud", "", nil), e
+}
+
+// newFile and contents find, in an exec's chain, the text of the file the cache write step
+// copies into the volume (arguments appear in any order; base64 holds no ")" or quote).
+var (
+	newFile  = regexp.MustCompile(`withNewFile\(([^)]*path:"/in/etags\.b64"[^)]*)\)`)
+	contents = regexp.MustCompile(`contents:("[^"]*")`)
+)
+
+// cacheWrites returns the ETag caches written to the volume so far, by exec chain (the
+// engine double records execs without an order).
+func cacheWrites(t *testing.T, e *engine.Engine) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, x := range e.Graph().Execs() {
+		if m := newFile.FindStringSubmatch(x.Chain); m != nil {
+			c := contents.FindStringSubmatch(m[1])
+			if c == nil {
+				t.Fatalf("cache write without contents: %s", m[0])
+			}
+			s, err := strconv.Unquote(c[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[x.Chain] = s
+		}
+	}
+	return out
+}
+
+// newCacheWrite is the one cache written since before was taken.
+func newCacheWrite(t *testing.T, e *engine.Engine, before map[string]string) string {
+	t.Helper()
+	var fresh []string
+	for chain, s := range cacheWrites(t, e) {
+		if _, ok := before[chain]; !ok {
+			fresh = append(fresh, s)
+		}
+	}
+	if len(fresh) != 1 {
+		t.Fatalf("%d new ETag cache writes, want 1", len(fresh))
+	}
+	return fresh[0]
+}
+
+func TestModelVersionsThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	w := versionstest.New(t)
+	m, e := glueModelVersions(t, w, versionstest.Token)
+	var outputs []string
+
+	// --check: the plan as JSON, not a single write.
+	out, err := m.ModelVersions(ctx, true, "json", "main", w.PyPI.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs = append(outputs, out)
+	var checked versions.Report
+	if err := json.Unmarshal([]byte(out), &checked); err != nil {
+		t.Fatalf("--format json: %v\n%s", err, out)
+	}
+	if !checked.Check || checked.Action != versions.ActionChecked || !checked.Plan.HasEdits() || len(w.GitHub.Writes()) != 0 {
+		t.Fatalf("check: %+v; writes %v", checked, w.GitHub.Writes())
+	}
+
+	// A run opens the pull request.
+	written := cacheWrites(t, e)
+	out, err = m.ModelVersions(ctx, false, "text", "main", w.PyPI.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs = append(outputs, out)
+	pulls := w.Repo.PullRequests()
+	if len(pulls) != 1 || !strings.Contains(out, "Opened pull request #1: https://github.com/cloudcoil/cloudcoil/pull/1") {
+		t.Fatalf("pull requests %+v; output:\n%s", pulls, out)
+	}
+
+	// The next call finds the cache the previous one left in the volume (the engine
+	// double does not run the copy, so the read step is told what the volume holds) and
+	// is answered by 304s only.
+	e.OnExec(engine.ExecRule{ArgsContain: "cat /cache/etags.b64", Stdout: newCacheWrite(t, e, written)})
+	before := len(w.GitHub.Requests())
+	out, err = m.ModelVersions(ctx, false, "text", "main", w.PyPI.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs = append(outputs, out)
+	third := w.GitHub.Requests()[before:]
+	if len(third) == 0 || !strings.Contains(out, "is current; nothing was written") {
+		t.Fatalf("unchanged call:\n%s", out)
+	}
+	for _, r := range third {
+		if !r.NotModified {
+			t.Errorf("unchanged call: %s %s answered %d, want 304", r.Method, r.Path, r.Status)
+		}
+	}
+	if !strings.Contains(e.Graph().String(), versions.DefaultCacheVolume) {
+		t.Errorf("the cache volume %s was never mounted", versions.DefaultCacheVolume)
+	}
+
+	// Refusals name the fix.
+	for _, tt := range []struct {
+		name  string
+		call  func() (string, error)
+		want  string
+		state string
+	}{
+		{"bad format", func() (string, error) { return m.ModelVersions(ctx, true, "yaml", "main", w.PyPI.URL()) }, `--format "yaml": want text or json`, ""},
+		{"missing base", func() (string, error) { return m.ModelVersions(ctx, true, "text", "trunk", w.PyPI.URL()) }, "--base trunk: no such branch", ""},
+	} {
+		out, err := tt.call()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %q, %v; want %q", tt.name, out, err, tt.want)
+		}
+		if err != nil {
+			outputs = append(outputs, err.Error())
+		}
+	}
+
+	// The token is in nothing the function returned, nor in anything the engine recorded.
+	outputs = append(outputs, e.Graph().String())
+	for _, s := range outputs {
+		if strings.Contains(s, versionstest.Token) {
+			t.Fatalf("the token leaked:\n%s", s)
+		}
+	}
+}
+
+func TestModelVersionsNeedsAWorkflowTriggeringToken(t *testing.T) {
+	ctx := context.Background()
+	w := versionstest.New(t)
+	m, _ := glueModelVersions(t, w, "")
+	_, err := m.ModelVersions(ctx, false, "text", "main", w.PyPI.URL())
+	if err == nil || !strings.Contains(err.Error(), "CI_GITHUB_TOKEN") || !strings.Contains(err.Error(), "not the default GITHUB_TOKEN") {
+		t.Fatalf("err = %v, want the token rule", err)
+	}
+	if n := len(w.GitHub.Requests()); n != 0 {
+		t.Errorf("sent %d GitHub requests without a token", n)
+	}
+	// A wrong token fails at GitHub without echoing it.
+	m, _ = glueModelVersions(t, w, versionstest.Token+"-wrong")
+	_, err = m.ModelVersions(ctx, false, "text", "main", w.PyPI.URL())
+	if err == nil || strings.Contains(err.Error(), versionstest.Token) {
+		t.Fatalf("err = %v, want a failure that does not show the token", err)
+	}
+	if writes := githubsimWrites(w.GitHub); len(writes) != 0 {
+		t.Errorf("writes with a rejected token: %v", writes)
+	}
+}
+
+func githubsimWrites(s *githubsim.Server) []string { return versionstest.Writes(s.Requests()) }
