@@ -226,8 +226,9 @@ func (r *Repo) Client(t testing.TB, token string, opts ...github.Option) *github
 }
 
 // ServeTree teaches the engine double what Dagger's git API fetches from GitURL for tag:
-// the commit the tag points to, and the files and folders of its tree. Call it after the
-// tag exists; a tag moved later (which the rulesets forbid) keeps the files taught.
+// the commit the tag points to (GitRepository.tag(…).commit), and the files and folders of
+// that commit's tree (GitRepository.commit(…).tree), which a release builds so that what
+// it builds is the commit it checked. Call it after the tag exists.
 func (r *Repo) ServeTree(e *engine.Engine, tag string) {
 	r.t.Helper()
 	sha := r.GH.Tag(tag)
@@ -235,8 +236,8 @@ func (r *Repo) ServeTree(e *engine.Engine, tag string) {
 		r.t.Fatalf("teskrepo: ServeTree: no tag %s", tag)
 		return
 	}
-	ref := TreeChain(tag)
-	e.OnField(engine.FieldRule{Type: "GitRef", Field: "commit", ChainContains: ref, Value: sha})
+	e.OnField(engine.FieldRule{Type: "GitRef", Field: "commit", ChainContains: TagChain(tag), Value: sha})
+	ref := CommitChain(sha)
 	files := r.GH.Files(sha)
 	folders := map[string][]string{}
 	for p, content := range files {
@@ -265,11 +266,12 @@ func (r *Repo) ServeTree(e *engine.Engine, tag string) {
 	}
 }
 
-// TreeChain is the part of an engine chain that names a tag of a git repository; the
-// URL is left out because options of Query.git (auth) may follow it in the chain.
-func TreeChain(tag string) string {
-	return fmt.Sprintf("tag(name:%q)", tag)
-}
+// TagChain is the part of an engine chain that names a tag of a git repository; the URL is
+// left out because options of Query.git (auth) may follow it in the chain.
+func TagChain(tag string) string { return fmt.Sprintf("tag(name:%q)", tag) }
+
+// CommitChain is the part of an engine chain that names a commit of a git repository.
+func CommitChain(sha string) string { return fmt.Sprintf("commit(id:%q)", sha) }
 
 // ReportBuiltVersion makes `python -c …importlib.metadata…` in an image built from a
 // Dockerfile print the version the build was given (SETUPTOOLS_SCM_PRETEND_VERSION), or

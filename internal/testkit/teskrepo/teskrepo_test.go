@@ -61,7 +61,7 @@ func TestServeTree(t *testing.T) {
 	if err != nil || got != sha {
 		t.Fatalf("commit %q, %v; want %s", got, err, sha)
 	}
-	tree := ref.Tree()
+	tree := c.Git(teskrepo.GitURL).Commit(sha).Tree()
 	entries, err := tree.Directory("containers").Entries(ctx)
 	if err != nil || !reflect.DeepEqual(entries, []string{"filer.Dockerfile", "taskmaster.Dockerfile"}) {
 		t.Fatalf("containers/: %v, %v", entries, err)
