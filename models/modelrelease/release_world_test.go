@@ -1,0 +1,182 @@
+package modelrelease
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/testkit/pypisim"
+)
+
+const (
+	worldToken = "ghs_model_release_world_token"
+	owner      = "cloudcoil"
+	repoName   = "models-cert-manager"
+	project    = "cloudcoil.models.cert_manager"
+)
+
+// world is a model repository on the GitHub simulator, its project on the PyPI
+// simulator, and the repository's main checkout (the fixture, whose own version is a
+// placeholder the flow replaces) in a folder.
+type world struct {
+	t       *testing.T
+	sim     *githubsim.Server
+	repo    *githubsim.Repo
+	pypi    *pypisim.Server
+	main    string            // main's head
+	changes map[string]string // of the checkout, relative to the fixture
+}
+
+// placeholderVersion is main's version: releases set their own, so rules keyed on a
+// release version never match main's file.
+const placeholderVersion = "0.0.0.0"
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{t: t, sim: githubsim.New(t), pypi: pypisim.New(t)}
+	w.sim.AddToken(worldToken, githubsim.Token{PushAccess: true})
+	w.repo = w.sim.AddRepo(owner, repoName)
+	w.setCheckout(nil)
+	return w
+}
+
+// setCheckout commits the fixture with changes to main and makes it the run's source.
+func (w *world) setCheckout(changes map[string]string) {
+	w.t.Helper()
+	all := map[string]string{}
+	for p, c := range changes {
+		all[p] = c
+	}
+	pyproject, err := SetVersion(fixtureFile(w.t, pyprojectPath), placeholderVersion)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if c, ok := changes[pyprojectPath]; ok {
+		if pyproject, err = SetVersion([]byte(c), placeholderVersion); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	all[pyprojectPath] = string(pyproject)
+	w.changes = all
+	w.main = w.repo.CommitOnBranch("main", "Update generated models", fixtures.ModelRepoFiles(w.t, all))
+}
+
+// client is a GitHub client of the simulator; rt, when given, sees every request first.
+func (w *world) client(rt http.RoundTripper) *github.Client {
+	w.t.Helper()
+	opts := []github.Option{github.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() })}
+	if rt != nil {
+		opts = append(opts, github.WithTransport(rt))
+	}
+	c, err := github.NewClient(w.sim.URL, worldToken, opts...)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return c
+}
+
+// serve programs an engine so that building version from the current checkout returns
+// real archives of that checkout with the version set (edit may corrupt them).
+func (w *world) serve(e *engine.Engine, version string, edit func(kind string, files map[string]string)) {
+	w.t.Helper()
+	files := fixtures.ModelRepoFiles(w.t, w.changes)
+	pyproject, err := SetVersion([]byte(files[pyprojectPath]), version)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	files[pyprojectPath] = string(pyproject)
+	delete(files, RecordPath)
+	// The chain of the build holds the versioned pyproject.toml, quoted.
+	serveDistributions(e, fmt.Sprintf(`version = \"%s\"`, version), fixtures.BuildDistributions(w.t, files, edit))
+}
+
+// run releases upstream from the checkout with a fresh engine double that serves the
+// given versions' builds.
+func (w *world) run(o ReleaseOptions, gh *github.Client, versions ...string) (ReleaseResult, *engine.Engine, error) {
+	w.t.Helper()
+	env, e := newEnv(w.t)
+	for _, v := range versions {
+		w.serve(e, v, nil)
+	}
+	return w.runIn(env, e, o, gh)
+}
+
+func (w *world) runIn(env Env, e *engine.Engine, o ReleaseOptions, gh *github.Client) (ReleaseResult, *engine.Engine, error) {
+	w.t.Helper()
+	if gh == nil {
+		gh = w.client(nil)
+	}
+	o.Repo = owner + "/" + repoName
+	if o.Upstream == "" {
+		o.Upstream = "1.17.1"
+	}
+	o.PyPIURL, o.PyPI = w.pypi.URL(), w.pypi.Client()
+	source := env.Client.Host().Directory(fixtures.ModelRepo(w.t, w.changes))
+	res, err := env.Release(context.Background(), gh, source, o)
+	return res, e, err
+}
+
+// drafts returns the simulator's releases of a tag.
+func (w *world) releasesOf(tag string) []githubsim.Release {
+	var out []githubsim.Release
+	for _, r := range w.repo.Releases() {
+		if r.TagName == tag {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// recordOf reads the release record a commit carries.
+func (w *world) recordOf(sha string) Record {
+	w.t.Helper()
+	files := w.repo.Files(sha)
+	rec, err := ParseRecord([]byte(files[RecordPath]))
+	if err != nil {
+		w.t.Fatalf("commit %.12s: %v", sha, err)
+	}
+	return rec
+}
+
+func (w *world) noWrites() {
+	w.t.Helper()
+	if writes := w.sim.Writes(); len(writes) > 0 {
+		w.t.Errorf("GitHub writes: %+v", writes)
+	}
+	for _, r := range w.pypi.Requests() {
+		if r.Method != http.MethodGet {
+			w.t.Errorf("PyPI request %+v", r)
+		}
+	}
+}
+
+func writePaths(w *world) []string {
+	var out []string
+	for _, r := range w.sim.Writes() {
+		out = append(out, r.Method+" "+strings.TrimPrefix(r.Path, "/repos/"+owner+"/"+repoName))
+	}
+	return out
+}
+
+// hook is a transport that calls before, once, ahead of the first request match accepts:
+// a test's way to let the world change at an exact point of a run.
+type hook struct {
+	match  func(*http.Request) bool
+	before func()
+	once   sync.Once
+}
+
+func (h *hook) RoundTrip(r *http.Request) (*http.Response, error) {
+	if h.match(r) {
+		h.once.Do(h.before)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
