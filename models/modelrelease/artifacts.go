@@ -19,8 +19,12 @@ import (
 // unpack separately (models.DefaultArchiveLimits).
 const MaxArtifactBytes = 256 << 20
 
-// distDir is where builds write the wheel and sdist.
-const distDir = "/dist"
+// Where the build graph writes: the wheel and sdist in DistDir, and each archive
+// base64-encoded as EncodedDir/<file name>.b64, which is what Go reads back.
+const (
+	DistDir    = "/dist"
+	EncodedDir = "/encoded"
+)
 
 // Built is a wheel and an sdist, read back from the graph and parsed in Go.
 type Built struct {
@@ -30,8 +34,8 @@ type Built struct {
 
 // build runs `uv build` in ctr's /repo and reads both artifacts back.
 func (e Env) build(ctx context.Context, ctr *dagger.Container) (Built, error) {
-	built := ctr.WithExec([]string{"uv", "build", "--out-dir", distDir})
-	entries, err := built.Directory(distDir).Entries(ctx)
+	built := ctr.WithExec([]string{"uv", "build", "--out-dir", DistDir})
+	entries, err := built.Directory(DistDir).Entries(ctx)
 	if err != nil {
 		return Built{}, fmt.Errorf("build: %w", err)
 	}
@@ -46,7 +50,7 @@ func (e Env) build(ctx context.Context, ctr *dagger.Container) (Built, error) {
 	}
 	if len(wheels) != 1 || len(sdists) != 1 {
 		sort.Strings(entries)
-		return Built{}, fmt.Errorf("build: uv build wrote %q to %s; want one wheel and one sdist", entries, distDir)
+		return Built{}, fmt.Errorf("build: uv build wrote %q to %s; want one wheel and one sdist", entries, DistDir)
 	}
 	out := Built{WheelName: wheels[0], SdistName: sdists[0]}
 	wheel, err := readArtifact(ctx, built, wheels[0])
@@ -70,9 +74,9 @@ func (e Env) build(ctx context.Context, ctr *dagger.Container) (Built, error) {
 // which would alter binary bytes, so the graph base64-encodes the archive first and Go
 // decodes it; the encoded size is checked before anything is read.
 func readArtifact(ctx context.Context, built *dagger.Container, name string) ([]byte, error) {
-	encoded := "/encoded/" + name + ".b64"
+	encoded := EncodedDir + "/" + name + ".b64"
 	f := built.
-		WithExec([]string{"base64", "-w", "0", path.Join(distDir, name)}, dagger.ContainerWithExecOpts{RedirectStdout: encoded}).
+		WithExec([]string{"base64", "-w", "0", path.Join(DistDir, name)}, dagger.ContainerWithExecOpts{RedirectStdout: encoded}).
 		File(encoded)
 	size, err := f.Size(ctx)
 	if err != nil {

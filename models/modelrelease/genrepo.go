@@ -14,8 +14,8 @@ import (
 // TemplateDir is the shared cookiecutter template in the Cloudcoil repository.
 const TemplateDir = "cookiecutter"
 
-// renderDir is where cookiecutter writes the rendered repository.
-const renderDir = "/out"
+// RenderDir is where cookiecutter writes the rendered repository, one folder.
+const RenderDir = "/out"
 
 // integrationDir is an integration's source folder: cookiecutter.yaml and the overlays.
 func integrationDir(name string) string { return "models/" + name }
@@ -67,9 +67,9 @@ func (e Env) genRepo(ctx context.Context, source *dagger.Directory, name string)
 	}
 	rendered := ctr.WithExec([]string{
 		"uvx", "--from", cookiecutterRequirement, "cookiecutter", TemplateDir,
-		"--no-input", "--config-file", config, "--output-dir", renderDir,
+		"--no-input", "--config-file", config, "--output-dir", RenderDir,
 	})
-	entries, err := rendered.Directory(renderDir).Entries(ctx)
+	entries, err := rendered.Directory(RenderDir).Entries(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("gen-repo %s: rendering %s with %s: %w", name, TemplateDir, config, err)
 	}
@@ -78,7 +78,7 @@ func (e Env) genRepo(ctx context.Context, source *dagger.Directory, name string)
 		return nil, fmt.Errorf("gen-repo %s: the template rendered %q; want one repository folder", name, entries)
 	}
 	overlays := source.Directory(integrationDir(name)).Filter(dagger.DirectoryFilterOpts{Exclude: []string{"cookiecutter.yaml"}})
-	repo := rendered.Directory(renderDir+"/"+strings.TrimSuffix(entries[0], "/")).WithDirectory(".", overlays)
+	repo := rendered.Directory(RenderDir+"/"+strings.TrimSuffix(entries[0], "/")).WithDirectory(".", overlays)
 	gen, err := e.generate(repo, file.Cloudcoil.Version)
 	if err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)

@@ -22,9 +22,9 @@ func newEnv(t *testing.T, opts ...engine.Option) (Env, *engine.Engine) {
 // contains chain (any, when empty) lists the two archives in /dist and reads them back as
 // the graph's base64 files do: the real bytes of dist, built by the test.
 func serveDistributions(e *engine.Engine, chain string, dist fixtures.Distributions) {
-	e.OnEntries(engine.DirRule{Path: distDir, ChainContains: chain, Entries: []string{dist.SdistName, dist.WheelName}})
-	e.OnFile(engine.FileRule{Path: "/encoded/" + dist.WheelName + ".b64", ChainContains: chain, Contents: base64.StdEncoding.EncodeToString(dist.Wheel)})
-	e.OnFile(engine.FileRule{Path: "/encoded/" + dist.SdistName + ".b64", ChainContains: chain, Contents: base64.StdEncoding.EncodeToString(dist.Sdist)})
+	e.OnEntries(engine.DirRule{Path: DistDir, ChainContains: chain, Entries: []string{dist.SdistName, dist.WheelName}})
+	e.OnFile(engine.FileRule{Path: EncodedDir + "/" + dist.WheelName + ".b64", ChainContains: chain, Contents: base64.StdEncoding.EncodeToString(dist.Wheel)})
+	e.OnFile(engine.FileRule{Path: EncodedDir + "/" + dist.SdistName + ".b64", ChainContains: chain, Contents: base64.StdEncoding.EncodeToString(dist.Sdist)})
 }
 
 // hostRepo is the model repository fixture, with changes, as a directory of the double.

@@ -56,7 +56,7 @@ func generatorRepo(t *testing.T, env Env, changes map[string]string) *dagger.Dir
 
 // renderAnything makes every cookiecutter run in the double render one repository folder.
 func renderAnything(e *engine.Engine) {
-	e.OnEntries(engine.DirRule{Path: renderDir, Entries: []string{"models-x/"}})
+	e.OnEntries(engine.DirRule{Path: RenderDir, Entries: []string{"models-x/"}})
 }
 
 func noSecrets(t *testing.T, e *engine.Engine) {
@@ -139,7 +139,7 @@ func TestGenRepoRefusesWhatItCannotRender(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env, e := newEnv(t)
-			e.OnEntries(engine.DirRule{Path: renderDir, Entries: tt.entries})
+			e.OnEntries(engine.DirRule{Path: RenderDir, Entries: tt.entries})
 			_, err := env.GenRepo(context.Background(), generatorRepo(t, env, tt.changes), tt.integration)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/models/modelrelease"
+)
+
+// The Cloudcoil model package functions: glue over models/modelrelease, where the graphs
+// and the rules live.
+
+// modelEnv connects the model graphs to the session.
+func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, error) {
+	c, err := sdkClient(ctx)
+	if err != nil {
+		return modelrelease.Env{}, err
+	}
+	return modelrelease.NewEnv(c), nil
+}
+
+// GenRepo renders an integration's generated repository from the Cloudcoil repository
+// (--source): the shared cookiecutter template with models/<name>/cookiecutter.yaml, the
+// integration's overlays copied over it, and the models generated with the published
+// Cloudcoil version models/upstreams.json requires. Returns the repository; export it,
+// or run check-artifacts on it.
+func (m *Shipyard) GenRepo(
+	ctx context.Context,
+	// The integration, a folder under models/ (e.g. kubernetes).
+	name string,
+) (*dagger.Directory, error) {
+	env, err := m.modelEnv(ctx)
+	if err != nil {
+		return nil, err
+	}
+	src, err := toSDKDirectory(ctx, env.Client, m.Source)
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	repo, err := env.GenRepo(ctx, src, name)
+	if err != nil {
+		return nil, err
+	}
+	return fromSDKDirectory(ctx, repo)
+}
+
+// ValidateModels is the pull request check of the Cloudcoil repository: for each changed
+// integration (every one when the shared template, the generation requirements or the
+// Cloudcoil requirement changed), concurrently, it generates the repository from the
+// published Cloudcoil version, runs ruff, mypy and the model tests, builds the wheel and
+// sdist and checks them. Returns the summary table; fails with it when a job failed. It
+// uses no credential, whatever the module was given.
+func (m *Shipyard) ValidateModels(
+	ctx context.Context,
+	// The ref the pull request merges into; the changed paths are then read from the
+	// source's Git history since the merge base (the source must include .git).
+	// +optional
+	base string,
+	// The changed paths, when the caller computed them (git diff --name-only base...HEAD);
+	// they take precedence over --base. Without either, every integration is checked.
+	// +optional
+	changed []string,
+) (string, error) {
+	env, err := m.modelEnv(ctx)
+	if err != nil {
+		return "", err
+	}
+	src, err := toSDKDirectory(ctx, env.Client, m.Source)
+	if err != nil {
+		return "", fmt.Errorf("source: %w", err)
+	}
+	v, err := env.ValidateModels(ctx, src, modelrelease.ValidateOptions{Base: base, Changed: changed})
+	if err != nil {
+		return "", err
+	}
+	return v.Text(), nil
+}
+
+// CheckArtifacts builds a generated model repository (--source) as it is and checks the
+// wheel and sdist against the checkout: package files identical in set and bytes, names
+// and versions equal to pyproject.toml's, no empty resource lookup, no missing or empty
+// model module. Returns the report; fails with every problem.
+// +check
+func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
+	env, err := m.modelEnv(ctx)
+	if err != nil {
+		return "", err
+	}
+	src, err := toSDKDirectory(ctx, env.Client, m.Source)
+	if err != nil {
+		return "", fmt.Errorf("source: %w", err)
+	}
+	report, err := env.CheckArtifacts(ctx, src)
+	if err != nil {
+		return "", err
+	}
+	if err := report.Err(); err != nil {
+		return "", err
+	}
+	return report.Text(), nil
+}
+
+// ModelRelease is a model repository's Update Versions run, on its main checkout
+// (--source) and GitHub repository (--repo, e.g. cloudcoil/models-kubernetes): select the
+// upstream, generate, lint, type check and test; compare the fingerprint with the last
+// release's; allocate <upstream>.<packaging> from GitHub releases, tags and PyPI, reusing
+// a draft; build and check the artifacts and the Cloudcoil dependency; push a regular
+// commit to release-<major>.<minor> and create or update the draft pinned to it. Drafts
+// are the default; the draft is published with --auto-publish (the AUTO_PUBLISH_MODELS
+// variable) or --publish with --dry-run=false, unless main advanced during the run. A dry
+// run (the default) builds and validates and writes nothing. Returns the plan and what
+// was done.
+func (m *Shipyard) ModelRelease(
+	ctx context.Context,
+	// The upstream version to release, X.Y.Z, one of the repository's configured versions.
+	upstream string,
+	// Publish this run's draft (needs --dry-run=false).
+	// +optional
+	publish bool,
+	// Build and validate only: push nothing, release nothing.
+	// +default=true
+	dryRun bool,
+	// Publish after validation: the repository variable AUTO_PUBLISH_MODELS=true.
+	// +optional
+	autoPublish bool,
+	// The main commit the source is a checkout of (github.sha); default: main's head when
+	// the run starts.
+	// +optional
+	commit string,
+	// PyPI's base URL, for the versions already taken.
+	// +default="https://pypi.org"
+	pypiUrl string,
+) (string, error) {
+	env, err := m.modelEnv(ctx)
+	if err != nil {
+		return "", err
+	}
+	src, err := toSDKDirectory(ctx, env.Client, m.Source)
+	if err != nil {
+		return "", fmt.Errorf("source: %w", err)
+	}
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	res, err := env.Release(ctx, gh, src, modelrelease.ReleaseOptions{
+		Repo: m.Repo, Upstream: upstream, Commit: commit,
+		DryRun: dryRun, Publish: publish, AutoPublish: autoPublish, PyPIURL: pypiUrl,
+	})
+	if err != nil {
+		return "", err
+	}
+	return res.Text(), nil
+}
+
+// PublishCheck is what the PyPI publisher runs on a release tag's checkout (--source)
+// before uploading: the tag equals the committed package version and its release record,
+// the locked dependencies install, and the wheel and sdist pass the artifact and
+// Cloudcoil dependency checks. It never allocates, so re-running a failed upload
+// publishes the same version.
+func (m *Shipyard) PublishCheck(
+	ctx context.Context,
+	// The release tag, <upstream>.<packaging> (e.g. 1.31.5.2).
+	tag string,
+) (string, error) {
+	env, err := m.modelEnv(ctx)
+	if err != nil {
+		return "", err
+	}
+	src, err := toSDKDirectory(ctx, env.Client, m.Source)
+	if err != nil {
+		return "", fmt.Errorf("source: %w", err)
+	}
+	report, err := env.PublishCheck(ctx, src, tag)
+	if err != nil {
+		return "", err
+	}
+	return report.Text(), nil
+}

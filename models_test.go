@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/models/modelrelease"
+	"dagger/shipyard/models/modelrelease/modelreleasetest"
+	"dagger/shipyard/models/upstreams/upstreamstest"
+)
+
+const modelToken = "ghs_model_release_module_token_value"
+
+// modelModule is the module with --source at a folder and a GitHub token configured, on a
+// fresh engine double that may read secrets into memory (the GitHub client needs the
+// token itself; no container gets it).
+func modelModule(t *testing.T, folder string) (*Shipyard, *engine.Engine) {
+	t.Helper()
+	m, e := glue(t, nil, engine.AllowSecretPlaintext())
+	m.Source = dag.Host().Directory(folder)
+	m.GithubToken = dag.SetSecret("github-token", modelToken)
+	return m, e
+}
+
+// noCredentialIn fails when the token shows in the recorded graph (args, env, files)
+// or in what the module returned.
+func noCredentialIn(t *testing.T, e *engine.Engine, texts ...string) {
+	t.Helper()
+	g := e.Graph()
+	for _, x := range g.Execs() {
+		if len(x.Secrets) > 0 {
+			t.Errorf("exec %v received secrets %v", x.Args, x.Secrets)
+		}
+	}
+	if strings.Contains(g.String(), modelToken) {
+		t.Error("the token is in the recorded graph")
+	}
+	for _, s := range texts {
+		if strings.Contains(s, modelToken) {
+			t.Errorf("the token is in %q", s)
+		}
+	}
+}
+
+func TestModelReleaseThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	sim := githubsim.New(t)
+	sim.AddToken(modelToken, githubsim.Token{PushAccess: true})
+	repo := sim.AddRepo("cloudcoil", "models-cert-manager")
+	files := fixtures.ModelRepoFiles(t, nil)
+	mainSHA := repo.CommitOnBranch("main", "Update generated models", files)
+	pypi := pypisim.New(t)
+	pypi.AddRelease("cloudcoil.models.cert_manager", "1.16.3.0")
+
+	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
+	m.Repo, m.GithubAPI = "cloudcoil/models-cert-manager", sim.URL+"/"
+	modelreleasetest.ServeDistributions(e, modelreleasetest.VersionChain("1.17.1.0"), fixtures.BuildDistributions(t, files, nil))
+
+	// A dry run, the default of manual runs: a plan, no write.
+	plan, err := m.ModelRelease(ctx, "1.17.1", true, true, false, mainSHA, pypi.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "version:         1.17.1.0") || !strings.Contains(plan, "decision:        dry-run") {
+		t.Fatalf("plan:\n%s", plan)
+	}
+	if w := sim.Writes(); len(w) != 0 {
+		t.Fatalf("a dry run wrote %+v", w)
+	}
+
+	out, err := m.ModelRelease(ctx, "1.17.1", false, false, false, mainSHA, pypi.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := repo.Branch("release-1.17")
+	var draft githubsim.Release
+	for _, r := range repo.Releases() {
+		if r.TagName == "1.17.1.0" {
+			draft = r
+		}
+	}
+	if head == "" || !draft.Draft || draft.TargetCommitish != head || !strings.Contains(out, "created draft 1.17.1.0") {
+		t.Fatalf("branch %q, draft %+v\n%s", head, draft, out)
+	}
+
+	// An unknown upstream fails with what to do, and still without the token.
+	_, err = m.ModelRelease(ctx, "1.18.0", false, false, false, mainSHA, pypi.URL())
+	if err == nil || !strings.Contains(err.Error(), "upstream 1.18.0 is not configured") {
+		t.Fatalf("err = %v", err)
+	}
+	noCredentialIn(t, e, plan, out, err.Error())
+}
+
+func TestModelReleaseWithoutPushAccessReleasesNothing(t *testing.T) {
+	ctx := context.Background()
+	sim := githubsim.New(t)
+	sim.AddToken(modelToken, githubsim.Token{}) // read-only
+	repo := sim.AddRepo("cloudcoil", "models-cert-manager")
+	files := fixtures.ModelRepoFiles(t, nil)
+	mainSHA := repo.CommitOnBranch("main", "Update generated models", files)
+	pypi := pypisim.New(t)
+	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
+	m.Repo, m.GithubAPI = "cloudcoil/models-cert-manager", sim.URL+"/"
+	modelreleasetest.ServeDistributions(e, modelreleasetest.VersionChain("1.17.1.0"), fixtures.BuildDistributions(t, files, nil))
+	_, err := m.ModelRelease(ctx, "1.17.1", false, false, false, mainSHA, pypi.URL())
+	if err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("err = %v", err)
+	}
+	if repo.Branch("release-1.17") != "" || len(repo.Releases()) != 0 {
+		t.Error("a read-only token released something")
+	}
+	noCredentialIn(t, e, err.Error())
+}
+
+// cloudcoilRepo is a Cloudcoil repository whose integrations' overlays are whole
+// generated repositories, so the double's generation leaves something to check.
+func cloudcoilRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	upstreamstest.WriteGenerator(t, dir)
+	files := map[string]string{"cookiecutter/cookiecutter.json": `{"model_name": ""}` + "\n"}
+	for _, name := range upstreamstest.Names() {
+		for p, c := range fixtures.ModelRepoFiles(t, nil) {
+			files["models/"+name+"/"+p] = c
+		}
+	}
+	for p, c := range files {
+		target := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(target, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestValidateModelsThroughTheModuleUsesNoCredential(t *testing.T) {
+	ctx := context.Background()
+	m, e := modelModule(t, cloudcoilRepo(t))
+	modelreleasetest.RenderOneFolder(e)
+	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	out, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml", "models/istio/README.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{"| istio: generate | passed", "| kyverno: artifacts | passed", "CI passed"} {
+		if !strings.Contains(out, row) {
+			t.Errorf("summary lacks %q:\n%s", row, out)
+		}
+	}
+	// A token was configured, yet the graph has no secret at all.
+	if s := e.Graph().Secrets(); len(s) != 0 {
+		t.Errorf("secrets in the validation graph: %+v", s)
+	}
+	noCredentialIn(t, e, out)
+
+	e.OnExec(engine.ExecRule{ArgsContain: "pytest", ExitCode: 1, Stderr: "FAILED tests/test_models.py::test_round_trip[Issuer-cert-manager.io/v1]"})
+	_, err = m.ValidateModels(ctx, "", []string{"models/keda/x"})
+	if err == nil || !strings.Contains(err.Error(), "| keda: test | failed") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestGenRepoThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	m, e := modelModule(t, cloudcoilRepo(t))
+	modelreleasetest.RenderOneFolder(e)
+	dir, err := m.GenRepo(ctx, "velero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := dir.Exists(ctx, "pyproject.toml"); err != nil || !ok {
+		t.Errorf("generated repository: %v, %v", ok, err)
+	}
+	if _, err := m.GenRepo(ctx, "linkerd"); err == nil || !strings.Contains(err.Error(), `no integration "linkerd"`) {
+		t.Errorf("unknown integration: %v", err)
+	}
+	noCredentialIn(t, e)
+}
+
+func TestCheckArtifactsThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	files := fixtures.ModelRepoFiles(t, nil)
+	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
+	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
+	out, err := m.CheckArtifacts(ctx)
+	if err != nil || !strings.Contains(out, "artifacts match the checkout") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+
+	bad, e2 := modelModule(t, fixtures.ModelRepo(t, nil))
+	modelreleasetest.ServeDistributions(e2, "", fixtures.BuildDistributions(t, files, func(kind string, f map[string]string) {
+		if kind == "wheel" {
+			delete(f, "cloudcoil/models/cert_manager/acme/v1.py")
+			f["cloudcoil/models/cert_manager/v1.py"] = strings.Replace(f["cloudcoil/models/cert_manager/v1.py"], "Issuer", "Issuet", 1)
+		}
+	}))
+	_, err = bad.CheckArtifacts(ctx)
+	if err == nil {
+		t.Fatal("corrupt wheel passed")
+	}
+	// Every problem is reported, not only the first.
+	for _, want := range []string{"acme/v1.py: wheel: missing", "cert_manager/v1.py: wheel: content differs"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+func TestPublishCheckThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	files := fixtures.ModelRepoFiles(t, nil)
+	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
+	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
+	out, err := m.PublishCheck(ctx, "1.17.1.0")
+	if err != nil || !strings.Contains(out, "cloudcoil.models.cert_manager 1.17.1.0") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// A re-run for a retried upload checks the same version; another tag is refused.
+	if _, err := m.PublishCheck(ctx, "1.17.1.1"); err == nil || !strings.Contains(err.Error(), "does not match") {
+		t.Errorf("err = %v", err)
+	}
+	var rec modelrelease.Record
+	if err := json.Unmarshal([]byte(files[modelrelease.RecordPath]), &rec); err != nil || rec.Version != "1.17.1.0" {
+		t.Errorf("fixture record %+v, %v", rec, err)
+	}
+	noCredentialIn(t, e, out)
+}
