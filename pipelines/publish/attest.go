@@ -1,0 +1,157 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"dagger/shipyard/pipelines/ci"
+)
+
+// Provenance describes how the images were built, for their SLSA build provenance.
+type Provenance struct {
+	// SourceRepository is the source's URL, e.g. https://github.com/elixir-cloud-aai/tesk-core.
+	SourceRepository string
+	// SourceRef is the git ref built, e.g. refs/heads/dev (optional).
+	SourceRef string
+	// SourceCommit is the full commit SHA built.
+	SourceCommit string
+	// BuilderID and BuildType identify the builder outside GitHub Actions (both required
+	// there; in Actions the workflow is the builder). InvocationID names the run (optional).
+	BuilderID, BuildType, InvocationID string
+	// GitHub holds the GITHUB_* variables of the run (and RUNNER_ENVIRONMENT) when built in
+	// GitHub Actions; GITHUB_WORKFLOW_REF set means "built in Actions".
+	GitHub map[string]string
+	// BaseImages lists, per image name, base images known by digest (NAME@sha256:…).
+	BaseImages map[string][]string
+}
+
+// githubFlags maps the variables of a GitHub Actions run to the command's flags.
+var githubFlags = map[string]string{
+	"GITHUB_SERVER_URL":          "--github-server-url",
+	"GITHUB_REPOSITORY":          "--github-repository",
+	"GITHUB_REPOSITORY_ID":       "--github-repository-id",
+	"GITHUB_REPOSITORY_OWNER_ID": "--github-repository-owner-id",
+	"GITHUB_WORKFLOW_REF":        "--github-workflow-ref",
+	"GITHUB_EVENT_NAME":          "--github-event-name",
+	"GITHUB_RUN_ID":              "--github-run-id",
+	"GITHUB_RUN_ATTEMPT":         "--github-run-attempt",
+	"RUNNER_ENVIRONMENT":         "--github-runner-environment",
+}
+
+// GitHubVariables lists the variables Provenance.GitHub accepts.
+func GitHubVariables() []string {
+	out := make([]string, 0, len(githubFlags))
+	for k := range githubFlags {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParseGitHubEnv reads NAME=value pairs (the --github-env flag) into Provenance.GitHub.
+// Unknown names are refused rather than dropped, so a typo cannot silently turn a build
+// in Actions into one attributed to the fallback builder.
+func ParseGitHubEnv(pairs []string) (map[string]string, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(pairs))
+	for _, kv := range pairs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--github-env %q is not NAME=value", kv)
+		}
+		if _, known := githubFlags[k]; !known {
+			return nil, fmt.Errorf("--github-env %s is not one of %s", k, strings.Join(GitHubVariables(), ", "))
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// AttestArgs are the provenance flags of `supplychain attest` for img: the source, the
+// Dockerfile, the build arguments the image was built with, the base images and the
+// builder. Flags come in a fixed order, so the same build gives the same exec.
+func AttestArgs(p Provenance, img ci.Image) ([]string, error) {
+	if p.SourceRepository == "" || p.SourceCommit == "" {
+		return nil, fmt.Errorf("image %s: the provenance needs the source repository and commit", img.Spec.Name)
+	}
+	args := []string{"--source-repository", p.SourceRepository, "--source-commit", p.SourceCommit}
+	if p.SourceRef != "" {
+		args = append(args, "--source-ref", p.SourceRef)
+	}
+	args = append(args, "--dockerfile", img.Spec.Dockerfile)
+	if img.Version != "" {
+		// The only build argument ci.Images passes, and only when it sets a version.
+		args = append(args, "--build-arg", "SETUPTOOLS_SCM_PRETEND_VERSION="+img.Version)
+	}
+	bases := slices.Clone(p.BaseImages[img.Spec.Name])
+	sort.Strings(bases)
+	for _, b := range bases {
+		args = append(args, "--base-image", b)
+	}
+	for _, k := range GitHubVariables() {
+		if v := p.GitHub[k]; v != "" {
+			args = append(args, githubFlags[k], v)
+		}
+	}
+	for k := range p.GitHub {
+		if _, known := githubFlags[k]; !known {
+			return nil, fmt.Errorf("image %s: GitHub variable %s is not one of %s", img.Spec.Name, k, strings.Join(GitHubVariables(), ", "))
+		}
+	}
+	if p.GitHub["GITHUB_WORKFLOW_REF"] == "" {
+		if p.BuilderID == "" || p.BuildType == "" {
+			return nil, fmt.Errorf("image %s: outside GitHub Actions the provenance needs --builder-id and --build-type (or pass the run's variables with --github-env)", img.Spec.Name)
+		}
+	}
+	if p.BuilderID != "" {
+		args = append(args, "--builder-id", p.BuilderID)
+	}
+	if p.BuildType != "" {
+		args = append(args, "--build-type", p.BuildType)
+	}
+	if p.InvocationID != "" {
+		args = append(args, "--invocation-id", p.InvocationID)
+	}
+	return args, nil
+}
+
+// Attest signs an SLSA v1 build provenance statement (in-toto Statement v1) for each pushed
+// digest and attaches it to the digest as an OCI referrer (a Sigstore bundle, found by
+// `cosign verify-attestation --new-bundle-format` and `gh attestation verify
+// --bundle-from-oci`). A digest that already carries its provenance keeps it: a re-run
+// writes nothing. images gives each digest's Dockerfile and build arguments.
+func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, images []ci.Image) ([]Evidence, error) {
+	if err := in.check("attest"); err != nil {
+		return nil, err
+	}
+	if err := t.check(); err != nil {
+		return nil, fmt.Errorf("attest: %w", err)
+	}
+	if err := checkPushed(pushed); err != nil {
+		return nil, fmt.Errorf("attest: %w", err)
+	}
+	byName := make(map[string]ci.Image, len(images))
+	for _, img := range images {
+		byName[img.Spec.Name] = img
+	}
+	extra := make([][]string, len(pushed))
+	for i, p := range pushed {
+		img, ok := byName[p.Name]
+		if !ok {
+			return nil, fmt.Errorf("attest %s: no image of that name was built from this source", p.Name)
+		}
+		args, err := AttestArgs(in.Provenance, img)
+		if err != nil {
+			return nil, fmt.Errorf("attest: %w", err)
+		}
+		extra[i] = args
+	}
+	return runPerImage(pushed, func(i int, p Pushed) (Evidence, error) {
+		return in.publishStep(ctx, "attest", "attest", KindAttestation, slsaPredicateType, t, p, extra[i])
+	})
+}

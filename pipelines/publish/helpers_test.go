@@ -1,0 +1,149 @@
+package publish_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/registry"
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish"
+	"dagger/shipyard/pipelines/publish/publishtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(publishtest.Main(m)) }
+
+const (
+	org         = "elixircloud"
+	sha         = "0123456789abcdef0123456789abcdef01234567"
+	cleanReport = `{"SchemaVersion": 2, "Results": []}`
+)
+
+var imageNames = []string{"filer", "taskmaster"}
+
+// env is one engine (one CI job, or one run) in a world that outlives it: re-runs get a
+// fresh env on the same world, as a re-run job gets a fresh engine.
+type env struct {
+	w      *publishtest.World
+	e      *engine.Engine
+	c      *dagger.Client
+	p      *ci.Pipeline
+	images []ci.Image
+	target publish.Target
+	sign   publish.SignInputs
+	dev    publish.Dev
+}
+
+func newEnv(t *testing.T, w *publishtest.World) *env {
+	t.Helper()
+	ctx := context.Background()
+	e := engine.New(t)
+	c := e.Client(ctx)
+	w.Install(t, e, imageNames...)
+	for _, n := range imageNames {
+		e.OnFile(engine.FileRule{Path: "/out/" + n + ".json", Contents: cleanReport})
+	}
+	p := ci.New(c, c.Host().Directory(fixtures.TeskCore(t, nil)))
+	images, err := p.Images(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := publish.Target{
+		Registry: w.Registry.Host, Org: org, Username: w.Username,
+		Password: c.SetSecret(publishtest.RegistryPasswordSecret, w.Password),
+		Auth:     registry.Auth{Username: w.Username, Password: w.Password},
+	}
+	sign := publish.SignInputs{
+		Tool:        publish.Tool(c, c.Host().Directory(publishtest.SupplychainSource(t)), ""),
+		OIDCToken:   c.SetSecret(publishtest.OIDCTokenSecret, w.Token),
+		FulcioURL:   w.Sigstore.URL,
+		RekorURL:    w.Sigstore.URL,
+		TrustedRoot: c.Host().File(w.Sigstore.TrustedRoot),
+		Provenance: publish.Provenance{
+			SourceRepository: "https://github.com/elixir-cloud-aai/tesk-core",
+			SourceRef:        "refs/heads/dev",
+			SourceCommit:     sha,
+			GitHub: map[string]string{
+				"GITHUB_SERVER_URL":   "https://github.com",
+				"GITHUB_REPOSITORY":   "elixir-cloud-aai/tesk-core",
+				"GITHUB_WORKFLOW_REF": publishtest.WorkflowRef,
+				"GITHUB_EVENT_NAME":   "push",
+				"GITHUB_RUN_ID":       "4242",
+				"GITHUB_RUN_ATTEMPT":  "1",
+				"RUNNER_ENVIRONMENT":  "github-hosted",
+			},
+		},
+	}
+	return &env{w: w, e: e, c: c, p: p, images: images, target: target, sign: sign,
+		dev: publish.Dev{Pipeline: p, Images: images, Target: target, Sign: sign, Workdir: t.TempDir()}}
+}
+
+func (v *env) repo(name string) string { return v.w.Registry.Host + "/" + org + "/tesk-core-" + name }
+
+// pushed pushes every image and returns them.
+func (v *env) pushed(t *testing.T) []publish.Pushed {
+	t.Helper()
+	out, err := publish.PushByDigest(context.Background(), v.images, v.target, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// tags is the tag state of every image's repository.
+func (v *env) tags(t *testing.T) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	for _, n := range imageNames {
+		out[n] = v.w.Registry.Tags(t, v.repo(n))
+	}
+	return out
+}
+
+// referrers counts the referrers of each image's current digest in the world.
+func (v *env) referrers(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, n := range imageNames {
+		out[n] = v.w.Registry.Referrers(t, v.repo(n), v.w.Digest(t, n))
+	}
+	return out
+}
+
+// noSecrets fails if any secret value (or a 12-byte piece of one) is in any of texts or in
+// the recorded graph.
+func (v *env) noSecrets(t *testing.T, texts ...string) {
+	t.Helper()
+	all := append([]string{v.e.Graph().String()}, texts...)
+	for _, s := range v.w.SecretValues() {
+		for i := 0; i+12 <= len(s); i += 4 {
+			for _, text := range all {
+				if strings.Contains(text, s[i:i+12]) {
+					t.Fatalf("secret bytes leaked into %.200q", text)
+				}
+			}
+		}
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,111 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/registry"
+	"dagger/shipyard/pipelines/ci"
+)
+
+// PublishedTarget is a published tag and the digest it pointed at when scanned.
+type PublishedTarget struct {
+	// Name names the reports: <image>-<tag>, e.g. filer-latest.
+	Name   string `json:"name"`
+	Ref    string `json:"ref"`
+	Digest string `json:"digest"`
+}
+
+// ResolvePublished resolves each <registry>/<org>/<prefix><name>:<tag> to the digest it
+// points at now, anonymously (as a user pulls it), so the scan and its report name exactly
+// what was scanned. A reference by digest is checked to exist.
+func ResolvePublished(ctx context.Context, refs []string, prefix string, opts ...registry.Option) ([]PublishedTarget, error) {
+	if len(refs) == 0 {
+		return nil, errors.New("no image references given: pass --ref <registry>/<org>/<name>:<tag>")
+	}
+	out := make([]PublishedTarget, len(refs))
+	err := forEach(len(refs), func(i int) error {
+		ref := refs[i]
+		repo, tag, err := splitRef(ref)
+		if err != nil {
+			return err
+		}
+		digest, err := registry.Digest(ctx, ref, registry.Auth{}, opts...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ref, err)
+		}
+		if tag == "" {
+			tag = strings.TrimPrefix(digest, "sha256:")[:12]
+		}
+		out[i] = PublishedTarget{Name: strings.TrimPrefix(path.Base(repo), prefix) + "-" + tag, Ref: ref, Digest: digest}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, t := range out {
+		if seen[t.Name] {
+			return nil, fmt.Errorf("two references name the report %s: give each image and tag once", t.Name)
+		}
+		seen[t.Name] = true
+	}
+	return out, nil
+}
+
+// splitRef splits <repo>:<tag> or <repo>@<digest> into the repository and the tag (empty
+// for a digest reference).
+func splitRef(ref string) (repo, tag string, err error) {
+	if r, _, ok := strings.Cut(ref, "@"); ok {
+		return r, "", nil
+	}
+	slash := strings.LastIndex(ref, "/")
+	colon := strings.LastIndex(ref, ":")
+	if colon <= slash {
+		return "", "", fmt.Errorf("reference %q has no tag: want <registry>/<org>/<name>:<tag> (e.g. :latest)", ref)
+	}
+	return ref[:colon], ref[colon+1:], nil
+}
+
+// ScanPublished is the weekly scan of published images: it resolves each tag to its
+// digest, scans that digest with Trivy (no credentials, as ScanDigests) under the CI
+// policy, and returns every report (<name>.json, <name>.sarif for code scanning,
+// summary.txt, and targets.json naming the digest of each tag). With fail, findings that
+// the policy blocks fail the call; without it (report only) they are only reported. An
+// image that could not be scanned fails the call either way.
+func ScanPublished(ctx context.Context, p *ci.Pipeline, refs []string, ignore []byte, fail bool, opts ...registry.Option) (*dagger.Directory, []ci.ScanResult, error) {
+	targets, err := ResolvePublished(ctx, refs, p.ImagePrefix, opts...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("scan-published: %w", err)
+	}
+	scan := make([]ci.ScanTarget, 0, len(targets))
+	for _, t := range targets {
+		repo, _, _ := splitRef(t.Ref)
+		scan = append(scan, ci.ScanTarget{Name: t.Name, Ref: repo + "@" + t.Digest})
+	}
+	dir, results, scanErr := p.ScanReports(ctx, scan, ignore)
+	if dir == nil {
+		return nil, nil, fmt.Errorf("scan-published: %w", scanErr)
+	}
+	index, err := json.MarshalIndent(targets, "", "  ")
+	if err != nil {
+		return nil, nil, fmt.Errorf("scan-published: %w", err)
+	}
+	dir = dir.WithNewFile("targets.json", string(index)+"\n")
+	switch {
+	case scanErr == nil:
+		return dir, results, nil
+	case len(results) < len(scan):
+		return dir, results, fmt.Errorf("scan-published: an image could not be scanned: %w", scanErr)
+	case fail:
+		return dir, results, fmt.Errorf("scan-published: %w", scanErr)
+	default:
+		return dir, results, nil
+	}
+}

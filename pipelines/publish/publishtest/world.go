@@ -1,0 +1,280 @@
+package publishtest
+
+import (
+	"archive/tar"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/random"
+
+	"dagger/shipyard/internal/testkit/engine"
+)
+
+// The identity the tests sign as: GitHub's OIDC token for tesk-core's CI workflow on dev.
+const (
+	Issuer         = "https://token.actions.githubusercontent.com"
+	WorkflowRef    = "elixir-cloud-aai/tesk-core/.github/workflows/ci.yml@refs/heads/dev"
+	Identity       = "https://github.com/" + WorkflowRef
+	IdentityRegexp = `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/ci\.yml@refs/heads/dev$`
+)
+
+// Secret names the graph's secrets carry in tests; the exec hook maps them to values.
+const (
+	RegistryPasswordSecret = "registry-password"
+	OIDCTokenSecret        = "oidc-token"
+	ExpiredTokenSecret     = "oidc-token-expired"
+)
+
+// World is a registry, a Sigstore, the secrets and the images of one test.
+type World struct {
+	Registry *Registry
+	Sigstore *Sigstore
+	// Username and Password log in to the registry; Token is a valid OIDC token and
+	// ExpiredToken one that expired.
+	Username, Password, Token, ExpiredToken string
+	// Secrets maps secret names (as the graph names them) to values.
+	Secrets map[string]string
+
+	bin string
+
+	mu         sync.Mutex
+	files      []string
+	images     map[string]v1.Image
+	violations []string
+	runs       [][]string
+}
+
+// NewWorld starts a registry and a Sigstore and makes fresh secrets.
+func NewWorld(t testing.TB) *World {
+	t.Helper()
+	bin, _ := binaries(t)
+	w := &World{Username: "shipyard-bot", Password: RandomSecret(t, "dckr_pat_"), bin: bin, images: map[string]v1.Image{}}
+	w.Registry = NewRegistry(t, w.Username, w.Password)
+	w.Sigstore = StartSigstore(t)
+	claims := func(exp time.Time) map[string]any {
+		return map[string]any{
+			"iss": Issuer, "sub": "repo:elixir-cloud-aai/tesk-core:ref:refs/heads/dev",
+			"job_workflow_ref": WorkflowRef, "aud": "sigstore",
+			"jti": RandomSecret(t, ""), "exp": exp.Unix(),
+		}
+	}
+	w.Token = Token(claims(time.Now().Add(30 * time.Minute)))
+	w.ExpiredToken = Token(claims(time.Now().Add(-time.Minute)))
+	w.Secrets = map[string]string{
+		RegistryPasswordSecret: w.Password,
+		OIDCTokenSecret:        w.Token,
+		ExpiredTokenSecret:     w.ExpiredToken,
+	}
+	w.AllowFile(w.Sigstore.TrustedRoot)
+	return w
+}
+
+// SecretValues are the values no output, error or recorded graph may contain.
+func (w *World) SecretValues() []string {
+	return []string{w.Password, w.Token, w.ExpiredToken}
+}
+
+// AllowFile lets the graph mount this host file into a supplychain exec (e.g. the trusted
+// root, read with Host().File).
+func (w *World) AllowFile(path string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.files = append(w.files, path)
+}
+
+// Image is the image the engine "builds" for containers/<name>.Dockerfile.
+func (w *World) Image(t testing.TB, name string) v1.Image {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	img, ok := w.images[name]
+	if !ok {
+		var err error
+		if img, err = random.Image(1024, 2); err != nil {
+			t.Fatal(err)
+		}
+		w.images[name] = img
+	}
+	return img
+}
+
+// Digest is the digest of Image(name).
+func (w *World) Digest(t testing.TB, name string) string {
+	t.Helper()
+	h, err := w.Image(t, name).Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.String()
+}
+
+// Rebuild makes the next build of name another image, as a build that is not reproducible
+// gives on a fresh engine.
+func (w *World) Rebuild(name string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.images, name)
+}
+
+// Runs lists the argument lists of the supplychain commands run so far.
+func (w *World) Runs() [][]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([][]string(nil), w.runs...)
+}
+
+// Install programs e: each containers/<name>.Dockerfile image exports as an OCI layout tar
+// of Image(name), and each `supplychain …` exec runs the real command.
+func (w *World) Install(t testing.TB, e *engine.Engine, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		e.OnExport(engine.ExportRule{Kind: "Container", ChainContains: "containers/" + n + ".Dockerfile", Write: func(path string) error {
+			return writeLayoutTar(w.Image(t, n), path)
+		}})
+	}
+	e.OnExec(engine.ExecRule{
+		Match: func(x engine.Exec) bool { return len(x.Args) > 0 && x.Args[0] == "supplychain" },
+		Run:   w.run,
+	})
+	t.Cleanup(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, v := range w.violations {
+			t.Errorf("supplychain exec: %s", v)
+		}
+	})
+}
+
+func (w *World) violate(format string, args ...any) (string, string, int) {
+	msg := fmt.Sprintf(format, args...)
+	w.mu.Lock()
+	w.violations = append(w.violations, msg)
+	w.mu.Unlock()
+	return "", "publishtest: " + msg, 125
+}
+
+// run runs the real command for an exec: each secret mount becomes a temporary file holding
+// the secret's value, each allowed host file mount its host path, and the arguments naming
+// them are rewritten. Secrets in arguments or variables are violations: they fail the test.
+func (w *World) run(x engine.Exec) (string, string, int) {
+	joined := strings.Join(x.Args, " ")
+	for name, v := range w.Secrets {
+		if strings.Contains(joined, v) {
+			return w.violate("secret %s is in the arguments", name)
+		}
+		for k, ev := range x.Env {
+			if strings.Contains(ev, v) {
+				return w.violate("secret %s is in variable %s", name, k)
+			}
+		}
+	}
+	tmp, err := os.MkdirTemp("", "supplychain-exec-")
+	if err != nil {
+		return "", err.Error(), 125
+	}
+	defer os.RemoveAll(tmp)
+	paths := map[string]string{}
+	for i, s := range x.Secrets {
+		if s.Env != "" {
+			return w.violate("secret %s is given as variable %s, not as a file", s.Name, s.Env)
+		}
+		v, ok := w.Secrets[s.Name]
+		if !ok {
+			return w.violate("secret %q is not one of the test's", s.Name)
+		}
+		p := filepath.Join(tmp, fmt.Sprintf("secret-%d", i))
+		if err := os.WriteFile(p, []byte(v+"\n"), 0o600); err != nil {
+			return "", err.Error(), 125
+		}
+		paths[s.Path] = p
+	}
+	w.mu.Lock()
+	files := append([]string(nil), w.files...)
+	w.mu.Unlock()
+	for _, m := range x.Mounts {
+		if m.Kind != "withMountedFile" {
+			continue
+		}
+		for _, f := range files {
+			if strings.Contains(m.Source, f) {
+				paths[m.Path] = f
+			}
+		}
+		if _, ok := paths[m.Path]; !ok {
+			return w.violate("mounted file %s (%s) is not a file the test allowed", m.Path, m.Source)
+		}
+	}
+	args := make([]string, 0, len(x.Args)-1)
+	for _, a := range x.Args[1:] {
+		if p, ok := paths[a]; ok {
+			a = p
+		}
+		args = append(args, a)
+	}
+	w.mu.Lock()
+	w.runs = append(w.runs, append([]string(nil), x.Args...))
+	w.mu.Unlock()
+	return runSupplychain(context.Background(), w.bin, args, tmp)
+}
+
+// writeLayoutTar writes img as an OCI image layout in a tar file, as Container.export does.
+func writeLayoutTar(img v1.Image, path string) error {
+	dir, err := os.MkdirTemp("", "oci-layout-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	lp, err := layout.Write(dir, empty.Index)
+	if err != nil {
+		return err
+	}
+	if err := lp.AppendImage(img); err != nil {
+		return err
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	tw := tar.NewWriter(out)
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: filepath.ToSlash(rel), Mode: 0o644, Size: info.Size(), Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(tw, f)
+		return err
+	})
+	if err == nil {
+		err = tw.Close()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

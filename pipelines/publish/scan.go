@@ -1,0 +1,30 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/pipelines/ci"
+)
+
+// ScanDigests scans exactly the pushed digests with Trivy, under the policy of the CI scan
+// (fail on CRITICAL and HIGH findings that have a fix, except those accepted in the ignore
+// file given as ignore). Trivy pulls each repo@sha256:… anonymously: this graph receives no
+// credential of any kind, so a scan job needs no secret. The directory holds
+// <name>.json, <name>.sarif and summary.txt, also when the scan fails.
+func ScanDigests(ctx context.Context, p *ci.Pipeline, pushed []Pushed, ignore []byte) (*dagger.Directory, []ci.ScanResult, error) {
+	if err := checkPushed(pushed); err != nil {
+		return nil, nil, fmt.Errorf("scan-digests: %w", err)
+	}
+	targets := make([]ci.ScanTarget, 0, len(pushed))
+	for _, img := range pushed {
+		targets = append(targets, ci.ScanTarget{Name: img.Name, Ref: img.Ref()})
+	}
+	dir, results, err := p.ScanReports(ctx, targets, ignore)
+	if err != nil {
+		return dir, results, fmt.Errorf("scan-digests: %w", err)
+	}
+	return dir, results, nil
+}

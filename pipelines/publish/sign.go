@@ -1,0 +1,25 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+)
+
+// Sign signs each pushed digest keylessly (a Fulcio certificate for the OIDC token's
+// identity, a Rekor entry) with the statement cosign v2.6 signs with --new-bundle-format,
+// and attaches the Sigstore bundle to the digest as an OCI referrer, where `cosign verify`
+// finds it. A digest that already carries its signature keeps it: a re-run writes nothing.
+func Sign(ctx context.Context, in SignInputs, t Target, pushed []Pushed) ([]Evidence, error) {
+	if err := in.check("sign"); err != nil {
+		return nil, err
+	}
+	if err := t.check(); err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	if err := checkPushed(pushed); err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	return runPerImage(pushed, func(_ int, p Pushed) (Evidence, error) {
+		return in.publishStep(ctx, "sign", "sign", KindSignature, cosignPredicateType, t, p, nil)
+	})
+}

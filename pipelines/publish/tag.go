@@ -1,0 +1,68 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"dagger/shipyard/internal/registry"
+)
+
+var commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// DevTags are the tags a push to dev publishes: sha-<commit> (never moves: it names the
+// image of that commit) and dev (moves to the newest commit).
+func DevTags(sha string) ([]string, error) {
+	if !commitRE.MatchString(sha) {
+		return nil, fmt.Errorf("--sha %q: give the full commit SHA (40 lowercase hex characters), e.g. ${{ github.sha }}", sha)
+	}
+	return []string{"sha-" + sha, registry.TagDev}, nil
+}
+
+// TagImages points tags at each pushed digest. It plans every tag of every image first
+// (internal/registry.PlanTags): if any tag is refused — a version or commit tag already on
+// another digest, which never moves — no tag of any image is written and the error names
+// both digests. Then it applies the plans image by image; ApplyTags rechecks immutable tags
+// right before writing, writes immutable tags before moving ones and latest last (after
+// stillLatest agrees). A tag already on its digest is kept, so a re-run writes nothing.
+//
+// Call it only after the digests were scanned, attested and signed: that is what makes a
+// moving tag safe to follow.
+func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, stillLatest registry.StillLatest) ([]registry.ApplyReport, error) {
+	if err := t.check(); err != nil {
+		return nil, fmt.Errorf("tag-images: %w", err)
+	}
+	if err := checkPushed(pushed); err != nil {
+		return nil, fmt.Errorf("tag-images: %w", err)
+	}
+	if len(tags) == 0 {
+		return nil, errors.New("tag-images: no tags given")
+	}
+	plans := make([]registry.TagPlan, len(pushed))
+	err := forEach(len(pushed), func(i int) error {
+		p := pushed[i]
+		existing, err := registry.ResolveTags(ctx, p.Repository, tags, t.Auth, t.RegistryOptions...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
+		}
+		plan, err := registry.PlanTags(p.Repository, p.Digest, tags, existing)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
+		}
+		plans[i] = plan
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tag-images: nothing was tagged: %w", err)
+	}
+	var reports []registry.ApplyReport
+	for i, p := range pushed {
+		report, err := registry.ApplyTags(ctx, p.Repository, p.Digest, plans[i], t.Auth, stillLatest, t.RegistryOptions...)
+		reports = append(reports, report)
+		if err != nil {
+			return reports, fmt.Errorf("tag-images %s: %w (tags already written stay; re-run the step to finish)", p.Name, err)
+		}
+	}
+	return reports, nil
+}

@@ -1,0 +1,166 @@
+package publish
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/registry"
+	"dagger/shipyard/pipelines/ci"
+)
+
+// Target is where images are published and with which login.
+type Target struct {
+	// Registry is the registry host, e.g. docker.io.
+	Registry string
+	// Org is the organisation, e.g. elixircloud; a fork sets its own.
+	Org string
+	// Username and Password log in to the registry; Password is mounted as a secret file
+	// into the containers that need it (signing writes referrers).
+	Username string
+	Password *dagger.Secret
+	// Auth is the same login read into memory, for the registry calls made in Go here.
+	Auth registry.Auth
+	// RegistryOptions adjust the Go-side registry client (a transport in tests).
+	RegistryOptions []registry.Option
+}
+
+// Repository is where img is published: <registry>/<org>/<repository>.
+func (t Target) Repository(img ci.Image) string {
+	return t.repository(img.Spec.Repository)
+}
+
+func (t Target) repository(name string) string {
+	return strings.TrimSuffix(t.Registry, "/") + "/" + t.Org + "/" + name
+}
+
+// check refuses a target that would publish somewhere unintended.
+func (t Target) check() error {
+	switch {
+	case strings.TrimSpace(t.Registry) == "":
+		return errors.New("no registry given (e.g. docker.io)")
+	case strings.TrimSpace(t.Org) == "" || strings.Contains(t.Org, "/"):
+		return fmt.Errorf("registry organisation %q: give one name, e.g. elixircloud (a fork sets its own, like DOCKERHUB_ORG)", t.Org)
+	case t.Password != nil && t.Username == "":
+		return errors.New("a registry password was given without a user name: pass --registry-username")
+	}
+	return nil
+}
+
+// Pushed is an image pushed by digest.
+type Pushed struct {
+	Name       string `json:"name"`
+	Repository string `json:"repository"`
+	Digest     string `json:"digest"`
+}
+
+// Ref is the reference by digest, <repository>@sha256:….
+func (p Pushed) Ref() string { return p.Repository + "@" + p.Digest }
+
+var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// check refuses anything but a repository and a sha256 digest: a tag here would act on
+// whatever the tag points at by then, not on what was pushed and scanned.
+func (p Pushed) check() error {
+	if p.Name == "" || p.Repository == "" {
+		return fmt.Errorf("pushed image %+v has no name or repository", p)
+	}
+	if strings.ContainsAny(p.Repository, "@ ") || strings.Contains(path.Base(p.Repository), ":") {
+		return fmt.Errorf("image %s: repository %q must have no tag or digest", p.Name, p.Repository)
+	}
+	if !digestRE.MatchString(p.Digest) {
+		return fmt.Errorf("image %s: digest %q is not sha256:<64 lowercase hex>", p.Name, p.Digest)
+	}
+	return nil
+}
+
+func checkPushed(pushed []Pushed) error {
+	if len(pushed) == 0 {
+		return errors.New("no pushed images given")
+	}
+	seen := map[string]bool{}
+	for _, p := range pushed {
+		if err := p.check(); err != nil {
+			return err
+		}
+		if seen[p.Name] {
+			return fmt.Errorf("image %s is given twice", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	return nil
+}
+
+// ParseRef reads <registry>/<org>/<prefix><name>@sha256:… into a Pushed named <name> (the
+// last path element without the images' prefix, e.g. tesk-core-), for steps that run
+// alone from a digest reference.
+func ParseRef(ref, prefix string) (Pushed, error) {
+	repo, digest, ok := strings.Cut(ref, "@")
+	if !ok {
+		return Pushed{}, fmt.Errorf("reference %q is not by digest: want <registry>/<org>/<name>@sha256:…", ref)
+	}
+	p := Pushed{Name: strings.TrimPrefix(path.Base(repo), prefix), Repository: repo, Digest: digest}
+	if strings.Count(repo, "/") < 2 {
+		return Pushed{}, fmt.Errorf("reference %q: want <registry>/<org>/<name>@sha256:… with the registry spelled out", ref)
+	}
+	if err := p.check(); err != nil {
+		return Pushed{}, err
+	}
+	return p, nil
+}
+
+// Digests is the JSON that push-by-digest prints and the later steps read: image name →
+// digest, e.g. {"filer": "sha256:…", "taskmaster": "sha256:…"}.
+func Digests(pushed []Pushed) map[string]string {
+	out := make(map[string]string, len(pushed))
+	for _, p := range pushed {
+		out[p.Name] = p.Digest
+	}
+	return out
+}
+
+// FromDigests turns that JSON's map back into pushed images of t, in the order of images,
+// and refuses digests of images that do not exist or images without a digest.
+func FromDigests(digests map[string]string, images []ci.Image, t Target) ([]Pushed, error) {
+	var out []Pushed
+	known := map[string]bool{}
+	for _, img := range images {
+		known[img.Spec.Name] = true
+		d, ok := digests[img.Spec.Name]
+		if !ok {
+			return nil, fmt.Errorf("no digest for image %s: give every image's digest, as push-by-digest printed them", img.Spec.Name)
+		}
+		p := Pushed{Name: img.Spec.Name, Repository: t.Repository(img), Digest: d}
+		if err := p.check(); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	for name := range digests {
+		if !known[name] {
+			return nil, fmt.Errorf("digest given for %s, which is not an image of this source (containers/<name>.Dockerfile)", name)
+		}
+	}
+	return out, nil
+}
+
+// forEach runs f for 0..n-1 concurrently and joins the errors, so one image's failure
+// never hides another's.
+func forEach(n int, f func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(i)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

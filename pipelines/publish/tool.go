@@ -1,0 +1,200 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"dagger.io/dagger"
+)
+
+// DefaultGoImage builds the supplychain command; its Go satisfies supplychain/go.mod.
+const DefaultGoImage = "docker.io/library/golang:1.26.2-bookworm@sha256:47ce5636e9936b2c5cbf708925578ef386b4f8872aec74a67bd13a627d242b19"
+
+// Cache volumes of the Go build: modules and compiled packages, shared by every run.
+const (
+	goModCacheVolume   = "shipyard-go-mod"
+	goBuildCacheVolume = "shipyard-go-build"
+)
+
+// Where the tool container finds its inputs. Secrets are files, never arguments or
+// variables, so they appear in no process listing and no recorded command.
+const (
+	toolBinary       = "/usr/local/bin/supplychain"
+	oidcTokenPath    = "/run/secrets/oidc-token"
+	registryPassPath = "/run/secrets/registry-password"
+	trustedRootPath  = "/run/shipyard/trusted_root.json"
+)
+
+// Tool returns a container with the supplychain command at /usr/local/bin/supplychain,
+// built from its source (the supplychain folder of this repository, its own Go module) in
+// goImage (DefaultGoImage when empty). The build has Go module and build caches; Dagger
+// caches the result, so only the steps that sign or verify build it, once. Test files and
+// docs are left out of the build input so that changing them rebuilds nothing.
+func Tool(client *dagger.Client, supplychainSrc *dagger.Directory, goImage string) *dagger.Container {
+	if goImage == "" {
+		goImage = DefaultGoImage
+	}
+	src := supplychainSrc.Filter(dagger.DirectoryFilterOpts{Exclude: []string{"**/*_test.go", "**/*.md", "**/testdata/"}})
+	built := client.Container().
+		From(goImage).
+		WithMountedCache("/go/pkg/mod", client.CacheVolume(goModCacheVolume)).
+		WithMountedCache("/root/.cache/go-build", client.CacheVolume(goBuildCacheVolume)).
+		WithEnvVariable("CGO_ENABLED", "0").
+		WithDirectory("/src", src).
+		WithWorkdir("/src").
+		WithExec([]string{"go", "build", "-trimpath", "-o", "/out/supplychain", "./cmd/supplychain"}).
+		File("/out/supplychain")
+	// A fresh container from the same image: no source, no caches, only the binary (and
+	// the image's CA certificates, for Fulcio, Rekor and registries).
+	return client.Container().
+		From(goImage).
+		WithFile(toolBinary, built, dagger.ContainerWithFileOpts{Permissions: 0o755}).
+		WithWorkdir("/work")
+}
+
+// SignInputs is what attest and sign need besides the target.
+type SignInputs struct {
+	// Tool is the container from Tool.
+	Tool *dagger.Container
+	// OIDCToken is the identity token Fulcio certifies (in GitHub Actions, one requested
+	// with audience sigstore). Required.
+	OIDCToken *dagger.Secret
+	// FulcioURL and RekorURL default to Sigstore's public-good instances when empty.
+	FulcioURL, RekorURL string
+	// TrustedRoot, when set, must verify a bundle an earlier run attached before a re-run
+	// counts it as done; without it, the bundle's statement alone is compared.
+	TrustedRoot *dagger.File
+	// Provenance describes the build, for Attest.
+	Provenance Provenance
+}
+
+// Evidence is a Sigstore bundle attached to an image digest as an OCI referrer.
+type Evidence struct {
+	Name   string `json:"name"`
+	Digest string `json:"digest"`
+	// Kind is attestation (SLSA build provenance) or signature.
+	Kind string `json:"kind"`
+	// Referrer is the digest of the referrer manifest holding the bundle.
+	Referrer string `json:"referrer"`
+	LogIndex int64  `json:"logIndex"`
+	// Created is false when an earlier run's bundle was found and kept.
+	Created  bool   `json:"created"`
+	Identity string `json:"identity,omitempty"`
+	Issuer   string `json:"issuer,omitempty"`
+}
+
+// Evidence kinds.
+const (
+	KindAttestation = "attestation"
+	KindSignature   = "signature"
+)
+
+// outcome is what `supplychain attest|sign` prints.
+type outcome struct {
+	Step          string `json:"step"`
+	Image         string `json:"image"`
+	Digest        string `json:"digest"`
+	PredicateType string `json:"predicateType"`
+	Referrer      string `json:"referrer"`
+	Created       bool   `json:"created"`
+	Identity      string `json:"identity"`
+	Issuer        string `json:"issuer"`
+	LogIndex      int64  `json:"logIndex"`
+}
+
+// Predicate types the command writes, checked against its output.
+const (
+	slsaPredicateType   = "https://slsa.dev/provenance/v1"
+	cosignPredicateType = "https://sigstore.dev/cosign/sign/v1"
+)
+
+func (in SignInputs) check(step string) error {
+	switch {
+	case in.Tool == nil:
+		return fmt.Errorf("%s: no supplychain tool container", step)
+	case in.OIDCToken == nil:
+		return fmt.Errorf("%s: no OIDC token: pass --oidc-token (in GitHub Actions, request one with audience sigstore; the job needs permissions id-token: write)", step)
+	}
+	return nil
+}
+
+// signArgs are the flags attest and sign share; the secrets are mounted by publishStep.
+func (in SignInputs) signArgs(t Target, img Pushed) []string {
+	args := []string{"--image", img.Ref(), "--oidc-token-file", oidcTokenPath}
+	if t.Password != nil {
+		args = append(args, "--registry-username", t.Username, "--registry-password-file", registryPassPath)
+	}
+	if in.FulcioURL != "" {
+		args = append(args, "--fulcio-url", in.FulcioURL)
+	}
+	if in.RekorURL != "" {
+		args = append(args, "--rekor-url", in.RekorURL)
+	}
+	if in.TrustedRoot != nil {
+		args = append(args, "--trusted-root", trustedRootPath)
+	}
+	return args
+}
+
+// publishStep runs `supplychain <cmd>` for one image with the token and the registry
+// password as secret files, and reads its JSON outcome.
+func (in SignInputs) publishStep(ctx context.Context, step, cmd, kind, predicateType string, t Target, img Pushed, extra []string) (Evidence, error) {
+	ctr := in.Tool.WithMountedSecret(oidcTokenPath, in.OIDCToken)
+	if t.Password != nil {
+		ctr = ctr.WithMountedSecret(registryPassPath, t.Password)
+	}
+	if in.TrustedRoot != nil {
+		ctr = ctr.WithMountedFile(trustedRootPath, in.TrustedRoot)
+	}
+	args := append(append([]string{"supplychain", cmd}, in.signArgs(t, img)...), extra...)
+	stdout, err := runTool(ctx, ctr, args)
+	if err != nil {
+		return Evidence{}, fmt.Errorf("%s %s (%s): %w", step, img.Name, img.Ref(), err)
+	}
+	var o outcome
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+		return Evidence{}, fmt.Errorf("%s %s: reading supplychain's output: %w", step, img.Name, err)
+	}
+	// Fail closed: evidence for another digest or of another kind is no evidence.
+	if o.Digest != img.Digest || o.PredicateType != predicateType || o.Referrer == "" {
+		return Evidence{}, fmt.Errorf("%s %s: supplychain reported %s for %s (referrer %q), want %s for %s",
+			step, img.Name, o.PredicateType, o.Digest, o.Referrer, predicateType, img.Digest)
+	}
+	return Evidence{Name: img.Name, Digest: o.Digest, Kind: kind, Referrer: o.Referrer, LogIndex: o.LogIndex,
+		Created: o.Created, Identity: o.Identity, Issuer: o.Issuer}, nil
+}
+
+// runTool runs one supplychain command and returns its stdout; on failure, the command's
+// own message (which never holds a secret: it redacts them) is the error.
+func runTool(ctx context.Context, ctr *dagger.Container, args []string) (string, error) {
+	stdout, err := ctr.WithExec(args).Stdout(ctx)
+	if err == nil {
+		return stdout, nil
+	}
+	var ee *dagger.ExecError
+	if errors.As(err, &ee) {
+		msg := strings.TrimSpace(ee.Stderr)
+		if msg == "" {
+			msg = ee.Message()
+		}
+		return "", fmt.Errorf("exit code %d: %s", ee.ExitCode, msg)
+	}
+	return "", err
+}
+
+// runPerImage runs f for every image concurrently and keeps the order of pushed.
+func runPerImage(pushed []Pushed, f func(i int, p Pushed) (Evidence, error)) ([]Evidence, error) {
+	out := make([]Evidence, len(pushed))
+	err := forEach(len(pushed), func(i int) error {
+		e, err := f(i, pushed[i])
+		out[i] = e
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,150 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/registry"
+)
+
+// Sigstore's public-good trusted root (trusted_root.json), as the TUF repository serves
+// it: content-addressed by its sha256, which the TUF targets metadata signs. Pinned here
+// like an image, so the download is checked and cached by that digest; bump it when
+// Sigstore rotates a key (or pass --trusted-root).
+const (
+	PublicGoodTrustedRootSHA256 = "6494e21ea73fa7ee769f85f57d5a3e6a08725eae1e38c755fc3517c9e6bc0b66"
+	PublicGoodTrustedRootURL    = "https://tuf-repo-cdn.sigstore.dev/targets/" + PublicGoodTrustedRootSHA256 + ".trusted_root.json"
+)
+
+// PublicGoodTrustedRoot is Sigstore's public-good trusted root, fetched by its pinned digest.
+func PublicGoodTrustedRoot(client *dagger.Client) *dagger.File {
+	return client.HTTP(PublicGoodTrustedRootURL, dagger.HTTPOpts{Name: "trusted_root.json", Checksum: "sha256:" + PublicGoodTrustedRootSHA256})
+}
+
+// Verification is what Verify checked.
+type Verification struct {
+	// Image is the reference as given; Ref is the digest reference that was verified.
+	Image    string     `json:"image"`
+	Ref      string     `json:"ref"`
+	Digest   string     `json:"digest"`
+	Verified []Verified `json:"verified"`
+}
+
+// Verified is one bundle that verified.
+type Verified struct {
+	PredicateType  string `json:"predicateType"`
+	Identity       string `json:"identity"`
+	Issuer         string `json:"issuer"`
+	LogIndex       int64  `json:"logIndex"`
+	IntegratedTime string `json:"integratedTime,omitempty"`
+	Referrer       string `json:"referrer"`
+}
+
+// Text renders the verification for a terminal.
+func (v Verification) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "verified %s\n  digest %s\n", v.Image, v.Digest)
+	for _, x := range v.Verified {
+		what := x.PredicateType
+		switch x.PredicateType {
+		case cosignPredicateType:
+			what = "signature"
+		case slsaPredicateType:
+			what = "SLSA build provenance"
+		}
+		fmt.Fprintf(&b, "  %s by %s (issuer %s), Rekor log index %d, referrer %s\n", what, x.Identity, x.Issuer, x.LogIndex, x.Referrer)
+	}
+	return b.String()
+}
+
+// VerifyOption adjusts Verify.
+type VerifyOption func(*verifyConfig)
+
+type verifyConfig struct {
+	target  *Target
+	minSCTs int
+}
+
+// WithRegistryLogin reads the image with t's login (a private registry) and resolves its tag
+// with t's registry options; without it, both are anonymous.
+func WithRegistryLogin(t Target) VerifyOption {
+	return func(c *verifyConfig) { c.target = &t }
+}
+
+// WithMinSCTs sets the certificate transparency timestamps the signing certificate must
+// carry: 1 (the default) for Sigstore's public-good instance, 0 for an instance without a
+// CT log.
+func WithMinSCTs(n int) VerifyOption {
+	return func(c *verifyConfig) { c.minSCTs = n }
+}
+
+// Verify checks that an image has a valid Sigstore signature and SLSA build provenance
+// from an identity (a regexp over the certificate's identity, e.g. the release workflow)
+// and OIDC issuer, against trustedRoot (PublicGoodTrustedRoot, or a file). It resolves a
+// tag to its digest first, here, so the check and its cached result are about that digest,
+// then runs `supplychain verify` in the tool container. It fails on an unsigned image, a
+// wrong identity or issuer, and bundles of another digest.
+func Verify(ctx context.Context, tool *dagger.Container, image, identityRegexp, issuer string, trustedRoot *dagger.File, opts ...VerifyOption) (Verification, error) {
+	cfg := verifyConfig{minSCTs: 1}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	switch {
+	case tool == nil:
+		return Verification{}, errors.New("verify: no supplychain tool container")
+	case trustedRoot == nil:
+		return Verification{}, errors.New("verify: no trusted root given")
+	case identityRegexp == "" || issuer == "":
+		return Verification{}, errors.New("verify: --identity (a regexp of the signer's identity) and --issuer (its OIDC issuer) are required")
+	case cfg.minSCTs < 0:
+		return Verification{}, fmt.Errorf("verify: --min-scts %d must not be negative", cfg.minSCTs)
+	}
+	if _, err := regexp.Compile(identityRegexp); err != nil {
+		return Verification{}, fmt.Errorf("verify: --identity %q is not a regular expression: %w", identityRegexp, err)
+	}
+	repo, _, err := splitRef(image)
+	if err != nil {
+		return Verification{}, fmt.Errorf("verify: %w", err)
+	}
+	var auth registry.Auth
+	var ropts []registry.Option
+	if cfg.target != nil {
+		auth, ropts = cfg.target.Auth, cfg.target.RegistryOptions
+	}
+	digest, err := registry.Digest(ctx, image, auth, ropts...)
+	if err != nil {
+		return Verification{}, fmt.Errorf("verify %s: %w", image, err)
+	}
+	ref := repo + "@" + digest
+
+	ctr := tool.WithMountedFile(trustedRootPath, trustedRoot)
+	args := []string{"supplychain", "verify", "--image", ref,
+		"--certificate-identity-regexp", identityRegexp, "--certificate-oidc-issuer", issuer,
+		"--trusted-root", trustedRootPath, "--min-scts", strconv.Itoa(cfg.minSCTs)}
+	if cfg.target != nil && cfg.target.Password != nil {
+		ctr = ctr.WithMountedSecret(registryPassPath, cfg.target.Password)
+		args = append(args, "--registry-username", cfg.target.Username, "--registry-password-file", registryPassPath)
+	}
+	stdout, err := runTool(ctx, ctr, args)
+	if err != nil {
+		return Verification{}, fmt.Errorf("verify %s (%s): %w", image, ref, err)
+	}
+	var got struct {
+		Digest   string     `json:"digest"`
+		Verified []Verified `json:"verified"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		return Verification{}, fmt.Errorf("verify %s: reading supplychain's output: %w", image, err)
+	}
+	if got.Digest != digest || len(got.Verified) == 0 {
+		return Verification{}, fmt.Errorf("verify %s: supplychain verified %q with %d bundles, want %s", image, got.Digest, len(got.Verified), digest)
+	}
+	return Verification{Image: image, Ref: ref, Digest: digest, Verified: got.Verified}, nil
+}
