@@ -113,7 +113,9 @@ func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
 // was done.
 func (m *Shipyard) ModelRelease(
 	ctx context.Context,
-	// The upstream version to release, X.Y.Z, one of the repository's configured versions.
+	// The upstream version to release, X.Y.Z, one of the repository's configured versions;
+	// default: the newest configured one (what main generates).
+	// +optional
 	upstream string,
 	// Publish this run's draft (needs --dry-run=false).
 	// +optional

@@ -64,8 +64,9 @@ func TestModelReleaseThroughTheModule(t *testing.T) {
 	m.Repo, m.GithubAPI = "cloudcoil/models-cert-manager", sim.URL+"/"
 	modelreleasetest.ServeDistributions(e, modelreleasetest.VersionChain("1.17.1.0"), fixtures.BuildDistributions(t, files, nil))
 
-	// A dry run, the default of manual runs: a plan, no write.
-	plan, err := m.ModelRelease(ctx, "1.17.1", true, true, false, mainSHA, pypi.URL())
+	// A dry run, the default of manual runs: a plan, no write. Without --upstream it takes
+	// the newest configured version (1.17.1 of 1.16.3 and 1.17.1), as a push to main does.
+	plan, err := m.ModelRelease(ctx, "", true, true, false, mainSHA, pypi.URL())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package modelrelease
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -259,4 +260,36 @@ func versionParts(v string) ([4]uint64, bool) {
 		out[i] = n
 	}
 	return out, true
+}
+
+// NewestUpstream is the highest configured upstream version: the one main's checkout
+// generates, and what a push to main releases when no version is named.
+func NewestUpstream(pyproject []byte) (string, error) {
+	versions, _, err := Upstreams(pyproject)
+	if err != nil {
+		return "", err
+	}
+	if len(versions) == 0 {
+		return "", fmt.Errorf("%s: [%s] %s is empty: list the upstream versions this repository releases", pyprojectPath, modelsTable, upstreamsKey)
+	}
+	newest := versions[0]
+	for _, v := range versions[1:] {
+		if compareRelease(v, newest) > 0 {
+			newest = v
+		}
+	}
+	return newest, nil
+}
+
+// compareRelease orders X.Y.Z strings numerically (they are checked by Upstreams).
+func compareRelease(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := range min(len(as), len(bs)) {
+		x, _ := strconv.Atoi(as[i])
+		y, _ := strconv.Atoi(bs[i])
+		if x != y {
+			return cmp.Compare(x, y)
+		}
+	}
+	return cmp.Compare(len(as), len(bs))
 }

@@ -122,6 +122,15 @@ func (e Env) Release(ctx context.Context, gh *github.Client, source *dagger.Dire
 	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
 		return res, fmt.Errorf("model-release: --repo %q: want owner/name, e.g. cloudcoil/models-kubernetes", o.Repo)
 	}
+	pyproject, err := source.File(pyprojectPath).Contents(ctx)
+	if err != nil {
+		return res, fmt.Errorf("model-release: %s: %w", pyprojectPath, err)
+	}
+	if o.Upstream == "" {
+		if o.Upstream, err = NewestUpstream([]byte(pyproject)); err != nil {
+			return res, fmt.Errorf("model-release: no --upstream given: %w", err)
+		}
+	}
 	branch, err := models.ReleaseBranch(o.Upstream)
 	if err != nil || strings.Count(o.Upstream, ".") != 2 {
 		return res, fmt.Errorf("model-release: --upstream %q: want the upstream version X.Y.Z", o.Upstream)
@@ -140,10 +149,6 @@ func (e Env) Release(ctx context.Context, gh *github.Client, source *dagger.Dire
 	}
 
 	// 1–2: select, lock, generate, check.
-	pyproject, err := source.File(pyprojectPath).Contents(ctx)
-	if err != nil {
-		return res, fmt.Errorf("model-release: %s: %w", pyprojectPath, err)
-	}
 	selected, err := SelectUpstream([]byte(pyproject), o.Upstream)
 	if err != nil {
 		return res, fmt.Errorf("model-release: %w", err)
