@@ -160,23 +160,27 @@ func (m *Shipyard) ModelRelease(
 // before uploading: the tag equals the committed package version and its release record,
 // the locked dependencies install, and the wheel and sdist pass the artifact and
 // Cloudcoil dependency checks. It never allocates, so re-running a failed upload
-// publishes the same version.
+// publishes the same version. Returns dist/ (the checked wheel and sdist, to upload as
+// they are) and publish-check.txt (the report).
 func (m *Shipyard) PublishCheck(
 	ctx context.Context,
 	// The release tag, <upstream>.<packaging> (e.g. 1.31.5.2).
 	tag string,
-) (string, error) {
+) (*dagger.Directory, error) {
 	env, err := m.modelEnv(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	src, err := toSDKDirectory(ctx, env.Client, m.Source)
 	if err != nil {
-		return "", fmt.Errorf("source: %w", err)
+		return nil, fmt.Errorf("source: %w", err)
 	}
 	report, err := env.PublishCheck(ctx, src, tag)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return report.Text(), nil
+	out := env.Client.Directory().
+		WithDirectory("dist", report.Dist).
+		WithNewFile("publish-check.txt", report.Text())
+	return fromSDKDirectory(ctx, out)
 }

@@ -223,9 +223,18 @@ func TestPublishCheckThroughTheModule(t *testing.T) {
 	files := fixtures.ModelRepoFiles(t, nil)
 	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
 	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
-	out, err := m.PublishCheck(ctx, "1.17.1.0")
+	dir, err := m.PublishCheck(ctx, "1.17.1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := dir.File("publish-check.txt").Contents(ctx)
 	if err != nil || !strings.Contains(out, "cloudcoil.models.cert_manager 1.17.1.0") {
 		t.Fatalf("%v\n%s", err, out)
+	}
+	// The upload takes the very files that were checked.
+	dist, err := dir.Directory("dist").Entries(ctx)
+	if err != nil || len(dist) != 2 {
+		t.Fatalf("dist/ holds %v, %v; want the wheel and the sdist", dist, err)
 	}
 	// A re-run for a retried upload checks the same version; another tag is refused.
 	if _, err := m.PublishCheck(ctx, "1.17.1.1"); err == nil || !strings.Contains(err.Error(), "does not match") {

@@ -30,6 +30,8 @@ const (
 type Built struct {
 	WheelName, SdistName string
 	Wheel, Sdist         models.Artifact
+	// Dist is the folder uv build wrote: the very files that were checked, for upload.
+	Dist *dagger.Directory
 }
 
 // build runs `uv build` in ctr's /repo and reads both artifacts back.
@@ -52,7 +54,7 @@ func (e Env) build(ctx context.Context, ctr *dagger.Container) (Built, error) {
 		sort.Strings(entries)
 		return Built{}, fmt.Errorf("build: uv build wrote %q to %s; want one wheel and one sdist", entries, DistDir)
 	}
-	out := Built{WheelName: wheels[0], SdistName: sdists[0]}
+	out := Built{WheelName: wheels[0], SdistName: sdists[0], Dist: built.Directory(DistDir)}
 	wheel, err := readArtifact(ctx, built, wheels[0])
 	if err != nil {
 		return Built{}, err
@@ -111,6 +113,8 @@ type ArtifactReport struct {
 	WheelName  string
 	SdistName  string
 	Problems   []models.Problem
+	// Dist holds the checked wheel and sdist (set by publish-check).
+	Dist *dagger.Directory
 }
 
 // Err is nil when no problem was found, else an error listing every problem.

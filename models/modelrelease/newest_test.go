@@ -5,7 +5,7 @@ import "testing"
 func TestNewestUpstream(t *testing.T) {
 	cases := []struct {
 		name, pyproject, want string
-		wantErr            bool
+		wantErr               bool
 	}{
 		{"numeric, not string order", "[tool.cloudcoil-models]\nupstream-versions = [\"1.9.12\", \"1.31.5\", \"1.10.3\"]\nversion-prefix = \"v\"\n", "1.31.5", false},
 		{"one", "[tool.cloudcoil-models]\nupstream-versions = [\"2.16.1\"]\nversion-prefix = \"v\"\n", "2.16.1", false},

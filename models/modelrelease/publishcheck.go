@@ -52,7 +52,7 @@ func (e Env) PublishCheck(ctx context.Context, source *dagger.Directory, tag str
 	}
 	problems = append(problems, checkBuilt(tree, pkgDir, built)...)
 	problems = append(problems, CheckCloudcoilDependency(tree[pyprojectPath], tree["uv.lock"])...)
-	report := ArtifactReport{Project: project, PackageDir: pkgDir, WheelName: built.WheelName, SdistName: built.SdistName, Problems: problems}
+	report := ArtifactReport{Project: project, PackageDir: pkgDir, WheelName: built.WheelName, SdistName: built.SdistName, Problems: problems, Dist: built.Dist}
 	return report, report.Err()
 }
 
