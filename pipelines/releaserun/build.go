@@ -1,0 +1,72 @@
+package releaserun
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/release"
+)
+
+// Build builds every image of the tagged source with SETUPTOOLS_SCM_PRETEND_VERSION set to
+// the version, and forces each build now, so a broken build fails here, before anything is
+// pushed. The images found in containers/ must be exactly the plan's. It returns the CI
+// pipeline of that source too: the scan reads its ignore file from the same commit.
+func Build(ctx context.Context, cfg Config, plan release.Plan, src *dagger.Directory) (*ci.Pipeline, []ci.Image, error) {
+	p := ci.New(cfg.Client, src)
+	images, err := p.Images(ctx, plan.Version)
+	if err != nil {
+		return nil, nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
+	}
+	if err := sameImages(plan, images); err != nil {
+		return nil, nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
+	}
+	errs := make([]error, len(images))
+	var wg sync.WaitGroup
+	for i, img := range images {
+		wg.Go(func() {
+			if _, err := img.Container.Sync(ctx); err != nil {
+				errs[i] = fmt.Errorf("image %s (%s): %w", img.Spec.Name, img.Spec.Dockerfile, err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
+		}
+	}
+	cfg.logf("%s: built %s at version %s", StepBuild, imageNames(images), plan.Version)
+	return p, images, nil
+}
+
+// sameImages checks that the tagged source builds exactly the images the plan publishes
+// (the plan's names are the specs' repository names, tesk-core-<name>).
+func sameImages(plan release.Plan, images []ci.Image) error {
+	var want, got []string
+	for _, img := range plan.Images {
+		want = append(want, img.Name)
+	}
+	for _, img := range images {
+		got = append(got, img.Spec.Repository)
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(want, got) {
+		return fmt.Errorf("containers/ at %s builds %s, but the release publishes %s", plan.Tag, strings.Join(got, ", "), strings.Join(want, ", "))
+	}
+	return nil
+}
+
+func imageNames(images []ci.Image) string {
+	names := make([]string, 0, len(images))
+	for _, img := range images {
+		names = append(names, img.Spec.Repository)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,56 @@
+package releaserun
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/pipelines/release"
+)
+
+// Config is what the steps share: the Dagger session, GitHub, where the source lives, and
+// what the images' supply chain needs.
+type Config struct {
+	Client *dagger.Client
+	// GitHub is read by every step and written (contents: write) by the release step.
+	GitHub *github.Client
+	// Repo is the GitHub repository, owner/name.
+	Repo string
+	// Plan adjusts release-plan (CI workflow, image organisation).
+	Plan release.Options
+	// GitURL is where Dagger fetches the tagged source (default https://github.com/<Repo>.git).
+	GitURL string
+	// GitToken authenticates the fetch of a private repository; nil fetches anonymously.
+	GitToken *dagger.Secret
+	// Package is the Python distribution in the images; empty reads [project] name from
+	// pyproject.toml at the tagged commit.
+	Package string
+	// Images are the supply-chain steps of the images.
+	Images ImageSteps
+	// Log receives one line per step; nil discards them.
+	Log io.Writer
+}
+
+func (c Config) gitURL() string {
+	if c.GitURL != "" {
+		return c.GitURL
+	}
+	return "https://github.com/" + c.Repo + ".git"
+}
+
+func (c Config) owner() (string, string, error) {
+	owner, name, ok := strings.Cut(c.Repo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("repository %q: want owner/name", c.Repo)
+	}
+	return owner, name, nil
+}
+
+func (c Config) logf(format string, args ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "release: "+format+"\n", args...)
+	}
+}

@@ -1,0 +1,58 @@
+package releaserun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"dagger/shipyard/pipelines/release"
+)
+
+// Plan runs release-plan: every gate of the tag, through the GitHub API, before anything is
+// built. Any violated gate stops the release with every violation listed.
+func Plan(ctx context.Context, cfg Config, tag string) (release.Plan, error) {
+	if cfg.GitHub == nil {
+		return release.Plan{}, stepErr(StepPlan, tag, "", errors.New("no GitHub client"))
+	}
+	plan, err := release.ReleasePlan(ctx, cfg.GitHub, cfg.Repo, tag, cfg.Plan)
+	if err != nil {
+		var ge *release.GateError
+		next := "re-run once GitHub answers"
+		if errors.As(err, &ge) {
+			next = "nothing was built: fix what each rule says, then run the release again"
+		}
+		return release.Plan{}, stepErr(StepPlan, tag, next, err)
+	}
+	cfg.logf("%s: %s passes every gate (commit %s, pre-release %t, latest %t)", StepPlan, tag, plan.Commit, plan.Prerelease, plan.Latest)
+	return plan, nil
+}
+
+// planAllowingItsRelease evaluates the gates like Plan but lets the last one ("no release of
+// the tag exists") through: the GitHub step converges on a release an earlier attempt
+// created, so re-running it alone must pass where a full re-run stops.
+func planAllowingItsRelease(ctx context.Context, cfg Config, tag string) (release.Plan, error) {
+	facts, err := release.Gather(ctx, cfg.GitHub, cfg.Repo, tag, cfg.Plan)
+	if err != nil {
+		return release.Plan{}, stepErr(StepPlan, tag, "re-run once GitHub answers", err)
+	}
+	plan, violations := release.Evaluate(facts)
+	var others []release.Violation
+	for _, v := range violations {
+		if v.Rule != release.RuleNotReleased {
+			others = append(others, v)
+		}
+	}
+	if len(others) > 0 {
+		return release.Plan{}, stepErr(StepPlan, tag, "fix what each rule says, then run the step again",
+			&release.GateError{Repo: cfg.Repo, Tag: tag, Violations: others})
+	}
+	if len(violations) > 0 {
+		// The plan was computed with this release among the published ones, which does not
+		// change latest: IsLatest ignores the tag's own release.
+		cfg.logf("%s: a release of %s exists; %s will check its content", StepPlan, tag, StepGHRelease)
+	}
+	if plan.Commit == "" {
+		return release.Plan{}, stepErr(StepPlan, tag, "", fmt.Errorf("tag %s resolved to no commit", tag))
+	}
+	return plan, nil
+}

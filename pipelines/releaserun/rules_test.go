@@ -1,0 +1,181 @@
+package releaserun
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/registry"
+	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish"
+	"dagger/shipyard/pipelines/release"
+)
+
+func TestPackageName(t *testing.T) {
+	tests := []struct {
+		name, pyproject, want, err string
+	}{
+		{name: "double quotes", pyproject: "[build-system]\nrequires = []\n\n[project]\nname = \"teskcore\"\nversion = \"1\"\n", want: "teskcore"},
+		{name: "single quotes and a comment", pyproject: "[project]\nname = 'tesk-core'  # the distribution\n", want: "tesk-core"},
+		{name: "name of another table first", pyproject: "[tool.poetry]\nname = \"other\"\n[project]\nname = \"teskcore\"\n", want: "teskcore"},
+		{name: "no project table", pyproject: "[tool.setuptools]\nname = \"x\"\n", err: "no [project] name"},
+		{name: "an array of tables is not the project", pyproject: "[[project]]\nname = \"x\"\n", err: "no [project] name"},
+		{name: "not a distribution name", pyproject: "[project]\nname = \"tesk core; rm -rf /\"\n", err: "is not a distribution name"},
+	}
+	for _, tt := range tests {
+		got, err := PackageName(tt.pyproject)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: %q, %v; want error %q", tt.name, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%s: %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+}
+
+func TestCheckVersionTags(t *testing.T) {
+	d := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
+	pushed := []publish.Pushed{
+		{Name: "filer", Repository: "docker.io/elixircloud/tesk-core-filer", Digest: d("a")},
+		{Name: "taskmaster", Repository: "docker.io/elixircloud/tesk-core-taskmaster", Digest: d("b")},
+	}
+	tests := []struct {
+		name     string
+		existing map[string]map[string]string
+		moved    []string
+	}{
+		{name: "nothing published yet", existing: map[string]map[string]string{}},
+		{name: "a re-run: the version is on the pushed digests", existing: map[string]map[string]string{
+			pushed[0].Repository: {"0.11.0": d("a")}, pushed[1].Repository: {"0.11.0": d("b")},
+		}},
+		{name: "one image rebuilt to another digest", existing: map[string]map[string]string{
+			pushed[0].Repository: {"0.11.0": d("a")}, pushed[1].Repository: {"0.11.0": d("c")},
+		}, moved: []string{"tesk-core-taskmaster"}},
+		{name: "both", existing: map[string]map[string]string{
+			pushed[0].Repository: {"0.11.0": d("e")}, pushed[1].Repository: {"0.11.0": d("c")},
+		}, moved: []string{"tesk-core-filer", "tesk-core-taskmaster"}},
+	}
+	for _, tt := range tests {
+		err := CheckVersionTags("0.11.0", pushed, tt.existing)
+		if len(tt.moved) == 0 {
+			if err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+			}
+			continue
+		}
+		var ie *registry.ImmutableTagError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "release a higher version") {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		for _, m := range tt.moved {
+			if !strings.Contains(err.Error(), m) {
+				t.Errorf("%s: error does not name %s: %v", tt.name, m, err)
+			}
+		}
+	}
+}
+
+func TestReleaseDifference(t *testing.T) {
+	plan := release.Plan{Tag: "v0.11.0", Prerelease: true}
+	body := Body{Title: "v0.11.0", Text: "Intro.\n\n## Commits\n\n* a\n"}
+	tests := []struct {
+		name     string
+		existing github.Release
+		want     []string
+	}{
+		{name: "same", existing: github.Release{Name: "v0.11.0", Body: "Intro.\r\n\r\n## Commits\r\n\r\n* a", Prerelease: true}},
+		{name: "edited body", existing: github.Release{Name: "v0.11.0", Body: "Intro!\n", Prerelease: true}, want: []string{`the body differs from line 1: "Intro!", expected "Intro."`}},
+		{name: "not a pre-release", existing: github.Release{Name: "v0.11.0", Body: body.Text}, want: []string{"pre-release false, expected true"}},
+		{name: "a draft under another title", existing: github.Release{Name: "0.11.0", Body: body.Text, Prerelease: true, Draft: true}, want: []string{"it is a draft", `title "0.11.0", expected "v0.11.0"`}},
+	}
+	for _, tt := range tests {
+		got := ReleaseDifference(tt.existing, plan, body)
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestParseHandoff(t *testing.T) {
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	digest := "sha256:" + strings.Repeat("a", 64)
+	good := `{"repo":"o/r","tag":"v1.0.0","version":"1.0.0","commit":"` + commit + `","images":[{"name":"filer","repository":"docker.io/o/tesk-core-filer","digest":"` + digest + `"}]}`
+	tests := []struct {
+		name, data, err string
+	}{
+		{name: "good", data: good},
+		{name: "unknown field", data: strings.Replace(good, `"repo"`, `"extra":1,"repo"`, 1), err: "unknown field"},
+		{name: "short commit", data: strings.Replace(good, commit, "0123456", 1), err: "not a full commit SHA"},
+		{name: "a tag instead of a digest", data: strings.Replace(good, digest, "latest", 1), err: "not one pushed image by digest"},
+		{name: "no images", data: `{"repo":"o/r","tag":"v1.0.0","version":"1.0.0","commit":"` + commit + `","images":[]}`, err: "lists no pushed image"},
+		{name: "not JSON", data: "digests: none", err: "reading the handoff"},
+	}
+	for _, tt := range tests {
+		h, err := ParseHandoff(tt.data)
+		if tt.err == "" {
+			if err != nil || h.Images[0].Ref() != "docker.io/o/tesk-core-filer@"+digest {
+				t.Errorf("%s: %+v, %v", tt.name, h, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.err)
+		}
+	}
+}
+
+func TestSameImages(t *testing.T) {
+	plan := release.Plan{Tag: "v1.0.0", Images: []release.Image{{Name: "tesk-core-taskmaster"}, {Name: "tesk-core-filer"}}}
+	img := func(n string) ci.Image { return ci.Image{Spec: ci.ImageSpec{Name: n, Repository: "tesk-core-" + n}} }
+	if err := sameImages(plan, []ci.Image{img("filer"), img("taskmaster")}); err != nil {
+		t.Error(err)
+	}
+	if err := sameImages(plan, []ci.Image{img("filer"), img("taskmaster"), img("api")}); err == nil || !strings.Contains(err.Error(), "builds tesk-core-api, tesk-core-filer, tesk-core-taskmaster") {
+		t.Errorf("an extra image: %v", err)
+	}
+	if err := sameImages(plan, []ci.Image{img("filer")}); err == nil {
+		t.Error("a missing image passed")
+	}
+}
+
+func TestStepErrorSaysWhatNext(t *testing.T) {
+	inner := stepErr(StepTag, "v1.0.0", nextHigherVersion, errors.New("tag 1.0.0 is on another digest"))
+	outer := stepErr(StepPush, "v1.0.0", nextRerun, inner)
+	if FailedStep(outer) != StepTag || outer.Error() != "release v1.0.0: tag: tag 1.0.0 is on another digest\n  next: "+nextHigherVersion {
+		t.Errorf("%q", outer)
+	}
+	if stepErr(StepTag, "v1.0.0", "", nil) != nil || FailedStep(errors.New("x")) != "" {
+		t.Error("nil or foreign errors")
+	}
+}
+
+func TestReportText(t *testing.T) {
+	rep := Report{
+		Repo: "elixir-cloud-aai/tesk-core", Tag: "v1.0.0", Version: "1.0.0", Commit: "abc", Failed: StepGHRelease,
+		Images: []ImageReport{{
+			Name: "filer", Repository: "docker.io/elixircloud/tesk-core-filer", Digest: "sha256:1",
+			Tags: []string{"1.0.0"}, LatestSkipped: "no longer the highest release: latest left on sha256:0",
+			Scan: ScanRecord{Name: "filer", Passed: true}, Signature: "docker.io/elixircloud/tesk-core-filer@sha256:2",
+			Attestation: "docker.io/elixircloud/tesk-core-filer@sha256:3",
+		}},
+		Release: GitHubRelease{Tag: "v1.0.0", Title: "v1.0.0", MakeLatest: "true", Body: "Intro.\n\n## Commits\n"},
+	}
+	want := "Release v1.0.0 of elixir-cloud-aai/tesk-core (version 1.0.0, commit abc)\n" +
+		"  stopped at step publish-release; what was done so far:\n" +
+		"  docker.io/elixircloud/tesk-core-filer@sha256:1\n" +
+		"    tags:        1.0.0\n" +
+		"    latest:      not moved: no longer the highest release: latest left on sha256:0\n" +
+		"    scan:        passed\n" +
+		"    attestation: docker.io/elixircloud/tesk-core-filer@sha256:3\n" +
+		"    signature:   docker.io/elixircloud/tesk-core-filer@sha256:2\n" +
+		"  GitHub release \"v1.0.0\" (pre-release no, make_latest true): -\n" +
+		"    | Intro.\n    |\n    | ## Commits\n"
+	if got := rep.Text(); got != want {
+		t.Errorf("Text =\n%s\nwant\n%s", got, want)
+	}
+}
