@@ -1,0 +1,165 @@
+package releaserun
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/teskrepo"
+)
+
+// TestDryRunPublishesNothing: a dry run builds, checks the version, scans the built
+// containers and composes the release, and prints exactly what a real run then publishes.
+func TestDryRunPublishesNothing(t *testing.T) {
+	w := newWorld(t, teskrepo.Options{})
+	w.repo.Release("v0.11.0")
+	dry, err := w.run("v0.11.0", Options{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := w.registryWrites(); n != 0 {
+		t.Errorf("a dry run wrote to the registry %d time(s)", n)
+	}
+	if w.ghWrites() != 0 {
+		t.Error("a dry run changed GitHub")
+	}
+	if len(w.e.Graph().ExecsWith("supplychain")) != 0 {
+		t.Error("a dry run attested or signed")
+	}
+	// The scan read the built containers, not references.
+	if scans := w.e.Graph().ExecsWith("trivy image"); len(scans) != 2 || !strings.Contains(strings.Join(scans[0].Args, " "), "--input") {
+		t.Errorf("scans %v", scans)
+	}
+	text := dry.Text()
+	for _, want := range []string{"dry run: nothing was pushed, tagged or created", "tags:        0.11.0, latest", "scan:        passed", `GitHub release "v0.11.0" (pre-release yes, make_latest false): planned`, "    | ## Commits"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("dry-run report lacks %q:\n%s", want, text)
+		}
+	}
+
+	w.freshEngine()
+	real, err := w.run("v0.11.0", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, img := range dry.Images {
+		got := real.Images[i]
+		if img.Ref() != got.Ref() || strings.Join(img.Tags, ",") != strings.Join(got.Tags, ",") || img.Digest == "" {
+			t.Errorf("dry run said %s %v, the release published %s %v", img.Ref(), img.Tags, got.Ref(), got.Tags)
+		}
+	}
+	if dry.Release.Body != real.Release.Body || dry.Release.Title != real.Release.Title || dry.Release.MakeLatest != real.Release.MakeLatest {
+		t.Errorf("dry-run release %+v, published %+v", dry.Release, real.Release)
+	}
+	js := jsonReport(t, real)
+	if js["tag"] != "v0.11.0" || js["dry_run"] != false || len(js["images"].([]any)) != 2 {
+		t.Errorf("JSON report %v", js)
+	}
+	w.assertNoSecrets(text, real.Text())
+}
+
+// TestWorkflowJobs runs the release as the workflow's separate jobs, passing the handoff
+// JSON between them, and checks that each job refuses what the previous one did not do.
+func TestWorkflowJobs(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, teskrepo.Options{})
+	w.repo.Release("v0.11.0rc1")
+	w.serve("v0.11.0rc1")
+	cfg := w.config()
+
+	plan, err := Plan(ctx, cfg, "v0.11.0rc1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := PushJob(ctx, cfg, "v0.11.0rc1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.JSON()
+	if err != nil || strings.Count(out, "\n") != 1 {
+		t.Fatalf("handoff %q, %v", out, err)
+	}
+	pushedOnly, err := ParseHandoff(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PublishJob(ctx, cfg, pushedOnly); FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "has no passing scan") {
+		t.Fatalf("publish without a scan: %v", err)
+	}
+
+	// The scan job gets no credential of any kind.
+	scanEngine := engine.New(t)
+	w.e = scanEngine
+	w.c = scanEngine.Client(ctx)
+	for _, n := range teskImages {
+		scanEngine.OnFile(engine.FileRule{Path: "/out/" + n + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+	}
+	w.serve("v0.11.0rc1")
+	scanCfg := Config{Client: w.c, Repo: teskrepo.FullName, GitURL: teskrepo.GitURL}
+	scanned, dir, err := ScanJob(ctx, scanCfg, pushedOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := dir.Entries(ctx); !strings.Contains(strings.Join(entries, ","), "summary.txt") {
+		t.Errorf("scan reports %v", entries)
+	}
+	if len(scanEngine.Graph().Secrets()) != 0 {
+		t.Errorf("the scan job's graph holds secrets: %v", scanEngine.Graph().Secrets())
+	}
+	if len(scanned.Scans) != 2 || !scanned.Scans[0].Passed || scanned.Scans[0].Digest == "" {
+		t.Fatalf("scans %+v", scanned.Scans)
+	}
+
+	w.freshEngine()
+	w.serve("v0.11.0rc1")
+	cfg = w.config()
+	// A handoff of another tag is refused.
+	other := scanned
+	other.Tag, other.Version = "v0.11.0rc2", "0.11.0rc2"
+	if _, err := PublishJob(ctx, cfg, other); err == nil {
+		t.Fatal("a handoff of another tag was accepted")
+	}
+	text, _ := scanned.JSON()
+	scanned, err = ParseHandoff(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := PublishJob(ctx, cfg, scanned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, img := range rep.Images {
+		if strings.Join(img.Tags, ",") != plan.Version || img.Signature == "" || img.Attestation == "" || !img.Scan.Passed {
+			t.Errorf("image %+v", img)
+		}
+	}
+	rel, err := ReleaseJob(ctx, cfg, "v0.11.0rc1")
+	if err != nil || rel.Outcome != "created" || !rel.Prerelease || rel.MakeLatest != "false" {
+		t.Fatalf("release %+v, %v", rel, err)
+	}
+	again, err := ReleaseJob(ctx, cfg, "v0.11.0rc1")
+	if err != nil || again.Outcome != "kept" {
+		t.Fatalf("release again %+v, %v", again, err)
+	}
+	if len(w.releasesOf("v0.11.0rc1")) != 1 {
+		t.Error("two releases")
+	}
+}
+
+// TestMovedTagStopsTheBuild: what Dagger fetches for the tag is not the commit the gates
+// checked (the tag was replaced, or the URL is another repository): nothing is built.
+func TestMovedTagStopsTheBuild(t *testing.T) {
+	w := newWorld(t, teskrepo.Options{})
+	w.repo.Release("v0.11.0")
+	w.serve("v0.11.0")
+	w.e.OnField(engine.FieldRule{Type: "GitRef", Field: "commit", ChainContains: teskrepo.TagChain("v0.11.0"), Value: strings.Repeat("ab", 20)})
+	w.program = nil
+	_, err := Run(context.Background(), w.config(), "v0.11.0", Options{})
+	if FailedStep(err) != StepSource || !strings.Contains(err.Error(), "but release-plan checked commit") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(w.e.Graph().Builds()) != 0 || w.registryWrites() != 0 {
+		t.Error("something was built or pushed")
+	}
+}
