@@ -151,6 +151,9 @@ func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, image
 		}
 		extra[i] = args
 	}
+	if err := checkPublished(ctx, "attest", t, pushed); err != nil {
+		return nil, err
+	}
 	return runPerImage(pushed, func(i int, p Pushed) (Evidence, error) {
 		return in.publishStep(ctx, "attest", "attest", KindAttestation, slsaPredicateType, t, p, extra[i])
 	})

@@ -19,6 +19,9 @@ func Sign(ctx context.Context, in SignInputs, t Target, pushed []Pushed) ([]Evid
 	if err := checkPushed(pushed); err != nil {
 		return nil, fmt.Errorf("sign: %w", err)
 	}
+	if err := checkPublished(ctx, "sign", t, pushed); err != nil {
+		return nil, err
+	}
 	return runPerImage(pushed, func(_ int, p Pushed) (Evidence, error) {
 		return in.publishStep(ctx, "sign", "sign", KindSignature, cosignPredicateType, t, p, nil)
 	})

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/registry"
 )
 
 // DefaultGoImage builds the supplychain command; its Go satisfies supplychain/go.mod.
@@ -137,6 +139,19 @@ func (in SignInputs) signArgs(t Target, img Pushed) []string {
 		args = append(args, "--trusted-root", trustedRootPath)
 	}
 	return args
+}
+
+// checkPublished confirms each digest is in the registry before anything is signed: the
+// command would otherwise sign, and write a transparency log entry, before it finds that
+// it cannot attach the bundle.
+func checkPublished(ctx context.Context, step string, t Target, pushed []Pushed) error {
+	return forEach(len(pushed), func(i int) error {
+		p := pushed[i]
+		if _, err := registry.Digest(ctx, p.Ref(), t.Auth, t.RegistryOptions...); err != nil {
+			return fmt.Errorf("%s %s: the digest is not in the registry (push it first): %w", step, p.Name, err)
+		}
+		return nil
+	})
 }
 
 // publishStep runs `supplychain <cmd>` for one image with the token and the registry

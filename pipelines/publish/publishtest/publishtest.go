@@ -38,6 +38,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 var (
@@ -293,6 +294,59 @@ func (r *Registry) Referrers(t testing.TB, repo, digest string) []string {
 	}
 	return out
 }
+
+// CopyReferrers attaches copies of the referrers of repo@from to repo@to, their subject
+// rewritten: what an attacker who swapped an image would do with its signatures.
+func (r *Registry) CopyReferrers(t testing.TB, repo, from, to string) {
+	t.Helper()
+	auth := remote.WithAuth(&authn.Basic{Username: r.Username, Password: r.Password})
+	src, err := name.NewDigest(repo+"@"+from, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := remote.Get(src.Context().Digest(to), auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := remote.Referrers(src, auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, desc := range m.Manifests {
+		got, err := remote.Get(src.Context().Digest(desc.Digest.String()), auth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var man map[string]any
+		if err := json.Unmarshal(got.Manifest, &man); err != nil {
+			t.Fatal(err)
+		}
+		man["subject"] = map[string]any{"mediaType": target.MediaType, "digest": target.Digest.String(), "size": target.Size}
+		raw, err := json.Marshal(man)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _, err := v1.SHA256(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := remote.Put(src.Context().Digest(h.String()), rawManifest{raw: raw, mt: got.MediaType}, auth); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+type rawManifest struct {
+	raw []byte
+	mt  types.MediaType
+}
+
+func (m rawManifest) RawManifest() ([]byte, error)        { return m.raw, nil }
+func (m rawManifest) MediaType() (types.MediaType, error) { return m.mt, nil }
 
 // Push writes img to repo by digest with the login, as a release from elsewhere would.
 func (r *Registry) Push(t testing.TB, repo string, img v1.Image) string {

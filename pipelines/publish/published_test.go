@@ -1,0 +1,82 @@
+package publish_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/pipelines/publish"
+	"dagger/shipyard/pipelines/publish/publishtest"
+)
+
+func TestScanPublished(t *testing.T) {
+	ctx := context.Background()
+	buster := string(corpus.Read(t, "trivy", "debian-buster.json"))
+	w := publishtest.NewWorld(t)
+	setup := newEnv(t, w)
+	for _, n := range imageNames {
+		w.Registry.Push(t, setup.repo(n), w.Image(t, n))
+		w.Registry.Tag(t, setup.repo(n), "latest", w.Digest(t, n))
+	}
+	latest := []string{setup.repo("filer") + ":latest", setup.repo("taskmaster") + ":latest"}
+
+	tests := []struct {
+		name    string
+		refs    []string
+		report  string // filer-latest's report
+		fail    bool
+		wantErr string
+	}{
+		{name: "clean", refs: latest, report: cleanReport, fail: true},
+		{name: "findings are reported only", refs: latest, report: buster},
+		{name: "findings fail with --fail", refs: latest, report: buster, fail: true, wantErr: "image filer-latest has fixable CRITICAL or HIGH"},
+		{name: "an image that could not be scanned fails either way", refs: latest, report: "{not json", wantErr: "could not be scanned"},
+		{name: "a tag that does not exist", refs: []string{setup.repo("filer") + ":0.9.9"}, report: cleanReport, wantErr: "0.9.9"},
+		{name: "no tag", refs: []string{setup.repo("filer")}, report: cleanReport, wantErr: "has no tag"},
+		{name: "the same image twice", refs: []string{latest[0], latest[0]}, report: cleanReport, wantErr: "give each image and tag once"},
+		{name: "no references", report: cleanReport, wantErr: "--ref"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := newEnv(t, w)
+			v.e.OnFile(engine.FileRule{Path: "/out/filer-latest.json", Contents: tt.report})
+			v.e.OnFile(engine.FileRule{Path: "/out/taskmaster-latest.json", Contents: cleanReport})
+			dir, results, err := publish.ScanPublished(ctx, v.p, tt.refs, nil, tt.fail)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(results) != 2 {
+				t.Fatalf("results %+v", results)
+			}
+			raw, err := dir.File("targets.json").Contents(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var targets []publish.PublishedTarget
+			if err := json.Unmarshal([]byte(raw), &targets); err != nil {
+				t.Fatal(err)
+			}
+			if len(targets) != 2 || targets[0].Name != "filer-latest" || targets[0].Digest != w.Digest(t, "filer") {
+				t.Errorf("targets %+v", targets)
+			}
+			// Trivy scanned the digest the tag pointed at, with no credential.
+			for _, x := range v.e.Graph().ExecsWith("trivy image") {
+				if len(x.Secrets) != 0 || !strings.Contains(x.Args[len(x.Args)-1], "@sha256:") {
+					t.Errorf("trivy exec %q with secrets %v", x.Args, x.Secrets)
+				}
+			}
+			if tt.report == buster && results[0].Verdict.Passed() {
+				t.Error("the findings are not in the results")
+			}
+		})
+	}
+}
