@@ -1,0 +1,343 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	sdk "dagger.io/dagger"
+
+	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/registry"
+	"dagger/shipyard/pipelines/publish"
+	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releaserun"
+)
+
+// Release publishes a tesk-core release: release-plan (every gate of the tag; any violated
+// gate stops everything), both images built at the tagged commit fetched by Dagger's git API
+// with SETUPTOOLS_SCM_PRETEND_VERSION set to the version and checked inside each image,
+// pushed by digest (untagged), those digests scanned, attested and signed, then tagged
+// X.Y.Z (and latest when the plan says so and, rechecked right before, no higher release
+// was published meanwhile), and finally the GitHub release with the curated notes and
+// GitHub's generated notes. A re-run finishes a failed release without a second release or
+// a moved version; a version published on another digest stops it. Returns the report:
+// per image its digest, tags, scan result, signature and attestation; the release URL.
+func (m *Shipyard) Release(
+	ctx context.Context,
+	// The release tag, e.g. v0.11.0 or v0.11.0rc1.
+	tag string,
+	// Stop after the plan, the builds, the version check, the scan of the built images and
+	// the release notes, and print what would be published: nothing is pushed, tagged or
+	// created.
+	// +optional
+	dryRun bool,
+	// Output format of the report: text or json.
+	// +default="text"
+	format string,
+	// The CI workflow's file name under .github/workflows.
+	// +default="ci.yml"
+	workflow string,
+	// The Python distribution in the images; default: [project] name of pyproject.toml at the tag.
+	// +optional
+	pythonPackage string,
+	// Where Dagger fetches the tagged source; default: https://github.com/<repo>.git.
+	// +optional
+	gitUrl string,
+	// The OIDC identity token Sigstore certifies, e.g. env://SIGSTORE_ID_TOKEN (in GitHub
+	// Actions one with audience sigstore; the job needs id-token: write). Not needed for a dry run.
+	// +optional
+	oidcToken *dagger.Secret,
+	// Fulcio's URL; default: Sigstore's public instance.
+	// +optional
+	fulcioUrl string,
+	// Rekor's URL; default: Sigstore's public instance.
+	// +optional
+	rekorUrl string,
+	// The builder of the provenance outside GitHub Actions (a URI).
+	// +optional
+	builderId string,
+	// The build type of the provenance outside GitHub Actions (a URI).
+	// +optional
+	buildType string,
+	// The run's GitHub variables for the provenance, NAME=value (GITHUB_WORKFLOW_REF, GITHUB_RUN_ID, …).
+	// +optional
+	githubEnv []string,
+	// The supplychain command's source: this repository's supplychain module.
+	// +defaultPath="/supplychain"
+	supplychainSource *dagger.Directory,
+) (string, error) {
+	if err := releaseFormat(format); err != nil {
+		return "", err
+	}
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{
+		workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, oidcToken: oidcToken,
+		fulcioURL: fulcioUrl, rekorURL: rekorUrl, builderID: builderId, buildType: buildType,
+		githubEnv: githubEnv, supplychain: supplychainSource, signing: !dryRun,
+	})
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	rep, err := releaserun.Run(ctx, cfg, tag, releaserun.Options{DryRun: dryRun})
+	if err != nil {
+		if rep.Version == "" {
+			return "", err
+		}
+		// What was done before the failure helps the maintainer decide: print it with the error.
+		return "", fmt.Errorf("%w\n\n%s", err, rep.Text())
+	}
+	return releaseRender(format, rep, rep.Text)
+}
+
+// ReleasePush is the release workflow's push job: release-plan, both images built at the
+// tagged commit, their version checked, and pushed by digest, untagged. Prints the JSON the
+// scan job reads (--handoff).
+func (m *Shipyard) ReleasePush(
+	ctx context.Context,
+	// The release tag, e.g. v0.11.0.
+	tag string,
+	// The CI workflow's file name under .github/workflows.
+	// +default="ci.yml"
+	workflow string,
+	// The Python distribution in the images; default: from pyproject.toml at the tag.
+	// +optional
+	pythonPackage string,
+	// Where Dagger fetches the tagged source; default: https://github.com/<repo>.git.
+	// +optional
+	gitUrl string,
+) (string, error) {
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	h, err := releaserun.PushJob(ctx, cfg, tag)
+	if err != nil {
+		return "", err
+	}
+	return h.JSON()
+}
+
+// ReleaseScan is the release workflow's scan job: Trivy on exactly the pushed digests,
+// pulled anonymously, under the policy and the .trivyignore.yaml of the tagged commit. It
+// uses no credential of any kind. Prints the push job's JSON with the verdicts added, for
+// the publish job.
+func (m *Shipyard) ReleaseScan(
+	ctx context.Context,
+	// What the push job printed.
+	handoff string,
+	// Where Dagger fetches the tagged source; default: https://github.com/<repo>.git.
+	// +optional
+	gitUrl string,
+) (string, error) {
+	h, err := releaserun.ParseHandoff(handoff)
+	if err != nil {
+		return "", err
+	}
+	c, err := sdkClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	scanned, _, err := releaserun.ScanJob(ctx, releaserun.Config{Client: c, Repo: m.Repo, GitURL: gitUrl}, h)
+	if err != nil {
+		return "", err
+	}
+	return scanned.JSON()
+}
+
+// ReleasePublish is the release workflow's publish job: release-plan again (so latest
+// follows the releases published by now), then provenance and signature for each scanned
+// digest, then the tags X.Y.Z and, when still the highest release, latest. Prints the
+// report.
+func (m *Shipyard) ReleasePublish(
+	ctx context.Context,
+	// What the scan job printed.
+	handoff string,
+	// Output format of the report: text or json.
+	// +default="json"
+	format string,
+	// The CI workflow's file name under .github/workflows.
+	// +default="ci.yml"
+	workflow string,
+	// Where Dagger fetches the tagged source; default: https://github.com/<repo>.git.
+	// +optional
+	gitUrl string,
+	// The OIDC identity token Sigstore certifies, e.g. env://SIGSTORE_ID_TOKEN.
+	oidcToken *dagger.Secret,
+	// Fulcio's URL; default: Sigstore's public instance.
+	// +optional
+	fulcioUrl string,
+	// Rekor's URL; default: Sigstore's public instance.
+	// +optional
+	rekorUrl string,
+	// The builder of the provenance outside GitHub Actions (a URI).
+	// +optional
+	builderId string,
+	// The build type of the provenance outside GitHub Actions (a URI).
+	// +optional
+	buildType string,
+	// The run's GitHub variables for the provenance, NAME=value.
+	// +optional
+	githubEnv []string,
+	// The supplychain command's source: this repository's supplychain module.
+	// +defaultPath="/supplychain"
+	supplychainSource *dagger.Directory,
+) (string, error) {
+	if err := releaseFormat(format); err != nil {
+		return "", err
+	}
+	h, err := releaserun.ParseHandoff(handoff)
+	if err != nil {
+		return "", err
+	}
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{
+		workflow: workflow, gitURL: gitUrl, oidcToken: oidcToken, fulcioURL: fulcioUrl, rekorURL: rekorUrl,
+		builderID: builderId, buildType: buildType, githubEnv: githubEnv, supplychain: supplychainSource, signing: true,
+	})
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	rep, err := releaserun.PublishJob(ctx, cfg, h)
+	if err != nil {
+		return "", err
+	}
+	return releaseRender(format, rep, rep.Text)
+}
+
+// ReleasePublishRelease is the release workflow's last job: once both images carry the
+// version, it creates the GitHub release of the tag (curated notes, GitHub's generated
+// notes under "## Commits", the Full Changelog line last; pre-release and make_latest as
+// planned). Re-run alone after a failure, it passes without changes if the release was
+// created after all, and stops if a release of the tag has other content. Needs a token
+// with contents: write, and no registry credentials.
+func (m *Shipyard) ReleasePublishRelease(
+	ctx context.Context,
+	// The release tag, e.g. v0.11.0.
+	tag string,
+	// Output format: text or json.
+	// +default="text"
+	format string,
+	// The CI workflow's file name under .github/workflows.
+	// +default="ci.yml"
+	workflow string,
+) (string, error) {
+	if err := releaseFormat(format); err != nil {
+		return "", err
+	}
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow})
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	rel, err := releaserun.ReleaseJob(ctx, cfg, tag)
+	if err != nil {
+		return "", err
+	}
+	return releaseRender(format, rel, func() string {
+		return releaserun.Report{Tag: tag, Release: rel}.Text()
+	})
+}
+
+// releaseFlags are the arguments the release functions share.
+type releaseFlags struct {
+	workflow, pythonPackage, gitURL string
+	oidcToken                       *dagger.Secret
+	fulcioURL, rekorURL             string
+	builderID, buildType            string
+	githubEnv                       []string
+	supplychain                     *dagger.Directory
+	// signing: the function attests and signs, so it needs the token and the tool.
+	signing bool
+}
+
+// releaseConfig turns the module's arguments into the release flow's configuration. Tokens
+// are read into memory only where Go code calls an API with them (GitHub, the registry);
+// containers get them as secrets. cleanup removes the work directory of image tarballs.
+func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (releaserun.Config, func(), error) {
+	none := func() {}
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return releaserun.Config{}, none, err
+	}
+	c, err := sdkClient(ctx)
+	if err != nil {
+		return releaserun.Config{}, none, err
+	}
+	password, err := plaintext(ctx, m.RegistryPassword)
+	if err != nil {
+		return releaserun.Config{}, none, fmt.Errorf("--registry-password: %w", err)
+	}
+	passwordSecret, err := toSDKSecret(ctx, c, m.RegistryPassword)
+	if err != nil {
+		return releaserun.Config{}, none, fmt.Errorf("--registry-password: %w", err)
+	}
+	steps := releaserun.ImageSteps{Target: publish.Target{
+		Registry: m.Registry, Org: m.Org, Username: m.RegistryUsername, Password: passwordSecret,
+		Auth: registry.Auth{Username: m.RegistryUsername, Password: password},
+	}}
+	if f.signing {
+		if f.oidcToken == nil {
+			return releaserun.Config{}, none, fmt.Errorf("--oidc-token: attesting and signing need an OIDC identity token (in GitHub Actions, one with audience sigstore)")
+		}
+		if f.supplychain == nil {
+			return releaserun.Config{}, none, fmt.Errorf("--supplychain-source: give this repository's supplychain folder")
+		}
+		token, err := toSDKSecret(ctx, c, f.oidcToken)
+		if err != nil {
+			return releaserun.Config{}, none, fmt.Errorf("--oidc-token: %w", err)
+		}
+		src, err := toSDKDirectory(ctx, c, f.supplychain)
+		if err != nil {
+			return releaserun.Config{}, none, fmt.Errorf("--supplychain-source: %w", err)
+		}
+		env, err := publish.ParseGitHubEnv(f.githubEnv)
+		if err != nil {
+			return releaserun.Config{}, none, err
+		}
+		steps.Sign = publish.SignInputs{
+			Tool: publish.Tool(c, src, ""), OIDCToken: token, FulcioURL: f.fulcioURL, RekorURL: f.rekorURL,
+			Provenance: publish.Provenance{BuilderID: f.builderID, BuildType: f.buildType, GitHub: env},
+		}
+	}
+	dir, err := os.MkdirTemp("", "shipyard-release-")
+	if err != nil {
+		return releaserun.Config{}, none, fmt.Errorf("a work directory for the image tarballs: %w", err)
+	}
+	steps.Workdir = dir
+	var gitToken *sdk.Secret
+	if m.GithubToken != nil && f.gitURL == "" {
+		// The default URL is GitHub's: the same token fetches a private repository.
+		if gitToken, err = toSDKSecret(ctx, c, m.GithubToken); err != nil {
+			os.RemoveAll(dir)
+			return releaserun.Config{}, none, fmt.Errorf("--github-token: %w", err)
+		}
+	}
+	return releaserun.Config{
+		Client: c, GitHub: gh, Repo: m.Repo,
+		Plan:   release.Options{Workflow: f.workflow, ImageOrg: m.Org},
+		GitURL: f.gitURL, GitToken: gitToken, Package: f.pythonPackage,
+		Images: steps, Log: os.Stderr,
+	}, func() { os.RemoveAll(dir) }, nil
+}
+
+func releaseFormat(format string) error {
+	if format != "text" && format != "json" {
+		return fmt.Errorf("--format %q: want text or json", format)
+	}
+	return nil
+}
+
+// releaseRender prints v as indented JSON, or as text.
+func releaseRender(format string, v any, text func() string) (string, error) {
+	if format == "text" {
+		return text(), nil
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("rendering the output: %w", err)
+	}
+	return string(b) + "\n", nil
+}

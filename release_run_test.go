@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/teskrepo"
+	"dagger/shipyard/pipelines/publish/publishtest"
+)
+
+// TestMain builds the supplychain command and the test Sigstore once for the module's
+// tests, and removes them at the end.
+func TestMain(m *testing.M) { os.Exit(publishtest.Main(m)) }
+
+// releaseWorld is tesk-core on the GitHub simulator, a real registry and the test Sigstore,
+// with the module's functions connected to an engine double that serves the tagged trees.
+type releaseWorld struct {
+	m    *Shipyard
+	e    *engine.Engine
+	repo *teskrepo.Repo
+	pub  *publishtest.World
+	oidc *dagger.Secret
+	sc   *dagger.Directory
+}
+
+func newReleaseWorld(t *testing.T) *releaseWorld {
+	t.Helper()
+	m, e := glue(t, nil, engine.AllowSecretPlaintext())
+	w := &releaseWorld{m: m, e: e, repo: teskrepo.New(t, teskrepo.Options{}), pub: publishtest.NewWorld(t)}
+	w.pub.Install(t, e, "taskmaster", "filer")
+	teskrepo.ReportBuiltVersion(e)
+	cleanScans(e)
+	m.Repo = teskrepo.FullName
+	m.GithubAPI = w.repo.Sim.URL + "/"
+	m.GithubToken = dag.SetSecret("github-token", teskrepo.Token)
+	m.Registry, m.Org = w.pub.Registry.Host, "elixircloud"
+	m.RegistryUsername = w.pub.Username
+	m.RegistryPassword = dag.SetSecret(publishtest.RegistryPasswordSecret, w.pub.Password)
+	w.oidc = dag.SetSecret(publishtest.OIDCTokenSecret, w.pub.Token)
+	w.sc = dag.Host().Directory(publishtest.SupplychainSource(t))
+	return w
+}
+
+// tag prepares and tags a release and teaches the engine its tree.
+func (w *releaseWorld) tag(t *testing.T, tag string) {
+	t.Helper()
+	w.repo.Release(tag)
+	w.repo.ServeTree(w.e, tag)
+}
+
+func (w *releaseWorld) release(ctx context.Context, tag string, dryRun bool, format string) (string, error) {
+	return w.m.Release(ctx, tag, dryRun, format, "ci.yml", "", teskrepo.GitURL, w.oidc,
+		w.pub.Sigstore.URL, w.pub.Sigstore.URL, "https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.sc)
+}
+
+// noSecrets fails when a token or password reached an output, an error or an exec.
+func (w *releaseWorld) noSecrets(t *testing.T, texts ...string) {
+	t.Helper()
+	all := strings.Join(texts, "\n") + w.e.Graph().String()
+	for _, s := range append(w.pub.SecretValues(), teskrepo.Token) {
+		if strings.Contains(all, s) {
+			t.Fatal("a secret value reached an output, an error or the recorded graph")
+		}
+	}
+}
+
+func TestReleaseThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	w := newReleaseWorld(t)
+	w.tag(t, "v0.11.0")
+
+	dry, err := w.release(ctx, "v0.11.0", true, "text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(dry, "dry run: nothing was pushed") || !strings.Contains(dry, "/elixircloud/tesk-core-filer@sha256:") {
+		t.Errorf("dry run:\n%s", dry)
+	}
+	if len(w.pub.Registry.Writes()) != 0 || len(w.repo.Releases()) != 1 {
+		t.Fatal("the dry run published something")
+	}
+
+	out, err := w.release(ctx, "v0.11.0", false, "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Tag    string `json:"tag"`
+		Images []struct {
+			Repository  string   `json:"repository"`
+			Digest      string   `json:"digest"`
+			Tags        []string `json:"tags"`
+			Signature   string   `json:"signature"`
+			Attestation string   `json:"attestation"`
+			Scan        struct {
+				Passed bool `json:"passed"`
+			} `json:"scan"`
+		} `json:"images"`
+		Release struct {
+			URL        string `json:"url"`
+			Prerelease bool   `json:"prerelease"`
+			MakeLatest string `json:"make_latest"`
+			Outcome    string `json:"outcome"`
+		} `json:"release"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(rep.Images) != 2 || rep.Release.Outcome != "created" || !rep.Release.Prerelease || rep.Release.MakeLatest != "false" {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, img := range rep.Images {
+		tags := w.pub.Registry.Tags(t, img.Repository)
+		if strings.Join(img.Tags, ",") != "0.11.0,latest" || tags["0.11.0"] != img.Digest || tags["latest"] != img.Digest ||
+			!img.Scan.Passed || !strings.HasPrefix(img.Signature, img.Repository+"@sha256:") || !strings.HasPrefix(img.Attestation, img.Repository+"@sha256:") {
+			t.Errorf("image %+v, registry %v", img, tags)
+		}
+		if !strings.Contains(dry, img.Repository+"@"+img.Digest) {
+			t.Errorf("the dry run did not announce %s@%s", img.Repository, img.Digest)
+		}
+	}
+	if rels := w.repo.ReleasesOf("v0.11.0"); len(rels) != 1 || !strings.HasPrefix(rels[0].Body, teskrepo.Notes("0.11.0")) {
+		t.Errorf("releases %+v", rels)
+	}
+	// A second full release stops at its gate; the GitHub step alone converges.
+	_, gateErr := w.release(ctx, "v0.11.0", false, "text")
+	if gateErr == nil || !strings.Contains(gateErr.Error(), "rule 7 (not-released)") {
+		t.Fatalf("second release: %v", gateErr)
+	}
+	again, err := w.m.ReleasePublishRelease(ctx, "v0.11.0", "json", "ci.yml")
+	if err != nil || !strings.Contains(again, `"outcome": "kept"`) {
+		t.Errorf("publish-release again: %s, %v", again, err)
+	}
+	w.noSecrets(t, dry, out, again, gateErr.Error())
+}
+
+func TestReleaseJobsThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	w := newReleaseWorld(t)
+	w.tag(t, "v0.11.0rc1")
+
+	pushed, err := w.m.ReleasePush(ctx, "v0.11.0rc1", "ci.yml", "", teskrepo.GitURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanned, err := w.m.ReleaseScan(ctx, pushed, teskrepo.GitURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(scanned, `"passed":true`) {
+		t.Fatalf("scan handoff %s", scanned)
+	}
+	// Publishing needs the OIDC token.
+	if _, err := w.m.ReleasePublish(ctx, scanned, "json", "ci.yml", teskrepo.GitURL, nil, "", "", "", "", nil, w.sc); err == nil || !strings.Contains(err.Error(), "--oidc-token") {
+		t.Errorf("publish without a token: %v", err)
+	}
+	report, err := w.m.ReleasePublish(ctx, scanned, "text", "ci.yml", teskrepo.GitURL, w.oidc, w.pub.Sigstore.URL, w.pub.Sigstore.URL,
+		"https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(report, "tags:        0.11.0rc1\n") != 2 || strings.Contains(report, "latest") {
+		t.Errorf("publish report:\n%s", report)
+	}
+	rel, err := w.m.ReleasePublishRelease(ctx, "v0.11.0rc1", "text", "ci.yml")
+	if err != nil || !strings.Contains(rel, `GitHub release "v0.11.0rc1" (pre-release yes, make_latest false): created`) {
+		t.Fatalf("publish-release: %s, %v", rel, err)
+	}
+	if _, err := w.m.ReleasePublishRelease(ctx, "v0.11.0rc1", "yaml", "ci.yml"); err == nil {
+		t.Error("an unknown format was accepted")
+	}
+	w.noSecrets(t, pushed, scanned, report, rel)
+}
