@@ -13,10 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"dagger/shipyard/internal/testkit/engine"
 )
@@ -277,4 +279,125 @@ func writeLayoutTar(img v1.Image, path string) error {
 		err = cerr
 	}
 	return err
+}
+
+// Keep writes what a person needs to check a signed image with cosign into dir: the test
+// Sigstore's trusted_root.json, the image and its referrers as an OCI layout (image/, the
+// image tagged "signed"), the two bundles as *.sigstore.json, and README.txt with the
+// commands for that digest.
+func (w *World) Keep(t testing.TB, dir, repo, digest string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := os.ReadFile(w.Sigstore.TrustedRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "trusted_root.json"), tr, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	layoutDir := filepath.Join(dir, "image")
+	if err := os.RemoveAll(layoutDir); err != nil {
+		t.Fatal(err)
+	}
+	lp, err := layout.Write(layoutDir, empty.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := name.NewDigest(repo+"@"+digest, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := remote.Image(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lp.AppendImage(signed, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": "signed"})); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := remote.Referrers(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"https://slsa.dev/provenance/v1":      "provenance.sigstore.json",
+		"https://sigstore.dev/cosign/sign/v1": "signature.sigstore.json",
+	}
+	for _, desc := range m.Manifests {
+		ri, err := remote.Image(d.Context().Digest(desc.Digest.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lp.AppendImage(ri); err != nil {
+			t.Fatal(err)
+		}
+		mf, err := ri.Manifest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		layers, err := ri.Layers()
+		if err != nil || len(layers) != 1 {
+			t.Fatalf("referrer %s: %d layers, %v", desc.Digest, len(layers), err)
+		}
+		rc, err := layers[0].Compressed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bundle, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if file := files[mf.Annotations["dev.sigstore.bundle.predicateType"]]; file != "" {
+			if err := os.WriteFile(filepath.Join(dir, file), bundle, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	readme := fmt.Sprintf(`Signed test image, published by Shipyard's publish-dev in a test (-keep).
+
+digest:    %[1]s
+identity:  %[2]s
+issuer:    %[3]s
+referrers: %[4]d (cosign signature and SLSA v1 provenance, Sigstore bundles v0.3)
+
+The trust root is a test Sigstore without a certificate transparency log, hence
+--insecure-ignore-sct (cosign) and --min-scts 0 (Shipyard). Copy the layout, with
+its referrers, to a local registry:
+
+  crane registry serve --address 127.0.0.1:5000 &
+  oras cp -r --from-oci-layout ./image:signed 127.0.0.1:5000/elixircloud/tesk-core-filer:signed
+
+then verify with cosign v2.6:
+
+  cosign verify --new-bundle-format --offline \
+    --trusted-root trusted_root.json --insecure-ignore-sct \
+    --certificate-identity '%[2]s' \
+    --certificate-oidc-issuer '%[3]s' \
+    127.0.0.1:5000/elixircloud/tesk-core-filer@%[1]s
+
+  cosign verify-attestation --new-bundle-format --offline --type slsaprovenance1 \
+    --trusted-root trusted_root.json --insecure-ignore-sct \
+    --certificate-identity '%[2]s' \
+    --certificate-oidc-issuer '%[3]s' \
+    127.0.0.1:5000/elixircloud/tesk-core-filer@%[1]s
+
+Shipyard's verify reads images over HTTPS (plain HTTP only on loopback, and the
+engine's loopback is not this machine's), so for it copy the layout to a registry
+the engine reaches over HTTPS, e.g. a repository of your own on Docker Hub:
+
+  oras cp -r --from-oci-layout ./image:signed docker.io/<you>/shipyard-demo:signed
+  dagger call verify --image docker.io/<you>/shipyard-demo:signed \
+    --identity '%[5]s' --issuer '%[3]s' \
+    --trusted-root trusted_root.json --min-scts 0
+`, digest, Identity, Issuer, len(m.Manifests), IdentityRegexp)
+	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kept the signed image and its trusted root in %s", dir)
 }

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"reflect"
+	"strings"
+	"testing"
+
+	sdk "dagger.io/dagger"
+
+	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/pipelines/publish"
+	"dagger/shipyard/pipelines/publish/publishtest"
+)
+
+var keep = flag.String("keep", "", "TestPublishDevThroughTheModule writes the trusted root, a signed image (OCI layout with its referrers) and the cosign commands to check them into this folder")
+
+const devSHA = "89abcdef0123456789abcdef0123456789abcdef"
+
+// publishModule is the module as a GitHub job would call it: the constructor's registry
+// (the test registry) and login, the signing tool from the repository's supplychain folder.
+func publishModule(t *testing.T, w *publishtest.World, withLogin bool) (*Shipyard, *engine.Engine) {
+	t.Helper()
+	// The module reads the registry password into memory for its own registry calls.
+	m, e := glue(t, nil, engine.AllowSecretPlaintext())
+	cleanScans(e)
+	w.Install(t, e, "filer", "taskmaster")
+	m.Registry, m.Org = w.Registry.Host, "elixircloud"
+	if withLogin {
+		m.RegistryUsername = w.Username
+		m.RegistryPassword = dag.SetSecret(publishtest.RegistryPasswordSecret, w.Password)
+	}
+	prev := supplychainSource
+	supplychainSource = func(context.Context, *sdk.Client) (*sdk.Directory, error) {
+		return dag.Host().Directory(publishtest.SupplychainSource(t)), nil
+	}
+	t.Cleanup(func() { supplychainSource = prev })
+	return m, e
+}
+
+func repoOf(w *publishtest.World, name string) string {
+	return w.Registry.Host + "/elixircloud/tesk-core-" + name
+}
+
+var devGitHubEnv = []string{
+	"GITHUB_SERVER_URL=https://github.com", "GITHUB_REPOSITORY=elixir-cloud-aai/tesk-core",
+	"GITHUB_WORKFLOW_REF=" + publishtest.WorkflowRef, "GITHUB_EVENT_NAME=push",
+	"GITHUB_RUN_ID=99", "GITHUB_RUN_ATTEMPT=1", "RUNNER_ENVIRONMENT=github-hosted",
+}
+
+// noSecret fails if a secret value, or a 12-byte piece of one, is in any text.
+func noSecret(t *testing.T, w *publishtest.World, texts ...string) {
+	t.Helper()
+	for _, s := range w.SecretValues() {
+		for i := 0; i+12 <= len(s); i += 4 {
+			for _, text := range texts {
+				if strings.Contains(text, s[i:i+12]) {
+					t.Fatalf("secret bytes leaked into %.300q", text)
+				}
+			}
+		}
+	}
+}
+
+func TestPublishDevThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	m, e := publishModule(t, w, true)
+	root := dag.Host().File(w.Sigstore.TrustedRoot)
+	token := dag.SetSecret(publishtest.OIDCTokenSecret, w.Token)
+
+	out, err := m.PublishDev(ctx, devSHA, token, w.Sigstore.URL, w.Sigstore.URL, root, devGitHubEnv, "", "", "")
+	if err != nil {
+		t.Fatalf("publish-dev: %v", err)
+	}
+	var res publish.DevResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("output %s: %v", out, err)
+	}
+	for _, n := range []string{"filer", "taskmaster"} {
+		d := w.Digest(t, n)
+		want := map[string]string{"dev": d, "sha-" + devSHA: d}
+		if res.Digests[n] != d || !reflect.DeepEqual(w.Registry.Tags(t, repoOf(w, n)), want) {
+			t.Errorf("%s: printed %s, tags %v, want %v", n, res.Digests[n], w.Registry.Tags(t, repoOf(w, n)), want)
+		}
+	}
+
+	text, err := m.Verify(ctx, repoOf(w, "filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root, 0, "text")
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if !strings.Contains(text, "verified "+repoOf(w, "filer")+":dev") || !strings.Contains(text, "signature by "+publishtest.Identity) {
+		t.Errorf("verify printed:\n%s", text)
+	}
+	js, err := m.Verify(ctx, repoOf(w, "filer")+"@"+w.Digest(t, "filer"), publishtest.IdentityRegexp, publishtest.Issuer, root, 0, "json")
+	if err != nil || !json.Valid([]byte(js)) {
+		t.Fatalf("verify --format json: %q, %v", js, err)
+	}
+	_, wrong := m.Verify(ctx, repoOf(w, "filer")+":dev", `^https://github\.com/fork/`, publishtest.Issuer, root, 0, "text")
+	if wrong == nil {
+		t.Error("verify accepted a wrong identity")
+	}
+	noSecret(t, w, e.Graph().String(), out, text, js, errText(wrong))
+
+	if *keep != "" {
+		w.Keep(t, *keep, repoOf(w, "filer"), w.Digest(t, "filer"))
+	}
+}
+
+// Each step as its own GitHub job: a fresh engine per job, the digests passed along as the
+// JSON each job prints, and the scan job without any credential.
+func TestPublishStepsOneByOne(t *testing.T) {
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	job := func(withLogin bool) (*Shipyard, *engine.Engine) { return publishModule(t, w, withLogin) }
+
+	m, _ := job(true)
+	digests, err := m.PushByDigest(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var byName map[string]string
+	if err := json.Unmarshal([]byte(digests), &byName); err != nil || byName["filer"] != w.Digest(t, "filer") || len(byName) != 2 {
+		t.Fatalf("push-by-digest printed %s (%v)", digests, err)
+	}
+
+	scan, scanEngine := job(false)
+	refs := []string{repoOf(w, "filer") + "@" + byName["filer"], repoOf(w, "taskmaster") + "@" + byName["taskmaster"]}
+	if _, err := scan.ScanDigests(ctx, refs); err != nil {
+		t.Fatalf("scan-digests: %v", err)
+	}
+	if s := scanEngine.Graph().Secrets(); len(s) != 0 {
+		t.Errorf("the scan job's graph holds secrets %v", s)
+	}
+	for _, x := range scanEngine.Graph().Execs() {
+		if len(x.Secrets) != 0 {
+			t.Errorf("scan exec %q got secrets", x.Args)
+		}
+	}
+
+	root := func() *sdk.File { return dag.Host().File(w.Sigstore.TrustedRoot) }
+	token := func() *sdk.Secret { return dag.SetSecret(publishtest.OIDCTokenSecret, w.Token) }
+	var outputs []string
+	for round := range 2 {
+		// The second round re-runs every step: nothing new is signed, written or moved.
+		writes := len(w.Registry.Writes())
+		certs, entries := w.Sigstore.Counts(t)
+
+		m, e := job(true)
+		attested, err := m.Attest(ctx, digests, devSHA, "refs/heads/dev", "", token(), w.Sigstore.URL, w.Sigstore.URL, root(), devGitHubEnv, "", "", "")
+		if err != nil {
+			t.Fatalf("attest: %v", err)
+		}
+		m, e2 := job(true)
+		signed, err := m.Sign(ctx, digests, token(), w.Sigstore.URL, w.Sigstore.URL, root())
+		if err != nil {
+			t.Fatalf("sign: %v", err)
+		}
+		m, e3 := job(true)
+		tagged, err := m.TagImages(ctx, digests, []string{"sha-" + devSHA, "dev"})
+		if err != nil {
+			t.Fatalf("tag-images: %v", err)
+		}
+		outputs = append(outputs, attested, signed, tagged)
+		for _, g := range []*engine.Engine{e, e2, e3} {
+			noSecret(t, w, g.Graph().String())
+		}
+		var ev []publish.Evidence
+		if err := json.Unmarshal([]byte(attested+""), &ev); err != nil || len(ev) != 2 {
+			t.Fatalf("attest printed %s", attested)
+		}
+		if round == 1 {
+			if extra := w.Registry.Writes()[writes:]; len(extra) != 0 {
+				t.Errorf("the re-run wrote %v", extra)
+			}
+			if c, n := w.Sigstore.Counts(t); c != certs || n != entries {
+				t.Errorf("the re-run signed again")
+			}
+			if strings.Contains(attested+signed, `"created": true`) || strings.Contains(tagged, `"action": "create"`) && !strings.Contains(tagged, `"written": null`) {
+				t.Errorf("the re-run created something:\n%s\n%s\n%s", attested, signed, tagged)
+			}
+		}
+	}
+	for _, n := range []string{"filer", "taskmaster"} {
+		if refs := w.Registry.Referrers(t, repoOf(w, n), w.Digest(t, n)); len(refs) != 2 {
+			t.Errorf("%s referrers %v, want one signature and one provenance", n, refs)
+		}
+		if tags := w.Registry.Tags(t, repoOf(w, n)); len(tags) != 2 {
+			t.Errorf("%s tags %v", n, tags)
+		}
+	}
+	noSecret(t, w, outputs...)
+
+	// tag-images never moves a published commit tag, and leaves latest to the release.
+	w.Rebuild("filer")
+	m, _ = job(true)
+	again, err := m.PushByDigest(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ = job(true)
+	if _, err := m.TagImages(ctx, again, []string{"sha-" + devSHA}); err == nil || !strings.Contains(err.Error(), "cannot point at") {
+		t.Errorf("moving sha-%s: %v", devSHA, err)
+	}
+	if _, err := m.TagImages(ctx, again, []string{"latest"}); err == nil || !strings.Contains(err.Error(), "release flow") {
+		t.Errorf("latest from tag-images: %v", err)
+	}
+	if _, err := m.Sign(ctx, `{"filer": "sha256:1"}`, token(), w.Sigstore.URL, w.Sigstore.URL, nil); err == nil || !strings.Contains(err.Error(), "--digests") {
+		t.Errorf("bad digests: %v", err)
+	}
+}
+
+func TestPublishDevStopsOnAnExpiredToken(t *testing.T) {
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	m, e := publishModule(t, w, true)
+	expired := dag.SetSecret(publishtest.ExpiredTokenSecret, w.ExpiredToken)
+	_, err := m.PublishDev(ctx, devSHA, expired, w.Sigstore.URL, w.Sigstore.URL, nil, devGitHubEnv, "", "", "")
+	if err == nil || !strings.Contains(err.Error(), "token expired") || !strings.Contains(err.Error(), "no tag was written") {
+		t.Fatalf("err = %v", err)
+	}
+	for _, n := range []string{"filer", "taskmaster"} {
+		if tags := w.Registry.Tags(t, repoOf(w, n)); len(tags) != 0 {
+			t.Errorf("%s tagged %v", n, tags)
+		}
+	}
+	noSecret(t, w, err.Error(), e.Graph().String())
+	if _, err := m.PublishDev(ctx, "main", nil, "", "", nil, nil, "", "", ""); err == nil || !strings.Contains(err.Error(), "full commit SHA") {
+		t.Errorf("a branch name as --sha: %v", err)
+	}
+}
+
+func TestScanPublishedThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	for _, n := range []string{"filer", "taskmaster"} {
+		w.Registry.Push(t, repoOf(w, n), w.Image(t, n))
+		w.Registry.Tag(t, repoOf(w, n), "latest", w.Digest(t, n))
+	}
+	refs := []string{repoOf(w, "filer") + ":latest", repoOf(w, "taskmaster") + ":latest"}
+	buster := string(corpus.Read(t, "trivy", "debian-buster.json"))
+	tests := []struct {
+		name    string
+		fail    bool
+		wantErr string
+	}{
+		{name: "report only", fail: false},
+		{name: "fail on findings", fail: true, wantErr: "fixable CRITICAL or HIGH"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, e := publishModule(t, w, false)
+			e.OnFile(engine.FileRule{Path: "/out/filer-latest.json", Contents: buster})
+			e.OnFile(engine.FileRule{Path: "/out/taskmaster-latest.json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+			dir, err := m.ScanPublished(ctx, refs, tt.fail)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			targets, err := dir.File("targets.json").Contents(ctx)
+			if err != nil || !strings.Contains(targets, w.Digest(t, "filer")) {
+				t.Errorf("targets.json %s, %v", targets, err)
+			}
+			if s := e.Graph().Secrets(); len(s) != 0 {
+				t.Errorf("the weekly scan holds secrets %v", s)
+			}
+		})
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
