@@ -99,8 +99,11 @@ func PublishRelease(ctx context.Context, cfg Config, plan release.Plan, body Bod
 			cfg.logf("%s: a higher release was published since the plan; %s is created with make_latest false", StepGHRelease, plan.Tag)
 		}
 	}
-	var created github.Release
-	mismatch := error(nil)
+	var (
+		created github.Release
+		// mismatch is a release that appeared while the outcome of the create was unknown.
+		mismatch error
+	)
 	err = cfg.GitHub.WriteThenVerify(ctx,
 		func(ctx context.Context) error {
 			r, err := cfg.GitHub.CreateRelease(ctx, owner, name, github.NewRelease{

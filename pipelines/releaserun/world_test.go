@@ -3,7 +3,6 @@ package releaserun
 import (
 	"bytes"
 	"context"
-	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -191,11 +190,6 @@ func (s *safeBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// failRequests makes the registry fail the next n requests that match.
-func (w *world) failRegistry(n int, match func(*http.Request) bool) {
-	w.pub.Registry.FailNext(n, http.StatusServiceUnavailable, match)
 }
 
 // versionRule makes the image built from dockerfile report version as its package's.
