@@ -9,8 +9,6 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/dagger"
-	"dagger/shipyard/internal/registry"
-	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/release"
 	"dagger/shipyard/pipelines/releaserun"
 )
@@ -64,9 +62,10 @@ func (m *Shipyard) Release(
 	// The run's GitHub variables for the provenance, NAME=value (GITHUB_WORKFLOW_REF, GITHUB_RUN_ID, …).
 	// +optional
 	githubEnv []string,
-	// The supplychain command's source: this repository's supplychain module.
-	// +defaultPath="/supplychain"
-	supplychainSource *dagger.Directory,
+	// Sigstore's trusted root (trusted_root.json) that bundles of an earlier attempt must
+	// verify against before a re-run keeps them; default: their statement is compared.
+	// +optional
+	trustedRoot *dagger.File,
 ) (string, error) {
 	if err := releaseFormat(format); err != nil {
 		return "", err
@@ -74,7 +73,7 @@ func (m *Shipyard) Release(
 	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{
 		workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, oidcToken: oidcToken,
 		fulcioURL: fulcioUrl, rekorURL: rekorUrl, builderID: builderId, buildType: buildType,
-		githubEnv: githubEnv, supplychain: supplychainSource, signing: !dryRun,
+		githubEnv: githubEnv, trustedRoot: trustedRoot, signing: !dryRun,
 	})
 	if err != nil {
 		return "", err
@@ -181,9 +180,10 @@ func (m *Shipyard) ReleasePublish(
 	// The run's GitHub variables for the provenance, NAME=value.
 	// +optional
 	githubEnv []string,
-	// The supplychain command's source: this repository's supplychain module.
-	// +defaultPath="/supplychain"
-	supplychainSource *dagger.Directory,
+	// Sigstore's trusted root (trusted_root.json) that bundles of an earlier attempt must
+	// verify against before a re-run keeps them; default: their statement is compared.
+	// +optional
+	trustedRoot *dagger.File,
 ) (string, error) {
 	if err := releaseFormat(format); err != nil {
 		return "", err
@@ -194,7 +194,7 @@ func (m *Shipyard) ReleasePublish(
 	}
 	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{
 		workflow: workflow, gitURL: gitUrl, oidcToken: oidcToken, fulcioURL: fulcioUrl, rekorURL: rekorUrl,
-		builderID: builderId, buildType: buildType, githubEnv: githubEnv, supplychain: supplychainSource, signing: true,
+		builderID: builderId, buildType: buildType, githubEnv: githubEnv, trustedRoot: trustedRoot, signing: true,
 	})
 	if err != nil {
 		return "", err
@@ -248,7 +248,7 @@ type releaseFlags struct {
 	fulcioURL, rekorURL             string
 	builderID, buildType            string
 	githubEnv                       []string
-	supplychain                     *dagger.Directory
+	trustedRoot                     *dagger.File
 	// signing: the function attests and signs, so it needs the token and the tool.
 	signing bool
 }
@@ -266,40 +266,22 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (releaseru
 	if err != nil {
 		return releaserun.Config{}, none, err
 	}
-	password, err := plaintext(ctx, m.RegistryPassword)
+	target, err := m.target(ctx, c)
 	if err != nil {
-		return releaserun.Config{}, none, fmt.Errorf("--registry-password: %w", err)
+		return releaserun.Config{}, none, err
 	}
-	passwordSecret, err := toSDKSecret(ctx, c, m.RegistryPassword)
-	if err != nil {
-		return releaserun.Config{}, none, fmt.Errorf("--registry-password: %w", err)
-	}
-	steps := releaserun.ImageSteps{Target: publish.Target{
-		Registry: m.Registry, Org: m.Org, Username: m.RegistryUsername, Password: passwordSecret,
-		Auth: registry.Auth{Username: m.RegistryUsername, Password: password},
-	}}
+	steps := releaserun.ImageSteps{Target: target}
 	if f.signing {
 		if f.oidcToken == nil {
 			return releaserun.Config{}, none, fmt.Errorf("--oidc-token: attesting and signing need an OIDC identity token (in GitHub Actions, one with audience sigstore)")
 		}
-		if f.supplychain == nil {
-			return releaserun.Config{}, none, fmt.Errorf("--supplychain-source: give this repository's supplychain folder")
-		}
-		token, err := toSDKSecret(ctx, c, f.oidcToken)
-		if err != nil {
-			return releaserun.Config{}, none, fmt.Errorf("--oidc-token: %w", err)
-		}
-		src, err := toSDKDirectory(ctx, c, f.supplychain)
-		if err != nil {
-			return releaserun.Config{}, none, fmt.Errorf("--supplychain-source: %w", err)
-		}
-		env, err := publish.ParseGitHubEnv(f.githubEnv)
+		// The source of the provenance (repository, tag, commit) is the release's own.
+		prov, err := m.provenance("", "", f.githubEnv, f.builderID, f.buildType, "")
 		if err != nil {
 			return releaserun.Config{}, none, err
 		}
-		steps.Sign = publish.SignInputs{
-			Tool: publish.Tool(c, src, ""), OIDCToken: token, FulcioURL: f.fulcioURL, RekorURL: f.rekorURL,
-			Provenance: publish.Provenance{BuilderID: f.builderID, BuildType: f.buildType, GitHub: env},
+		if steps.Sign, err = m.signInputs(ctx, c, f.oidcToken, f.fulcioURL, f.rekorURL, f.trustedRoot, prov); err != nil {
+			return releaserun.Config{}, none, err
 		}
 	}
 	dir, err := os.MkdirTemp("", "shipyard-release-")

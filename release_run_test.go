@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	sdk "dagger.io/dagger"
+
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/teskrepo"
@@ -25,7 +27,7 @@ type releaseWorld struct {
 	repo *teskrepo.Repo
 	pub  *publishtest.World
 	oidc *dagger.Secret
-	sc   *dagger.Directory
+	root *dagger.File
 }
 
 func newReleaseWorld(t *testing.T) *releaseWorld {
@@ -42,7 +44,12 @@ func newReleaseWorld(t *testing.T) *releaseWorld {
 	m.RegistryUsername = w.pub.Username
 	m.RegistryPassword = dag.SetSecret(publishtest.RegistryPasswordSecret, w.pub.Password)
 	w.oidc = dag.SetSecret(publishtest.OIDCTokenSecret, w.pub.Token)
-	w.sc = dag.Host().Directory(publishtest.SupplychainSource(t))
+	w.root = dag.Host().File(w.pub.Sigstore.TrustedRoot)
+	prev := supplychainSource
+	supplychainSource = func(context.Context, *sdk.Client) (*sdk.Directory, error) {
+		return dag.Host().Directory(publishtest.SupplychainSource(t)), nil
+	}
+	t.Cleanup(func() { supplychainSource = prev })
 	return w
 }
 
@@ -55,7 +62,7 @@ func (w *releaseWorld) tag(t *testing.T, tag string) {
 
 func (w *releaseWorld) release(ctx context.Context, tag string, dryRun bool, format string) (string, error) {
 	return w.m.Release(ctx, tag, dryRun, format, "ci.yml", "", teskrepo.GitURL, w.oidc,
-		w.pub.Sigstore.URL, w.pub.Sigstore.URL, "https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.sc)
+		w.pub.Sigstore.URL, w.pub.Sigstore.URL, "https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.root)
 }
 
 // noSecrets fails when a token or password reached an output, an error or an exec.
@@ -156,11 +163,11 @@ func TestReleaseJobsThroughTheModule(t *testing.T) {
 		t.Fatalf("scan handoff %s", scanned)
 	}
 	// Publishing needs the OIDC token.
-	if _, err := w.m.ReleasePublish(ctx, scanned, "json", "ci.yml", teskrepo.GitURL, nil, "", "", "", "", nil, w.sc); err == nil || !strings.Contains(err.Error(), "--oidc-token") {
+	if _, err := w.m.ReleasePublish(ctx, scanned, "json", "ci.yml", teskrepo.GitURL, nil, "", "", "", "", nil, w.root); err == nil || !strings.Contains(err.Error(), "--oidc-token") {
 		t.Errorf("publish without a token: %v", err)
 	}
 	report, err := w.m.ReleasePublish(ctx, scanned, "text", "ci.yml", teskrepo.GitURL, w.oidc, w.pub.Sigstore.URL, w.pub.Sigstore.URL,
-		"https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.sc)
+		"https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.root)
 	if err != nil {
 		t.Fatal(err)
 	}
