@@ -2,6 +2,7 @@ package releaserun
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +27,13 @@ func TestDryRunPublishesNothing(t *testing.T) {
 	}
 	if len(w.e.Graph().ExecsWith("supplychain")) != 0 {
 		t.Error("a dry run attested or signed")
+	}
+	// The source was fetched by Dagger's git API: the tag resolved, the tree by its commit.
+	refs := w.e.Graph().GitRefs()
+	commit := w.repo.GH.Tag("v0.11.0")
+	if !slices.Contains(refs, engine.GitRef{URL: teskrepo.GitURL, Kind: "tag", Name: "v0.11.0"}) ||
+		!slices.Contains(refs, engine.GitRef{URL: teskrepo.GitURL, Kind: "commit", Name: commit}) {
+		t.Errorf("git refs %+v", refs)
 	}
 	// The scan read the built containers, not references.
 	if scans := w.e.Graph().ExecsWith("trivy image"); len(scans) != 2 || !strings.Contains(strings.Join(scans[0].Args, " "), "--input") {
