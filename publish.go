@@ -325,6 +325,13 @@ func (m *Shipyard) Attest(
 	if err != nil {
 		return "", err
 	}
+	src, err := toSDKDirectory(ctx, c, m.Source)
+	if err != nil {
+		return "", fmt.Errorf("source: %w", err)
+	}
+	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, images); err != nil {
+		return "", err
+	}
 	in, err := m.signInputs(ctx, c, oidcToken, fulcioUrl, rekorUrl, trustedRoot, prov)
 	if err != nil {
 		return "", err

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"dagger.io/dagger"
+
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -118,6 +120,49 @@ func AttestArgs(p Provenance, img ci.Image) ([]string, error) {
 		args = append(args, "--invocation-id", p.InvocationID)
 	}
 	return args, nil
+}
+
+// BaseImages lists the base images of a Dockerfile that are pinned by digest
+// (FROM name[:tag]@sha256:…), which the provenance records as resolved dependencies. Stages
+// named by AS, unpinned images and images built from ARG values are left out: their digest
+// is not known from the file.
+func BaseImages(dockerfile string) []string {
+	var out []string
+	for _, line := range strings.Split(dockerfile, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || !strings.EqualFold(fields[0], "FROM") {
+			continue
+		}
+		ref := ""
+		for _, f := range fields[1:] {
+			if !strings.HasPrefix(f, "--") {
+				ref = f
+				break
+			}
+		}
+		_, digest, pinned := strings.Cut(ref, "@")
+		if !pinned || !digestRE.MatchString(digest) || strings.Contains(ref, "$") || slices.Contains(out, ref) {
+			continue
+		}
+		out = append(out, ref)
+	}
+	return out
+}
+
+// ReadBaseImages reads each image's Dockerfile from the source and returns its pinned base
+// images by image name, for Provenance.BaseImages.
+func ReadBaseImages(ctx context.Context, src *dagger.Directory, images []ci.Image) (map[string][]string, error) {
+	out := make(map[string][]string, len(images))
+	for _, img := range images {
+		content, err := src.File(img.Spec.Dockerfile).Contents(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("attest %s: reading %s: %w", img.Spec.Name, img.Spec.Dockerfile, err)
+		}
+		if bases := BaseImages(content); len(bases) > 0 {
+			out[img.Spec.Name] = bases
+		}
+	}
+	return out, nil
 }
 
 // Attest signs an SLSA v1 build provenance statement (in-toto Statement v1) for each pushed

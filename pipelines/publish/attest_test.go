@@ -93,3 +93,22 @@ func TestParseGitHubEnv(t *testing.T) {
 		}
 	}
 }
+
+func TestBaseImages(t *testing.T) {
+	d := "@sha256:" + strings.Repeat("d", 64)
+	tests := []struct {
+		name, dockerfile string
+		want             []string
+	}{
+		{"pinned stages, once each", "FROM python:3.12-alpine" + d + " AS build\nRUN x\nfrom --platform=linux/amd64 python:3.12-alpine" + d + "\n",
+			[]string{"python:3.12-alpine" + d}},
+		{"two bases", "FROM a/b" + d + "\nFROM docker.io/c/d:1" + d + "\n", []string{"a/b" + d, "docker.io/c/d:1" + d}},
+		{"unpinned, stage and ARG bases left out", "ARG BASE\nFROM python:3.12\nFROM build\nFROM ${BASE}" + d + "\nFROM x@sha256:short\n", nil},
+		{"no FROM", "RUN echo FROM x" + d + "\n", nil},
+	}
+	for _, tt := range tests {
+		if got := publish.BaseImages(tt.dockerfile); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: BaseImages = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -59,6 +59,11 @@ func PublishDev(ctx context.Context, d Dev, sha string) (DevResult, error) {
 	if d.Pipeline == nil {
 		return res, errors.New("publish-dev: no CI pipeline given")
 	}
+	if d.Sign.Provenance.BaseImages == nil {
+		if d.Sign.Provenance.BaseImages, err = ReadBaseImages(ctx, d.Pipeline.Source, d.Images); err != nil {
+			return res, fmt.Errorf("publish-dev: %w", err)
+		}
+	}
 	stopped := func(err error) (DevResult, error) {
 		return res, fmt.Errorf("publish-dev stopped before tagging (no tag was written; re-run to finish): %w", err)
 	}

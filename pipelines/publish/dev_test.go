@@ -60,7 +60,7 @@ func TestPublishDevEndToEnd(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"--dockerfile containers/filer.Dockerfile", "--build-arg SETUPTOOLS_SCM_PRETEND_VERSION=0.0.0.dev0",
-		"--source-commit " + sha, "--github-workflow-ref " + publishtest.WorkflowRef} {
+		"--source-commit " + sha, "--github-workflow-ref " + publishtest.WorkflowRef, "--base-image " + pinnedBase} {
 		if !strings.Contains(strings.Join(attest, " "), want) {
 			t.Errorf("attest exec %q lacks %q", attest, want)
 		}

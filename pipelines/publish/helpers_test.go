@@ -27,6 +27,13 @@ const (
 
 var imageNames = []string{"filer", "taskmaster"}
 
+// pinnedBase is filer's base image pinned by digest, as Dependabot keeps tesk-core's.
+var pinnedBase = "docker.io/library/python:3.12-alpine@sha256:" + strings.Repeat("c", 64)
+
+var filerDockerfile = "FROM " + pinnedBase + " AS build\nARG SETUPTOOLS_SCM_PRETEND_VERSION\nWORKDIR /src\nCOPY . .\n" +
+	"RUN pip wheel --no-deps --wheel-dir /wheels .\n\nFROM " + pinnedBase + "\nCOPY --from=build /wheels /wheels\n" +
+	"RUN pip install --no-cache-dir /wheels/*.whl\nENTRYPOINT [\"filer\"]\n"
+
 // env is one engine (one CI job, or one run) in a world that outlives it: re-runs get a
 // fresh env on the same world, as a re-run job gets a fresh engine.
 type env struct {
@@ -49,7 +56,7 @@ func newEnv(t *testing.T, w *publishtest.World) *env {
 	for _, n := range imageNames {
 		e.OnFile(engine.FileRule{Path: "/out/" + n + ".json", Contents: cleanReport})
 	}
-	p := ci.New(c, c.Host().Directory(fixtures.TeskCore(t, nil)))
+	p := ci.New(c, c.Host().Directory(fixtures.TeskCore(t, map[string]string{"containers/filer.Dockerfile": filerDockerfile})))
 	images, err := p.Images(ctx, "")
 	if err != nil {
 		t.Fatal(err)
