@@ -10,6 +10,7 @@ import (
 
 	sdk "dagger.io/dagger"
 
+	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/pipelines/publish"
@@ -168,9 +169,18 @@ func TestPublishStepsOneByOne(t *testing.T) {
 		for _, g := range []*engine.Engine{e, e2, e3} {
 			noSecret(t, w, g.Graph().String())
 		}
-		var ev []publish.Evidence
-		if err := json.Unmarshal([]byte(attested+""), &ev); err != nil || len(ev) != 2 {
-			t.Fatalf("attest printed %s", attested)
+		var ev, sv []publish.Evidence
+		var reports []registry.ApplyReport
+		for _, x := range []struct {
+			out string
+			v   any
+		}{{attested, &ev}, {signed, &sv}, {tagged, &reports}} {
+			if err := json.Unmarshal([]byte(x.out), x.v); err != nil {
+				t.Fatalf("output %s: %v", x.out, err)
+			}
+		}
+		if len(ev) != 2 || len(sv) != 2 || len(reports) != 2 {
+			t.Fatalf("round %d printed\n%s\n%s\n%s", round, attested, signed, tagged)
 		}
 		if round == 1 {
 			if extra := w.Registry.Writes()[writes:]; len(extra) != 0 {
@@ -179,8 +189,15 @@ func TestPublishStepsOneByOne(t *testing.T) {
 			if c, n := w.Sigstore.Counts(t); c != certs || n != entries {
 				t.Errorf("the re-run signed again")
 			}
-			if strings.Contains(attested+signed, `"created": true`) || strings.Contains(tagged, `"action": "create"`) && !strings.Contains(tagged, `"written": null`) {
-				t.Errorf("the re-run created something:\n%s\n%s\n%s", attested, signed, tagged)
+			for _, e := range append(ev, sv...) {
+				if e.Created {
+					t.Errorf("the re-run created %+v", e)
+				}
+			}
+			for _, r := range reports {
+				if len(r.Written) != 0 || len(r.Kept) != 2 {
+					t.Errorf("the re-run tagged %+v", r)
+				}
 			}
 		}
 	}
