@@ -200,6 +200,6 @@ func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, image
 		return nil, err
 	}
 	return runPerImage(pushed, func(i int, p Pushed) (Evidence, error) {
-		return in.publishStep(ctx, "attest", "attest", KindAttestation, slsaPredicateType, t, p, extra[i])
+		return in.publishStep(ctx, "attest", KindAttestation, slsaPredicateType, t, p, extra[i])
 	})
 }

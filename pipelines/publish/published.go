@@ -41,7 +41,9 @@ func ResolvePublished(ctx context.Context, refs []string, prefix string, opts ..
 			return fmt.Errorf("%s: %w", ref, err)
 		}
 		if tag == "" {
-			tag = strings.TrimPrefix(digest, "sha256:")[:12]
+			// A reference by digest names its report after the digest's first characters.
+			tag = strings.TrimPrefix(digest, "sha256:")
+			tag = tag[:min(12, len(tag))]
 		}
 		out[i] = PublishedTarget{Name: strings.TrimPrefix(path.Base(repo), prefix) + "-" + tag, Ref: ref, Digest: digest}
 		return nil

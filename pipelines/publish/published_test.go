@@ -80,3 +80,19 @@ func TestScanPublished(t *testing.T) {
 		})
 	}
 }
+
+func TestScanPublishedByDigest(t *testing.T) {
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	v := newEnv(t, w)
+	d := w.Registry.Push(t, v.repo("filer"), w.Image(t, "filer"))
+	name := "filer-" + strings.TrimPrefix(d, "sha256:")[:12]
+	v.e.OnFile(engine.FileRule{Path: "/out/" + name + ".json", Contents: cleanReport})
+	_, results, err := publish.ScanPublished(ctx, v.p, []string{v.repo("filer") + "@" + d}, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 1 || results[0].Name != name {
+		t.Errorf("results %+v, want one named %s", results, name)
+	}
+}

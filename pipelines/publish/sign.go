@@ -23,6 +23,6 @@ func Sign(ctx context.Context, in SignInputs, t Target, pushed []Pushed) ([]Evid
 		return nil, err
 	}
 	return runPerImage(pushed, func(_ int, p Pushed) (Evidence, error) {
-		return in.publishStep(ctx, "sign", "sign", KindSignature, cosignPredicateType, t, p, nil)
+		return in.publishStep(ctx, "sign", KindSignature, cosignPredicateType, t, p, nil)
 	})
 }

@@ -154,9 +154,9 @@ func checkPublished(ctx context.Context, step string, t Target, pushed []Pushed)
 	})
 }
 
-// publishStep runs `supplychain <cmd>` for one image with the token and the registry
-// password as secret files, and reads its JSON outcome.
-func (in SignInputs) publishStep(ctx context.Context, step, cmd, kind, predicateType string, t Target, img Pushed, extra []string) (Evidence, error) {
+// publishStep runs `supplychain <step>` (attest or sign) for one image with the token and
+// the registry password as secret files, and reads its JSON outcome.
+func (in SignInputs) publishStep(ctx context.Context, step, kind, predicateType string, t Target, img Pushed, extra []string) (Evidence, error) {
 	ctr := in.Tool.WithMountedSecret(oidcTokenPath, in.OIDCToken)
 	if t.Password != nil {
 		ctr = ctr.WithMountedSecret(registryPassPath, t.Password)
@@ -164,7 +164,7 @@ func (in SignInputs) publishStep(ctx context.Context, step, cmd, kind, predicate
 	if in.TrustedRoot != nil {
 		ctr = ctr.WithMountedFile(trustedRootPath, in.TrustedRoot)
 	}
-	args := append(append([]string{"supplychain", cmd}, in.signArgs(t, img)...), extra...)
+	args := append(append([]string{"supplychain", step}, in.signArgs(t, img)...), extra...)
 	stdout, err := runTool(ctx, ctr, args)
 	if err != nil {
 		return Evidence{}, fmt.Errorf("%s %s (%s): %w", step, img.Name, img.Ref(), err)
