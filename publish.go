@@ -246,13 +246,30 @@ func (m *Shipyard) PushByDigest(
 func (m *Shipyard) ScanDigests(
 	ctx context.Context,
 	// Images by digest, <registry>/<org>/<name>@sha256:… (repeatable).
+	// +optional
 	ref []string,
+	// Or the JSON push-by-digest printed, {"filer": "sha256:…", …}, for the images of
+	// --registry and --org.
+	// +optional
+	digests string,
 ) (*dagger.Directory, error) {
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	pushed := make([]publish.Pushed, 0, len(ref))
+	if (len(ref) == 0) == (digests == "") {
+		return nil, fmt.Errorf("scan-digests: give either --ref (repeatable) or --digests")
+	}
+	var pushed []publish.Pushed
+	if digests != "" {
+		c, err := sdkClient(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if pushed, _, _, err = m.pushed(ctx, c, digests, ""); err != nil {
+			return nil, err
+		}
+	}
 	for _, r := range ref {
 		x, err := publish.ParseRef(r, p.ImagePrefix)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,15 +131,33 @@ func TestPublishStepsOneByOne(t *testing.T) {
 
 	scan, scanEngine := job(false)
 	refs := []string{repoOf(w, "filer") + "@" + byName["filer"], repoOf(w, "taskmaster") + "@" + byName["taskmaster"]}
-	if _, err := scan.ScanDigests(ctx, refs); err != nil {
+	if _, err := scan.ScanDigests(ctx, refs, ""); err != nil {
 		t.Fatalf("scan-digests: %v", err)
 	}
-	if s := scanEngine.Graph().Secrets(); len(s) != 0 {
-		t.Errorf("the scan job's graph holds secrets %v", s)
+	// The scan job may take the push job's JSON as it is, and scans the same digests.
+	scanJSON, scanJSONEngine := job(false)
+	if _, err := scanJSON.ScanDigests(ctx, nil, digests); err != nil {
+		t.Fatalf("scan-digests --digests: %v", err)
 	}
-	for _, x := range scanEngine.Graph().Execs() {
-		if len(x.Secrets) != 0 {
-			t.Errorf("scan exec %q got secrets", x.Args)
+	if _, err := scanJSON.ScanDigests(ctx, refs, digests); err == nil {
+		t.Error("scan-digests accepted both --ref and --digests")
+	}
+	for _, e := range []*engine.Engine{scanEngine, scanJSONEngine} {
+		if s := e.Graph().Secrets(); len(s) != 0 {
+			t.Errorf("the scan job's graph holds secrets %v", s)
+		}
+		var scanned []string
+		for _, x := range e.Graph().Execs() {
+			if len(x.Secrets) != 0 {
+				t.Errorf("scan exec %q got secrets", x.Args)
+			}
+			if len(x.Args) > 1 && x.Args[1] == "image" {
+				scanned = append(scanned, x.Args[len(x.Args)-1])
+			}
+		}
+		slices.Sort(scanned)
+		if want := []string{refs[0], refs[1]}; !slices.Equal(scanned, want) {
+			t.Errorf("trivy scanned %v, want exactly %v", scanned, want)
 		}
 	}
 

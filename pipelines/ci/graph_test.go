@@ -477,3 +477,34 @@ func TestDocsChangeTouchesOnlyTheDocsJob(t *testing.T) {
 		}
 	}
 }
+
+// TestScanIsKeyedByDay: a real engine caches an exec whose inputs are unchanged, so without
+// a changing input the scan of an unchanged image would never see new vulnerabilities.
+func TestScanIsKeyedByDay(t *testing.T) {
+	ctx := context.Background()
+	scanDay := func(now time.Time) string {
+		p, e := newPipeline(t, nil)
+		cleanScans(e)
+		p.Now = func() time.Time { return now }
+		images, err := p.Images(ctx, "0.11.0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := p.Scan(ctx, images); err != nil {
+			t.Fatal(err)
+		}
+		execs := e.Graph().ExecsWith("trivy image")
+		if len(execs) == 0 {
+			t.Fatal("no trivy exec")
+		}
+		return execs[0].Env["SHIPYARD_SCAN_DAY"]
+	}
+	morning, evening := scanDay(fixedNow.Add(-10*time.Hour)), scanDay(fixedNow.Add(10*time.Hour))
+	next := scanDay(fixedNow.Add(30 * time.Hour))
+	if morning != "2026-06-01" || evening != morning {
+		t.Errorf("scans of one day keyed %q and %q, want 2026-06-01 both", morning, evening)
+	}
+	if next != "2026-06-02" {
+		t.Errorf("next day's scan keyed %q", next)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"dagger.io/dagger"
 
@@ -33,7 +34,11 @@ type ScanResult struct {
 func (p *Pipeline) trivyContainer(t ScanTarget) *dagger.Container {
 	ctr := p.Client.Container().
 		From(p.Pins.Trivy).
-		WithMountedCache("/root/.cache/trivy", p.Client.CacheVolume(trivyCacheVolume))
+		WithMountedCache("/root/.cache/trivy", p.Client.CacheVolume(trivyCacheVolume)).
+		// The verdict on an unchanged image changes as vulnerabilities are published, so a
+		// scan is keyed by the day it runs: within a day the engine reuses it, the next day
+		// it runs again with a fresh database.
+		WithEnvVariable("SHIPYARD_SCAN_DAY", p.now().UTC().Format(time.DateOnly))
 	target := []string{t.Ref}
 	if t.Tarball != nil {
 		ctr = ctr.WithFile("/scan/"+t.Name+".tar", t.Tarball)
