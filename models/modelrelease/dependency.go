@@ -3,9 +3,9 @@ package modelrelease
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
+	"dagger/shipyard/internal/version"
 	"dagger/shipyard/models"
 )
 
@@ -14,7 +14,6 @@ const cloudcoilPackage = "cloudcoil"
 
 var (
 	requirementName = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$`)
-	finalRelease    = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
 	lockVersion     = regexp.MustCompile(`^\s*version\s*=\s*"([^"]*)"`)
 	lockName        = regexp.MustCompile(`^\s*name\s*=\s*"([^"]*)"`)
 	nameSeparators  = regexp.MustCompile(`[-_.]+`)
@@ -56,11 +55,12 @@ func CheckCloudcoilDependency(pyproject, lock []byte) []models.Problem {
 		add("uv.lock", "%v; run uv lock", err)
 		return ps
 	}
-	v, ok := releaseParts(locked)
+	v, err := version.ParseRelease(locked)
+	ok := err == nil
 	switch {
 	case !ok:
 		add("uv.lock", "%s %s is not a final release; lock a released version", cloudcoilPackage, locked)
-	case compareParts(v, low) < 0 || compareParts(v, high) >= 0:
+	case v.Compare(low) < 0 || v.Compare(high) >= 0:
 		add("uv.lock", "%s %s is outside the required range %s; run uv lock --upgrade-package %s", cloudcoilPackage, locked, strings.TrimSpace(specs[0]), cloudcoilPackage)
 	}
 	return ps
@@ -68,14 +68,14 @@ func CheckCloudcoilDependency(pyproject, lock []byte) []models.Problem {
 
 // minorRange reads the lower bound and the exclusive upper bound of a requirement that
 // must stay in one minor line.
-func minorRange(spec string) (low, high []int, err error) {
+func minorRange(spec string) (low, high version.Release, err error) {
 	var lows, highs []string
 	for _, clause := range strings.Split(strings.ReplaceAll(spec, " ", ""), ",") {
 		switch {
 		case strings.HasPrefix(clause, "~="):
 			v := strings.TrimPrefix(clause, "~=")
-			p, ok := releaseParts(v)
-			if !ok || len(p) != 3 {
+			p, err := version.ParseRelease(v)
+			if err != nil || len(p) != 3 {
 				return nil, nil, fmt.Errorf("~=%s must name X.Y.Z to stay within the minor X.Y", v)
 			}
 			lows = append(lows, v)
@@ -92,53 +92,17 @@ func minorRange(spec string) (low, high []int, err error) {
 	if len(lows) != 1 || len(highs) != 1 {
 		return nil, nil, fmt.Errorf("want exactly one lower bound and one upper bound, as >=X.Y.Z,<X.(Y+1)")
 	}
-	low, okL := releaseParts(lows[0])
-	high, okH := releaseParts(highs[0])
-	if !okL || !okH || len(low) < 2 {
+	low, errL := version.ParseRelease(lows[0])
+	high, errH := version.ParseRelease(highs[0])
+	if errL != nil || errH != nil || len(low) < 2 {
 		return nil, nil, fmt.Errorf("bounds must be final releases")
 	}
-	next := []int{low[0], low[1] + 1}
-	if compareParts(high, next) != 0 {
+	next := version.Release{low[0], low[1] + 1}
+	if high.Compare(next) != 0 {
 		return nil, nil, fmt.Errorf("upper bound %s is not the next minor %d.%d, so the requirement does not stay within Cloudcoil %d.%d",
 			highs[0], next[0], next[1], low[0], low[1])
 	}
 	return low, high, nil
-}
-
-// releaseParts parses a final release version such as 0.5.3.
-func releaseParts(v string) ([]int, bool) {
-	if !finalRelease.MatchString(v) {
-		return nil, false
-	}
-	var out []int
-	for _, p := range strings.Split(v, ".") {
-		n, err := strconv.Atoi(p)
-		if err != nil {
-			return nil, false
-		}
-		out = append(out, n)
-	}
-	return out, true
-}
-
-// compareParts compares release segments as PEP 440 does: missing ones count as zero.
-func compareParts(a, b []int) int {
-	for i := 0; i < max(len(a), len(b)); i++ {
-		x, y := 0, 0
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
 }
 
 // normaliseName is the PEP 503 form of a project name.

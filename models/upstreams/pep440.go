@@ -1,8 +1,7 @@
 package upstreams
 
 import (
-	"strconv"
-	"strings"
+	"dagger/shipyard/internal/version"
 )
 
 // pyVersion is a final PEP 440 release of the form X.Y or X.Y.Z. PyPI serves normalised
@@ -16,36 +15,17 @@ type pyVersion struct {
 
 // parseFinalPy reads a final X.Y or X.Y.Z release; X.Y equals X.Y.0 as in PEP 440.
 func parseFinalPy(s string) (pyVersion, bool) {
-	fields := strings.Split(s, ".")
-	if len(fields) < 2 || len(fields) > 3 {
+	r, err := version.ParseRelease(s)
+	if err != nil || len(r) < 2 || len(r) > 3 {
 		return pyVersion{}, false
 	}
 	v := pyVersion{text: s}
-	for i, f := range fields {
-		if f == "" || len(f) > 9 {
-			return pyVersion{}, false
-		}
-		for j := 0; j < len(f); j++ {
-			if f[j] < '0' || f[j] > '9' {
-				return pyVersion{}, false
-			}
-		}
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			return pyVersion{}, false
-		}
-		v.parts[i] = n
-	}
+	copy(v.parts[:], r)
 	return v, true
 }
 
 func (v pyVersion) compare(o pyVersion) int {
-	for i := range v.parts {
-		if c := cmpInt(v.parts[i], o.parts[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
+	return version.Release(v.parts[:]).Compare(version.Release(o.parts[:]))
 }
 
 func (v pyVersion) line() Line { return Line{Major: v.parts[0], Minor: v.parts[1]} }

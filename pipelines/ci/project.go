@@ -5,8 +5,9 @@ import (
 	"path"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
+
+	"dagger/shipyard/internal/version"
 )
 
 // DefaultPythonVersions is tesk-core's test matrix when pyproject.toml says nothing narrower.
@@ -87,7 +88,7 @@ func projectTable(doc string) string {
 // requires-python uses it. A minor version stands for all its patch releases, so ">=3.11.2"
 // admits 3.11 and "<3.12.1" admits 3.12.
 func satisfies(v, spec string) (bool, error) {
-	minor, err := parseRelease(v)
+	minor, err := version.ParseRelease(v)
 	if err != nil {
 		return false, err
 	}
@@ -101,7 +102,7 @@ func satisfies(v, spec string) (bool, error) {
 			return false, fmt.Errorf("unsupported clause %q", clause)
 		}
 		op, target, wildcard := m[1], m[2], m[3] != ""
-		rel, err := parseRelease(target)
+		rel, err := version.ParseRelease(target)
 		if err != nil {
 			return false, err
 		}
@@ -112,20 +113,20 @@ func satisfies(v, spec string) (bool, error) {
 	return true, nil
 }
 
-func clauseAllowsMinor(op string, target []int, wildcard bool, minor []int) bool {
+func clauseAllowsMinor(op string, target version.Release, wildcard bool, minor version.Release) bool {
 	// A minor line [3, 11] stands for 3.11.0, 3.11.1, …: it is allowed when one of its
 	// releases meets the clause. lineStart is its first release; cmp compares the line to
 	// the target's first two parts.
-	lineStart := append(append([]int(nil), minor...), 0)
-	cmp := compareInts(minor, pad(target, 2)[:2])
+	lineStart := append(append(version.Release(nil), minor...), 0)
+	cmp := minor.Compare(target[:min(2, len(target))])
 	switch op {
 	case ">=", ">":
 		// Some 3.X.n exceeds any target inside or below the line (3.10.1 > 3.10).
 		return cmp >= 0
 	case "<":
-		return compareInts(lineStart, target) < 0
+		return lineStart.Compare(target) < 0
 	case "<=":
-		return compareInts(lineStart, target) <= 0
+		return lineStart.Compare(target) <= 0
 	case "==":
 		if len(target) == 1 {
 			return wildcard && minor[0] == target[0]
@@ -150,46 +151,11 @@ func clauseAllowsMinor(op string, target []int, wildcard bool, minor []int) bool
 	return false
 }
 
-func parseRelease(s string) ([]int, error) {
-	parts := strings.Split(s, ".")
-	out := make([]int, 0, len(parts))
-	for _, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 || len(p) > 6 {
-			return nil, fmt.Errorf("version %q is not a release number", s)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-func pad(v []int, n int) []int {
-	out := append([]int(nil), v...)
-	for len(out) < n {
-		out = append(out, 0)
-	}
-	return out
-}
-
-func compareInts(a, b []int) int {
-	n := max(len(a), len(b))
-	a, b = pad(a, n), pad(b, n)
-	for i := range n {
-		switch {
-		case a[i] < b[i]:
-			return -1
-		case a[i] > b[i]:
-			return 1
-		}
-	}
-	return 0
-}
-
 func sortMinors(vs []string) {
 	sort.Slice(vs, func(i, j int) bool {
-		a, _ := parseRelease(vs[i])
-		b, _ := parseRelease(vs[j])
-		return compareInts(a, b) < 0
+		a, _ := version.ParseRelease(vs[i])
+		b, _ := version.ParseRelease(vs[j])
+		return a.Compare(b) < 0
 	})
 }
 

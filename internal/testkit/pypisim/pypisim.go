@@ -25,6 +25,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"dagger/shipyard/internal/version"
 )
 
 // Package types PyPI reports for a file.
@@ -401,13 +403,13 @@ func allYanked(files []File) bool {
 // latest approximates PyPI's info.version: the highest final release (digits and dots
 // only) that has files and is not yanked; failing that, the last version added with files.
 func (p *project) latest() string {
-	best, bestParts := "", []int(nil)
+	best, bestParts := "", version.Release(nil)
 	for _, v := range p.versions {
-		parts, ok := finalParts(v)
-		if !ok || len(p.files[v]) == 0 || allYanked(p.files[v]) {
+		parts, err := version.ParseRelease(v)
+		if err != nil || len(p.files[v]) == 0 || allYanked(p.files[v]) {
 			continue
 		}
-		if bestParts == nil || compareParts(parts, bestParts) > 0 {
+		if bestParts == nil || parts.Compare(bestParts) > 0 {
 			best, bestParts = v, parts
 		}
 	}
@@ -420,35 +422,4 @@ func (p *project) latest() string {
 		}
 	}
 	return ""
-}
-
-func finalParts(v string) ([]int, bool) {
-	var parts []int
-	for _, f := range strings.Split(v, ".") {
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 0 || strings.HasPrefix(f, "+") {
-			return nil, false
-		}
-		parts = append(parts, n)
-	}
-	return parts, true
-}
-
-func compareParts(a, b []int) int {
-	for i := 0; i < len(a) || i < len(b); i++ {
-		var x, y int
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
 }

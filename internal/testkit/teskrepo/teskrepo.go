@@ -10,11 +10,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,27 +88,7 @@ func New(t testing.TB, opts Options) *Repo {
 // projectFiles reads the tesk-core fixture project.
 func projectFiles(t testing.TB) map[string]string {
 	t.Helper()
-	root := fixtures.TeskCore(t, nil)
-	files := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		files[filepath.ToSlash(rel)] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("teskrepo: reading the fixture project: %v", err)
-	}
-	return files
+	return fixtures.ReadFiles(t, fixtures.TeskCore(t, nil))
 }
 
 // Version is a tag without its v.
