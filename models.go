@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	sdk "dagger.io/dagger"
+
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/models/modelrelease"
 )
@@ -11,13 +13,17 @@ import (
 // The Cloudcoil model package functions: glue over models/modelrelease, where the graphs
 // and the rules live.
 
-// modelEnv connects the model graphs to the session.
-func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, error) {
+// modelEnv connects the model graphs to the session and hands them the source.
+func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, *sdk.Directory, error) {
 	c, err := sdkClient(ctx)
 	if err != nil {
-		return modelrelease.Env{}, err
+		return modelrelease.Env{}, nil, err
 	}
-	return modelrelease.NewEnv(c), nil
+	src, err := toSDKDirectory(ctx, c, m.Source)
+	if err != nil {
+		return modelrelease.Env{}, nil, fmt.Errorf("source: %w", err)
+	}
+	return modelrelease.NewEnv(c), src, nil
 }
 
 // GenRepo renders an integration's generated repository from the Cloudcoil repository
@@ -30,13 +36,9 @@ func (m *Shipyard) GenRepo(
 	// The integration, a folder under models/ (e.g. kubernetes).
 	name string,
 ) (*dagger.Directory, error) {
-	env, err := m.modelEnv(ctx)
+	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return nil, err
-	}
-	src, err := toSDKDirectory(ctx, env.Client, m.Source)
-	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
 	}
 	repo, err := env.GenRepo(ctx, src, name)
 	if err != nil {
@@ -62,13 +64,9 @@ func (m *Shipyard) ValidateModels(
 	// +optional
 	changed []string,
 ) (string, error) {
-	env, err := m.modelEnv(ctx)
+	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
-	}
-	src, err := toSDKDirectory(ctx, env.Client, m.Source)
-	if err != nil {
-		return "", fmt.Errorf("source: %w", err)
 	}
 	v, err := env.ValidateModels(ctx, src, modelrelease.ValidateOptions{Base: base, Changed: changed})
 	if err != nil {
@@ -83,13 +81,9 @@ func (m *Shipyard) ValidateModels(
 // model module. Returns the report; fails with every problem.
 // +check
 func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
-	env, err := m.modelEnv(ctx)
+	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
-	}
-	src, err := toSDKDirectory(ctx, env.Client, m.Source)
-	if err != nil {
-		return "", fmt.Errorf("source: %w", err)
 	}
 	report, err := env.CheckArtifacts(ctx, src)
 	if err != nil {
@@ -134,13 +128,9 @@ func (m *Shipyard) ModelRelease(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
-	env, err := m.modelEnv(ctx)
+	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
-	}
-	src, err := toSDKDirectory(ctx, env.Client, m.Source)
-	if err != nil {
-		return "", fmt.Errorf("source: %w", err)
 	}
 	gh, err := m.githubClient(ctx)
 	if err != nil {
@@ -167,13 +157,9 @@ func (m *Shipyard) PublishCheck(
 	// The release tag, <upstream>.<packaging> (e.g. 1.31.5.2).
 	tag string,
 ) (*dagger.Directory, error) {
-	env, err := m.modelEnv(ctx)
+	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return nil, err
-	}
-	src, err := toSDKDirectory(ctx, env.Client, m.Source)
-	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
 	}
 	report, err := env.PublishCheck(ctx, src, tag)
 	if err != nil {
