@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -92,4 +93,21 @@ func plaintext(ctx context.Context, s *dagger.Secret) (string, error) {
 		return "", fmt.Errorf("reading secret: %w", err)
 	}
 	return v, nil
+}
+
+func toSDKFile(ctx context.Context, c *sdk.Client, f *dagger.File) (*sdk.File, error) {
+	id, err := f.ID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("file id: %w", err)
+	}
+	return c.LoadFileFromID(sdk.FileID(id)), nil
+}
+
+// toJSON renders a function's result for the next job or a machine reader.
+func toJSON(v any) (string, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("rendering the result: %w", err)
+	}
+	return string(b) + "\n", nil
 }

@@ -80,19 +80,6 @@ func (m *Shipyard) provenance(sha, ref string, githubEnv []string, builderID, bu
 	}, nil
 }
 
-// ignoreFile reads .trivyignore.yaml from the source; absent means no accepted findings.
-func ignoreFile(ctx context.Context, p *ci.Pipeline) ([]byte, error) {
-	ok, err := p.Source.Exists(ctx, ci.IgnoreFile)
-	if err != nil || !ok {
-		return nil, err
-	}
-	s, err := p.Source.File(ci.IgnoreFile).Contents(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", ci.IgnoreFile, err)
-	}
-	return []byte(s), nil
-}
-
 // pushed reads the digests push-by-digest printed, for this source's images.
 func (m *Shipyard) pushed(ctx context.Context, c *sdk.Client, digests, version string) ([]publish.Pushed, []ci.Image, publish.Target, error) {
 	var byName map[string]string
@@ -112,22 +99,6 @@ func (m *Shipyard) pushed(ctx context.Context, c *sdk.Client, digests, version s
 		return nil, nil, publish.Target{}, fmt.Errorf("--digests: %w", err)
 	}
 	return pushed, images, t, nil
-}
-
-func toSDKFile(ctx context.Context, c *sdk.Client, f *dagger.File) (*sdk.File, error) {
-	id, err := f.ID(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("file id: %w", err)
-	}
-	return c.LoadFileFromID(sdk.FileID(id)), nil
-}
-
-func toJSON(v any) (string, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return "", fmt.Errorf("rendering the result: %w", err)
-	}
-	return string(b) + "\n", nil
 }
 
 // PublishDev publishes the images of a commit pushed to dev: builds them, pushes them by
@@ -190,7 +161,7 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	ignore, err := ignoreFile(ctx, p)
+	ignore, err := p.IgnoreFileContent(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -277,7 +248,7 @@ func (m *Shipyard) ScanDigests(
 		}
 		pushed = append(pushed, x)
 	}
-	ignore, err := ignoreFile(ctx, p)
+	ignore, err := p.IgnoreFileContent(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -450,7 +421,7 @@ func (m *Shipyard) ScanPublished(
 	if err != nil {
 		return nil, err
 	}
-	ignore, err := ignoreFile(ctx, p)
+	ignore, err := p.IgnoreFileContent(ctx)
 	if err != nil {
 		return nil, err
 	}

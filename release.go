@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"dagger/shipyard/internal/github"
@@ -52,11 +51,7 @@ func (m *Shipyard) ReleasePlan(
 		return "", err
 	}
 	if format == "json" {
-		b, err := json.MarshalIndent(plan, "", "  ")
-		if err != nil {
-			return "", fmt.Errorf("rendering the plan: %w", err)
-		}
-		return string(b) + "\n", nil
+		return toJSON(plan)
 	}
 	return plan.Text(), nil
 }

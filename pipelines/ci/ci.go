@@ -110,7 +110,7 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (Summary, *dagger.Dire
 			_, err := p.E2E(ctx, images)
 			return nil, err
 		})
-		ignore, ignoreErr := p.ignoreFileContent(ctx)
+		ignore, ignoreErr := p.IgnoreFileContent(ctx)
 		for _, img := range images {
 			job("Scan image ("+img.Spec.Name+")", func() (func(*dagger.Directory) *dagger.Directory, error) {
 				if ignoreErr != nil {

@@ -140,15 +140,15 @@ func ImageTargets(images []Image) []ScanTarget {
 	return out
 }
 
-// ignoreFileContent reads .trivyignore.yaml from the source; absent means no accepted findings.
-func (p *Pipeline) ignoreFileContent(ctx context.Context) ([]byte, error) {
+// IgnoreFileContent reads .trivyignore.yaml from the source; absent means no accepted findings.
+func (p *Pipeline) IgnoreFileContent(ctx context.Context) ([]byte, error) {
 	s, _, err := readSourceFile(ctx, p.Source, IgnoreFile)
 	return []byte(s), err
 }
 
 // Scan builds (or reuses) the images and scans them.
 func (p *Pipeline) Scan(ctx context.Context, images []Image) (*dagger.Directory, []ScanResult, error) {
-	ignore, err := p.ignoreFileContent(ctx)
+	ignore, err := p.IgnoreFileContent(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan: %w", err)
 	}
