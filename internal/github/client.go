@@ -1,5 +1,6 @@
-// Package github holds the GitHub operations Shipyard needs, on go-github, behind small
-// types of our own so that the pure rules never depend on go-github.
+// Package github holds the GitHub operations Shipyard needs, behind small types of our
+// own, on a small REST layer (rest.go) rather than a generated SDK: the operations use
+// about twenty endpoints, and Dagger compiles this module on every fresh engine.
 //
 // The client's transport makes the API economical and robust: it retries idempotent
 // requests (GET, HEAD) on 5xx and rate limits within a bounded budget, honouring
@@ -21,8 +22,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	gh "github.com/google/go-github/v84/github"
 )
 
 // DefaultBaseURL is GitHub.com's REST API.
@@ -38,8 +37,9 @@ var ErrAlreadyExists = errors.New("already exists")
 
 // Client performs the GitHub operations. It is safe for concurrent use.
 type Client struct {
-	gh *gh.Client
-	t  *transport
+	http *http.Client // on t, so every request is authenticated, retried, cached and counted
+	base *url.URL     // the API root, ending in "/"
+	t    *transport
 }
 
 // RetryPolicy bounds the retries of one idempotent request.
@@ -132,7 +132,13 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
+		if u.RawPath != "" {
+			u.RawPath += "/"
+		}
 	}
+	// Request paths are appended to the root, so a query or fragment of it would end up
+	// inside them; resolving a path against a URL drops both anyway.
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
 	// Whitespace would let the token split or inject headers; say so without echoing it.
 	if strings.ContainsAny(token, " \t\r\n") {
 		return nil, errors.New("github: token contains whitespace")
@@ -158,9 +164,7 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	if t.cache == nil {
 		t.cache = NewCache(0)
 	}
-	c := gh.NewClient(&http.Client{Transport: t})
-	c.BaseURL = u
-	return &Client{gh: c, t: t}, nil
+	return &Client{http: &http.Client{Transport: t}, base: u, t: t}, nil
 }
 
 // Stats counts what the client sent.
@@ -185,25 +189,6 @@ func (c *Client) Stats() Stats {
 
 // Requests is the number of HTTP requests sent so far.
 func (c *Client) Requests() int64 { return c.t.requests.Load() }
-
-// statusOf returns the HTTP status of a go-github error, 0 when it has none.
-func statusOf(err error) int {
-	var er *gh.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		return er.Response.StatusCode
-	}
-	var rl *gh.RateLimitError
-	if errors.As(err, &rl) && rl.Response != nil {
-		return rl.Response.StatusCode
-	}
-	var ab *gh.AbuseRateLimitError
-	if errors.As(err, &ab) && ab.Response != nil {
-		return ab.Response.StatusCode
-	}
-	return 0
-}
-
-func isNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
 
 // sleepCtx waits d or until ctx ends.
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -3,8 +3,7 @@ package github
 import (
 	"context"
 	"fmt"
-
-	gh "github.com/google/go-github/v84/github"
+	"net/http"
 )
 
 // NotesRequest asks GitHub's generator for the notes of a release.
@@ -30,18 +29,21 @@ type GeneratedNotes struct {
 // is a POST it may be repeated: an answer lost to a 5xx or a dropped connection is asked
 // for again within the client's retry budget, which the transport does not do for POSTs.
 func (c *Client) GenerateNotes(ctx context.Context, owner, repo string, in NotesRequest) (GeneratedNotes, error) {
-	opts := &gh.GenerateNotesOptions{TagName: in.TagName}
-	if in.PreviousTagName != "" {
-		opts.PreviousTagName = &in.PreviousTagName
-	}
-	if in.TargetCommitish != "" {
-		opts.TargetCommitish = &in.TargetCommitish
-	}
+	// Empty optional fields are left out, which lets GitHub pick the previous release (and
+	// the target) itself.
+	body := struct {
+		TagName         string `json:"tag_name"`
+		PreviousTagName string `json:"previous_tag_name,omitempty"`
+		TargetCommitish string `json:"target_commitish,omitempty"`
+	}{in.TagName, in.PreviousTagName, in.TargetCommitish}
 	var out GeneratedNotes
 	err := c.WriteThenVerify(ctx,
 		func(ctx context.Context) error {
-			n, _, err := c.gh.Repositories.GenerateReleaseNotes(ctx, owner, repo, opts)
-			if err != nil {
+			var n struct {
+				Name string `json:"name"`
+				Body string `json:"body"`
+			}
+			if _, err := c.do(ctx, http.MethodPost, repoPath(owner, repo, "releases/generate-notes"), nil, body, &n); err != nil {
 				return err
 			}
 			out = GeneratedNotes{Name: n.Name, Body: n.Body}

@@ -2,12 +2,10 @@ package github
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/url"
+	"net/http"
+	"strconv"
 	"time"
-
-	gh "github.com/google/go-github/v84/github"
 )
 
 // Release is a GitHub release.
@@ -22,11 +20,40 @@ type Release struct {
 	CreatedAt  time.Time
 }
 
-func releaseOf(r *gh.RepositoryRelease) Release {
+// releaseJSON holds the fields of a release the client reads.
+type releaseJSON struct {
+	ID              int64     `json:"id"`
+	TagName         string    `json:"tag_name"`
+	TargetCommitish string    `json:"target_commitish"`
+	Name            string    `json:"name"`
+	Body            string    `json:"body"`
+	Draft           bool      `json:"draft"`
+	Prerelease      bool      `json:"prerelease"`
+	HTMLURL         string    `json:"html_url"`
+	CreatedAt       time.Time `json:"created_at"`
+}
+
+func releaseOf(r releaseJSON) Release {
 	return Release{
-		ID: r.GetID(), TagName: r.GetTagName(), Name: r.GetName(), Body: r.GetBody(),
-		Draft: r.GetDraft(), Prerelease: r.GetPrerelease(), URL: r.GetHTMLURL(), CreatedAt: r.GetCreatedAt().Time,
+		ID: r.ID, TagName: r.TagName, Name: r.Name, Body: r.Body,
+		Draft: r.Draft, Prerelease: r.Prerelease, URL: r.HTMLURL, CreatedAt: r.CreatedAt,
 	}
+}
+
+// releasePage reads one page (the first when page is 0) of the repository's releases,
+// newest first, and returns the number of the next page, 0 after the last.
+func (c *Client) releasePage(ctx context.Context, owner, repo string, perPage, page int) ([]releaseJSON, int, error) {
+	var list []releaseJSON
+	resp, err := c.do(ctx, http.MethodGet, repoPath(owner, repo, "releases"), pageQuery(perPage, page), nil, &list)
+	if err != nil {
+		return nil, 0, err
+	}
+	return list, nextPage(resp.Header), nil
+}
+
+// releasePath is the API path of one release.
+func releasePath(owner, repo string, id int64) string {
+	return repoPath(owner, repo, "releases/"+strconv.FormatInt(id, 10))
 }
 
 // maxReleasePages bounds the listing (100 per page), so a misbehaving server cannot keep
@@ -37,19 +64,19 @@ const maxReleasePages = 100
 // appear only for tokens with push access, as GitHub shows them.
 func (c *Client) Releases(ctx context.Context, owner, repo string) ([]Release, error) {
 	var out []Release
-	opts := &gh.ListOptions{PerPage: 100}
+	page := 0
 	for range maxReleasePages {
-		page, resp, err := c.gh.Repositories.ListReleases(ctx, owner, repo, opts)
+		list, next, err := c.releasePage(ctx, owner, repo, 100, page)
 		if err != nil {
-			return nil, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(opts.Page, 1), apiErr(err))
+			return nil, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(page, 1), apiErr(err))
 		}
-		for _, r := range page {
+		for _, r := range list {
 			out = append(out, releaseOf(r))
 		}
-		if resp.NextPage == 0 {
+		if next == 0 {
 			return out, nil
 		}
-		opts.Page = resp.NextPage
+		page = next
 	}
 	return nil, fmt.Errorf("github: releases of %s/%s: more than %d pages", owner, repo, maxReleasePages)
 }
@@ -57,7 +84,8 @@ func (c *Client) Releases(ctx context.Context, owner, repo string) ([]Release, e
 // ReleaseByTag returns the published release of a tag; found is false when there is
 // none. GitHub never finds drafts by tag.
 func (c *Client) ReleaseByTag(ctx context.Context, owner, repo, tag string) (Release, bool, error) {
-	r, _, err := c.gh.Repositories.GetReleaseByTag(ctx, owner, repo, url.PathEscape(tag))
+	var r releaseJSON
+	_, err := c.do(ctx, http.MethodGet, repoPath(owner, repo, "releases/tags/"+seg(tag)), nil, nil, &r)
 	if isNotFound(err) {
 		return Release{}, false, nil
 	}
@@ -84,16 +112,20 @@ type NewRelease struct {
 // WriteThenVerify to converge when the outcome is unknown. A published release of the
 // same tag makes it fail with an error wrapping ErrAlreadyExists.
 func (c *Client) CreateRelease(ctx context.Context, owner, repo string, nr NewRelease) (Release, error) {
-	in := &gh.RepositoryRelease{
-		TagName: &nr.TagName, Name: &nr.Name, Body: &nr.Body, Draft: &nr.Draft, Prerelease: &nr.Prerelease,
-	}
-	if nr.TargetCommitish != "" {
-		in.TargetCommitish = &nr.TargetCommitish
-	}
-	if nr.MakeLatest != "" {
-		in.MakeLatest = &nr.MakeLatest
-	}
-	r, _, err := c.gh.Repositories.CreateRelease(ctx, owner, repo, in)
+	// Name, body and the flags are always sent, empty or false included; an empty target
+	// or make_latest is left out so that GitHub applies its defaults (the default branch;
+	// "true" for a published release).
+	in := struct {
+		TagName         string `json:"tag_name"`
+		TargetCommitish string `json:"target_commitish,omitempty"`
+		Name            string `json:"name"`
+		Body            string `json:"body"`
+		Draft           bool   `json:"draft"`
+		Prerelease      bool   `json:"prerelease"`
+		MakeLatest      string `json:"make_latest,omitempty"` // GitHub's enum: "true", "false" or "legacy"
+	}{nr.TagName, nr.TargetCommitish, nr.Name, nr.Body, nr.Draft, nr.Prerelease, nr.MakeLatest}
+	var r releaseJSON
+	_, err := c.do(ctx, http.MethodPost, repoPath(owner, repo, "releases"), nil, in, &r)
 	if err != nil {
 		if alreadyExists(err) {
 			err = fmt.Errorf("%w: %w", ErrAlreadyExists, err)
@@ -101,17 +133,4 @@ func (c *Client) CreateRelease(ctx context.Context, owner, repo string, nr NewRe
 		return Release{}, fmt.Errorf("github: create release %s in %s/%s: %w", nr.TagName, owner, repo, apiErr(err))
 	}
 	return releaseOf(r), nil
-}
-
-func alreadyExists(err error) bool {
-	var er *gh.ErrorResponse
-	if !errors.As(err, &er) {
-		return false
-	}
-	for _, e := range er.Errors {
-		if e.Code == "already_exists" {
-			return true
-		}
-	}
-	return false
 }

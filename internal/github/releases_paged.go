@@ -3,8 +3,6 @@ package github
 import (
 	"context"
 	"fmt"
-
-	gh "github.com/google/go-github/v84/github"
 )
 
 // ReleasePages reads a repository's releases newest first, one page of perPage (1 to 100;
@@ -23,24 +21,24 @@ func (c *Client) ReleasePages(ctx context.Context, owner, repo string, perPage, 
 	if maxPages <= 0 || maxPages > maxReleasePages {
 		maxPages = maxReleasePages
 	}
-	opts := &gh.ListOptions{PerPage: perPage}
+	page := 0
 	for pages < maxPages {
-		list, resp, err := c.gh.Repositories.ListReleases(ctx, owner, repo, opts)
+		list, next, err := c.releasePage(ctx, owner, repo, perPage, page)
 		if err != nil {
 			if isNotFound(err) {
 				err = fmt.Errorf("%w: %w", ErrNotFound, err)
 			}
-			return pages, false, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(opts.Page, 1), apiErr(err))
+			return pages, false, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(page, 1), apiErr(err))
 		}
 		pages++
-		page := make([]Release, 0, len(list))
+		releases := make([]Release, 0, len(list))
 		for _, r := range list {
-			page = append(page, releaseOf(r))
+			releases = append(releases, releaseOf(r))
 		}
-		if !more(page) || resp.NextPage == 0 {
+		if !more(releases) || next == 0 {
 			return pages, true, nil
 		}
-		opts.Page = resp.NextPage
+		page = next
 	}
 	return pages, false, nil
 }

@@ -3,8 +3,7 @@ package github
 import (
 	"context"
 	"fmt"
-
-	gh "github.com/google/go-github/v84/github"
+	"net/http"
 )
 
 // PinnedRelease is a release with the commitish it targets. For a draft that is where its
@@ -15,27 +14,27 @@ type PinnedRelease struct {
 	TargetCommitish string
 }
 
-func pinnedOf(r *gh.RepositoryRelease) PinnedRelease {
-	return PinnedRelease{Release: releaseOf(r), TargetCommitish: r.GetTargetCommitish()}
+func pinnedOf(r releaseJSON) PinnedRelease {
+	return PinnedRelease{Release: releaseOf(r), TargetCommitish: r.TargetCommitish}
 }
 
 // PinnedReleases lists every release the token can see with its target, newest first, 100
 // per page: one listing answers both which versions are taken and where each draft points.
 func (c *Client) PinnedReleases(ctx context.Context, owner, repo string) ([]PinnedRelease, error) {
 	var out []PinnedRelease
-	opts := &gh.ListOptions{PerPage: 100}
+	page := 0
 	for range maxReleasePages {
-		page, resp, err := c.gh.Repositories.ListReleases(ctx, owner, repo, opts)
+		list, next, err := c.releasePage(ctx, owner, repo, 100, page)
 		if err != nil {
-			return nil, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(opts.Page, 1), apiErr(err))
+			return nil, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(page, 1), apiErr(err))
 		}
-		for _, r := range page {
+		for _, r := range list {
 			out = append(out, pinnedOf(r))
 		}
-		if resp.NextPage == 0 {
+		if next == 0 {
 			return out, nil
 		}
-		opts.Page = resp.NextPage
+		page = next
 	}
 	return nil, fmt.Errorf("github: releases of %s/%s: more than %d pages", owner, repo, maxReleasePages)
 }
@@ -43,7 +42,8 @@ func (c *Client) PinnedReleases(ctx context.Context, owner, repo string) ([]Pinn
 // ReleaseByID returns one release, drafts included for tokens with push access; found is
 // false when GitHub reports none (deleted, or a draft the token may not see).
 func (c *Client) ReleaseByID(ctx context.Context, owner, repo string, id int64) (PinnedRelease, bool, error) {
-	r, _, err := c.gh.Repositories.GetRelease(ctx, owner, repo, id)
+	var r releaseJSON
+	_, err := c.do(ctx, http.MethodGet, releasePath(owner, repo, id), nil, nil, &r)
 	if isNotFound(err) {
 		return PinnedRelease{}, false, nil
 	}
@@ -70,13 +70,17 @@ type ReleaseEdit struct {
 // over a published release of the same tag fails with an error wrapping ErrAlreadyExists;
 // a release that is gone fails with one wrapping ErrNotFound.
 func (c *Client) EditRelease(ctx context.Context, owner, repo string, id int64, e ReleaseEdit) (PinnedRelease, error) {
-	in := &gh.RepositoryRelease{
-		TagName: e.TagName, TargetCommitish: e.TargetCommitish, Name: e.Name, Body: e.Body, Draft: e.Draft,
-	}
-	if e.MakeLatest != "" {
-		in.MakeLatest = &e.MakeLatest
-	}
-	r, _, err := c.gh.Repositories.EditRelease(ctx, owner, repo, id, in)
+	// nil fields are left out, so GitHub leaves them as they are.
+	in := struct {
+		TagName         *string `json:"tag_name,omitempty"`
+		TargetCommitish *string `json:"target_commitish,omitempty"`
+		Name            *string `json:"name,omitempty"`
+		Body            *string `json:"body,omitempty"`
+		Draft           *bool   `json:"draft,omitempty"`
+		MakeLatest      string  `json:"make_latest,omitempty"` // GitHub's enum: "true", "false" or "legacy"
+	}{e.TagName, e.TargetCommitish, e.Name, e.Body, e.Draft, e.MakeLatest}
+	var r releaseJSON
+	_, err := c.do(ctx, http.MethodPatch, releasePath(owner, repo, id), nil, in, &r)
 	if err != nil {
 		switch {
 		case alreadyExists(err):
@@ -92,7 +96,7 @@ func (c *Client) EditRelease(ctx context.Context, owner, repo string, id int64, 
 // DeleteRelease deletes a release (its tag, if any, stays). A release that is already gone
 // fails with an error wrapping ErrNotFound, which callers converging on "deleted" accept.
 func (c *Client) DeleteRelease(ctx context.Context, owner, repo string, id int64) error {
-	_, err := c.gh.Repositories.DeleteRelease(ctx, owner, repo, id)
+	_, err := c.do(ctx, http.MethodDelete, releasePath(owner, repo, id), nil, nil, nil)
 	if err != nil {
 		if isNotFound(err) {
 			err = fmt.Errorf("%w: %w", ErrNotFound, err)
@@ -108,19 +112,23 @@ const maxTagPages = 100
 // TagNames lists the names of every tag of the repository, 100 per page, in GitHub's order.
 func (c *Client) TagNames(ctx context.Context, owner, repo string) ([]string, error) {
 	var out []string
-	opts := &gh.ListOptions{PerPage: 100}
+	page := 0
 	for range maxTagPages {
-		page, resp, err := c.gh.Repositories.ListTags(ctx, owner, repo, opts)
+		var list []struct {
+			Name string `json:"name"`
+		}
+		resp, err := c.do(ctx, http.MethodGet, repoPath(owner, repo, "tags"), pageQuery(100, page), nil, &list)
 		if err != nil {
-			return nil, fmt.Errorf("github: tags of %s/%s (page %d): %w", owner, repo, max(opts.Page, 1), apiErr(err))
+			return nil, fmt.Errorf("github: tags of %s/%s (page %d): %w", owner, repo, max(page, 1), apiErr(err))
 		}
-		for _, t := range page {
-			out = append(out, t.GetName())
+		for _, t := range list {
+			out = append(out, t.Name)
 		}
-		if resp.NextPage == 0 {
+		next := nextPage(resp.Header)
+		if next == 0 {
 			return out, nil
 		}
-		opts.Page = resp.NextPage
+		page = next
 	}
 	return nil, fmt.Errorf("github: tags of %s/%s: more than %d pages", owner, repo, maxTagPages)
 }

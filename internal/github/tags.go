@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"fmt"
+	"net/http"
 )
 
 // TagKind tells annotated tags (a tag object) from lightweight ones (a bare ref).
@@ -41,7 +42,7 @@ const maxTagDepth = 4
 
 // TagRef resolves refs/tags/<tag>; found is false when the tag does not exist.
 func (c *Client) TagRef(ctx context.Context, owner, repo, tag string) (Tag, bool, error) {
-	ref, _, err := c.gh.Git.GetRef(ctx, owner, repo, "tags/"+tag)
+	obj, err := c.getRef(ctx, owner, repo, "tags/"+tag)
 	if isNotFound(err) {
 		return Tag{}, false, nil
 	}
@@ -49,27 +50,31 @@ func (c *Client) TagRef(ctx context.Context, owner, repo, tag string) (Tag, bool
 		return Tag{}, false, fmt.Errorf("github: tag ref %s of %s/%s: %w", tag, owner, repo, apiErr(err))
 	}
 	t := Tag{Name: tag, Kind: TagLightweight}
-	obj := ref.GetObject()
-	if obj.GetType() == "tag" {
-		t.Kind, t.ObjectSHA = TagAnnotated, obj.GetSHA()
+	if obj.Type == "tag" {
+		t.Kind, t.ObjectSHA = TagAnnotated, obj.SHA
 	}
-	for depth := 0; obj.GetType() == "tag"; depth++ {
+	for depth := 0; obj.Type == "tag"; depth++ {
 		if depth == maxTagDepth {
 			return Tag{}, false, fmt.Errorf("github: tag %s of %s/%s: more than %d nested tag objects", tag, owner, repo, maxTagDepth)
 		}
-		tobj, _, err := c.gh.Git.GetTag(ctx, owner, repo, obj.GetSHA())
-		if err != nil {
-			return Tag{}, false, fmt.Errorf("github: tag object %s of %s/%s: %w", obj.GetSHA(), owner, repo, apiErr(err))
+		var tobj struct {
+			Object       gitObjectJSON `json:"object"`
+			Verification struct {
+				Verified bool   `json:"verified"`
+				Reason   string `json:"reason"`
+			} `json:"verification"`
+		}
+		if _, err := c.do(ctx, http.MethodGet, repoPath(owner, repo, "git/tags/"+seg(obj.SHA)), nil, nil, &tobj); err != nil {
+			return Tag{}, false, fmt.Errorf("github: tag object %s of %s/%s: %w", obj.SHA, owner, repo, apiErr(err))
 		}
 		if depth == 0 {
-			v := tobj.GetVerification()
-			t.Verification = Verification{Verified: v.GetVerified(), Reason: v.GetReason()}
+			t.Verification = Verification{Verified: tobj.Verification.Verified, Reason: tobj.Verification.Reason}
 		}
-		obj = tobj.GetObject()
+		obj = tobj.Object
 	}
-	t.TargetType = obj.GetType()
+	t.TargetType = obj.Type
 	if t.TargetType == "commit" {
-		t.CommitSHA = obj.GetSHA()
+		t.CommitSHA = obj.SHA
 	}
 	return t, true, nil
 }
