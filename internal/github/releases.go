@@ -63,16 +63,27 @@ const maxReleasePages = 100
 // Releases lists every release the token can see, newest first, 100 per page. Drafts
 // appear only for tokens with push access, as GitHub shows them.
 func (c *Client) Releases(ctx context.Context, owner, repo string) ([]Release, error) {
-	var out []Release
+	list, err := c.allReleases(ctx, owner, repo)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Release, 0, len(list))
+	for _, r := range list {
+		out = append(out, releaseOf(r))
+	}
+	return out, nil
+}
+
+// allReleases pages through every release, as GitHub returns them.
+func (c *Client) allReleases(ctx context.Context, owner, repo string) ([]releaseJSON, error) {
+	var out []releaseJSON
 	page := 0
 	for range maxReleasePages {
 		list, next, err := c.releasePage(ctx, owner, repo, 100, page)
 		if err != nil {
 			return nil, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(page, 1), apiErr(err))
 		}
-		for _, r := range list {
-			out = append(out, releaseOf(r))
-		}
+		out = append(out, list...)
 		if next == 0 {
 			return out, nil
 		}

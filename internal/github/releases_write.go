@@ -21,22 +21,15 @@ func pinnedOf(r releaseJSON) PinnedRelease {
 // PinnedReleases lists every release the token can see with its target, newest first, 100
 // per page: one listing answers both which versions are taken and where each draft points.
 func (c *Client) PinnedReleases(ctx context.Context, owner, repo string) ([]PinnedRelease, error) {
-	var out []PinnedRelease
-	page := 0
-	for range maxReleasePages {
-		list, next, err := c.releasePage(ctx, owner, repo, 100, page)
-		if err != nil {
-			return nil, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(page, 1), apiErr(err))
-		}
-		for _, r := range list {
-			out = append(out, pinnedOf(r))
-		}
-		if next == 0 {
-			return out, nil
-		}
-		page = next
+	list, err := c.allReleases(ctx, owner, repo)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("github: releases of %s/%s: more than %d pages", owner, repo, maxReleasePages)
+	out := make([]PinnedRelease, 0, len(list))
+	for _, r := range list {
+		out = append(out, pinnedOf(r))
+	}
+	return out, nil
 }
 
 // ReleaseByID returns one release, drafts included for tokens with push access; found is
