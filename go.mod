@@ -47,3 +47,9 @@ require (
 	golang.org/x/sys v0.43.0 // indirect
 	gotest.tools/v3 v3.5.2 // indirect
 )
+
+// The engine's codegen moves a module onto its own lib version of the SDK (a main-line
+// commit whose client lacks LoadDirectoryFromID and the …ID types) unless go.mod replaces
+// dagger.io/dagger. Pinning v0.21.8 keeps the module on the SDK that matches the engine's
+// schema, which the engine double validates against.
+replace dagger.io/dagger => dagger.io/dagger v0.21.8
