@@ -2,13 +2,10 @@ package githubactions
 
 import (
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode"
+
+	"dagger/shipyard/internal/modsurface"
 )
 
 // function is one `dagger call` function (or the constructor) and its flags.
@@ -23,106 +20,30 @@ type surface struct {
 	functions   map[string]function
 }
 
-// readSurface parses the module's root package: New's parameters are the constructor flags,
-// and each exported method of *Shipyard is a function whose parameters (but ctx) are flags.
+// readSurface reads the module's callable API from its source (internal/modsurface, the
+// same reading the real-engine suite compares with what the engine registered).
 func readSurface(root string) (surface, error) {
-	fset := token.NewFileSet()
-	entries, err := os.ReadDir(root)
+	src, err := modsurface.FromSource(root, "Shipyard")
 	if err != nil {
 		return surface{}, err
 	}
-	s := surface{functions: map[string]function{}}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(root, name), nil, parser.ParseComments)
-		if err != nil {
-			return surface{}, err
-		}
-		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || !fn.Name.IsExported() {
-				continue
-			}
-			switch {
-			case fn.Recv == nil && fn.Name.Name == "New":
-				s.constructor = params(fset, f, fn)
-			case fn.Recv != nil && receiverIs(fn, "Shipyard"):
-				s.functions[kebab(fn.Name.Name)] = params(fset, f, fn)
-			}
-		}
-	}
-	if len(s.functions) == 0 {
-		return s, fmt.Errorf("no exported methods of *Shipyard found in %s", root)
+	s := surface{constructor: flagsOf(src.Constructor), functions: map[string]function{}}
+	for name, fn := range src.Functions {
+		s.functions[name] = flagsOf(fn)
 	}
 	return s, nil
 }
 
-// commentBetween returns the text of the comments between two positions.
-func commentBetween(fset *token.FileSet, file *ast.File, from, to token.Pos) string {
-	var b strings.Builder
-	for _, g := range file.Comments {
-		if g.Pos() > from && g.End() < to {
-			b.WriteString(g.Text())
-		}
-	}
-	return b.String()
-}
-
-func receiverIs(fn *ast.FuncDecl, typ string) bool {
-	if len(fn.Recv.List) != 1 {
-		return false
-	}
-	star, ok := fn.Recv.List[0].Type.(*ast.StarExpr)
-	if !ok {
-		return false
-	}
-	id, ok := star.X.(*ast.Ident)
-	return ok && id.Name == typ
-}
-
-// params reads a function's flags; a parameter is optional when the comment above it says
-// +optional, +default or +defaultPath (the Dagger pragmas). Go's parser keeps comments
-// inside a parameter list only in the file's comment list, so they are found by position,
-// as Dagger's code generator finds them.
-func params(fset *token.FileSet, file *ast.File, fn *ast.FuncDecl) function {
+func flagsOf(fn modsurface.Function) function {
 	out := function{flags: map[string]bool{}, variadic: map[string]bool{}}
-	prevEnd := fn.Type.Params.Opening
-	for _, field := range fn.Type.Params.List {
-		doc := commentBetween(fset, file, prevEnd, field.Pos())
-		prevEnd = field.End()
-		if sel, ok := field.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Context" {
-			continue
-		}
-		optional := strings.Contains(doc, "+optional") || strings.Contains(doc, "+default")
-		_, isSlice := field.Type.(*ast.ArrayType)
-		for _, n := range field.Names {
-			out.flags[kebab(n.Name)] = !optional
-			out.variadic[kebab(n.Name)] = isSlice
-		}
+	for name, a := range fn.Args {
+		out.flags[name] = a.Required()
+		out.variadic[name] = strings.HasPrefix(a.Type, "[")
 	}
 	return out
 }
 
-// kebab converts Go names to the CLI's: ReleasePlan → release-plan, githubApi → github-api.
-func kebab(s string) string {
-	var b strings.Builder
-	runes := []rune(s)
-	for i, r := range runes {
-		if unicode.IsUpper(r) {
-			if i > 0 && (unicode.IsLower(runes[i-1]) || unicode.IsDigit(runes[i-1]) ||
-				(i+1 < len(runes) && unicode.IsLower(runes[i+1]))) {
-				b.WriteByte('-')
-			}
-			b.WriteRune(unicode.ToLower(r))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+var kebab = modsurface.Kebab
 
 // call is one `dagger call` invocation found in a workflow.
 type call struct {
