@@ -197,6 +197,7 @@ func (m *Shipyard) Images(
 // vulnerabilities that have a fix, except those accepted in .trivyignore.yaml, whose entries
 // must each have a reason (statement) and an expiry (expired_at). Returns the JSON and SARIF
 // reports and a summary.
+// +cache="session"
 func (m *Shipyard) Scan(
 	ctx context.Context,
 	// The package version without v; default: derived.
@@ -229,6 +230,7 @@ func (m *Shipyard) E2e(ctx context.Context) (string, error) {
 // tests, docs, image scans; each image built once) and then the "CI passed" gate: a summary
 // table of every job, and an error if any failed. Returns the artifacts (coverage, site,
 // scan reports) with summary.md.
+// +cache="session"
 func (m *Shipyard) Ci(
 	ctx context.Context,
 	// The pull request title to check; pushes have none.

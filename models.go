@@ -31,6 +31,7 @@ func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, *sdk.Directo
 // integration's overlays copied over it, and the models generated with the published
 // Cloudcoil version models/upstreams.json requires. Returns the repository; export it,
 // or run check-artifacts on it.
+// +cache="session"
 func (m *Shipyard) GenRepo(
 	ctx context.Context,
 	// The integration, a folder under models/ (e.g. kubernetes).
@@ -53,6 +54,7 @@ func (m *Shipyard) GenRepo(
 // published Cloudcoil version, runs ruff, mypy and the model tests, builds the wheel and
 // sdist and checks them. Returns the summary table; fails with it when a job failed. It
 // uses no credential, whatever the module was given.
+// +cache="session"
 func (m *Shipyard) ValidateModels(
 	ctx context.Context,
 	// The ref the pull request merges into; the changed paths are then read from the
@@ -105,6 +107,7 @@ func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
 // variable) or --publish with --dry-run=false, unless main advanced during the run. A dry
 // run (the default) builds and validates and writes nothing. Returns the plan and what
 // was done.
+// +cache="never"
 func (m *Shipyard) ModelRelease(
 	ctx context.Context,
 	// The upstream version to release, X.Y.Z, one of the repository's configured versions;
@@ -152,6 +155,7 @@ func (m *Shipyard) ModelRelease(
 // Cloudcoil dependency checks. It never allocates, so re-running a failed upload
 // publishes the same version. Returns dist/ (the checked wheel and sdist, to upload as
 // they are) and publish-check.txt (the report).
+// +cache="never"
 func (m *Shipyard) PublishCheck(
 	ctx context.Context,
 	// The release tag, <upstream>.<packaging> (e.g. 1.31.5.2).

@@ -108,6 +108,7 @@ func (m *Shipyard) pushed(ctx context.Context, c *sdk.Client, digests, version s
 // Any failure stops before a tag is written; a re-run finishes the job and changes nothing
 // that is done. Images go to <registry>/<org>/tesk-core-<name> of the constructor (a fork
 // sets --org, like DOCKERHUB_ORG). Prints what was published, as JSON.
+// +cache="never"
 func (m *Shipyard) PublishDev(
 	ctx context.Context,
 	// The full commit SHA pushed to dev, e.g. ${{ github.sha }}.
@@ -181,6 +182,7 @@ func (m *Shipyard) PublishDev(
 // digest, without creating or moving any tag. Prints the digests as JSON for the next job,
 // e.g. {"filer": "sha256:…", "taskmaster": "sha256:…"}. Pushing what the registry already
 // has writes nothing.
+// +cache="never"
 func (m *Shipyard) PushByDigest(
 	ctx context.Context,
 	// The package version without v (e.g. 0.11.0); default: from Git history, else 0.0.0.dev0.
@@ -214,6 +216,7 @@ func (m *Shipyard) PushByDigest(
 // ScanDigests scans exactly the given digests with Trivy, with no credential of any kind:
 // fails on CRITICAL and HIGH vulnerabilities that have a fix, except those accepted in
 // .trivyignore.yaml. Returns the JSON and SARIF reports and a summary.
+// +cache="never"
 func (m *Shipyard) ScanDigests(
 	ctx context.Context,
 	// Images by digest, <registry>/<org>/<name>@sha256:… (repeatable).
@@ -264,6 +267,7 @@ func (m *Shipyard) ScanDigests(
 // attaches it to the digest as an OCI referrer, where cosign verify-attestation and gh
 // attestation verify find it. A digest that already has its provenance keeps it. Prints
 // what was attached, as JSON.
+// +cache="never"
 func (m *Shipyard) Attest(
 	ctx context.Context,
 	// The digests push-by-digest printed, as JSON.
@@ -335,6 +339,7 @@ func (m *Shipyard) Attest(
 // --new-bundle-format, and attaches the bundle to the digest as an OCI referrer, where
 // cosign verify finds it. A digest that is already signed keeps its signature. Prints what
 // was attached, as JSON.
+// +cache="never"
 func (m *Shipyard) Sign(
 	ctx context.Context,
 	// The digests push-by-digest printed, as JSON.
@@ -376,6 +381,7 @@ func (m *Shipyard) Sign(
 // (sha-<commit>) already on another digest is refused, naming both digests, and then no tag
 // of any image is written. dev moves; latest is the release's to set. A tag already on its
 // digest is kept. Prints what was written and kept, as JSON.
+// +cache="never"
 func (m *Shipyard) TagImages(
 	ctx context.Context,
 	// The digests push-by-digest printed, as JSON.
@@ -408,6 +414,7 @@ func (m *Shipyard) TagImages(
 // returns every report: <image>-<tag>.sarif for code scanning, <image>-<tag>.json (the full
 // report), summary.txt and targets.json (the digest of each tag). With --fail, CRITICAL and
 // HIGH findings that have a fix fail the call; without it they are only reported.
+// +cache="never"
 func (m *Shipyard) ScanPublished(
 	ctx context.Context,
 	// Published images, <registry>/<org>/<name>:<tag> (repeatable), e.g.
@@ -436,6 +443,7 @@ func (m *Shipyard) ScanPublished(
 // build provenance from the given identity and issuer (e.g. tesk-core's release workflow and
 // GitHub's OIDC issuer), against Sigstore's public-good trusted root (pinned by digest) or
 // --trusted-root. A tag is resolved to its digest first. Prints what was verified.
+// +cache="never"
 func (m *Shipyard) Verify(
 	ctx context.Context,
 	// The image, by tag or digest, e.g. docker.io/elixircloud/tesk-core-filer:0.11.0.

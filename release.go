@@ -28,6 +28,7 @@ func (m *Shipyard) githubClient(ctx context.Context) (*github.Client, error) {
 // follows the format; CI passed for the commit's push to dev; no release of the tag is
 // published yet. Returns the plan (version, pre-release, image tags, notes), or every
 // violated rule at once.
+// +cache="never"
 func (m *Shipyard) ReleasePlan(
 	ctx context.Context,
 	// The release tag, e.g. v0.11.0 or v0.11.0rc1.

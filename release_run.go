@@ -22,6 +22,7 @@ import (
 // GitHub's generated notes. A re-run finishes a failed release without a second release or
 // a moved version; a version published on another digest stops it. Returns the report:
 // per image its digest, tags, scan result, signature and attestation; the release URL.
+// +cache="never"
 func (m *Shipyard) Release(
 	ctx context.Context,
 	// The release tag, e.g. v0.11.0 or v0.11.0rc1.
@@ -93,6 +94,7 @@ func (m *Shipyard) Release(
 // ReleasePush is the release workflow's push job: release-plan, both images built at the
 // tagged commit, their version checked, and pushed by digest, untagged. Prints the JSON the
 // scan job reads (--handoff).
+// +cache="never"
 func (m *Shipyard) ReleasePush(
 	ctx context.Context,
 	// The release tag, e.g. v0.11.0.
@@ -123,6 +125,7 @@ func (m *Shipyard) ReleasePush(
 // pulled anonymously, under the policy and the .trivyignore.yaml of the tagged commit. It
 // uses no credential of any kind. Prints the push job's JSON with the verdicts added, for
 // the publish job.
+// +cache="never"
 func (m *Shipyard) ReleaseScan(
 	ctx context.Context,
 	// What the push job printed.
@@ -150,6 +153,7 @@ func (m *Shipyard) ReleaseScan(
 // follows the releases published by now), then provenance and signature for each scanned
 // digest, then the tags X.Y.Z and, when still the highest release, latest. Prints the
 // report.
+// +cache="never"
 func (m *Shipyard) ReleasePublish(
 	ctx context.Context,
 	// What the scan job printed.
@@ -213,6 +217,7 @@ func (m *Shipyard) ReleasePublish(
 // planned). Re-run alone after a failure, it passes without changes if the release was
 // created after all, and stops if a release of the tag has other content. Needs a token
 // with contents: write, and no registry credentials.
+// +cache="never"
 func (m *Shipyard) ReleasePublishRelease(
 	ctx context.Context,
 	// The release tag, e.g. v0.11.0.
