@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"dagger/shipyard/models/versions"
-	"dagger/shipyard/pipelines/ci"
 )
 
 // ModelVersions keeps Cloudcoil's upstream model versions current. Run it on the Cloudcoil
@@ -65,12 +64,14 @@ func (m *Shipyard) ModelVersions(
 	if err != nil {
 		return "", err
 	}
+	pins, err := m.pins()
+	if err != nil {
+		return "", err
+	}
 	setup := versions.Setup{
 		APIURL: m.GithubAPI,
 		Token:  versions.Token(token),
-		// The cache volume is read and written by a small container; the Python image is
-		// already pinned for CI, so it is usually present on the engine.
-		Cache: versions.VolumeStore{Client: c, Image: ci.DefaultPins().Python["3.13"]},
+		Cache: versions.VolumeStore{Client: c, Image: pins.Python[versions.CacheImagePython]},
 	}
 	report, err := versions.RunWithCache(ctx, setup, versions.Options{Repo: m.Repo, Base: base, Check: check, PyPIURL: pypiUrl})
 	if err != nil {

@@ -32,7 +32,7 @@ func glueModelVersions(t *testing.T, w *versionstest.World, token string) (*Ship
 	if token != "" {
 		secret = c.SetSecret("github-token", token)
 	}
-	return New(nil, versionstest.Repository, secret, w.GitHub.URL, "docker.io", "elixircloud", "", nil), e
+	return New(nil, versionstest.Repository, secret, w.GitHub.URL, "docker.io", "elixircloud", "", nil, nil), e
 }
 
 // newFile and contents find, in an exec's chain, the text of the file the cache write step

@@ -32,6 +32,8 @@ type Shipyard struct {
 	RegistryUsername string
 	// +private
 	RegistryPassword *dagger.Secret
+	// +private
+	Pin []string
 }
 
 // New configures Shipyard once for every function: the repository to work on, where it lives
@@ -63,6 +65,10 @@ func New(
 	// The registry password or token, e.g. env://DOCKERHUB_TOKEN.
 	// +optional
 	registryPassword *dagger.Secret,
+	// Replaces an image Shipyard pins, as NAME=IMAGE@sha256:… (names: python-3.X, uv,
+	// trivy, k3s, go), e.g. to pull from a mirror or an air-gapped registry.
+	// +optional
+	pin []string,
 ) *Shipyard {
 	return &Shipyard{
 		Source:           source,
@@ -73,7 +79,13 @@ func New(
 		Org:              org,
 		RegistryUsername: registryUsername,
 		RegistryPassword: registryPassword,
+		Pin:              pin,
 	}
+}
+
+// pins are the images Shipyard runs, with the caller's --pin overrides.
+func (m *Shipyard) pins() (ci.Pins, error) {
+	return ci.DefaultPins().WithOverrides(m.Pin)
 }
 
 // pipeline connects the CI graph to the session with this module's source and image pins.
@@ -87,6 +99,9 @@ func (m *Shipyard) pipeline(ctx context.Context, pythonImages []string) (*ci.Pip
 		return nil, fmt.Errorf("source: %w", err)
 	}
 	p := ci.New(c, src)
+	if p.Pins, err = m.pins(); err != nil {
+		return nil, err
+	}
 	if p.Pins, err = p.Pins.WithPythonImages(pythonImages); err != nil {
 		return nil, err
 	}

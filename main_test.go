@@ -23,7 +23,7 @@ func glue(t *testing.T, changes map[string]string, opts ...engine.Option) (*Ship
 	connectSDK = func(context.Context) (*sdk.Client, error) { return c, nil }
 	t.Cleanup(func() { dag, connectSDK = prevDag, prevConnect })
 	src := c.Host().Directory(fixtures.TeskCore(t, changes))
-	return New(src, "elixir-cloud-aai/tesk-core", nil, "https://api.github.com/", "docker.io", "elixircloud", "", nil), e
+	return New(src, "elixir-cloud-aai/tesk-core", nil, "https://api.github.com/", "docker.io", "elixircloud", "", nil, nil), e
 }
 
 func cleanScans(e *engine.Engine) {
@@ -33,7 +33,7 @@ func cleanScans(e *engine.Engine) {
 }
 
 func TestPrTitle(t *testing.T) {
-	m := New(nil, "", nil, "", "", "", "", nil)
+	m := New(nil, "", nil, "", "", "", "", nil, nil)
 	if _, err := m.PrTitle("feat(filer)!: drop FTP"); err != nil {
 		t.Fatal(err)
 	}
@@ -102,5 +102,26 @@ func TestEachCIFunctionRuns(t *testing.T) {
 	}
 	if _, err := m.E2e(ctx); err != nil {
 		t.Errorf("e2e: %v", err)
+	}
+}
+
+// --pin replaces a pinned image everywhere the module runs it; a malformed pin stops the
+// function before anything runs.
+func TestPinReplacesAPinnedImage(t *testing.T) {
+	ctx := context.Background()
+	const uv = "mirror.example/astral-sh/uv:0.9.18@sha256:1111111111111111111111111111111111111111111111111111111111111111"
+	m, e := glue(t, nil)
+	m.Pin = []string{"uv=" + uv}
+	if _, err := m.Lint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	images := strings.Join(e.Graph().Images(), "\n")
+	if !strings.Contains(images, uv) || strings.Contains(images, "ghcr.io/astral-sh/uv") {
+		t.Errorf("images pulled:\n%s", images)
+	}
+
+	m.Pin = []string{"uv=ghcr.io/astral-sh/uv:latest"}
+	if _, err := m.Lint(ctx); err == nil || !strings.Contains(err.Error(), "not pinned by digest") {
+		t.Errorf("an unpinned override: err = %v", err)
 	}
 }

@@ -23,7 +23,11 @@ func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, *sdk.Directo
 	if err != nil {
 		return modelrelease.Env{}, nil, fmt.Errorf("source: %w", err)
 	}
-	return modelrelease.NewEnv(c), src, nil
+	env := modelrelease.NewEnv(c)
+	if env.Pins, err = m.pins(); err != nil {
+		return modelrelease.Env{}, nil, err
+	}
+	return env, src, nil
 }
 
 // GenRepo renders an integration's generated repository from the Cloudcoil repository

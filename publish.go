@@ -59,7 +59,11 @@ func (m *Shipyard) signInputs(ctx context.Context, c *sdk.Client, oidcToken *dag
 	if err != nil {
 		return publish.SignInputs{}, fmt.Errorf("--oidc-token: %w", err)
 	}
-	in := publish.SignInputs{Tool: publish.Tool(c, src, ""), OIDCToken: token, FulcioURL: fulcioURL, RekorURL: rekorURL, Provenance: prov}
+	pins, err := m.pins()
+	if err != nil {
+		return publish.SignInputs{}, err
+	}
+	in := publish.SignInputs{Tool: publish.Tool(c, src, pins.Go), OIDCToken: token, FulcioURL: fulcioURL, RekorURL: rekorURL, Provenance: prov}
 	if trustedRoot != nil {
 		if in.TrustedRoot, err = toSDKFile(ctx, c, trustedRoot); err != nil {
 			return publish.SignInputs{}, fmt.Errorf("--trusted-root: %w", err)
@@ -490,7 +494,11 @@ func (m *Shipyard) Verify(
 		}
 		opts = append(opts, publish.WithRegistryLogin(t))
 	}
-	v, err := publish.Verify(ctx, publish.Tool(c, src, ""), strings.TrimSpace(image), identity, issuer, root, opts...)
+	pins, err := m.pins()
+	if err != nil {
+		return "", err
+	}
+	v, err := publish.Verify(ctx, publish.Tool(c, src, pins.Go), strings.TrimSpace(image), identity, issuer, root, opts...)
 	if err != nil {
 		return "", err
 	}

@@ -14,6 +14,10 @@ import (
 // DefaultCacheVolume is the Dagger cache volume the module keeps the ETag cache in.
 const DefaultCacheVolume = "shipyard-model-versions-github-etags"
 
+// CacheImagePython is the Python minor whose pinned image reads and writes the cache volume:
+// the image is pinned for CI already, so it is usually present on the engine.
+const CacheImagePython = "3.13"
+
 // VolumeStore keeps the ETag cache in a Dagger cache volume, which outlives the module's
 // function calls on the same engine: a laptop's engine, a persistent runner, or a remote
 // engine shared by CI. A fresh engine (an ephemeral CI runner without a shared engine)

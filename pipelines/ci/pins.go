@@ -14,7 +14,12 @@ type Pins struct {
 	UV     string            `json:"uv"`
 	Trivy  string            `json:"trivy"`
 	K3s    string            `json:"k3s"`
+	// Go builds the signing command (supplychain/); its Go satisfies supplychain/go.mod.
+	Go string `json:"go"`
 }
+
+// DefaultGoImage builds the signing command; its Go satisfies supplychain/go.mod.
+const DefaultGoImage = "docker.io/library/golang:1.26.2-bookworm@sha256:47ce5636e9936b2c5cbf708925578ef386b4f8872aec74a67bd13a627d242b19"
 
 // DefaultPins returns the images Shipyard was last tested with.
 func DefaultPins() Pins {
@@ -28,6 +33,7 @@ func DefaultPins() Pins {
 		UV:    "ghcr.io/astral-sh/uv:0.9.18@sha256:5713fa8217f92b80223bc83aac7db36ec80a84437dbc0d04bbc659cae030d8c9",
 		Trivy: "docker.io/aquasec/trivy:0.69.3@sha256:bcc376de8d77cfe086a917230e818dc9f8528e3c852f7b1aff648949b6258d1c",
 		K3s:   "docker.io/rancher/k3s:v1.34.3-k3s1@sha256:c63773f3549c09ac5f79f57ae3b057118e7de394b3ae84cd9faf68a1be872ae5",
+		Go:    DefaultGoImage,
 	}
 }
 
@@ -63,6 +69,42 @@ func (p Pins) WithPythonImages(overrides []string) (Pins, error) {
 	return out, nil
 }
 
+// WithOverrides returns a copy of p with NAME=IMAGE overrides applied, for a registry
+// mirror or an air-gapped registry: python-3.X, uv, trivy, k3s or go. Like every pin, an
+// override must be pinned by digest.
+func (p Pins) WithOverrides(overrides []string) (Pins, error) {
+	out := p
+	out.Python = make(map[string]string, len(p.Python))
+	for k, v := range p.Python {
+		out.Python[k] = v
+	}
+	for _, o := range overrides {
+		name, img, ok := strings.Cut(o, "=")
+		img = strings.TrimSpace(img)
+		if !ok || img == "" {
+			return p, fmt.Errorf("--pin %q: want NAME=IMAGE@sha256:…, e.g. go=registry.example/golang:1.26@sha256:…", o)
+		}
+		if !strings.Contains(img, "@sha256:") {
+			return p, fmt.Errorf("--pin %q: the image is not pinned by digest (image:tag@sha256:…)", o)
+		}
+		switch minor, isPython := strings.CutPrefix(name, "python-"); {
+		case isPython && pythonMinorPattern.MatchString(minor):
+			out.Python[minor] = img
+		case name == "uv":
+			out.UV = img
+		case name == "trivy":
+			out.Trivy = img
+		case name == "k3s":
+			out.K3s = img
+		case name == "go":
+			out.Go = img
+		default:
+			return p, fmt.Errorf("--pin %q: no pinned image is named %q (names: python-3.X, uv, trivy, k3s, go)", o, name)
+		}
+	}
+	return out, nil
+}
+
 // Validate reports pins that are empty or not pinned by digest, so a typo in an override
 // fails before anything runs instead of pulling a moving tag.
 func (p Pins) Validate() error {
@@ -85,6 +127,7 @@ func (p Pins) Validate() error {
 	check("uv", p.UV)
 	check("trivy", p.Trivy)
 	check("k3s", p.K3s)
+	check("go", p.Go)
 	if len(bad) > 0 {
 		return fmt.Errorf("image pins: %s", strings.Join(bad, "; "))
 	}

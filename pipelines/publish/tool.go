@@ -10,10 +10,11 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/registry"
+	"dagger/shipyard/pipelines/ci"
 )
 
-// DefaultGoImage builds the supplychain command; its Go satisfies supplychain/go.mod.
-const DefaultGoImage = "docker.io/library/golang:1.26.2-bookworm@sha256:47ce5636e9936b2c5cbf708925578ef386b4f8872aec74a67bd13a627d242b19"
+// DefaultGoImage builds the supplychain command (the Go pin of the CI pins).
+const DefaultGoImage = ci.DefaultGoImage
 
 // Cache volumes of the Go build: modules and compiled packages, shared by every run.
 const (
