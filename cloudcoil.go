@@ -71,7 +71,7 @@ func (m *Shipyard) ModelVersions(
 	setup := versions.Setup{
 		APIURL: m.GithubAPI,
 		Token:  versions.Token(token),
-		Cache: versions.VolumeStore{Client: c, Image: pins.Python[versions.CacheImagePython]},
+		Cache:  versions.VolumeStore{Client: c, Image: pins.Python[versions.CacheImagePython]},
 	}
 	report, err := versions.RunWithCache(ctx, setup, versions.Options{Repo: m.Repo, Base: base, Check: check, PyPIURL: pypiUrl})
 	if err != nil {
