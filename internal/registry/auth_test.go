@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"dagger/shipyard/internal/plainhttp"
 )
 
 func TestAuthNeverPrintsThePassword(t *testing.T) {
@@ -149,30 +151,6 @@ func TestScrubKeepsErrorChains(t *testing.T) {
 	}
 }
 
-func TestIsLoopbackHost(t *testing.T) {
-	tests := []struct {
-		host string
-		want bool
-	}{
-		{"localhost", true},
-		{"LOCALHOST", true},
-		{"127.0.0.1", true},
-		{"127.1.2.3", true},
-		{"::1", true},
-		{"10.0.0.1", false},
-		{"192.168.1.10", false},
-		{"registry.local", false},
-		{"foo.localhost", false},
-		{"docker.io", false},
-		{"", false},
-	}
-	for _, tt := range tests {
-		if got := isLoopbackHost(tt.host); got != tt.want {
-			t.Errorf("isLoopbackHost(%q) = %v, want %v", tt.host, got, tt.want)
-		}
-	}
-}
-
 // TestPlainHTTPIsRefusedForNonLoopbackRegistries sends every connection to
 // the plain-HTTP test registry whatever the host, as a network would if the
 // registry were elsewhere. go-containerregistry alone would fall back to
@@ -252,7 +230,7 @@ func TestReferencesAreParsedStrictly(t *testing.T) {
 				}
 				return
 			}
-			if insecure := r.Scheme() == "http" && isLoopbackHost(registryHost(r.RegistryStr())); insecure != tt.insecure {
+			if insecure := r.Scheme() == "http" && plainhttp.Allowed(registryHost(r.RegistryStr())); insecure != tt.insecure {
 				t.Errorf("%s: plain HTTP allowed = %v, want %v", tt.ref, insecure, tt.insecure)
 			}
 		})

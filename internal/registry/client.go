@@ -3,7 +3,6 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"dagger/shipyard/internal/plainhttp"
 )
 
 // Option adjusts how this package talks to a registry.
@@ -35,7 +36,7 @@ func withBackoff(b remote.Backoff) Option {
 
 // ErrPlainHTTP is returned when a request would send plain HTTP (and with it
 // any credentials) to a registry that is not on this machine.
-var ErrPlainHTTP = errors.New("refusing plain HTTP to a registry that is not on a loopback address")
+var ErrPlainHTTP = errors.New("refusing plain HTTP to a registry that is not on this machine (loopback or the Dagger engine's gateway)")
 
 // defaultJobs bounds the requests in flight per call (tag lookups, blobs),
 // which keeps us polite to rate-limited registries such as Docker Hub.
@@ -77,27 +78,20 @@ func newClient(auth Auth, opts []Option) (*client, error) {
 	return &client{jobs: cfg.jobs, puller: puller, pusher: pusher}, nil
 }
 
-// loopbackOnlyHTTP refuses plain HTTP except to loopback hosts. pkg/name
-// alone would fall back to HTTP for RFC 1918 and *.local registries too,
-// where a Basic header would cross the network in clear text.
+// loopbackOnlyHTTP refuses plain HTTP except to hosts on the machine (see
+// plainhttp.Allowed). pkg/name alone would fall back to HTTP for RFC 1918 and
+// *.local registries too, where a Basic header would cross the network in
+// clear text.
 type loopbackOnlyHTTP struct{ base http.RoundTripper }
 
 func (t loopbackOnlyHTTP) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Scheme != "https" && !isLoopbackHost(r.URL.Hostname()) {
+	if r.URL.Scheme != "https" && !plainhttp.Allowed(r.URL.Hostname()) {
 		if r.Body != nil {
 			_ = r.Body.Close() // a RoundTripper must close the body, even on error
 		}
 		return nil, fmt.Errorf("%w: %s", ErrPlainHTTP, r.URL.Host)
 	}
 	return t.base.RoundTrip(r)
-}
-
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // registryHost is the host of a registry string such as 127.0.0.1:5000.
@@ -129,7 +123,7 @@ func parseRepository(repo string) (name.Repository, error) {
 	if err != nil {
 		return name.Repository{}, fmt.Errorf("repository %q (want <registry>/<org>/<name>, no tag): %w", repo, err)
 	}
-	if isLoopbackHost(registryHost(r.RegistryStr())) {
+	if plainhttp.Allowed(registryHost(r.RegistryStr())) {
 		return name.NewRepository(repo, name.StrictValidation, name.Insecure)
 	}
 	return r, nil
@@ -145,7 +139,7 @@ func parseReference(ref string) (name.Reference, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reference %q (want <registry>/<repo>:<tag> or @sha256:…): %w", ref, err)
 	}
-	if isLoopbackHost(registryHost(r.Context().RegistryStr())) {
+	if plainhttp.Allowed(registryHost(r.Context().RegistryStr())) {
 		return name.ParseReference(ref, name.StrictValidation, name.Insecure)
 	}
 	return r, nil
