@@ -70,7 +70,27 @@ func (r *Repo) AddCommit(message string, parents []string, files map[string]stri
 	return r.addCommitLocked(message, parents, files)
 }
 
+// ImportCommit records a commit of a real git repository under that repository's SHA, with
+// AddCommit's tree rule, so a test can serve one history both over git (for Dagger's git
+// API) and over the REST API. Parents must exist; the SHA must be new.
+func (r *Repo) ImportCommit(sha, message string, parents []string, files map[string]string) {
+	r.s.tb.Helper()
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if _, dup := r.commits[sha]; dup || len(sha) != 40 {
+		r.fatalf("ImportCommit %q: the SHA %q is taken or not 40 hex digits", message, sha)
+		return
+	}
+	r.commitLocked(sha, message, parents, files)
+}
+
 func (r *Repo) addCommitLocked(message string, parents []string, files map[string]string) string {
+	r.s.tb.Helper()
+	return r.commitLocked("", message, parents, files)
+}
+
+// commitLocked records a commit; an empty sha is computed from the content.
+func (r *Repo) commitLocked(sha, message string, parents []string, files map[string]string) string {
 	r.s.tb.Helper()
 	tree := map[string][]byte{}
 	for i, p := range parents {
@@ -87,6 +107,11 @@ func (r *Repo) addCommitLocked(message string, parents []string, files map[strin
 		tree[strings.TrimPrefix(path, "/")] = []byte(content)
 	}
 	c := &commit{parents: append([]string(nil), parents...), message: message, date: r.s.stamp(), tree: tree}
+	if sha != "" {
+		c.sha = sha
+		r.commits[sha] = c
+		return sha
+	}
 	// Hash like git would (content and ancestry), plus a sequence number so that two
 	// identical commits still get distinct SHAs.
 	h := sha1.New()

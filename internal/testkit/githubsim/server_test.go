@@ -332,3 +332,22 @@ func TestPrimaryRateLimitWindow(t *testing.T) {
 		t.Errorf("after reset: %d", resp.StatusCode)
 	}
 }
+
+func TestImportCommitKeepsTheGivenSHA(t *testing.T) {
+	sim := New(t)
+	repo := sim.AddRepo("o", "r")
+	const first, second = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
+	repo.ImportCommit(first, "root", nil, map[string]string{"a.txt": "a"})
+	repo.ImportCommit(second, "next", []string{first}, map[string]string{"b.txt": "b"})
+	repo.SetBranch("main", second)
+	if got := repo.Branch("main"); got != second {
+		t.Fatalf("main = %s", got)
+	}
+	files := repo.Files(second)
+	if files["a.txt"] != "a" || files["b.txt"] != "b" {
+		t.Errorf("tree of the imported commit: %v", files)
+	}
+	if !repo.IsAncestor(first, second) {
+		t.Error("the imported parent is not an ancestor")
+	}
+}

@@ -1,0 +1,10 @@
+// Package realengine holds the real-engine suite: Shipyard loaded by a real Dagger v0.21.8
+// engine and driven with the real `dagger` CLI, the way users call it, with the project's
+// GitHub and PyPI simulators, a local OCI registry and the test Sigstore served inside the
+// engine's network.
+//
+// The tests carry the build tag realengine and expect an engine: .ci/realengine builds one
+// with the engine kit beside the checkout, starts it, runs the compiled tests inside the
+// engine's network namespace (so servers the tests start are reachable from containers at
+// the bridge gateway) and stops it on any exit. See README.md, "Development".
+package realengine

@@ -1,0 +1,211 @@
+//go:build realengine
+
+package realengine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/pipelines/publish/publishtest"
+)
+
+// gateway is the engine network's bridge address: containers reach the servers the tests
+// start (inside the engine's network namespace) there.
+const gateway = "10.87.0.1"
+
+var (
+	daggerCLI string // the real dagger CLI
+	module    string // a copy of the module, loaded by the engine
+	repoRoot  string // the checkout the tests run from
+)
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	daggerCLI = os.Getenv("DAGGER")
+	if daggerCLI == "" || os.Getenv("_EXPERIMENTAL_DAGGER_RUNNER_HOST") == "" {
+		fmt.Fprintln(os.Stderr, "realengine: no Dagger engine: DAGGER and _EXPERIMENTAL_DAGGER_RUNNER_HOST are unset; run .ci/realengine")
+		return 1
+	}
+	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "realengine: finding the checkout:", err)
+		return 1
+	}
+	repoRoot = strings.TrimSpace(string(out))
+	dir, err := os.MkdirTemp("", "shipyard-module-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "realengine:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	// The engine loads a copy: what git would commit, so files the engine's codegen writes
+	// (internal/dagger) never land in the checkout, and local build output stays out.
+	if err := copyTree(repoRoot, dir); err != nil {
+		fmt.Fprintln(os.Stderr, "realengine: copying the module:", err)
+		return 1
+	}
+	module = dir
+	stopRegistry, err := startRegistry()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "realengine: local registry:", err)
+		return 1
+	}
+	defer stopRegistry()
+	if baseImage, err = pushBaseImage(); err != nil {
+		fmt.Fprintln(os.Stderr, "realengine: base image:", err)
+		return 1
+	}
+	// publishtest builds the signing command's test Sigstore and removes it at the end.
+	return publishtest.Main(m)
+}
+
+// copyTree copies the files git tracks or would track (ignored files left out).
+func copyTree(from, to string) error {
+	out, err := exec.Command("git", "-C", from, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		return fmt.Errorf("git ls-files: %w", err)
+	}
+	for _, rel := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		src := filepath.Join(from, rel)
+		info, err := os.Lstat(src)
+		if os.IsNotExist(err) {
+			continue // deleted in the working tree
+		}
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			continue
+		}
+		dst := filepath.Join(to, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, b, info.Mode().Perm()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// result is what one CLI run printed.
+type result struct {
+	stdout, stderr string
+	err            error
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("err: %v\nstdout:\n%s\nstderr (last lines):\n%s", r.err, r.stdout, tail(r.stderr, 40))
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// cli runs the dagger CLI on the module copy; env adds variables (secrets travel as
+// env://NAME, never as arguments).
+func cli(t testing.TB, env map[string]string, stdin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	full := append([]string{"--progress=plain", "-m", module}, args...)
+	cmd := exec.CommandContext(ctx, daggerCLI, full...)
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	t.Logf("dagger %s (%.1fs)", strings.Join(redactArgs(args), " "), time.Since(start).Seconds())
+	return result{stdout: stdout.String(), stderr: stderr.String(), err: err}
+}
+
+// call runs `dagger call` and fails the test unless it succeeds.
+func call(t testing.TB, env map[string]string, args ...string) string {
+	t.Helper()
+	r := cli(t, env, "", append([]string{"call"}, args...)...)
+	if r.err != nil {
+		t.Fatalf("dagger call %s failed:\n%s", strings.Join(args, " "), r)
+	}
+	return r.stdout
+}
+
+func redactArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if len(a) > 120 {
+			a = a[:117] + "..."
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// serve listens inside the engine's network on a free port and returns the URL containers
+// use, http://10.87.0.1:<port>.
+func serve(t testing.TB, h http.Handler) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return fmt.Sprintf("http://%s:%d", gateway, l.Addr().(*net.TCPAddr).Port)
+}
+
+// publish serves a simulator that listens on loopback at the engine network's address, and
+// makes the links in its answers use that address.
+func publishGitHub(t testing.TB, sim *githubsim.Server) string {
+	t.Helper()
+	u := serve(t, proxyTo(t, sim.URL))
+	sim.URL = u
+	return u + "/"
+}
+
+func proxyTo(t testing.TB, target string) http.Handler {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httputil.NewSingleHostReverseProxy(u)
+}
+
+// mustContain fails unless s contains every want.
+func mustContain(t testing.TB, what, s string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, s)
+		}
+	}
+}
+

@@ -1,0 +1,117 @@
+//go:build realengine
+
+package realengine
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"dagger/shipyard/pipelines/publish/publishtest"
+)
+
+// imageProject writes a repository laid out like tesk-core's images: one Dockerfile per
+// image in containers/, building on the local base image, and recording the version the
+// build was given (as tesk-core's images carry the package version).
+func imageProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, img := range []string{"taskmaster", "filer"} {
+		df := "FROM " + baseImage + "\n" +
+			"ARG SETUPTOOLS_SCM_PRETEND_VERSION\n" +
+			"RUN mkdir -p /opt/tesk && echo \"" + img + " $SETUPTOOLS_SCM_PRETEND_VERSION\" > /opt/tesk/version\n" +
+			"ENTRYPOINT [\"cat\", \"/opt/tesk/version\"]\n"
+		write(t, filepath.Join(dir, "containers", img+".Dockerfile"), df)
+	}
+	write(t, filepath.Join(dir, "pyproject.toml"), "[project]\nname = \"teskcore\"\ndynamic = [\"version\"]\n")
+	return dir
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestImagesBuildFromTheRepositoryDockerfiles(t *testing.T) {
+	t.Parallel()
+	src := imageProject(t)
+	out := call(t, nil, "--source", src, "images", "--version", "0.11.0")
+	if n := strings.Count(out, "Container"); n < 2 {
+		t.Errorf("images printed %d containers, want 2:\n%s", n, out)
+	}
+}
+
+// The image supply chain on a real engine: push both images by digest to the local
+// registry, attest and sign them with the test Sigstore (the signing tool built in the
+// engine from the module's source, in the local Go image), tag them, and verify the tagged
+// image's signature and provenance against the signer's identity.
+func TestPushAttestSignTagVerify(t *testing.T) {
+	t.Parallel()
+	src := imageProject(t)
+	sig := publishtest.StartSigstore(t)
+	sigURL := serve(t, proxyTo(t, sig.URL))
+	root, err := os.ReadFile(sig.TrustedRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootFile := filepath.Join(t.TempDir(), "trusted_root.json")
+	write(t, rootFile, string(root))
+
+	token := publishtest.Token(map[string]any{
+		"iss": publishtest.Issuer, "sub": "repo:elixir-cloud-aai/tesk-core:ref:refs/heads/dev",
+		"job_workflow_ref": publishtest.WorkflowRef, "aud": "sigstore", "exp": time.Now().Add(time.Hour).Unix(),
+	})
+	const password = "realengine0registry0SECRET"
+	env := map[string]string{"OIDC": token, "REGPASS": password}
+	ctor := []string{"--source", src, "--registry", registryHost, "--org", "shipyard-test",
+		"--registry-username", "bot", "--registry-password", "env://REGPASS", "--pin", "go=" + baseImage}
+
+	digests := call(t, env, append(ctor, "push-by-digest", "--version", "0.11.0")...)
+	var pushed map[string]string
+	if err := json.Unmarshal([]byte(strings.TrimSpace(digests)), &pushed); err != nil || len(pushed) != 2 {
+		t.Fatalf("push-by-digest printed %q (%v)", digests, err)
+	}
+	for img, d := range pushed {
+		ref, err := name.ParseReference("127.0.0.1:"+registryPort+"/shipyard-test/tesk-core-"+img+"@"+d, name.Insecure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := remote.Head(ref); err != nil {
+			t.Errorf("%s was not pushed: %v", ref, err)
+		}
+	}
+
+	sigArgs := []string{"--oidc-token", "env://OIDC", "--fulcio-url", sigURL, "--rekor-url", sigURL}
+	call(t, env, append(append(ctor, "attest", "--digests", digests, "--sha", strings.Repeat("a", 40)), sigArgs...)...)
+	call(t, env, append(append(ctor, "sign", "--digests", digests), sigArgs...)...)
+	call(t, env, append(ctor, "tag-images", "--digests", digests, "--tag", "0.11.0")...)
+
+	identity := publishtest.IdentityRegexp
+	verified := call(t, env, append(ctor, "verify", "--image", registryHost+"/shipyard-test/tesk-core-filer:0.11.0",
+		"--identity", identity, "--issuer", publishtest.Issuer, "--trusted-root", rootFile, "--min-scts", "0")...)
+	mustContain(t, "verify", verified, pushed["filer"])
+
+	other := "^" + regexp.QuoteMeta("https://github.com/someone/else/.github/workflows/x.yml@refs/heads/main") + "$"
+	r := cli(t, env, "", append([]string{"call"}, append(ctor, "verify", "--image", registryHost+"/shipyard-test/tesk-core-filer:0.11.0",
+		"--identity", other, "--issuer", publishtest.Issuer, "--trusted-root", rootFile, "--min-scts", "0")...)...)
+	if r.err == nil {
+		t.Errorf("verify accepted another identity:\n%s", r)
+	}
+	for _, s := range []string{token, password} {
+		if strings.Contains(digests+verified+r.stdout+r.stderr, s) {
+			t.Error("a secret reached the output")
+		}
+	}
+}

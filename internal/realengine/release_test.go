@@ -1,0 +1,106 @@
+//go:build realengine
+
+package realengine
+
+import (
+	"net/http"
+	"net/http/cgi"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/testkit/githubsim"
+)
+
+// teskCoreGit makes a real git repository of a tesk-core-like project prepared for v0.11.0
+// (images built on the local base image, CITATION.cff and the curated notes set), tags it
+// with an annotated v0.11.0, and imports the same history into the GitHub simulator under
+// the same SHAs, with CI passed for its push to dev and main moved to it. It serves the
+// repository over git's smart HTTP protocol and returns its URL.
+func teskCoreGit(t *testing.T, repo *githubsim.Repo) (gitURL, sha string) {
+	t.Helper()
+	work := filepath.Join(t.TempDir(), "tesk-core")
+	src := imageProject(t)
+	files := map[string]string{
+		"CITATION.cff":            "cff-version: 1.2.0\ntitle: tesk-core\nversion: 0.11.0\ndate-released: 2026-11-02\n",
+		"docs/releases/0.11.0.md": "Brings signed images.\n\n## Features\n\n- Sign both images (#101, #102)\n",
+	}
+	if err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(src, p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range files {
+		write(t, filepath.Join(work, p), c)
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Release Admin", "GIT_AUTHOR_EMAIL=admin@example.org",
+			"GIT_COMMITTER_NAME=Release Admin", "GIT_COMMITTER_EMAIL=admin@example.org")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "dev")
+	git("add", "-A")
+	git("commit", "-q", "-m", "chore: release v0.11.0")
+	git("tag", "-a", "v0.11.0", "-m", "v0.11.0")
+	sha = git("rev-parse", "HEAD")
+
+	repo.ImportCommit(sha, "chore: release v0.11.0", nil, files)
+	repo.SetBranch("dev", sha)
+	repo.SetBranch("main", sha)
+	repo.AnnotatedTag("v0.11.0", sha, githubsim.ValidSignature())
+	repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev",
+		HeadSHA: sha, Status: "completed", Conclusion: "success"})
+
+	bare := filepath.Join(t.TempDir(), "git")
+	cmd := exec.Command("git", "clone", "-q", "--bare", work, filepath.Join(bare, "tesk-core.git"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git clone --bare: %v\n%s", err, out)
+	}
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &cgi.Handler{Path: gitBin, Args: []string{"http-backend"},
+		Env: []string{"GIT_PROJECT_ROOT=" + bare, "GIT_HTTP_EXPORT_ALL=1"}}
+	return serve(t, http.StripPrefix("", h)) + "/tesk-core.git", sha
+}
+
+// The release rehearsed on a real engine: the gates through the GitHub simulator, the
+// tagged source fetched with Dagger's git API and checked against the gated commit, both
+// images built, the package version checked inside them, the built images scanned (by a
+// Trivy stand-in), and the GitHub release body composed — with nothing published.
+func TestReleaseDryRun(t *testing.T) {
+	t.Parallel()
+	sim := githubsim.New(t)
+	sim.AddToken(ghToken, githubsim.Token{PushAccess: true})
+	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
+	gitURL, sha := teskCoreGit(t, repo)
+	api := publishGitHub(t, sim)
+
+	before := len(repo.Releases())
+	out := call(t, ghEnv, append(ghArgs(api), "--pin", "trivy="+trivyImage,
+		"release", "--tag", "v0.11.0", "--dry-run", "--git-url", gitURL)...)
+	mustContain(t, "the dry run's report", out, "0.11.0", "tesk-core-taskmaster", "tesk-core-filer")
+	if got := len(repo.Releases()); got != before {
+		t.Errorf("a dry run created a release (%d before, %d after)", before, got)
+	}
+	if w := sim.Writes(); len(w) != 0 {
+		t.Errorf("a dry run wrote to GitHub: %v", w)
+	}
+	_ = sha
+}
