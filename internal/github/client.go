@@ -1,8 +1,8 @@
-// Package github holds the GitHub operations Shipyard needs, behind small types of our
-// own, on a small REST layer (rest.go) rather than a generated SDK: the operations use
-// about twenty endpoints, and Dagger compiles this module on every fresh engine.
+// Package github holds the GitHub operations Shipyard needs, on go-github, behind small
+// types of our own so that the pure rules never depend on go-github.
 //
-// The client's transport makes the API economical and robust: it retries idempotent
+// go-github builds and decodes every request; the client's transport, under it, makes the
+// API economical and robust: it retries idempotent
 // requests (GET, HEAD) on 5xx and rate limits within a bounded budget, honouring
 // Retry-After and X-RateLimit-Reset; it never retries a write (see WriteThenVerify for
 // writes whose outcome is unknown); it revalidates cached responses with ETags, so an
@@ -22,10 +22,15 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	gh "github.com/google/go-github/v84/github"
 )
 
 // DefaultBaseURL is GitHub.com's REST API.
 const DefaultBaseURL = "https://api.github.com/"
+
+// userAgent names the client, as GitHub asks API clients to do.
+const userAgent = "shipyard"
 
 // ErrNotFound is wrapped by errors for a resource GitHub reports missing (404) where the
 // operation has no "found" result of its own.
@@ -37,9 +42,8 @@ var ErrAlreadyExists = errors.New("already exists")
 
 // Client performs the GitHub operations. It is safe for concurrent use.
 type Client struct {
-	http *http.Client // on t, so every request is authenticated, retried, cached and counted
-	base *url.URL     // the API root, ending in "/"
-	t    *transport
+	gh *gh.Client // on t, so every request is authenticated, retried, cached and counted
+	t  *transport
 }
 
 // RetryPolicy bounds the retries of one idempotent request.
@@ -164,7 +168,13 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	if t.cache == nil {
 		t.cache = NewCache(0)
 	}
-	return &Client{http: &http.Client{Transport: t}, base: u, t: t}, nil
+	c := gh.NewClient(&http.Client{Transport: t})
+	c.BaseURL = u
+	c.UserAgent = userAgent
+	// The transport waits for rate-limit resets within its retry budget; go-github's own
+	// gate would refuse requests until a reset it saw, even with budget left.
+	c.DisableRateLimitCheck = true
+	return &Client{gh: c, t: t}, nil
 }
 
 // Stats counts what the client sent.
@@ -210,13 +220,3 @@ type secret string
 
 func (secret) String() string   { return "[redacted]" }
 func (secret) GoString() string { return "[redacted]" }
-
-// apiErr drops the url.Error wrapper net/http puts around a transport's own error, whose
-// text repeats the URL, when that error is our RetryError (which names the endpoint).
-func apiErr(err error) error {
-	var re *RetryError
-	if errors.As(err, &re) {
-		return re
-	}
-	return err
-}
