@@ -2,14 +2,16 @@
 // types of our own so that the pure rules never depend on go-github.
 //
 // go-github builds and decodes every request; the client's transport, under it, makes the
-// API economical and robust: it retries idempotent
-// requests (GET, HEAD) on 5xx and rate limits within a bounded budget, honouring
-// Retry-After and X-RateLimit-Reset; it never retries a write (see WriteThenVerify for
-// writes whose outcome is unknown); it revalidates cached responses with ETags, so an
-// unchanged re-run costs no rate limit; and it counts requests.
+// API economical and robust: it retries idempotent requests (GET, HEAD) on 5xx and rate
+// limits within a bounded budget, honouring Retry-After and X-RateLimit-Reset; it never
+// retries a write (see WriteThenVerify for writes whose outcome is unknown); it
+// revalidates cached responses with ETags, so an unchanged re-run costs no rate limit; it
+// bounds every request in time; and it counts requests.
 //
 // The token lives only in memory, in the transport: it is never part of a URL, an error or
-// a log line, and the cache knows it only by a hash.
+// a log line, and the cache knows it only by a hash. It goes only to the API's own host,
+// never across a redirect elsewhere, and never over plain http beyond loopback (and the
+// engine's test network, see plainHTTPAllowed).
 package github
 
 import (
@@ -58,7 +60,8 @@ type RetryPolicy struct {
 	// BaseBackoff is the first wait after a 5xx or network error, doubled on each retry
 	// (default 1s).
 	BaseBackoff time.Duration
-	// AttemptTimeout bounds one attempt, response headers included (default 30s).
+	// AttemptTimeout bounds one attempt of every request, writes included, from sending
+	// it to reading its body (default 30s).
 	AttemptTimeout time.Duration
 }
 
@@ -123,8 +126,12 @@ func WithCache(c *Cache) Option {
 
 // NewClient returns a client for the API at baseURL (DefaultBaseURL when empty)
 // authenticating with token (anonymous when empty).
+//
+// The base URL must be https, except for loopback and the engine's test network (see
+// plainHTTPAllowed); the same rule holds for every redirect the client follows.
 func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
-	if baseURL == "" {
+	explicit := baseURL != ""
+	if !explicit {
 		baseURL = DefaultBaseURL
 	}
 	u, err := url.Parse(baseURL)
@@ -133,6 +140,13 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	}
 	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
 		return nil, fmt.Errorf("github: base URL %q: want http(s)://host[/path] without credentials", u.Redacted())
+	}
+	var explicitBase *url.URL
+	if explicit {
+		explicitBase = &url.URL{Scheme: u.Scheme, Host: u.Host}
+	}
+	if u.Scheme == "http" && !plainHTTPAllowed(u, explicitBase) {
+		return nil, fmt.Errorf("github: base URL %q: plain http would expose the token; use https (plain http is allowed only to loopback and, for tests, the Dagger engine's network 10.87.0.0/16)", u.Redacted())
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
@@ -152,10 +166,12 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 		base = dt.Clone() // our own connection pool, unaffected by other users
 	}
 	t := &transport{
-		base:   base,
-		policy: DefaultRetryPolicy,
-		sleep:  sleepCtx,
-		now:    time.Now,
+		base:         base,
+		api:          &url.URL{Scheme: u.Scheme, Host: u.Host},
+		explicitBase: explicitBase,
+		policy:       DefaultRetryPolicy,
+		sleep:        sleepCtx,
+		now:          time.Now,
 	}
 	if token != "" {
 		t.auth = secret("Bearer " + token)
