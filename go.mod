@@ -6,6 +6,7 @@ require (
 	dagger.io/dagger v0.21.8
 	github.com/bmatcuk/doublestar/v4 v4.10.0
 	github.com/google/go-containerregistry v0.21.5
+	github.com/google/go-github/v84 v84.0.0
 	github.com/rhysd/actionlint v1.7.12
 	github.com/vektah/gqlparser/v2 v2.5.64
 	gopkg.in/yaml.v3 v3.0.1
@@ -25,6 +26,7 @@ require (
 	github.com/fatih/color v1.19.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/google/go-querystring v1.2.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/compress v1.18.5 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect

@@ -3,9 +3,9 @@ package github
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/url"
 	"time"
+
+	gh "github.com/google/go-github/v84/github"
 )
 
 // WorkflowRun is one run of a workflow, as its latest attempt left it.
@@ -24,52 +24,31 @@ type WorkflowRun struct {
 	CreatedAt  time.Time
 }
 
-// workflowRunJSON holds the fields of a workflow run the client reads.
-type workflowRunJSON struct {
-	ID         int64     `json:"id"`
-	Name       string    `json:"name"`
-	Event      string    `json:"event"`
-	HeadBranch string    `json:"head_branch"`
-	HeadSHA    string    `json:"head_sha"`
-	Status     string    `json:"status"`
-	Conclusion string    `json:"conclusion"`
-	RunAttempt int       `json:"run_attempt"`
-	HTMLURL    string    `json:"html_url"`
-	CreatedAt  time.Time `json:"created_at"`
-}
-
 // LatestWorkflowRun returns the newest run of workflowFile (e.g. "ci.yml") for event on
 // branch at headSHA, as its latest attempt left it (a re-run keeps the run's id and
 // reports the new attempt). found is false when there is no such run; an unknown workflow
 // file is an error wrapping ErrNotFound.
 func (c *Client) LatestWorkflowRun(ctx context.Context, owner, repo, workflowFile, event, branch, headSHA string) (WorkflowRun, bool, error) {
-	q := url.Values{}
-	for k, v := range map[string]string{"event": event, "branch": branch, "head_sha": headSHA} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	// Runs come newest first; one page holds the newest.
-	q.Set("per_page", "100")
-	var runs struct {
-		WorkflowRuns []workflowRunJSON `json:"workflow_runs"`
-	}
-	_, err := c.do(ctx, http.MethodGet, repoPath(owner, repo, "actions/workflows/"+seg(workflowFile)+"/runs"), q, nil, &runs)
+	runs, resp, err := c.gh.Actions.ListWorkflowRunsByFileName(ctx, seg(owner), seg(repo), seg(workflowFile), &gh.ListWorkflowRunsOptions{
+		Event: event, Branch: branch, HeadSHA: headSHA,
+		// Runs come newest first; one page holds the newest.
+		ListOptions: gh.ListOptions{PerPage: 100},
+	})
+	err = apiErr(resp, err)
 	if isNotFound(err) {
 		return WorkflowRun{}, false, fmt.Errorf("github: workflow %s of %s/%s: %w", workflowFile, owner, repo, ErrNotFound)
 	}
 	if err != nil {
-		return WorkflowRun{}, false, fmt.Errorf("github: runs of workflow %s in %s/%s: %w", workflowFile, owner, repo, apiErr(err))
+		return WorkflowRun{}, false, fmt.Errorf("github: runs of workflow %s in %s/%s: %w", workflowFile, owner, repo, err)
 	}
-	var latest *workflowRunJSON
-	for i := range runs.WorkflowRuns {
-		r := &runs.WorkflowRuns[i]
+	var latest *gh.WorkflowRun
+	for _, r := range runs.WorkflowRuns {
 		// Filter again: a server that ignored a parameter must not pass another commit's run.
-		if r.HeadSHA != headSHA || (event != "" && r.Event != event) || (branch != "" && r.HeadBranch != branch) {
+		if r.GetHeadSHA() != headSHA || (event != "" && r.GetEvent() != event) || (branch != "" && r.GetHeadBranch() != branch) {
 			continue
 		}
-		if latest == nil || r.CreatedAt.After(latest.CreatedAt) ||
-			(r.CreatedAt.Equal(latest.CreatedAt) && r.ID > latest.ID) {
+		if latest == nil || r.GetCreatedAt().After(latest.GetCreatedAt().Time) ||
+			(r.GetCreatedAt().Equal(latest.GetCreatedAt()) && r.GetID() > latest.GetID()) {
 			latest = r
 		}
 	}
@@ -77,9 +56,9 @@ func (c *Client) LatestWorkflowRun(ctx context.Context, owner, repo, workflowFil
 		return WorkflowRun{}, false, nil
 	}
 	return WorkflowRun{
-		ID: latest.ID, Name: latest.Name, Event: latest.Event,
-		HeadBranch: latest.HeadBranch, HeadSHA: latest.HeadSHA,
-		Status: latest.Status, Conclusion: latest.Conclusion, Attempt: latest.RunAttempt,
-		URL: latest.HTMLURL, CreatedAt: latest.CreatedAt,
+		ID: latest.GetID(), Name: latest.GetName(), Event: latest.GetEvent(),
+		HeadBranch: latest.GetHeadBranch(), HeadSHA: latest.GetHeadSHA(),
+		Status: latest.GetStatus(), Conclusion: latest.GetConclusion(), Attempt: latest.GetRunAttempt(),
+		URL: latest.GetHTMLURL(), CreatedAt: latest.GetCreatedAt().Time,
 	}, true, nil
 }

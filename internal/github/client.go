@@ -1,15 +1,17 @@
-// Package github holds the GitHub operations Shipyard needs, behind small types of our
-// own, on a small REST layer (rest.go) rather than a generated SDK: the operations use
-// about twenty endpoints, and Dagger compiles this module on every fresh engine.
+// Package github holds the GitHub operations Shipyard needs, on go-github, behind small
+// types of our own so that the pure rules never depend on go-github.
 //
-// The client's transport makes the API economical and robust: it retries idempotent
-// requests (GET, HEAD) on 5xx and rate limits within a bounded budget, honouring
-// Retry-After and X-RateLimit-Reset; it never retries a write (see WriteThenVerify for
-// writes whose outcome is unknown); it revalidates cached responses with ETags, so an
-// unchanged re-run costs no rate limit; and it counts requests.
+// go-github builds and decodes every request; the client's transport, under it, makes the
+// API economical and robust: it retries idempotent requests (GET, HEAD) on 5xx and rate
+// limits within a bounded budget, honouring Retry-After and X-RateLimit-Reset; it never
+// retries a write (see WriteThenVerify for writes whose outcome is unknown); it
+// revalidates cached responses with ETags, so an unchanged re-run costs no rate limit; it
+// bounds every request in time; and it counts requests.
 //
 // The token lives only in memory, in the transport: it is never part of a URL, an error or
-// a log line, and the cache knows it only by a hash.
+// a log line, and the cache knows it only by a hash. It goes only to the API's own host,
+// never across a redirect elsewhere, and never over plain http beyond loopback (and the
+// engine's test network, see plainHTTPAllowed).
 package github
 
 import (
@@ -22,10 +24,15 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	gh "github.com/google/go-github/v84/github"
 )
 
 // DefaultBaseURL is GitHub.com's REST API.
 const DefaultBaseURL = "https://api.github.com/"
+
+// userAgent names the client, as GitHub asks API clients to do.
+const userAgent = "shipyard"
 
 // ErrNotFound is wrapped by errors for a resource GitHub reports missing (404) where the
 // operation has no "found" result of its own.
@@ -37,9 +44,8 @@ var ErrAlreadyExists = errors.New("already exists")
 
 // Client performs the GitHub operations. It is safe for concurrent use.
 type Client struct {
-	http *http.Client // on t, so every request is authenticated, retried, cached and counted
-	base *url.URL     // the API root, ending in "/"
-	t    *transport
+	gh *gh.Client // on t, so every request is authenticated, retried, cached and counted
+	t  *transport
 }
 
 // RetryPolicy bounds the retries of one idempotent request.
@@ -54,7 +60,8 @@ type RetryPolicy struct {
 	// BaseBackoff is the first wait after a 5xx or network error, doubled on each retry
 	// (default 1s).
 	BaseBackoff time.Duration
-	// AttemptTimeout bounds one attempt, response headers included (default 30s).
+	// AttemptTimeout bounds one attempt of every request, writes included, from sending
+	// it to reading its body (default 30s).
 	AttemptTimeout time.Duration
 }
 
@@ -119,8 +126,12 @@ func WithCache(c *Cache) Option {
 
 // NewClient returns a client for the API at baseURL (DefaultBaseURL when empty)
 // authenticating with token (anonymous when empty).
+//
+// The base URL must be https, except for loopback and the engine's test network (see
+// plainHTTPAllowed); the same rule holds for every redirect the client follows.
 func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
-	if baseURL == "" {
+	explicit := baseURL != ""
+	if !explicit {
 		baseURL = DefaultBaseURL
 	}
 	u, err := url.Parse(baseURL)
@@ -129,6 +140,13 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	}
 	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
 		return nil, fmt.Errorf("github: base URL %q: want http(s)://host[/path] without credentials", u.Redacted())
+	}
+	var explicitBase *url.URL
+	if explicit {
+		explicitBase = &url.URL{Scheme: u.Scheme, Host: u.Host}
+	}
+	if u.Scheme == "http" && !plainHTTPAllowed(u, explicitBase) {
+		return nil, fmt.Errorf("github: base URL %q: plain http would expose the token; use https (plain http is allowed only to loopback and, for tests, the Dagger engine's network 10.87.0.0/16)", u.Redacted())
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
@@ -148,10 +166,12 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 		base = dt.Clone() // our own connection pool, unaffected by other users
 	}
 	t := &transport{
-		base:   base,
-		policy: DefaultRetryPolicy,
-		sleep:  sleepCtx,
-		now:    time.Now,
+		base:         base,
+		api:          &url.URL{Scheme: u.Scheme, Host: u.Host},
+		explicitBase: explicitBase,
+		policy:       DefaultRetryPolicy,
+		sleep:        sleepCtx,
+		now:          time.Now,
 	}
 	if token != "" {
 		t.auth = secret("Bearer " + token)
@@ -164,7 +184,13 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	if t.cache == nil {
 		t.cache = NewCache(0)
 	}
-	return &Client{http: &http.Client{Transport: t}, base: u, t: t}, nil
+	c := gh.NewClient(&http.Client{Transport: t})
+	c.BaseURL = u
+	c.UserAgent = userAgent
+	// The transport waits for rate-limit resets within its retry budget; go-github's own
+	// gate would refuse requests until a reset it saw, even with budget left.
+	c.DisableRateLimitCheck = true
+	return &Client{gh: c, t: t}, nil
 }
 
 // Stats counts what the client sent.
@@ -210,13 +236,3 @@ type secret string
 
 func (secret) String() string   { return "[redacted]" }
 func (secret) GoString() string { return "[redacted]" }
-
-// apiErr drops the url.Error wrapper net/http puts around a transport's own error, whose
-// text repeats the URL, when that error is our RetryError (which names the endpoint).
-func apiErr(err error) error {
-	var re *RetryError
-	if errors.As(err, &re) {
-		return re
-	}
-	return err
-}

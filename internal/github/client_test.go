@@ -358,10 +358,10 @@ func TestNewClientRejectsBadInput(t *testing.T) {
 			t.Errorf("NewClient(%q) accepted", base)
 		}
 	}
-	if c, err := NewClient("", ""); err != nil || c.base.String() != DefaultBaseURL {
+	if c, err := NewClient("", ""); err != nil || c.gh.BaseURL.String() != DefaultBaseURL {
 		t.Errorf("default base URL: %v", err)
 	}
-	if c, err := NewClient("https://ghe.example.org/api/v3", "t"); err != nil || c.base.String() != "https://ghe.example.org/api/v3/" {
+	if c, err := NewClient("https://ghe.example.org/api/v3", "t"); err != nil || c.gh.BaseURL.String() != "https://ghe.example.org/api/v3/" {
 		t.Errorf("enterprise base URL: %v", err)
 	}
 }

@@ -7,57 +7,38 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	gh "github.com/google/go-github/v84/github"
 )
 
 // ErrNotFastForward is wrapped by UpdateBranch's error when GitHub refused to move a
 // branch without force because the new commit does not descend from its head.
 var ErrNotFastForward = errors.New("not a fast forward")
 
-// gitObjectJSON is the {type, sha} a ref or a tag object points at.
-type gitObjectJSON struct {
-	Type string `json:"type"`
-	SHA  string `json:"sha"`
-}
-
-// getRef asks GET /repos/{owner}/{repo}/git/ref/{ref} for one exact ref ("heads/<b>" or
-// "tags/<t>"); the slashes of a name such as heads/automation/model-versions stay path
-// separators, as GitHub expects, and each segment is escaped.
-func (c *Client) getRef(ctx context.Context, owner, repo, ref string) (gitObjectJSON, error) {
-	var out struct {
-		Object gitObjectJSON `json:"object"`
-	}
-	_, err := c.do(ctx, http.MethodGet, repoPath(owner, repo, "git/ref/"+segs(ref)), nil, nil, &out)
-	return out.Object, err
-}
-
 // BranchHead returns the commit a branch points at; found is false when the branch does
 // not exist.
 func (c *Client) BranchHead(ctx context.Context, owner, repo, branch string) (sha string, found bool, err error) {
-	obj, err := c.getRef(ctx, owner, repo, "heads/"+branch)
+	ref, resp, err := c.gh.Git.GetRef(ctx, seg(owner), seg(repo), "heads/"+branch)
+	err = apiErr(resp, err)
 	if isNotFound(err) {
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("github: branch %s of %s/%s: %w", branch, owner, repo, apiErr(err))
+		return "", false, fmt.Errorf("github: branch %s of %s/%s: %w", branch, owner, repo, err)
 	}
-	if obj.Type != "commit" {
-		return "", false, fmt.Errorf("github: branch %s of %s/%s points at a %s, not a commit", branch, owner, repo, obj.Type)
+	if t := ref.GetObject().GetType(); t != "commit" {
+		return "", false, fmt.Errorf("github: branch %s of %s/%s points at a %s, not a commit", branch, owner, repo, t)
 	}
-	return obj.SHA, true, nil
+	return ref.GetObject().GetSHA(), true, nil
 }
 
 // CommitTree returns the tree SHA of a commit, the base a new tree is built on.
 func (c *Client) CommitTree(ctx context.Context, owner, repo, sha string) (string, error) {
-	var commit struct {
-		Tree struct {
-			SHA string `json:"sha"`
-		} `json:"tree"`
+	commit, resp, err := c.gh.Git.GetCommit(ctx, seg(owner), seg(repo), seg(sha))
+	if err = apiErr(resp, err); err != nil {
+		return "", fmt.Errorf("github: commit %s of %s/%s: %w", sha, owner, repo, err)
 	}
-	_, err := c.do(ctx, http.MethodGet, repoPath(owner, repo, "git/commits/"+seg(sha)), nil, nil, &commit)
-	if err != nil {
-		return "", fmt.Errorf("github: commit %s of %s/%s: %w", sha, owner, repo, apiErr(err))
-	}
-	tree := commit.Tree.SHA
+	tree := commit.GetTree().GetSHA()
 	if tree == "" {
 		return "", fmt.Errorf("github: commit %s of %s/%s has no tree in GitHub's answer", sha, owner, repo)
 	}
@@ -72,92 +53,56 @@ type TreeChange struct {
 	Delete  bool
 }
 
-// treeFileJSON is a file entry of a tree to create, with its content inline.
-type treeFileJSON struct {
-	Path    string `json:"path"`
-	Mode    string `json:"mode"`
-	Type    string `json:"type"`
-	Content string `json:"content"`
-}
-
-// treeDeletionJSON removes a path from the base tree: GitHub's API says so with a path
-// whose "sha" is null, hence no omitempty.
-type treeDeletionJSON struct {
-	Path string  `json:"path"`
-	SHA  *string `json:"sha"`
-}
-
-// shaJSON is the {"sha": …} of a created object.
-type shaJSON struct {
-	SHA string `json:"sha"`
-}
-
 // CreateTree writes a tree that is baseTree with the changes applied and returns its SHA.
 // Content travels inline, so it must be UTF-8 text (binary files need the blobs API).
 func (c *Client) CreateTree(ctx context.Context, owner, repo, baseTree string, changes []TreeChange) (string, error) {
 	// Never nil: GitHub wants "tree": [] for no changes, not null.
-	entries := make([]any, 0, len(changes))
+	entries := make([]*gh.TreeEntry, 0, len(changes))
 	for _, ch := range changes {
 		if ch.Path == "" || strings.HasPrefix(ch.Path, "/") {
 			return "", fmt.Errorf("github: tree for %s/%s: path %q must be relative to the repository root", owner, repo, ch.Path)
 		}
-		if ch.Delete {
-			entries = append(entries, treeDeletionJSON{Path: ch.Path})
-			continue
+		e := &gh.TreeEntry{Path: gh.Ptr(ch.Path)}
+		if !ch.Delete {
+			if !utf8.Valid(ch.Content) {
+				return "", fmt.Errorf("github: tree for %s/%s: %s is not UTF-8 text, which inline tree content must be", owner, repo, ch.Path)
+			}
+			e.Mode, e.Type, e.Content = gh.Ptr("100644"), gh.Ptr("blob"), gh.Ptr(string(ch.Content))
 		}
-		if !utf8.Valid(ch.Content) {
-			return "", fmt.Errorf("github: tree for %s/%s: %s is not UTF-8 text, which inline tree content must be", owner, repo, ch.Path)
-		}
-		entries = append(entries, treeFileJSON{Path: ch.Path, Mode: "100644", Type: "blob", Content: string(ch.Content)})
+		// A Delete entry has neither SHA nor Content: go-github sends "sha": null for it.
+		entries = append(entries, e)
 	}
-	in := struct {
-		BaseTree string `json:"base_tree,omitempty"`
-		Tree     []any  `json:"tree"`
-	}{baseTree, entries}
-	var tree shaJSON
-	if _, err := c.do(ctx, http.MethodPost, repoPath(owner, repo, "git/trees"), nil, in, &tree); err != nil {
-		return "", fmt.Errorf("github: create tree on %s in %s/%s: %w", baseTree, owner, repo, apiErr(err))
+	tree, resp, err := c.gh.Git.CreateTree(ctx, seg(owner), seg(repo), baseTree, entries)
+	if err = apiErr(resp, err); err != nil {
+		return "", fmt.Errorf("github: create tree on %s in %s/%s: %w", baseTree, owner, repo, err)
 	}
-	return tree.SHA, nil
+	return tree.GetSHA(), nil
 }
 
 // CreateCommit writes a commit of tree with the given parents and returns its SHA. It
 // moves no branch; author and committer are the token's user, as GitHub fills them in.
 func (c *Client) CreateCommit(ctx context.Context, owner, repo, message, tree string, parents []string) (string, error) {
-	in := struct {
-		Message string   `json:"message"`
-		Tree    string   `json:"tree"`
-		Parents []string `json:"parents,omitempty"` // none: a root commit
-	}{message, tree, parents}
-	var created shaJSON
-	if _, err := c.do(ctx, http.MethodPost, repoPath(owner, repo, "git/commits"), nil, in, &created); err != nil {
-		return "", fmt.Errorf("github: create commit of tree %s in %s/%s: %w", tree, owner, repo, apiErr(err))
+	commit := gh.Commit{Message: gh.Ptr(message), Tree: &gh.Tree{SHA: gh.Ptr(tree)}}
+	for _, p := range parents {
+		commit.Parents = append(commit.Parents, &gh.Commit{SHA: gh.Ptr(p)})
 	}
-	return created.SHA, nil
+	created, resp, err := c.gh.Git.CreateCommit(ctx, seg(owner), seg(repo), commit, nil)
+	if err = apiErr(resp, err); err != nil {
+		return "", fmt.Errorf("github: create commit of tree %s in %s/%s: %w", tree, owner, repo, err)
+	}
+	return created.GetSHA(), nil
 }
-
-// errNoSHA refuses a ref write without a commit before sending it: GitHub would only
-// answer 422.
-var errNoSHA = errors.New("sha must be provided")
 
 // CreateBranch creates refs/heads/<branch> at sha. An existing branch is an error wrapping
 // ErrAlreadyExists: GitHub never moves a branch through this call.
 func (c *Client) CreateBranch(ctx context.Context, owner, repo, branch, sha string) error {
-	var err error
-	if sha == "" {
-		err = errNoSHA
-	} else {
-		in := struct {
-			Ref string `json:"ref"`
-			SHA string `json:"sha"`
-		}{"refs/heads/" + branch, sha}
-		_, err = c.do(ctx, http.MethodPost, repoPath(owner, repo, "git/refs"), nil, in, nil)
-	}
-	if err != nil {
+	// go-github refuses an empty sha before sending: GitHub would only answer 422.
+	_, resp, err := c.gh.Git.CreateRef(ctx, seg(owner), seg(repo), gh.CreateRef{Ref: "refs/heads/" + branch, SHA: sha})
+	if err = apiErr(resp, err); err != nil {
 		if messageIs(err, http.StatusUnprocessableEntity, "Reference already exists") {
 			err = fmt.Errorf("%w: %w", ErrAlreadyExists, err)
 		}
-		return fmt.Errorf("github: create branch %s at %s in %s/%s: %w", branch, sha, owner, repo, apiErr(err))
+		return fmt.Errorf("github: create branch %s at %s in %s/%s: %w", branch, sha, owner, repo, err)
 	}
 	return nil
 }
@@ -167,24 +112,17 @@ func (c *Client) CreateBranch(ctx context.Context, owner, repo, branch, sha stri
 // ErrNotFound. Force discards the branch's own commits: use it only on a branch that
 // automation owns and rebuilds.
 func (c *Client) UpdateBranch(ctx context.Context, owner, repo, branch, sha string, force bool) error {
-	var err error
-	if sha == "" {
-		err = errNoSHA
-	} else {
-		in := struct {
-			SHA   string `json:"sha"`
-			Force bool   `json:"force"`
-		}{sha, force}
-		_, err = c.do(ctx, http.MethodPatch, repoPath(owner, repo, "git/refs/"+segs("heads/"+branch)), nil, in, nil)
-	}
-	if err != nil {
+	// The compare-and-swap is GitHub's: without force it moves the branch only when sha
+	// descends from the head it has now, so a concurrent push is never lost.
+	_, resp, err := c.gh.Git.UpdateRef(ctx, seg(owner), seg(repo), "heads/"+branch, gh.UpdateRef{SHA: sha, Force: gh.Ptr(force)})
+	if err = apiErr(resp, err); err != nil {
 		switch {
 		case messageIs(err, http.StatusUnprocessableEntity, "Update is not a fast forward"):
 			err = fmt.Errorf("%w: %w", ErrNotFastForward, err)
 		case messageIs(err, http.StatusUnprocessableEntity, "Reference does not exist"), isNotFound(err):
 			err = fmt.Errorf("%w: %w", ErrNotFound, err)
 		}
-		return fmt.Errorf("github: move branch %s to %s in %s/%s: %w", branch, sha, owner, repo, apiErr(err))
+		return fmt.Errorf("github: move branch %s to %s in %s/%s: %w", branch, sha, owner, repo, err)
 	}
 	return nil
 }
@@ -214,19 +152,17 @@ type ChangedFile struct {
 // either side does not exist or the two have no common history (GitHub answers 404 to
 // both). Without paging parameters GitHub includes the changed files in the answer.
 func (c *Client) CompareFiles(ctx context.Context, owner, repo, base, head string) (Comparison, bool, error) {
-	cmp, err := c.compare(ctx, owner, repo, base, head, nil)
+	cmp, resp, err := c.gh.Repositories.CompareCommits(ctx, seg(owner), seg(repo), base, head, nil)
+	err = apiErr(resp, err)
 	if isNotFound(err) {
 		return Comparison{}, false, nil
 	}
 	if err != nil {
-		return Comparison{}, false, fmt.Errorf("github: compare %s...%s of %s/%s: %w", base, head, owner, repo, apiErr(err))
+		return Comparison{}, false, fmt.Errorf("github: compare %s...%s of %s/%s: %w", base, head, owner, repo, err)
 	}
-	out := Comparison{Status: cmp.Status, AheadBy: cmp.AheadBy}
-	if cmp.BehindBy != nil {
-		out.BehindBy = *cmp.BehindBy
-	}
+	out := Comparison{Status: cmp.GetStatus(), AheadBy: cmp.GetAheadBy(), BehindBy: cmp.GetBehindBy()}
 	for _, f := range cmp.Files {
-		out.Files = append(out.Files, ChangedFile{Path: f.Filename, Status: f.Status, SHA: f.SHA})
+		out.Files = append(out.Files, ChangedFile{Path: f.GetFilename(), Status: f.GetStatus(), SHA: f.GetSHA()})
 	}
 	return out, true, nil
 }

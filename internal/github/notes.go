@@ -3,7 +3,8 @@ package github
 import (
 	"context"
 	"fmt"
-	"net/http"
+
+	gh "github.com/google/go-github/v84/github"
 )
 
 // NotesRequest asks GitHub's generator for the notes of a release.
@@ -29,22 +30,19 @@ type GeneratedNotes struct {
 // is a POST it may be repeated: an answer lost to a 5xx or a dropped connection is asked
 // for again within the client's retry budget, which the transport does not do for POSTs.
 func (c *Client) GenerateNotes(ctx context.Context, owner, repo string, in NotesRequest) (GeneratedNotes, error) {
-	// Empty optional fields are left out, which lets GitHub pick the previous release (and
-	// the target) itself.
-	body := struct {
-		TagName         string `json:"tag_name"`
-		PreviousTagName string `json:"previous_tag_name,omitempty"`
-		TargetCommitish string `json:"target_commitish,omitempty"`
-	}{in.TagName, in.PreviousTagName, in.TargetCommitish}
+	opts := &gh.GenerateNotesOptions{TagName: in.TagName}
+	if in.PreviousTagName != "" {
+		opts.PreviousTagName = &in.PreviousTagName
+	}
+	if in.TargetCommitish != "" {
+		opts.TargetCommitish = &in.TargetCommitish
+	}
 	var out GeneratedNotes
 	err := c.WriteThenVerify(ctx,
 		func(ctx context.Context) error {
-			var n struct {
-				Name string `json:"name"`
-				Body string `json:"body"`
-			}
-			if _, err := c.do(ctx, http.MethodPost, repoPath(owner, repo, "releases/generate-notes"), nil, body, &n); err != nil {
-				return err
+			n, resp, err := c.gh.Repositories.GenerateReleaseNotes(ctx, seg(owner), seg(repo), opts)
+			if err != nil {
+				return apiErr(resp, err)
 			}
 			out = GeneratedNotes{Name: n.Name, Body: n.Body}
 			return nil
@@ -53,7 +51,7 @@ func (c *Client) GenerateNotes(ctx context.Context, owner, repo string, in Notes
 		func(context.Context) (bool, error) { return false, nil },
 	)
 	if err != nil {
-		return GeneratedNotes{}, fmt.Errorf("github: generate the notes of %s in %s/%s: %w", in.TagName, owner, repo, apiErr(err))
+		return GeneratedNotes{}, fmt.Errorf("github: generate the notes of %s in %s/%s: %w", in.TagName, owner, repo, err)
 	}
 	return out, nil
 }

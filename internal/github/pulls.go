@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
+
+	gh "github.com/google/go-github/v84/github"
 )
 
 // PullRequest is a pull request between two branches of one repository.
@@ -22,26 +21,10 @@ type PullRequest struct {
 	Base    string // base branch name
 }
 
-// pullJSON holds the fields of a pull request the client reads.
-type pullJSON struct {
-	Number  int    `json:"number"`
-	Title   string `json:"title"`
-	Body    string `json:"body"`
-	State   string `json:"state"`
-	HTMLURL string `json:"html_url"`
-	Head    struct {
-		Ref string `json:"ref"`
-		SHA string `json:"sha"`
-	} `json:"head"`
-	Base struct {
-		Ref string `json:"ref"`
-	} `json:"base"`
-}
-
-func pullOf(p pullJSON) PullRequest {
+func pullOf(p *gh.PullRequest) PullRequest {
 	return PullRequest{
-		Number: p.Number, Title: p.Title, Body: p.Body, State: p.State, URL: p.HTMLURL,
-		Head: p.Head.Ref, HeadSHA: p.Head.SHA, Base: p.Base.Ref,
+		Number: p.GetNumber(), Title: p.GetTitle(), Body: p.GetBody(), State: p.GetState(), URL: p.GetHTMLURL(),
+		Head: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), Base: p.GetBase().GetRef(),
 	}
 }
 
@@ -52,14 +35,11 @@ func pullOf(p pullJSON) PullRequest {
 func (c *Client) OpenPullRequest(ctx context.Context, owner, repo, head, base string) (PullRequest, bool, error) {
 	// The owner prefix matters: GitHub ignores a head filter without it and lists every
 	// open pull request.
-	q := url.Values{"state": {"open"}, "head": {owner + ":" + head}}
-	if base != "" {
-		q.Set("base", base)
-	}
-	var pulls []pullJSON
-	_, err := c.do(ctx, http.MethodGet, repoPath(owner, repo, "pulls"), q, nil, &pulls)
-	if err != nil {
-		return PullRequest{}, false, fmt.Errorf("github: open pull requests from %s into %s of %s/%s: %w", head, base, owner, repo, apiErr(err))
+	pulls, resp, err := c.gh.PullRequests.List(ctx, seg(owner), seg(repo), &gh.PullRequestListOptions{
+		State: "open", Head: owner + ":" + head, Base: base,
+	})
+	if err = apiErr(resp, err); err != nil {
+		return PullRequest{}, false, fmt.Errorf("github: open pull requests from %s into %s of %s/%s: %w", head, base, owner, repo, err)
 	}
 	for _, p := range pulls {
 		if pr := pullOf(p); pr.Head == head && pr.Base == base && pr.State == "open" {
@@ -78,19 +58,14 @@ type NewPullRequest struct {
 // CreatePullRequest opens a pull request. It is a write, sent once. When one is already
 // open for the same head and base the error wraps ErrAlreadyExists.
 func (c *Client) CreatePullRequest(ctx context.Context, owner, repo string, np NewPullRequest) (PullRequest, error) {
-	in := struct {
-		Title string `json:"title"`
-		Body  string `json:"body"`
-		Head  string `json:"head"`
-		Base  string `json:"base"`
-	}{np.Title, np.Body, np.Head, np.Base}
-	var p pullJSON
-	_, err := c.do(ctx, http.MethodPost, repoPath(owner, repo, "pulls"), nil, in, &p)
-	if err != nil {
+	p, resp, err := c.gh.PullRequests.Create(ctx, seg(owner), seg(repo), &gh.NewPullRequest{
+		Title: gh.Ptr(np.Title), Body: gh.Ptr(np.Body), Head: gh.Ptr(np.Head), Base: gh.Ptr(np.Base),
+	})
+	if err = apiErr(resp, err); err != nil {
 		if pullExists(err) {
 			err = fmt.Errorf("%w: %w", ErrAlreadyExists, err)
 		}
-		return PullRequest{}, fmt.Errorf("github: open pull request from %s into %s of %s/%s: %w", np.Head, np.Base, owner, repo, apiErr(err))
+		return PullRequest{}, fmt.Errorf("github: open pull request from %s into %s of %s/%s: %w", np.Head, np.Base, owner, repo, err)
 	}
 	return pullOf(p), nil
 }
@@ -120,16 +95,9 @@ type PullRequestEdit struct {
 
 // EditPullRequest changes a pull request's title, body or state.
 func (c *Client) EditPullRequest(ctx context.Context, owner, repo string, number int, e PullRequestEdit) (PullRequest, error) {
-	// nil fields are left out, so GitHub leaves them as they are.
-	in := struct {
-		Title *string `json:"title,omitempty"`
-		Body  *string `json:"body,omitempty"`
-		State *string `json:"state,omitempty"`
-	}{e.Title, e.Body, e.State}
-	var p pullJSON
-	_, err := c.do(ctx, http.MethodPatch, repoPath(owner, repo, "pulls/"+strconv.Itoa(number)), nil, in, &p)
-	if err != nil {
-		return PullRequest{}, fmt.Errorf("github: edit pull request #%d of %s/%s: %w", number, owner, repo, apiErr(err))
+	p, resp, err := c.gh.PullRequests.Edit(ctx, seg(owner), seg(repo), number, &gh.PullRequest{Title: e.Title, Body: e.Body, State: e.State})
+	if err = apiErr(resp, err); err != nil {
+		return PullRequest{}, fmt.Errorf("github: edit pull request #%d of %s/%s: %w", number, owner, repo, err)
 	}
 	return pullOf(p), nil
 }

@@ -3,9 +3,9 @@ package github
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"strconv"
 	"time"
+
+	gh "github.com/google/go-github/v84/github"
 )
 
 // Release is a GitHub release.
@@ -20,40 +20,11 @@ type Release struct {
 	CreatedAt  time.Time
 }
 
-// releaseJSON holds the fields of a release the client reads.
-type releaseJSON struct {
-	ID              int64     `json:"id"`
-	TagName         string    `json:"tag_name"`
-	TargetCommitish string    `json:"target_commitish"`
-	Name            string    `json:"name"`
-	Body            string    `json:"body"`
-	Draft           bool      `json:"draft"`
-	Prerelease      bool      `json:"prerelease"`
-	HTMLURL         string    `json:"html_url"`
-	CreatedAt       time.Time `json:"created_at"`
-}
-
-func releaseOf(r releaseJSON) Release {
+func releaseOf(r *gh.RepositoryRelease) Release {
 	return Release{
-		ID: r.ID, TagName: r.TagName, Name: r.Name, Body: r.Body,
-		Draft: r.Draft, Prerelease: r.Prerelease, URL: r.HTMLURL, CreatedAt: r.CreatedAt,
+		ID: r.GetID(), TagName: r.GetTagName(), Name: r.GetName(), Body: r.GetBody(),
+		Draft: r.GetDraft(), Prerelease: r.GetPrerelease(), URL: r.GetHTMLURL(), CreatedAt: r.GetCreatedAt().Time,
 	}
-}
-
-// releasePage reads one page (the first when page is 0) of the repository's releases,
-// newest first, and returns the number of the next page, 0 after the last.
-func (c *Client) releasePage(ctx context.Context, owner, repo string, perPage, page int) ([]releaseJSON, int, error) {
-	var list []releaseJSON
-	resp, err := c.do(ctx, http.MethodGet, repoPath(owner, repo, "releases"), pageQuery(perPage, page), nil, &list)
-	if err != nil {
-		return nil, 0, err
-	}
-	return list, nextPage(resp.Header), nil
-}
-
-// releasePath is the API path of one release.
-func releasePath(owner, repo string, id int64) string {
-	return repoPath(owner, repo, "releases/"+strconv.FormatInt(id, 10))
 }
 
 // maxReleasePages bounds the listing (100 per page), so a misbehaving server cannot keep
@@ -75,19 +46,19 @@ func (c *Client) Releases(ctx context.Context, owner, repo string) ([]Release, e
 }
 
 // allReleases pages through every release, as GitHub returns them.
-func (c *Client) allReleases(ctx context.Context, owner, repo string) ([]releaseJSON, error) {
-	var out []releaseJSON
-	page := 0
+func (c *Client) allReleases(ctx context.Context, owner, repo string) ([]*gh.RepositoryRelease, error) {
+	var out []*gh.RepositoryRelease
+	opts := &gh.ListOptions{PerPage: 100}
 	for range maxReleasePages {
-		list, next, err := c.releasePage(ctx, owner, repo, 100, page)
-		if err != nil {
-			return nil, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(page, 1), apiErr(err))
+		page, resp, err := c.gh.Repositories.ListReleases(ctx, seg(owner), seg(repo), opts)
+		if err = apiErr(resp, err); err != nil {
+			return nil, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(opts.Page, 1), err)
 		}
-		out = append(out, list...)
-		if next == 0 {
+		out = append(out, page...)
+		if resp.NextPage == 0 {
 			return out, nil
 		}
-		page = next
+		opts.Page = resp.NextPage
 	}
 	return nil, fmt.Errorf("github: releases of %s/%s: more than %d pages", owner, repo, maxReleasePages)
 }
@@ -95,13 +66,13 @@ func (c *Client) allReleases(ctx context.Context, owner, repo string) ([]release
 // ReleaseByTag returns the published release of a tag; found is false when there is
 // none. GitHub never finds drafts by tag.
 func (c *Client) ReleaseByTag(ctx context.Context, owner, repo, tag string) (Release, bool, error) {
-	var r releaseJSON
-	_, err := c.do(ctx, http.MethodGet, repoPath(owner, repo, "releases/tags/"+seg(tag)), nil, nil, &r)
+	r, resp, err := c.gh.Repositories.GetReleaseByTag(ctx, seg(owner), seg(repo), seg(tag))
+	err = apiErr(resp, err)
 	if isNotFound(err) {
 		return Release{}, false, nil
 	}
 	if err != nil {
-		return Release{}, false, fmt.Errorf("github: release of tag %s in %s/%s: %w", tag, owner, repo, apiErr(err))
+		return Release{}, false, fmt.Errorf("github: release of tag %s in %s/%s: %w", tag, owner, repo, err)
 	}
 	return releaseOf(r), true, nil
 }
@@ -123,25 +94,21 @@ type NewRelease struct {
 // WriteThenVerify to converge when the outcome is unknown. A published release of the
 // same tag makes it fail with an error wrapping ErrAlreadyExists.
 func (c *Client) CreateRelease(ctx context.Context, owner, repo string, nr NewRelease) (Release, error) {
-	// Name, body and the flags are always sent, empty or false included; an empty target
-	// or make_latest is left out so that GitHub applies its defaults (the default branch;
-	// "true" for a published release).
-	in := struct {
-		TagName         string `json:"tag_name"`
-		TargetCommitish string `json:"target_commitish,omitempty"`
-		Name            string `json:"name"`
-		Body            string `json:"body"`
-		Draft           bool   `json:"draft"`
-		Prerelease      bool   `json:"prerelease"`
-		MakeLatest      string `json:"make_latest,omitempty"` // GitHub's enum: "true", "false" or "legacy"
-	}{nr.TagName, nr.TargetCommitish, nr.Name, nr.Body, nr.Draft, nr.Prerelease, nr.MakeLatest}
-	var r releaseJSON
-	_, err := c.do(ctx, http.MethodPost, repoPath(owner, repo, "releases"), nil, in, &r)
-	if err != nil {
+	in := &gh.RepositoryRelease{
+		TagName: &nr.TagName, Name: &nr.Name, Body: &nr.Body, Draft: &nr.Draft, Prerelease: &nr.Prerelease,
+	}
+	if nr.TargetCommitish != "" {
+		in.TargetCommitish = &nr.TargetCommitish
+	}
+	if nr.MakeLatest != "" {
+		in.MakeLatest = &nr.MakeLatest
+	}
+	r, resp, err := c.gh.Repositories.CreateRelease(ctx, seg(owner), seg(repo), in)
+	if err = apiErr(resp, err); err != nil {
 		if alreadyExists(err) {
 			err = fmt.Errorf("%w: %w", ErrAlreadyExists, err)
 		}
-		return Release{}, fmt.Errorf("github: create release %s in %s/%s: %w", nr.TagName, owner, repo, apiErr(err))
+		return Release{}, fmt.Errorf("github: create release %s in %s/%s: %w", nr.TagName, owner, repo, err)
 	}
 	return releaseOf(r), nil
 }

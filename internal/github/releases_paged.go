@@ -3,6 +3,8 @@ package github
 import (
 	"context"
 	"fmt"
+
+	gh "github.com/google/go-github/v84/github"
 )
 
 // ReleasePages reads a repository's releases newest first, one page of perPage (1 to 100;
@@ -21,24 +23,24 @@ func (c *Client) ReleasePages(ctx context.Context, owner, repo string, perPage, 
 	if maxPages <= 0 || maxPages > maxReleasePages {
 		maxPages = maxReleasePages
 	}
-	page := 0
+	opts := &gh.ListOptions{PerPage: perPage}
 	for pages < maxPages {
-		list, next, err := c.releasePage(ctx, owner, repo, perPage, page)
-		if err != nil {
+		list, resp, err := c.gh.Repositories.ListReleases(ctx, seg(owner), seg(repo), opts)
+		if err = apiErr(resp, err); err != nil {
 			if isNotFound(err) {
 				err = fmt.Errorf("%w: %w", ErrNotFound, err)
 			}
-			return pages, false, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(page, 1), apiErr(err))
+			return pages, false, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(opts.Page, 1), err)
 		}
 		pages++
-		releases := make([]Release, 0, len(list))
+		page := make([]Release, 0, len(list))
 		for _, r := range list {
-			releases = append(releases, releaseOf(r))
+			page = append(page, releaseOf(r))
 		}
-		if !more(releases) || next == 0 {
+		if !more(page) || resp.NextPage == 0 {
 			return pages, true, nil
 		}
-		page = next
+		opts.Page = resp.NextPage
 	}
 	return pages, false, nil
 }

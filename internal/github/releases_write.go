@@ -3,7 +3,8 @@ package github
 import (
 	"context"
 	"fmt"
-	"net/http"
+
+	gh "github.com/google/go-github/v84/github"
 )
 
 // PinnedRelease is a release with the commitish it targets. For a draft that is where its
@@ -14,8 +15,8 @@ type PinnedRelease struct {
 	TargetCommitish string
 }
 
-func pinnedOf(r releaseJSON) PinnedRelease {
-	return PinnedRelease{Release: releaseOf(r), TargetCommitish: r.TargetCommitish}
+func pinnedOf(r *gh.RepositoryRelease) PinnedRelease {
+	return PinnedRelease{Release: releaseOf(r), TargetCommitish: r.GetTargetCommitish()}
 }
 
 // PinnedReleases lists every release the token can see with its target, newest first, 100
@@ -35,13 +36,13 @@ func (c *Client) PinnedReleases(ctx context.Context, owner, repo string) ([]Pinn
 // ReleaseByID returns one release, drafts included for tokens with push access; found is
 // false when GitHub reports none (deleted, or a draft the token may not see).
 func (c *Client) ReleaseByID(ctx context.Context, owner, repo string, id int64) (PinnedRelease, bool, error) {
-	var r releaseJSON
-	_, err := c.do(ctx, http.MethodGet, releasePath(owner, repo, id), nil, nil, &r)
+	r, resp, err := c.gh.Repositories.GetRelease(ctx, seg(owner), seg(repo), id)
+	err = apiErr(resp, err)
 	if isNotFound(err) {
 		return PinnedRelease{}, false, nil
 	}
 	if err != nil {
-		return PinnedRelease{}, false, fmt.Errorf("github: release %d of %s/%s: %w", id, owner, repo, apiErr(err))
+		return PinnedRelease{}, false, fmt.Errorf("github: release %d of %s/%s: %w", id, owner, repo, err)
 	}
 	return pinnedOf(r), true, nil
 }
@@ -63,25 +64,21 @@ type ReleaseEdit struct {
 // over a published release of the same tag fails with an error wrapping ErrAlreadyExists;
 // a release that is gone fails with one wrapping ErrNotFound.
 func (c *Client) EditRelease(ctx context.Context, owner, repo string, id int64, e ReleaseEdit) (PinnedRelease, error) {
-	// nil fields are left out, so GitHub leaves them as they are.
-	in := struct {
-		TagName         *string `json:"tag_name,omitempty"`
-		TargetCommitish *string `json:"target_commitish,omitempty"`
-		Name            *string `json:"name,omitempty"`
-		Body            *string `json:"body,omitempty"`
-		Draft           *bool   `json:"draft,omitempty"`
-		MakeLatest      string  `json:"make_latest,omitempty"` // GitHub's enum: "true", "false" or "legacy"
-	}{e.TagName, e.TargetCommitish, e.Name, e.Body, e.Draft, e.MakeLatest}
-	var r releaseJSON
-	_, err := c.do(ctx, http.MethodPatch, releasePath(owner, repo, id), nil, in, &r)
-	if err != nil {
+	in := &gh.RepositoryRelease{
+		TagName: e.TagName, TargetCommitish: e.TargetCommitish, Name: e.Name, Body: e.Body, Draft: e.Draft,
+	}
+	if e.MakeLatest != "" {
+		in.MakeLatest = &e.MakeLatest
+	}
+	r, resp, err := c.gh.Repositories.EditRelease(ctx, seg(owner), seg(repo), id, in)
+	if err = apiErr(resp, err); err != nil {
 		switch {
 		case alreadyExists(err):
 			err = fmt.Errorf("%w: %w", ErrAlreadyExists, err)
 		case isNotFound(err):
 			err = fmt.Errorf("%w: %w", ErrNotFound, err)
 		}
-		return PinnedRelease{}, fmt.Errorf("github: edit release %d of %s/%s: %w", id, owner, repo, apiErr(err))
+		return PinnedRelease{}, fmt.Errorf("github: edit release %d of %s/%s: %w", id, owner, repo, err)
 	}
 	return pinnedOf(r), nil
 }
@@ -89,12 +86,12 @@ func (c *Client) EditRelease(ctx context.Context, owner, repo string, id int64, 
 // DeleteRelease deletes a release (its tag, if any, stays). A release that is already gone
 // fails with an error wrapping ErrNotFound, which callers converging on "deleted" accept.
 func (c *Client) DeleteRelease(ctx context.Context, owner, repo string, id int64) error {
-	_, err := c.do(ctx, http.MethodDelete, releasePath(owner, repo, id), nil, nil, nil)
-	if err != nil {
+	resp, err := c.gh.Repositories.DeleteRelease(ctx, seg(owner), seg(repo), id)
+	if err = apiErr(resp, err); err != nil {
 		if isNotFound(err) {
 			err = fmt.Errorf("%w: %w", ErrNotFound, err)
 		}
-		return fmt.Errorf("github: delete release %d of %s/%s: %w", id, owner, repo, apiErr(err))
+		return fmt.Errorf("github: delete release %d of %s/%s: %w", id, owner, repo, err)
 	}
 	return nil
 }
@@ -105,23 +102,19 @@ const maxTagPages = 100
 // TagNames lists the names of every tag of the repository, 100 per page, in GitHub's order.
 func (c *Client) TagNames(ctx context.Context, owner, repo string) ([]string, error) {
 	var out []string
-	page := 0
+	opts := &gh.ListOptions{PerPage: 100}
 	for range maxTagPages {
-		var list []struct {
-			Name string `json:"name"`
+		page, resp, err := c.gh.Repositories.ListTags(ctx, seg(owner), seg(repo), opts)
+		if err = apiErr(resp, err); err != nil {
+			return nil, fmt.Errorf("github: tags of %s/%s (page %d): %w", owner, repo, max(opts.Page, 1), err)
 		}
-		resp, err := c.do(ctx, http.MethodGet, repoPath(owner, repo, "tags"), pageQuery(100, page), nil, &list)
-		if err != nil {
-			return nil, fmt.Errorf("github: tags of %s/%s (page %d): %w", owner, repo, max(page, 1), apiErr(err))
+		for _, t := range page {
+			out = append(out, t.GetName())
 		}
-		for _, t := range list {
-			out = append(out, t.Name)
-		}
-		next := nextPage(resp.Header)
-		if next == 0 {
+		if resp.NextPage == 0 {
 			return out, nil
 		}
-		page = next
+		opts.Page = resp.NextPage
 	}
 	return nil, fmt.Errorf("github: tags of %s/%s: more than %d pages", owner, repo, maxTagPages)
 }

@@ -3,7 +3,6 @@ package github
 import (
 	"context"
 	"fmt"
-	"net/http"
 )
 
 // TagKind tells annotated tags (a tag object) from lightweight ones (a bare ref).
@@ -42,39 +41,36 @@ const maxTagDepth = 4
 
 // TagRef resolves refs/tags/<tag>; found is false when the tag does not exist.
 func (c *Client) TagRef(ctx context.Context, owner, repo, tag string) (Tag, bool, error) {
-	obj, err := c.getRef(ctx, owner, repo, "tags/"+tag)
+	ref, resp, err := c.gh.Git.GetRef(ctx, seg(owner), seg(repo), "tags/"+tag)
+	err = apiErr(resp, err)
 	if isNotFound(err) {
 		return Tag{}, false, nil
 	}
 	if err != nil {
-		return Tag{}, false, fmt.Errorf("github: tag ref %s of %s/%s: %w", tag, owner, repo, apiErr(err))
+		return Tag{}, false, fmt.Errorf("github: tag ref %s of %s/%s: %w", tag, owner, repo, err)
 	}
 	t := Tag{Name: tag, Kind: TagLightweight}
-	if obj.Type == "tag" {
-		t.Kind, t.ObjectSHA = TagAnnotated, obj.SHA
+	obj := ref.GetObject()
+	if obj.GetType() == "tag" {
+		t.Kind, t.ObjectSHA = TagAnnotated, obj.GetSHA()
 	}
-	for depth := 0; obj.Type == "tag"; depth++ {
+	for depth := 0; obj.GetType() == "tag"; depth++ {
 		if depth == maxTagDepth {
 			return Tag{}, false, fmt.Errorf("github: tag %s of %s/%s: more than %d nested tag objects", tag, owner, repo, maxTagDepth)
 		}
-		var tobj struct {
-			Object       gitObjectJSON `json:"object"`
-			Verification struct {
-				Verified bool   `json:"verified"`
-				Reason   string `json:"reason"`
-			} `json:"verification"`
-		}
-		if _, err := c.do(ctx, http.MethodGet, repoPath(owner, repo, "git/tags/"+seg(obj.SHA)), nil, nil, &tobj); err != nil {
-			return Tag{}, false, fmt.Errorf("github: tag object %s of %s/%s: %w", obj.SHA, owner, repo, apiErr(err))
+		tobj, resp, err := c.gh.Git.GetTag(ctx, seg(owner), seg(repo), seg(obj.GetSHA()))
+		if err = apiErr(resp, err); err != nil {
+			return Tag{}, false, fmt.Errorf("github: tag object %s of %s/%s: %w", obj.GetSHA(), owner, repo, err)
 		}
 		if depth == 0 {
-			t.Verification = Verification{Verified: tobj.Verification.Verified, Reason: tobj.Verification.Reason}
+			v := tobj.GetVerification()
+			t.Verification = Verification{Verified: v.GetVerified(), Reason: v.GetReason()}
 		}
-		obj = tobj.Object
+		obj = tobj.GetObject()
 	}
-	t.TargetType = obj.Type
+	t.TargetType = obj.GetType()
 	if t.TargetType == "commit" {
-		t.CommitSHA = obj.SHA
+		t.CommitSHA = obj.GetSHA()
 	}
 	return t, true, nil
 }

@@ -3,9 +3,12 @@ package github
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,10 +20,16 @@ type transport struct {
 	base    http.RoundTripper
 	auth    secret // Authorization header value; empty for anonymous access
 	tokenID string // hash of the token, for cache keys
-	cache   *Cache
-	policy  RetryPolicy
-	sleep   func(context.Context, time.Duration) error
-	now     func() time.Time
+	// api is the API's scheme and host: the token goes there and nowhere else, so a
+	// redirect elsewhere (a release asset's storage, a moved host) is followed without it.
+	api *url.URL
+	// explicitBase is the base URL the caller gave, nil for the default; see
+	// plainHTTPAllowed.
+	explicitBase *url.URL
+	cache        *Cache
+	policy       RetryPolicy
+	sleep        func(context.Context, time.Duration) error
+	now          func() time.Time
 
 	requests    atomic.Int64
 	notModified atomic.Int64
@@ -44,24 +53,88 @@ func (e *RetryError) Error() string {
 
 func (e *RetryError) Unwrap() error { return e.Err }
 
+// errRefused marks a request the transport would not send; nothing reached the network,
+// so the outcome of a refused write is known: it did not happen.
+var errRefused = errors.New("refused before sending")
+
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "https" && !(req.URL.Scheme == "http" && plainHTTPAllowed(req.URL, t.explicitBase)) {
+		if req.Body != nil {
+			req.Body.Close() // a RoundTripper closes the body, even on error
+		}
+		return nil, fmt.Errorf("github: %s %s://%s%s: %w: plain http is allowed only to loopback (or the engine's test network, see plainHTTPAllowed)",
+			req.Method, req.URL.Scheme, req.URL.Host, req.URL.EscapedPath(), errRefused)
+	}
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		// A write is sent once: repeating one whose outcome is unknown could apply it
-		// twice, so that decision belongs to WriteThenVerify, which reads back first.
+		// twice, so that decision belongs to WriteThenVerify, which reads back first. It
+		// gets the same time bound as a read: a hung write is an unknown outcome, which
+		// WriteThenVerify resolves, rather than a run that never ends.
 		t.requests.Add(1)
-		return t.base.RoundTrip(t.authorize(req))
+		actx, cancel := context.WithTimeout(req.Context(), t.policy.AttemptTimeout)
+		resp, err := t.base.RoundTrip(t.authorize(actx, req))
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		resp.Body = readCloser{Reader: resp.Body, Closer: cancelOnClose(resp.Body, cancel)}
+		return resp, nil
 	}
 	return t.idempotent(req)
 }
 
-// authorize returns a copy of req carrying the token (RoundTrippers must not modify
-// their request).
-func (t *transport) authorize(req *http.Request) *http.Request {
-	r := req.Clone(req.Context())
-	if t.auth != "" {
+// authorize returns a copy of req on ctx carrying the token when it goes to the API's
+// own scheme and host, and without any Authorization header otherwise (RoundTrippers
+// must not modify their request). net/http copies headers onto a redirect; this decides
+// per hop, whatever the hop.
+func (t *transport) authorize(ctx context.Context, req *http.Request) *http.Request {
+	r := req.Clone(ctx)
+	if t.auth != "" && sameOrigin(r.URL, t.api) {
 		r.Header.Set("Authorization", string(t.auth))
+	} else {
+		r.Header.Del("Authorization")
 	}
 	return r
+}
+
+// sameOrigin reports whether u is on the API's scheme and host (port included).
+func sameOrigin(u, api *url.URL) bool {
+	return api != nil && strings.EqualFold(u.Scheme, api.Scheme) && strings.EqualFold(u.Host, api.Host)
+}
+
+// engineNetwork is the Dagger engine's private container network.
+var engineNetwork = netip.MustParsePrefix("10.87.0.0/16")
+
+// plainHTTPAllowed reports whether a request may go to u without TLS, which would expose
+// the token and let anyone on the path change answers. Loopback (127.0.0.0/8, ::1,
+// localhost) never leaves the machine. Beyond that, only the host of a base URL the
+// caller gave explicitly, and only an IP literal in 10.87.0.0/16: Shipyard's own
+// real-engine tests serve the GitHub simulator to the module at http://10.87.0.1:8080/
+// on the engine's private network, where no certificate exists; a default base URL, a
+// redirect or a name that resolves there gets no such exception.
+func plainHTTPAllowed(u, explicitBase *url.URL) bool {
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	if ip.IsLoopback() {
+		return true
+	}
+	return explicitBase != nil && strings.EqualFold(u.Host, explicitBase.Host) && engineNetwork.Contains(ip)
+}
+
+// cancelOnClose closes body, then ends the request's own context.
+func cancelOnClose(body io.Closer, cancel context.CancelFunc) io.Closer {
+	return closerFunc(func() error {
+		err := body.Close()
+		cancel()
+		return err
+	})
 }
 
 func (t *transport) idempotent(req *http.Request) (*http.Response, error) {
@@ -76,12 +149,11 @@ func (t *transport) idempotent(req *http.Request) (*http.Response, error) {
 	}
 	var waited time.Duration
 	for attempt := 1; ; attempt++ {
-		r := t.authorize(req)
+		actx, cancel := context.WithTimeout(ctx, t.policy.AttemptTimeout)
+		r := t.authorize(actx, req)
 		if cached != nil {
 			r.Header.Set("If-None-Match", cached.etag)
 		}
-		actx, cancel := context.WithTimeout(ctx, t.policy.AttemptTimeout)
-		r = r.WithContext(actx)
 		t.requests.Add(1)
 		if attempt > 1 {
 			t.retries.Add(1)
@@ -196,11 +268,7 @@ func (t *transport) backoff(attempt int) time.Duration {
 // attempt's context is cancelled once the body is read or closed.
 func (t *transport) keep(req *http.Request, resp *http.Response, key string, useCache bool, cancel context.CancelFunc) (*http.Response, error) {
 	orig := resp.Body
-	closeAll := closerFunc(func() error {
-		err := orig.Close()
-		cancel()
-		return err
-	})
+	closeAll := cancelOnClose(orig, cancel)
 	etag := resp.Header.Get("ETag")
 	if !useCache || resp.StatusCode != http.StatusOK || etag == "" {
 		resp.Body = readCloser{Reader: orig, Closer: closeAll}
@@ -208,7 +276,7 @@ func (t *transport) keep(req *http.Request, resp *http.Response, key string, use
 	}
 	body, err := io.ReadAll(io.LimitReader(orig, maxCachedBody+1))
 	if err != nil {
-		closeAll()
+		closeAll.Close()
 		return nil, fmt.Errorf("github: %s %s: reading response: %w", req.Method, req.URL.EscapedPath(), err)
 	}
 	if len(body) > maxCachedBody {
@@ -216,7 +284,7 @@ func (t *transport) keep(req *http.Request, resp *http.Response, key string, use
 		resp.Body = readCloser{Reader: io.MultiReader(bytes.NewReader(body), orig), Closer: closeAll}
 		return resp, nil
 	}
-	closeAll()
+	closeAll.Close()
 	t.cache.put(key, &cacheEntry{etag: etag, body: body, header: resp.Header.Clone()})
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	resp.ContentLength = int64(len(body))

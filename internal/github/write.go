@@ -43,7 +43,7 @@ func (c *Client) WriteThenVerify(ctx context.Context, write func(ctx context.Con
 // answer (e.g. a gateway that lost the response) or a transport failure after sending.
 // Cancellation by the caller is not unknown in this sense: the caller chose to stop.
 func OutcomeUnknown(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, errRefused) {
 		return false
 	}
 	if code := statusOf(err); code != 0 {

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"dagger/shipyard/models/upstreams"
 )
 
 // DefaultPyPIURL is PyPI's JSON API base.
@@ -25,6 +27,8 @@ func PyPIVersions(ctx context.Context, hc *http.Client, baseURL, project string)
 		hc = http.DefaultClient
 	}
 	url := strings.TrimSuffix(baseURL, "/") + "/pypi/" + normaliseName(project) + "/json"
+	ctx, cancel := upstreams.BoundPyPIRequest(ctx)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("pypi: %s: %w", project, err)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 )
 
 // ErrPyPINotFound is returned when PyPI has no project of that name.
@@ -28,6 +29,17 @@ func NormalizeName(name string) string {
 	return strings.ToLower(nameSeparators.ReplaceAllString(name, "-"))
 }
 
+// pypiTimeout bounds one request to PyPI, reading the body included, whichever client
+// makes it (http.DefaultClient has no timeout): a stalled index must fail the run, not
+// hold it. A project's JSON is a few megabytes at most.
+var pypiTimeout = time.Minute
+
+// BoundPyPIRequest gives one PyPI request its time bound; cancel releases it once the
+// body is read.
+func BoundPyPIRequest(ctx context.Context) (bounded context.Context, cancel context.CancelFunc) {
+	return context.WithTimeout(ctx, pypiTimeout)
+}
+
 // FetchPyPI reads a project's versions from PyPI's JSON API (GET <baseURL>/pypi/<name>/json,
 // baseURL such as "https://pypi.org"). A version counts as yanked when all its files are
 // yanked; a version without files is left out, as pip would never install it.
@@ -39,6 +51,8 @@ func FetchPyPI(ctx context.Context, baseURL, name string, hc *http.Client) (PyPI
 		return PyPIInfo{}, fmt.Errorf("pypi: %q is not a project name", name)
 	}
 	url := strings.TrimSuffix(baseURL, "/") + "/pypi/" + NormalizeName(name) + "/json"
+	ctx, cancel := BoundPyPIRequest(ctx)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return PyPIInfo{}, fmt.Errorf("pypi: %s: %w", name, err)

@@ -13,45 +13,6 @@ import (
 	"time"
 )
 
-func TestNextPage(t *testing.T) {
-	const base = "https://api.github.com/repositories/1/releases"
-	tests := []struct {
-		name  string
-		links []string // Link header values
-		want  int
-	}{
-		{"no header", nil, 0},
-		{"GitHub's first page", []string{`<` + base + `?per_page=100&page=2>; rel="next", <` + base + `?per_page=100&page=3>; rel="last"`}, 2},
-		{"GitHub's middle page", []string{`<` + base + `?page=1>; rel="prev", <` + base + `?page=3>; rel="next", <` + base + `?page=4>; rel="last", <` + base + `?page=1>; rel="first"`}, 3},
-		{"last page has no next", []string{`<` + base + `?page=2>; rel="prev", <` + base + `?page=1>; rel="first"`}, 0},
-		{"unquoted rel", []string{`<` + base + `?page=5>; rel=next`}, 5},
-		{"rel list", []string{`<` + base + `?page=6>; rel="next last"`}, 6},
-		{"spaces around the parts", []string{`  <` + base + `?page=7> ; title="x" ; rel = "next" `}, 7},
-		{"parameters around rel", []string{`<` + base + `?page=7>; title="x"; rel="next"`}, 7},
-		{"next in a second header value", []string{`<` + base + `?page=1>; rel="first"`, `<` + base + `?page=8>; rel="next"`}, 8},
-		{"escaped query", []string{`<` + base + `?head=octo%3Aautomation%2Fx&page=9>; rel="next"`}, 9},
-		{"cursor paging is not page paging", []string{`<` + base + `?cursor=abc>; rel="next"`}, 0},
-		{"page zero", []string{`<` + base + `?page=0>; rel="next"`}, 0},
-		{"negative page", []string{`<` + base + `?page=-2>; rel="next"`}, 0},
-		{"page not a number", []string{`<` + base + `?page=two>; rel="next"`}, 0},
-		{"no angle brackets", []string{base + `?page=2; rel="next"`}, 0},
-		{"no parameters", []string{`<` + base + `?page=2>`}, 0},
-		{"bad URL", []string{`<%zz?page=2>; rel="next"`}, 0},
-		{"garbage", []string{`;;,,<>;rel=`}, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := http.Header{}
-			for _, v := range tt.links {
-				h.Add("Link", v)
-			}
-			if got := nextPage(h); got != tt.want {
-				t.Errorf("nextPage(%q) = %d, want %d", tt.links, got, tt.want)
-			}
-		})
-	}
-}
-
 // recorded is what the test server saw of one request.
 type recorded struct {
 	method, path, query string
@@ -356,6 +317,9 @@ func TestRequestHeadersAndBodies(t *testing.T) {
 		{"tree: a file inline, a deletion as a null sha", func(c *Client) {
 			c.CreateTree(ctx, "octo", "demo", "base", []TreeChange{{Path: "a.yaml", Content: []byte("<v> & 2\n")}, {Path: "gone.txt", Delete: true}})
 		}, `{"base_tree":"base","tree":[{"path":"a.yaml","mode":"100644","type":"blob","content":"<v> & 2\n"},{"path":"gone.txt","sha":null}]}`},
+		{"release notes in Markdown travel as they are", func(c *Client) {
+			c.CreateRelease(ctx, "octo", "demo", NewRelease{TagName: "v1", Body: "<!-- x --> a & b"})
+		}, `{"tag_name":"v1","name":"","body":"<!-- x --> a & b","draft":false,"prerelease":false}`},
 		{"tree: no changes is an empty list", func(c *Client) { c.CreateTree(ctx, "octo", "demo", "", nil) },
 			`{"tree":[]}`},
 		{"commit", func(c *Client) { c.CreateCommit(ctx, "octo", "demo", "msg", "tree", []string{"p1", "p2"}) },
@@ -397,7 +361,7 @@ func TestRequestHeadersAndBodies(t *testing.T) {
 			}
 			r := seen[0]
 			for k, want := range map[string]string{
-				"Accept": mediaType, "X-Github-Api-Version": apiVersion, "Authorization": "Bearer " + token,
+				"Accept": "application/vnd.github.v3+json", "X-Github-Api-Version": "2022-11-28", "Authorization": "Bearer " + token,
 			} {
 				if got := r.header.Get(k); got != want {
 					t.Errorf("%s: %q, want %q", k, got, want)
@@ -422,7 +386,10 @@ func TestRequestHeadersAndBodies(t *testing.T) {
 			if g, w := mustJSON(t, got), mustJSON(t, want); g != w {
 				t.Errorf("body %s\nwant %s", g, w)
 			}
-			if strings.Contains(r.body, `\u003c`) || strings.Contains(r.body, `\u0026`) {
+			// go-github's tree entries marshal themselves with "<" and "&" as \u003c and
+			// \u0026, the same JSON value (compared above); Markdown bodies travel as they are.
+			htmlEscapedOK := strings.HasSuffix(r.path, "/git/trees")
+			if !htmlEscapedOK && (strings.Contains(r.body, `\u003c`) || strings.Contains(r.body, `\u0026`)) {
 				t.Errorf("HTML-escaped body %s", r.body)
 			}
 		})
