@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"dagger/shipyard/internal/plainhttp"
 )
 
 // transport authenticates, retries, caches and counts the client's HTTP requests.
@@ -102,30 +103,20 @@ func sameOrigin(u, api *url.URL) bool {
 	return api != nil && strings.EqualFold(u.Scheme, api.Scheme) && strings.EqualFold(u.Host, api.Host)
 }
 
-// engineNetwork is the Dagger engine's private container network.
-var engineNetwork = netip.MustParsePrefix("10.87.0.0/16")
-
 // plainHTTPAllowed reports whether a request may go to u without TLS, which would expose
-// the token and let anyone on the path change answers. Loopback (127.0.0.0/8, ::1,
-// localhost) never leaves the machine. Beyond that, only the host of a base URL the
-// caller gave explicitly, and only an IP literal in 10.87.0.0/16: Shipyard's own
-// real-engine tests serve the GitHub simulator to the module at http://10.87.0.1:8080/
-// on the engine's private network, where no certificate exists; a default base URL, a
-// redirect or a name that resolves there gets no such exception.
+// the token and let anyone on the path change answers: only where plainhttp.Allowed says
+// the traffic stays on the machine, and the engine's gateway (where Shipyard's real-engine
+// tests serve the GitHub simulator to the module) only as the host of a base URL the caller
+// gave explicitly, never through a default or a redirect.
 func plainHTTPAllowed(u, explicitBase *url.URL) bool {
 	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
+	if !plainhttp.Allowed(host) {
 		return false
 	}
-	ip = ip.Unmap()
-	if ip.IsLoopback() {
+	if host != plainhttp.EngineGateway {
 		return true
 	}
-	return explicitBase != nil && strings.EqualFold(u.Host, explicitBase.Host) && engineNetwork.Contains(ip)
+	return explicitBase != nil && strings.EqualFold(u.Host, explicitBase.Host)
 }
 
 // cancelOnClose closes body, then ends the request's own context.

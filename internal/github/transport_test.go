@@ -27,7 +27,7 @@ func TestPlainHTTPAllowed(t *testing.T) {
 		{"localhost", "http://localhost:9/x", "", true},
 		{"localhost in capitals", "http://LOCALHOST/x", "", true},
 		{"engine network, the explicit base's host", "http://10.87.0.1:8080/x", "http://10.87.0.1:8080/", true},
-		{"engine network, top of the range", "http://10.87.255.254/x", "http://10.87.255.254/", true},
+		{"another container of the engine network", "http://10.87.255.254/x", "http://10.87.255.254/", false},
 		{"engine network without an explicit base", "http://10.87.0.1:8080/x", "", false},
 		{"engine network, another host than the base's", "http://10.87.0.2:8080/x", "http://10.87.0.1:8080/", false},
 		{"engine network, another port than the base's", "http://10.87.0.1:9090/x", "http://10.87.0.1:8080/", false},
