@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"os"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/testkit/teskdemo"
 )
 
 const ghToken = "ghp_release_plan_test_token_value"
@@ -17,16 +19,7 @@ func seedRelease(t *testing.T, notes string) *githubsim.Server {
 	t.Helper()
 	sim := githubsim.New(t)
 	sim.AddToken(ghToken, githubsim.Token{})
-	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
-	repo.CommitOnBranch("dev", "feat: first", map[string]string{"README.md": "# tesk-core\n"})
-	sha := repo.CommitOnBranch("dev", "chore: release v0.11.0", map[string]string{
-		"CITATION.cff":            "cff-version: 1.2.0\ntitle: tesk-core\nversion: 0.11.0\ndate-released: 2026-11-02\n",
-		"docs/releases/0.11.0.md": notes,
-	})
-	repo.SetBranch("main", sha)
-	repo.AnnotatedTag("v0.11.0", sha, githubsim.ValidSignature())
-	repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: sha, Status: "completed", Conclusion: "success"})
-	repo.AddRelease(githubsim.Release{TagName: "v0.10.6", Name: "v0.10.6"})
+	teskdemo.Seed(sim, notes)
 	return sim
 }
 
@@ -97,4 +90,39 @@ func TestReleasePlanReportsEveryViolation(t *testing.T) {
 	if _, err := m.ReleasePlan(ctx, "v0.11.0", "yaml", "ci.yml"); err == nil {
 		t.Fatal("unknown format accepted")
 	}
+}
+
+// The README's quick start prints exactly what release-plan prints for the demo
+// repository, read without a token (as the demo server answers).
+func TestReadmeQuickStartOutput(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, ok := readmeBlock(string(readme), "Release plan for ")
+	if !ok {
+		t.Fatal("README.md has no text block with the release plan")
+	}
+	sim := githubsim.New(t, githubsim.WithAnonymousReads())
+	teskdemo.Seed(sim, teskdemo.Notes)
+	m, _ := glue(t, nil, engine.AllowSecretPlaintext())
+	m.GithubAPI = sim.URL + "/"
+	got, err := m.ReleasePlan(context.Background(), teskdemo.Tag, "text", "ci.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(got) != strings.TrimSpace(want) {
+		t.Errorf("README.md shows:\n%s\nrelease-plan prints:\n%s", want, got)
+	}
+}
+
+// readmeBlock returns the first fenced text block of readme that starts with prefix.
+func readmeBlock(readme, prefix string) (string, bool) {
+	for _, block := range strings.Split(readme, "```text\n")[1:] {
+		body, _, _ := strings.Cut(block, "```")
+		if strings.HasPrefix(body, prefix) {
+			return body, true
+		}
+	}
+	return "", false
 }

@@ -49,6 +49,7 @@ type Server struct {
 	nextID     int64     // ids of seeded and created objects
 	requestSeq int64     // X-GitHub-Request-Id values
 	seedTime   time.Time // deterministic timestamps for seeded objects
+	anonymous  *Token    // answers unauthenticated reads when set
 }
 
 // Option configures a Server.
@@ -58,6 +59,15 @@ type Option func(*Server)
 // one fake clock between the simulator and a client's retry sleeper.
 func WithClock(now func() time.Time) Option {
 	return func(s *Server) { s.now = now }
+}
+
+// WithAnonymousReads answers reads without an Authorization header, as GitHub does for
+// public repositories, with GitHub's anonymous limit of 60 requests an hour and no write
+// access.
+func WithAnonymousReads() Option {
+	return func(s *Server) {
+		s.anonymous = &Token{Limit: 60, remaining: 60}
+	}
 }
 
 // New starts a simulator that is closed when the test ends.
@@ -269,6 +279,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, rt route) {
 func (s *Server) authenticate(r *http.Request) (*Token, string) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
+		if s.anonymous != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			return s.anonymous, ""
+		}
 		return nil, "Requires authentication"
 	}
 	scheme, value, _ := strings.Cut(h, " ")

@@ -351,3 +351,37 @@ func TestImportCommitKeepsTheGivenSHA(t *testing.T) {
 		t.Error("the imported parent is not an ancestor")
 	}
 }
+
+func TestAnonymousReads(t *testing.T) {
+	for _, anonymous := range []bool{false, true} {
+		var opts []Option
+		if anonymous {
+			opts = append(opts, WithAnonymousReads())
+		}
+		sim := New(t, opts...)
+		sim.AddRepo("o", "r").CommitOnBranch("main", "root", map[string]string{"a": "a"})
+		get, err := http.Get(sim.URL + "/repos/o/r/git/ref/heads/main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		get.Body.Close()
+		wantGet := http.StatusUnauthorized
+		if anonymous {
+			wantGet = http.StatusOK
+			if l := get.Header.Get("X-RateLimit-Limit"); l != "60" {
+				t.Errorf("anonymous limit %q, want 60", l)
+			}
+		}
+		if get.StatusCode != wantGet {
+			t.Errorf("anonymous=%t: GET answered %d, want %d", anonymous, get.StatusCode, wantGet)
+		}
+		post, err := http.Post(sim.URL+"/repos/o/r/releases", "application/json", strings.NewReader(`{"tag_name":"v1"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		post.Body.Close()
+		if post.StatusCode != http.StatusUnauthorized {
+			t.Errorf("anonymous=%t: POST answered %d, want 401", anonymous, post.StatusCode)
+		}
+	}
+}

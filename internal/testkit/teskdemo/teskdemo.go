@@ -1,0 +1,39 @@
+// Package teskdemo is the demo tesk-core repository of the README's quick start: v0.11.0
+// prepared as the release process asks (CITATION.cff, curated notes, CI passed for its push
+// to dev, main moved to it) and tagged with a signed, annotated tag that GitHub verified.
+// The module's tests seed it to check the README's sample output, and the demo server
+// (cmd/demo-github) serves it so a newcomer can run release-plan with no token and no
+// network.
+package teskdemo
+
+import (
+	"dagger/shipyard/internal/testkit/githubsim"
+)
+
+// The demo repository and its release tag.
+const (
+	Owner = "elixir-cloud-aai"
+	Name  = "tesk-core"
+	Tag   = "v0.11.0"
+)
+
+// Notes are the demo release's curated notes, in the organisation's format.
+const Notes = "Brings signed images.\n\n## Features\n\n- Sign both images (#101, #102)\n"
+
+// Seed adds the demo repository to sim with notes as docs/releases/0.11.0.md (Notes for
+// the README's demo) and returns it. Seeding is deterministic: the same notes give the
+// same commit SHAs.
+func Seed(sim *githubsim.Server, notes string) *githubsim.Repo {
+	repo := sim.AddRepo(Owner, Name)
+	repo.CommitOnBranch("dev", "feat: first", map[string]string{"README.md": "# tesk-core\n"})
+	sha := repo.CommitOnBranch("dev", "chore: release v0.11.0", map[string]string{
+		"CITATION.cff":            "cff-version: 1.2.0\ntitle: tesk-core\nversion: 0.11.0\ndate-released: 2026-11-02\n",
+		"docs/releases/0.11.0.md": notes,
+	})
+	repo.SetBranch("main", sha)
+	repo.AnnotatedTag(Tag, sha, githubsim.ValidSignature())
+	repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev",
+		HeadSHA: sha, Status: "completed", Conclusion: "success"})
+	repo.AddRelease(githubsim.Release{TagName: "v0.10.6", Name: "v0.10.6"})
+	return repo
+}
