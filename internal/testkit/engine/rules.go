@@ -71,6 +71,21 @@ func (e *Engine) OnExec(r ExecRule) {
 	e.execRules = append(e.execRules, r)
 }
 
+// ExpectExecs adds, for each command, a rule that answers exit 0 with no output to the
+// execs whose args, joined by spaces, contain it: the commands a test of a whole flow
+// expects to succeed, declared so that a strict engine fails on any other. Rules added
+// later still override them.
+func (e *Engine) ExpectExecs(cmds ...string) {
+	e.t.Helper()
+	for _, c := range cmds {
+		if c == "" {
+			// An empty command would match every exec and make strict mode lenient.
+			e.t.Fatalf("engine double: ExpectExecs needs non-empty commands")
+		}
+		e.OnExec(ExecRule{ArgsContain: c})
+	}
+}
+
 // OnFile adds a file-contents rule.
 func (e *Engine) OnFile(r FileRule) {
 	e.mu.Lock()

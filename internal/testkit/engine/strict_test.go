@@ -15,17 +15,21 @@ func TestStrictExecs(t *testing.T) {
 		name       string
 		opts       []Option
 		rule       *ExecRule
+		expected   []string // given to ExpectExecs
 		expect     dagger.ReturnType
 		wantErr    string // "" when the exec succeeds
 		wantErrors int    // reported at cleanup
 	}{
-		{"lenient answers an unmatched exec with exit 0", nil, nil, "", "", 0},
-		{"strict fails an unmatched exec", []Option{StrictExecs()}, nil, "",
+		{"lenient answers an unmatched exec with exit 0", nil, nil, nil, "", "", 0},
+		{"strict fails an unmatched exec", []Option{StrictExecs()}, nil, nil, "",
 			`no rule expects the exec "pytest -q" on python:3.12`, 1},
-		{"strict fails it even when any exit code is expected", []Option{StrictExecs()}, nil, dagger.ReturnTypeAny,
+		{"strict fails it even when any exit code is expected", []Option{StrictExecs()}, nil, nil, dagger.ReturnTypeAny,
 			`no rule expects the exec "pytest -q"`, 1},
-		{"strict passes an expected exec", []Option{StrictExecs()}, &ExecRule{ArgsContain: "pytest"}, "", "", 0},
-		{"strict keeps a rule's failure a plain exec failure", []Option{StrictExecs()}, &ExecRule{ArgsContain: "pytest", ExitCode: 1}, "",
+		{"strict fails an exec other than the expected ones", []Option{StrictExecs()}, nil, []string{"ruff check"}, "",
+			`no rule expects the exec "pytest -q"`, 1},
+		{"strict passes an expected exec", []Option{StrictExecs()}, &ExecRule{ArgsContain: "pytest"}, nil, "", "", 0},
+		{"strict passes an exec declared with ExpectExecs", []Option{StrictExecs()}, nil, []string{"ruff check", "pytest -q"}, "", "", 0},
+		{"strict keeps a rule's failure a plain exec failure", []Option{StrictExecs()}, &ExecRule{ArgsContain: "pytest", ExitCode: 1}, nil, "",
 			`process "pytest -q" did not complete successfully: exit code: 1`, 0},
 	}
 	for _, tc := range cases {
@@ -36,6 +40,7 @@ func TestStrictExecs(t *testing.T) {
 			if tc.rule != nil {
 				e.OnExec(*tc.rule)
 			}
+			e.ExpectExecs(tc.expected...)
 			c, err := dagger.Connect(ctx, dagger.WithConn(&conn{e: e, client: e.srv.Client()}))
 			if err != nil {
 				t.Fatal(err)
