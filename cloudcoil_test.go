@@ -19,10 +19,12 @@ import (
 // glueModelVersions connects main.go's dag and the SDK client to a fresh engine double, as
 // glue does, with secret plaintext allowed (the function reads its token at the edge) and
 // the constructor pointed at the GitHub simulator with token as --github-token (none when
-// empty). Not parallel: dag is package state.
+// empty). The engine is strict and expects the two commands of the ETag cache volume: its
+// read (an empty volume) and its write. Not parallel: dag is package state.
 func glueModelVersions(t *testing.T, w *versionstest.World, token string) (*Shipyard, *engine.Engine) {
 	t.Helper()
-	e := engine.New(t, engine.AllowSecretPlaintext())
+	e := engine.New(t, engine.StrictExecs(), engine.AllowSecretPlaintext())
+	e.ExpectExecs("cat /cache/etags.b64", `mv "$t" /cache/etags.b64`)
 	c := e.Client(context.Background())
 	prevDag, prevConnect := dag, connectSDK
 	dag = c

@@ -12,11 +12,13 @@ import (
 )
 
 // glue connects main.go's functions to a fresh engine double: dag (the module's generated
-// client, here the stand-in) and the SDK client of pipelines/ both point at it. Tests using
-// it do not run in parallel: dag is package state, as in a real module.
+// client, here the stand-in) and the SDK client of pipelines/ both point at it. The engine
+// is strict: each test declares the commands it expects (ciExecs, publishExecs,
+// modelExecs), and any other fails it. Tests using glue do not run in parallel: dag is
+// package state, as in a real module.
 func glue(t *testing.T, changes map[string]string, opts ...engine.Option) (*Shipyard, *engine.Engine) {
 	t.Helper()
-	e := engine.New(t, opts...)
+	e := engine.New(t, append([]engine.Option{engine.StrictExecs()}, opts...)...)
 	c := e.Client(context.Background())
 	prevDag, prevConnect := dag, connectSDK
 	dag = c
@@ -24,6 +26,41 @@ func glue(t *testing.T, changes map[string]string, opts ...engine.Option) (*Ship
 	t.Cleanup(func() { dag, connectSDK = prevDag, prevConnect })
 	src := c.Host().Directory(fixtures.TeskCore(t, changes))
 	return New(src, "elixir-cloud-aai/tesk-core", nil, "https://api.github.com/", "docker.io", "elixircloud", "", nil, nil), e
+}
+
+// ciExecs are the commands of tesk-core's CI jobs, which succeed unless a test says
+// otherwise (the same list as the ci package's tests).
+var ciExecs = []string{
+	// lint
+	"git init -q 2>/dev/null || (apt-get update -qq && apt-get install -y -qq git >/dev/null && git init -q); git add -A",
+	"uv run pre-commit run --all-files --show-diff-on-failure --color never",
+	"uv lock --check",
+	"uvx --from cffconvert==2.0.0 cffconvert --validate --infile CITATION.cff",
+	// test, on each Python version
+	"uv sync --frozen --extra dev",
+	"uv run coverage run -m pytest",
+	"uv run coverage report -m",
+	"uv run coverage xml -o /out/coverage.xml",
+	// docs
+	"uv sync --frozen --extra docs --no-install-project",
+	"uv run mkdocs build --strict --site-dir /site",
+	// scan, of each image
+	"trivy image --scanners vuln --format json --output /out/",
+	"trivy convert --format sarif --output /out/",
+	// e2e on k3s
+	"sh -c for i in $(seq 1 180); do",
+	"kubectl wait --for=condition=Ready nodes --all --timeout=180s",
+	"kubectl apply -f tests/e2e/manifests/",
+	"kubectl wait --for=condition=Ready pod/tesk-e2e-http --timeout=120s",
+	"uv run pytest tests/e2e",
+}
+
+// publishExecs are the commands that publishing and releasing run besides the supplychain
+// tool (whose execs publishtest runs for real): the tool's build and the Trivy scans.
+var publishExecs = []string{
+	"go build -trimpath -o /out/supplychain ./cmd/supplychain",
+	"trivy image --scanners vuln --format json --output /out/",
+	"trivy convert --format sarif --output /out/",
 }
 
 func cleanScans(e *engine.Engine) {
@@ -45,6 +82,7 @@ func TestPrTitle(t *testing.T) {
 func TestCiThroughTheModule(t *testing.T) {
 	ctx := context.Background()
 	m, e := glue(t, nil)
+	e.ExpectExecs(ciExecs...)
 	cleanScans(e)
 	out, err := m.Ci(ctx, "fix: retry uploads", nil, nil)
 	if err != nil {
@@ -62,6 +100,7 @@ func TestCiThroughTheModule(t *testing.T) {
 func TestCiFailsWithTheTable(t *testing.T) {
 	ctx := context.Background()
 	m, e := glue(t, nil)
+	e.ExpectExecs(ciExecs...)
 	cleanScans(e)
 	e.OnExec(engine.ExecRule{ArgsContain: "mkdocs build", ExitCode: 1, Stderr: "ERROR - Doc file 'index.md' contains a link 'x.md', but the target is not found"})
 	_, err := m.Ci(ctx, "", nil, nil)
@@ -73,6 +112,7 @@ func TestCiFailsWithTheTable(t *testing.T) {
 func TestEachCIFunctionRuns(t *testing.T) {
 	ctx := context.Background()
 	m, e := glue(t, nil)
+	e.ExpectExecs(ciExecs...)
 	cleanScans(e)
 	if _, err := m.Lint(ctx); err != nil {
 		t.Errorf("lint: %v", err)

@@ -19,12 +19,30 @@ import (
 
 const modelToken = "ghs_model_release_module_token_value"
 
+// modelExecs are the commands of the model flows, which succeed unless a test says
+// otherwise (the same list as the modelrelease package's tests).
+var modelExecs = []string{
+	"uvx --from cookiecutter==2.6.0 cookiecutter cookiecutter --no-input --config-file models/",
+	"uv lock --upgrade-package cloudcoil",
+	"uv lock",
+	"uv sync --frozen",
+	"uv sync --locked",
+	"uv run --frozen cloudcoil-model-codegen",
+	"uv run --frozen ruff check .",
+	"uv run --frozen ruff format --check .",
+	"uv run --frozen mypy src",
+	"uv run --frozen pytest",
+	"uv build --out-dir /dist",
+	"base64 -w 0 /dist/",
+}
+
 // modelModule is the module with --source at a folder and a GitHub token configured, on a
 // fresh engine double that may read secrets into memory (the GitHub client needs the
 // token itself; no container gets it).
 func modelModule(t *testing.T, folder string) (*Shipyard, *engine.Engine) {
 	t.Helper()
 	m, e := glue(t, nil, engine.AllowSecretPlaintext())
+	e.ExpectExecs(modelExecs...)
 	m.Source = dag.Host().Directory(folder)
 	m.GithubToken = dag.SetSecret("github-token", modelToken)
 	return m, e

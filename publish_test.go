@@ -28,6 +28,7 @@ func publishModule(t *testing.T, w *publishtest.World, withLogin bool) (*Shipyar
 	t.Helper()
 	// The module reads the registry password into memory for its own registry calls.
 	m, e := glue(t, nil, engine.AllowSecretPlaintext())
+	e.ExpectExecs(publishExecs...)
 	cleanScans(e)
 	w.Install(t, e, "filer", "taskmaster")
 	m.Registry, m.Org = w.Registry.Host, "elixircloud"

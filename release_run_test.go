@@ -33,6 +33,7 @@ type releaseWorld struct {
 func newReleaseWorld(t *testing.T) *releaseWorld {
 	t.Helper()
 	m, e := glue(t, nil, engine.AllowSecretPlaintext())
+	e.ExpectExecs(publishExecs...)
 	w := &releaseWorld{m: m, e: e, repo: teskrepo.New(t, teskrepo.Options{}), pub: publishtest.NewWorld(t)}
 	w.pub.Install(t, e, "taskmaster", "filer")
 	teskrepo.ReportBuiltVersion(e)

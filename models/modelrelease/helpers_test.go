@@ -11,10 +11,30 @@ import (
 	"dagger/shipyard/internal/testkit/fixtures"
 )
 
-// newEnv starts an engine double and an Env connected to it.
+// modelExecs are the commands of the model flows (render, generate, check, build, read
+// the archives), which succeed unless a test says otherwise; the engine is strict, so any
+// other command fails the test.
+var modelExecs = []string{
+	"uvx --from cookiecutter==2.6.0 cookiecutter cookiecutter --no-input --config-file models/",
+	"uv lock --upgrade-package cloudcoil",
+	"uv lock",
+	"uv sync --frozen",
+	"uv sync --locked",
+	"uv run --frozen cloudcoil-model-codegen",
+	"uv run --frozen ruff check .",
+	"uv run --frozen ruff format --check .",
+	"uv run --frozen mypy src",
+	"uv run --frozen pytest",
+	"uv build --out-dir /dist",
+	"base64 -w 0 /dist/",
+}
+
+// newEnv starts a strict engine double, expecting the model flows' commands, and an Env
+// connected to it.
 func newEnv(t *testing.T, opts ...engine.Option) (Env, *engine.Engine) {
 	t.Helper()
-	e := engine.New(t, opts...)
+	e := engine.New(t, append([]engine.Option{engine.StrictExecs()}, opts...)...)
+	e.ExpectExecs(modelExecs...)
 	return NewEnv(e.Client(context.Background())), e
 }
 

@@ -14,7 +14,8 @@ const testImage = "docker.io/library/busybox:1.37@sha256:00000000000000000000000
 
 func TestVolumeStoreRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	e := engine.New(t)
+	e := engine.New(t, engine.StrictExecs())
+	e.ExpectExecs(`mv "$t" /cache/etags.b64`)
 	store := VolumeStore{Client: e.Client(ctx), Image: testImage}
 	data := []byte("\x1f\x8b gzip bytes \x00\xff")
 
@@ -67,7 +68,7 @@ func TestVolumeStoreEmptyAndBroken(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := engine.New(t)
+			e := engine.New(t, engine.StrictExecs())
 			e.OnExec(engine.ExecRule{ArgsContain: "cat /cache/etags.b64", Stdout: tt.stdout})
 			got, err := VolumeStore{Client: e.Client(ctx), Image: testImage, Volume: "custom"}.Load(ctx)
 			if tt.wantErr == "" {

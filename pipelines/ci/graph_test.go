@@ -24,12 +24,40 @@ var fixedNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 // (changed as given) as its source.
 func newPipeline(t *testing.T, changes map[string]string, opts ...engine.Option) (*Pipeline, *engine.Engine) {
 	t.Helper()
-	e := engine.New(t, opts...)
+	e := engine.New(t, append([]engine.Option{engine.StrictExecs()}, opts...)...)
+	e.ExpectExecs(ciExecs...)
 	c := e.Client(context.Background())
 	src := c.Host().Directory(fixtures.TeskCore(t, changes))
 	p := New(c, src)
 	p.Now = func() time.Time { return fixedNow }
 	return p, e
+}
+
+// ciExecs are the commands of tesk-core's CI jobs, which succeed unless a test says
+// otherwise; the engine is strict, so any other command fails the test.
+var ciExecs = []string{
+	// lint
+	"git init -q 2>/dev/null || (apt-get update -qq && apt-get install -y -qq git >/dev/null && git init -q); git add -A",
+	"uv run pre-commit run --all-files --show-diff-on-failure --color never",
+	"uv lock --check",
+	"uvx --from cffconvert==2.0.0 cffconvert --validate --infile CITATION.cff",
+	// test, on each Python version
+	"uv sync --frozen --extra dev",
+	"uv run coverage run -m pytest",
+	"uv run coverage report -m",
+	"uv run coverage xml -o /out/coverage.xml",
+	// docs
+	"uv sync --frozen --extra docs --no-install-project",
+	"uv run mkdocs build --strict --site-dir /site",
+	// scan, of each image
+	"trivy image --scanners vuln --format json --output /out/",
+	"trivy convert --format sarif --output /out/",
+	// e2e on k3s
+	"sh -c for i in $(seq 1 180); do",
+	"kubectl wait --for=condition=Ready nodes --all --timeout=180s",
+	"kubectl apply -f tests/e2e/manifests/",
+	"kubectl wait --for=condition=Ready pod/tesk-e2e-http --timeout=120s",
+	"uv run pytest tests/e2e",
 }
 
 // cleanReport is a well-formed Trivy report of an image with nothing to fix.

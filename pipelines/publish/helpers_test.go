@@ -34,6 +34,15 @@ var filerDockerfile = "FROM " + pinnedBase + " AS build\nARG SETUPTOOLS_SCM_PRET
 	"RUN pip wheel --no-deps --wheel-dir /wheels .\n\nFROM " + pinnedBase + "\nCOPY --from=build /wheels /wheels\n" +
 	"RUN pip install --no-cache-dir /wheels/*.whl\nENTRYPOINT [\"filer\"]\n"
 
+// publishExecs are the commands around the supplychain tool (whose execs run the real
+// command) that publishing runs; they succeed unless a test says otherwise, and the engine
+// is strict, so any other command fails the test.
+var publishExecs = []string{
+	"go build -trimpath -o /out/supplychain ./cmd/supplychain",
+	"trivy image --scanners vuln --format json --output /out/",
+	"trivy convert --format sarif --output /out/",
+}
+
 // env is one engine (one CI job, or one run) in a world that outlives it: re-runs get a
 // fresh env on the same world, as a re-run job gets a fresh engine.
 type env struct {
@@ -50,7 +59,8 @@ type env struct {
 func newEnv(t *testing.T, w *publishtest.World) *env {
 	t.Helper()
 	ctx := context.Background()
-	e := engine.New(t)
+	e := engine.New(t, engine.StrictExecs())
+	e.ExpectExecs(publishExecs...)
 	c := e.Client(ctx)
 	w.Install(t, e, imageNames...)
 	for _, n := range imageNames {

@@ -97,7 +97,8 @@ func TestWorkflowJobs(t *testing.T) {
 	}
 
 	// The scan job gets no credential of any kind.
-	scanEngine := engine.New(t)
+	scanEngine := engine.New(t, engine.StrictExecs())
+	scanEngine.ExpectExecs(scanExecs...)
 	w.e = scanEngine
 	w.c = scanEngine.Client(ctx)
 	for _, n := range teskImages {

@@ -48,12 +48,25 @@ func newWorld(t *testing.T, opts teskrepo.Options) *world {
 	return w
 }
 
+// releaseExecs are the commands a release runs besides the supplychain tool (whose execs
+// run the real command) and the version probe of teskrepo: the tool's build and the Trivy
+// scan of each image. They succeed unless a test says otherwise; the engine is strict, so
+// any other command fails the test.
+var releaseExecs = append([]string{"go build -trimpath -o /out/supplychain ./cmd/supplychain"}, scanExecs...)
+
+// scanExecs are the commands of the scan job alone.
+var scanExecs = []string{
+	"trivy image --scanners vuln --format json --output /out/",
+	"trivy convert --format sarif --output /out/",
+}
+
 // freshEngine starts a new engine and programs it as a runner sees the world: the tagged
 // trees, images that report the version they were built with, clean scans, and the real
 // supplychain command.
 func (w *world) freshEngine() {
 	w.t.Helper()
-	w.e = engine.New(w.t)
+	w.e = engine.New(w.t, engine.StrictExecs())
+	w.e.ExpectExecs(releaseExecs...)
 	w.c = w.e.Client(context.Background())
 	w.pub.Install(w.t, w.e, teskImages...)
 	teskrepo.ReportBuiltVersion(w.e)

@@ -13,7 +13,8 @@
 // object, so objects passed by ID resolve back to the same graph. A selected scalar other
 // than id evaluates its object: the execs and builds it depends on run once each, and are
 // recorded with the container state they saw. Results are programmed with rules (OnExec,
-// OnFile, OnEntries, OnField); without one an exec exits 0 with empty output, and files
+// OnFile, OnEntries, OnField); without one an exec exits 0 with empty output (or, with
+// StrictExecs, fails and fails the test, as tests of whole flows want), and files
 // written by the graph or read from the host (Host().Directory) read as their real
 // contents. Secret values given to setSecret never reach an ID or a record.
 //

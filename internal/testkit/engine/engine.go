@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +42,8 @@ type Engine struct {
 	fileRules   []FileRule
 	dirRules    []DirRule
 	leafRules   []FieldRule
+	unexpected  []Exec          // execs no rule matched, in strict mode; one per chain
+	seenExec    map[string]bool // chains already in unexpected
 	nodes       map[string]*node
 	folds       map[string]any
 	hostDirs    map[string]*vfs
@@ -51,6 +54,7 @@ type config struct {
 	latency         time.Duration
 	allowInvalid    bool
 	allowPlaintext  bool
+	strictExecs     bool
 	defaultPlatform string
 	version         string
 }
@@ -78,8 +82,17 @@ func AllowSecretPlaintext() Option {
 	return func(c *config) { c.allowPlaintext = true }
 }
 
+// StrictExecs makes an exec that no rule matches fail: it answers an exec error naming
+// the command, whatever the exec expects, and the test fails at cleanup. Tests of whole
+// flows use it so that every command a graph runs is one the test meant to answer; by
+// default an unmatched exec exits 0 with no output, which suits unit tests of one step.
+func StrictExecs() Option {
+	return func(c *config) { c.strictExecs = true }
+}
+
 // New starts an engine double for the test; it stops at the test's cleanup, and the test
-// fails there if any query was invalid (see AllowInvalidQueries).
+// fails there if any query was invalid (see AllowInvalidQueries) or, in strict mode, if an
+// exec matched no rule (see StrictExecs).
 func New(t testing.TB, opts ...Option) *Engine {
 	t.Helper()
 	schema, err := loadSchema()
@@ -101,12 +114,16 @@ func New(t testing.TB, opts ...Option) *Engine {
 		nodes:     map[string]*node{},
 		folds:     map[string]any{},
 		hostDirs:  map[string]*vfs{},
+		seenExec:  map[string]bool{},
 		rec:       newRecorder(),
 	}
 	e.srv = httptest.NewServer(http.HandlerFunc(e.serveHTTP))
 	t.Cleanup(func() {
 		close(e.closed)
 		e.srv.Close()
+		for _, ex := range e.UnexpectedExecs() {
+			t.Errorf("engine double: %v", &execFailure{cmd: ex.Args, image: ex.Image, unexpected: true})
+		}
 		if e.cfg.allowInvalid {
 			return
 		}
@@ -143,6 +160,14 @@ func (e *Engine) Errors() []error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]error(nil), e.errs...)
+}
+
+// UnexpectedExecs lists, in strict mode, the execs that no rule matched, once per chain
+// and in the order they first ran.
+func (e *Engine) UnexpectedExecs() []Exec {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.unexpected)
 }
 
 // Graph returns a snapshot of what has been evaluated so far.
@@ -290,15 +315,25 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// execFailure is an exec that ended outside its expected exit codes; the SDK turns the
-// GraphQL error it becomes into *dagger.ExecError.
+// execFailure is an exec that ended outside its expected exit codes, or one that no rule
+// expected in strict mode; the SDK turns the GraphQL error it becomes into
+// *dagger.ExecError.
 type execFailure struct {
 	cmd            []string
 	exitCode       int
 	stdout, stderr string
+	unexpected     bool
+	image          string // named for an unexpected exec, to help write its rule
 }
 
 func (f *execFailure) Error() string {
+	if f.unexpected {
+		on := "a container without an image"
+		if f.image != "" {
+			on = f.image
+		}
+		return fmt.Sprintf("no rule expects the exec %q on %s (strict execs: add an OnExec rule for it)", strings.Join(f.cmd, " "), on)
+	}
 	return fmt.Sprintf("process %q did not complete successfully: exit code: %d", strings.Join(f.cmd, " "), f.exitCode)
 }
 

@@ -171,7 +171,12 @@ func (e *Engine) runExec(p *chain, key string) (execResult, error) {
 	}
 	k := p.Calls[len(p.Calls)-1]
 	ex := execRecord(s, k, p)
-	res := e.matchExec(ex)
+	res, matched := e.matchExec(ex)
+	unexpected := !matched && e.cfg.strictExecs
+	if unexpected {
+		// 127 is what a shell answers for a command it does not know.
+		res = execResult{exitCode: 127, stderr: "engine double: no rule expects this exec"}
+	}
 	e.sleep()
 	ex.ExitCode, ex.Stdout, ex.Stderr = res.exitCode, res.stdout, res.stderr
 	e.mu.Lock()
@@ -180,7 +185,14 @@ func (e *Engine) runExec(p *chain, key string) (execResult, error) {
 		ex.Runs = old.Runs + 1
 	}
 	e.rec.execs[key] = &ex
+	if unexpected && !e.seenExec[key] {
+		e.seenExec[key] = true
+		e.unexpected = append(e.unexpected, ex)
+	}
 	e.mu.Unlock()
+	if unexpected {
+		return res, &execFailure{cmd: ex.Args, exitCode: res.exitCode, stderr: res.stderr, unexpected: true, image: ex.Image}
+	}
 	if !expected(ex.Expect, res.exitCode) {
 		return res, &execFailure{cmd: ex.Args, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr}
 	}

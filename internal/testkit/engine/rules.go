@@ -13,7 +13,8 @@ import (
 // baseline. A result, once computed, is cached like the engine's: set rules before the
 // graph runs.
 
-// ExecRule gives the outcome of the execs it matches. Unmatched execs exit 0 with no output.
+// ExecRule gives the outcome of the execs it matches. Unmatched execs exit 0 with no
+// output, unless the engine is strict (StrictExecs): then they fail, and so does the test.
 type ExecRule struct {
 	ArgsContain string          // substring of the args joined by spaces
 	Image       string          // base image address, exactly
@@ -70,6 +71,21 @@ func (e *Engine) OnExec(r ExecRule) {
 	e.execRules = append(e.execRules, r)
 }
 
+// ExpectExecs adds, for each command, a rule that answers exit 0 with no output to the
+// execs whose args, joined by spaces, contain it: the commands a test of a whole flow
+// expects to succeed, declared so that a strict engine fails on any other. Rules added
+// later still override them.
+func (e *Engine) ExpectExecs(cmds ...string) {
+	e.t.Helper()
+	for _, c := range cmds {
+		if c == "" {
+			// An empty command would match every exec and make strict mode lenient.
+			e.t.Fatalf("engine double: ExpectExecs needs non-empty commands")
+		}
+		e.OnExec(ExecRule{ArgsContain: c})
+	}
+}
+
 // OnFile adds a file-contents rule.
 func (e *Engine) OnFile(r FileRule) {
 	e.mu.Lock()
@@ -92,7 +108,8 @@ func (e *Engine) OnField(r FieldRule) {
 	e.leafRules = append(e.leafRules, r)
 }
 
-func (e *Engine) matchExec(ex Exec) execResult {
+// matchExec answers an exec with the newest rule that matches it; ok is false when none does.
+func (e *Engine) matchExec(ex Exec) (res execResult, ok bool) {
 	e.mu.Lock()
 	rules := slices.Clone(e.execRules)
 	e.mu.Unlock()
@@ -110,11 +127,11 @@ func (e *Engine) matchExec(ex Exec) execResult {
 		}
 		if r.Run != nil {
 			stdout, stderr, code := r.Run(ex)
-			return execResult{stdout: stdout, stderr: stderr, exitCode: code}
+			return execResult{stdout: stdout, stderr: stderr, exitCode: code}, true
 		}
-		return execResult{stdout: r.Stdout, stderr: r.Stderr, exitCode: r.ExitCode}
+		return execResult{stdout: r.Stdout, stderr: r.Stderr, exitCode: r.ExitCode}, true
 	}
-	return execResult{}
+	return execResult{}, false
 }
 
 // OnExport adds an export rule.
