@@ -151,6 +151,7 @@ func TestPinReplacesAPinnedImage(t *testing.T) {
 	ctx := context.Background()
 	const uv = "mirror.example/astral-sh/uv:0.9.18@sha256:1111111111111111111111111111111111111111111111111111111111111111"
 	m, e := glue(t, nil)
+	e.ExpectExecs(ciExecs...)
 	m.Pin = []string{"uv=" + uv}
 	if _, err := m.Lint(ctx); err != nil {
 		t.Fatal(err)
