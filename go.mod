@@ -7,6 +7,7 @@ require (
 	github.com/aquasecurity/go-pep440-version v0.0.1
 	github.com/bmatcuk/doublestar/v4 v4.10.0
 	github.com/google/go-containerregistry v0.21.5
+	github.com/hashicorp/go-version v1.9.0
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rhysd/actionlint v1.7.12
 	github.com/vektah/gqlparser/v2 v2.5.64

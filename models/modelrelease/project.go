@@ -1,7 +1,6 @@
 package modelrelease
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	pytoml "dagger/shipyard/internal/pyproject"
+	"dagger/shipyard/models/upstreams"
 )
 
 // The model repository's pyproject.toml, as the Cloudcoil template renders it:
@@ -37,7 +37,6 @@ const (
 )
 
 var (
-	upstreamForm = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
 	versionInURL = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)`)
 )
 
@@ -104,7 +103,7 @@ func upstreamsOf(doc *pytoml.Document) (versions []string, prefix string, err er
 		return nil, "", fmt.Errorf("%s: [%s] has no %s = [\"X.Y.Z\", …]; the model template writes it from models/upstreams.json", pyprojectPath, modelsTable, upstreamsKey)
 	}
 	for _, v := range versions {
-		if !upstreamForm.MatchString(v) {
+		if _, err := upstreams.ParseVersion(v); err != nil {
 			return nil, "", fmt.Errorf("%s: [%s] %s: %q is not an X.Y.Z version", pyprojectPath, modelsTable, upstreamsKey, v)
 		}
 	}
@@ -161,7 +160,10 @@ func SelectUpstream(data []byte, upstream string) ([]byte, error) {
 func parseVersion(v string) (upstream string, packaging uint64, ok bool) {
 	v = strings.TrimPrefix(v, "v")
 	i := strings.LastIndex(v, ".")
-	if i < 0 || !upstreamForm.MatchString(v[:i]) {
+	if i < 0 {
+		return "", 0, false
+	}
+	if _, err := upstreams.ParseVersion(v[:i]); err != nil {
 		return "", 0, false
 	}
 	n, err := parseCanonical(v[i+1:])
@@ -225,24 +227,15 @@ func NewestUpstream(pyproject []byte) (string, error) {
 	if len(versions) == 0 {
 		return "", fmt.Errorf("%s: [%s] %s is empty: list the upstream versions this repository releases", pyprojectPath, modelsTable, upstreamsKey)
 	}
-	newest := versions[0]
-	for _, v := range versions[1:] {
-		if compareRelease(v, newest) > 0 {
-			newest = v
+	var newest upstreams.Version
+	for i, v := range versions {
+		u, err := upstreams.ParseVersion(v) // checked by Upstreams
+		if err != nil {
+			return "", fmt.Errorf("%s: [%s] %s: %w", pyprojectPath, modelsTable, upstreamsKey, err)
+		}
+		if i == 0 || u.Compare(newest) > 0 {
+			newest = u
 		}
 	}
-	return newest, nil
-}
-
-// compareRelease orders X.Y.Z strings numerically (they are checked by Upstreams).
-func compareRelease(a, b string) int {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := range min(len(as), len(bs)) {
-		x, _ := strconv.Atoi(as[i])
-		y, _ := strconv.Atoi(bs[i])
-		if x != y {
-			return cmp.Compare(x, y)
-		}
-	}
-	return cmp.Compare(len(as), len(bs))
+	return newest.String(), nil
 }
