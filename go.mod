@@ -4,9 +4,12 @@ go 1.26.1
 
 require (
 	dagger.io/dagger v0.21.8
+	github.com/aquasecurity/go-pep440-version v0.0.1
 	github.com/bmatcuk/doublestar/v4 v4.10.0
 	github.com/google/go-containerregistry v0.21.5
 	github.com/google/go-github/v84 v84.0.0
+	github.com/hashicorp/go-version v1.9.0
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rhysd/actionlint v1.7.12
 	github.com/vektah/gqlparser/v2 v2.5.64
 	gopkg.in/yaml.v3 v3.0.1
@@ -17,6 +20,7 @@ require (
 	github.com/Khan/genqlient v0.8.1 // indirect
 	github.com/adrg/xdg v0.5.3 // indirect
 	github.com/agnivade/levenshtein v1.2.2 // indirect
+	github.com/aquasecurity/go-version v0.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/containerd/stargz-snapshotter/estargz v0.18.2 // indirect
@@ -47,6 +51,7 @@ require (
 	go.yaml.in/yaml/v4 v4.0.0-rc.3 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/sys v0.43.0 // indirect
+	golang.org/x/xerrors v0.0.0-20231012003039-104605ab7028 // indirect
 	gotest.tools/v3 v3.5.2 // indirect
 )
 

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"dagger/shipyard/internal/pyproject"
 )
 
 // Problem is one failed artifact check: the path it concerns (in the
@@ -158,10 +160,7 @@ func sortProblems(ps []Problem) []Problem {
 	return ps
 }
 
-var (
-	pep503Separators = regexp.MustCompile(`[-_.]+`)
-	tomlStringValue  = regexp.MustCompile(`^\s*(name|version)\s*=\s*(?:"([^"\\]*)"|'([^']*)')\s*(?:#.*)?$`)
-)
+var pep503Separators = regexp.MustCompile(`[-_.]+`)
 
 func normaliseName(s string) string {
 	return strings.ToLower(pep503Separators.ReplaceAllString(s, "-"))
@@ -175,24 +174,15 @@ func readProject(checkout fs.FS) (name, version string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("read project metadata: %w", err)
 	}
-	table := ""
-	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-		text, _ := lineEnding(line)
-		if t, ok := tomlTable(text); ok {
-			table = t
-			continue
-		}
-		if table != "project" {
-			continue
-		}
-		if m := tomlStringValue.FindSubmatch(text); m != nil {
-			v := string(m[2]) + string(m[3])
-			if string(m[1]) == "name" {
-				name = v
-			} else {
-				version = v
-			}
-		}
+	doc, err := pyproject.Parse("pyproject.toml", data)
+	if err != nil {
+		return "", "", err
+	}
+	if name, _, err = doc.String("project", "name"); err != nil {
+		return "", "", err
+	}
+	if version, _, err = doc.String("project", "version"); err != nil {
+		return "", "", err
 	}
 	if name == "" || version == "" {
 		return "", "", errors.New("[project] needs literal name and version strings")

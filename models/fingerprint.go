@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"dagger/shipyard/internal/pyproject"
 )
 
 // fingerprintScheme starts every hashed stream, so a change to what the
@@ -174,13 +176,13 @@ func normaliseVersion(p string, data []byte) []byte {
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	switch path.Base(p) {
 	case "pyproject.toml":
-		normalisePyproject(lines)
+		normalisePyproject(p, data, lines)
 	case "PKG-INFO", "METADATA":
 		normaliseMetadata(lines)
 	case "__init__.py", "_version.py":
 		normalisePythonVersion(lines)
 	case "uv.lock":
-		normaliseLock(lines)
+		normaliseLock(p, data, lines)
 	}
 	return bytes.Join(lines, nil)
 }
@@ -196,39 +198,18 @@ func replaceLine(lines [][]byte, i int, text string) {
 	lines[i] = append([]byte(text), end...)
 }
 
-var (
-	// tomlHeader matches [table] and [[array.table]] header lines. A value line
-	// of a multi-line array can look like a header only if it is a lone
-	// one-element array ["x"]; misreading it can only make a version count, so
-	// it errs toward releasing.
-	tomlHeader     = regexp.MustCompile(`^\s*\[\[?\s*([A-Za-z0-9_.\-"' ]+?)\s*\]\]?\s*(#.*)?$`)
-	tomlVersionKey = regexp.MustCompile(`^\s*(version|"version"|'version')\s*=`)
-	tomlDottedKey  = regexp.MustCompile(`^\s*project\s*\.\s*version\s*=`)
-)
+// The TOML files are read with the TOML parser, and the line a version value starts on is
+// replaced whole, so spacing, quoting and comments around it do not count either. A file
+// that is not valid TOML is hashed as it is: its version then counts, which can only make
+// a release happen, never hide a change.
 
-func tomlTable(header []byte) (string, bool) {
-	m := tomlHeader.FindSubmatch(header)
-	if m == nil {
-		return "", false
+func normalisePyproject(p string, data []byte, lines [][]byte) {
+	doc, err := pyproject.Parse(p, data)
+	if err != nil {
+		return
 	}
-	name := strings.NewReplacer(" ", "", `"`, "", "'", "").Replace(string(m[1]))
-	if bytes.HasPrefix(bytes.TrimSpace(header), []byte("[[")) {
-		name = "[" + name + "]"
-	}
-	return name, true
-}
-
-func normalisePyproject(lines [][]byte) {
-	table := ""
-	for i, line := range lines {
-		text, _ := lineEnding(line)
-		if name, ok := tomlTable(text); ok {
-			table = name
-			continue
-		}
-		if (table == "project" && tomlVersionKey.Match(text)) || (table == "" && tomlDottedKey.Match(text)) {
-			replaceLine(lines, i, "version = "+versionPlaceholder)
-		}
+	for _, v := range doc.StringValues("project.version") {
+		replaceLine(lines, v.Line-1, "version = "+versionPlaceholder)
 	}
 }
 
@@ -264,39 +245,23 @@ func normalisePythonVersion(lines [][]byte) {
 	}
 }
 
-var lockOwnSource = regexp.MustCompile(`^\s*source\s*=\s*\{\s*(editable|virtual)\s*=\s*"\."\s*\}`)
-
 // normaliseLock blanks the version of the project's own [[package]] entry in
 // uv.lock, the one whose source is the project directory itself.
-func normaliseLock(lines [][]byte) {
-	start := -1
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		own, versionLine := false, -1
-		for i := start + 1; i < end; i++ {
-			text, _ := lineEnding(lines[i])
-			if lockOwnSource.Match(text) {
-				own = true
-			}
-			if versionLine < 0 && tomlVersionKey.Match(text) {
-				versionLine = i
-			}
-		}
-		if own && versionLine >= 0 {
-			replaceLine(lines, versionLine, "version = "+versionPlaceholder)
+func normaliseLock(p string, data []byte, lines [][]byte) {
+	doc, err := pyproject.Parse(p, data)
+	if err != nil {
+		return
+	}
+	own := map[int]bool{}
+	for i, pkg := range doc.Tables("package") {
+		source, _ := pkg["source"].(map[string]any)
+		if source["editable"] == "." || source["virtual"] == "." {
+			own[i] = true
 		}
 	}
-	for i, line := range lines {
-		text, _ := lineEnding(line)
-		if name, ok := tomlTable(text); ok {
-			flush(i)
-			start = -1
-			if name == "[package]" {
-				start = i
-			}
+	for _, v := range doc.StringValues("package.version") {
+		if own[v.Entry] {
+			replaceLine(lines, v.Line-1, "version = "+versionPlaceholder)
 		}
 	}
-	flush(len(lines))
 }

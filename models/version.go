@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"dagger/shipyard/internal/version"
 )
 
 // upstreamVersion is an upstream release X.Y.Z in canonical form.
@@ -81,6 +83,38 @@ func parseTagged(s string) (v packageVersion, full, ok bool) {
 	return packageVersion{upstream: u, packaging: n}, true, true
 }
 
+// publishedPackaging reads a published version of up as PyPI compares versions: PEP 440
+// normalised, with trailing zero segments dropped. So 1.31.5.01 takes packaging 1, and
+// 1.31.5 or 1.31.5.0.0 take packaging 0. Pre-, post-, dev- and local versions are other
+// versions than any X.Y.Z.N and take nothing. Our own spelling is read first, so a
+// packaging number beyond PEP 440's int range still counts.
+func publishedPackaging(s string, up upstreamVersion) (uint64, bool) {
+	if v, _, ok := parseTagged(s); ok {
+		return v.packaging, v.upstream == up
+	}
+	p, err := version.ParsePEP440(s)
+	if err != nil || p.Epoch() != 0 || p.Local() != "" {
+		return 0, false
+	}
+	r := version.Release(p.Release())
+	if p.String() != r.String() {
+		return 0, false // a pre-, post- or dev-release
+	}
+	for len(r) > 4 && r[len(r)-1] == 0 {
+		r = r[:len(r)-1]
+	}
+	if len(r) < 3 || len(r) > 4 {
+		return 0, false
+	}
+	if uint64(r[0]) != up.major || uint64(r[1]) != up.minor || uint64(r[2]) != up.patch {
+		return 0, false
+	}
+	if len(r) == 3 {
+		return 0, true
+	}
+	return uint64(r[3]), true
+}
+
 // Allocate chooses the package version <upstream>.<packaging> for a release of
 // upstream (an exact X.Y.Z).
 //
@@ -88,12 +122,13 @@ func parseTagged(s string) (v packageVersion, full, ok bool) {
 // and PyPI versions, yanked ones included, since a published version is never
 // reused. drafts lists the tags of draft releases, which reserve a version
 // without taking it. Both may carry a leading "v" and may hold other upstreams
-// or unrelated strings, which are ignored; a packaging number with a leading
-// zero ("1.31.5.01") is not one of ours and is ignored too.
+// or unrelated strings, which are ignored.
 //
-// A bare "X.Y.Z" in published counts as packaging 0: PEP 440 compares release
-// segments with trailing zeros dropped, so PyPI treats 1.31.5 and 1.31.5.0 as
-// the same release.
+// A published version takes every version PyPI treats as the same release
+// (publishedPackaging): 1.31.5.01 takes 1.31.5.1, and a bare 1.31.5 takes
+// 1.31.5.0, since PEP 440 compares release segments with leading zeros read as
+// numbers and trailing zeros dropped. Drafts are our own tags and are read in
+// our spelling only.
 //
 // The highest draft whose packaging is above every published one is reused
 // (reusedDraft is true), so a re-run after a failure converges on its own
@@ -114,12 +149,12 @@ func Allocate(upstream string, published []string, drafts []string) (version str
 	var maxPublished uint64
 	anyPublished := false
 	for _, s := range published {
-		v, _, ok := parseTagged(s)
-		if !ok || v.upstream != up {
+		n, ok := publishedPackaging(s, up)
+		if !ok {
 			continue
 		}
-		if !anyPublished || v.packaging > maxPublished {
-			maxPublished, anyPublished = v.packaging, true
+		if !anyPublished || n > maxPublished {
+			maxPublished, anyPublished = n, true
 		}
 	}
 

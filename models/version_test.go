@@ -30,10 +30,24 @@ func TestAllocate(t *testing.T) {
 			published: []string{"2.9.5.0", "2.9.5.5"}, want: "2.9.5.6"},
 		{name: "bare upstream on PyPI is packaging 0", upstream: "1.31.5",
 			published: []string{"1.31.5"}, want: "1.31.5.1"},
-		{name: "malformed and foreign strings ignored", upstream: "1.31.5",
-			published: []string{"", "latest", "1.31.5.01", "1.31.5.post1", "1.31.5.1rc1", "1.31.5.-1",
-				"1.31.5.1.0", "V1.31.5.3", "1.31.05.3", "1.31.5.", "1.31.5.99999999999999999999", "vv1.31.5.2"},
+		{name: "malformed, foreign and other-release strings ignored", upstream: "1.31.5",
+			published: []string{"", "latest", "1.31.5.post1", "1.31.5.1rc1", "1.31.5.1.dev0", "1.31.5.1+local",
+				"1!1.31.5.1", "1.31.5.-1", "1.31.5.", "1.31.5.99999999999999999999", "vv1.31.5.2", "1.31.5.0.1"},
 			want: "1.31.5.0"},
+		// PyPI compares versions in PEP 440 normal form: a spelling it treats as the
+		// same release takes that release's number.
+		{name: "leading zero: 1.31.5.01 is 1.31.5.1", upstream: "1.31.5",
+			published: []string{"1.31.5.01"}, want: "1.31.5.2"},
+		{name: "leading zeros in the upstream part", upstream: "1.31.5",
+			published: []string{"1.31.05.3"}, want: "1.31.5.4"},
+		{name: "trailing zero: 1.31.5.1.0 is 1.31.5.1", upstream: "1.31.5",
+			published: []string{"1.31.5.1.0"}, want: "1.31.5.2"},
+		{name: "trailing zeros: 1.31.5.0.0 is 1.31.5.0", upstream: "1.31.5",
+			published: []string{"1.31.5.0.0"}, want: "1.31.5.1"},
+		{name: "capital V and mixed spellings", upstream: "1.31.5",
+			published: []string{"V1.31.5.3", "1.31.5"}, want: "1.31.5.4"},
+		{name: "a draft at a PyPI-equal published version is stale", upstream: "1.31.5",
+			published: []string{"1.31.5.01"}, drafts: []string{"1.31.5.1"}, want: "1.31.5.2"},
 		{name: "surrounding whitespace is tolerated", upstream: "1.31.5",
 			published: []string{" 1.31.5.2\r"}, want: "1.31.5.3"},
 		{name: "draft above published is reused", upstream: "1.31.5",
@@ -143,8 +157,8 @@ func FuzzAllocate(f *testing.F) {
 			t.Fatalf("Allocate(%q) = %q: not a canonical version of the upstream", upstream, got)
 		}
 		for _, p := range pub {
-			pv, _, ok := parseTagged(p)
-			if ok && pv.upstream == v.upstream && pv.packaging >= v.packaging {
+			n, ok := publishedPackaging(p, v.upstream)
+			if ok && n >= v.packaging {
 				t.Fatalf("Allocate = %q, not above published %q", got, p)
 			}
 		}
@@ -163,7 +177,7 @@ func FuzzAllocate(f *testing.F) {
 			prev := v.upstream.String() + "." + strconv.FormatUint(v.packaging-1, 10)
 			found := false
 			for _, p := range pub {
-				if pv, _, ok := parseTagged(p); ok && pv.String() == prev {
+				if n, ok := publishedPackaging(p, v.upstream); ok && n == v.packaging-1 {
 					found = true
 				}
 			}

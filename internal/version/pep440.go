@@ -3,64 +3,49 @@
 // tesk-core (vX.Y.Z, optionally followed by aN, bN or rcN), which are ordered as PEP 440
 // orders their versions.
 //
-// Everything here is a pure function over strings, so the rules can be tested on real data
-// without any repository, registry or engine.
+// PEP 440 parsing and ordering come from github.com/aquasecurity/go-pep440-version (the
+// library Trivy uses), which passes pypa/packaging's test vectors. Three gaps of that
+// library are closed here, each kept small and tested:
+//   - it trims ASCII whitespace only and matches letters case-insensitively with Unicode
+//     folding (the Kelvin sign reads as "k"): input is trimmed of Unicode whitespace and
+//     refused when it holds other non-ASCII characters, as packaging refuses it;
+//   - it splits local labels ("+ubuntu-1") on "." only and keeps leading zeros, so
+//     1.0+ubuntu-1 and 1.0+ubuntu.1 differ there: the local label is normalised first;
+//   - it compares numeric local segments only up to 2^64-1: local labels are compared
+//     here, by value whatever their length.
+//
+// The rules that are Shipyard's own (release tag forms, "pre-release below 1.0.0",
+// IsLatest) live in tag.go. Everything here is a pure function over strings, so the rules
+// can be tested on real data without any repository, registry or engine.
 package version
 
 import (
 	"cmp"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
+
+	pep440 "github.com/aquasecurity/go-pep440-version"
 )
 
-// pep440Pattern is the canonical pattern of PEP 440 (Appendix B), applied to input that is
-// already trimmed, ASCII-only and lower-cased, so it needs no case-insensitive flag.
-var pep440Pattern = regexp.MustCompile(`^v?` +
-	`(?:([0-9]+)!)?` + // epoch
-	`([0-9]+(?:\.[0-9]+)*)` + // release
-	`(?:[-_.]?(alpha|a|beta|b|preview|pre|c|rc)[-_.]?([0-9]+)?)?` + // pre-release
-	`(?:-([0-9]+)|[-_.]?(post|rev|r)[-_.]?([0-9]+)?)?` + // post-release, incl. implicit 1.0-1
-	`(?:[-_.]?(dev)[-_.]?([0-9]+)?)?` + // development release
-	`(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?$`) // local version
-
-// Submatch indexes of pep440Pattern.
-const (
-	groupEpoch = 1 + iota
-	groupRelease
-	groupPreLabel
-	groupPreNum
-	groupImplicitPost
-	groupPostLabel
-	groupPostNum
-	groupDevLabel
-	groupDevNum
-	groupLocal
-)
-
-// ErrNumberTooLarge is wrapped by parse errors for a numeric component that does not fit an
-// int. Refusing such versions keeps Release() exact and ordering free of overflow.
+// ErrNumberTooLarge is wrapped by parse errors for a numeric component that does not fit:
+// an epoch or release segment beyond int (so Release() is exact), or any other number
+// beyond 64 bits.
 var ErrNumberTooLarge = errors.New("number too large")
 
 // PEP440 is a parsed PEP 440 version. The zero value is not a valid version; obtain values
 // from ParsePEP440.
 type PEP440 struct {
+	public  pep440.Version // without the local label, which localParts holds
 	epoch   int
 	release []int
-	pre     string // "", "a", "b" or "rc"
-	preN    int
-	hasPost bool
-	postN   int
-	hasDev  bool
-	devN    int
 	local   []localPart
 }
 
-// localPart is one dot-separated segment of a local version label. Numeric segments keep
-// their digits (without leading zeros) so arbitrarily long ones compare exactly.
+// localPart is one segment of a local version label. Numeric segments keep their digits
+// (without leading zeros) so arbitrarily long ones compare exactly.
 type localPart struct {
 	numeric bool
 	text    string
@@ -83,69 +68,78 @@ func ParsePEP440(s string) (PEP440, error) {
 			return PEP440{}, fmt.Errorf("PEP 440 version %q: non-ASCII character at byte %d", abbreviate(s), i)
 		}
 	}
-	m := pep440Pattern.FindStringSubmatch(strings.ToLower(trimmed))
-	if m == nil {
-		return PEP440{}, fmt.Errorf("PEP 440 version %q: not of the form [N!]N(.N)*[{a|b|rc}N][.postN][.devN][+local]", abbreviate(s))
+	// The library would trim ASCII whitespace around the public part ("1.0 +abc").
+	if strings.ContainsFunc(trimmed, unicode.IsSpace) {
+		return PEP440{}, notPEP440(s)
 	}
-
+	public, label, hasLocal := strings.Cut(strings.ToLower(trimmed), "+")
 	var v PEP440
-	var err error
-	num := func(digits, what string) int {
-		if err != nil || digits == "" {
-			return 0
+	if hasLocal {
+		parts := strings.FieldsFunc(label, isLocalSeparator)
+		// FieldsFunc drops empty segments; the library checks the label's shape, with the
+		// separators unified so that check is the only one.
+		if len(parts) == 0 || len(label) != len(strings.Join(parts, ".")) {
+			return PEP440{}, notPEP440(s)
 		}
-		var n int
-		n, err = parseNumber(digits)
-		if err != nil {
-			err = fmt.Errorf("PEP 440 version %q: %s %w", abbreviate(s), what, err)
-		}
-		return n
-	}
-
-	v.epoch = num(m[groupEpoch], "epoch")
-	for _, part := range strings.Split(m[groupRelease], ".") {
-		v.release = append(v.release, num(part, "release segment"))
-	}
-	if label := m[groupPreLabel]; label != "" {
-		v.pre = normalisePreLabel(label)
-		v.preN = num(m[groupPreNum], "pre-release number")
-	}
-	switch {
-	case m[groupImplicitPost] != "":
-		v.hasPost = true
-		v.postN = num(m[groupImplicitPost], "post-release number")
-	case m[groupPostLabel] != "":
-		v.hasPost = true
-		v.postN = num(m[groupPostNum], "post-release number")
-	}
-	if m[groupDevLabel] != "" {
-		v.hasDev = true
-		v.devN = num(m[groupDevNum], "development release number")
-	}
-	if err != nil {
-		return PEP440{}, err
-	}
-	if m[groupLocal] != "" {
-		for _, seg := range strings.FieldsFunc(m[groupLocal], isLocalSeparator) {
+		for _, seg := range parts {
 			if isDigits(seg) {
 				v.local = append(v.local, localPart{numeric: true, text: trimZeros(seg)})
 			} else {
 				v.local = append(v.local, localPart{text: seg})
 			}
 		}
+		// The label goes through the library too, so its grammar is the library's.
+		if _, err := pep440.Parse("0+" + strings.Join(parts, ".")); err != nil {
+			return PEP440{}, notPEP440(s)
+		}
+	}
+	p, err := pep440.Parse(public)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return PEP440{}, fmt.Errorf("PEP 440 version %q: %w (at most %d)", abbreviate(s), ErrNumberTooLarge, uint64(1<<64-1))
+		}
+		return PEP440{}, notPEP440(s)
+	}
+	v.public = p
+	if v.epoch, v.release, err = epochRelease(p.BaseVersion()); err != nil {
+		return PEP440{}, fmt.Errorf("PEP 440 version %q: %w", abbreviate(s), err)
 	}
 	return v, nil
 }
 
-// parseNumber converts a run of ASCII digits, refusing values beyond int rather than
-// wrapping around.
-func parseNumber(digits string) (int, error) {
+func notPEP440(s string) error {
+	return fmt.Errorf("PEP 440 version %q: not of the form [N!]N(.N)*[{a|b|rc}N][.postN][.devN][+local]", abbreviate(s))
+}
+
+// epochRelease reads the library's normalised "[E!]X.Y…" into ints, refusing numbers
+// beyond int rather than wrapping around.
+func epochRelease(base string) (int, []int, error) {
+	epoch := 0
+	if e, rest, ok := strings.Cut(base, "!"); ok {
+		n, err := parseNumber(e, "epoch")
+		if err != nil {
+			return 0, nil, err
+		}
+		epoch, base = n, rest
+	}
+	var release []int
+	for _, seg := range strings.Split(base, ".") {
+		n, err := parseNumber(seg, "release segment")
+		if err != nil {
+			return 0, nil, err
+		}
+		release = append(release, n)
+	}
+	return epoch, release, nil
+}
+
+func parseNumber(digits, what string) (int, error) {
 	n, err := strconv.Atoi(digits)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) {
-			return 0, fmt.Errorf("%s: %w (at most %d)", abbreviate(digits), ErrNumberTooLarge, int(^uint(0)>>1))
+			return 0, fmt.Errorf("%s %s: %w (at most %d)", what, abbreviate(digits), ErrNumberTooLarge, int(^uint(0)>>1))
 		}
-		return 0, fmt.Errorf("%q: %w", abbreviate(digits), err)
+		return 0, fmt.Errorf("%s %q: %w", what, abbreviate(digits), err)
 	}
 	return n, nil
 }
@@ -157,17 +151,6 @@ func abbreviate(s string) string {
 		return s
 	}
 	return s[:limit] + "…"
-}
-
-func normalisePreLabel(label string) string {
-	switch label {
-	case "a", "alpha":
-		return "a"
-	case "b", "beta":
-		return "b"
-	default: // c, rc, pre, preview
-		return "rc"
-	}
 }
 
 func isLocalSeparator(r rune) bool { return r == '.' || r == '-' || r == '_' }
@@ -212,120 +195,25 @@ func (v PEP440) Local() string {
 // final too (1.0.post1 and 1.0+local are final; 1.0rc1 and 1.0.post1.dev0 are not), which
 // matches pip's notion of a pre-release.
 func (v PEP440) IsFinal() bool {
-	return v.pre == "" && !v.hasDev
+	return !v.public.IsPreRelease()
 }
 
 // String returns the normalised form PEP 440 defines, e.g. "1!2.0rc1.post3.dev4+ubuntu.1"
 // for "1!2.0-RC1-3-dev4+Ubuntu-1". Epoch 0 is omitted.
 func (v PEP440) String() string {
-	var b strings.Builder
-	if v.epoch != 0 {
-		b.WriteString(strconv.Itoa(v.epoch))
-		b.WriteByte('!')
+	if len(v.local) == 0 {
+		return v.public.String()
 	}
-	for i, n := range v.release {
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(strconv.Itoa(n))
-	}
-	if v.pre != "" {
-		b.WriteString(v.pre)
-		b.WriteString(strconv.Itoa(v.preN))
-	}
-	if v.hasPost {
-		b.WriteString(".post")
-		b.WriteString(strconv.Itoa(v.postN))
-	}
-	if v.hasDev {
-		b.WriteString(".dev")
-		b.WriteString(strconv.Itoa(v.devN))
-	}
-	if len(v.local) > 0 {
-		b.WriteByte('+')
-		b.WriteString(v.Local())
-	}
-	return b.String()
+	return v.public.String() + "+" + v.Local()
 }
 
-// Compare returns -1, 0 or +1 as v sorts before, equal to or after o in PEP 440 order:
-// epoch, release (trailing zeros ignored), then dev-only < a < b < rc < final, then
-// post-releases, dev releases before their base, and local labels after their public
-// version.
+// Compare returns -1, 0 or +1 as v sorts before, equal to or after o in PEP 440 order: the
+// public versions as the library orders them, then local labels.
 func (v PEP440) Compare(o PEP440) int {
-	if c := cmp.Compare(v.epoch, o.epoch); c != 0 {
-		return c
-	}
-	if c := compareRelease(v.release, o.release); c != 0 {
-		return c
-	}
-	vr, vn := v.preKey()
-	or, on := o.preKey()
-	if c := cmp.Or(cmp.Compare(vr, or), cmp.Compare(vn, on)); c != 0 {
-		return c
-	}
-	// No post-release sorts before any post-release.
-	if c := cmp.Or(compareBool(v.hasPost, o.hasPost), cmp.Compare(v.postN, o.postN)); c != 0 {
-		return c
-	}
-	// A development release sorts before the same version without one.
-	if c := cmp.Or(compareBool(!v.hasDev, !o.hasDev), cmp.Compare(v.devN, o.devN)); c != 0 {
+	if c := v.public.Compare(o.public); c != 0 {
 		return c
 	}
 	return compareLocal(v.local, o.local)
-}
-
-// Pre-release ranks. A version with only a dev release (1.0.dev0) sorts before every
-// pre-release of the same release, and a final version after all of them.
-const (
-	rankDevOnly = iota
-	rankAlpha
-	rankBeta
-	rankCandidate
-	rankFinal
-)
-
-func (v PEP440) preKey() (rank, n int) {
-	switch v.pre {
-	case "a":
-		return rankAlpha, v.preN
-	case "b":
-		return rankBeta, v.preN
-	case "rc":
-		return rankCandidate, v.preN
-	}
-	if v.hasDev && !v.hasPost {
-		return rankDevOnly, 0
-	}
-	return rankFinal, 0
-}
-
-func compareBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	default:
-		return -1
-	}
-}
-
-func compareRelease(a, b []int) int {
-	a, b = trimTrailingZeros(a), trimTrailingZeros(b)
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if c := cmp.Compare(a[i], b[i]); c != 0 {
-			return c
-		}
-	}
-	return cmp.Compare(len(a), len(b))
-}
-
-func trimTrailingZeros(r []int) []int {
-	for len(r) > 0 && r[len(r)-1] == 0 {
-		r = r[:len(r)-1]
-	}
-	return r
 }
 
 // compareLocal orders local labels as PEP 440 does: none sorts first; segments compare in
@@ -340,9 +228,11 @@ func compareLocal(a, b []localPart) int {
 		var c int
 		switch {
 		case x.numeric && y.numeric:
-			c = compareDigits(x.text, y.text)
-		case x.numeric != y.numeric:
-			c = compareBool(x.numeric, y.numeric)
+			c = cmp.Or(cmp.Compare(len(x.text), len(y.text)), strings.Compare(x.text, y.text))
+		case x.numeric:
+			c = 1
+		case y.numeric:
+			c = -1
 		default:
 			c = strings.Compare(x.text, y.text)
 		}
@@ -351,10 +241,4 @@ func compareLocal(a, b []localPart) int {
 		}
 	}
 	return cmp.Compare(len(a), len(b))
-}
-
-// compareDigits compares two digit strings without leading zeros by value, whatever their
-// length.
-func compareDigits(a, b string) int {
-	return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b))
 }

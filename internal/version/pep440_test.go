@@ -131,6 +131,9 @@ func TestPEP440Invalid(t *testing.T) {
 		{in: "1.0 rc1"},
 		{in: "1.0rc1rc2"},
 		{in: "1!2!3"},
+		{in: "1.0 +abc"}, // the library alone trims the space before "+"
+		{in: "1.0+a--b"},
+		{in: "1.0+-a"},
 		{in: "99999999999999999999999", tooLong: true},
 		{in: "1." + strings.Repeat("1", 5000), tooLong: true},
 		{in: "1.0a" + strings.Repeat("1", 5000), tooLong: true},
@@ -207,6 +210,11 @@ func TestPEP440Compare(t *testing.T) {
 		{"1.0+abc", "1.0+1", -1},
 		{"1.0+1", "1.0+1.0", -1},
 		{"1!0.1", "2.0", 1},
+		// Gaps of the library closed in ParsePEP440: local separators, numeric local
+		// segments beyond 64 bits.
+		{"1.0+ubuntu-1", "1.0+ubuntu.1", 0},
+		{"1.0+ubuntu_1", "1.0+Ubuntu.01", 0},
+		{"1.0+" + strings.Repeat("9", 30), "1.0+abc", 1},
 		{"10.0", "9.99", 1},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	pytoml "dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/internal/version"
 	"dagger/shipyard/models"
 )
@@ -14,8 +15,6 @@ const cloudcoilPackage = "cloudcoil"
 
 var (
 	requirementName = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$`)
-	lockVersion     = regexp.MustCompile(`^\s*version\s*=\s*"([^"]*)"`)
-	lockName        = regexp.MustCompile(`^\s*name\s*=\s*"([^"]*)"`)
 	nameSeparators  = regexp.MustCompile(`[-_.]+`)
 )
 
@@ -110,86 +109,34 @@ func normaliseName(s string) string {
 	return strings.ToLower(nameSeparators.ReplaceAllString(s, "-"))
 }
 
-// projectDependencies reads the strings of [project]'s dependencies array, which may span
-// lines and whose strings may hold brackets (extras).
-func projectDependencies(pyproject []byte) ([]string, error) {
-	lines := splitTOML(pyproject)
-	var text strings.Builder
-	collecting := false
-	for _, l := range lines {
-		if l.table != projectTable {
-			continue
-		}
-		if !collecting {
-			key, rest, ok := strings.Cut(l.text, "=")
-			if !ok || strings.TrimSpace(key) != "dependencies" {
-				continue
-			}
-			collecting = true
-			text.WriteString(rest)
-		} else {
-			text.WriteString("\n" + l.text)
-		}
-		if out, done, err := scanStringArray(text.String()); done || err != nil {
-			return out, err
-		}
+// projectDependencies reads the strings of [project]'s dependencies array.
+func projectDependencies(data []byte) ([]string, error) {
+	doc, err := pytoml.Parse(pyprojectPath, data)
+	if err != nil {
+		return nil, err
 	}
-	if collecting {
-		return nil, fmt.Errorf("[project] dependencies array is not closed")
+	deps, found, err := doc.Strings("project", "dependencies")
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("[project] has no dependencies array")
-}
-
-// scanStringArray reads ["a", "b[x]>=1"] from s: done is false while the closing bracket
-// has not been seen yet.
-func scanStringArray(s string) (out []string, done bool, err error) {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "[") {
-		return nil, true, fmt.Errorf("[project] dependencies must be an array")
+	if !found {
+		return nil, fmt.Errorf("[project] has no dependencies array")
 	}
-	var cur strings.Builder
-	inString := false
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inString && c == '"':
-			out = append(out, cur.String())
-			cur.Reset()
-			inString = false
-		case inString:
-			cur.WriteByte(c)
-		case c == '"':
-			inString = true
-		case c == '#':
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-		case c == ']':
-			return out, true, nil
-		}
-	}
-	return nil, false, nil
+	return deps, nil
 }
 
 // lockedVersion finds a package's version in uv.lock.
 func lockedVersion(lock []byte, name string) (string, error) {
-	lines := splitTOML(lock)
+	doc, err := pytoml.Parse("uv.lock", lock)
+	if err != nil {
+		return "", err
+	}
 	var found []string
-	for i := 0; i < len(lines); i++ {
-		if lines[i].table != "[package]" || !tomlHeader.MatchString(lines[i].text) {
-			continue
-		}
-		var pkg, version string
-		for j := i + 1; j < len(lines) && !tomlHeader.MatchString(lines[j].text); j++ {
-			if m := lockName.FindStringSubmatch(lines[j].text); m != nil && pkg == "" {
-				pkg = m[1]
-			}
-			if m := lockVersion.FindStringSubmatch(lines[j].text); m != nil && version == "" {
-				version = m[1]
-			}
-		}
-		if normaliseName(pkg) == name {
-			found = append(found, version)
+	for _, pkg := range doc.Tables("package") {
+		n, _ := pkg["name"].(string)
+		v, _ := pkg["version"].(string)
+		if normaliseName(n) == name {
+			found = append(found, v)
 		}
 	}
 	if len(found) != 1 {

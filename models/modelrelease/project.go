@@ -1,14 +1,15 @@
 package modelrelease
 
 import (
-	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	pytoml "dagger/shipyard/internal/pyproject"
+	"dagger/shipyard/models/upstreams"
 )
 
 // The model repository's pyproject.toml, as the Cloudcoil template renders it:
@@ -25,78 +26,19 @@ import (
 //	[[tool.cloudcoil.codegen.models]]
 //	input = "https://github.com/cert-manager/cert-manager/releases/download/v1.17.1/…"
 //
-// The functions here read and edit those lines only, keeping every other byte, so the
-// file stays the template's. They understand the literal forms the template writes
-// (double-quoted strings, single-line arrays); anything else is an error saying so.
+// The functions here read the file with the TOML parser and edit only the bytes of the
+// values they set, keeping every other byte, so the file stays the template's.
 const (
-	pyprojectPath  = "pyproject.toml"
-	modelsTable    = "tool.cloudcoil-models"
-	codegenTable   = "[tool.cloudcoil.codegen.models]" // an array of tables
-	upstreamsKey   = "upstream-versions"
-	versionPrefix  = "version-prefix"
-	codegenURLKey  = "input"
-	projectTable   = "project"
-	projectVersion = "version"
-	projectName    = "name"
+	pyprojectPath = "pyproject.toml"
+	modelsTable   = "tool.cloudcoil-models"
+	upstreamsKey  = "upstream-versions"
+	versionPrefix = "version-prefix"
+	codegenURLKey = "tool.cloudcoil.codegen.models.input" // in each [[…models]] entry
 )
 
 var (
-	tomlHeader   = regexp.MustCompile(`^\s*(\[\[?)\s*([A-Za-z0-9_.\-"' ]+?)\s*\]\]?\s*(?:#.*)?$`)
-	tomlString   = regexp.MustCompile(`^(\s*)([A-Za-z0-9_\-]+)(\s*=\s*)"([^"\\]*)"(\s*(?:#.*)?)$`)
-	tomlArray    = regexp.MustCompile(`^\s*([A-Za-z0-9_\-]+)\s*=\s*\[(.*)\]\s*(?:#.*)?$`)
-	arrayString  = regexp.MustCompile(`"([^"\\]*)"`)
-	upstreamForm = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
 	versionInURL = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)`)
 )
-
-// tomlLine is one line of a TOML file with the table it belongs to.
-type tomlLine struct {
-	text, end string // text without, and the line ending
-	table     string // "project", "tool.cloudcoil-models", "[tool.cloudcoil.codegen.models]" …
-}
-
-func splitTOML(data []byte) []tomlLine {
-	var out []tomlLine
-	table := ""
-	for _, raw := range bytes.SplitAfter(data, []byte("\n")) {
-		if len(raw) == 0 {
-			continue
-		}
-		text := strings.TrimRight(string(raw), "\r\n")
-		l := tomlLine{text: text, end: string(raw)[len(text):]}
-		if m := tomlHeader.FindStringSubmatch(text); m != nil {
-			table = strings.NewReplacer(" ", "", `"`, "", "'", "").Replace(m[2])
-			if m[1] == "[[" {
-				table = "[" + table + "]"
-			}
-		}
-		l.table = table
-		out = append(out, l)
-	}
-	return out
-}
-
-func joinTOML(lines []tomlLine) []byte {
-	var b bytes.Buffer
-	for _, l := range lines {
-		b.WriteString(l.text)
-		b.WriteString(l.end)
-	}
-	return b.Bytes()
-}
-
-// stringValue finds key = "value" in table: the value, its line index, or -1.
-func stringValue(lines []tomlLine, table, key string) (string, int) {
-	for i, l := range lines {
-		if l.table != table {
-			continue
-		}
-		if m := tomlString.FindStringSubmatch(l.text); m != nil && m[2] == key {
-			return m[4], i
-		}
-	}
-	return "", -1
-}
 
 // Project is the identity pyproject.toml declares.
 type Project struct {
@@ -104,60 +46,72 @@ type Project struct {
 }
 
 // ReadProject reads [project]'s literal name and version.
-func ReadProject(pyproject []byte) (Project, error) {
-	lines := splitTOML(pyproject)
-	name, ni := stringValue(lines, projectTable, projectName)
-	version, vi := stringValue(lines, projectTable, projectVersion)
-	if ni < 0 || name == "" {
+func ReadProject(data []byte) (Project, error) {
+	doc, err := pytoml.Parse(pyprojectPath, data)
+	if err != nil {
+		return Project{}, err
+	}
+	name, _, err := doc.String("project", "name")
+	if err != nil {
+		return Project{}, err
+	}
+	version, _, err := doc.String("project", "version")
+	if err != nil {
+		return Project{}, err
+	}
+	if name == "" {
 		return Project{}, fmt.Errorf("%s: [project] has no literal name = \"…\"", pyprojectPath)
 	}
-	if vi < 0 || version == "" {
+	if version == "" {
 		return Project{}, fmt.Errorf("%s: [project] has no literal version = \"…\"; a model release sets it, so write one (not dynamic = [\"version\"])", pyprojectPath)
 	}
 	return Project{Name: name, Version: version}, nil
 }
 
 // SetVersion replaces [project]'s literal version, leaving every other byte alone.
-func SetVersion(pyproject []byte, version string) ([]byte, error) {
+func SetVersion(data []byte, version string) ([]byte, error) {
 	if _, _, ok := parseVersion(version); !ok {
 		return nil, fmt.Errorf("set version: %q is not an <upstream>.<packaging> version X.Y.Z.N", version)
 	}
-	lines := splitTOML(pyproject)
-	_, i := stringValue(lines, projectTable, projectVersion)
-	if i < 0 {
+	doc, err := pytoml.Parse(pyprojectPath, data)
+	if err != nil {
+		return nil, err
+	}
+	values := doc.StringValues("project.version")
+	if len(values) != 1 {
 		return nil, fmt.Errorf("%s: [project] has no literal version = \"…\" to set; write one (not dynamic = [\"version\"])", pyprojectPath)
 	}
-	m := tomlString.FindStringSubmatch(lines[i].text)
-	lines[i].text = m[1] + m[2] + m[3] + `"` + version + `"` + m[5]
-	return joinTOML(lines), nil
+	return doc.Apply(pytoml.Edit{Value: values[0], Raw: pytoml.Quote(version)}), nil
 }
 
 // Upstreams reads [tool.cloudcoil-models]: the upstream versions this repository releases
 // and the text that precedes a version in its schema URLs.
-func Upstreams(pyproject []byte) (versions []string, prefix string, err error) {
-	lines := splitTOML(pyproject)
-	found := false
-	for _, l := range lines {
-		if l.table != modelsTable {
-			continue
-		}
-		if m := tomlArray.FindStringSubmatch(l.text); m != nil && m[1] == upstreamsKey {
-			found = true
-			for _, s := range arrayString.FindAllStringSubmatch(m[2], -1) {
-				versions = append(versions, s[1])
-			}
-		}
+func Upstreams(data []byte) (versions []string, prefix string, err error) {
+	doc, err := pytoml.Parse(pyprojectPath, data)
+	if err != nil {
+		return nil, "", err
+	}
+	return upstreamsOf(doc)
+}
+
+func upstreamsOf(doc *pytoml.Document) (versions []string, prefix string, err error) {
+	versions, found, err := doc.Strings("tool", "cloudcoil-models", upstreamsKey)
+	if err != nil {
+		return nil, "", err
 	}
 	if !found {
-		return nil, "", fmt.Errorf("%s: [%s] has no single-line %s = [\"X.Y.Z\", …]; the model template writes it from models/upstreams.json", pyprojectPath, modelsTable, upstreamsKey)
+		return nil, "", fmt.Errorf("%s: [%s] has no %s = [\"X.Y.Z\", …]; the model template writes it from models/upstreams.json", pyprojectPath, modelsTable, upstreamsKey)
 	}
 	for _, v := range versions {
-		if !upstreamForm.MatchString(v) {
+		if _, err := upstreams.ParseVersion(v); err != nil {
 			return nil, "", fmt.Errorf("%s: [%s] %s: %q is not an X.Y.Z version", pyprojectPath, modelsTable, upstreamsKey, v)
 		}
 	}
-	prefix, i := stringValue(lines, modelsTable, versionPrefix)
-	if i < 0 || prefix == "" {
+	prefix, _, err = doc.String("tool", "cloudcoil-models", versionPrefix)
+	if err != nil {
+		return nil, "", err
+	}
+	if prefix == "" {
 		return nil, "", fmt.Errorf("%s: [%s] has no %s = \"…\" (the text before the version in schema URLs, e.g. \"refs/tags/v\")", pyprojectPath, modelsTable, versionPrefix)
 	}
 	return versions, prefix, nil
@@ -167,8 +121,12 @@ func Upstreams(pyproject []byte) (versions []string, prefix string, err error) {
 // of upstream-versions, and every codegen input URL has the version that follows
 // version-prefix replaced by it (each occurrence of that version in the URL, since some
 // release assets repeat it, as in …/download/v2.16.1/keda-2.16.1-crds.yaml).
-func SelectUpstream(pyproject []byte, upstream string) ([]byte, error) {
-	versions, prefix, err := Upstreams(pyproject)
+func SelectUpstream(data []byte, upstream string) ([]byte, error) {
+	doc, err := pytoml.Parse(pyprojectPath, data)
+	if err != nil {
+		return nil, err
+	}
+	versions, prefix, err := upstreamsOf(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -176,39 +134,36 @@ func SelectUpstream(pyproject []byte, upstream string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: upstream %s is not configured (%s = %q); add it to models/upstreams.json in Cloudcoil and let the template update reach this repository",
 			pyprojectPath, upstream, upstreamsKey, versions)
 	}
-	lines := splitTOML(pyproject)
-	edited := 0
-	for i, l := range lines {
-		if l.table != codegenTable {
-			continue
+	var edits []pytoml.Edit
+	for _, v := range doc.StringValues(codegenURLKey) {
+		if v.Entry < 0 {
+			continue // a [tool.cloudcoil.codegen.models] table, not an entry of the array
 		}
-		m := tomlString.FindStringSubmatch(l.text)
-		if m == nil || m[2] != codegenURLKey {
-			continue
-		}
-		url := m[4]
+		url := v.Text
 		at := strings.Index(url, prefix)
 		if at < 0 {
 			continue
 		}
 		current := versionInURL.FindString(url[at+len(prefix):])
 		if current == "" {
-			return nil, fmt.Errorf("%s: %s %q: no X.Y.Z after %q", pyprojectPath, codegenURLKey, url, prefix)
+			return nil, fmt.Errorf("%s:%d: input %q: no X.Y.Z after %q", pyprojectPath, v.Line, url, prefix)
 		}
-		lines[i].text = m[1] + m[2] + m[3] + `"` + strings.ReplaceAll(url, current, upstream) + `"` + m[5]
-		edited++
+		edits = append(edits, pytoml.Edit{Value: v, Raw: pytoml.Quote(strings.ReplaceAll(url, current, upstream))})
 	}
-	if edited == 0 {
-		return nil, fmt.Errorf("%s: no [[tool.cloudcoil.codegen.models]] %s URL contains %q, so the upstream version cannot be selected", pyprojectPath, codegenURLKey, prefix)
+	if len(edits) == 0 {
+		return nil, fmt.Errorf("%s: no [[tool.cloudcoil.codegen.models]] input URL contains %q, so the upstream version cannot be selected", pyprojectPath, prefix)
 	}
-	return joinTOML(lines), nil
+	return doc.Apply(edits...), nil
 }
 
 // parseVersion splits X.Y.Z.N into its upstream X.Y.Z and packaging N.
 func parseVersion(v string) (upstream string, packaging uint64, ok bool) {
 	v = strings.TrimPrefix(v, "v")
 	i := strings.LastIndex(v, ".")
-	if i < 0 || !upstreamForm.MatchString(v[:i]) {
+	if i < 0 {
+		return "", 0, false
+	}
+	if _, err := upstreams.ParseVersion(v[:i]); err != nil {
 		return "", 0, false
 	}
 	n, err := parseCanonical(v[i+1:])
@@ -272,24 +227,15 @@ func NewestUpstream(pyproject []byte) (string, error) {
 	if len(versions) == 0 {
 		return "", fmt.Errorf("%s: [%s] %s is empty: list the upstream versions this repository releases", pyprojectPath, modelsTable, upstreamsKey)
 	}
-	newest := versions[0]
-	for _, v := range versions[1:] {
-		if compareRelease(v, newest) > 0 {
-			newest = v
+	var newest upstreams.Version
+	for i, v := range versions {
+		u, err := upstreams.ParseVersion(v) // checked by Upstreams
+		if err != nil {
+			return "", fmt.Errorf("%s: [%s] %s: %w", pyprojectPath, modelsTable, upstreamsKey, err)
+		}
+		if i == 0 || u.Compare(newest) > 0 {
+			newest = u
 		}
 	}
-	return newest, nil
-}
-
-// compareRelease orders X.Y.Z strings numerically (they are checked by Upstreams).
-func compareRelease(a, b string) int {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := range min(len(as), len(bs)) {
-		x, _ := strconv.Atoi(as[i])
-		y, _ := strconv.Atoi(bs[i])
-		if x != y {
-			return cmp.Compare(x, y)
-		}
-	}
-	return cmp.Compare(len(as), len(bs))
+	return newest.String(), nil
 }

@@ -1,6 +1,7 @@
 package modelrelease
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -36,7 +37,7 @@ func TestSelectUpstream(t *testing.T) {
 		{name: "the current version is a no-op", file: pyproject, upstream: "2.16.1",
 			wantURL: "https://github.com/kedacore/keda/releases/download/v2.16.1/keda-2.16.1-crds.yaml"},
 		{name: "an unconfigured upstream is refused", file: pyproject, upstream: "2.17.0", wantErr: "not configured"},
-		{name: "no table", file: "[project]\nname = \"x\"\n", upstream: "1.0.0", wantErr: "[tool.cloudcoil-models] has no single-line upstream-versions"},
+		{name: "no table", file: "[project]\nname = \"x\"\n", upstream: "1.0.0", wantErr: "[tool.cloudcoil-models] has no upstream-versions"},
 		{name: "no prefix", file: strings.Replace(pyproject, `version-prefix = "releases/download/v"`, "", 1), upstream: "2.15.2", wantErr: "no version-prefix"},
 		{name: "malformed matrix entry", file: strings.Replace(pyproject, `"2.15.2", "2.16.1"`, `"2.15", "2.16.1"`, 1), upstream: "2.16.1", wantErr: `"2.15" is not an X.Y.Z`},
 		{name: "no URL has the prefix", file: strings.Replace(pyproject, "releases/download/v2.16.1", "raw/2.16.1", 1), upstream: "2.15.2", wantErr: "no [[tool.cloudcoil.codegen.models]] input URL"},
@@ -83,6 +84,7 @@ func TestProjectVersion(t *testing.T) {
 		{"[project]\nname = \"x\"\ndynamic = [\"version\"]\n", "1.0.0.0", "no literal version"},
 		// A version key in another table is not the project's.
 		{"[project]\nname = \"x\"\n[tool.other]\nversion = \"1\"\n", "1.0.0.0", "no literal version"},
+		{"[project]\nname = \"x\"\nversion = \"1.0.0.0\n", "1.0.0.1", "pyproject.toml:3:"},
 	} {
 		if _, err := SetVersion([]byte(tt.file), tt.version); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("SetVersion(%q) err = %v, want %q", tt.version, err, tt.wantErr)
@@ -90,6 +92,26 @@ func TestProjectVersion(t *testing.T) {
 	}
 	if _, err := ReadProject([]byte("[project]\nname = \"x\"\n")); err == nil || !strings.Contains(err.Error(), "dynamic") {
 		t.Errorf("ReadProject without version: %v", err)
+	}
+	if _, err := ReadProject([]byte("[project]\nname = \"x\"\nversion = 1\n")); err == nil || !strings.Contains(err.Error(), "project.version is a number") {
+		t.Errorf("ReadProject with a number for version: %v", err)
+	}
+	// Any TOML spelling of the same values reads and edits the same: a literal string, a
+	// dotted key, a comment between.
+	other := "project.name = 'x' # the distribution\nproject.version = 'v1.0.0.0'\n"
+	if p, err := ReadProject([]byte(other)); err != nil || p != (Project{Name: "x", Version: "v1.0.0.0"}) {
+		t.Errorf("ReadProject(dotted keys) = %+v, %v", p, err)
+	}
+	if got, err := SetVersion([]byte(other), "1.0.0.1"); err != nil || string(got) != strings.Replace(other, "'v1.0.0.0'", `"1.0.0.1"`, 1) {
+		t.Errorf("SetVersion(dotted keys) = %q, %v", got, err)
+	}
+}
+
+func TestUpstreamsMultiLineArray(t *testing.T) {
+	file := "[tool.cloudcoil-models]\nupstream-versions = [\n  \"1.16.3\", # oldest kept\n  \"1.17.1\",\n]\nversion-prefix = \"v\"\n"
+	got, prefix, err := Upstreams([]byte(file))
+	if err != nil || !slices.Equal(got, []string{"1.16.3", "1.17.1"}) || prefix != "v" {
+		t.Errorf("Upstreams = %q, %q, %v", got, prefix, err)
 	}
 }
 

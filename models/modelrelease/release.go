@@ -11,6 +11,7 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/reponame"
 	"dagger/shipyard/models"
 	"dagger/shipyard/pipelines/ci"
 )
@@ -118,10 +119,11 @@ var errLostRace = errors.New("another run moved the release branch first")
 func (e Env) Release(ctx context.Context, gh *github.Client, source *dagger.Directory, o ReleaseOptions) (ReleaseResult, error) {
 	o = o.withDefaults()
 	var res ReleaseResult
-	owner, repo, ok := strings.Cut(o.Repo, "/")
-	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
-		return res, fmt.Errorf("model-release: --repo %q: want owner/name, e.g. cloudcoil/models-kubernetes", o.Repo)
+	n, err := reponame.Parse(o.Repo)
+	if err != nil {
+		return res, fmt.Errorf("model-release: --repo: %w: want owner/name, e.g. cloudcoil/models-kubernetes", err)
 	}
+	owner, repo := n.Owner, n.Repo
 	pyproject, err := source.File(pyprojectPath).Contents(ctx)
 	if err != nil {
 		return res, fmt.Errorf("model-release: %s: %w", pyprojectPath, err)

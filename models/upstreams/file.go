@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"dagger/shipyard/internal/reponame"
 )
 
 // FilePath is where the upstreams file lives in the generator repository; every message
@@ -238,7 +240,6 @@ func objectFields(raw []byte) ([]keyValue, error) {
 
 var (
 	integrationName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	repositoryName  = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?/[A-Za-z0-9._-]+$`)
 	packageName     = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`)
 	placeholder     = regexp.MustCompile(`\{[^{}]*\}`)
 )
@@ -276,8 +277,8 @@ func (f *File) Validate() []error {
 		if !integrationName.MatchString(name) {
 			fail(p, "name must be lower-case letters, digits and dashes (it is the folder under models/)")
 		}
-		if !repositoryName.MatchString(in.Repository) {
-			fail(p+".repository", "%q is not a GitHub repository owner/name", in.Repository)
+		if _, err := reponame.Parse(in.Repository); err != nil {
+			fail(p+".repository", "%q is not a GitHub repository owner/name (%v)", in.Repository, err)
 		}
 		errs = append(errs, in.validateTags(p)...)
 		errs = append(errs, in.validateMatrix(p)...)

@@ -9,8 +9,8 @@ import (
 // (a, b, rc, dev, post, local +…) or another shape is treated as not final and never
 // selected — a conservative reading that can only skip an update, never pick a wrong one.
 type pyVersion struct {
-	parts [3]int
-	text  string
+	v    Version // X.Y reads as X.Y.0, as PEP 440 pads with zeros
+	text string
 }
 
 // parseFinalPy reads a final X.Y or X.Y.Z release; X.Y equals X.Y.0 as in PEP 440.
@@ -19,13 +19,13 @@ func parseFinalPy(s string) (pyVersion, bool) {
 	if err != nil || len(r) < 2 || len(r) > 3 {
 		return pyVersion{}, false
 	}
-	v := pyVersion{text: s}
-	copy(v.parts[:], r)
-	return v, true
+	v := Version{Major: r[0], Minor: r[1]}
+	if len(r) == 3 {
+		v.Patch = r[2]
+	}
+	return pyVersion{v: v, text: s}, true
 }
 
-func (v pyVersion) compare(o pyVersion) int {
-	return version.Release(v.parts[:]).Compare(version.Release(o.parts[:]))
-}
+func (p pyVersion) compare(o pyVersion) int { return p.v.Compare(o.v) }
 
-func (v pyVersion) line() Line { return Line{Major: v.parts[0], Minor: v.parts[1]} }
+func (p pyVersion) line() Line { return p.v.Line() }

@@ -89,16 +89,21 @@ func planIntegration(name string, in *Integration, found []Version) []Change {
 	}
 	slices.SortFunc(matrix, Version.Compare)
 
-	newest := map[Line]Version{}
-	for _, v := range found {
-		if old, ok := newest[v.Line()]; !ok || v.Compare(old) > 0 {
-			newest[v.Line()] = v
+	// Under PolicyMaintainedMinors only the maintained lines take patches (Validate also
+	// keeps the matrix inside them; this holds for a file that skipped it).
+	maintained := map[Line]bool{}
+	for _, m := range in.MaintainedMinors {
+		if l, err := ParseLine(m); err == nil {
+			maintained[l] = true
 		}
 	}
 
 	var changes []Change
 	for _, cur := range matrix {
-		best, ok := newest[cur.Line()]
+		if in.Policy == PolicyMaintainedMinors && !maintained[cur.Line()] {
+			continue
+		}
+		best, ok := newestIn(found, patchesFrom(cur))
 		if !ok || best.Compare(cur) <= 0 {
 			continue
 		}
@@ -114,11 +119,8 @@ func planIntegration(name string, in *Integration, found []Version) []Change {
 	// newest release, whose notes cover the lines in between.
 	highest := matrix[len(matrix)-1]
 	var top *Version
-	for _, v := range newest {
-		if v.Line().Compare(highest.Line()) > 0 && (top == nil || v.Compare(*top) > 0) {
-			v := v
-			top = &v
-		}
+	if newer, ok := newestIn(found, beyond(highest.Line())); ok {
+		top = &newer
 	}
 	if top != nil {
 		kind := KindProposed
@@ -160,22 +162,26 @@ func planCloudcoil(c Cloudcoil, info PyPIInfo) []Change {
 	if !ok || err != nil {
 		return nil
 	}
-	var within, beyond *pyVersion
+	// Every final, unyanked release, under its first spelling (PyPI lists 0.5 or 0.5.0,
+	// never both; the list is sorted, so the choice is stable).
+	var finals []Version
+	text := map[Version]string{}
 	for _, r := range info.Releases {
 		v, ok := parseFinalPy(r.Version)
 		if !ok || r.Yanked {
 			continue
 		}
-		switch v.line().Compare(minor) {
-		case 0:
-			if within == nil || v.compare(*within) > 0 {
-				within = &v
-			}
-		case 1:
-			if beyond == nil || v.compare(*beyond) > 0 {
-				beyond = &v
-			}
+		if _, seen := text[v.v]; !seen {
+			text[v.v] = v.text
+			finals = append(finals, v.v)
 		}
+	}
+	var within, newer *pyVersion
+	if v, ok := newestIn(finals, releasesOf(minor)); ok {
+		within = &pyVersion{v: v, text: text[v]}
+	}
+	if v, ok := newestIn(finals, beyond(minor)); ok {
+		newer = &pyVersion{v: v, text: text[v]}
 	}
 	pkg := c.Package
 	var changes []Change
@@ -185,10 +191,10 @@ func planCloudcoil(c Cloudcoil, info PyPIInfo) []Change {
 			ReleaseURL: pypiReleaseURL(pkg, within.text), Applied: true,
 		})
 	}
-	if beyond != nil {
+	if newer != nil {
 		changes = append(changes, Change{
-			Integration: pkg, Kind: KindMigration, From: c.Version, To: beyond.text,
-			ReleaseURL: pypiReleaseURL(pkg, beyond.text),
+			Integration: pkg, Kind: KindMigration, From: c.Version, To: newer.text,
+			ReleaseURL: pypiReleaseURL(pkg, newer.text),
 		})
 	}
 	return changes

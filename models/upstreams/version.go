@@ -2,8 +2,9 @@ package upstreams
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
+	"regexp"
+
+	goversion "github.com/hashicorp/go-version"
 )
 
 // Version is a final upstream release, exactly MAJOR.MINOR.PATCH. Tag records the Git tag it
@@ -19,29 +20,45 @@ type Line struct {
 	Major, Minor int
 }
 
+// finalRelease and minorLine are the only spellings accepted before go-version reads the
+// numbers. go-version alone is lenient on purpose (it reads v1.2, 1.2, 1.2.3.4 and
+// 1.2.3-rc.1), and each of those is a trap in an upstream's tag list: a moving tag, a
+// post-release suffix, a pre-release. Numbers have at most 9 digits so they fit an int.
+var (
+	finalRelease = regexp.MustCompile(`^(?:0|[1-9][0-9]{0,8})\.(?:0|[1-9][0-9]{0,8})\.(?:0|[1-9][0-9]{0,8})$`)
+	minorLine    = regexp.MustCompile(`^(?:0|[1-9][0-9]{0,8})\.(?:0|[1-9][0-9]{0,8})$`)
+)
+
 // ParseVersion reads exactly "X.Y.Z" with decimal components and no leading zeros. Anything
 // else — a "v", a pre-release or build suffix, a fourth component — is not a final release.
 func ParseVersion(s string) (Version, error) {
-	parts, ok := splitNumbers(s, 3)
-	if !ok {
+	if !finalRelease.MatchString(s) {
 		return Version{}, fmt.Errorf("version %q: want exactly MAJOR.MINOR.PATCH", s)
 	}
-	return Version{Major: parts[0], Minor: parts[1], Patch: parts[2]}, nil
+	gv, err := goversion.NewSemver(s)
+	if err != nil {
+		return Version{}, fmt.Errorf("version %q: %w", s, err)
+	}
+	seg := gv.Segments()
+	return Version{Major: seg[0], Minor: seg[1], Patch: seg[2]}, nil
 }
 
 // ParseLine reads exactly "X.Y" (a minor line such as "1.31").
 func ParseLine(s string) (Line, error) {
-	parts, ok := splitNumbers(s, 2)
-	if !ok {
+	if !minorLine.MatchString(s) {
 		return Line{}, fmt.Errorf("minor line %q: want exactly MAJOR.MINOR", s)
 	}
-	return Line{Major: parts[0], Minor: parts[1]}, nil
+	v, err := ParseVersion(s + ".0")
+	if err != nil {
+		return Line{}, fmt.Errorf("minor line %q: %w", s, err)
+	}
+	return v.Line(), nil
 }
 
 // parseBound reads a since/until bound: a line "X.Y" (meaning X.Y.0) or a version "X.Y.Z".
 func parseBound(s string) (Version, error) {
 	if l, err := ParseLine(s); err == nil {
-		return Version{Major: l.Major, Minor: l.Minor}, nil
+		return l.first(), nil
 	}
 	v, err := ParseVersion(s)
 	if err != nil {
@@ -50,74 +67,78 @@ func parseBound(s string) (Version, error) {
 	return v, nil
 }
 
-// splitNumbers splits s on dots into exactly n canonical decimal numbers.
-func splitNumbers(s string, n int) ([]int, bool) {
-	fields := strings.Split(s, ".")
-	if len(fields) != n {
-		return nil, false
-	}
-	out := make([]int, n)
-	for i, f := range fields {
-		x, ok := canonicalNumber(f)
-		if !ok {
-			return nil, false
-		}
-		out[i] = x
-	}
-	return out, true
-}
-
-// canonicalNumber accepts "0" or a digit string without a leading zero that fits an int;
-// "01" is rejected because tags spelled that way are not the upstream's release scheme.
-func canonicalNumber(f string) (int, bool) {
-	if f == "" || len(f) > 9 || (len(f) > 1 && f[0] == '0') {
-		return 0, false
-	}
-	for i := 0; i < len(f); i++ {
-		if f[i] < '0' || f[i] > '9' {
-			return 0, false
-		}
-	}
-	x, err := strconv.Atoi(f)
-	return x, err == nil
-}
-
 // String is "X.Y.Z", without any tag prefix.
 func (v Version) String() string {
 	return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
 }
 
+// semver is v as go-version holds it; the struct stays comparable so it can key maps.
+func (v Version) semver() *goversion.Version {
+	return goversion.Must(goversion.NewSemver(v.String()))
+}
+
 // Line is the minor line the version belongs to.
 func (v Version) Line() Line { return Line{Major: v.Major, Minor: v.Minor} }
 
-// Compare orders versions numerically: -1, 0 or +1. The tag is ignored.
+// Compare orders versions as go-version does (numerically): -1, 0 or +1. The tag is
+// ignored.
 func (v Version) Compare(o Version) int {
-	if c := cmpInt(v.Major, o.Major); c != 0 {
-		return c
-	}
-	if c := cmpInt(v.Minor, o.Minor); c != 0 {
-		return c
-	}
-	return cmpInt(v.Patch, o.Patch)
+	return v.semver().Compare(o.semver())
 }
 
 // String is "X.Y".
 func (l Line) String() string { return fmt.Sprintf("%d.%d", l.Major, l.Minor) }
 
+// first is the line's first release, X.Y.0.
+func (l Line) first() Version { return Version{Major: l.Major, Minor: l.Minor} }
+
 // Compare orders lines numerically: -1, 0 or +1.
 func (l Line) Compare(o Line) int {
-	if c := cmpInt(l.Major, o.Major); c != 0 {
-		return c
-	}
-	return cmpInt(l.Minor, o.Minor)
+	return l.first().Compare(o.first())
 }
 
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// The ranges the update policies decide with, as go-version constraints.
+
+// patchesFrom is every release of v's minor line from v on: "~> X.Y.Z", that is
+// >= X.Y.Z, < X.(Y+1).0. A tracked or maintained line takes its patch updates from here.
+func patchesFrom(v Version) goversion.Constraints {
+	return mustConstraint("~> " + v.String())
+}
+
+// releasesOf is every release of the minor line: "~> X.Y.0". Cloudcoil's updates are
+// applied within its current minor only.
+func releasesOf(l Line) goversion.Constraints {
+	return patchesFrom(l.first())
+}
+
+// beyond is every release of a newer minor or major than the line: ">= X.(Y+1).0". Those
+// are proposed or reported, never applied.
+func beyond(l Line) goversion.Constraints {
+	return mustConstraint(fmt.Sprintf(">= %d.%d.0", l.Major, l.Minor+1))
+}
+
+// mustConstraint builds a constraint from numbers this package formatted itself. Should
+// one not parse (only a hand-built Version with a negative number could cause it), the
+// result admits nothing, so no update is taken on a range that was not understood.
+func mustConstraint(s string) goversion.Constraints {
+	c, err := goversion.NewConstraint(s)
+	if err != nil {
+		return admitsNothing
 	}
-	return 0
+	return c
+}
+
+// admitsNothing is below every release: versions here are never negative.
+var admitsNothing = goversion.MustConstraints(goversion.NewConstraint("< 0.0.0"))
+
+// newestIn returns the highest of vs that c admits.
+func newestIn(vs []Version, c goversion.Constraints) (Version, bool) {
+	var best Version
+	found := false
+	for _, v := range vs {
+		if c.Check(v.semver()) && (!found || v.Compare(best) > 0) {
+			best, found = v, true
+		}
+	}
+	return best, found
 }

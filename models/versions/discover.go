@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/reponame"
 	"dagger/shipyard/models/upstreams"
 )
 
@@ -110,7 +111,11 @@ func (r *run) discover(ctx context.Context, file *upstreams.File) (map[string][]
 		if err != nil {
 			return nil, err
 		}
-		owner, name, _ := strings.Cut(ins[0].Repository, "/")
+		repo, err := reponame.Parse(ins[0].Repository)
+		if err != nil {
+			return nil, err // upstreams.Read has checked it; kept so a bad name never reaches GitHub
+		}
+		owner, name := repo.Owner, repo.Repo
 		var releases []upstreams.Release
 		pages, complete, err := r.gh.ReleasePages(ctx, owner, name, r.opts.ReleasesPerPage, r.opts.MaxReleasePages, func(page []github.Release) bool {
 			converted := make([]upstreams.Release, 0, len(page))

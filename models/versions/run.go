@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/reponame"
 	"dagger/shipyard/models/upstreams"
 )
 
@@ -45,7 +46,6 @@ type Deps struct {
 }
 
 var (
-	repoName   = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?/[A-Za-z0-9._-]+$`)
 	branchName = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
 )
 
@@ -63,8 +63,9 @@ func (o Options) withDefaults() (Options, string, string, error) {
 	if o.MaxReleasePages <= 0 {
 		o.MaxReleasePages = 10
 	}
-	if !repoName.MatchString(o.Repo) {
-		return o, "", "", fmt.Errorf("--repo %q: want the Cloudcoil generator repository as owner/name", o.Repo)
+	repo, err := reponame.Parse(o.Repo)
+	if err != nil {
+		return o, "", "", fmt.Errorf("--repo %q: want the Cloudcoil generator repository as owner/name: %w", o.Repo, err)
 	}
 	if !branchName.MatchString(o.Base) || strings.Contains(o.Base, "..") {
 		return o, "", "", fmt.Errorf("--base %q: not a branch name", o.Base)
@@ -72,8 +73,7 @@ func (o Options) withDefaults() (Options, string, string, error) {
 	if o.Base == Branch {
 		return o, "", "", fmt.Errorf("--base %q: the base cannot be the automation branch itself, which each run rebuilds by force", o.Base)
 	}
-	owner, name, _ := strings.Cut(o.Repo, "/")
-	return o, owner, name, nil
+	return o, repo.Owner, repo.Repo, nil
 }
 
 // Run performs one model-versions run: read, discover, plan and, unless opts.Check, bring

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/internal/version"
 )
 
@@ -14,37 +15,39 @@ import (
 var DefaultPythonVersions = []string{"3.10", "3.11", "3.12", "3.13"}
 
 var (
-	pythonMinorPattern   = regexp.MustCompile(`^3\.(0|[1-9][0-9]*)$`)
-	classifierPattern    = regexp.MustCompile(`"Programming Language :: Python :: (3\.[0-9]+)"`)
-	requiresPythonLine   = regexp.MustCompile(`^\s*requires-python\s*=\s*["']([^"']*)["']\s*(#.*)?$`)
-	specifierClause      = regexp.MustCompile(`^(~=|==|!=|<=|>=|<|>)\s*([0-9]+(?:\.[0-9]+)*)(\.\*)?$`)
-	pyprojectSectionLine = regexp.MustCompile(`^\s*\[([^\]]+)\]\s*(#.*)?$`)
+	pythonMinorPattern = regexp.MustCompile(`^3\.(0|[1-9][0-9]*)$`)
+	classifierPattern  = regexp.MustCompile(`^Programming Language :: Python :: (3\.[0-9]+)$`)
+	specifierClause    = regexp.MustCompile(`^(~=|==|!=|<=|>=|<|>)\s*([0-9]+(?:\.[0-9]+)*)(\.\*)?$`)
 )
 
 // PythonVersions decides the test matrix from pyproject.toml: the "Programming Language ::
 // Python :: 3.X" classifiers when the project lists any (an explicit matrix), otherwise the
 // default versions that satisfy [project] requires-python. An empty result is an error: a
 // project that excludes every version CI knows would otherwise pass without running a test.
-func PythonVersions(pyproject []byte) ([]string, error) {
-	project := projectTable(string(pyproject))
-	if found := classifierPattern.FindAllStringSubmatch(project, -1); len(found) > 0 {
-		seen := map[string]bool{}
-		var out []string
-		for _, m := range found {
-			if !seen[m[1]] {
-				seen[m[1]] = true
-				out = append(out, m[1])
-			}
-		}
-		sortMinors(out)
-		return out, nil
+func PythonVersions(data []byte) ([]string, error) {
+	doc, err := pyproject.Parse("pyproject.toml", data)
+	if err != nil {
+		return nil, err
 	}
-	spec := ""
-	for _, line := range strings.Split(project, "\n") {
-		if m := requiresPythonLine.FindStringSubmatch(line); m != nil {
-			spec = m[1]
-			break
+	classifiers, _, err := doc.Strings("project", "classifiers")
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var listed []string
+	for _, c := range classifiers {
+		if m := classifierPattern.FindStringSubmatch(c); m != nil && !seen[m[1]] {
+			seen[m[1]] = true
+			listed = append(listed, m[1])
 		}
+	}
+	if len(listed) > 0 {
+		sortMinors(listed)
+		return listed, nil
+	}
+	spec, _, err := doc.String("project", "requires-python")
+	if err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(spec) == "" {
 		return append([]string(nil), DefaultPythonVersions...), nil
@@ -64,24 +67,6 @@ func PythonVersions(pyproject []byte) ([]string, error) {
 			spec, strings.Join(DefaultPythonVersions, ", "))
 	}
 	return out, nil
-}
-
-// projectTable returns the text of the [project] table, where classifiers and
-// requires-python live; other tables (tool settings) may mention versions too.
-func projectTable(doc string) string {
-	var b strings.Builder
-	in := false
-	for _, line := range strings.Split(doc, "\n") {
-		if m := pyprojectSectionLine.FindStringSubmatch(line); m != nil && !strings.HasPrefix(strings.TrimSpace(line), "[[") {
-			in = strings.TrimSpace(m[1]) == "project"
-			continue
-		}
-		if in {
-			b.WriteString(line)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }
 
 // satisfies reports whether Python minor version v ("3.11") meets a PEP 440 specifier set as

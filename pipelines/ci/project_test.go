@@ -40,6 +40,10 @@ func TestPythonVersions(t *testing.T) {
 		{"none allowed", "[project]\nrequires-python = \">=3.14\"\n", nil, "allows none"},
 		{"unsupported clause", "[project]\nrequires-python = \">=3.10 || <2\"\n", nil, "unsupported clause"},
 		{"comment after value", "[project]\nrequires-python = \">=3.12\" # newest only\n", []string{"3.12", "3.13"}, ""},
+		{"dotted key at the top", "project.requires-python = \">=3.13\"\n", []string{"3.13"}, ""},
+		{"a classifier in a comment is no classifier", "[project]\nrequires-python = \">=3.12\"\n# \"Programming Language :: Python :: 3.9\"\n", []string{"3.12", "3.13"}, ""},
+		{"malformed TOML names file and line", "[project]\nrequires-python = \">=3.12\n", nil, "pyproject.toml:2:"},
+		{"requires-python not a string", "[project]\nrequires-python = 3\n", nil, "project.requires-python is a number"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

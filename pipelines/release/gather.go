@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 	"sync"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/reponame"
 )
 
 // Options adjust release-plan to a repository.
@@ -29,15 +28,13 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-var repoName = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?/[A-Za-z0-9._-]+$`)
-
 // splitRepo checks "owner/name" and splits it.
 func splitRepo(repo string) (owner, name string, err error) {
-	if !repoName.MatchString(repo) || strings.HasSuffix(repo, "/.") || strings.HasSuffix(repo, "/..") {
-		return "", "", fmt.Errorf("release-plan: repository %q: want owner/name, e.g. elixir-cloud-aai/tesk-core", repo)
+	n, err := reponame.Parse(repo)
+	if err != nil {
+		return "", "", fmt.Errorf("release-plan: %w: want owner/name, e.g. elixir-cloud-aai/tesk-core", err)
 	}
-	owner, name, _ = strings.Cut(repo, "/")
-	return owner, name, nil
+	return n.Owner, n.Repo, nil
 }
 
 // Gather fetches the facts the rules need from GitHub, at the tagged commit. It makes

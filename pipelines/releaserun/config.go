@@ -3,11 +3,11 @@ package releaserun
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/reponame"
 	"dagger/shipyard/pipelines/release"
 )
 
@@ -42,11 +42,11 @@ func (c Config) gitURL() string {
 }
 
 func (c Config) owner() (string, string, error) {
-	owner, name, ok := strings.Cut(c.Repo, "/")
-	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-		return "", "", fmt.Errorf("repository %q: want owner/name", c.Repo)
+	n, err := reponame.Parse(c.Repo)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: want owner/name", err)
 	}
-	return owner, name, nil
+	return n.Owner, n.Repo, nil
 }
 
 func (c Config) logf(format string, args ...any) {

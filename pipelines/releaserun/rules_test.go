@@ -21,6 +21,8 @@ func TestPackageName(t *testing.T) {
 		{name: "name of another table first", pyproject: "[tool.poetry]\nname = \"other\"\n[project]\nname = \"teskcore\"\n", want: "teskcore"},
 		{name: "no project table", pyproject: "[tool.setuptools]\nname = \"x\"\n", err: "no [project] name"},
 		{name: "an array of tables is not the project", pyproject: "[[project]]\nname = \"x\"\n", err: "no [project] name"},
+		{name: "dotted key", pyproject: "project.name = \"teskcore\"\n", want: "teskcore"},
+		{name: "malformed TOML names file and line", pyproject: "[project]\nname = \"teskcore\n", err: "pyproject.toml:2:"},
 		{name: "not a distribution name", pyproject: "[project]\nname = \"tesk core; rm -rf /\"\n", err: "is not a distribution name"},
 	}
 	for _, tt := range tests {

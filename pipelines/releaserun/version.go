@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/release"
 )
@@ -69,31 +70,24 @@ func packageOf(ctx context.Context, cfg Config, p *ci.Pipeline) (string, error) 
 	return PackageName(content)
 }
 
-var (
-	tomlTable   = regexp.MustCompile(`^\s*\[([^\[\]]+)\]\s*(#.*)?$`)
-	projectName = regexp.MustCompile(`^\s*name\s*=\s*(?:"([^"]*)"|'([^']*)')\s*(#.*)?$`)
-	// distName is a valid distribution name (PyPA core metadata).
-	distName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
-)
+// distName is a valid distribution name (PyPA core metadata).
+var distName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
 
 // PackageName reads [project] name from pyproject.toml.
-func PackageName(pyproject string) (string, error) {
-	in := false
-	for line := range strings.SplitSeq(pyproject, "\n") {
-		if m := tomlTable.FindStringSubmatch(line); m != nil {
-			in = strings.TrimSpace(m[1]) == "project"
-			continue
-		}
-		if !in {
-			continue
-		}
-		if m := projectName.FindStringSubmatch(line); m != nil {
-			name := m[1] + m[2]
-			if !distName.MatchString(name) {
-				return "", fmt.Errorf("pyproject.toml: [project] name %q is not a distribution name", name)
-			}
-			return name, nil
-		}
+func PackageName(data string) (string, error) {
+	doc, err := pyproject.Parse("pyproject.toml", []byte(data))
+	if err != nil {
+		return "", err
 	}
-	return "", errors.New("pyproject.toml has no [project] name; pass the package name")
+	name, found, err := doc.String("project", "name")
+	if err != nil {
+		return "", err
+	}
+	if !found {
+		return "", errors.New("pyproject.toml has no [project] name; pass the package name")
+	}
+	if !distName.MatchString(name) {
+		return "", fmt.Errorf("pyproject.toml: [project] name %q is not a distribution name", name)
+	}
+	return name, nil
 }
