@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // shipyardPin is a Git address of the module pinned to a full commit SHA: a branch, a tag
@@ -250,5 +252,65 @@ func TestPyPIBuildChecksTheTagCommit(t *testing.T) {
 	}
 	if out, err := run("main"); err == nil {
 		t.Errorf("a branch name as the target passed:\n%s", out)
+	}
+}
+
+// concurrencyGroup reads a job's (or workflow's) concurrency: its group and whether a
+// running job may be cancelled.
+func concurrencyGroup(t *testing.T, n yaml.Node) (group string, cancels bool) {
+	t.Helper()
+	switch n.Kind {
+	case 0:
+		return "", false
+	case yaml.ScalarNode:
+		return n.Value, false // a bare group never cancels the running job
+	}
+	var c struct {
+		Group            string `yaml:"group"`
+		CancelInProgress any    `yaml:"cancel-in-progress"`
+	}
+	if err := n.Decode(&c); err != nil {
+		t.Fatalf("concurrency: %v", err)
+	}
+	cancels = c.CancelInProgress != nil && c.CancelInProgress != false
+	return c.Group, cancels
+}
+
+// TestTagMovingReleaseJobsAreSerialised checks that the release jobs that move image tags
+// (release-publish; release, the whole flow) and GitHub's latest release
+// (release-publish-release) each run in a fixed concurrency group that never cancels a
+// running job, so two releases cannot interleave their rechecks and writes.
+func TestTagMovingReleaseJobsAreSerialised(t *testing.T) {
+	moving := regexp.MustCompile(`dagger call .*\b(release-publish|release-publish-release|release)\s`)
+	found := 0
+	for _, f := range workflows(t) {
+		w := readWorkflow(t, f)
+		for name, j := range w.Jobs {
+			moves := false
+			for _, s := range j.Steps {
+				if moving.MatchString(strings.Join(strings.Fields(strings.ReplaceAll(s.Run, "\\\n", " ")), " ") + " ") {
+					moves = true
+				}
+			}
+			if !moves {
+				continue
+			}
+			found++
+			group, cancels := concurrencyGroup(t, j.Concurrency)
+			if group == "" {
+				group, cancels = concurrencyGroup(t, w.Concurrency)
+			}
+			switch {
+			case group == "":
+				t.Errorf("%s: job %s moves tags without a concurrency group", f, name)
+			case strings.Contains(group, "${{"):
+				t.Errorf("%s: job %s: concurrency group %q varies between runs, so releases would not queue", f, name, group)
+			case cancels:
+				t.Errorf("%s: job %s: cancel-in-progress would cancel a running release", f, name)
+			}
+		}
+	}
+	if found < 2 {
+		t.Fatalf("found %d tag-moving release jobs, want the publish and publish-release jobs", found)
 	}
 }
