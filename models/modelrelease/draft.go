@@ -177,6 +177,11 @@ func (r remote) publish(ctx context.Context, plan Plan, d draft, start string, i
 	if d.id == 0 {
 		return false, fmt.Errorf("draft %s: no draft id to publish", plan.Version)
 	}
+	// GitHub publishes a draft on an existing tag wherever that tag points, ignoring the
+	// draft's target_commitish: a stray tag of the version would release another commit.
+	if err := r.checkTag(ctx, plan.Version, d.commit, tagBeforePublish); err != nil {
+		return false, err
+	}
 	publishDraft := func(ctx context.Context) error {
 		draft := false
 		_, err := r.gh.EditRelease(ctx, r.owner, r.repo, d.id, github.ReleaseEdit{Draft: &draft, MakeLatest: plan.MakeLatest})
@@ -200,5 +205,57 @@ func (r remote) publish(ctx context.Context, plan Plan, d draft, start string, i
 	if err != nil {
 		return false, fmt.Errorf("publish %s: %w", plan.Version, err)
 	}
+	// The tag may have appeared between the check and the publish: read back where the
+	// published release's tag is.
+	if err := r.checkTag(ctx, plan.Version, d.commit, tagAfterPublish); err != nil {
+		return true, err
+	}
 	return true, nil
+}
+
+// tagMoment is when a release tag is checked: before publishing (no tag, or the tag at the
+// draft's commit) or after (the tag exists, at the draft's commit).
+type tagMoment int
+
+const (
+	tagBeforePublish tagMoment = iota
+	tagAfterPublish
+)
+
+// checkTag reads the version's tag and applies tagAt.
+func (r remote) checkTag(ctx context.Context, version, commit string, when tagMoment) error {
+	tag, found, err := r.gh.TagRef(ctx, r.owner, r.repo, version)
+	if err != nil {
+		return fmt.Errorf("publish %s: %w", version, err)
+	}
+	return tagAt(version, commit, tag.CommitSHA, found, when)
+}
+
+// tagAt is the rule: a model release is published only on the commit it built. Before
+// publishing, the version's tag must be absent or at the draft's commit; after, it must be
+// at the draft's commit. got is the tagged commit ("" when the tag names no commit).
+func tagAt(version, want, got string, found bool, when tagMoment) error {
+	switch {
+	case when == tagBeforePublish && !found:
+		return nil
+	case found && got == want:
+		return nil
+	case when == tagBeforePublish:
+		return fmt.Errorf("publish %s: tag %s already exists at %s, not at the draft's commit %.12s, and GitHub would publish the release on the tag's commit; "+
+			"the draft stays unpublished: delete the stray tag if nothing was released from it and rerun, or release this generation under a new number",
+			version, version, orNoCommit(got), want)
+	case !found:
+		return fmt.Errorf("publish %s: the published release has no tag %s on reading back; check the release on GitHub before any upload", version, version)
+	default:
+		return fmt.Errorf("publish %s: the published release's tag %s points at %s, not at the draft's commit %.12s (the tag existed before publishing); "+
+			"the upload workflow refuses this release: turn it back into a draft, delete the tag, and rerun",
+			version, version, orNoCommit(got), want)
+	}
+}
+
+func orNoCommit(sha string) string {
+	if sha == "" {
+		return "no commit"
+	}
+	return fmt.Sprintf("%.12s", sha)
 }

@@ -12,10 +12,6 @@ import (
 // images and Cloudcoil's generator both support.
 const DefaultPython = "3.13"
 
-// uvCacheVolume is the uv download cache, the same volume the CI graph mounts, so a
-// wheel is downloaded once per engine whichever graph asks first.
-const uvCacheVolume = "shipyard-uv-cache"
-
 // cookiecutterRequirement pins the template renderer, so a new cookiecutter release
 // cannot change generated repositories between two runs.
 const cookiecutterRequirement = "cookiecutter==2.6.0"
@@ -27,6 +23,10 @@ type Env struct {
 	Pins   ci.Pins
 	// Python is a key of Pins.Python.
 	Python string
+	// Trust is the level of the uv cache volume (pipelines/ci's levels, whose volumes the
+	// CI graph shares): Untrusted by default; publish-check and model-release run at
+	// Release, since what they build is published.
+	Trust ci.Trust
 }
 
 // NewEnv returns an Env with the default pins and Python.
@@ -34,7 +34,7 @@ func NewEnv(c *dagger.Client) Env {
 	return Env{Client: c, Pins: ci.DefaultPins(), Python: DefaultPython}
 }
 
-// python is a container with Python, uv and the shared uv cache, repo at /repo as the
+// python is a container with Python, uv and the uv cache of the Env's trust level, repo at /repo as the
 // working directory, and the project environment outside it (/venv) so what is read back
 // from /repo is the repository alone. It carries no secret: nothing of this package needs
 // one inside a container.
@@ -52,7 +52,7 @@ func (e Env) python(repo *dagger.Directory) (*dagger.Container, error) {
 		From(image).
 		WithFile("/usr/local/bin/uv", uv).
 		WithFile("/usr/local/bin/uvx", uvx).
-		WithMountedCache("/root/.cache/uv", e.Client.CacheVolume(uvCacheVolume)).
+		WithMountedCache("/root/.cache/uv", e.Client.CacheVolume(e.Trust.CacheVolumeName(ci.UVCacheVolume))).
 		WithEnvVariable("UV_LINK_MODE", "copy").
 		WithEnvVariable("UV_PYTHON_DOWNLOADS", "never").
 		WithEnvVariable("UV_PROJECT_ENVIRONMENT", "/venv").

@@ -117,6 +117,7 @@ var errLostRace = errors.New("another run moved the release branch first")
 // A dry run stops after step 5 and writes nothing. Failed checks stop before any write.
 // The GitHub client holds the token in memory; no container of the graph receives it.
 func (e Env) Release(ctx context.Context, gh *github.Client, source *dagger.Directory, o ReleaseOptions) (ReleaseResult, error) {
+	e.Trust = ci.Release // what it builds is pushed and released
 	o = o.withDefaults()
 	var res ReleaseResult
 	n, err := reponame.Parse(o.Repo)

@@ -2,7 +2,10 @@ package ci
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"dagger.io/dagger"
@@ -42,12 +45,21 @@ func (p *Pipeline) k3sService(images []Image, kubeconfig *dagger.CacheVolume) *d
 
 // E2EContainer runs tests/e2e against k3s with both images loaded, after applying the
 // manifests and waiting for the HTTP server pod, as tesk-core's development guide does.
-func (p *Pipeline) E2EContainer(images []Image) (*dagger.Container, error) {
-	ctr, err := p.python(p.toolPython(), p.codeSource())
+//
+// The k3s service runs with insecure root capabilities and applies the source's own
+// manifests: run it only on an engine that holds no credentials and runs no publishing
+// job (README: "Running on a remote Dagger engine").
+func (p *Pipeline) E2EContainer(ctx context.Context, images []Image) (*dagger.Container, error) {
+	src := p.codeSource()
+	ctr, err := p.python(p.toolPython(), src)
 	if err != nil {
 		return nil, fmt.Errorf("e2e: %w", err)
 	}
-	kubeconfig := p.Client.CacheVolume("shipyard-e2e-kubeconfig")
+	name, err := p.kubeconfigVolumeName(ctx, src, images)
+	if err != nil {
+		return nil, fmt.Errorf("e2e: %w", err)
+	}
+	kubeconfig := p.Client.CacheVolume(name)
 	kubectl := p.Client.Container().From(p.Pins.K3s).File("/bin/k3s")
 	// A kubeconfig left by an earlier run fails to authenticate; retry until the live one
 	// answers, within a bound.
@@ -73,9 +85,41 @@ echo "k3s did not become ready" >&2; exit 1`
 		WithExec([]string{"uv", "run", "pytest", "tests/e2e"}), nil
 }
 
+// kubeconfigVolumeName names the cache volume that hands k3s's kubeconfig to the test
+// runner, after the run's inputs: the source's content and the images. Two e2e runs of
+// different inputs on one engine then never read each other's kubeconfig, while the name
+// stays deterministic, so an unchanged run is still cached (and identical runs are one).
+func (p *Pipeline) kubeconfigVolumeName(ctx context.Context, src *dagger.Directory, images []Image) (string, error) {
+	digest, err := src.Digest(ctx)
+	if err != nil {
+		return "", fmt.Errorf("digest of the source: %w", err)
+	}
+	ids := []string{digest, p.Pins.K3s}
+	for _, img := range images {
+		id, err := img.Container.ID(ctx)
+		if err != nil {
+			return "", fmt.Errorf("image %s: %w", img.Spec.Name, err)
+		}
+		ids = append(ids, img.Spec.Repository+"="+string(id))
+	}
+	return kubeconfigVolumeFor(p.Trust, ids), nil
+}
+
+// kubeconfigVolumeFor is the volume's name for a run's input keys, in any order.
+func kubeconfigVolumeFor(t Trust, inputs []string) string {
+	sorted := slices.Clone(inputs)
+	slices.Sort(sorted)
+	h := sha256.New()
+	for _, s := range sorted {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return t.CacheVolumeName(kubeconfigVolume) + "-" + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
 // E2E runs the end-to-end tests and returns pytest's output.
 func (p *Pipeline) E2E(ctx context.Context, images []Image) (string, error) {
-	ctr, err := p.E2EContainer(images)
+	ctr, err := p.E2EContainer(ctx, images)
 	if err != nil {
 		return "", err
 	}

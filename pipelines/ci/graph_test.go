@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,7 +97,7 @@ func TestTestMatrixFromPyproject(t *testing.T) {
 		if len(ex.Secrets) != 0 {
 			t.Errorf("test job received secrets: %v", ex.Secrets)
 		}
-		if !hasCache(ex, "/root/.cache/uv", uvCacheVolume) {
+		if !hasCache(ex, "/root/.cache/uv", UVCacheVolume) {
 			t.Errorf("pytest on %s lacks the shared uv cache: %+v", ex.Image, ex.Mounts)
 		}
 		if ex.Env["UV_PROJECT_ENVIRONMENT"] != "/venv" {
@@ -534,5 +535,51 @@ func TestScanIsKeyedByDay(t *testing.T) {
 	}
 	if next != "2026-06-02" {
 		t.Errorf("next day's scan keyed %q", next)
+	}
+}
+
+// Two e2e runs of different sources on one engine, at once: each k3s writes its
+// kubeconfig into a volume only its own test runner mounts.
+func TestConcurrentE2ERunsDoNotShareTheKubeconfig(t *testing.T) {
+	ctx := context.Background()
+	e := engine.New(t)
+	c := e.Client(ctx)
+	sources := []map[string]string{nil, {"tests/e2e/test_extra.py": "def test_extra():\n    pass\n"}}
+	errs := make([]error, len(sources))
+	var wg sync.WaitGroup
+	for i, changes := range sources {
+		p := New(c, c.Host().Directory(fixtures.TeskCore(t, changes)))
+		p.Now = func() time.Time { return fixedNow }
+		wg.Go(func() {
+			images, err := p.Images(ctx, "")
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			_, errs[i] = p.E2E(ctx, images)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	pytest := e.Graph().ExecsWith("pytest tests/e2e")
+	if len(pytest) != 2 {
+		t.Fatalf("want 2 e2e runs, got %d", len(pytest))
+	}
+	var mounted []string
+	for _, ex := range pytest {
+		for _, m := range ex.Mounts {
+			if m.Path == "/etc/rancher/k3s" && m.Kind == "withMountedCache" {
+				mounted = append(mounted, m.Cache)
+				// Its own k3s service writes the same volume.
+				if !strings.Contains(ex.Services["k3s"], m.Cache) {
+					t.Errorf("the k3s service of a run does not mount its runner's volume %q", m.Cache)
+				}
+			}
+		}
+	}
+	if len(mounted) != 2 || mounted[0] == mounted[1] {
+		t.Errorf("the two runners mount the kubeconfig volumes %v, want two different ones", mounted)
 	}
 }

@@ -16,7 +16,7 @@ func (p *Pipeline) LintContainer() (*dagger.Container, error) {
 		return nil, fmt.Errorf("lint: %w", err)
 	}
 	return ctr.
-		WithMountedCache("/root/.cache/pre-commit", p.Client.CacheVolume(preCommitCacheVolume)).
+		WithMountedCache("/root/.cache/pre-commit", p.cacheVolume(preCommitCacheVolume)).
 		WithExec([]string{"uv", "sync", "--frozen", "--extra", "dev"}).
 		// pre-commit lists files with git; the source comes without history, so index it.
 		WithExec([]string{"sh", "-c", "git init -q 2>/dev/null || (apt-get update -qq && apt-get install -y -qq git >/dev/null && git init -q); git add -A"}).

@@ -18,6 +18,9 @@ type Pipeline struct {
 	ImagePrefix string
 	// Now is the clock for date rules (ignore-file expiry); never part of an exec's input.
 	Now func() time.Time
+	// Trust is the level of the cache volumes the jobs mount: Untrusted (the default) for
+	// CI of pull requests, Release for publishing steps.
+	Trust Trust
 }
 
 // New returns a pipeline with the default pins and tesk-core's image prefix.
@@ -31,13 +34,6 @@ func (p *Pipeline) now() time.Time {
 	}
 	return p.Now()
 }
-
-// Cache volume names: shared by every job and version, so uv downloads a wheel once.
-const (
-	uvCacheVolume        = "shipyard-uv-cache"
-	preCommitCacheVolume = "shipyard-pre-commit-cache"
-	trivyCacheVolume     = "shipyard-trivy-cache"
-)
 
 // Paths left out of each job's view of the source. Git history changes with every commit, and
 // docs/ belongs to the docs job alone, so keeping them out keeps the other jobs cached.
@@ -95,7 +91,7 @@ func (p *Pipeline) python(minor string, src *dagger.Directory) (*dagger.Containe
 	return p.Client.Container().
 		From(image).
 		WithFile("/usr/local/bin/uv", uv).
-		WithMountedCache("/root/.cache/uv", p.Client.CacheVolume(uvCacheVolume)).
+		WithMountedCache("/root/.cache/uv", p.cacheVolume(UVCacheVolume)).
 		WithEnvVariable("UV_LINK_MODE", "copy").
 		WithEnvVariable("UV_PYTHON_DOWNLOADS", "never").
 		WithEnvVariable("UV_PROJECT_ENVIRONMENT", "/venv").

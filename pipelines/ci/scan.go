@@ -34,7 +34,7 @@ type ScanResult struct {
 func (p *Pipeline) trivyContainer(t ScanTarget) *dagger.Container {
 	ctr := p.Client.Container().
 		From(p.Pins.Trivy).
-		WithMountedCache("/root/.cache/trivy", p.Client.CacheVolume(trivyCacheVolume)).
+		WithMountedCache("/root/.cache/trivy", p.cacheVolume(trivyCacheVolume)).
 		// The verdict on an unchanged image changes as vulnerabilities are published, so a
 		// scan is keyed by the day it runs: within a day the engine reuses it, the next day
 		// it runs again with a fresh database.

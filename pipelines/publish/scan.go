@@ -22,7 +22,9 @@ func ScanDigests(ctx context.Context, p *ci.Pipeline, pushed []Pushed, ignore []
 	for _, img := range pushed {
 		targets = append(targets, ci.ScanTarget{Name: img.Name, Ref: img.Ref()})
 	}
-	dir, results, err := p.ScanReports(ctx, targets, ignore)
+	// What a scan passes is published, so it reads Trivy's database from the release
+	// level's cache, never one that CI of a pull request wrote.
+	dir, results, err := p.AtTrust(ci.Release).ScanReports(ctx, targets, ignore)
 	if err != nil {
 		return dir, results, fmt.Errorf("scan-digests: %w", err)
 	}

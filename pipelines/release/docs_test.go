@@ -26,6 +26,7 @@ var gateExamples = []struct {
 		f.Notes.Content = []byte("## Features\n\n- Sign images (#101)\n\n## Fixes\n\n- Retry uploads, see [docs](docs/filer.md)\n")
 	}},
 	{"6. CI passed for the commit's push to dev", "", func(f *Facts) { f.CI.Status, f.CI.Conclusion = "completed", "failure" }},
+	{"6. The commit is on dev", "", func(f *Facts) { f.OnDev = false }},
 	{"6. CI still running", "", func(f *Facts) { f.CI.Status, f.CI.Conclusion = "in_progress", "" }},
 	{"7. No release of the tag is published", "", func(f *Facts) { f.Releases = append(f.Releases, ReleaseRef{Tag: "v0.11.0"}) }},
 }

@@ -40,8 +40,12 @@ type Facts struct {
 	ImageOrg string `json:"image_org"` // Docker Hub organisation of the images
 
 	TagRef TagFacts `json:"tag_ref"`
-	// OnMain is whether the tagged commit is main's head or one of its ancestors.
-	OnMain   bool         `json:"on_main"`
+	// OnMain is whether the tagged commit is main's head or one of its ancestors, by the
+	// branch's commit (a tag may also be named main).
+	OnMain bool `json:"on_main"`
+	// OnDev is whether the tagged commit is dev's head or one of its ancestors: a CI run
+	// counts as the push to dev only for a commit that is on dev.
+	OnDev    bool         `json:"on_dev"`
 	Citation FileFacts    `json:"citation"`
 	Notes    FileFacts    `json:"notes"`
 	CI       CIFacts      `json:"ci"`

@@ -38,8 +38,9 @@ func splitRepo(repo string) (owner, name string, err error) {
 }
 
 // Gather fetches the facts the rules need from GitHub, at the tagged commit. It makes
-// few requests (for a repository with 200 releases: the tag ref and tag object, one
-// compare, two files, one page of workflow runs and two pages of releases) and runs the
+// few requests (for a repository with 200 releases: the tag ref and tag object, the heads
+// of main and dev with a compare each, two files, one page of workflow runs and two pages
+// of releases) and runs the
 // independent ones concurrently. Errors other than "not found" fail it: the rules never
 // decide on missing data.
 func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Options) (Facts, error) {
@@ -90,14 +91,25 @@ func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Optio
 	}
 
 	if sha := f.TagRef.CommitSHA; sha != "" {
-		wg.Go(func() {
-			on, err := gh.IsAncestor(ctx, owner, name, sha, MainBranch)
-			if err != nil {
-				fail(err)
-				return
-			}
-			f.OnMain = on
-		})
+		// By the branches' commits, never their names: a tag named main or dev would
+		// shadow the branch in a compare (git resolves tags first).
+		for branch, on := range map[string]*bool{MainBranch: &f.OnMain, DevBranch: &f.OnDev} {
+			wg.Go(func() {
+				head, found, err := gh.BranchHead(ctx, owner, name, branch)
+				if err != nil || !found {
+					if err != nil {
+						fail(err)
+					}
+					return // no such branch: the commit is not on it
+				}
+				ok, err := gh.IsAncestor(ctx, owner, name, sha, head)
+				if err != nil {
+					fail(err)
+					return
+				}
+				*on = ok
+			})
+		}
 		for _, file := range []*FileFacts{&f.Citation, &f.Notes} {
 			wg.Go(func() {
 				content, found, err := gh.FileAt(ctx, owner, name, file.Path, sha)

@@ -222,6 +222,12 @@ func checkCI(f Facts) []Violation {
 	case !f.CI.WorkflowFound:
 		return []Violation{violation(RuleCIPassed, "pass the CI workflow's file name under .github/workflows (--workflow)",
 			"%s has no workflow %s", f.Repo, f.Workflow)}
+	case !f.OnDev:
+		// A run's head_branch names a tag as well as a branch: a run counts only for a
+		// commit that is on the branch dev.
+		return []Violation{violation(RuleCIPassed, "merge the commit into "+DevBranch+" through a pull request and let CI pass for its push; a tag or run named "+DevBranch+" does not count",
+			"commit %s of %s is not on %s (neither its head nor an ancestor of it), so no CI run of it is a push to %s",
+			sha, f.Tag, DevBranch, DevBranch)}
 	case !f.CI.Found:
 		return []Violation{violation(RuleCIPassed, "push the commit to "+DevBranch+" and let CI pass before tagging it",
 			"no %s run for the %s of commit %s to %s", f.Workflow, CIEvent, sha, DevBranch)}

@@ -155,7 +155,33 @@ func TestReleasePlanScenarios(t *testing.T) {
 				tc.repo.AnnotatedTag("v0.11.0", side, githubsim.ValidSignature())
 				tc.repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: side, Conclusion: "success"})
 			},
+			// The run above can only come from a tag named dev: the side commit is not on dev.
+			wantRules: []int{3, 6}, wantText: []string{"is not on main", "is not on dev"},
+		},
+		{
+			// A tag named main can carry a commit that branch main lacks; "on main" must
+			// mean main's commit, not whatever the name main resolves to.
+			name: "rule 3 alone: a tag named main does not put the commit on main",
+			break_: func(tc *teskCore) {
+				tc.repo.SetBranch("main", tc.mainBefore)
+				tc.repo.LightweightTag("main", tc.repo.AddCommit("after the release", []string{tc.sha}, nil))
+			},
 			wantRules: []int{3}, wantText: []string{"is not on main"},
+		},
+		{
+			// Pushing a tag named dev gives a push run with head_branch "dev": CI of a
+			// commit that never reached dev must not count.
+			name: "rule 6 alone: CI of a tag named dev is not CI on dev",
+			break_: func(tc *teskCore) {
+				files := map[string]string{"CITATION.cff": validCitation("0.11.0"), NotesPath(tc.tag): validNotes("0.11.0")}
+				side := tc.repo.AddCommit("chore: release from a side branch", []string{tc.mainBefore}, files)
+				tc.repo.SetBranch("dev", tc.mainBefore)
+				tc.repo.SetBranch("main", side)
+				tc.repo.LightweightTag("dev", side)
+				tc.repo.AnnotatedTag(tc.tag, side, githubsim.ValidSignature())
+				tc.repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: side, Conclusion: "success"})
+			},
+			wantRules: []int{6}, wantText: []string{"is not on dev"},
 		},
 		{
 			name: "all rules violated at once",

@@ -40,6 +40,8 @@ func TestFaultAtEachStepThenRerun(t *testing.T) {
 		beforePush, noTags bool
 		// tagged is an image the failed run had tagged already.
 		tagged string
+		// noLatest: no image may carry latest after the failed run (it moves for all or none).
+		noLatest bool
 	}{
 		{
 			name: "build", step: StepBuild, beforePush: true, message: "pip wheel",
@@ -101,6 +103,13 @@ func TestFaultAtEachStepThenRerun(t *testing.T) {
 			clear: func(w *world) { w.pub.Registry.FailNext(0, 0, func(*http.Request) bool { return false }) },
 		},
 		{
+			name: "tag, latest of the second image", step: StepTag, message: "write latest", noLatest: true,
+			inject: func(w *world) {
+				w.pub.Registry.FailNext(1000, http.StatusForbidden, manifestPut("taskmaster", "latest"))
+			},
+			clear: func(w *world) { w.pub.Registry.FailNext(0, 0, func(*http.Request) bool { return false }) },
+		},
+		{
 			name: "release creation", step: StepGHRelease, message: "create release v0.11.0",
 			inject: func(w *world) {
 				w.repo.Sim.InjectFault(http.MethodPost, "/repos/*/*/releases", githubsim.BadGateway(0))
@@ -150,6 +159,13 @@ func TestFaultAtEachStepThenRerun(t *testing.T) {
 				published[n] = w.tags(n)
 				if (tt.beforePush || tt.noTags) && len(published[n]) > 0 {
 					t.Errorf("a fault before tagging left tags on %s: %v", n, published[n])
+				}
+			}
+			if tt.noLatest {
+				for _, n := range teskImages {
+					if d, ok := published[n]["latest"]; ok {
+						t.Errorf("%s carries latest (%s) after the failed run: latest must move for every image or none", n, d)
+					}
 				}
 			}
 			if tt.tagged != "" && published[tt.tagged]["0.11.0"] == "" {

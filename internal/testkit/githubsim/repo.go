@@ -166,7 +166,9 @@ func (r *Repo) Branch(name string) string {
 var hexSHA = regexp.MustCompile(`^[0-9a-f]{4,40}$`)
 
 // resolve turns a ref as GitHub accepts it (branch, tag, heads/…, tags/…, refs/…, or a
-// full or abbreviated commit SHA) into a commit SHA.
+// full or abbreviated commit SHA) into a commit SHA. A bare name that is both a tag and a
+// branch is the tag, as in git's rev-parse order (refs/tags before refs/heads): a tag named
+// main shadows branch main.
 func (r *Repo) resolve(ref string) (string, bool) {
 	ref = strings.TrimPrefix(ref, "refs/")
 	if b, ok := strings.CutPrefix(ref, "heads/"); ok {
@@ -176,10 +178,10 @@ func (r *Repo) resolve(ref string) (string, bool) {
 	if t, ok := strings.CutPrefix(ref, "tags/"); ok {
 		return r.peelTag(t)
 	}
-	if sha, ok := r.branches[ref]; ok {
+	if sha, ok := r.peelTag(ref); ok {
 		return sha, true
 	}
-	if sha, ok := r.peelTag(ref); ok {
+	if sha, ok := r.branches[ref]; ok {
 		return sha, true
 	}
 	if !hexSHA.MatchString(ref) {

@@ -1,0 +1,202 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+)
+
+// LatestTarget is an image repository of a release and the digest its latest should
+// point at.
+type LatestTarget struct {
+	Repo   string `json:"repo"`
+	Digest string `json:"digest"`
+}
+
+// LatestMove is the planned change of latest in one repository: create, keep or move
+// (From is the digest latest is on before a move).
+type LatestMove struct {
+	Repo   string `json:"repo"`
+	Digest string `json:"digest"`
+	Action Action `json:"action"`
+	From   string `json:"from,omitempty"`
+}
+
+// PlanLatest decides, for every image of a release, what pointing latest at its digest
+// does, given where latest is now (repo → digest; absent when there is none). A release's
+// images move together, so the plan covers all of them or fails: every target must have a
+// valid digest and a repository of its own.
+func PlanLatest(targets []LatestTarget, current map[string]string) ([]LatestMove, error) {
+	if len(targets) == 0 {
+		return nil, errors.New("plan latest: no images")
+	}
+	seen := map[string]bool{}
+	var problems []error
+	moves := make([]LatestMove, 0, len(targets))
+	for _, t := range targets {
+		if strings.TrimSpace(t.Repo) == "" {
+			problems = append(problems, errors.New("an image repository is empty"))
+			continue
+		}
+		if seen[t.Repo] {
+			problems = append(problems, fmt.Errorf("repository %s is named twice", t.Repo))
+			continue
+		}
+		seen[t.Repo] = true
+		if err := checkDigest(t.Digest); err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", t.Repo, err))
+			continue
+		}
+		m := LatestMove{Repo: t.Repo, Digest: t.Digest}
+		from, exists := current[t.Repo]
+		switch {
+		case !exists:
+			m.Action = ActionCreate
+		case from == t.Digest:
+			m.Action = ActionKeep
+		default:
+			if err := checkDigest(from); err != nil {
+				problems = append(problems, fmt.Errorf("%s: latest is on %w", t.Repo, err))
+				continue
+			}
+			m.Action, m.From = ActionMove, from
+		}
+		moves = append(moves, m)
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("plan latest: %w", errors.Join(problems...))
+	}
+	return moves, nil
+}
+
+// LatestReport says what MoveLatest did.
+type LatestReport struct {
+	Moves []LatestMove `json:"moves"`
+	// Written lists the repositories whose latest was written (and not rolled back).
+	Written []string `json:"written,omitempty"`
+	// Skipped is why latest was left alone in every repository; empty when it was not.
+	Skipped string `json:"skipped,omitempty"`
+	// RolledBack lists the repositories whose latest was put back after a later write
+	// failed.
+	RolledBack []string `json:"rolled_back,omitempty"`
+}
+
+// MoveLatest points latest at each target's digest in every repository or in none. It
+// reads where latest is now, plans, fetches every manifest it may write (the targets and,
+// for a roll back, the current ones), asks stillLatest once for the whole release right
+// before the first write, then writes in order. When a write fails, the repositories
+// already written get latest back where it was (or deleted, where there was none); the
+// error says which could not be restored. A re-run after a failure starts again from the
+// registry's state.
+func MoveLatest(ctx context.Context, targets []LatestTarget, auth Auth, stillLatest StillLatest, opts ...Option) (LatestReport, error) {
+	report, err := moveLatest(ctx, targets, auth, stillLatest, opts)
+	if err != nil {
+		return report, auth.scrub(fmt.Errorf("move latest: %w", err))
+	}
+	return report, nil
+}
+
+func moveLatest(ctx context.Context, targets []LatestTarget, auth Auth, stillLatest StillLatest, opts []Option) (LatestReport, error) {
+	var report LatestReport
+	if stillLatest == nil {
+		return report, errors.New("no stillLatest check was given")
+	}
+	c, err := newClient(auth, opts)
+	if err != nil {
+		return report, err
+	}
+	repos := make(map[string]name.Repository, len(targets))
+	current := map[string]string{}
+	for _, t := range targets {
+		r, err := parseRepository(t.Repo)
+		if err != nil {
+			return report, err
+		}
+		repos[t.Repo] = r
+		found, err := c.resolve(ctx, r, []string{TagLatest})
+		if err != nil {
+			return report, fmt.Errorf("read latest of %s: %w", t.Repo, err)
+		}
+		if d, ok := found[TagLatest]; ok {
+			current[t.Repo] = d
+		}
+	}
+	moves, err := PlanLatest(targets, current)
+	if err != nil {
+		return report, err
+	}
+	report.Moves = moves
+	var pending []LatestMove
+	for _, m := range moves {
+		if m.Action != ActionKeep {
+			pending = append(pending, m)
+		}
+	}
+	if len(pending) == 0 {
+		return report, nil
+	}
+	// Every manifest is fetched before anything is written, so a missing one stops the
+	// move with nothing changed, and a roll back needs no read.
+	manifests := map[string]remote.Taggable{}
+	for _, m := range pending {
+		for _, d := range []string{m.Digest, m.From} {
+			if d == "" {
+				continue
+			}
+			desc, err := c.puller.Get(ctx, repos[m.Repo].Digest(d))
+			if err != nil {
+				return report, fmt.Errorf("fetch the manifest of %s@%s: %w", m.Repo, d, err)
+			}
+			manifests[m.Repo+"@"+d] = desc
+		}
+	}
+	ok, err := stillLatest(ctx)
+	if err != nil {
+		return report, fmt.Errorf("recheck latest: %w", err)
+	}
+	if !ok {
+		report.Skipped = "no longer the highest release: latest left where it is in every image"
+		return report, nil
+	}
+	for i, m := range pending {
+		werr := c.pusher.Put(ctx, repos[m.Repo].Tag(TagLatest), manifests[m.Repo+"@"+m.Digest])
+		if werr == nil {
+			report.Written = append(report.Written, m.Repo)
+			continue
+		}
+		werr = fmt.Errorf("write latest of %s: %w", m.Repo, werr)
+		var unrestored []error
+		for _, done := range pending[:i] {
+			if err := c.restoreLatest(ctx, repos[done.Repo], done, manifests); err != nil {
+				unrestored = append(unrestored, fmt.Errorf("%s: %w", done.Repo, err))
+				continue
+			}
+			report.RolledBack = append(report.RolledBack, done.Repo)
+		}
+		report.Written = nil
+		for _, done := range pending[:i] {
+			if !slices.Contains(report.RolledBack, done.Repo) {
+				report.Written = append(report.Written, done.Repo)
+			}
+		}
+		if len(unrestored) > 0 {
+			return report, fmt.Errorf("%w; latest could not be put back in %w: latest now differs between the images, re-run the step to finish the move", werr, errors.Join(unrestored...))
+		}
+		return report, fmt.Errorf("%w; latest was put back where it was in the images already written, so no image moved", werr)
+	}
+	return report, nil
+}
+
+// restoreLatest points latest back at the move's From, or deletes it where it did not
+// exist before.
+func (c *client) restoreLatest(ctx context.Context, r name.Repository, m LatestMove, manifests map[string]remote.Taggable) error {
+	if m.From == "" {
+		return c.pusher.Delete(ctx, r.Tag(TagLatest))
+	}
+	return c.pusher.Put(ctx, r.Tag(TagLatest), manifests[m.Repo+"@"+m.From])
+}

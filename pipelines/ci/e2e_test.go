@@ -1,0 +1,21 @@
+package ci
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestKubeconfigVolumeNameIsDeterministic(t *testing.T) {
+	a := kubeconfigVolumeFor(Untrusted, []string{"sha256:1", "k3s", "filer=id1"})
+	if b := kubeconfigVolumeFor(Untrusted, []string{"filer=id1", "sha256:1", "k3s"}); a != b {
+		t.Errorf("same inputs in another order: %q, %q", a, b)
+	}
+	for _, other := range [][]string{{"sha256:2", "k3s", "filer=id1"}, {"sha256:1", "k3s", "filer=id2"}, {"sha256:1k3s", "filer=id1"}} {
+		if b := kubeconfigVolumeFor(Untrusted, other); a == b {
+			t.Errorf("inputs %v share the name %q", other, a)
+		}
+	}
+	if !strings.HasPrefix(a, "shipyard-e2e-kubeconfig-untrusted-") {
+		t.Errorf("name %q", a)
+	}
+}
