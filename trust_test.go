@@ -29,6 +29,7 @@ func TestNoCacheSharedBetweenRepositoryCodeAndPublishing(t *testing.T) {
 	// tesk-core CI: every job of a pull request.
 	{
 		m, e := glue(t, nil)
+		e.ExpectExecs(ciExecs...)
 		cleanScans(e)
 		if _, err := m.Ci(ctx, "fix: retry uploads", nil, nil); err != nil {
 			t.Fatalf("ci: %v", err)
