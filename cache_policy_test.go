@@ -18,7 +18,7 @@ var cachePolicies = map[string]struct{ policy, why string }{
 	"test":                    {"", "source and digest-pinned images only"},
 	"docs":                    {"", "source and digest-pinned images only"},
 	"images":                  {"", "source and digest-pinned images only"},
-	"e2e":                     {"", "source and digest-pinned images only"},
+	"end-to-end":              {"", "source and digest-pinned images only"},
 	"check-artifacts":         {"", "the checkout only"},
 	"scan":                    {"session", "Trivy's vulnerability database changes daily"},
 	"ci":                      {"session", "includes the scan"},

@@ -230,11 +230,11 @@ func (m *Shipyard) Scan(
 	return fromSDKDirectory(ctx, dir)
 }
 
-// E2e runs the end-to-end tests on a k3s cluster (a Dagger service) with both images built
+// EndToEnd runs the end-to-end tests on a k3s cluster (a Dagger service) with both images built
 // from the same source loaded into it, the manifests of tests/e2e/manifests applied and the
 // HTTP server pod awaited. Returns pytest's output. The k3s service runs with insecure root
 // capabilities: never call e2e on an engine shared with publish or release jobs.
-func (m *Shipyard) E2e(ctx context.Context) (string, error) {
+func (m *Shipyard) EndToEnd(ctx context.Context) (string, error) {
 	p, images, err := m.images(ctx, "")
 	if err != nil {
 		return "", err

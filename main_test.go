@@ -140,7 +140,7 @@ func TestEachCIFunctionRuns(t *testing.T) {
 	if _, err := m.Scan(ctx, "0.11.0"); err != nil {
 		t.Errorf("scan: %v", err)
 	}
-	if _, err := m.E2e(ctx); err != nil {
+	if _, err := m.EndToEnd(ctx); err != nil {
 		t.Errorf("e2e: %v", err)
 	}
 }

@@ -221,7 +221,7 @@ func TestSurfaceChecker(t *testing.T) {
 	if len(words) != 2 || strings.Join(words[0], " ") != "--source=. lint" || strings.Join(words[1], " ") != "ci --pr-title fix: a b" {
 		t.Fatalf("daggerCalls = %q", words)
 	}
-	for in, want := range map[string]string{"ReleasePlan": "release-plan", "githubApi": "github-api", "E2e": "e2e", "PrTitle": "pr-title", "Ci": "ci", "ScanPublished": "scan-published"} {
+	for in, want := range map[string]string{"ReleasePlan": "release-plan", "githubApi": "github-api", "PrTitle": "pr-title", "Ci": "ci", "ScanPublished": "scan-published"} {
 		if got := kebab(in); got != want {
 			t.Errorf("kebab(%q) = %q, want %q", in, got, want)
 		}

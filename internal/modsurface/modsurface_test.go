@@ -141,11 +141,35 @@ func TestFromTypeDefsRefusesAnswersWithoutTheModule(t *testing.T) {
 
 func TestKebab(t *testing.T) {
 	for in, want := range map[string]string{
-		"ReleasePlan": "release-plan", "githubApi": "github-api", "E2e": "e2e",
+		"ReleasePlan": "release-plan", "githubApi": "github-api", "EndToEnd": "end-to-end",
 		"PushByDigest": "push-by-digest", "pypiUrl": "pypi-url", "Ci": "ci",
 	} {
 		if got := Kebab(in); got != want {
 			t.Errorf("Kebab(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// The Dagger CLI splits digits off a name (a function E2e is called as e-2-e), so the
+// module keeps digits out of its function and argument names, and the names the wrappers
+// and the README use are the ones users type.
+func TestNamesHaveNoDigits(t *testing.T) {
+	s, err := FromSource(root, "Shipyard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string) {
+		if strings.ContainsAny(what, "0123456789") {
+			t.Errorf("%s: the CLI would split its digits off; choose a name without digits", what)
+		}
+	}
+	for name, fn := range s.Functions {
+		check(name)
+		for arg := range fn.Args {
+			check(name + " --" + arg)
+		}
+	}
+	for arg := range s.Constructor.Args {
+		check("--" + arg)
 	}
 }
