@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -84,8 +85,8 @@ func New(
 }
 
 // pins are the images Shipyard runs, with the caller's --pin overrides.
-func (m *Shipyard) pins() (ci.Pins, error) {
-	return ci.DefaultPins().WithOverrides(m.Pin)
+func (m *Shipyard) pins() (pins.Pins, error) {
+	return pins.DefaultPins().WithOverrides(m.Pin)
 }
 
 // pipeline connects the CI graph to the session with this module's source and image pins.

@@ -5,7 +5,8 @@ import (
 
 	"dagger.io/dagger"
 
-	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/internal/pins"
+	"dagger/shipyard/internal/trust"
 )
 
 // DefaultPython is the Python minor the model graphs run on: the newest that the pinned
@@ -20,18 +21,18 @@ const cookiecutterRequirement = "cookiecutter==2.6.0"
 // images (pipelines/ci's pins, the single place images are pinned).
 type Env struct {
 	Client *dagger.Client
-	Pins   ci.Pins
+	Pins   pins.Pins
 	// Python is a key of Pins.Python.
 	Python string
 	// Trust is the level of the uv cache volume (pipelines/ci's levels, whose volumes the
 	// CI graph shares): Untrusted by default; publish-check and model-release run at
 	// Release, since what they build is published.
-	Trust ci.Trust
+	Trust trust.Level
 }
 
 // NewEnv returns an Env with the default pins and Python.
 func NewEnv(c *dagger.Client) Env {
-	return Env{Client: c, Pins: ci.DefaultPins(), Python: DefaultPython}
+	return Env{Client: c, Pins: pins.DefaultPins(), Python: DefaultPython}
 }
 
 // python is a container with Python, uv and the uv cache of the Env's trust level, repo at /repo as the
@@ -52,7 +53,7 @@ func (e Env) python(repo *dagger.Directory) (*dagger.Container, error) {
 		From(image).
 		WithFile("/usr/local/bin/uv", uv).
 		WithFile("/usr/local/bin/uvx", uvx).
-		WithMountedCache("/root/.cache/uv", e.Client.CacheVolume(e.Trust.CacheVolumeName(ci.UVCacheVolume))).
+		WithMountedCache("/root/.cache/uv", e.Client.CacheVolume(e.Trust.CacheVolumeName(trust.UVCacheVolume))).
 		WithEnvVariable("UV_LINK_MODE", "copy").
 		WithEnvVariable("UV_PYTHON_DOWNLOADS", "never").
 		WithEnvVariable("UV_PROJECT_ENVIRONMENT", "/venv").

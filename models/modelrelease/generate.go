@@ -8,7 +8,7 @@ import (
 
 	"dagger.io/dagger"
 
-	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/internal/jobs"
 )
 
 // Generation and checks of a model repository. The commands are the conventional ones a
@@ -65,17 +65,17 @@ func (e Env) generate(repo *dagger.Directory, cloudcoilPin string) (*dagger.Cont
 // runChecks runs the generation (by syncing generated) and then every check concurrently,
 // one summary row each, named with prefix ("cert-manager: lint"). A failed generation
 // skips the checks, which would only repeat its error.
-func runChecks(ctx context.Context, generated *dagger.Container, prefix string) []ci.JobResult {
+func runChecks(ctx context.Context, generated *dagger.Container, prefix string) []jobs.JobResult {
 	start := time.Now()
 	_, err := generated.Sync(ctx)
-	rows := []ci.JobResult{ci.Result(prefix+"generate", time.Since(start), err)}
+	rows := []jobs.JobResult{jobs.Result(prefix+"generate", time.Since(start), err)}
 	if err != nil {
 		for _, c := range Checks {
-			rows = append(rows, ci.JobResult{Name: prefix + c.Name, Status: ci.Skipped, Reason: "generation failed"})
+			rows = append(rows, jobs.JobResult{Name: prefix + c.Name, Status: jobs.Skipped, Reason: "generation failed"})
 		}
 		return rows
 	}
-	results := make([]ci.JobResult, len(Checks))
+	results := make([]jobs.JobResult, len(Checks))
 	var wg sync.WaitGroup
 	for i, c := range Checks {
 		wg.Add(1)
@@ -87,7 +87,7 @@ func runChecks(ctx context.Context, generated *dagger.Container, prefix string) 
 			}
 			start := time.Now()
 			_, err := ctr.Sync(ctx)
-			results[i] = ci.Result(prefix+c.Name, time.Since(start), err)
+			results[i] = jobs.Result(prefix+c.Name, time.Since(start), err)
 		}()
 	}
 	wg.Wait()

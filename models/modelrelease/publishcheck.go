@@ -7,8 +7,8 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/models"
-	"dagger/shipyard/pipelines/ci"
 )
 
 // PublishCheck is what the PyPI publisher job runs on the checkout of a release tag
@@ -19,7 +19,7 @@ import (
 // and sdist built from the checkout pass the artifact and Cloudcoil dependency checks.
 // It never allocates: re-running a failed upload checks and publishes the same version.
 func (e Env) PublishCheck(ctx context.Context, source *dagger.Directory, tag string) (ArtifactReport, error) {
-	e.Trust = ci.Release // its dist/ goes to PyPI
+	e.Trust = trust.Release // its dist/ goes to PyPI
 	version := strings.TrimPrefix(tag, "v")
 	if _, _, ok := parseVersion(version); !ok {
 		return ArtifactReport{}, fmt.Errorf("publish-check: --tag %q: want a model release tag X.Y.Z.N", tag)

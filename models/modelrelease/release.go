@@ -11,9 +11,10 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/internal/reponame"
+	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/models"
-	"dagger/shipyard/pipelines/ci"
 )
 
 // ReleaseOptions configure a model repository's release run ("Update Versions").
@@ -65,7 +66,7 @@ func (o ReleaseOptions) withDefaults() ReleaseOptions {
 // ReleaseResult is what a run did.
 type ReleaseResult struct {
 	Plan      Plan
-	Checks    ci.Summary
+	Checks    jobs.Summary
 	Artifacts ArtifactReport
 	// Commit is the release commit the draft pins ("" when nothing was written).
 	Commit string
@@ -117,7 +118,7 @@ var errLostRace = errors.New("another run moved the release branch first")
 // A dry run stops after step 5 and writes nothing. Failed checks stop before any write.
 // The GitHub client holds the token in memory; no container of the graph receives it.
 func (e Env) Release(ctx context.Context, gh *github.Client, source *dagger.Directory, o ReleaseOptions) (ReleaseResult, error) {
-	e.Trust = ci.Release // what it builds is pushed and released
+	e.Trust = trust.Release // what it builds is pushed and released
 	o = o.withDefaults()
 	var res ReleaseResult
 	n, err := reponame.Parse(o.Repo)

@@ -9,9 +9,9 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/models"
 	"dagger/shipyard/models/upstreams"
-	"dagger/shipyard/pipelines/ci"
 )
 
 // ValidateOptions say which integrations a validation checks.
@@ -30,7 +30,7 @@ type Validation struct {
 	// Integrations are the ones checked; Everything says a shared path changed.
 	Integrations []string
 	Everything   bool
-	Summary      ci.Summary
+	Summary      jobs.Summary
 }
 
 // Text renders the selection and the summary table.
@@ -79,7 +79,7 @@ func (e Env) ValidateModels(ctx context.Context, source *dagger.Directory, opts 
 		v.Integrations, v.Everything = all, true
 	}
 
-	rows := make([][]ci.JobResult, len(v.Integrations))
+	rows := make([][]jobs.JobResult, len(v.Integrations))
 	var wg sync.WaitGroup
 	for i, name := range v.Integrations {
 		wg.Add(1)
@@ -100,27 +100,27 @@ func (e Env) ValidateModels(ctx context.Context, source *dagger.Directory, opts 
 
 // validateOne renders, generates, checks and builds one integration: one summary row per
 // step, the artifact checks beside the other checks once generation succeeded.
-func (e Env) validateOne(ctx context.Context, source *dagger.Directory, name string) []ci.JobResult {
+func (e Env) validateOne(ctx context.Context, source *dagger.Directory, name string) []jobs.JobResult {
 	prefix := name + ": "
 	start := time.Now()
 	gen, err := e.genRepo(ctx, source, name)
 	if err != nil {
-		rows := []ci.JobResult{ci.Result(prefix+"generate", time.Since(start), err)}
+		rows := []jobs.JobResult{jobs.Result(prefix+"generate", time.Since(start), err)}
 		for _, c := range append(Checks, Check{Name: "artifacts"}) {
-			rows = append(rows, ci.JobResult{Name: prefix + c.Name, Status: ci.Skipped, Reason: "generation failed"})
+			rows = append(rows, jobs.JobResult{Name: prefix + c.Name, Status: jobs.Skipped, Reason: "generation failed"})
 		}
 		return rows
 	}
 	rows := runChecks(ctx, gen, prefix)
-	if rows[0].Status != ci.Passed {
-		return append(rows, ci.JobResult{Name: prefix + "artifacts", Status: ci.Skipped, Reason: "generation failed"})
+	if rows[0].Status != jobs.Passed {
+		return append(rows, jobs.JobResult{Name: prefix + "artifacts", Status: jobs.Skipped, Reason: "generation failed"})
 	}
 	start = time.Now()
 	report, err := e.CheckArtifacts(ctx, gen.Directory("/repo"))
 	if err == nil {
 		err = report.Err()
 	}
-	return append(rows, ci.Result(prefix+"artifacts", time.Since(start), err))
+	return append(rows, jobs.Result(prefix+"artifacts", time.Since(start), err))
 }
 
 // changedSince lists the paths changed from the merge base of base and HEAD to HEAD in

@@ -11,6 +11,7 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/conventional"
+	"dagger/shipyard/internal/jobs"
 )
 
 // Options of a whole CI run.
@@ -33,26 +34,26 @@ func CheckPRTitle(title string) error {
 // the scan and the end-to-end tests, then the "CI passed" gate. A failing job does not stop
 // or hide the others. The directory holds the artifacts: coverage/<python>/coverage.xml,
 // site/, and scan/ (JSON, SARIF, summary.txt).
-func (p *Pipeline) Run(ctx context.Context, opts Options) (Summary, *dagger.Directory, error) {
+func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger.Directory, error) {
 	if err := p.Pins.Validate(); err != nil {
-		return Summary{}, nil, err
+		return jobs.Summary{}, nil, err
 	}
 	versions, err := p.TestVersions(ctx, opts.Python)
 	if err != nil {
-		return Summary{}, nil, fmt.Errorf("ci: %w", err)
+		return jobs.Summary{}, nil, fmt.Errorf("ci: %w", err)
 	}
 	images, imagesErr := p.Images(ctx, opts.Version)
 
 	var (
 		mu        sync.Mutex
-		jobs      []JobResult
+		results   []jobs.JobResult
 		artifacts = p.Client.Directory()
 		wg        sync.WaitGroup
 	)
-	record := func(r JobResult, add func(*dagger.Directory) *dagger.Directory) {
+	record := func(r jobs.JobResult, add func(*dagger.Directory) *dagger.Directory) {
 		mu.Lock()
 		defer mu.Unlock()
-		jobs = append(jobs, r)
+		results = append(results, r)
 		if add != nil {
 			artifacts = add(artifacts)
 		}
@@ -63,12 +64,12 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (Summary, *dagger.Dire
 			defer wg.Done()
 			start := time.Now()
 			add, err := run()
-			record(Result(name, time.Since(start), err), add)
+			record(jobs.Result(name, time.Since(start), err), add)
 		}()
 	}
 
 	if opts.PRTitle == "" {
-		record(JobResult{Name: "PR title", Status: Skipped, Reason: "no pull request title given (--pr-title)"}, nil)
+		record(jobs.JobResult{Name: "PR title", Status: jobs.Skipped, Reason: "no pull request title given (--pr-title)"}, nil)
 	} else {
 		job("PR title", func() (func(*dagger.Directory) *dagger.Directory, error) {
 			return nil, CheckPRTitle(opts.PRTitle)
@@ -101,9 +102,9 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (Summary, *dagger.Dire
 		return func(d *dagger.Directory) *dagger.Directory { return d.WithDirectory("site", site) }, nil
 	})
 	if imagesErr != nil {
-		record(Result("Images", 0, imagesErr), nil)
+		record(jobs.Result("Images", 0, imagesErr), nil)
 		for _, name := range []string{"End-to-end test", "Scan image"} {
-			record(JobResult{Name: name, Status: Skipped, Reason: "the images could not be built"}, nil)
+			record(jobs.JobResult{Name: name, Status: jobs.Skipped, Reason: "the images could not be built"}, nil)
 		}
 	} else {
 		job("End-to-end test", func() (func(*dagger.Directory) *dagger.Directory, error) {
@@ -125,12 +126,12 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (Summary, *dagger.Dire
 		}
 	}
 	wg.Wait()
-	summary := Summary{Jobs: sortJobs(jobs)}
+	summary := jobs.Summary{Jobs: sortJobs(results)}
 	return summary, artifacts, summary.Err()
 }
 
 // sortJobs orders rows as the workflow lists its jobs, so the table reads the same every run.
-func sortJobs(jobs []JobResult) []JobResult {
+func sortJobs(results []jobs.JobResult) []jobs.JobResult {
 	order := []string{"PR title", "Lint", "Test", "End-to-end", "Docs", "Images", "Scan"}
 	rank := func(name string) int {
 		for i, prefix := range order {
@@ -140,7 +141,7 @@ func sortJobs(jobs []JobResult) []JobResult {
 		}
 		return len(order)
 	}
-	out := append([]JobResult(nil), jobs...)
+	out := append([]jobs.JobResult(nil), results...)
 	sort.SliceStable(out, func(i, j int) bool {
 		if ri, rj := rank(out[i].Name), rank(out[j].Name); ri != rj {
 			return ri < rj

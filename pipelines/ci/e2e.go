@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"dagger.io/dagger"
+	"dagger/shipyard/internal/trust"
 )
 
 // e2eTag is the tag tesk-core's end-to-end tests expect (tests/e2e/cluster.py).
@@ -106,7 +107,7 @@ func (p *Pipeline) kubeconfigVolumeName(ctx context.Context, src *dagger.Directo
 }
 
 // kubeconfigVolumeFor is the volume's name for a run's input keys, in any order.
-func kubeconfigVolumeFor(t Trust, inputs []string) string {
+func kubeconfigVolumeFor(t trust.Level, inputs []string) string {
 	sorted := slices.Clone(inputs)
 	slices.Sort(sorted)
 	h := sha256.New()

@@ -13,9 +13,12 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/jobs"
+	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/trust"
 )
 
 // fixedNow keeps the ignore-file expiry rules independent of the day the tests run.
@@ -97,7 +100,7 @@ func TestTestMatrixFromPyproject(t *testing.T) {
 		if len(ex.Secrets) != 0 {
 			t.Errorf("test job received secrets: %v", ex.Secrets)
 		}
-		if !hasCache(ex, "/root/.cache/uv", UVCacheVolume) {
+		if !hasCache(ex, "/root/.cache/uv", trust.UVCacheVolume) {
 			t.Errorf("pytest on %s lacks the shared uv cache: %+v", ex.Image, ex.Mounts)
 		}
 		if ex.Env["UV_PROJECT_ENVIRONMENT"] != "/venv" {
@@ -107,7 +110,7 @@ func TestTestMatrixFromPyproject(t *testing.T) {
 	slices.Sort(images)
 	var want []string
 	for _, v := range versions {
-		want = append(want, DefaultPins().Python[v])
+		want = append(want, pins.DefaultPins().Python[v])
 	}
 	slices.Sort(want)
 	if !slices.Equal(images, want) {
@@ -171,7 +174,7 @@ func TestOneVersionFailsOthersPass(t *testing.T) {
 	p, e := newPipeline(t, nil)
 	e.OnExec(engine.ExecRule{
 		ArgsContain: "coverage run -m pytest",
-		Image:       DefaultPins().Python["3.11"],
+		Image:       pins.DefaultPins().Python["3.11"],
 		Stderr:      "tests/unit/test_taskmaster.py F\nFAILED tests/unit/test_taskmaster.py::test_main - KeyError\n",
 		ExitCode:    1,
 	})
@@ -305,7 +308,7 @@ func TestScanPolicy(t *testing.T) {
 				t.Fatalf("summary: %v", err)
 			}
 			for _, ex := range e.Graph().ExecsWith("trivy image") {
-				if len(ex.Secrets) != 0 || ex.Image != DefaultPins().Trivy {
+				if len(ex.Secrets) != 0 || ex.Image != pins.DefaultPins().Trivy {
 					t.Errorf("trivy exec %+v", ex)
 				}
 				if !hasCache(ex, "/root/.cache/trivy", trivyCacheVolume) {
@@ -335,7 +338,7 @@ func TestE2EOnK3sWithTheBuiltImages(t *testing.T) {
 	}
 	var k3s *engine.Service
 	for _, s := range e.Graph().Services() {
-		if s.Image == DefaultPins().K3s {
+		if s.Image == pins.DefaultPins().K3s {
 			k3s = &s
 		}
 	}
@@ -425,17 +428,17 @@ func TestCIFailureNamesTheJobAndKeepsTheOthers(t *testing.T) {
 	if err == nil {
 		t.Fatal("CI passed with a failing lint and PR title")
 	}
-	status := map[string]JobResult{}
+	status := map[string]jobs.JobResult{}
 	for _, j := range summary.Jobs {
 		status[j.Name] = j
 	}
-	if j := status["Lint"]; j.Status != Failed || j.ExitCode != 2 || !strings.Contains(j.Reason, "uv.lock") {
+	if j := status["Lint"]; j.Status != jobs.Failed || j.ExitCode != 2 || !strings.Contains(j.Reason, "uv.lock") {
 		t.Errorf("lint row %+v", j)
 	}
-	if j := status["PR title"]; j.Status != Failed || !strings.Contains(j.Reason, "No release type found") {
+	if j := status["PR title"]; j.Status != jobs.Failed || !strings.Contains(j.Reason, "No release type found") {
 		t.Errorf("PR title row %+v", j)
 	}
-	if j := status["Docs"]; j.Status != Passed {
+	if j := status["Docs"]; j.Status != jobs.Passed {
 		t.Errorf("docs hidden by the lint failure: %+v", j)
 	}
 	for _, want := range []string{"Lint", "PR title", "exit code 2"} {

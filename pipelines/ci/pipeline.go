@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"dagger.io/dagger"
+	"dagger/shipyard/internal/pins"
+	"dagger/shipyard/internal/trust"
 )
 
 // Pipeline holds what every CI job shares: the client of the Dagger session, the project's
@@ -13,19 +15,19 @@ import (
 type Pipeline struct {
 	Client *dagger.Client
 	Source *dagger.Directory
-	Pins   Pins
+	Pins   pins.Pins
 	// ImagePrefix names published images: "tesk-core-" + "taskmaster".
 	ImagePrefix string
 	// Now is the clock for date rules (ignore-file expiry); never part of an exec's input.
 	Now func() time.Time
-	// Trust is the level of the cache volumes the jobs mount: Untrusted (the default) for
+	// Trust is the level of the cache volumes the jobs mount: trust.Untrusted (the default) for
 	// CI of pull requests, Release for publishing steps.
-	Trust Trust
+	Trust trust.Level
 }
 
 // New returns a pipeline with the default pins and tesk-core's image prefix.
 func New(client *dagger.Client, source *dagger.Directory) *Pipeline {
-	return &Pipeline{Client: client, Source: source, Pins: DefaultPins(), ImagePrefix: "tesk-core-", Now: time.Now}
+	return &Pipeline{Client: client, Source: source, Pins: pins.DefaultPins(), ImagePrefix: "tesk-core-", Now: time.Now}
 }
 
 func (p *Pipeline) now() time.Time {
@@ -91,7 +93,7 @@ func (p *Pipeline) python(minor string, src *dagger.Directory) (*dagger.Containe
 	return p.Client.Container().
 		From(image).
 		WithFile("/usr/local/bin/uv", uv).
-		WithMountedCache("/root/.cache/uv", p.cacheVolume(UVCacheVolume)).
+		WithMountedCache("/root/.cache/uv", p.cacheVolume(trust.UVCacheVolume)).
 		WithEnvVariable("UV_LINK_MODE", "copy").
 		WithEnvVariable("UV_PYTHON_DOWNLOADS", "never").
 		WithEnvVariable("UV_PROJECT_ENVIRONMENT", "/venv").

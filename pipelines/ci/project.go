@@ -15,9 +15,8 @@ import (
 var DefaultPythonVersions = []string{"3.10", "3.11", "3.12", "3.13"}
 
 var (
-	pythonMinorPattern = regexp.MustCompile(`^3\.(0|[1-9][0-9]*)$`)
-	classifierPattern  = regexp.MustCompile(`^Programming Language :: Python :: (3\.[0-9]+)$`)
-	specifierClause    = regexp.MustCompile(`^(~=|==|!=|<=|>=|<|>)\s*([0-9]+(?:\.[0-9]+)*)(\.\*)?$`)
+	classifierPattern = regexp.MustCompile(`^Programming Language :: Python :: (3\.[0-9]+)$`)
+	specifierClause   = regexp.MustCompile(`^(~=|==|!=|<=|>=|<|>)\s*([0-9]+(?:\.[0-9]+)*)(\.\*)?$`)
 )
 
 // PythonVersions decides the test matrix from pyproject.toml: the "Programming Language ::

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"dagger.io/dagger"
+	"dagger/shipyard/internal/jobs"
+	"dagger/shipyard/internal/pins"
 )
 
 func TestPythonVersions(t *testing.T) {
@@ -74,7 +76,7 @@ func FuzzPythonVersions(f *testing.F) {
 			t.Fatalf("no versions and no error for %q", doc)
 		}
 		for _, v := range got {
-			if !pythonMinorPattern.MatchString(v) {
+			if !pins.IsPythonMinor(v) {
 				t.Fatalf("version %q is not a minor version", v)
 			}
 		}
@@ -124,7 +126,7 @@ func TestImageVersion(t *testing.T) {
 }
 
 func TestPins(t *testing.T) {
-	p := DefaultPins()
+	p := pins.DefaultPins()
 	if err := p.Validate(); err != nil {
 		t.Fatalf("default pins: %v", err)
 	}
@@ -153,11 +155,11 @@ func TestPins(t *testing.T) {
 func TestSummary(t *testing.T) {
 	exec := &dagger.ExecError{Cmd: []string{"uv", "run", "pytest"}, ExitCode: 1,
 		Stderr: "collected 10 items\nFAILED tests/unit/test_filer.py::test_put - AssertionError\n1 failed"}
-	s := Summary{Jobs: sortJobs([]JobResult{
-		Result("Test (Python 3.12)", 2*time.Second, nil),
-		Result("Test (Python 3.11)", 3*time.Second, execFailure{exec}),
-		{Name: "PR title", Status: Skipped, Reason: "no pull request title given"},
-		Result("Lint", time.Second, nil),
+	s := jobs.Summary{Jobs: sortJobs([]jobs.JobResult{
+		jobs.Result("Test (Python 3.12)", 2*time.Second, nil),
+		jobs.Result("Test (Python 3.11)", 3*time.Second, execFailure{exec}),
+		{Name: "PR title", Status: jobs.Skipped, Reason: "no pull request title given"},
+		jobs.Result("Lint", time.Second, nil),
 	})}
 	names := []string{}
 	for _, j := range s.Jobs {
@@ -179,7 +181,7 @@ func TestSummary(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
-	if (Summary{Jobs: []JobResult{{Name: "Lint", Status: Passed}, {Name: "PR title", Status: Skipped}}}).Err() != nil {
+	if (jobs.Summary{Jobs: []jobs.JobResult{{Name: "Lint", Status: jobs.Passed}, {Name: "PR title", Status: jobs.Skipped}}}).Err() != nil {
 		t.Fatal("skipped jobs failed the gate")
 	}
 }
@@ -196,8 +198,8 @@ func TestFirstErrorLine(t *testing.T) {
 		{nil, ""},
 	}
 	for _, c := range cases {
-		if got := FirstErrorLine(c.err); got != c.want {
-			t.Errorf("FirstErrorLine(%v) = %q, want %q", c.err, got, c.want)
+		if got := jobs.FirstErrorLine(c.err); got != c.want {
+			t.Errorf("jobs.FirstErrorLine(%v) = %q, want %q", c.err, got, c.want)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"dagger.io/dagger"
+	"dagger/shipyard/internal/jobs"
+	"dagger/shipyard/internal/pins"
 )
 
 // TestContainer runs the unit and integration tests on one Python version under coverage and
@@ -29,7 +31,7 @@ func (p *Pipeline) TestContainer(minor string) (*dagger.Container, error) {
 func (p *Pipeline) TestVersions(ctx context.Context, given []string) ([]string, error) {
 	if len(given) > 0 {
 		for _, v := range given {
-			if !pythonMinorPattern.MatchString(v) {
+			if !pins.IsPythonMinor(v) {
 				return nil, fmt.Errorf("--python %q: want a minor version like 3.12", v)
 			}
 		}
@@ -81,7 +83,7 @@ func (p *Pipeline) Test(ctx context.Context, versions []string) (*dagger.Directo
 	var failed []string
 	for _, r := range results {
 		if r.Err != nil {
-			failed = append(failed, fmt.Sprintf("Python %s: %s", r.Python, FirstErrorLine(r.Err)))
+			failed = append(failed, fmt.Sprintf("Python %s: %s", r.Python, jobs.FirstErrorLine(r.Err)))
 			continue
 		}
 		out = out.WithFile(r.Python+"/coverage.xml", r.Coverage)

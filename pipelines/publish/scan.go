@@ -6,6 +6,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -24,7 +25,7 @@ func ScanDigests(ctx context.Context, p *ci.Pipeline, pushed []Pushed, ignore []
 	}
 	// What a scan passes is published, so it reads Trivy's database from the release
 	// level's cache, never one that CI of a pull request wrote.
-	dir, results, err := p.AtTrust(ci.Release).ScanReports(ctx, targets, ignore)
+	dir, results, err := p.AtTrust(trust.Release).ScanReports(ctx, targets, ignore)
 	if err != nil {
 		return dir, results, fmt.Errorf("scan-digests: %w", err)
 	}

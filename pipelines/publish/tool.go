@@ -9,12 +9,12 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/registry"
-	"dagger/shipyard/pipelines/ci"
 )
 
 // DefaultGoImage builds the supplychain command (the Go pin of the CI pins).
-const DefaultGoImage = ci.DefaultGoImage
+const DefaultGoImage = pins.DefaultGoImage
 
 // Cache volumes of the Go build: modules and compiled packages, shared by every run.
 const (

@@ -1,12 +1,16 @@
-package ci
+// Package pins holds the container images Shipyard runs, each pinned by tag and digest in
+// one place, and the overrides a caller may give (a mirror, an air-gapped registry). Both
+// systems' graphs import it: tesk-core's CI and the Cloudcoil model flows.
+package pins
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
 
-// Pins are the container images the CI graph runs, each pinned by tag and digest in this
+// Pins are the container images Shipyard runs, each pinned by tag and digest in this
 // one place so that update tooling can bump them; every one can be overridden by a flag.
 type Pins struct {
 	// Python maps a minor version ("3.12") to its image.
@@ -17,6 +21,12 @@ type Pins struct {
 	// Go builds the signing command (supplychain/); its Go satisfies supplychain/go.mod.
 	Go string `json:"go"`
 }
+
+// pythonMinor is a Python minor version as pins and matrices name it: 3.X.
+var pythonMinor = regexp.MustCompile(`^3\.(0|[1-9][0-9]*)$`)
+
+// IsPythonMinor reports whether v names a Python minor version, e.g. 3.12.
+func IsPythonMinor(v string) bool { return pythonMinor.MatchString(v) }
 
 // DefaultGoImage builds the signing command; its Go satisfies supplychain/go.mod.
 const DefaultGoImage = "docker.io/library/golang:1.26.2-bookworm@sha256:47ce5636e9936b2c5cbf708925578ef386b4f8872aec74a67bd13a627d242b19"
@@ -61,7 +71,7 @@ func (p Pins) WithPythonImages(overrides []string) (Pins, error) {
 	}
 	for _, o := range overrides {
 		minor, img, ok := strings.Cut(o, "=")
-		if !ok || !pythonMinorPattern.MatchString(minor) || strings.TrimSpace(img) == "" {
+		if !ok || !IsPythonMinor(minor) || strings.TrimSpace(img) == "" {
 			return p, fmt.Errorf("--python-image %q: want 3.X=<image>, e.g. 3.12=python:3.12-slim@sha256:…", o)
 		}
 		out.Python[minor] = img
@@ -88,7 +98,7 @@ func (p Pins) WithOverrides(overrides []string) (Pins, error) {
 			return p, fmt.Errorf("--pin %q: the image is not pinned by digest (image:tag@sha256:…)", o)
 		}
 		switch minor, isPython := strings.CutPrefix(name, "python-"); {
-		case isPython && pythonMinorPattern.MatchString(minor):
+		case isPython && IsPythonMinor(minor):
 			out.Python[minor] = img
 		case name == "uv":
 			out.UV = img

@@ -1,4 +1,4 @@
-package ci
+package pins
 
 import (
 	"strings"

@@ -1,4 +1,7 @@
-package ci
+// Package jobs is the result of one job of a flow (passed, failed, skipped, with its first
+// error line) and the summary table of a run's jobs, which tesk-core's CI gate and the
+// Cloudcoil validations both print.
+package jobs
 
 import (
 	"errors"
