@@ -208,4 +208,3 @@ func mustContain(t testing.TB, what, s string, want ...string) {
 		}
 	}
 }
-
