@@ -294,6 +294,11 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (releaseru
 		return releaserun.Config{}, none, fmt.Errorf("a work directory for the image tarballs: %w", err)
 	}
 	steps.Workdir = dir
+	pins, err := m.pins()
+	if err != nil {
+		os.RemoveAll(dir)
+		return releaserun.Config{}, none, err
+	}
 	var gitToken *sdk.Secret
 	if m.GithubToken != nil && f.gitURL == "" {
 		// The default URL is GitHub's: the same token fetches a private repository.
@@ -306,7 +311,7 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (releaseru
 		Client: c, GitHub: gh, Repo: m.Repo,
 		Plan:   release.Options{Workflow: f.workflow, ImageOrg: m.Org},
 		GitURL: f.gitURL, GitToken: gitToken, Package: f.pythonPackage,
-		Images: steps, Log: os.Stderr,
+		Images: steps, Log: os.Stderr, Pins: pins,
 	}, func() { os.RemoveAll(dir) }, nil
 }
 

@@ -184,3 +184,20 @@ func TestReleaseJobsThroughTheModule(t *testing.T) {
 	}
 	w.noSecrets(t, pushed, scanned, report, rel)
 }
+
+// The release's builds and scans run the images --pin names (seen missing on a real
+// engine: the release scanned with the default Trivy image whatever the pins said).
+func TestReleaseUsesThePins(t *testing.T) {
+	ctx := context.Background()
+	w := newReleaseWorld(t)
+	w.tag(t, "v0.11.0")
+	const trivy = "mirror.example/aquasec/trivy:0.69.3@sha256:2222222222222222222222222222222222222222222222222222222222222222"
+	w.m.Pin = []string{"trivy=" + trivy}
+	if _, err := w.release(ctx, "v0.11.0", true, "text"); err != nil {
+		t.Fatal(err)
+	}
+	images := strings.Join(w.e.Graph().Images(), "\n")
+	if !strings.Contains(images, trivy) || strings.Contains(images, "docker.io/aquasec/trivy") {
+		t.Errorf("images pulled:\n%s", images)
+	}
+}

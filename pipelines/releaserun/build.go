@@ -18,7 +18,7 @@ import (
 // pushed. The images found in containers/ must be exactly the plan's. It returns the CI
 // pipeline of that source too: the scan reads its ignore file from the same commit.
 func Build(ctx context.Context, cfg Config, plan release.Plan, src *dagger.Directory) (*ci.Pipeline, []ci.Image, error) {
-	p := ci.New(cfg.Client, src)
+	p := cfg.pipeline(src)
 	images, err := p.Images(ctx, plan.Version)
 	if err != nil {
 		return nil, nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)

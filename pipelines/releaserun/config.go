@@ -7,7 +7,9 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/reponame"
+	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/release"
 )
 
@@ -32,6 +34,17 @@ type Config struct {
 	Images ImageSteps
 	// Log receives one line per step; nil discards them.
 	Log io.Writer
+	// Pins are the images the builds and scans run; zero means pins.DefaultPins.
+	Pins pins.Pins
+}
+
+// pipeline is the CI graph of src with the configured pins.
+func (c Config) pipeline(src *dagger.Directory) *ci.Pipeline {
+	p := ci.New(c.Client, src)
+	if c.Pins.Trivy != "" {
+		p.Pins = c.Pins
+	}
+	return p
 }
 
 func (c Config) gitURL() string {

@@ -8,7 +8,6 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/registry"
-	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/release"
 )
 
@@ -50,7 +49,7 @@ func PushJob(ctx context.Context, cfg Config, tag string) (Handoff, error) {
 func ScanJob(ctx context.Context, cfg Config, h Handoff) (Handoff, *dagger.Directory, error) {
 	plan := release.Plan{Repo: h.Repo, Tag: h.Tag, Version: h.Version, Commit: h.Commit}
 	src := cfg.gitRepo().Commit(h.Commit).Tree(dagger.GitRefTreeOpts{DiscardGitDir: true})
-	dir, scans, err := Scan(ctx, cfg, plan, ci.New(cfg.Client, src), h.Images)
+	dir, scans, err := Scan(ctx, cfg, plan, cfg.pipeline(src), h.Images)
 	h.Scans = scans
 	return h, dir, err
 }
