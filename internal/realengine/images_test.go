@@ -18,15 +18,19 @@ import (
 )
 
 // imageProject writes a repository laid out like tesk-core's images: one Dockerfile per
-// image in containers/, building on the local base image, and recording the version the
-// build was given (as tesk-core's images carry the package version).
+// image in containers/, building on the local base image and recording the version the
+// build was given. Python cannot be installed here (no package index), so the images carry
+// a stand-in `python` that answers the release's version check with that version, as
+// tesk-core's images answer with their package's metadata.
 func imageProject(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, img := range []string{"taskmaster", "filer"} {
 		df := "FROM " + baseImage + "\n" +
 			"ARG SETUPTOOLS_SCM_PRETEND_VERSION\n" +
-			"RUN mkdir -p /opt/tesk && echo \"" + img + " $SETUPTOOLS_SCM_PRETEND_VERSION\" > /opt/tesk/version\n" +
+			"LABEL org.opencontainers.image.title=" + img + "\n" +
+			"RUN mkdir -p /opt/tesk && echo \"$SETUPTOOLS_SCM_PRETEND_VERSION\" > /opt/tesk/version && " +
+			"printf '#!/bin/sh\\ncat /opt/tesk/version\\n' > /usr/local/bin/python && chmod +x /usr/local/bin/python\n" +
 			"ENTRYPOINT [\"cat\", \"/opt/tesk/version\"]\n"
 		write(t, filepath.Join(dir, "containers", img+".Dockerfile"), df)
 	}
@@ -94,7 +98,8 @@ func TestPushAttestSignTagVerify(t *testing.T) {
 	}
 
 	sigArgs := []string{"--oidc-token", "env://OIDC", "--fulcio-url", sigURL, "--rekor-url", sigURL}
-	call(t, env, append(append(ctor, "attest", "--digests", digests, "--sha", strings.Repeat("a", 40)), sigArgs...)...)
+	call(t, env, append(append(ctor, "attest", "--digests", digests, "--sha", strings.Repeat("a", 40),
+		"--builder-id", "https://shipyard.example/realengine", "--build-type", "https://shipyard.example/buildtypes/realengine/v1"), sigArgs...)...)
 	call(t, env, append(append(ctor, "sign", "--digests", digests), sigArgs...)...)
 	call(t, env, append(ctor, "tag-images", "--digests", digests, "--tag", "0.11.0")...)
 
