@@ -111,7 +111,7 @@ var modes = []struct {
 }{{"referrers API", true}, {"fallback tag", false}}
 
 func TestVerify(t *testing.T) {
-	good := verify.Policy{IdentityRegexp: identityRE, Issuer: issuer}
+	good := verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 1}
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			e := newEnv(t, m.referrersAPI)
@@ -138,13 +138,14 @@ func TestVerify(t *testing.T) {
 				ok     bool
 			}{
 				{"signed image by digest", signed.String(), good, true},
-				{"signature alone", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, RequiredPredicateTypes: []string{verify.CosignSignPredicateType}}, true},
+				{"signature alone", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 1, RequiredPredicateTypes: []string{verify.CosignSignPredicateType}}, true},
 				{"wrong identity", signed.String(), verify.Policy{IdentityRegexp: `^https://github\.com/someone-else/`, Issuer: issuer}, false},
 				{"identity of a branch", signed.String(), verify.Policy{IdentityRegexp: `@refs/heads/main$`, Issuer: issuer}, false},
 				{"wrong issuer", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: "https://accounts.google.com"}, false},
 				{"unsigned image", unsigned.String(), good, false},
 				{"bundles of another digest", tampered.String(), good, false},
-				{"certificate transparency required", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 1}, false},
+				{"embedded certificate transparency timestamp, as from Fulcio", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 1}, true},
+				{"more timestamps than the certificate has", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 2}, false},
 			}
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {

@@ -359,30 +359,41 @@ func (w *World) Keep(t testing.TB, dir, repo, digest string) {
 			}
 		}
 	}
-	readme := fmt.Sprintf(`Signed test image, published by Shipyard's publish-dev in a test (-keep).
+	readme := KeepReadme(digest, len(m.Manifests))
+	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kept the signed image and its trusted root in %s", dir)
+}
+
+// KeepReadme is README.txt of a -keep folder: the commands that check the kept image. The
+// local registry speaks plain HTTP, which oras must be told; the test Sigstore embeds an
+// SCT in each certificate as Fulcio does, so no command turns certificate transparency off.
+func KeepReadme(digest string, referrers int) string {
+	return fmt.Sprintf(`Signed test image, published by Shipyard's publish-dev in a test (-keep).
 
 digest:    %[1]s
 identity:  %[2]s
 issuer:    %[3]s
 referrers: %[4]d (cosign signature and SLSA v1 provenance, Sigstore bundles v0.3)
 
-The trust root is a test Sigstore without a certificate transparency log, hence
---insecure-ignore-sct (cosign) and --min-scts 0 (Shipyard). Copy the layout, with
-its referrers, to a local registry:
+The trust root is a test Sigstore with its own certificate transparency log: each
+certificate carries a signed certificate timestamp, as Fulcio's do. Copy the layout,
+with its referrers, to a local registry (plain HTTP):
 
   crane registry serve --address 127.0.0.1:5000 &
-  oras cp -r --from-oci-layout ./image:signed 127.0.0.1:5000/elixircloud/tesk-core-filer:signed
+  oras cp -r --to-plain-http --from-oci-layout ./image:signed 127.0.0.1:5000/elixircloud/tesk-core-filer:signed
 
 then verify with cosign v2.6:
 
   cosign verify --new-bundle-format --offline \
-    --trusted-root trusted_root.json --insecure-ignore-sct \
+    --trusted-root trusted_root.json \
     --certificate-identity '%[2]s' \
     --certificate-oidc-issuer '%[3]s' \
     127.0.0.1:5000/elixircloud/tesk-core-filer@%[1]s
 
   cosign verify-attestation --new-bundle-format --offline --type slsaprovenance1 \
-    --trusted-root trusted_root.json --insecure-ignore-sct \
+    --trusted-root trusted_root.json \
     --certificate-identity '%[2]s' \
     --certificate-oidc-issuer '%[3]s' \
     127.0.0.1:5000/elixircloud/tesk-core-filer@%[1]s
@@ -394,10 +405,6 @@ the engine reaches over HTTPS, e.g. a repository of your own on Docker Hub:
   oras cp -r --from-oci-layout ./image:signed docker.io/<you>/shipyard-demo:signed
   dagger call verify --image docker.io/<you>/shipyard-demo:signed \
     --identity '%[5]s' --issuer '%[3]s' \
-    --trusted-root trusted_root.json --min-scts 0
-`, digest, Identity, Issuer, len(m.Manifests), IdentityRegexp)
-	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte(readme), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("kept the signed image and its trusted root in %s", dir)
+    --trusted-root trusted_root.json
+`, digest, Identity, Issuer, referrers, IdentityRegexp)
 }

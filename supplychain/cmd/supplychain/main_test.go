@@ -159,7 +159,7 @@ func (w *world) verifyArgs(image, idRE, iss string) []string {
 	return []string{"verify", "--image", image,
 		"--registry-username", w.user, "--registry-password-file", w.path("password"),
 		"--trusted-root", w.path("trusted_root.json"),
-		"--certificate-identity-regexp", idRE, "--certificate-oidc-issuer", iss, "--min-scts", "0"}
+		"--certificate-identity-regexp", idRE, "--certificate-oidc-issuer", iss}
 }
 
 func TestCommandEndToEnd(t *testing.T) {
@@ -398,39 +398,81 @@ func keepArtifacts(t *testing.T, w *world, d name.Digest) {
 			t.Fatal(err)
 		}
 	}
-	readme := fmt.Sprintf(`Signed test image, made by TestCommandEndToEnd -keep.
+	readme := keepReadme(d.DigestStr(), identity, issuer, identityRE, len(refs))
+	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kept the signed image and its trusted root in %s", dir)
+}
+
+// keepReadme is README.txt of a -keep folder: the commands that check the kept image with
+// cosign and this command. The test Sigstore embeds SCTs as Fulcio does, so the commands
+// keep cosign's and this command's default of requiring one; the local registry speaks
+// plain HTTP, which oras must be told.
+func keepReadme(digest, identity, issuer, identityRE string, referrers int) string {
+	return fmt.Sprintf(`Signed test image, made by TestCommandEndToEnd -keep.
 
 digest:    %[1]s
 identity:  %[2]s
 issuer:    %[3]s
 referrers: %[4]d (cosign signature and SLSA v1 provenance bundles)
 
-The trust root is a test Sigstore (no certificate transparency log), hence
---insecure-ignore-sct. Copy the layout, with its referrers, to a local
-registry, then verify with cosign v2.6:
+The trust root is a test Sigstore, with its own certificate transparency log
+(the certificates carry a signed certificate timestamp, as Fulcio's do). Copy
+the layout, with its referrers, to a local registry (plain HTTP), then verify
+with cosign v2.6:
 
   crane registry serve --address 127.0.0.1:5000 &
-  oras cp -r --from-oci-layout ./image:signed 127.0.0.1:5000/shipyard/demo:signed
+  oras cp -r --to-plain-http --from-oci-layout ./image:signed 127.0.0.1:5000/shipyard/demo:signed
 
   cosign verify --new-bundle-format --offline \
-    --trusted-root trusted_root.json --insecure-ignore-sct \
+    --trusted-root trusted_root.json \
     --certificate-identity '%[2]s' \
     --certificate-oidc-issuer '%[3]s' \
     127.0.0.1:5000/shipyard/demo@%[1]s
 
   cosign verify-attestation --new-bundle-format --offline --type slsaprovenance1 \
-    --trusted-root trusted_root.json --insecure-ignore-sct \
+    --trusted-root trusted_root.json \
     --certificate-identity '%[2]s' \
     --certificate-oidc-issuer '%[3]s' \
     127.0.0.1:5000/shipyard/demo@%[1]s
 
   supplychain verify --image 127.0.0.1:5000/shipyard/demo@%[1]s \
-    --trusted-root trusted_root.json --min-scts 0 \
+    --trusted-root trusted_root.json \
     --certificate-identity-regexp '%[5]s' \
     --certificate-oidc-issuer '%[3]s'
-`, d.DigestStr(), identity, issuer, len(refs), identityRE)
-	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte(readme), 0o644); err != nil {
+`, digest, identity, issuer, referrers, identityRE)
+}
+
+// TestPrintedCommandsNeedNoInsecureFlags checks the commands a person copies (the -keep
+// README and this module's README): the local registry is plain HTTP, so every oras copy to
+// it says so, and the test Sigstore's certificates carry SCTs, so nothing skips the check.
+func TestPrintedCommandsNeedNoInsecureFlags(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("kept the signed image and its trusted root in %s", dir)
+	for name, text := range map[string]string{
+		"keep README.txt": keepReadme("sha256:"+strings.Repeat("a", 64), "https://github.com/o/r/.github/workflows/release.yml@refs/tags/v1.0.0", issuer, identityRE, 2),
+		"README.md":       string(doc),
+	} {
+		if problems := printedCommandProblems(text); len(problems) > 0 {
+			t.Errorf("%s:\n%s", name, strings.Join(problems, "\n"))
+		}
+	}
+}
+
+// printedCommandProblems lists the lines of text that would fail against a plain-HTTP local
+// registry or that turn off certificate transparency.
+func printedCommandProblems(text string) []string {
+	var out []string
+	for i, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.Contains(line, "oras cp") && strings.Contains(line, "127.0.0.1:") && !strings.Contains(line, "--to-plain-http"):
+			out = append(out, fmt.Sprintf("line %d: oras cp to a plain-HTTP registry without --to-plain-http: %s", i+1, line))
+		case strings.Contains(line, "--insecure-ignore-sct"), strings.Contains(line, "--min-scts 0"):
+			out = append(out, fmt.Sprintf("line %d: certificate transparency turned off: %s", i+1, line))
+		}
+	}
+	return out
 }
