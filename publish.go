@@ -440,8 +440,8 @@ func (m *Shipyard) Verify(
 	ctx context.Context,
 	// The image, by tag or digest, e.g. docker.io/elixircloud/tesk-core-filer:0.11.0.
 	image string,
-	// A regular expression the signer's certificate identity must match, e.g.
-	// ^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v
+	// A regular expression the signer's certificate identity must match, anchored as ^…$,
+	// e.g. ^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$
 	identity string,
 	// The OIDC issuer the signer's certificate must name.
 	// +default="https://token.actions.githubusercontent.com"

@@ -24,7 +24,7 @@ import (
 const (
 	issuer      = "https://token.actions.githubusercontent.com"
 	workflowRef = "elixir-cloud-aai/tesk-core/.github/workflows/release.yml@refs/tags/v0.11.0"
-	identityRE  = `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v`
+	identityRE  = `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$`
 )
 
 func token(t *testing.T, exp time.Time) *signing.Token {
@@ -139,8 +139,8 @@ func TestVerify(t *testing.T) {
 			}{
 				{"signed image by digest", signed.String(), good, true},
 				{"signature alone", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 1, RequiredPredicateTypes: []string{verify.CosignSignPredicateType}}, true},
-				{"wrong identity", signed.String(), verify.Policy{IdentityRegexp: `^https://github\.com/someone-else/`, Issuer: issuer}, false},
-				{"identity of a branch", signed.String(), verify.Policy{IdentityRegexp: `@refs/heads/main$`, Issuer: issuer}, false},
+				{"wrong identity", signed.String(), verify.Policy{IdentityRegexp: `^https://github\.com/someone-else/.*$`, Issuer: issuer}, false},
+				{"identity of a branch", signed.String(), verify.Policy{IdentityRegexp: `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/heads/main$`, Issuer: issuer}, false},
 				{"wrong issuer", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: "https://accounts.google.com"}, false},
 				{"unsigned image", unsigned.String(), good, false},
 				{"bundles of another digest", tampered.String(), good, false},

@@ -248,6 +248,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case trustedRoot == "":
 		return usageError{errors.New("--trusted-root is required")}
 	}
+	if err := verify.Anchored(p.IdentityRegexp); err != nil {
+		return usageError{fmt.Errorf("--certificate-identity-regexp: %w", err)}
+	}
 	p.RequiredPredicateTypes = require
 	ref, err := name.ParseReference(image)
 	if err != nil {

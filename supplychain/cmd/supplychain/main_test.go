@@ -34,7 +34,7 @@ const (
 	issuer      = "https://token.actions.githubusercontent.com"
 	workflowRef = "elixir-cloud-aai/tesk-core/.github/workflows/release.yml@refs/tags/v0.11.0"
 	identity    = "https://github.com/" + workflowRef
-	identityRE  = `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v`
+	identityRE  = `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$`
 	fulcioURL   = "https://fulcio.test.invalid"
 	rekorURL    = "https://rekor.test.invalid"
 )
@@ -194,7 +194,8 @@ func TestCommandEndToEnd(t *testing.T) {
 		code                   int
 	}{
 		{"signed", d.String(), identityRE, issuer, 0},
-		{"wrong identity", d.String(), `^https://github\.com/evil/`, issuer, 1},
+		{"wrong identity", d.String(), `^https://github\.com/evil/.*$`, issuer, 1},
+		{"unanchored identity", d.String(), `github\.com/elixir-cloud-aai/tesk-core/`, issuer, 2},
 		{"wrong issuer", d.String(), identityRE, "https://accounts.google.com", 1},
 		{"unsigned", unsigned.String(), identityRE, issuer, 1},
 	}
@@ -205,7 +206,7 @@ func TestCommandEndToEnd(t *testing.T) {
 				t.Fatalf("exit %d, want %d: %s", code, tt.code, errOut)
 			}
 			if tt.code != 0 {
-				if !strings.Contains(errOut, "image not verified") {
+				if want := map[int]string{1: "image not verified", 2: "not anchored"}[tt.code]; !strings.Contains(errOut, want) {
 					t.Errorf("stderr = %q", errOut)
 				}
 				return
@@ -335,6 +336,7 @@ func TestUsage(t *testing.T) {
 		{"sign without image", []string{"sign", "--oidc-token-file", w.path("token")}, 2, "--image is required"},
 		{"verify without trusted root", []string{"verify", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--certificate-identity-regexp", "x", "--certificate-oidc-issuer", "y"}, 2, "--trusted-root"},
 		{"verify without identity", []string{"verify", "--image", "r/x:1"}, 2, "identity"},
+		{"verify with an unanchored identity", []string{"verify", "--image", "r/x:1", "--trusted-root", "t.json", "--certificate-identity-regexp", "release\\.yml", "--certificate-oidc-issuer", "y"}, 2, "not anchored"},
 		{"bad build arg", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--build-arg", "NOEQUALS"}, 2, "KEY=VALUE"},
 		{"bad base image", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--base-image", "alpine"}, 2, "NAME@sha256"},
 		{"bad time", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--started-on", "yesterday"}, 2, "started-on"},
