@@ -4,8 +4,8 @@
 //
 // Usage:
 //
-//	supplychain attest --image REPO@sha256:… --oidc-token-file F [provenance flags]
-//	supplychain sign   --image REPO@sha256:… --oidc-token-file F
+//	supplychain attest --image REPO@sha256:… --oidc-token-file F --trusted-root F [provenance flags]
+//	supplychain sign   --image REPO@sha256:… --oidc-token-file F --trusted-root F
 //	supplychain verify --image REF --certificate-identity-regexp RE --certificate-oidc-issuer URL --trusted-root F
 //
 // Results are printed as JSON on stdout. Secrets (the registry password, the
@@ -132,7 +132,7 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	fs.StringVar(&tokenFile, "oidc-token-file", "", `file holding the OIDC identity token ("-" reads standard input)`)
 	fs.StringVar(&fulcioURL, "fulcio-url", signing.PublicGoodFulcioURL, "Fulcio URL")
 	fs.StringVar(&rekorURL, "rekor-url", signing.PublicGoodRekorURL, "Rekor URL")
-	fs.StringVar(&trustedRoot, "trusted-root", "", "trusted_root.json; when set, an existing bundle must verify against it to count as done")
+	fs.StringVar(&trustedRoot, "trusted-root", "", "trusted_root.json (required): an existing bundle counts as done only if it verifies against it, signed by the token's identity")
 	if cmd == "attest" {
 		fs.StringVar(&in.SourceRepository, "source-repository", "", "source repository URL (https://github.com/o/r)")
 		fs.StringVar(&in.SourceRef, "source-ref", "", "git ref built (refs/tags/v1.0.0)")
@@ -163,6 +163,9 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	}
 	if image == "" {
 		return usageError{errors.New("--image is required")}
+	}
+	if trustedRoot == "" {
+		return usageError{errors.New("--trusted-root is required: a bundle already attached counts as done only if it verifies against it")}
 	}
 	if cmd == "attest" {
 		var err error
@@ -198,14 +201,11 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	if err != nil {
 		return usageError{err}
 	}
-	c := steps.Config{Image: image, Token: tok, Signer: signer, Remote: remoteOpts}
-	if trustedRoot != "" {
-		tr, err := verify.LoadTrustedRoot(trustedRoot)
-		if err != nil {
-			return err
-		}
-		c.Trusted = tr
+	tr, err := verify.LoadTrustedRoot(trustedRoot)
+	if err != nil {
+		return err
 	}
+	c := steps.Config{Image: image, Token: tok, Signer: signer, Remote: remoteOpts, Trusted: tr}
 	var out steps.Outcome
 	if cmd == "attest" {
 		out, err = steps.Attest(ctx, c, in)

@@ -138,7 +138,8 @@ func noSecret(t *testing.T, where, text, secret string) {
 func (w *world) publishArgs(cmd, image string) []string {
 	args := []string{cmd, "--image", image,
 		"--registry-username", w.user, "--registry-password-file", w.path("password"),
-		"--oidc-token-file", w.path("token"), "--fulcio-url", fulcioURL, "--rekor-url", rekorURL}
+		"--oidc-token-file", w.path("token"), "--fulcio-url", fulcioURL, "--rekor-url", rekorURL,
+		"--trusted-root", w.path("trusted_root.json")}
 	if cmd == "attest" {
 		args = append(args,
 			"--source-repository", "https://github.com/elixir-cloud-aai/tesk-core",
@@ -337,9 +338,10 @@ func TestUsage(t *testing.T) {
 		{"verify without trusted root", []string{"verify", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--certificate-identity-regexp", "x", "--certificate-oidc-issuer", "y"}, 2, "--trusted-root"},
 		{"verify without identity", []string{"verify", "--image", "r/x:1"}, 2, "identity"},
 		{"verify with an unanchored identity", []string{"verify", "--image", "r/x:1", "--trusted-root", "t.json", "--certificate-identity-regexp", "release\\.yml", "--certificate-oidc-issuer", "y"}, 2, "not anchored"},
-		{"bad build arg", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--build-arg", "NOEQUALS"}, 2, "KEY=VALUE"},
-		{"bad base image", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--base-image", "alpine"}, 2, "NAME@sha256"},
-		{"bad time", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--started-on", "yesterday"}, 2, "started-on"},
+		{"bad build arg", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--trusted-root", "t.json", "--build-arg", "NOEQUALS"}, 2, "KEY=VALUE"},
+		{"bad base image", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--trusted-root", "t.json", "--base-image", "alpine"}, 2, "NAME@sha256"},
+		{"bad time", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--trusted-root", "t.json", "--started-on", "yesterday"}, 2, "started-on"},
+		{"sign without trusted root", []string{"sign", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--oidc-token-file", w.path("token")}, 2, "--trusted-root is required"},
 		{"stray argument", []string{"sign", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "extra"}, 2, "unexpected arguments"},
 	}
 	for _, tt := range tests {
