@@ -48,7 +48,8 @@ func (m *Shipyard) target(ctx context.Context, c *sdk.Client) (publish.Target, e
 }
 
 // signInputs gathers what attest and sign need: the tool, the token, Sigstore's URLs, the
-// trusted root that an earlier run's bundle must verify against, and the provenance.
+// trusted root (default: the public-good one, pinned) that an earlier run's bundle and the
+// new evidence must verify against, and the provenance.
 func (m *Shipyard) signInputs(ctx context.Context, c *sdk.Client, oidcToken *dagger.Secret, fulcioURL, rekorURL string,
 	trustedRoot *dagger.File, prov publish.Provenance) (publish.SignInputs, error) {
 	src, err := supplychainSource(ctx, c)
@@ -59,7 +60,8 @@ func (m *Shipyard) signInputs(ctx context.Context, c *sdk.Client, oidcToken *dag
 	if err != nil {
 		return publish.SignInputs{}, fmt.Errorf("--oidc-token: %w", err)
 	}
-	in := publish.SignInputs{Tool: publish.Tool(c, src, ""), OIDCToken: token, FulcioURL: fulcioURL, RekorURL: rekorURL, Provenance: prov}
+	in := publish.SignInputs{Tool: publish.Tool(c, src, ""), OIDCToken: token, FulcioURL: fulcioURL, RekorURL: rekorURL,
+		TrustedRoot: publish.PublicGoodTrustedRoot(c), Provenance: prov}
 	if trustedRoot != nil {
 		if in.TrustedRoot, err = toSDKFile(ctx, c, trustedRoot); err != nil {
 			return publish.SignInputs{}, fmt.Errorf("--trusted-root: %w", err)
@@ -122,8 +124,10 @@ func (m *Shipyard) PublishDev(
 	// Rekor's URL (v1 API); default: Sigstore's public-good instance.
 	// +optional
 	rekorUrl string,
-	// A Sigstore trusted_root.json that signatures left by an earlier run must verify
-	// against before a re-run keeps them (without it, their statement is compared only).
+	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
+	// verifies against it as signed by the token's identity, and the new evidence is
+	// verified against it before any tag moves; default: the public-good instance's,
+	// pinned by digest.
 	// +optional
 	trustedRoot *dagger.File,
 	// The GitHub Actions run, as NAME=value: GITHUB_SERVER_URL, GITHUB_REPOSITORY,
@@ -285,7 +289,10 @@ func (m *Shipyard) Attest(
 	// Rekor's URL (v1 API); default: Sigstore's public-good instance.
 	// +optional
 	rekorUrl string,
-	// A trusted_root.json that an earlier run's bundle must verify against to be kept.
+	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
+	// verifies against it as signed by the token's identity, and the new evidence is
+	// verified against it before any tag moves; default: the public-good instance's,
+	// pinned by digest.
 	// +optional
 	trustedRoot *dagger.File,
 	// The GitHub Actions run, as NAME=value (see publish-dev).
@@ -348,7 +355,10 @@ func (m *Shipyard) Sign(
 	// Rekor's URL (v1 API); default: Sigstore's public-good instance.
 	// +optional
 	rekorUrl string,
-	// A trusted_root.json that an earlier run's bundle must verify against to be kept.
+	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
+	// verifies against it as signed by the token's identity, and the new evidence is
+	// verified against it before any tag moves; default: the public-good instance's,
+	// pinned by digest.
 	// +optional
 	trustedRoot *dagger.File,
 ) (string, error) {

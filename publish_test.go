@@ -254,7 +254,7 @@ func TestPublishDevStopsOnAnExpiredToken(t *testing.T) {
 	w := publishtest.NewWorld(t)
 	m, e := publishModule(t, w, true)
 	expired := dag.SetSecret(publishtest.ExpiredTokenSecret, w.ExpiredToken)
-	_, err := m.PublishDev(ctx, devSHA, expired, w.Sigstore.URL, w.Sigstore.URL, nil, devGitHubEnv, "", "", "")
+	_, err := m.PublishDev(ctx, devSHA, expired, w.Sigstore.URL, w.Sigstore.URL, dag.Host().File(w.Sigstore.TrustedRoot), devGitHubEnv, "", "", "")
 	if err == nil || !strings.Contains(err.Error(), "token expired") || !strings.Contains(err.Error(), "no tag was written") {
 		t.Fatalf("err = %v", err)
 	}

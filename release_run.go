@@ -62,8 +62,10 @@ func (m *Shipyard) Release(
 	// The run's GitHub variables for the provenance, NAME=value (GITHUB_WORKFLOW_REF, GITHUB_RUN_ID, …).
 	// +optional
 	githubEnv []string,
-	// Sigstore's trusted root (trusted_root.json) that bundles of an earlier attempt must
-	// verify against before a re-run keeps them; default: their statement is compared.
+	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
+	// verifies against it as signed by the token's identity, and the new evidence is
+	// verified against it before any tag moves; default: the public-good instance's,
+	// pinned by digest.
 	// +optional
 	trustedRoot *dagger.File,
 ) (string, error) {
@@ -180,8 +182,10 @@ func (m *Shipyard) ReleasePublish(
 	// The run's GitHub variables for the provenance, NAME=value.
 	// +optional
 	githubEnv []string,
-	// Sigstore's trusted root (trusted_root.json) that bundles of an earlier attempt must
-	// verify against before a re-run keeps them; default: their statement is compared.
+	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
+	// verifies against it as signed by the token's identity, and the new evidence is
+	// verified against it before any tag moves; default: the public-good instance's,
+	// pinned by digest.
 	// +optional
 	trustedRoot *dagger.File,
 ) (string, error) {

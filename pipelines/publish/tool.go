@@ -66,8 +66,10 @@ type SignInputs struct {
 	OIDCToken *dagger.Secret
 	// FulcioURL and RekorURL default to Sigstore's public-good instances when empty.
 	FulcioURL, RekorURL string
-	// TrustedRoot, when set, must verify a bundle an earlier run attached before a re-run
-	// counts it as done; without it, the bundle's statement alone is compared.
+	// TrustedRoot is Sigstore's trusted_root.json (PublicGoodTrustedRoot for the public
+	// instance). Required: a bundle an earlier run attached counts as done only if it
+	// verifies against it as signed by the token's identity, and VerifySigned checks the
+	// new evidence against it before any tag moves.
 	TrustedRoot *dagger.File
 	// Provenance describes the build, for Attest.
 	Provenance Provenance
@@ -119,6 +121,8 @@ func (in SignInputs) check(step string) error {
 		return fmt.Errorf("%s: no supplychain tool container", step)
 	case in.OIDCToken == nil:
 		return fmt.Errorf("%s: no OIDC token: pass --oidc-token (in GitHub Actions, request one with audience sigstore; the job needs permissions id-token: write)", step)
+	case in.TrustedRoot == nil:
+		return fmt.Errorf("%s: no Sigstore trusted root (PublicGoodTrustedRoot for the public instance)", step)
 	}
 	return nil
 }
@@ -135,10 +139,7 @@ func (in SignInputs) signArgs(t Target, img Pushed) []string {
 	if in.RekorURL != "" {
 		args = append(args, "--rekor-url", in.RekorURL)
 	}
-	if in.TrustedRoot != nil {
-		args = append(args, "--trusted-root", trustedRootPath)
-	}
-	return args
+	return append(args, "--trusted-root", trustedRootPath)
 }
 
 // checkPublished confirms each digest is in the registry before anything is signed: the
@@ -161,9 +162,7 @@ func (in SignInputs) publishStep(ctx context.Context, step, kind, predicateType 
 	if t.Password != nil {
 		ctr = ctr.WithMountedSecret(registryPassPath, t.Password)
 	}
-	if in.TrustedRoot != nil {
-		ctr = ctr.WithMountedFile(trustedRootPath, in.TrustedRoot)
-	}
+	ctr = ctr.WithMountedFile(trustedRootPath, in.TrustedRoot)
 	args := append(append([]string{"supplychain", step}, in.signArgs(t, img)...), extra...)
 	stdout, err := runTool(ctx, ctr, args)
 	if err != nil {

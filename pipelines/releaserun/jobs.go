@@ -100,6 +100,9 @@ func PublishJob(ctx context.Context, cfg Config, h Handoff) (Report, error) {
 		return fail(err)
 	}
 	rep.addEvidence(signatures)
+	if err := VerifySigned(ctx, cfg, plan, h.Images, append(attestations, signatures...)); err != nil {
+		return fail(err)
+	}
 	applied, err := Tag(ctx, cfg, plan, h.Images)
 	rep.addTags(applied)
 	if err != nil {
