@@ -8,9 +8,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -305,6 +308,73 @@ func TestTokenFromStdin(t *testing.T) {
 	}
 	if code, _, errOut := w.run(w.token, args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestTokenRequested: with the --oidc-token-request-* files, each step asks GitHub's token
+// endpoint for its own token (audience sigstore, the bearer token as Authorization) right
+// before it signs; the endpoint's URL and bearer token never show in the output.
+func TestTokenRequested(t *testing.T) {
+	w := newWorld(t)
+	d, _ := w.reg.PushRandom(t, "org/filer", w.auth()...)
+	bearer := "ghs_request_" + strings.Repeat("b", 24)
+	var mu sync.Mutex
+	var audiences []string
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "bearer "+bearer {
+			http.Error(rw, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		mu.Lock()
+		audiences = append(audiences, r.URL.Query().Get("audience"))
+		mu.Unlock()
+		fmt.Fprintf(rw, `{"count":1,"value":%q}`, w.token)
+	}))
+	defer srv.Close()
+	requestURL := srv.URL + "/_apis/distributedtask/hubs/build/plans/1/jobs/2/idtoken?api-version=2.0"
+	w.secrets = append(w.secrets, bearer, requestURL)
+	if err := os.WriteFile(w.path("request-url"), []byte(requestURL+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(w.path("request-token"), []byte(bearer+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	requested := func(cmd string) []string {
+		var out []string
+		args := w.publishArgs(cmd, d.String())
+		for i := 0; i < len(args); i++ {
+			if args[i] == "--oidc-token-file" {
+				out = append(out, "--oidc-token-request-url-file", w.path("request-url"), "--oidc-token-request-token-file", w.path("request-token"))
+				i++
+				continue
+			}
+			out = append(out, args[i])
+		}
+		return out
+	}
+	for _, cmd := range []string{"attest", "sign"} {
+		code, out, errOut := w.run("", requested(cmd)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", cmd, code, errOut)
+		}
+		if !strings.Contains(out, `"identity": "https://github.com/`+workflowRef+`"`) {
+			t.Errorf("%s: output %s lacks the token's identity", cmd, out)
+		}
+	}
+	if len(audiences) != 2 || audiences[0] != "sigstore" || audiences[1] != "sigstore" {
+		t.Errorf("token requests with audiences %q, want one per step with audience sigstore", audiences)
+	}
+	if code, _, errOut := w.run("", append(requested("sign"), "--oidc-token-file", w.path("token"))...); code != 2 || !strings.Contains(errOut, "not both") {
+		t.Errorf("both token sources: exit %d, %s", code, errOut)
+	}
+	half := requested("sign")[:0:0]
+	for _, a := range requested("sign") {
+		if a != "--oidc-token-request-token-file" && a != w.path("request-token") {
+			half = append(half, a)
+		}
+	}
+	if code, _, errOut := w.run("", half...); code != 2 || !strings.Contains(errOut, "go together") {
+		t.Errorf("the URL without the bearer token: exit %d, %s", code, errOut)
 	}
 }
 
