@@ -50,24 +50,41 @@ func (m *Shipyard) target(ctx context.Context, c *sdk.Client) (publish.Target, e
 // signInputs gathers what attest and sign need: the tool, the token, Sigstore's URLs, the
 // trusted root (default: the public-good one, pinned) that an earlier run's bundle and the
 // new evidence must verify against, and the provenance.
-func (m *Shipyard) signInputs(ctx context.Context, c *sdk.Client, oidcToken *dagger.Secret, fulcioURL, rekorURL string,
+func (m *Shipyard) signInputs(ctx context.Context, c *sdk.Client, tokens signingTokens, fulcioURL, rekorURL string,
 	trustedRoot *dagger.File, prov publish.Provenance) (publish.SignInputs, error) {
 	src, err := supplychainSource(ctx, c)
 	if err != nil {
 		return publish.SignInputs{}, err
 	}
-	token, err := toSDKSecret(ctx, c, oidcToken)
-	if err != nil {
-		return publish.SignInputs{}, fmt.Errorf("--oidc-token: %w", err)
-	}
-	in := publish.SignInputs{Tool: publish.Tool(c, src, ""), OIDCToken: token, FulcioURL: fulcioURL, RekorURL: rekorURL,
+	in := publish.SignInputs{Tool: publish.Tool(c, src, ""), FulcioURL: fulcioURL, RekorURL: rekorURL,
 		TrustedRoot: publish.PublicGoodTrustedRoot(c), Provenance: prov}
+	if tokens.oidcToken != nil {
+		if in.OIDCToken, err = toSDKSecret(ctx, c, tokens.oidcToken); err != nil {
+			return publish.SignInputs{}, fmt.Errorf("--oidc-token: %w", err)
+		}
+	}
+	if tokens.requestURL != nil || tokens.requestToken != nil {
+		in.TokenRequest = &publish.TokenRequest{}
+		if in.TokenRequest.URL, err = toSDKSecret(ctx, c, tokens.requestURL); err != nil {
+			return publish.SignInputs{}, fmt.Errorf("--actions-id-token-request-url: %w", err)
+		}
+		if in.TokenRequest.Token, err = toSDKSecret(ctx, c, tokens.requestToken); err != nil {
+			return publish.SignInputs{}, fmt.Errorf("--actions-id-token-request-token: %w", err)
+		}
+	}
 	if trustedRoot != nil {
 		if in.TrustedRoot, err = toSDKFile(ctx, c, trustedRoot); err != nil {
 			return publish.SignInputs{}, fmt.Errorf("--trusted-root: %w", err)
 		}
 	}
 	return in, nil
+}
+
+// signingTokens is where the signing steps get their identity token: a token given as is
+// (--oidc-token), or GitHub Actions' token endpoint, from which the signing tool requests
+// its own token right before each use.
+type signingTokens struct {
+	oidcToken, requestURL, requestToken *dagger.Secret
 }
 
 // provenance describes a build of this repository at commit sha on ref.
@@ -153,7 +170,7 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, oidcToken, fulcioUrl, rekorUrl, trustedRoot, prov)
+	in, err := m.signInputs(ctx, c, signingTokens{oidcToken: oidcToken}, fulcioUrl, rekorUrl, trustedRoot, prov)
 	if err != nil {
 		return "", err
 	}
@@ -327,7 +344,7 @@ func (m *Shipyard) Attest(
 	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, images); err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, oidcToken, fulcioUrl, rekorUrl, trustedRoot, prov)
+	in, err := m.signInputs(ctx, c, signingTokens{oidcToken: oidcToken}, fulcioUrl, rekorUrl, trustedRoot, prov)
 	if err != nil {
 		return "", err
 	}
@@ -370,7 +387,7 @@ func (m *Shipyard) Sign(
 	if err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, oidcToken, fulcioUrl, rekorUrl, trustedRoot, publish.Provenance{})
+	in, err := m.signInputs(ctx, c, signingTokens{oidcToken: oidcToken}, fulcioUrl, rekorUrl, trustedRoot, publish.Provenance{})
 	if err != nil {
 		return "", err
 	}

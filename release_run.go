@@ -68,12 +68,22 @@ func (m *Shipyard) Release(
 	// pinned by digest.
 	// +optional
 	trustedRoot *dagger.File,
+	// GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL, e.g. env://ACTIONS_ID_TOKEN_REQUEST_URL:
+	// with the next argument, the signing tool requests its own identity token (audience
+	// sigstore) right before each attest and sign, instead of --oidc-token, which would
+	// expire during the builds. The job needs permissions id-token: write.
+	// +optional
+	actionsIdTokenRequestUrl *dagger.Secret,
+	// GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_TOKEN, e.g. env://ACTIONS_ID_TOKEN_REQUEST_TOKEN.
+	// +optional
+	actionsIdTokenRequestToken *dagger.Secret,
 ) (string, error) {
 	if err := releaseFormat(format); err != nil {
 		return "", err
 	}
 	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{
-		workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, oidcToken: oidcToken,
+		workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl,
+		tokens:    signingTokens{oidcToken: oidcToken, requestURL: actionsIdTokenRequestUrl, requestToken: actionsIdTokenRequestToken},
 		fulcioURL: fulcioUrl, rekorURL: rekorUrl, builderID: builderId, buildType: buildType,
 		githubEnv: githubEnv, trustedRoot: trustedRoot, signing: !dryRun,
 	})
@@ -165,7 +175,10 @@ func (m *Shipyard) ReleasePublish(
 	// Where Dagger fetches the tagged source; default: https://github.com/<repo>.git.
 	// +optional
 	gitUrl string,
-	// The OIDC identity token Sigstore certifies, e.g. env://SIGSTORE_ID_TOKEN.
+	// The OIDC identity token Sigstore certifies, e.g. env://SIGSTORE_ID_TOKEN; in GitHub
+	// Actions pass the --actions-id-token-request-* pair instead, so that each signing step
+	// gets a fresh token.
+	// +optional
 	oidcToken *dagger.Secret,
 	// Fulcio's URL; default: Sigstore's public instance.
 	// +optional
@@ -188,6 +201,15 @@ func (m *Shipyard) ReleasePublish(
 	// pinned by digest.
 	// +optional
 	trustedRoot *dagger.File,
+	// GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL, e.g. env://ACTIONS_ID_TOKEN_REQUEST_URL:
+	// with the next argument, the signing tool requests its own identity token (audience
+	// sigstore) right before each attest and sign, instead of --oidc-token, which would
+	// expire during the builds. The job needs permissions id-token: write.
+	// +optional
+	actionsIdTokenRequestUrl *dagger.Secret,
+	// GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_TOKEN, e.g. env://ACTIONS_ID_TOKEN_REQUEST_TOKEN.
+	// +optional
+	actionsIdTokenRequestToken *dagger.Secret,
 ) (string, error) {
 	if err := releaseFormat(format); err != nil {
 		return "", err
@@ -197,7 +219,8 @@ func (m *Shipyard) ReleasePublish(
 		return "", err
 	}
 	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{
-		workflow: workflow, gitURL: gitUrl, oidcToken: oidcToken, fulcioURL: fulcioUrl, rekorURL: rekorUrl,
+		workflow: workflow, gitURL: gitUrl, fulcioURL: fulcioUrl, rekorURL: rekorUrl,
+		tokens:    signingTokens{oidcToken: oidcToken, requestURL: actionsIdTokenRequestUrl, requestToken: actionsIdTokenRequestToken},
 		builderID: builderId, buildType: buildType, githubEnv: githubEnv, trustedRoot: trustedRoot, signing: true,
 	})
 	if err != nil {
@@ -248,7 +271,7 @@ func (m *Shipyard) ReleasePublishRelease(
 // releaseFlags are the arguments the release functions share.
 type releaseFlags struct {
 	workflow, pythonPackage, gitURL string
-	oidcToken                       *dagger.Secret
+	tokens                          signingTokens
 	fulcioURL, rekorURL             string
 	builderID, buildType            string
 	githubEnv                       []string
@@ -276,15 +299,15 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (releaseru
 	}
 	steps := releaserun.ImageSteps{Target: target}
 	if f.signing {
-		if f.oidcToken == nil {
-			return releaserun.Config{}, none, fmt.Errorf("--oidc-token: attesting and signing need an OIDC identity token (in GitHub Actions, one with audience sigstore)")
+		if f.tokens.oidcToken == nil && f.tokens.requestURL == nil && f.tokens.requestToken == nil {
+			return releaserun.Config{}, none, fmt.Errorf("--oidc-token: attesting and signing need an OIDC identity token: in GitHub Actions pass --actions-id-token-request-url env://ACTIONS_ID_TOKEN_REQUEST_URL --actions-id-token-request-token env://ACTIONS_ID_TOKEN_REQUEST_TOKEN (the job needs id-token: write), elsewhere --oidc-token")
 		}
 		// The source of the provenance (repository, tag, commit) is the release's own.
 		prov, err := m.provenance("", "", f.githubEnv, f.builderID, f.buildType, "")
 		if err != nil {
 			return releaserun.Config{}, none, err
 		}
-		if steps.Sign, err = m.signInputs(ctx, c, f.oidcToken, f.fulcioURL, f.rekorURL, f.trustedRoot, prov); err != nil {
+		if steps.Sign, err = m.signInputs(ctx, c, f.tokens, f.fulcioURL, f.rekorURL, f.trustedRoot, prov); err != nil {
 			return releaserun.Config{}, none, err
 		}
 	}

@@ -74,9 +74,10 @@ func PublishJob(ctx context.Context, cfg Config, h Handoff) (Report, error) {
 	if err != nil {
 		return fail(err)
 	}
-	// The provenance names each image's Dockerfile and build arguments: the same graph as
-	// the push job's, so the engine reuses it.
-	_, images, err := Build(ctx, cfg, plan, src)
+	// The provenance names each image's Dockerfile and build arguments, which the source
+	// gives without a build: the digests are the push job's, nothing is built again (on a
+	// fresh runner that would take minutes, and change nothing).
+	images, err := Describe(ctx, cfg, plan, src)
 	if err != nil {
 		return fail(err)
 	}

@@ -3,9 +3,13 @@ package publishtest
 import (
 	"archive/tar"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,6 +40,10 @@ const (
 	RegistryPasswordSecret = "registry-password"
 	OIDCTokenSecret        = "oidc-token"
 	ExpiredTokenSecret     = "oidc-token-expired"
+	// TokenRequestURLSecret and TokenRequestTokenSecret are GitHub Actions'
+	// ACTIONS_ID_TOKEN_REQUEST_URL and ACTIONS_ID_TOKEN_REQUEST_TOKEN (see TokenEndpoint).
+	TokenRequestURLSecret   = "actions-id-token-request-url"
+	TokenRequestTokenSecret = "actions-id-token-request-token"
 )
 
 // World is a registry, a Sigstore, the secrets and the images of one test.
@@ -50,7 +58,11 @@ type World struct {
 
 	bin string
 
+	// claims are the identity claims of the tokens this world issues.
+	claims func(exp time.Time) map[string]any
+
 	mu         sync.Mutex
+	issued     []string
 	files      []string
 	images     map[string]v1.Image
 	violations []string
@@ -71,6 +83,7 @@ func NewWorld(t testing.TB) *World {
 			"jti": RandomSecret(t, ""), "exp": exp.Unix(),
 		}
 	}
+	w.claims = claims
 	w.Token = Token(claims(time.Now().Add(30 * time.Minute)))
 	w.ExpiredToken = Token(claims(time.Now().Add(-time.Minute)))
 	w.Secrets = map[string]string{
@@ -84,7 +97,89 @@ func NewWorld(t testing.TB) *World {
 
 // SecretValues are the values no output, error or recorded graph may contain.
 func (w *World) SecretValues() []string {
-	return []string{w.Password, w.Token, w.ExpiredToken}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := []string{w.Password, w.Token, w.ExpiredToken}
+	for _, k := range []string{TokenRequestURLSecret, TokenRequestTokenSecret} {
+		if v := w.Secrets[k]; v != "" {
+			out = append(out, v)
+		}
+	}
+	return append(out, w.issued...)
+}
+
+// TokenEndpoint serves GitHub Actions' identity token endpoint: with the bearer token in
+// the Authorization header, GET <url>&audience=sigstore answers {"value": <JWT>}, a fresh
+// token of this world's identity that expires lifetime after it is issued, as GitHub's
+// expire about five minutes after. The URL and bearer token become the secrets
+// TokenRequestURLSecret and TokenRequestTokenSecret; Requests counts the tokens issued.
+func (w *World) TokenEndpoint(t testing.TB, lifetime time.Duration) *TokenEndpoint {
+	t.Helper()
+	te := &TokenEndpoint{Bearer: RandomSecret(t, "ghs_")}
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "bearer "+te.Bearer || r.URL.Query().Get("audience") != "sigstore" {
+			http.Error(rw, "bad token request", http.StatusUnauthorized)
+			return
+		}
+		tok := Token(w.claims(time.Now().Add(lifetime)))
+		w.mu.Lock()
+		w.issued = append(w.issued, tok)
+		te.requests++
+		w.mu.Unlock()
+		rw.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(rw, `{"count":%d,"value":%q}`, len(tok), tok)
+	}))
+	t.Cleanup(srv.Close)
+	te.URL = srv.URL + "/_apis/distributedtask/hubs/build/plans/" + RandomSecret(t, "") + "/idtoken?api-version=2.0"
+	te.w = w
+	w.mu.Lock()
+	w.Secrets[TokenRequestURLSecret] = te.URL
+	w.Secrets[TokenRequestTokenSecret] = te.Bearer
+	w.mu.Unlock()
+	return te
+}
+
+// TokenEndpoint is the endpoint TokenEndpoint serves.
+type TokenEndpoint struct {
+	URL, Bearer string
+	w           *World
+	requests    int
+}
+
+// Fetch requests a token as a workflow step with curl would, for tests of what happens
+// when a token is fetched long before it is used.
+func (te *TokenEndpoint) Fetch(t testing.TB) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, te.URL+"&audience=sigstore", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "bearer "+te.Bearer)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ Value string }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Value == "" {
+		t.Fatalf("token endpoint: %v", err)
+	}
+	return out.Value
+}
+
+// SetSecret makes name a secret of the test with value (the graph names it, the exec hook
+// mounts its value).
+func (w *World) SetSecret(name, value string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.Secrets[name] = value
+}
+
+// Requests is the number of tokens issued so far.
+func (te *TokenEndpoint) Requests() int {
+	te.w.mu.Lock()
+	defer te.w.mu.Unlock()
+	return te.requests
 }
 
 // AllowFile lets the graph mount this host file into a supplychain exec (e.g. the trusted
@@ -171,7 +266,10 @@ func (w *World) violate(format string, args ...any) (string, string, int) {
 // them are rewritten. Secrets in arguments or variables are violations: they fail the test.
 func (w *World) run(x engine.Exec) (string, string, int) {
 	joined := strings.Join(x.Args, " ")
-	for name, v := range w.Secrets {
+	w.mu.Lock()
+	secrets := maps.Clone(w.Secrets)
+	w.mu.Unlock()
+	for name, v := range secrets {
 		if strings.Contains(joined, v) {
 			return w.violate("secret %s is in the arguments", name)
 		}
@@ -191,7 +289,7 @@ func (w *World) run(x engine.Exec) (string, string, int) {
 		if s.Env != "" {
 			return w.violate("secret %s is given as variable %s, not as a file", s.Name, s.Env)
 		}
-		v, ok := w.Secrets[s.Name]
+		v, ok := secrets[s.Name]
 		if !ok {
 			return w.violate("secret %q is not one of the test's", s.Name)
 		}
