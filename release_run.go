@@ -159,13 +159,16 @@ func (m *Shipyard) ReleaseScan(
 }
 
 // ReleasePublish is the release workflow's publish job: release-plan again (so latest
-// follows the releases published by now), then provenance and signature for each scanned
-// digest, then the tags X.Y.Z and, when still the highest release, latest. Prints the
-// report.
+// follows the releases published by now), a check that the scanned digests are exactly
+// those the push job pushed, then provenance and signature for each, verified with the
+// signer's identity, then the tags X.Y.Z and, when still the highest release, latest.
+// Nothing is built again. Prints the report.
 func (m *Shipyard) ReleasePublish(
 	ctx context.Context,
 	// What the scan job printed.
 	handoff string,
+	// What the push job printed: the scan job's handoff must carry exactly these digests.
+	pushed string,
 	// Output format of the report: text or json.
 	// +default="json"
 	format string,
@@ -216,7 +219,11 @@ func (m *Shipyard) ReleasePublish(
 	}
 	h, err := releaserun.ParseHandoff(handoff)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("--handoff: %w", err)
+	}
+	p, err := releaserun.ParseHandoff(pushed)
+	if err != nil {
+		return "", fmt.Errorf("--pushed: %w", err)
 	}
 	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{
 		workflow: workflow, gitURL: gitUrl, fulcioURL: fulcioUrl, rekorURL: rekorUrl,
@@ -227,7 +234,7 @@ func (m *Shipyard) ReleasePublish(
 		return "", err
 	}
 	defer cleanup()
-	rep, err := releaserun.PublishJob(ctx, cfg, h)
+	rep, err := releaserun.PublishJob(ctx, cfg, h, p)
 	if err != nil {
 		return "", err
 	}

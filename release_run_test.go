@@ -163,18 +163,31 @@ func TestReleaseJobsThroughTheModule(t *testing.T) {
 	if !strings.Contains(scanned, `"passed":true`) {
 		t.Fatalf("scan handoff %s", scanned)
 	}
+	// The scan job's handoff must carry what the push job pushed.
+	if _, err := w.m.ReleasePublish(ctx, scanned, "{}", "json", "ci.yml", teskrepo.GitURL, w.oidc, "", "", "", "", nil, w.root, nil, nil); err == nil || !strings.Contains(err.Error(), "--pushed") {
+		t.Errorf("publish without the push job's output: %v", err)
+	}
+	i := strings.Index(pushed, `"digest":"sha256:`) + len(`"digest":"sha256:`)
+	flipped := "0"
+	if pushed[i] == '0' {
+		flipped = "1"
+	}
+	otherDigest := pushed[:i] + flipped + pushed[i+1:]
+	if _, err := w.m.ReleasePublish(ctx, scanned, otherDigest, "json", "ci.yml", teskrepo.GitURL, w.oidc, "", "", "", "", nil, w.root, nil, nil); err == nil || !strings.Contains(err.Error(), "is not what the push job pushed") {
+		t.Errorf("publish of digests the push job did not print: %v", err)
+	}
 	// Publishing needs the OIDC token, or the endpoint to request one from.
-	if _, err := w.m.ReleasePublish(ctx, scanned, "json", "ci.yml", teskrepo.GitURL, nil, "", "", "", "", nil, w.root, nil, nil); err == nil || !strings.Contains(err.Error(), "--oidc-token") {
+	if _, err := w.m.ReleasePublish(ctx, scanned, pushed, "json", "ci.yml", teskrepo.GitURL, nil, "", "", "", "", nil, w.root, nil, nil); err == nil || !strings.Contains(err.Error(), "--oidc-token") {
 		t.Errorf("publish without a token: %v", err)
 	}
 	// As release.yml calls it: the signing tool requests a token right before each use.
 	te := w.pub.TokenEndpoint(t, 5*time.Minute)
 	requestURL := dag.SetSecret(publishtest.TokenRequestURLSecret, te.URL)
 	requestToken := dag.SetSecret(publishtest.TokenRequestTokenSecret, te.Bearer)
-	if _, err := w.m.ReleasePublish(ctx, scanned, "json", "ci.yml", teskrepo.GitURL, nil, "", "", "", "", nil, w.root, requestURL, nil); err == nil || !strings.Contains(err.Error(), "go together") {
+	if _, err := w.m.ReleasePublish(ctx, scanned, pushed, "json", "ci.yml", teskrepo.GitURL, nil, "", "", "", "", nil, w.root, requestURL, nil); err == nil || !strings.Contains(err.Error(), "go together") {
 		t.Errorf("half a token request: %v", err)
 	}
-	report, err := w.m.ReleasePublish(ctx, scanned, "text", "ci.yml", teskrepo.GitURL, nil, w.pub.Sigstore.URL, w.pub.Sigstore.URL,
+	report, err := w.m.ReleasePublish(ctx, scanned, pushed, "text", "ci.yml", teskrepo.GitURL, nil, w.pub.Sigstore.URL, w.pub.Sigstore.URL,
 		"https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.root, requestURL, requestToken)
 	if err != nil {
 		t.Fatal(err)

@@ -281,11 +281,11 @@ func PublishJobFromScratch(t *testing.T, w *world, tag string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	h, _, err = ScanJob(ctx, cfg, h)
+	scanned, _, err := ScanJob(ctx, cfg, h)
 	if err != nil {
 		return Report{}, err
 	}
-	return PublishJob(ctx, cfg, h)
+	return PublishJob(ctx, cfg, scanned, h)
 }
 
 // TestNonReproducibleRebuildStops: the version is published on one digest; a re-run whose

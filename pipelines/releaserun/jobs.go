@@ -55,9 +55,10 @@ func ScanJob(ctx context.Context, cfg Config, h Handoff) (Handoff, *dagger.Direc
 	return h, dir, err
 }
 
-// PublishJob attests, signs and tags the handoff's digests once each passed its scan. The
-// plan is computed again, so latest follows the releases published by now.
-func PublishJob(ctx context.Context, cfg Config, h Handoff) (Report, error) {
+// PublishJob attests, signs and tags the handoff's digests once each passed its scan. pushed
+// is the push job's own handoff: the scan job's must carry exactly its digests. The plan is
+// computed again, so latest follows the releases published by now.
+func PublishJob(ctx context.Context, cfg Config, h, pushed Handoff) (Report, error) {
 	rep := Report{Repo: h.Repo, Tag: h.Tag, Version: h.Version, Commit: h.Commit}
 	fail := func(err error) (Report, error) {
 		rep.Failed = FailedStep(err)
@@ -67,7 +68,7 @@ func PublishJob(ctx context.Context, cfg Config, h Handoff) (Report, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if err := errors.Join(h.matches(cfg, plan), h.scansPassed()); err != nil {
+	if err := errors.Join(h.matches(cfg, plan), h.samePush(pushed), h.scansPassed()); err != nil {
 		return fail(stepErr(StepAttest, h.Tag, "run the release's push and scan jobs of this tag first, and pass their output on unchanged", err))
 	}
 	src, err := Source(ctx, cfg, plan)
@@ -80,6 +81,9 @@ func PublishJob(ctx context.Context, cfg Config, h Handoff) (Report, error) {
 	images, err := Describe(ctx, cfg, plan, src)
 	if err != nil {
 		return fail(err)
+	}
+	if err := h.tiedTo(cfg.Images.Target, images); err != nil {
+		return fail(stepErr(StepAttest, h.Tag, "pass the push and scan jobs' output on unchanged", err))
 	}
 	rep.Images = plannedImages(cfg, plan, images)
 	for i := range rep.Images {
