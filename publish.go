@@ -48,28 +48,47 @@ func (m *Shipyard) target(ctx context.Context, c *sdk.Client) (publish.Target, e
 }
 
 // signInputs gathers what attest and sign need: the tool, the token, Sigstore's URLs, the
-// trusted root that an earlier run's bundle must verify against, and the provenance.
-func (m *Shipyard) signInputs(ctx context.Context, c *sdk.Client, oidcToken *dagger.Secret, fulcioURL, rekorURL string,
+// trusted root (default: the public-good one, pinned) that an earlier run's bundle and the
+// new evidence must verify against, and the provenance.
+func (m *Shipyard) signInputs(ctx context.Context, c *sdk.Client, tokens signingTokens, fulcioURL, rekorURL string,
 	trustedRoot *dagger.File, prov publish.Provenance) (publish.SignInputs, error) {
 	src, err := supplychainSource(ctx, c)
 	if err != nil {
 		return publish.SignInputs{}, err
 	}
-	token, err := toSDKSecret(ctx, c, oidcToken)
-	if err != nil {
-		return publish.SignInputs{}, fmt.Errorf("--oidc-token: %w", err)
-	}
 	pins, err := m.pins()
 	if err != nil {
 		return publish.SignInputs{}, err
 	}
-	in := publish.SignInputs{Tool: publish.Tool(c, src, pins.Go), OIDCToken: token, FulcioURL: fulcioURL, RekorURL: rekorURL, Provenance: prov}
+	in := publish.SignInputs{Tool: publish.Tool(c, src, pins.Go), FulcioURL: fulcioURL, RekorURL: rekorURL,
+		TrustedRoot: publish.PublicGoodTrustedRoot(c), Provenance: prov}
+	if tokens.oidcToken != nil {
+		if in.OIDCToken, err = toSDKSecret(ctx, c, tokens.oidcToken); err != nil {
+			return publish.SignInputs{}, fmt.Errorf("--oidc-token: %w", err)
+		}
+	}
+	if tokens.requestURL != nil || tokens.requestToken != nil {
+		in.TokenRequest = &publish.TokenRequest{}
+		if in.TokenRequest.URL, err = toSDKSecret(ctx, c, tokens.requestURL); err != nil {
+			return publish.SignInputs{}, fmt.Errorf("--actions-id-token-request-url: %w", err)
+		}
+		if in.TokenRequest.Token, err = toSDKSecret(ctx, c, tokens.requestToken); err != nil {
+			return publish.SignInputs{}, fmt.Errorf("--actions-id-token-request-token: %w", err)
+		}
+	}
 	if trustedRoot != nil {
 		if in.TrustedRoot, err = toSDKFile(ctx, c, trustedRoot); err != nil {
 			return publish.SignInputs{}, fmt.Errorf("--trusted-root: %w", err)
 		}
 	}
 	return in, nil
+}
+
+// signingTokens is where the signing steps get their identity token: a token given as is
+// (--oidc-token), or GitHub Actions' token endpoint, from which the signing tool requests
+// its own token right before each use.
+type signingTokens struct {
+	oidcToken, requestURL, requestToken *dagger.Secret
 }
 
 // provenance describes a build of this repository at commit sha on ref.
@@ -127,8 +146,10 @@ func (m *Shipyard) PublishDev(
 	// Rekor's URL (v1 API); default: Sigstore's public-good instance.
 	// +optional
 	rekorUrl string,
-	// A Sigstore trusted_root.json that signatures left by an earlier run must verify
-	// against before a re-run keeps them (without it, their statement is compared only).
+	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
+	// verifies against it as signed by the token's identity, and the new evidence is
+	// verified against it before any tag moves; default: the public-good instance's,
+	// pinned by digest.
 	// +optional
 	trustedRoot *dagger.File,
 	// The GitHub Actions run, as NAME=value: GITHUB_SERVER_URL, GITHUB_REPOSITORY,
@@ -154,7 +175,7 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, oidcToken, fulcioUrl, rekorUrl, trustedRoot, prov)
+	in, err := m.signInputs(ctx, c, signingTokens{oidcToken: oidcToken}, fulcioUrl, rekorUrl, trustedRoot, prov)
 	if err != nil {
 		return "", err
 	}
@@ -293,7 +314,10 @@ func (m *Shipyard) Attest(
 	// Rekor's URL (v1 API); default: Sigstore's public-good instance.
 	// +optional
 	rekorUrl string,
-	// A trusted_root.json that an earlier run's bundle must verify against to be kept.
+	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
+	// verifies against it as signed by the token's identity, and the new evidence is
+	// verified against it before any tag moves; default: the public-good instance's,
+	// pinned by digest.
 	// +optional
 	trustedRoot *dagger.File,
 	// The GitHub Actions run, as NAME=value (see publish-dev).
@@ -328,7 +352,7 @@ func (m *Shipyard) Attest(
 	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, images); err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, oidcToken, fulcioUrl, rekorUrl, trustedRoot, prov)
+	in, err := m.signInputs(ctx, c, signingTokens{oidcToken: oidcToken}, fulcioUrl, rekorUrl, trustedRoot, prov)
 	if err != nil {
 		return "", err
 	}
@@ -357,7 +381,10 @@ func (m *Shipyard) Sign(
 	// Rekor's URL (v1 API); default: Sigstore's public-good instance.
 	// +optional
 	rekorUrl string,
-	// A trusted_root.json that an earlier run's bundle must verify against to be kept.
+	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
+	// verifies against it as signed by the token's identity, and the new evidence is
+	// verified against it before any tag moves; default: the public-good instance's,
+	// pinned by digest.
 	// +optional
 	trustedRoot *dagger.File,
 ) (string, error) {
@@ -369,7 +396,7 @@ func (m *Shipyard) Sign(
 	if err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, oidcToken, fulcioUrl, rekorUrl, trustedRoot, publish.Provenance{})
+	in, err := m.signInputs(ctx, c, signingTokens{oidcToken: oidcToken}, fulcioUrl, rekorUrl, trustedRoot, publish.Provenance{})
 	if err != nil {
 		return "", err
 	}
@@ -452,8 +479,8 @@ func (m *Shipyard) Verify(
 	ctx context.Context,
 	// The image, by tag or digest, e.g. docker.io/elixircloud/tesk-core-filer:0.11.0.
 	image string,
-	// A regular expression the signer's certificate identity must match, e.g.
-	// ^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v
+	// A regular expression the signer's certificate identity must match, anchored as ^…$,
+	// e.g. ^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$
 	identity string,
 	// The OIDC issuer the signer's certificate must name.
 	// +default="https://token.actions.githubusercontent.com"

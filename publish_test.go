@@ -91,18 +91,18 @@ func TestPublishDevThroughTheModule(t *testing.T) {
 		}
 	}
 
-	text, err := m.Verify(ctx, repoOf(w, "filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root, 0, "text")
+	text, err := m.Verify(ctx, repoOf(w, "filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "text")
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}
 	if !strings.Contains(text, "verified "+repoOf(w, "filer")+":dev") || !strings.Contains(text, "signature by "+publishtest.Identity) {
 		t.Errorf("verify printed:\n%s", text)
 	}
-	js, err := m.Verify(ctx, repoOf(w, "filer")+"@"+w.Digest(t, "filer"), publishtest.IdentityRegexp, publishtest.Issuer, root, 0, "json")
+	js, err := m.Verify(ctx, repoOf(w, "filer")+"@"+w.Digest(t, "filer"), publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "json")
 	if err != nil || !json.Valid([]byte(js)) {
 		t.Fatalf("verify --format json: %q, %v", js, err)
 	}
-	_, wrong := m.Verify(ctx, repoOf(w, "filer")+":dev", `^https://github\.com/fork/`, publishtest.Issuer, root, 0, "text")
+	_, wrong := m.Verify(ctx, repoOf(w, "filer")+":dev", `^https://github\.com/fork/.*$`, publishtest.Issuer, root, 1, "text")
 	if wrong == nil {
 		t.Error("verify accepted a wrong identity")
 	}
@@ -255,7 +255,7 @@ func TestPublishDevStopsOnAnExpiredToken(t *testing.T) {
 	w := publishtest.NewWorld(t)
 	m, e := publishModule(t, w, true)
 	expired := dag.SetSecret(publishtest.ExpiredTokenSecret, w.ExpiredToken)
-	_, err := m.PublishDev(ctx, devSHA, expired, w.Sigstore.URL, w.Sigstore.URL, nil, devGitHubEnv, "", "", "")
+	_, err := m.PublishDev(ctx, devSHA, expired, w.Sigstore.URL, w.Sigstore.URL, dag.Host().File(w.Sigstore.TrustedRoot), devGitHubEnv, "", "", "")
 	if err == nil || !strings.Contains(err.Error(), "token expired") || !strings.Contains(err.Error(), "no tag was written") {
 		t.Fatalf("err = %v", err)
 	}

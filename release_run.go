@@ -63,16 +63,28 @@ func (m *Shipyard) Release(
 	// The run's GitHub variables for the provenance, NAME=value (GITHUB_WORKFLOW_REF, GITHUB_RUN_ID, …).
 	// +optional
 	githubEnv []string,
-	// Sigstore's trusted root (trusted_root.json) that bundles of an earlier attempt must
-	// verify against before a re-run keeps them; default: their statement is compared.
+	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
+	// verifies against it as signed by the token's identity, and the new evidence is
+	// verified against it before any tag moves; default: the public-good instance's,
+	// pinned by digest.
 	// +optional
 	trustedRoot *dagger.File,
+	// GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL, e.g. env://ACTIONS_ID_TOKEN_REQUEST_URL:
+	// with the next argument, the signing tool requests its own identity token (audience
+	// sigstore) right before each attest and sign, instead of --oidc-token, which would
+	// expire during the builds. The job needs permissions id-token: write.
+	// +optional
+	actionsIdTokenRequestUrl *dagger.Secret,
+	// GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_TOKEN, e.g. env://ACTIONS_ID_TOKEN_REQUEST_TOKEN.
+	// +optional
+	actionsIdTokenRequestToken *dagger.Secret,
 ) (string, error) {
 	if err := releaseFormat(format); err != nil {
 		return "", err
 	}
 	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{
-		workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, oidcToken: oidcToken,
+		workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl,
+		tokens:    signingTokens{oidcToken: oidcToken, requestURL: actionsIdTokenRequestUrl, requestToken: actionsIdTokenRequestToken},
 		fulcioURL: fulcioUrl, rekorURL: rekorUrl, builderID: builderId, buildType: buildType,
 		githubEnv: githubEnv, trustedRoot: trustedRoot, signing: !dryRun,
 	})
@@ -150,14 +162,17 @@ func (m *Shipyard) ReleaseScan(
 }
 
 // ReleasePublish is the release workflow's publish job: release-plan again (so latest
-// follows the releases published by now), then provenance and signature for each scanned
-// digest, then the tags X.Y.Z and, when still the highest release, latest. Prints the
-// report.
+// follows the releases published by now), a check that the scanned digests are exactly
+// those the push job pushed, then provenance and signature for each, verified with the
+// signer's identity, then the tags X.Y.Z and, when still the highest release, latest.
+// Nothing is built again. Prints the report.
 // +cache="never"
 func (m *Shipyard) ReleasePublish(
 	ctx context.Context,
 	// What the scan job printed.
 	handoff string,
+	// What the push job printed: the scan job's handoff must carry exactly these digests.
+	pushed string,
 	// Output format of the report: text or json.
 	// +default="json"
 	format string,
@@ -167,7 +182,10 @@ func (m *Shipyard) ReleasePublish(
 	// Where Dagger fetches the tagged source; default: https://github.com/<repo>.git.
 	// +optional
 	gitUrl string,
-	// The OIDC identity token Sigstore certifies, e.g. env://SIGSTORE_ID_TOKEN.
+	// The OIDC identity token Sigstore certifies, e.g. env://SIGSTORE_ID_TOKEN; in GitHub
+	// Actions pass the --actions-id-token-request-* pair instead, so that each signing step
+	// gets a fresh token.
+	// +optional
 	oidcToken *dagger.Secret,
 	// Fulcio's URL; default: Sigstore's public instance.
 	// +optional
@@ -184,27 +202,43 @@ func (m *Shipyard) ReleasePublish(
 	// The run's GitHub variables for the provenance, NAME=value.
 	// +optional
 	githubEnv []string,
-	// Sigstore's trusted root (trusted_root.json) that bundles of an earlier attempt must
-	// verify against before a re-run keeps them; default: their statement is compared.
+	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
+	// verifies against it as signed by the token's identity, and the new evidence is
+	// verified against it before any tag moves; default: the public-good instance's,
+	// pinned by digest.
 	// +optional
 	trustedRoot *dagger.File,
+	// GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL, e.g. env://ACTIONS_ID_TOKEN_REQUEST_URL:
+	// with the next argument, the signing tool requests its own identity token (audience
+	// sigstore) right before each attest and sign, instead of --oidc-token, which would
+	// expire during the builds. The job needs permissions id-token: write.
+	// +optional
+	actionsIdTokenRequestUrl *dagger.Secret,
+	// GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_TOKEN, e.g. env://ACTIONS_ID_TOKEN_REQUEST_TOKEN.
+	// +optional
+	actionsIdTokenRequestToken *dagger.Secret,
 ) (string, error) {
 	if err := releaseFormat(format); err != nil {
 		return "", err
 	}
 	h, err := releaserun.ParseHandoff(handoff)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("--handoff: %w", err)
+	}
+	p, err := releaserun.ParseHandoff(pushed)
+	if err != nil {
+		return "", fmt.Errorf("--pushed: %w", err)
 	}
 	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{
-		workflow: workflow, gitURL: gitUrl, oidcToken: oidcToken, fulcioURL: fulcioUrl, rekorURL: rekorUrl,
+		workflow: workflow, gitURL: gitUrl, fulcioURL: fulcioUrl, rekorURL: rekorUrl,
+		tokens:    signingTokens{oidcToken: oidcToken, requestURL: actionsIdTokenRequestUrl, requestToken: actionsIdTokenRequestToken},
 		builderID: builderId, buildType: buildType, githubEnv: githubEnv, trustedRoot: trustedRoot, signing: true,
 	})
 	if err != nil {
 		return "", err
 	}
 	defer cleanup()
-	rep, err := releaserun.PublishJob(ctx, cfg, h)
+	rep, err := releaserun.PublishJob(ctx, cfg, h, p)
 	if err != nil {
 		return "", err
 	}
@@ -249,7 +283,7 @@ func (m *Shipyard) ReleasePublishRelease(
 // releaseFlags are the arguments the release functions share.
 type releaseFlags struct {
 	workflow, pythonPackage, gitURL string
-	oidcToken                       *dagger.Secret
+	tokens                          signingTokens
 	fulcioURL, rekorURL             string
 	builderID, buildType            string
 	githubEnv                       []string
@@ -277,15 +311,15 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (releaseru
 	}
 	steps := releaserun.ImageSteps{Target: target}
 	if f.signing {
-		if f.oidcToken == nil {
-			return releaserun.Config{}, none, fmt.Errorf("--oidc-token: attesting and signing need an OIDC identity token (in GitHub Actions, one with audience sigstore)")
+		if f.tokens.oidcToken == nil && f.tokens.requestURL == nil && f.tokens.requestToken == nil {
+			return releaserun.Config{}, none, fmt.Errorf("--oidc-token: attesting and signing need an OIDC identity token: in GitHub Actions pass --actions-id-token-request-url env://ACTIONS_ID_TOKEN_REQUEST_URL --actions-id-token-request-token env://ACTIONS_ID_TOKEN_REQUEST_TOKEN (the job needs id-token: write), elsewhere --oidc-token")
 		}
 		// The source of the provenance (repository, tag, commit) is the release's own.
 		prov, err := m.provenance("", "", f.githubEnv, f.builderID, f.buildType, "")
 		if err != nil {
 			return releaserun.Config{}, none, err
 		}
-		if steps.Sign, err = m.signInputs(ctx, c, f.oidcToken, f.fulcioURL, f.rekorURL, f.trustedRoot, prov); err != nil {
+		if steps.Sign, err = m.signInputs(ctx, c, f.tokens, f.fulcioURL, f.rekorURL, f.trustedRoot, prov); err != nil {
 			return releaserun.Config{}, none, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "dagger.io/dagger"
 
@@ -63,7 +64,7 @@ func (w *releaseWorld) tag(t *testing.T, tag string) {
 
 func (w *releaseWorld) release(ctx context.Context, tag string, dryRun bool, format string) (string, error) {
 	return w.m.Release(ctx, tag, dryRun, format, "ci.yml", "", teskrepo.GitURL, w.oidc,
-		w.pub.Sigstore.URL, w.pub.Sigstore.URL, "https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.root)
+		w.pub.Sigstore.URL, w.pub.Sigstore.URL, "https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.root, nil, nil)
 }
 
 // noSecrets fails when a token or password reached an output, an error or an exec.
@@ -163,14 +164,37 @@ func TestReleaseJobsThroughTheModule(t *testing.T) {
 	if !strings.Contains(scanned, `"passed":true`) {
 		t.Fatalf("scan handoff %s", scanned)
 	}
-	// Publishing needs the OIDC token.
-	if _, err := w.m.ReleasePublish(ctx, scanned, "json", "ci.yml", teskrepo.GitURL, nil, "", "", "", "", nil, w.root); err == nil || !strings.Contains(err.Error(), "--oidc-token") {
+	// The scan job's handoff must carry what the push job pushed.
+	if _, err := w.m.ReleasePublish(ctx, scanned, "{}", "json", "ci.yml", teskrepo.GitURL, w.oidc, "", "", "", "", nil, w.root, nil, nil); err == nil || !strings.Contains(err.Error(), "--pushed") {
+		t.Errorf("publish without the push job's output: %v", err)
+	}
+	i := strings.Index(pushed, `"digest":"sha256:`) + len(`"digest":"sha256:`)
+	flipped := "0"
+	if pushed[i] == '0' {
+		flipped = "1"
+	}
+	otherDigest := pushed[:i] + flipped + pushed[i+1:]
+	if _, err := w.m.ReleasePublish(ctx, scanned, otherDigest, "json", "ci.yml", teskrepo.GitURL, w.oidc, "", "", "", "", nil, w.root, nil, nil); err == nil || !strings.Contains(err.Error(), "is not what the push job pushed") {
+		t.Errorf("publish of digests the push job did not print: %v", err)
+	}
+	// Publishing needs the OIDC token, or the endpoint to request one from.
+	if _, err := w.m.ReleasePublish(ctx, scanned, pushed, "json", "ci.yml", teskrepo.GitURL, nil, "", "", "", "", nil, w.root, nil, nil); err == nil || !strings.Contains(err.Error(), "--oidc-token") {
 		t.Errorf("publish without a token: %v", err)
 	}
-	report, err := w.m.ReleasePublish(ctx, scanned, "text", "ci.yml", teskrepo.GitURL, w.oidc, w.pub.Sigstore.URL, w.pub.Sigstore.URL,
-		"https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.root)
+	// As release.yml calls it: the signing tool requests a token right before each use.
+	te := w.pub.TokenEndpoint(t, 5*time.Minute)
+	requestURL := dag.SetSecret(publishtest.TokenRequestURLSecret, te.URL)
+	requestToken := dag.SetSecret(publishtest.TokenRequestTokenSecret, te.Bearer)
+	if _, err := w.m.ReleasePublish(ctx, scanned, pushed, "json", "ci.yml", teskrepo.GitURL, nil, "", "", "", "", nil, w.root, requestURL, nil); err == nil || !strings.Contains(err.Error(), "go together") {
+		t.Errorf("half a token request: %v", err)
+	}
+	report, err := w.m.ReleasePublish(ctx, scanned, pushed, "text", "ci.yml", teskrepo.GitURL, nil, w.pub.Sigstore.URL, w.pub.Sigstore.URL,
+		"https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.root, requestURL, requestToken)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := te.Requests(); n != 4 {
+		t.Errorf("%d tokens requested, want one per attest and sign of each image", n)
 	}
 	if strings.Count(report, "tags:        0.11.0rc1\n") != 2 || strings.Contains(report, "latest") {
 		t.Errorf("publish report:\n%s", report)

@@ -33,15 +33,18 @@ type DevResult struct {
 	// digest is kept and the new build is not pushed.
 	Reused []string `json:"reused,omitempty"`
 	// Scanned lists the images whose digest passed the scan.
-	Scanned  []string               `json:"scanned"`
-	Evidence []Evidence             `json:"evidence"`
+	Scanned  []string   `json:"scanned"`
+	Evidence []Evidence `json:"evidence"`
+	// Verified is the check of that evidence, as a user makes it, before tagging.
+	Verified []Verification         `json:"verified"`
 	Tags     []registry.ApplyReport `json:"tags"`
 	// Reports holds the scan reports (<name>.json, <name>.sarif, summary.txt).
 	Reports *dagger.Directory `json:"-"`
 }
 
 // PublishDev publishes the images of a commit pushed to dev: push by digest, scan exactly
-// those digests, attest, sign, and only then tag them sha-<commit> and dev. Any failure
+// those digests, attest, sign, verify both with the signer's identity, and only then tag
+// them sha-<commit> and dev. Any failure
 // stops the flow before any tag is written, and the error says which step failed and that
 // a re-run finishes: every step keeps what an earlier run completed (a pushed digest, a
 // bundle already attached, a tag already on its digest), so re-running after success
@@ -93,6 +96,9 @@ func PublishDev(ctx context.Context, d Dev, sha string) (DevResult, error) {
 		return stopped(err)
 	}
 	res.Evidence = append(res.Evidence, signed...)
+	if res.Verified, err = VerifySigned(ctx, d.Sign, d.Target, pushed, res.Evidence); err != nil {
+		return stopped(err)
+	}
 
 	// A push to dev never sets latest, so no stillLatest check is needed.
 	applied, err := TagImages(ctx, d.Target, pushed, tags, nil)

@@ -27,6 +27,8 @@ const (
 const (
 	toolBinary       = "/usr/local/bin/supplychain"
 	oidcTokenPath    = "/run/secrets/oidc-token"
+	tokenURLPath     = "/run/secrets/actions-id-token-request-url"
+	tokenBearerPath  = "/run/secrets/actions-id-token-request-token"
 	registryPassPath = "/run/secrets/registry-password"
 	trustedRootPath  = "/run/shipyard/trusted_root.json"
 )
@@ -63,15 +65,28 @@ type SignInputs struct {
 	// Tool is the container from Tool.
 	Tool *dagger.Container
 	// OIDCToken is the identity token Fulcio certifies (in GitHub Actions, one requested
-	// with audience sigstore). Required.
+	// with audience sigstore). It lives a few minutes, so it suits a laptop or a step that
+	// runs right after fetching it; TokenRequest is the alternative. One of them is required.
 	OIDCToken *dagger.Secret
+	// TokenRequest lets each attest and sign exec request its own token from GitHub's
+	// endpoint right before it signs, however long the builds before it took.
+	TokenRequest *TokenRequest
 	// FulcioURL and RekorURL default to Sigstore's public-good instances when empty.
 	FulcioURL, RekorURL string
-	// TrustedRoot, when set, must verify a bundle an earlier run attached before a re-run
-	// counts it as done; without it, the bundle's statement alone is compared.
+	// TrustedRoot is Sigstore's trusted_root.json (PublicGoodTrustedRoot for the public
+	// instance). Required: a bundle an earlier run attached counts as done only if it
+	// verifies against it as signed by the token's identity, and VerifySigned checks the
+	// new evidence against it before any tag moves.
 	TrustedRoot *dagger.File
 	// Provenance describes the build, for Attest.
 	Provenance Provenance
+}
+
+// TokenRequest is GitHub Actions' identity token endpoint, both parts secrets: the job's
+// ACTIONS_ID_TOKEN_REQUEST_URL and ACTIONS_ID_TOKEN_REQUEST_TOKEN (present when the job has
+// permissions id-token: write).
+type TokenRequest struct {
+	URL, Token *dagger.Secret
 }
 
 // Evidence is a Sigstore bundle attached to an image digest as an OCI referrer.
@@ -118,15 +133,26 @@ func (in SignInputs) check(step string) error {
 	switch {
 	case in.Tool == nil:
 		return fmt.Errorf("%s: no supplychain tool container", step)
-	case in.OIDCToken == nil:
-		return fmt.Errorf("%s: no OIDC token: pass --oidc-token (in GitHub Actions, request one with audience sigstore; the job needs permissions id-token: write)", step)
+	case in.OIDCToken != nil && in.TokenRequest != nil:
+		return fmt.Errorf("%s: give either --oidc-token or the --actions-id-token-request-* pair, not both", step)
+	case in.TokenRequest != nil && (in.TokenRequest.URL == nil || in.TokenRequest.Token == nil):
+		return fmt.Errorf("%s: --actions-id-token-request-url and --actions-id-token-request-token go together", step)
+	case in.OIDCToken == nil && in.TokenRequest == nil:
+		return fmt.Errorf("%s: no OIDC token: in GitHub Actions pass --actions-id-token-request-url env://ACTIONS_ID_TOKEN_REQUEST_URL --actions-id-token-request-token env://ACTIONS_ID_TOKEN_REQUEST_TOKEN (the job needs permissions id-token: write), elsewhere --oidc-token", step)
+	case in.TrustedRoot == nil:
+		return fmt.Errorf("%s: no Sigstore trusted root (PublicGoodTrustedRoot for the public instance)", step)
 	}
 	return nil
 }
 
 // signArgs are the flags attest and sign share; the secrets are mounted by publishStep.
 func (in SignInputs) signArgs(t Target, img Pushed) []string {
-	args := []string{"--image", img.Ref(), "--oidc-token-file", oidcTokenPath}
+	args := []string{"--image", img.Ref()}
+	if in.TokenRequest != nil {
+		args = append(args, "--oidc-token-request-url-file", tokenURLPath, "--oidc-token-request-token-file", tokenBearerPath)
+	} else {
+		args = append(args, "--oidc-token-file", oidcTokenPath)
+	}
 	if t.Password != nil {
 		args = append(args, "--registry-username", t.Username, "--registry-password-file", registryPassPath)
 	}
@@ -136,10 +162,7 @@ func (in SignInputs) signArgs(t Target, img Pushed) []string {
 	if in.RekorURL != "" {
 		args = append(args, "--rekor-url", in.RekorURL)
 	}
-	if in.TrustedRoot != nil {
-		args = append(args, "--trusted-root", trustedRootPath)
-	}
-	return args
+	return append(args, "--trusted-root", trustedRootPath)
 }
 
 // checkPublished confirms each digest is in the registry before anything is signed: the
@@ -158,13 +181,16 @@ func checkPublished(ctx context.Context, step string, t Target, pushed []Pushed)
 // publishStep runs `supplychain <step>` (attest or sign) for one image with the token and
 // the registry password as secret files, and reads its JSON outcome.
 func (in SignInputs) publishStep(ctx context.Context, step, kind, predicateType string, t Target, img Pushed, extra []string) (Evidence, error) {
-	ctr := in.Tool.WithMountedSecret(oidcTokenPath, in.OIDCToken)
+	ctr := in.Tool
+	if in.TokenRequest != nil {
+		ctr = ctr.WithMountedSecret(tokenURLPath, in.TokenRequest.URL).WithMountedSecret(tokenBearerPath, in.TokenRequest.Token)
+	} else {
+		ctr = ctr.WithMountedSecret(oidcTokenPath, in.OIDCToken)
+	}
 	if t.Password != nil {
 		ctr = ctr.WithMountedSecret(registryPassPath, t.Password)
 	}
-	if in.TrustedRoot != nil {
-		ctr = ctr.WithMountedFile(trustedRootPath, in.TrustedRoot)
-	}
+	ctr = ctr.WithMountedFile(trustedRootPath, in.TrustedRoot)
 	args := append(append([]string{"supplychain", step}, in.signArgs(t, img)...), extra...)
 	stdout, err := runTool(ctx, ctr, args)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 
@@ -64,6 +65,24 @@ func (v Verification) Text() string {
 	return b.String()
 }
 
+// ExampleReleaseIdentity is the identity of tesk-core's release workflow on a release tag,
+// as the docs give it.
+const ExampleReleaseIdentity = `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$`
+
+// Anchored reports whether an identity regexp matches whole identities only: ^ first and $
+// last around everything, alternatives included. Unanchored, "github\.com/o/r/" would also
+// accept https://github.com/attacker/x?github.com/o/r/, and "^a|b$" anything ending in b.
+// The supplychain command applies the same rule.
+func Anchored(re string) bool {
+	parsed, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	parsed = parsed.Simplify()
+	subs := parsed.Sub
+	return parsed.Op == syntax.OpConcat && len(subs) >= 2 && subs[0].Op == syntax.OpBeginText && subs[len(subs)-1].Op == syntax.OpEndText
+}
+
 // VerifyOption adjusts Verify.
 type VerifyOption func(*verifyConfig)
 
@@ -108,6 +127,9 @@ func Verify(ctx context.Context, tool *dagger.Container, image, identityRegexp, 
 	}
 	if _, err := regexp.Compile(identityRegexp); err != nil {
 		return Verification{}, fmt.Errorf("verify: --identity %q is not a regular expression: %w", identityRegexp, err)
+	}
+	if !Anchored(identityRegexp) {
+		return Verification{}, fmt.Errorf("verify: --identity %q is not anchored: write it as ^…$ so that it matches the whole identity, e.g. %s", identityRegexp, ExampleReleaseIdentity)
 	}
 	repo, _, err := splitRef(image)
 	if err != nil {

@@ -50,24 +50,22 @@ func TestVerify(t *testing.T) {
 		{name: "by digest", image: repo + "@" + signed, identity: publishtest.IdentityRegexp, issuer: publishtest.Issuer},
 		{name: "with the registry login", image: repo + ":dev", identity: publishtest.IdentityRegexp, issuer: publishtest.Issuer,
 			opts: []publish.VerifyOption{publish.WithRegistryLogin(v.target)}},
-		{name: "wrong identity", image: repo + ":dev", identity: `^https://github\.com/someone-else/`, issuer: publishtest.Issuer, wantErr: "exit code 1"},
+		{name: "wrong identity", image: repo + ":dev", identity: `^https://github\.com/someone-else/.*$`, issuer: publishtest.Issuer, wantErr: "exit code 1"},
 		{name: "wrong issuer", image: repo + ":dev", identity: publishtest.IdentityRegexp, issuer: "https://accounts.google.com", wantErr: "exit code 1"},
 		{name: "unsigned image", image: repo + ":unsigned", identity: publishtest.IdentityRegexp, issuer: publishtest.Issuer, wantErr: "exit code 1"},
 		{name: "tampered digest", image: repo + "@" + swapped, identity: publishtest.IdentityRegexp, issuer: publishtest.Issuer, wantErr: "exit code 1"},
-		// The test Sigstore has no CT log: requiring an SCT, as for the public instance, fails.
-		{name: "certificate transparency required", image: repo + ":dev", identity: publishtest.IdentityRegexp, issuer: publishtest.Issuer, wantErr: "exit code 1"},
+		// The test Sigstore embeds one SCT, as Fulcio does: requiring two fails.
+		{name: "more certificate transparency timestamps than issued", image: repo + ":dev", identity: publishtest.IdentityRegexp, issuer: publishtest.Issuer, opts: []publish.VerifyOption{publish.WithMinSCTs(2)}, wantErr: "exit code 1"},
 		{name: "tag that does not exist", image: repo + ":nope", identity: publishtest.IdentityRegexp, issuer: publishtest.Issuer, wantErr: "404"},
 		{name: "no tag", image: repo, identity: publishtest.IdentityRegexp, issuer: publishtest.Issuer, wantErr: "has no tag"},
 		{name: "identity is no regexp", image: repo + ":dev", identity: `(`, issuer: publishtest.Issuer, wantErr: "not a regular expression"},
+		{name: "identity not anchored", image: repo + ":dev", identity: `github\.com/elixir-cloud-aai/tesk-core/`, issuer: publishtest.Issuer, wantErr: "not anchored"},
 		{name: "no issuer", image: repo + ":dev", identity: publishtest.IdentityRegexp, wantErr: "--issuer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := tt.opts
-			if tt.name != "certificate transparency required" {
-				opts = append(opts, publish.WithMinSCTs(0))
-			}
-			got, err := publish.Verify(ctx, v.sign.Tool, tt.image, tt.identity, tt.issuer, root, opts...)
+			// The production default: at least one SCT.
+			got, err := publish.Verify(ctx, v.sign.Tool, tt.image, tt.identity, tt.issuer, root, tt.opts...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -89,7 +87,7 @@ func TestVerify(t *testing.T) {
 		})
 	}
 	// What the command said for the rejections is in the error, for the user.
-	_, err = publish.Verify(ctx, v.sign.Tool, repo+"@"+swapped, publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithMinSCTs(0))
+	_, err = publish.Verify(ctx, v.sign.Tool, repo+"@"+swapped, publishtest.IdentityRegexp, publishtest.Issuer, root)
 	if err == nil || !strings.Contains(err.Error(), swapped) {
 		t.Errorf("the rejection of the swapped image does not name it: %v", err)
 	}
@@ -118,5 +116,30 @@ func TestVerifyUsesThePinnedPublicRoot(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no verify exec mounted the pinned public-good root:\n%s", v.e.Graph())
+	}
+}
+
+func TestAnchored(t *testing.T) {
+	tests := []struct {
+		re string
+		ok bool
+	}{
+		{publish.ExampleReleaseIdentity, true},
+		{publishtest.IdentityRegexp, true},
+		{`^(a|b)$`, true},
+		{`^https://github\.com/o/r/\.github/workflows/release\.yml@refs/tags/v`, false},
+		{`https://github\.com/o/r/.*$`, false},
+		{`github\.com/o/r/`, false},
+		{`^a|b$`, false},
+		{`^a$|b`, false},
+		{`^a\$`, false},
+		{`(?m)^a$`, false},
+		{`(`, false},
+		{``, false},
+	}
+	for _, tt := range tests {
+		if got := publish.Anchored(tt.re); got != tt.ok {
+			t.Errorf("Anchored(%q) = %v, want %v", tt.re, got, tt.ok)
+		}
 	}
 }

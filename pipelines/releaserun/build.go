@@ -45,6 +45,20 @@ func Build(ctx context.Context, cfg Config, plan release.Plan, src *dagger.Direc
 	return p, images, nil
 }
 
+// Describe lists the images of the tagged source as Build would build them (Dockerfile,
+// build arguments) without building anything: the publish job attests the digests the push
+// job built and pushed, and the provenance needs only their recipe.
+func Describe(ctx context.Context, cfg Config, plan release.Plan, src *dagger.Directory) ([]ci.Image, error) {
+	images, err := ci.New(cfg.Client, src).Images(ctx, plan.Version)
+	if err == nil {
+		err = sameImages(plan, images)
+	}
+	if err != nil {
+		return nil, stepErr(StepAttest, plan.Tag, "nothing was tagged yet: "+nextRerun, err)
+	}
+	return images, nil
+}
+
 // sameImages checks that the tagged source builds exactly the images the plan publishes
 // (the plan's names are the specs' repository names, tesk-core-<name>).
 func sameImages(plan release.Plan, images []ci.Image) error {

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,6 +92,24 @@ func TestFaultAtEachStepThenRerun(t *testing.T) {
 					e.OnExec(engine.ExecRule{
 						Match:    func(x engine.Exec) bool { return len(x.Args) > 1 && x.Args[0] == "supplychain" && x.Args[1] == "sign" },
 						ExitCode: 1, Stderr: "supplychain: sign: rekor: 502 Bad Gateway",
+					})
+				}
+			},
+		},
+		{
+			// sign claims a signature it did not attach: the check with the signer's
+			// identity stops the release before any tag moves.
+			name: "sign reports a signature that is not there", step: StepVerifySigned, noTags: true, message: "no verified bundle",
+			inject: func(w *world) {
+				w.program = func(e *engine.Engine) {
+					e.OnExec(engine.ExecRule{
+						Match: func(x engine.Exec) bool { return len(x.Args) > 1 && x.Args[0] == "supplychain" && x.Args[1] == "sign" },
+						Run: func(x engine.Exec) (string, string, int) {
+							image := x.Args[slices.Index(x.Args, "--image")+1]
+							_, digest, _ := strings.Cut(image, "@")
+							return `{"step":"sign","image":"` + image + `","digest":"` + digest + `","predicateType":"https://sigstore.dev/cosign/sign/v1",` +
+								`"referrer":"sha256:` + strings.Repeat("e", 64) + `","created":false,"identity":"` + publishtest.Identity + `","issuer":"` + publishtest.Issuer + `"}`, "", 0
+						},
 					})
 				}
 			},
@@ -278,11 +297,11 @@ func PublishJobFromScratch(t *testing.T, w *world, tag string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	h, _, err = ScanJob(ctx, cfg, h)
+	scanned, _, err := ScanJob(ctx, cfg, h)
 	if err != nil {
 		return Report{}, err
 	}
-	return PublishJob(ctx, cfg, h)
+	return PublishJob(ctx, cfg, scanned, h)
 }
 
 // TestNonReproducibleRebuildStops: the version is published on one digest; a re-run whose

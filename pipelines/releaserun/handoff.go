@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/release"
 )
@@ -53,14 +54,71 @@ func ParseHandoff(data string) (Handoff, error) {
 	case len(h.Images) == 0:
 		return Handoff{}, errors.New("the handoff lists no pushed image")
 	}
-	seen := map[string]bool{}
+	names, repos := map[string]bool{}, map[string]bool{}
 	for _, p := range h.Images {
-		if !digestRE.MatchString(p.Digest) || p.Name == "" || p.Repository == "" || seen[p.Name] {
+		switch {
+		case !digestRE.MatchString(p.Digest) || p.Name == "" || p.Repository == "":
 			return Handoff{}, fmt.Errorf("the handoff's image %+v is not one pushed image by digest", p)
+		case names[p.Name]:
+			return Handoff{}, fmt.Errorf("the handoff lists image %s twice", p.Name)
+		case repos[p.Repository]:
+			// Two names on one repository would publish one image's tags on the other's.
+			return Handoff{}, fmt.Errorf("the handoff lists repository %s twice", p.Repository)
 		}
-		seen[p.Name] = true
+		names[p.Name], repos[p.Repository] = true, true
 	}
 	return h, nil
+}
+
+// tiedTo checks that each image of the handoff is one the tagged source builds, in that
+// image's own repository: a handoff that pairs a name with another image's repository would
+// attest one image's build for the other's digest.
+func (h Handoff) tiedTo(t publish.Target, images []ci.Image) error {
+	want := make(map[string]string, len(images))
+	for _, img := range images {
+		want[img.Spec.Name] = t.Repository(img)
+	}
+	var errs []error
+	for _, p := range h.Images {
+		repo, ok := want[p.Name]
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("the handoff's image %s is not built from %s", p.Name, h.Tag))
+		case repo != p.Repository:
+			errs = append(errs, fmt.Errorf("the handoff puts image %s in %s, but it is published to %s", p.Name, p.Repository, repo))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// samePush checks that the handoff's release and digests are exactly what the push job
+// printed: the scan job's output travelled through one more job, and only the push job
+// knows what it pushed.
+func (h Handoff) samePush(pushed Handoff) error {
+	if h.Repo != pushed.Repo || h.Tag != pushed.Tag || h.Version != pushed.Version || h.Commit != pushed.Commit {
+		return fmt.Errorf("the scan job's handoff is for %s %s (commit %s), the push job's for %s %s (commit %s)",
+			h.Repo, h.Tag, h.Commit, pushed.Repo, pushed.Tag, pushed.Commit)
+	}
+	key := func(p publish.Pushed) string { return p.Name + " " + p.Repository + "@" + p.Digest }
+	got, want := map[string]bool{}, map[string]bool{}
+	for _, p := range h.Images {
+		got[key(p)] = true
+	}
+	for _, p := range pushed.Images {
+		want[key(p)] = true
+	}
+	var errs []error
+	for _, p := range h.Images {
+		if !want[key(p)] {
+			errs = append(errs, fmt.Errorf("%s (%s) is not what the push job pushed", p.Ref(), p.Name))
+		}
+	}
+	for _, p := range pushed.Images {
+		if !got[key(p)] {
+			errs = append(errs, fmt.Errorf("the push job pushed %s (%s), which the scan job's handoff lacks", p.Ref(), p.Name))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // matches checks a handoff against the plan of the job reading it: same repository, tag,

@@ -54,9 +54,10 @@ func ScanJob(ctx context.Context, cfg Config, h Handoff) (Handoff, *dagger.Direc
 	return h, dir, err
 }
 
-// PublishJob attests, signs and tags the handoff's digests once each passed its scan. The
-// plan is computed again, so latest follows the releases published by now.
-func PublishJob(ctx context.Context, cfg Config, h Handoff) (Report, error) {
+// PublishJob attests, signs and tags the handoff's digests once each passed its scan. pushed
+// is the push job's own handoff: the scan job's must carry exactly its digests. The plan is
+// computed again, so latest follows the releases published by now.
+func PublishJob(ctx context.Context, cfg Config, h, pushed Handoff) (Report, error) {
 	rep := Report{Repo: h.Repo, Tag: h.Tag, Version: h.Version, Commit: h.Commit}
 	fail := func(err error) (Report, error) {
 		rep.Failed = FailedStep(err)
@@ -66,18 +67,22 @@ func PublishJob(ctx context.Context, cfg Config, h Handoff) (Report, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if err := errors.Join(h.matches(cfg, plan), h.scansPassed()); err != nil {
+	if err := errors.Join(h.matches(cfg, plan), h.samePush(pushed), h.scansPassed()); err != nil {
 		return fail(stepErr(StepAttest, h.Tag, "run the release's push and scan jobs of this tag first, and pass their output on unchanged", err))
 	}
 	src, err := Source(ctx, cfg, plan)
 	if err != nil {
 		return fail(err)
 	}
-	// The provenance names each image's Dockerfile and build arguments: the same graph as
-	// the push job's, so the engine reuses it.
-	_, images, err := Build(ctx, cfg, plan, src)
+	// The provenance names each image's Dockerfile and build arguments, which the source
+	// gives without a build: the digests are the push job's, nothing is built again (on a
+	// fresh runner that would take minutes, and change nothing).
+	images, err := Describe(ctx, cfg, plan, src)
 	if err != nil {
 		return fail(err)
+	}
+	if err := h.tiedTo(cfg.Images.Target, images); err != nil {
+		return fail(stepErr(StepAttest, h.Tag, "pass the push and scan jobs' output on unchanged", err))
 	}
 	rep.Images = plannedImages(cfg, plan, images)
 	for i := range rep.Images {
@@ -99,6 +104,9 @@ func PublishJob(ctx context.Context, cfg Config, h Handoff) (Report, error) {
 		return fail(err)
 	}
 	rep.addEvidence(signatures)
+	if err := VerifySigned(ctx, cfg, plan, h.Images, append(attestations, signatures...)); err != nil {
+		return fail(err)
+	}
 	applied, err := Tag(ctx, cfg, plan, h.Images)
 	rep.addTags(applied)
 	if err != nil {

@@ -92,7 +92,7 @@ func TestWorkflowJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := PublishJob(ctx, cfg, pushedOnly); FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "has no passing scan") {
+	if _, err := PublishJob(ctx, cfg, pushedOnly, pushedOnly); FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "has no passing scan") {
 		t.Fatalf("publish without a scan: %v", err)
 	}
 
@@ -126,7 +126,7 @@ func TestWorkflowJobs(t *testing.T) {
 	// A handoff of another tag is refused.
 	other := scanned
 	other.Tag, other.Version = "v0.11.0rc2", "0.11.0rc2"
-	if _, err := PublishJob(ctx, cfg, other); err == nil {
+	if _, err := PublishJob(ctx, cfg, other, pushedOnly); err == nil {
 		t.Fatal("a handoff of another tag was accepted")
 	}
 	text, _ := scanned.JSON()
@@ -134,9 +134,37 @@ func TestWorkflowJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := PublishJob(ctx, cfg, scanned)
+	// The scan job's output must carry exactly the push job's digests and repositories.
+	for name, tamper := range map[string]func(h *Handoff){
+		"another digest": func(h *Handoff) { h.Images[0].Digest = "sha256:" + strings.Repeat("d", 64) },
+		"swapped repositories": func(h *Handoff) {
+			h.Images[0].Repository, h.Images[1].Repository = h.Images[1].Repository, h.Images[0].Repository
+		},
+	} {
+		bad := scanned
+		bad.Images = slices.Clone(scanned.Images)
+		bad.Scans = nil
+		tamper(&bad)
+		for _, img := range bad.Images {
+			bad.Scans = append(bad.Scans, ScanRecord{Name: img.Name, Digest: img.Digest, Passed: true})
+		}
+		if _, err := PublishJob(ctx, cfg, bad, pushedOnly); FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "is not what the push job pushed") {
+			t.Errorf("%s: %v", name, err)
+		}
+		// Even with a push handoff tampered the same way, a name is tied to its repository.
+		if name == "swapped repositories" {
+			if _, err := PublishJob(ctx, cfg, bad, bad); FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "but it is published to") {
+				t.Errorf("%s, both handoffs: %v", name, err)
+			}
+		}
+	}
+	rep, err := PublishJob(ctx, cfg, scanned, pushedOnly)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The publish job (a fresh runner) works from the pushed digests: it builds no image.
+	if builds := w.e.Graph().Builds(); len(builds) != 0 {
+		t.Errorf("the publish job built %d image(s) again", len(builds))
 	}
 	for _, img := range rep.Images {
 		if strings.Join(img.Tags, ",") != plan.Version || img.Signature == "" || img.Attestation == "" || !img.Scan.Passed {

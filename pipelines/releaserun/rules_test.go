@@ -2,6 +2,7 @@ package releaserun
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,6 +117,8 @@ func TestParseHandoff(t *testing.T) {
 		{name: "a tag instead of a digest", data: strings.Replace(good, digest, "latest", 1), err: "not one pushed image by digest"},
 		{name: "no images", data: `{"repo":"o/r","tag":"v1.0.0","version":"1.0.0","commit":"` + commit + `","images":[]}`, err: "lists no pushed image"},
 		{name: "not JSON", data: "digests: none", err: "reading the handoff"},
+		{name: "a name twice", data: strings.Replace(good, `}]}`, `},{"name":"filer","repository":"docker.io/o/tesk-core-taskmaster","digest":"`+digest+`"}]}`, 1), err: "lists image filer twice"},
+		{name: "a repository twice", data: strings.Replace(good, `}]}`, `},{"name":"taskmaster","repository":"docker.io/o/tesk-core-filer","digest":"`+digest+`"}]}`, 1), err: "lists repository docker.io/o/tesk-core-filer twice"},
 	}
 	for _, tt := range tests {
 		h, err := ParseHandoff(tt.data)
@@ -128,6 +131,54 @@ func TestParseHandoff(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.err) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.err)
 		}
+	}
+}
+
+func TestHandoffTiedToImagesAndPush(t *testing.T) {
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	d1, d2 := "sha256:"+strings.Repeat("1", 64), "sha256:"+strings.Repeat("2", 64)
+	target := publish.Target{Registry: "docker.io", Org: "o"}
+	img := func(n string) ci.Image { return ci.Image{Spec: ci.ImageSpec{Name: n, Repository: "tesk-core-" + n}} }
+	images := []ci.Image{img("filer"), img("taskmaster")}
+	h := Handoff{Repo: "o/r", Tag: "v1.0.0", Version: "1.0.0", Commit: commit, Images: []publish.Pushed{
+		{Name: "filer", Repository: "docker.io/o/tesk-core-filer", Digest: d1},
+		{Name: "taskmaster", Repository: "docker.io/o/tesk-core-taskmaster", Digest: d2},
+	}}
+	with := func(f func(h *Handoff)) Handoff {
+		c := h
+		c.Images = slices.Clone(h.Images)
+		f(&c)
+		return c
+	}
+	swapped := with(func(c *Handoff) {
+		c.Images[0].Repository, c.Images[1].Repository = c.Images[1].Repository, c.Images[0].Repository
+	})
+	tests := []struct {
+		name          string
+		h, pushed     Handoff
+		tied, samePsh string // error texts; "" means no error
+	}{
+		{"as pushed", h, h, "", ""},
+		{"swapped repositories", swapped, h, "puts image filer in docker.io/o/tesk-core-taskmaster, but it is published to docker.io/o/tesk-core-filer", "is not what the push job pushed"},
+		{"an image the source does not build", with(func(c *Handoff) { c.Images[1].Name = "api" }), h, "image api is not built from v1.0.0", "is not what the push job pushed"},
+		{"another digest than pushed", with(func(c *Handoff) { c.Images[0].Digest = d2 }), h, "", "docker.io/o/tesk-core-filer@" + d2 + " (filer) is not what the push job pushed"},
+		{"an image dropped", with(func(c *Handoff) { c.Images = c.Images[:1] }), h, "", "which the scan job's handoff lacks"},
+		{"another commit", with(func(c *Handoff) { c.Commit = strings.Repeat("f", 40) }), h, "", "the push job's for o/r v1.0.0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for what, pair := range map[string]struct {
+				err  error
+				want string
+			}{
+				"tiedTo":   {tt.h.tiedTo(target, images), tt.tied},
+				"samePush": {tt.h.samePush(tt.pushed), tt.samePsh},
+			} {
+				if pair.want == "" && pair.err != nil || pair.want != "" && (pair.err == nil || !strings.Contains(pair.err.Error(), pair.want)) {
+					t.Errorf("%s = %v, want %q", what, pair.err, pair.want)
+				}
+			}
+		})
 	}
 }
 

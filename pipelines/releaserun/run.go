@@ -87,6 +87,9 @@ func Run(ctx context.Context, cfg Config, tag string, opts Options) (Report, err
 		return fail(err)
 	}
 	rep.addEvidence(signatures)
+	if err := VerifySigned(ctx, cfg, plan, pushed, append(attestations, signatures...)); err != nil {
+		return fail(err)
+	}
 	applied, err := Tag(ctx, cfg, plan, pushed)
 	rep.addTags(applied)
 	if err != nil {

@@ -17,3 +17,16 @@ func Sign(ctx context.Context, cfg Config, plan release.Plan, pushed []publish.P
 	cfg.logf("%s: %d signature(s)", StepSign, len(ev))
 	return ev, nil
 }
+
+// VerifySigned verifies each pushed digest's signature and provenance, as a user will, with
+// the identity and issuer that signed them: a tag never names a digest that does not verify.
+func VerifySigned(ctx context.Context, cfg Config, plan release.Plan, pushed []publish.Pushed, evidence []publish.Evidence) error {
+	verified, err := publish.VerifySigned(ctx, cfg.Images.withSource(cfg, plan), cfg.Images.Target, pushed, evidence)
+	if err != nil {
+		return stepErr(StepVerifySigned, plan.Tag, "nothing was tagged yet: "+nextRerun, err)
+	}
+	for _, v := range verified {
+		cfg.logf("%s: %s: %d bundle(s) verified", StepVerifySigned, v.Ref, len(v.Verified))
+	}
+	return nil
+}

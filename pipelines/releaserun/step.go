@@ -3,21 +3,26 @@ package releaserun
 import (
 	"errors"
 	"fmt"
+
+	"dagger/shipyard/pipelines/publish"
 )
 
 // Step names, as logs, errors and the release report use them.
 const (
-	StepPlan      = "release-plan"
-	StepSource    = "source"
-	StepBuild     = "build"
-	StepVersion   = "version-check"
-	StepPush      = "push-by-digest"
-	StepScan      = "scan-digests"
-	StepAttest    = "attest"
-	StepSign      = "sign"
-	StepTag       = "tag"
-	StepNotes     = "release-notes"
-	StepGHRelease = "publish-release"
+	StepPlan    = "release-plan"
+	StepSource  = "source"
+	StepBuild   = "build"
+	StepVersion = "version-check"
+	StepPush    = "push-by-digest"
+	StepScan    = "scan-digests"
+	StepAttest  = "attest"
+	StepSign    = "sign"
+	// StepVerifySigned verifies the signature and provenance with the signer's identity
+	// before any tag moves.
+	StepVerifySigned = publish.StepVerifySigned
+	StepTag          = "tag"
+	StepNotes        = "release-notes"
+	StepGHRelease    = "publish-release"
 )
 
 // What the maintainer does next, by what a failure left behind.

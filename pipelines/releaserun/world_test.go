@@ -39,6 +39,8 @@ type world struct {
 	log  safeBuffer
 	// program runs on each fresh engine, for a test's faults.
 	program func(e *engine.Engine)
+	// engineOpts configure each fresh engine (e.g. its exec latency).
+	engineOpts []engine.Option
 }
 
 func newWorld(t *testing.T, opts teskrepo.Options) *world {
@@ -65,7 +67,7 @@ var scanExecs = []string{
 // supplychain command.
 func (w *world) freshEngine() {
 	w.t.Helper()
-	w.e = engine.New(w.t, engine.StrictExecs())
+	w.e = engine.New(w.t, append([]engine.Option{engine.StrictExecs()}, w.engineOpts...)...)
 	w.e.ExpectExecs(releaseExecs...)
 	w.c = w.e.Client(context.Background())
 	w.pub.Install(w.t, w.e, teskImages...)

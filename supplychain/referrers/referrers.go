@@ -190,7 +190,9 @@ func fetch(d name.Digest, h v1.Hash, opts []remote.Option) (Referrer, bool, erro
 		return Referrer{}, false, nil
 	}
 	if m.Layers[0].Size > maxBundleSize {
-		return Referrer{}, false, fmt.Errorf("referrers: bundle %s is larger than %d bytes", m.Layers[0].Digest, maxBundleSize)
+		// No bundle we write is that large, so it is not ours: skipped unread, so that
+		// whoever attached it cannot stop the listing (and the steps that rely on it).
+		return Referrer{}, false, nil
 	}
 	l, err := remote.Layer(d.Repository.Digest(m.Layers[0].Digest.String()), opts...)
 	if err != nil {

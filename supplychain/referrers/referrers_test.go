@@ -175,3 +175,40 @@ func TestStoreRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestListSkipsOversizedForeignReferrers: anyone who can push to the repository can attach
+// a bundle-typed referrer larger than any bundle; it is not ours (Store never writes one),
+// so it is skipped rather than failing the listing, and with it the step's re-run check.
+func TestListSkipsOversizedForeignReferrers(t *testing.T) {
+	reg := testregistry.New(t, testregistry.Options{ReferrersAPI: true})
+	d, _ := reg.PushRandom(t, "org/img")
+	subject, err := remote.Head(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
+	huge = mutate.ConfigMediaType(huge, referrers.EmptyMediaType)
+	huge, err = mutate.AppendLayers(huge, static.NewLayer([]byte(strings.Repeat(" ", 8<<20+1)), referrers.BundleMediaType))
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge = mutate.Subject(huge, *subject).(v1.Image)
+	h, err := huge.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(d.Repository.Digest(h.String()), huge); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := referrers.Store(context.Background(), d, []byte(`{"a":1}`), "p", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := referrers.List(context.Background(), d)
+	if err != nil {
+		t.Fatalf("List failed on a foreign referrer: %v", err)
+	}
+	if len(got) != 1 || got[0].Digest != mine {
+		t.Errorf("List = %d referrers, want only %s", len(got), mine)
+	}
+}

@@ -21,6 +21,23 @@ type Token struct {
 	Issuer  string
 	Subject string
 	Expiry  time.Time
+	// WorkflowRef is GitHub's job_workflow_ref claim (o/r/.github/workflows/x.yml@ref),
+	// empty for other issuers.
+	WorkflowRef string
+}
+
+// GitHubActionsIssuer is the issuer of GitHub Actions' OIDC tokens.
+const GitHubActionsIssuer = "https://token.actions.githubusercontent.com"
+
+// Identity is the subject alternative name Fulcio certifies for this token: for GitHub
+// Actions the URI of the workflow that runs the job, for a token with an email that
+// email, otherwise the subject. A bundle already attached counts as ours only if its
+// certificate names this identity and the token's issuer.
+func (t *Token) Identity() string {
+	if t.Issuer == GitHubActionsIssuer && t.WorkflowRef != "" {
+		return "https://github.com/" + t.WorkflowRef
+	}
+	return t.Subject
 }
 
 // ErrToken is wrapped by every token error; messages never include token bytes.
@@ -82,6 +99,8 @@ func ParseToken(raw []byte, now time.Time) (*Token, error) {
 		Sub   string          `json:"sub"`
 		Email string          `json:"email"`
 		Exp   json.RawMessage `json:"exp"`
+		// GitHub Actions: the workflow file and ref of the job, which Fulcio certifies.
+		JobWorkflowRef string `json:"job_workflow_ref"`
 	}
 	if err := json.Unmarshal(payload, &claims); err != nil {
 		return nil, fmt.Errorf("%w: token payload is not a JSON object", ErrToken)
@@ -100,7 +119,7 @@ func ParseToken(raw []byte, now time.Time) (*Token, error) {
 	if !now.Before(expiry) {
 		return nil, fmt.Errorf("%w: token expired at %s", ErrToken, expiry.Format(time.RFC3339))
 	}
-	return &Token{raw: s, Issuer: claims.Iss, Subject: firstNonEmpty(claims.Email, claims.Sub), Expiry: expiry}, nil
+	return &Token{raw: s, Issuer: claims.Iss, Subject: firstNonEmpty(claims.Email, claims.Sub), Expiry: expiry, WorkflowRef: claims.JobWorkflowRef}, nil
 }
 
 // String redacts the token.

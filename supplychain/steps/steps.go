@@ -2,11 +2,14 @@
 // sign: each signs one in-toto statement about an image digest and stores the
 // bundle as an OCI referrer of that digest. Both are idempotent: when the
 // digest already carries a bundle of the same predicate type for the same
-// subject (a previous run that succeeded), they change nothing.
+// subject that verifies against the trusted root as signed by the token's
+// identity (a previous run that succeeded), they change nothing; any other
+// bundle is someone else's, and they sign again.
 package steps
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -35,9 +38,9 @@ type Config struct {
 	Signer *signing.Signer
 	// Remote are the registry options (authentication, transport).
 	Remote []remote.Option
-	// Trusted, when set, must verify a bundle already attached before it
-	// counts as a previous run's result (without it, the bundle's statement
-	// alone is compared).
+	// Trusted is the trusted root a bundle already attached must verify
+	// against, with the token's identity and issuer, before it counts as a
+	// previous run's result. Required.
 	Trusted root.TrustedMaterial
 	// Now gives the time of the referrer's creation annotation; nil means time.Now.
 	Now func() time.Time
@@ -51,7 +54,9 @@ type Outcome struct {
 	PredicateType string `json:"predicateType"`
 	Referrer      string `json:"referrer"`
 	// Created is false when an earlier run's bundle was found and kept.
-	Created  bool   `json:"created"`
+	Created bool `json:"created"`
+	// Identity and Issuer are the signer's, the token's: a kept bundle verified with
+	// them, and a new one is certified for them.
 	Identity string `json:"identity,omitempty"`
 	Issuer   string `json:"issuer,omitempty"`
 	LogIndex int64  `json:"logIndex"`
@@ -114,7 +119,11 @@ func publish(ctx context.Context, step string, c Config, d name.Digest, predicat
 	if c.Signer == nil {
 		return Outcome{}, fmt.Errorf("%s: no signer configured", step)
 	}
-	out := Outcome{Step: step, Image: d.String(), Digest: d.DigestStr(), PredicateType: predicateType}
+	if c.Trusted == nil {
+		return Outcome{}, fmt.Errorf("%s: a trusted root is required, to tell an earlier run's bundle from anyone else's", step)
+	}
+	out := Outcome{Step: step, Image: d.String(), Digest: d.DigestStr(), PredicateType: predicateType,
+		Identity: c.Token.Identity(), Issuer: c.Token.Issuer}
 
 	existing, err := referrers.List(ctx, d, c.Remote...)
 	if err != nil {
@@ -130,6 +139,9 @@ func publish(ctx context.Context, step string, c Config, d name.Digest, predicat
 			return out, nil
 		}
 	}
+	// Anything else of this predicate type (junk, another signer's, another
+	// Sigstore's) is not our signature: sign again. An extra referrer does no
+	// harm, and verifiers pick the bundle that verifies.
 
 	bundle, err := c.Signer.SignStatement(ctx, statement, c.Token)
 	if err != nil {
@@ -150,7 +162,9 @@ func publish(ctx context.Context, step string, c Config, d name.Digest, predicat
 
 // previousRun reports whether r is the result of an earlier successful run
 // of this step: a bundle whose DSSE statement has this predicate type and this
-// digest as subject, verified against the trusted root when one is given.
+// digest as subject, and that verifies against the trusted root (transparency
+// log entry, signed timestamp, at least one SCT) as signed by the token's
+// identity and issuer.
 func (c Config) previousRun(r referrers.Referrer, d name.Digest, predicateType string) bool {
 	var b sgbundle.Bundle
 	if err := b.UnmarshalJSON(r.Bundle); err != nil {
@@ -172,19 +186,25 @@ func (c Config) previousRun(r referrers.Referrer, d name.Digest, predicateType s
 	if !found {
 		return false
 	}
-	if c.Trusted == nil {
-		return true
-	}
-	v, err := sgverify.NewVerifier(c.Trusted, sgverify.WithTransparencyLog(1), sgverify.WithIntegratedTimestamps(1))
+	raw, err := hex.DecodeString(hexDigest)
 	if err != nil {
 		return false
 	}
-	_, err = v.Verify(&b, sgverify.NewPolicy(sgverify.WithoutArtifactUnsafe(), sgverify.WithoutIdentitiesUnsafe()))
+	identity, err := sgverify.NewShortCertificateIdentity(c.Token.Issuer, "", c.Token.Identity(), "")
+	if err != nil {
+		return false
+	}
+	v, err := sgverify.NewVerifier(c.Trusted, sgverify.WithTransparencyLog(1), sgverify.WithIntegratedTimestamps(1), sgverify.WithSignedCertificateTimestamps(1))
+	if err != nil {
+		return false
+	}
+	_, err = v.Verify(&b, sgverify.NewPolicy(sgverify.WithArtifactDigest(alg, raw), sgverify.WithCertificateIdentity(identity)))
 	return err == nil
 }
 
-// describe fills the identity and log index of a bundle, for the output;
-// a bundle it cannot read leaves them empty (Store only writes valid ones).
+// describe fills the certificate's identity and the log index of a bundle,
+// for the output; a bundle it cannot read leaves them as they are (Store only
+// writes valid ones).
 func describe(out *Outcome, bundle []byte) {
 	var b sgbundle.Bundle
 	if err := b.UnmarshalJSON(bundle); err != nil {

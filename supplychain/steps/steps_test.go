@@ -24,7 +24,7 @@ import (
 const (
 	issuer      = "https://token.actions.githubusercontent.com"
 	workflowRef = "elixir-cloud-aai/tesk-core/.github/workflows/release.yml@refs/tags/v0.11.0"
-	identityRE  = `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v`
+	identityRE  = `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$`
 )
 
 func token(t *testing.T, exp time.Time) *signing.Token {
@@ -70,9 +70,24 @@ func newEnv(t *testing.T, referrersAPI bool) *env {
 	}
 	reg := testregistry.New(t, testregistry.Options{ReferrersAPI: referrersAPI})
 	return &env{reg: reg, ss: ss, cfg: steps.Config{
-		Token:  token(t, time.Now().Add(10*time.Minute)),
-		Signer: &signing.Signer{CertificateProvider: ss, TransparencyLogs: []sign.Transparency{ss}},
+		Token:   token(t, time.Now().Add(10*time.Minute)),
+		Signer:  &signing.Signer{CertificateProvider: ss, TransparencyLogs: []sign.Transparency{ss}},
+		Trusted: trustedRoot(t, ss),
 	}}
+}
+
+// trustedRoot is ss's trusted root read back from JSON, as the command reads --trusted-root.
+func trustedRoot(t *testing.T, ss *testsigstore.Sigstore) *root.TrustedRoot {
+	t.Helper()
+	js, err := ss.TrustedRootJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := root.NewTrustedRootFromJSON(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
 
 func (e *env) publish(t *testing.T, d name.Digest) {
@@ -111,7 +126,7 @@ var modes = []struct {
 }{{"referrers API", true}, {"fallback tag", false}}
 
 func TestVerify(t *testing.T) {
-	good := verify.Policy{IdentityRegexp: identityRE, Issuer: issuer}
+	good := verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 1}
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			e := newEnv(t, m.referrersAPI)
@@ -138,13 +153,14 @@ func TestVerify(t *testing.T) {
 				ok     bool
 			}{
 				{"signed image by digest", signed.String(), good, true},
-				{"signature alone", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, RequiredPredicateTypes: []string{verify.CosignSignPredicateType}}, true},
-				{"wrong identity", signed.String(), verify.Policy{IdentityRegexp: `^https://github\.com/someone-else/`, Issuer: issuer}, false},
-				{"identity of a branch", signed.String(), verify.Policy{IdentityRegexp: `@refs/heads/main$`, Issuer: issuer}, false},
+				{"signature alone", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 1, RequiredPredicateTypes: []string{verify.CosignSignPredicateType}}, true},
+				{"wrong identity", signed.String(), verify.Policy{IdentityRegexp: `^https://github\.com/someone-else/.*$`, Issuer: issuer}, false},
+				{"identity of a branch", signed.String(), verify.Policy{IdentityRegexp: `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/heads/main$`, Issuer: issuer}, false},
 				{"wrong issuer", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: "https://accounts.google.com"}, false},
 				{"unsigned image", unsigned.String(), good, false},
 				{"bundles of another digest", tampered.String(), good, false},
-				{"certificate transparency required", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 1}, false},
+				{"embedded certificate transparency timestamp, as from Fulcio", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 1}, true},
+				{"more timestamps than the certificate has", signed.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 2}, false},
 			}
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
@@ -205,55 +221,46 @@ func TestVerifyByTag(t *testing.T) {
 
 func TestRerunConverges(t *testing.T) {
 	for _, m := range modes {
-		for _, withRoot := range []bool{false, true} {
-			t.Run(m.name+map[bool]string{false: "", true: " with trusted root"}[withRoot], func(t *testing.T) {
-				e := newEnv(t, m.referrersAPI)
-				d, _ := e.reg.PushRandom(t, "org/filer")
-				c := e.cfg
-				c.Image = d.String()
-				if withRoot {
-					tr, err := e.ss.TrustedRoot()
-					if err != nil {
-						t.Fatal(err)
-					}
-					c.Trusted = tr
+		t.Run(m.name, func(t *testing.T) {
+			e := newEnv(t, m.referrersAPI)
+			d, _ := e.reg.PushRandom(t, "org/filer")
+			c := e.cfg
+			c.Image = d.String()
+			run := func() (steps.Outcome, steps.Outcome) {
+				a, err := steps.Attest(context.Background(), c, input())
+				if err != nil {
+					t.Fatalf("attest: %v", err)
 				}
-				run := func() (steps.Outcome, steps.Outcome) {
-					a, err := steps.Attest(context.Background(), c, input())
-					if err != nil {
-						t.Fatalf("attest: %v", err)
-					}
-					s, err := steps.Sign(context.Background(), c)
-					if err != nil {
-						t.Fatalf("sign: %v", err)
-					}
-					return a, s
+				s, err := steps.Sign(context.Background(), c)
+				if err != nil {
+					t.Fatalf("sign: %v", err)
 				}
-				a1, s1 := run()
-				if !a1.Created || !s1.Created {
-					t.Fatalf("first run created nothing: %+v %+v", a1, s1)
-				}
-				certs, entries := e.ss.Counts()
-				writes := e.reg.Writes()
-				a2, s2 := run()
-				if a2.Created || s2.Created || a2.Referrer != a1.Referrer || s2.Referrer != s1.Referrer {
-					t.Errorf("re-run changed something: %+v %+v", a2, s2)
-				}
-				if a2.Identity != "https://github.com/"+workflowRef || a2.Issuer != issuer {
-					t.Errorf("re-run outcome lacks the identity: %+v", a2)
-				}
-				if c2, e2 := e.ss.Counts(); c2 != certs || e2 != entries {
-					t.Errorf("re-run signed again: certificates %d→%d, entries %d→%d", certs, c2, entries, e2)
-				}
-				if w := e.reg.Writes(); w != writes {
-					t.Errorf("re-run wrote to the registry: %d→%d requests", writes, w)
-				}
-				refs, err := referrers.List(context.Background(), d)
-				if err != nil || len(refs) != 2 {
-					t.Errorf("referrers = %d, %v; want 2", len(refs), err)
-				}
-			})
-		}
+				return a, s
+			}
+			a1, s1 := run()
+			if !a1.Created || !s1.Created {
+				t.Fatalf("first run created nothing: %+v %+v", a1, s1)
+			}
+			certs, entries := e.ss.Counts()
+			writes := e.reg.Writes()
+			a2, s2 := run()
+			if a2.Created || s2.Created || a2.Referrer != a1.Referrer || s2.Referrer != s1.Referrer {
+				t.Errorf("re-run changed something: %+v %+v", a2, s2)
+			}
+			if a2.Identity != "https://github.com/"+workflowRef || a2.Issuer != issuer {
+				t.Errorf("re-run outcome lacks the identity: %+v", a2)
+			}
+			if c2, e2 := e.ss.Counts(); c2 != certs || e2 != entries {
+				t.Errorf("re-run signed again: certificates %d→%d, entries %d→%d", certs, c2, entries, e2)
+			}
+			if w := e.reg.Writes(); w != writes {
+				t.Errorf("re-run wrote to the registry: %d→%d requests", writes, w)
+			}
+			refs, err := referrers.List(context.Background(), d)
+			if err != nil || len(refs) != 2 {
+				t.Errorf("referrers = %d, %v; want 2", len(refs), err)
+			}
+		})
 	}
 }
 
@@ -272,6 +279,7 @@ func TestFaultsStopBeforeWriting(t *testing.T) {
 		{"fulcio fails", func(e *env, c *steps.Config) { e.ss.SetFaults(errors.New("fulcio unavailable"), nil) }, nil, "fulcio unavailable"},
 		{"rekor fails", func(e *env, c *steps.Config) { e.ss.SetFaults(nil, errors.New("rekor unavailable")) }, nil, "rekor unavailable"},
 		{"tag instead of digest", func(e *env, c *steps.Config) { c.Image = e.reg.Host + "/org/filer:latest" }, nil, "by digest"},
+		{"no trusted root", func(e *env, c *steps.Config) { c.Trusted = nil }, nil, "trusted root is required"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -347,6 +355,111 @@ func TestRegistryCredentials(t *testing.T) {
 			}
 			if tt.ok && (len(opts) > 0) != (tt.user != "") {
 				t.Errorf("options = %d", len(opts))
+			}
+		})
+	}
+}
+
+// TestRerunSignsAgainUnlessSignedByUs: a bundle already attached counts as an earlier run's
+// only if it verifies against the trusted root as signed by the current token's identity
+// and issuer. Junk, another identity's signature and another Sigstore's signature of the
+// same statement are someone else's: the step signs again, and the image then verifies
+// for the release identity.
+func TestRerunSignsAgainUnlessSignedByUs(t *testing.T) {
+	other := func(t *testing.T, claims map[string]any) *signing.Token {
+		t.Helper()
+		tok, err := signing.ParseToken([]byte(testsigstore.Token(claims)), time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	exp := time.Now().Add(10 * time.Minute).Unix()
+	tests := []struct {
+		name string
+		// plant attaches the foreign bundles to d before our run.
+		plant func(t *testing.T, e *env, d name.Digest)
+	}{
+		{"junk bundles", func(t *testing.T, e *env, d name.Digest) {
+			for _, pt := range []string{provenance.SLSAPredicateType, signing.CosignSignPredicateType} {
+				junk := `{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","dsseEnvelope":{"payload":"e30=","payloadType":"application/vnd.in-toto+json","signatures":[{"sig":"AAAA"}]}}`
+				if _, err := referrers.Store(context.Background(), d, []byte(junk), pt, time.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+		{"signed by another identity", func(t *testing.T, e *env, d name.Digest) {
+			c := e.cfg
+			c.Image = d.String()
+			c.Token = other(t, map[string]any{"iss": issuer, "sub": "repo:someone/fork:ref:refs/heads/main",
+				"job_workflow_ref": "someone/fork/.github/workflows/release.yml@refs/tags/v0.11.0", "exp": exp})
+			if _, err := steps.Attest(context.Background(), c, input()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := steps.Sign(context.Background(), c); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"our identity from another issuer", func(t *testing.T, e *env, d name.Digest) {
+			c := e.cfg
+			c.Image = d.String()
+			c.Token = other(t, map[string]any{"iss": "https://issuer.example", "sub": "x",
+				"job_workflow_ref": workflowRef, "exp": exp})
+			if _, err := steps.Sign(context.Background(), c); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := steps.Attest(context.Background(), c, input()); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"our identity from another Sigstore", func(t *testing.T, e *env, d name.Digest) {
+			ss, err := testsigstore.New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := e.cfg
+			c.Image = d.String()
+			c.Signer = &signing.Signer{CertificateProvider: ss, TransparencyLogs: []sign.Transparency{ss}}
+			c.Trusted = trustedRoot(t, ss)
+			if _, err := steps.Attest(context.Background(), c, input()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := steps.Sign(context.Background(), c); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, true)
+			d, _ := e.reg.PushRandom(t, "org/filer")
+			tt.plant(t, e, d)
+			if _, err := e.verify(t, d.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 1}); !errors.Is(err, verify.ErrNotVerified) {
+				t.Fatalf("the planted bundles verify for the release identity: %v", err)
+			}
+			c := e.cfg
+			c.Image = d.String()
+			a, err := steps.Attest(context.Background(), c, input())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := steps.Sign(context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !a.Created || !s.Created {
+				t.Fatalf("a foreign bundle counted as done: attest %+v, sign %+v", a, s)
+			}
+			if a.Identity != "https://github.com/"+workflowRef || s.Issuer != issuer {
+				t.Errorf("outcome names %s (%s), want the token's identity", a.Identity, s.Issuer)
+			}
+			if _, err := e.verify(t, d.String(), verify.Policy{IdentityRegexp: identityRE, Issuer: issuer, MinSCTs: 1}); err != nil {
+				t.Errorf("after signing again: %v", err)
+			}
+			// Now the digest carries our bundles: a re-run keeps them.
+			a2, err := steps.Attest(context.Background(), c, input())
+			if err != nil || a2.Created || a2.Referrer != a.Referrer {
+				t.Errorf("re-run: %+v, %v; want the bundle %s kept", a2, err, a.Referrer)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strings"
 	"time"
@@ -37,7 +38,8 @@ var ErrNotVerified = errors.New("image not verified")
 // Policy is what a verified image must satisfy.
 type Policy struct {
 	// IdentityRegexp must match the certificate's subject alternative name,
-	// e.g. ^https://github.com/o/r/\.github/workflows/release\.yml@refs/tags/v.
+	// anchored at both ends (see Anchored), e.g.
+	// ^https://github\.com/o/r/\.github/workflows/release\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$.
 	IdentityRegexp string
 	// Issuer must equal the certificate's OIDC issuer, e.g.
 	// https://token.actions.githubusercontent.com.
@@ -135,6 +137,9 @@ func Bundles(digest string, refs []referrers.Referrer, trusted root.TrustedMater
 	if _, err := regexp.Compile(p.IdentityRegexp); err != nil {
 		return nil, fmt.Errorf("verify: identity regexp: %w", err)
 	}
+	if err := Anchored(p.IdentityRegexp); err != nil {
+		return nil, fmt.Errorf("verify: identity regexp: %w", err)
+	}
 	alg, hexDigest, ok := strings.Cut(digest, ":")
 	raw, err := hex.DecodeString(hexDigest)
 	if !ok || alg != "sha256" || err != nil || len(raw) != 32 {
@@ -185,6 +190,26 @@ func Bundles(digest string, refs []referrers.Referrer, trusted root.TrustedMater
 		return res, fmt.Errorf("verify: %w: %s)", ErrNotVerified, msg)
 	}
 	return res, nil
+}
+
+// ErrUnanchored is wrapped when an identity regexp is not anchored at both ends.
+var ErrUnanchored = errors.New("not anchored")
+
+// Anchored checks that re matches whole identities only: it starts with ^ and ends with $
+// around everything, alternatives included. An unanchored pattern such as
+// "github.com/o/r/" also matches https://github.com/attacker/x?github.com/o/r/, and
+// "^a|b$" accepts any identity that ends in b.
+func Anchored(re string) error {
+	parsed, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return err
+	}
+	parsed = parsed.Simplify()
+	subs := parsed.Sub
+	if parsed.Op != syntax.OpConcat || len(subs) < 2 || subs[0].Op != syntax.OpBeginText || subs[len(subs)-1].Op != syntax.OpEndText {
+		return fmt.Errorf("%q is %w: write it as ^…$ so that it matches the whole identity, e.g. ^https://github\\.com/o/r/\\.github/workflows/release\\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$", re, ErrUnanchored)
+	}
+	return nil
 }
 
 func one(r referrers.Referrer, verifier *sgverify.Verifier, policy sgverify.PolicyBuilder) (Verified, error) {

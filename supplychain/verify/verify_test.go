@@ -44,6 +44,7 @@ func TestBundlesRefuses(t *testing.T) {
 		{"no issuer", digest, nil, tr, verify.Policy{IdentityRegexp: "x"}, false, "issuer are required"},
 		{"bad regexp", digest, nil, tr, verify.Policy{IdentityRegexp: "(", Issuer: "i"}, false, "identity regexp"},
 		{"bad digest", "sha256:xyz", nil, tr, good, false, "not sha256"},
+		{"unanchored identity", digest, nil, tr, verify.Policy{IdentityRegexp: `github\.com/o/r/`, Issuer: "i"}, false, "not anchored"},
 		{"no referrers", digest, nil, tr, good, true, "0 referrer bundles"},
 		{"junk bundles", digest, junk, tr, good, true, "not a Sigstore bundle"},
 	}
@@ -54,6 +55,35 @@ func TestBundlesRefuses(t *testing.T) {
 				t.Fatalf("err = %v, want %q (ErrNotVerified %v)", err, tt.want, tt.notVer)
 			}
 		})
+	}
+}
+
+func TestAnchored(t *testing.T) {
+	tests := []struct {
+		re string
+		ok bool
+	}{
+		{`^https://github\.com/o/r/\.github/workflows/release\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$`, true},
+		{`^(a|b)$`, true},
+		{`^x$`, true},
+		{`^https://github\.com/o/r/\.github/workflows/release\.yml@refs/tags/v`, false},
+		{`https://github\.com/o/r/.*$`, false},
+		{`github\.com/o/r/`, false},
+		{`^a|b$`, false},
+		{`^a$|b`, false},
+		{`^a\$`, false},
+		{`(?m)^a$`, false},
+		{`^$`, true},
+		{``, false},
+	}
+	for _, tt := range tests {
+		err := verify.Anchored(tt.re)
+		if (err == nil) != tt.ok {
+			t.Errorf("Anchored(%q) = %v, want ok %v", tt.re, err, tt.ok)
+		}
+		if err != nil && !errors.Is(err, verify.ErrUnanchored) {
+			t.Errorf("Anchored(%q) = %v, want ErrUnanchored", tt.re, err)
+		}
 	}
 }
 

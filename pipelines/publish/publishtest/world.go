@@ -3,9 +3,13 @@ package publishtest
 import (
 	"archive/tar"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,6 +40,10 @@ const (
 	RegistryPasswordSecret = "registry-password"
 	OIDCTokenSecret        = "oidc-token"
 	ExpiredTokenSecret     = "oidc-token-expired"
+	// TokenRequestURLSecret and TokenRequestTokenSecret are GitHub Actions'
+	// ACTIONS_ID_TOKEN_REQUEST_URL and ACTIONS_ID_TOKEN_REQUEST_TOKEN (see TokenEndpoint).
+	TokenRequestURLSecret   = "actions-id-token-request-url"
+	TokenRequestTokenSecret = "actions-id-token-request-token"
 )
 
 // World is a registry, a Sigstore, the secrets and the images of one test.
@@ -50,7 +58,11 @@ type World struct {
 
 	bin string
 
+	// claims are the identity claims of the tokens this world issues.
+	claims func(exp time.Time) map[string]any
+
 	mu         sync.Mutex
+	issued     []string
 	files      []string
 	images     map[string]v1.Image
 	violations []string
@@ -71,6 +83,7 @@ func NewWorld(t testing.TB) *World {
 			"jti": RandomSecret(t, ""), "exp": exp.Unix(),
 		}
 	}
+	w.claims = claims
 	w.Token = Token(claims(time.Now().Add(30 * time.Minute)))
 	w.ExpiredToken = Token(claims(time.Now().Add(-time.Minute)))
 	w.Secrets = map[string]string{
@@ -84,7 +97,89 @@ func NewWorld(t testing.TB) *World {
 
 // SecretValues are the values no output, error or recorded graph may contain.
 func (w *World) SecretValues() []string {
-	return []string{w.Password, w.Token, w.ExpiredToken}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := []string{w.Password, w.Token, w.ExpiredToken}
+	for _, k := range []string{TokenRequestURLSecret, TokenRequestTokenSecret} {
+		if v := w.Secrets[k]; v != "" {
+			out = append(out, v)
+		}
+	}
+	return append(out, w.issued...)
+}
+
+// TokenEndpoint serves GitHub Actions' identity token endpoint: with the bearer token in
+// the Authorization header, GET <url>&audience=sigstore answers {"value": <JWT>}, a fresh
+// token of this world's identity that expires lifetime after it is issued, as GitHub's
+// expire about five minutes after. The URL and bearer token become the secrets
+// TokenRequestURLSecret and TokenRequestTokenSecret; Requests counts the tokens issued.
+func (w *World) TokenEndpoint(t testing.TB, lifetime time.Duration) *TokenEndpoint {
+	t.Helper()
+	te := &TokenEndpoint{Bearer: RandomSecret(t, "ghs_")}
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "bearer "+te.Bearer || r.URL.Query().Get("audience") != "sigstore" {
+			http.Error(rw, "bad token request", http.StatusUnauthorized)
+			return
+		}
+		tok := Token(w.claims(time.Now().Add(lifetime)))
+		w.mu.Lock()
+		w.issued = append(w.issued, tok)
+		te.requests++
+		w.mu.Unlock()
+		rw.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(rw, `{"count":%d,"value":%q}`, len(tok), tok)
+	}))
+	t.Cleanup(srv.Close)
+	te.URL = srv.URL + "/_apis/distributedtask/hubs/build/plans/" + RandomSecret(t, "") + "/idtoken?api-version=2.0"
+	te.w = w
+	w.mu.Lock()
+	w.Secrets[TokenRequestURLSecret] = te.URL
+	w.Secrets[TokenRequestTokenSecret] = te.Bearer
+	w.mu.Unlock()
+	return te
+}
+
+// TokenEndpoint is the endpoint TokenEndpoint serves.
+type TokenEndpoint struct {
+	URL, Bearer string
+	w           *World
+	requests    int
+}
+
+// Fetch requests a token as a workflow step with curl would, for tests of what happens
+// when a token is fetched long before it is used.
+func (te *TokenEndpoint) Fetch(t testing.TB) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, te.URL+"&audience=sigstore", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "bearer "+te.Bearer)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ Value string }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Value == "" {
+		t.Fatalf("token endpoint: %v", err)
+	}
+	return out.Value
+}
+
+// SetSecret makes name a secret of the test with value (the graph names it, the exec hook
+// mounts its value).
+func (w *World) SetSecret(name, value string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.Secrets[name] = value
+}
+
+// Requests is the number of tokens issued so far.
+func (te *TokenEndpoint) Requests() int {
+	te.w.mu.Lock()
+	defer te.w.mu.Unlock()
+	return te.requests
 }
 
 // AllowFile lets the graph mount this host file into a supplychain exec (e.g. the trusted
@@ -171,7 +266,10 @@ func (w *World) violate(format string, args ...any) (string, string, int) {
 // them are rewritten. Secrets in arguments or variables are violations: they fail the test.
 func (w *World) run(x engine.Exec) (string, string, int) {
 	joined := strings.Join(x.Args, " ")
-	for name, v := range w.Secrets {
+	w.mu.Lock()
+	secrets := maps.Clone(w.Secrets)
+	w.mu.Unlock()
+	for name, v := range secrets {
 		if strings.Contains(joined, v) {
 			return w.violate("secret %s is in the arguments", name)
 		}
@@ -191,7 +289,7 @@ func (w *World) run(x engine.Exec) (string, string, int) {
 		if s.Env != "" {
 			return w.violate("secret %s is given as variable %s, not as a file", s.Name, s.Env)
 		}
-		v, ok := w.Secrets[s.Name]
+		v, ok := secrets[s.Name]
 		if !ok {
 			return w.violate("secret %q is not one of the test's", s.Name)
 		}
@@ -359,30 +457,41 @@ func (w *World) Keep(t testing.TB, dir, repo, digest string) {
 			}
 		}
 	}
-	readme := fmt.Sprintf(`Signed test image, published by Shipyard's publish-dev in a test (-keep).
+	readme := KeepReadme(digest, len(m.Manifests))
+	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kept the signed image and its trusted root in %s", dir)
+}
+
+// KeepReadme is README.txt of a -keep folder: the commands that check the kept image. The
+// local registry speaks plain HTTP, which oras must be told; the test Sigstore embeds an
+// SCT in each certificate as Fulcio does, so no command turns certificate transparency off.
+func KeepReadme(digest string, referrers int) string {
+	return fmt.Sprintf(`Signed test image, published by Shipyard's publish-dev in a test (-keep).
 
 digest:    %[1]s
 identity:  %[2]s
 issuer:    %[3]s
 referrers: %[4]d (cosign signature and SLSA v1 provenance, Sigstore bundles v0.3)
 
-The trust root is a test Sigstore without a certificate transparency log, hence
---insecure-ignore-sct (cosign) and --min-scts 0 (Shipyard). Copy the layout, with
-its referrers, to a local registry:
+The trust root is a test Sigstore with its own certificate transparency log: each
+certificate carries a signed certificate timestamp, as Fulcio's do. Copy the layout,
+with its referrers, to a local registry (plain HTTP):
 
   crane registry serve --address 127.0.0.1:5000 &
-  oras cp -r --from-oci-layout ./image:signed 127.0.0.1:5000/elixircloud/tesk-core-filer:signed
+  oras cp -r --to-plain-http --from-oci-layout ./image:signed 127.0.0.1:5000/elixircloud/tesk-core-filer:signed
 
 then verify with cosign v2.6:
 
   cosign verify --new-bundle-format --offline \
-    --trusted-root trusted_root.json --insecure-ignore-sct \
+    --trusted-root trusted_root.json \
     --certificate-identity '%[2]s' \
     --certificate-oidc-issuer '%[3]s' \
     127.0.0.1:5000/elixircloud/tesk-core-filer@%[1]s
 
   cosign verify-attestation --new-bundle-format --offline --type slsaprovenance1 \
-    --trusted-root trusted_root.json --insecure-ignore-sct \
+    --trusted-root trusted_root.json \
     --certificate-identity '%[2]s' \
     --certificate-oidc-issuer '%[3]s' \
     127.0.0.1:5000/elixircloud/tesk-core-filer@%[1]s
@@ -394,10 +503,6 @@ the engine reaches over HTTPS, e.g. a repository of your own on Docker Hub:
   oras cp -r --from-oci-layout ./image:signed docker.io/<you>/shipyard-demo:signed
   dagger call verify --image docker.io/<you>/shipyard-demo:signed \
     --identity '%[5]s' --issuer '%[3]s' \
-    --trusted-root trusted_root.json --min-scts 0
-`, digest, Identity, Issuer, len(m.Manifests), IdentityRegexp)
-	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte(readme), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("kept the signed image and its trusted root in %s", dir)
+    --trusted-root trusted_root.json
+`, digest, Identity, Issuer, referrers, IdentityRegexp)
 }

@@ -4,13 +4,15 @@
 //
 // Usage:
 //
-//	supplychain attest --image REPO@sha256:… --oidc-token-file F [provenance flags]
-//	supplychain sign   --image REPO@sha256:… --oidc-token-file F
+//	supplychain attest --image REPO@sha256:… --oidc-token-file F --trusted-root F [provenance flags]
+//	supplychain sign   --image REPO@sha256:… --oidc-token-file F --trusted-root F
 //	supplychain verify --image REF --certificate-identity-regexp RE --certificate-oidc-issuer URL --trusted-root F
 //
 // Results are printed as JSON on stdout. Secrets (the registry password, the
-// OIDC token) are read from files given by path (or the token from stdin with
-// "-"), never from arguments or the environment.
+// OIDC token, or GitHub's token request URL and bearer token, with which a step
+// requests its own token right before signing) are read from files given by
+// path (or the token from stdin with "-"), never from arguments or the
+// environment.
 package main
 
 import (
@@ -121,6 +123,8 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	var (
 		reg                   registryFlags
 		image, tokenFile      string
+		requestURLFile        string
+		requestTokenFile      string
 		fulcioURL, rekorURL   string
 		trustedRoot           string
 		in                    provenance.Input
@@ -130,9 +134,11 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	reg.bind(fs)
 	fs.StringVar(&image, "image", "", "image reference by digest, REPO@sha256:…")
 	fs.StringVar(&tokenFile, "oidc-token-file", "", `file holding the OIDC identity token ("-" reads standard input)`)
+	fs.StringVar(&requestURLFile, "oidc-token-request-url-file", "", "file holding GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL: the token is requested (audience sigstore) right before signing, instead of --oidc-token-file")
+	fs.StringVar(&requestTokenFile, "oidc-token-request-token-file", "", "file holding ACTIONS_ID_TOKEN_REQUEST_TOKEN, the bearer token of that request")
 	fs.StringVar(&fulcioURL, "fulcio-url", signing.PublicGoodFulcioURL, "Fulcio URL")
 	fs.StringVar(&rekorURL, "rekor-url", signing.PublicGoodRekorURL, "Rekor URL")
-	fs.StringVar(&trustedRoot, "trusted-root", "", "trusted_root.json; when set, an existing bundle must verify against it to count as done")
+	fs.StringVar(&trustedRoot, "trusted-root", "", "trusted_root.json (required): an existing bundle counts as done only if it verifies against it, signed by the token's identity")
 	if cmd == "attest" {
 		fs.StringVar(&in.SourceRepository, "source-repository", "", "source repository URL (https://github.com/o/r)")
 		fs.StringVar(&in.SourceRef, "source-ref", "", "git ref built (refs/tags/v1.0.0)")
@@ -164,6 +170,16 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	if image == "" {
 		return usageError{errors.New("--image is required")}
 	}
+	if trustedRoot == "" {
+		return usageError{errors.New("--trusted-root is required: a bundle already attached counts as done only if it verifies against it")}
+	}
+	requested := requestURLFile != "" || requestTokenFile != ""
+	switch {
+	case requested && tokenFile != "":
+		return usageError{errors.New("give either --oidc-token-file or the --oidc-token-request-* files, not both")}
+	case requested && (requestURLFile == "" || requestTokenFile == ""):
+		return usageError{errors.New("--oidc-token-request-url-file and --oidc-token-request-token-file go together")}
+	}
 	if cmd == "attest" {
 		var err error
 		if in.BuildArgs, err = parseBuildArgs(buildArgs); err != nil {
@@ -181,7 +197,13 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	}
 
 	// The token comes first: without a valid one nothing else happens.
-	tok, err := signing.ReadToken(tokenFile, stdin, time.Now())
+	var tok *signing.Token
+	var err error
+	if requested {
+		tok, err = requestToken(ctx, requestURLFile, requestTokenFile)
+	} else {
+		tok, err = signing.ReadToken(tokenFile, stdin, time.Now())
+	}
 	if err != nil {
 		return err
 	}
@@ -198,14 +220,11 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	if err != nil {
 		return usageError{err}
 	}
-	c := steps.Config{Image: image, Token: tok, Signer: signer, Remote: remoteOpts}
-	if trustedRoot != "" {
-		tr, err := verify.LoadTrustedRoot(trustedRoot)
-		if err != nil {
-			return err
-		}
-		c.Trusted = tr
+	tr, err := verify.LoadTrustedRoot(trustedRoot)
+	if err != nil {
+		return err
 	}
+	c := steps.Config{Image: image, Token: tok, Signer: signer, Remote: remoteOpts, Trusted: tr}
 	var out steps.Outcome
 	if cmd == "attest" {
 		out, err = steps.Attest(ctx, c, in)
@@ -216,6 +235,27 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 		return secrets(err)
 	}
 	return writeJSON(stdout, out)
+}
+
+// requestToken asks GitHub Actions' token endpoint for a fresh identity token, reading the
+// endpoint's URL and bearer token from the files Dagger mounts as secrets.
+func requestToken(ctx context.Context, urlFile, bearerFile string) (*signing.Token, error) {
+	read := func(path, what string) (string, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("%w: reading %s: %w", signing.ErrToken, what, err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	u, err := read(urlFile, "--oidc-token-request-url-file")
+	if err != nil {
+		return nil, err
+	}
+	bearer, err := read(bearerFile, "--oidc-token-request-token-file")
+	if err != nil {
+		return nil, err
+	}
+	return signing.TokenRequest{URL: u, BearerToken: bearer}.Request(ctx, signing.SigstoreAudience, time.Now)
 }
 
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -247,6 +287,9 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{errors.New("--certificate-identity-regexp and --certificate-oidc-issuer are required")}
 	case trustedRoot == "":
 		return usageError{errors.New("--trusted-root is required")}
+	}
+	if err := verify.Anchored(p.IdentityRegexp); err != nil {
+		return usageError{fmt.Errorf("--certificate-identity-regexp: %w", err)}
 	}
 	p.RequiredPredicateTypes = require
 	ref, err := name.ParseReference(image)

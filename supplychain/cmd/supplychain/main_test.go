@@ -8,9 +8,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,7 +37,7 @@ const (
 	issuer      = "https://token.actions.githubusercontent.com"
 	workflowRef = "elixir-cloud-aai/tesk-core/.github/workflows/release.yml@refs/tags/v0.11.0"
 	identity    = "https://github.com/" + workflowRef
-	identityRE  = `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v`
+	identityRE  = `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$`
 	fulcioURL   = "https://fulcio.test.invalid"
 	rekorURL    = "https://rekor.test.invalid"
 )
@@ -138,7 +141,8 @@ func noSecret(t *testing.T, where, text, secret string) {
 func (w *world) publishArgs(cmd, image string) []string {
 	args := []string{cmd, "--image", image,
 		"--registry-username", w.user, "--registry-password-file", w.path("password"),
-		"--oidc-token-file", w.path("token"), "--fulcio-url", fulcioURL, "--rekor-url", rekorURL}
+		"--oidc-token-file", w.path("token"), "--fulcio-url", fulcioURL, "--rekor-url", rekorURL,
+		"--trusted-root", w.path("trusted_root.json")}
 	if cmd == "attest" {
 		args = append(args,
 			"--source-repository", "https://github.com/elixir-cloud-aai/tesk-core",
@@ -159,7 +163,7 @@ func (w *world) verifyArgs(image, idRE, iss string) []string {
 	return []string{"verify", "--image", image,
 		"--registry-username", w.user, "--registry-password-file", w.path("password"),
 		"--trusted-root", w.path("trusted_root.json"),
-		"--certificate-identity-regexp", idRE, "--certificate-oidc-issuer", iss, "--min-scts", "0"}
+		"--certificate-identity-regexp", idRE, "--certificate-oidc-issuer", iss}
 }
 
 func TestCommandEndToEnd(t *testing.T) {
@@ -194,7 +198,8 @@ func TestCommandEndToEnd(t *testing.T) {
 		code                   int
 	}{
 		{"signed", d.String(), identityRE, issuer, 0},
-		{"wrong identity", d.String(), `^https://github\.com/evil/`, issuer, 1},
+		{"wrong identity", d.String(), `^https://github\.com/evil/.*$`, issuer, 1},
+		{"unanchored identity", d.String(), `github\.com/elixir-cloud-aai/tesk-core/`, issuer, 2},
 		{"wrong issuer", d.String(), identityRE, "https://accounts.google.com", 1},
 		{"unsigned", unsigned.String(), identityRE, issuer, 1},
 	}
@@ -205,7 +210,7 @@ func TestCommandEndToEnd(t *testing.T) {
 				t.Fatalf("exit %d, want %d: %s", code, tt.code, errOut)
 			}
 			if tt.code != 0 {
-				if !strings.Contains(errOut, "image not verified") {
+				if want := map[int]string{1: "image not verified", 2: "not anchored"}[tt.code]; !strings.Contains(errOut, want) {
 					t.Errorf("stderr = %q", errOut)
 				}
 				return
@@ -306,6 +311,73 @@ func TestTokenFromStdin(t *testing.T) {
 	}
 }
 
+// TestTokenRequested: with the --oidc-token-request-* files, each step asks GitHub's token
+// endpoint for its own token (audience sigstore, the bearer token as Authorization) right
+// before it signs; the endpoint's URL and bearer token never show in the output.
+func TestTokenRequested(t *testing.T) {
+	w := newWorld(t)
+	d, _ := w.reg.PushRandom(t, "org/filer", w.auth()...)
+	bearer := "ghs_request_" + strings.Repeat("b", 24)
+	var mu sync.Mutex
+	var audiences []string
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "bearer "+bearer {
+			http.Error(rw, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		mu.Lock()
+		audiences = append(audiences, r.URL.Query().Get("audience"))
+		mu.Unlock()
+		fmt.Fprintf(rw, `{"count":1,"value":%q}`, w.token)
+	}))
+	defer srv.Close()
+	requestURL := srv.URL + "/_apis/distributedtask/hubs/build/plans/1/jobs/2/idtoken?api-version=2.0"
+	w.secrets = append(w.secrets, bearer, requestURL)
+	if err := os.WriteFile(w.path("request-url"), []byte(requestURL+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(w.path("request-token"), []byte(bearer+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	requested := func(cmd string) []string {
+		var out []string
+		args := w.publishArgs(cmd, d.String())
+		for i := 0; i < len(args); i++ {
+			if args[i] == "--oidc-token-file" {
+				out = append(out, "--oidc-token-request-url-file", w.path("request-url"), "--oidc-token-request-token-file", w.path("request-token"))
+				i++
+				continue
+			}
+			out = append(out, args[i])
+		}
+		return out
+	}
+	for _, cmd := range []string{"attest", "sign"} {
+		code, out, errOut := w.run("", requested(cmd)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", cmd, code, errOut)
+		}
+		if !strings.Contains(out, `"identity": "https://github.com/`+workflowRef+`"`) {
+			t.Errorf("%s: output %s lacks the token's identity", cmd, out)
+		}
+	}
+	if len(audiences) != 2 || audiences[0] != "sigstore" || audiences[1] != "sigstore" {
+		t.Errorf("token requests with audiences %q, want one per step with audience sigstore", audiences)
+	}
+	if code, _, errOut := w.run("", append(requested("sign"), "--oidc-token-file", w.path("token"))...); code != 2 || !strings.Contains(errOut, "not both") {
+		t.Errorf("both token sources: exit %d, %s", code, errOut)
+	}
+	half := requested("sign")[:0:0]
+	for _, a := range requested("sign") {
+		if a != "--oidc-token-request-token-file" && a != w.path("request-token") {
+			half = append(half, a)
+		}
+	}
+	if code, _, errOut := w.run("", half...); code != 2 || !strings.Contains(errOut, "go together") {
+		t.Errorf("the URL without the bearer token: exit %d, %s", code, errOut)
+	}
+}
+
 func TestWrongRegistryPassword(t *testing.T) {
 	w := newWorld(t)
 	d, _ := w.reg.PushRandom(t, "org/filer", w.auth()...)
@@ -335,9 +407,11 @@ func TestUsage(t *testing.T) {
 		{"sign without image", []string{"sign", "--oidc-token-file", w.path("token")}, 2, "--image is required"},
 		{"verify without trusted root", []string{"verify", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--certificate-identity-regexp", "x", "--certificate-oidc-issuer", "y"}, 2, "--trusted-root"},
 		{"verify without identity", []string{"verify", "--image", "r/x:1"}, 2, "identity"},
-		{"bad build arg", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--build-arg", "NOEQUALS"}, 2, "KEY=VALUE"},
-		{"bad base image", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--base-image", "alpine"}, 2, "NAME@sha256"},
-		{"bad time", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--started-on", "yesterday"}, 2, "started-on"},
+		{"verify with an unanchored identity", []string{"verify", "--image", "r/x:1", "--trusted-root", "t.json", "--certificate-identity-regexp", "release\\.yml", "--certificate-oidc-issuer", "y"}, 2, "not anchored"},
+		{"bad build arg", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--trusted-root", "t.json", "--build-arg", "NOEQUALS"}, 2, "KEY=VALUE"},
+		{"bad base image", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--trusted-root", "t.json", "--base-image", "alpine"}, 2, "NAME@sha256"},
+		{"bad time", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--trusted-root", "t.json", "--started-on", "yesterday"}, 2, "started-on"},
+		{"sign without trusted root", []string{"sign", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--oidc-token-file", w.path("token")}, 2, "--trusted-root is required"},
 		{"stray argument", []string{"sign", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "extra"}, 2, "unexpected arguments"},
 	}
 	for _, tt := range tests {
@@ -398,39 +472,81 @@ func keepArtifacts(t *testing.T, w *world, d name.Digest) {
 			t.Fatal(err)
 		}
 	}
-	readme := fmt.Sprintf(`Signed test image, made by TestCommandEndToEnd -keep.
+	readme := keepReadme(d.DigestStr(), identity, issuer, identityRE, len(refs))
+	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kept the signed image and its trusted root in %s", dir)
+}
+
+// keepReadme is README.txt of a -keep folder: the commands that check the kept image with
+// cosign and this command. The test Sigstore embeds SCTs as Fulcio does, so the commands
+// keep cosign's and this command's default of requiring one; the local registry speaks
+// plain HTTP, which oras must be told.
+func keepReadme(digest, identity, issuer, identityRE string, referrers int) string {
+	return fmt.Sprintf(`Signed test image, made by TestCommandEndToEnd -keep.
 
 digest:    %[1]s
 identity:  %[2]s
 issuer:    %[3]s
 referrers: %[4]d (cosign signature and SLSA v1 provenance bundles)
 
-The trust root is a test Sigstore (no certificate transparency log), hence
---insecure-ignore-sct. Copy the layout, with its referrers, to a local
-registry, then verify with cosign v2.6:
+The trust root is a test Sigstore, with its own certificate transparency log
+(the certificates carry a signed certificate timestamp, as Fulcio's do). Copy
+the layout, with its referrers, to a local registry (plain HTTP), then verify
+with cosign v2.6:
 
   crane registry serve --address 127.0.0.1:5000 &
-  oras cp -r --from-oci-layout ./image:signed 127.0.0.1:5000/shipyard/demo:signed
+  oras cp -r --to-plain-http --from-oci-layout ./image:signed 127.0.0.1:5000/shipyard/demo:signed
 
   cosign verify --new-bundle-format --offline \
-    --trusted-root trusted_root.json --insecure-ignore-sct \
+    --trusted-root trusted_root.json \
     --certificate-identity '%[2]s' \
     --certificate-oidc-issuer '%[3]s' \
     127.0.0.1:5000/shipyard/demo@%[1]s
 
   cosign verify-attestation --new-bundle-format --offline --type slsaprovenance1 \
-    --trusted-root trusted_root.json --insecure-ignore-sct \
+    --trusted-root trusted_root.json \
     --certificate-identity '%[2]s' \
     --certificate-oidc-issuer '%[3]s' \
     127.0.0.1:5000/shipyard/demo@%[1]s
 
   supplychain verify --image 127.0.0.1:5000/shipyard/demo@%[1]s \
-    --trusted-root trusted_root.json --min-scts 0 \
+    --trusted-root trusted_root.json \
     --certificate-identity-regexp '%[5]s' \
     --certificate-oidc-issuer '%[3]s'
-`, d.DigestStr(), identity, issuer, len(refs), identityRE)
-	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte(readme), 0o644); err != nil {
+`, digest, identity, issuer, referrers, identityRE)
+}
+
+// TestPrintedCommandsNeedNoInsecureFlags checks the commands a person copies (the -keep
+// README and this module's README): the local registry is plain HTTP, so every oras copy to
+// it says so, and the test Sigstore's certificates carry SCTs, so nothing skips the check.
+func TestPrintedCommandsNeedNoInsecureFlags(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("kept the signed image and its trusted root in %s", dir)
+	for name, text := range map[string]string{
+		"keep README.txt": keepReadme("sha256:"+strings.Repeat("a", 64), "https://github.com/o/r/.github/workflows/release.yml@refs/tags/v1.0.0", issuer, identityRE, 2),
+		"README.md":       string(doc),
+	} {
+		if problems := printedCommandProblems(text); len(problems) > 0 {
+			t.Errorf("%s:\n%s", name, strings.Join(problems, "\n"))
+		}
+	}
+}
+
+// printedCommandProblems lists the lines of text that would fail against a plain-HTTP local
+// registry or that turn off certificate transparency.
+func printedCommandProblems(text string) []string {
+	var out []string
+	for i, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.Contains(line, "oras cp") && strings.Contains(line, "127.0.0.1:") && !strings.Contains(line, "--to-plain-http"):
+			out = append(out, fmt.Sprintf("line %d: oras cp to a plain-HTTP registry without --to-plain-http: %s", i+1, line))
+		case strings.Contains(line, "--insecure-ignore-sct"), strings.Contains(line, "--min-scts 0"):
+			out = append(out, fmt.Sprintf("line %d: certificate transparency turned off: %s", i+1, line))
+		}
+	}
+	return out
 }

@@ -6,12 +6,20 @@
 //
 // The CA is built with pkg/testing/ca's root and intermediate generators
 // because VirtualSigstore only issues certificates for keys it generates
-// itself, while a signer must get a certificate for its own key.
+// itself, while a signer must get a certificate for its own key. Like Fulcio,
+// it logs a precertificate to a certificate transparency log (its own key,
+// listed in the trusted root) and embeds the log's signed certificate
+// timestamp in the certificate, so verifiers keep the production default of
+// at least one SCT.
 package testsigstore
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
@@ -27,6 +35,10 @@ import (
 	"sync"
 	"time"
 
+	ct "github.com/google/certificate-transparency-go"
+	cttls "github.com/google/certificate-transparency-go/tls"
+	ctx509 "github.com/google/certificate-transparency-go/x509"
+	"github.com/google/certificate-transparency-go/x509util"
 	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
 	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
 	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
@@ -41,6 +53,9 @@ import (
 var (
 	oidIssuerV1 = asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 1}
 	oidIssuerV2 = asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 8}
+	// RFC 6962: the precertificate poison and the embedded SCT list.
+	oidCTPoison = asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 11129, 2, 4, 3}
+	oidSCTList  = asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 11129, 2, 4, 2}
 )
 
 // Sigstore is an offline Fulcio + Rekor pair.
@@ -49,6 +64,7 @@ type Sigstore struct {
 	root      *x509.Certificate
 	inter     *x509.Certificate
 	interKey  *ecdsa.PrivateKey
+	ctKey     *ecdsa.PrivateKey
 	createdAt time.Time
 
 	mu sync.Mutex
@@ -73,7 +89,11 @@ func New() (*Sigstore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("intermediate CA: %w", err)
 	}
-	return &Sigstore{vs: vs, root: rootCert, inter: inter, interKey: interKey, createdAt: time.Now()}, nil
+	ctKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("CT log key: %w", err)
+	}
+	return &Sigstore{vs: vs, root: rootCert, inter: inter, interKey: interKey, ctKey: ctKey, createdAt: time.Now()}, nil
 }
 
 // Token returns an unsigned JWT with the given claims; Fulcio would check
@@ -153,12 +173,101 @@ func (s *Sigstore) GetCertificate(_ context.Context, keypair sign.Keypair, opts 
 		{Id: oidIssuerV1, Value: []byte(claims.Iss)},
 		{Id: oidIssuerV2, Value: issuerV2},
 	}
-	der, err := x509.CreateCertificate(nil, tmpl, s.inter, keypair.GetPublicKey(), s.interKey)
+	der, err := s.issueWithSCT(tmpl, keypair.GetPublicKey(), now)
 	if err != nil {
 		return nil, fmt.Errorf("fulcio: issuing: %w", err)
 	}
 	s.Certificates++
 	return der, nil
+}
+
+// issueWithSCT issues tmpl as Fulcio does: first a precertificate (the
+// certificate with the critical poison extension), which the CT log signs
+// a timestamp for, then the certificate itself with that SCT embedded in
+// place of the poison. Both share everything else, so a verifier that removes
+// the SCT list from the certificate gets the precertificate's signed content.
+func (s *Sigstore) issueWithSCT(tmpl *x509.Certificate, pub crypto.PublicKey, now time.Time) ([]byte, error) {
+	exts := tmpl.ExtraExtensions
+	pre := *tmpl
+	pre.ExtraExtensions = append(append([]pkix.Extension(nil), exts...), pkix.Extension{Id: oidCTPoison, Critical: true, Value: asn1.NullBytes})
+	preDER, err := x509.CreateCertificate(rand.Reader, &pre, s.inter, pub, s.interKey)
+	if err != nil {
+		return nil, fmt.Errorf("precertificate: %w", err)
+	}
+	sct, err := s.timestamp(preDER, now)
+	if err != nil {
+		return nil, err
+	}
+	list, err := x509util.MarshalSCTsIntoSCTList([]*ct.SignedCertificateTimestamp{sct})
+	if err != nil {
+		return nil, fmt.Errorf("SCT list: %w", err)
+	}
+	listTLS, err := cttls.Marshal(*list)
+	if err != nil {
+		return nil, fmt.Errorf("SCT list: %w", err)
+	}
+	listExt, err := asn1.Marshal(listTLS)
+	if err != nil {
+		return nil, fmt.Errorf("SCT list: %w", err)
+	}
+	final := *tmpl
+	final.ExtraExtensions = append(append([]pkix.Extension(nil), exts...), pkix.Extension{Id: oidSCTList, Value: listExt})
+	return x509.CreateCertificate(rand.Reader, &final, s.inter, pub, s.interKey)
+}
+
+// timestamp is the CT log's signed certificate timestamp (RFC 6962 v1) of a
+// precertificate issued by the intermediate.
+func (s *Sigstore) timestamp(preDER []byte, now time.Time) (*ct.SignedCertificateTimestamp, error) {
+	pre, err := ctx509.ParseCertificate(preDER)
+	if err != nil {
+		return nil, fmt.Errorf("precertificate: %w", err)
+	}
+	issuer, err := ctx509.ParseCertificate(s.inter.Raw)
+	if err != nil {
+		return nil, fmt.Errorf("intermediate: %w", err)
+	}
+	ms := uint64(now.UnixMilli())
+	leaf, err := ct.MerkleTreeLeafFromChain([]*ctx509.Certificate{pre, issuer}, ct.PrecertLogEntryType, ms)
+	if err != nil {
+		return nil, fmt.Errorf("CT leaf: %w", err)
+	}
+	spki, err := x509.MarshalPKIXPublicKey(s.ctKey.Public())
+	if err != nil {
+		return nil, fmt.Errorf("CT log key: %w", err)
+	}
+	sct := ct.SignedCertificateTimestamp{SCTVersion: ct.V1, LogID: ct.LogID{KeyID: sha256.Sum256(spki)}, Timestamp: ms}
+	input, err := ct.SerializeSCTSignatureInput(sct, ct.LogEntry{Leaf: *leaf})
+	if err != nil {
+		return nil, fmt.Errorf("SCT input: %w", err)
+	}
+	digest := sha256.Sum256(input)
+	sig, err := ecdsa.SignASN1(rand.Reader, s.ctKey, digest[:])
+	if err != nil {
+		return nil, fmt.Errorf("signing SCT: %w", err)
+	}
+	sct.Signature = ct.DigitallySigned{
+		Algorithm: cttls.SignatureAndHashAlgorithm{Hash: cttls.SHA256, Signature: cttls.ECDSA},
+		Signature: sig,
+	}
+	return &sct, nil
+}
+
+// ctLogs is the CT log of the trusted root: this Sigstore's own key, keyed
+// like the Rekor logs by the hex SHA-256 of its public key.
+func (s *Sigstore) ctLogs() (map[string]*root.TransparencyLog, error) {
+	spki, err := x509.MarshalPKIXPublicKey(s.ctKey.Public())
+	if err != nil {
+		return nil, fmt.Errorf("CT log key: %w", err)
+	}
+	id := sha256.Sum256(spki)
+	return map[string]*root.TransparencyLog{hex.EncodeToString(id[:]): {
+		BaseURL:             "https://ctfe.localhost/test",
+		ID:                  id[:],
+		ValidityPeriodStart: s.createdAt.Add(-time.Hour),
+		HashFunc:            crypto.SHA256,
+		PublicKey:           s.ctKey.Public(),
+		SignatureHashFunc:   crypto.SHA256,
+	}}, nil
 }
 
 // GetTransparencyLogEntry implements sign.Transparency with the
@@ -240,7 +349,7 @@ func (s *Sigstore) TrustedRoot() (*root.TrustedRoot, error) {
 		ValidityPeriodStart: s.createdAt.Add(-time.Hour),
 		URI:                 "https://fulcio.localhost",
 	}
-	ctlogs, err := open(s.vs.CTLogs())
+	ctlogs, err := s.ctLogs()
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,88 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+)
+
+// StepVerifySigned names the check that the signature and the provenance just attached
+// verify, in logs and errors.
+const StepVerifySigned = "verify-signed"
+
+// Signer is the identity and OIDC issuer that signed the evidence of a publish.
+type Signer struct {
+	Identity string `json:"identity"`
+	Issuer   string `json:"issuer"`
+}
+
+// ExpectedSigner returns the one signer of the evidence: the identity and issuer of the
+// token the attest and sign steps ran with (supplychain reports them, and keeps an earlier
+// bundle only if it verifies for them). Every pushed digest must have both an attestation
+// and a signature, all from that signer; anything else is refused.
+func ExpectedSigner(pushed []Pushed, evidence []Evidence) (Signer, error) {
+	var s Signer
+	var errs []error
+	for _, p := range pushed {
+		has := map[string]bool{}
+		for _, e := range evidence {
+			if e.Name != p.Name || e.Digest != p.Digest {
+				continue
+			}
+			has[e.Kind] = true
+			switch {
+			case e.Identity == "" || e.Issuer == "":
+				errs = append(errs, fmt.Errorf("%s %s of %s names no signer", e.Kind, e.Referrer, p.Ref()))
+			case s.Identity == "":
+				s = Signer{Identity: e.Identity, Issuer: e.Issuer}
+			case e.Identity != s.Identity || e.Issuer != s.Issuer:
+				errs = append(errs, fmt.Errorf("%s of %s is by %s (%s), other evidence by %s (%s)", e.Kind, p.Ref(), e.Identity, e.Issuer, s.Identity, s.Issuer))
+			}
+		}
+		for _, kind := range []string{KindAttestation, KindSignature} {
+			if !has[kind] {
+				errs = append(errs, fmt.Errorf("%s has no %s", p.Ref(), kind))
+			}
+		}
+	}
+	if len(pushed) == 0 {
+		errs = append(errs, errors.New("no pushed image"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Signer{}, err
+	}
+	return s, nil
+}
+
+// IdentityPattern is the anchored regexp that matches exactly identity.
+func IdentityPattern(identity string) string {
+	return "^" + regexp.QuoteMeta(identity) + "$"
+}
+
+// VerifySigned verifies, the way a user will, that each pushed digest carries a signature
+// and SLSA provenance from the expected signer that verify against the trusted root. It
+// runs after attest and sign and before any tag moves: whatever the steps reported, a tag
+// never names a digest that does not verify.
+func VerifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed, evidence []Evidence) ([]Verification, error) {
+	if err := in.check(StepVerifySigned); err != nil {
+		return nil, err
+	}
+	signer, err := ExpectedSigner(pushed, evidence)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", StepVerifySigned, err)
+	}
+	out := make([]Verification, len(pushed))
+	err = forEach(len(pushed), func(i int) error {
+		v, err := Verify(ctx, in.Tool, pushed[i].Ref(), IdentityPattern(signer.Identity), signer.Issuer, in.TrustedRoot, WithRegistryLogin(t))
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", StepVerifySigned, pushed[i].Name, err)
+		}
+		out[i] = v
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
