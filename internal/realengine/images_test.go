@@ -97,7 +97,7 @@ func TestPushAttestSignTagVerify(t *testing.T) {
 		}
 	}
 
-	sigArgs := []string{"--oidc-token", "env://OIDC", "--fulcio-url", sigURL, "--rekor-url", sigURL}
+	sigArgs := []string{"--oidc-token", "env://OIDC", "--fulcio-url", sigURL, "--rekor-url", sigURL, "--trusted-root", rootFile}
 	call(t, env, append(append(ctor, "attest", "--digests", digests, "--sha", strings.Repeat("a", 40),
 		"--builder-id", "https://shipyard.example/realengine", "--build-type", "https://shipyard.example/buildtypes/realengine/v1"), sigArgs...)...)
 	call(t, env, append(append(ctor, "sign", "--digests", digests), sigArgs...)...)
@@ -105,12 +105,12 @@ func TestPushAttestSignTagVerify(t *testing.T) {
 
 	identity := publishtest.IdentityRegexp
 	verified := call(t, env, append(ctor, "verify", "--image", registryHost+"/shipyard-test/tesk-core-filer:0.11.0",
-		"--identity", identity, "--issuer", publishtest.Issuer, "--trusted-root", rootFile, "--min-scts", "0")...)
+		"--identity", identity, "--issuer", publishtest.Issuer, "--trusted-root", rootFile)...)
 	mustContain(t, "verify", verified, pushed["filer"])
 
 	other := "^" + regexp.QuoteMeta("https://github.com/someone/else/.github/workflows/x.yml@refs/heads/main") + "$"
 	r := cli(t, env, "", append([]string{"call"}, append(ctor, "verify", "--image", registryHost+"/shipyard-test/tesk-core-filer:0.11.0",
-		"--identity", other, "--issuer", publishtest.Issuer, "--trusted-root", rootFile, "--min-scts", "0")...)...)
+		"--identity", other, "--issuer", publishtest.Issuer, "--trusted-root", rootFile)...)...)
 	if r.err == nil {
 		t.Errorf("verify accepted another identity:\n%s", r)
 	}

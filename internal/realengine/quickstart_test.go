@@ -1,0 +1,94 @@
+//go:build realengine
+
+package realengine
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// The README's two commands, run exactly as written, from the checkout: the first sets up
+// the CLI and the engine (already running here, so it only checks its caches, serves the
+// demo repository and puts dagger on PATH); the second prints the plan the README shows.
+func TestReadmeQuickStart(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands, ok := readmeBlock(string(readme), "```sh\n", "scripts/engine up")
+	if !ok {
+		t.Fatal("README.md has no sh block starting with scripts/engine up")
+	}
+	want, ok := readmeBlock(string(readme), "```text\n", "Release plan for ")
+	if !ok {
+		t.Fatal("README.md has no text block with the release plan")
+	}
+	lines := strings.Split(strings.TrimSpace(commands), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("the quick start has %d commands, want 2:\n%s", len(lines), commands)
+	}
+	t.Cleanup(func() { stopDemo(t) })
+
+	run := func(line string) string {
+		t.Helper()
+		cmd := exec.Command("bash", "-c", line)
+		cmd.Dir = repoRoot
+		// A newcomer's shell: none of the engine variables the suite was started with.
+		cmd.Env = withoutEngineVars(os.Environ())
+		out, err := cmd.Output()
+		if err != nil {
+			var stderr string
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = tail(string(ee.Stderr), 30)
+			}
+			t.Fatalf("%s: %v\n%s\n%s", line, err, out, stderr)
+		}
+		return string(out)
+	}
+	run(lines[0])
+	got := run(lines[1])
+	if strings.TrimSpace(got) != strings.TrimSpace(want) {
+		t.Errorf("README.md shows:\n%s\nthe command printed:\n%s", want, got)
+	}
+}
+
+// readmeBlock returns the body of the first fenced block opened by fence whose body starts
+// with prefix.
+func readmeBlock(readme, fence, prefix string) (string, bool) {
+	for _, block := range strings.Split(readme, fence)[1:] {
+		body, _, _ := strings.Cut(block, "```")
+		if strings.HasPrefix(body, prefix) {
+			return body, true
+		}
+	}
+	return "", false
+}
+
+func withoutEngineVars(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		switch name, _, _ := strings.Cut(kv, "="); name {
+		case "_EXPERIMENTAL_DAGGER_RUNNER_HOST", "DAGGER", "ENGINE_PID":
+		default:
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// stopDemo stops the demo server scripts/engine started (by its recorded pid), leaving the
+// engine to the suite.
+func stopDemo(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(os.Getenv("ENGINE_CACHE"), "demo-github.pid"))
+	if err != nil {
+		return
+	}
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
+}
