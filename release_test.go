@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"os"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
