@@ -15,7 +15,7 @@ func TestFindPackageDir(t *testing.T) {
 		{"the template's layout: the package at the root", Tree{pyprojectPath: []byte(settings), "cloudcoil/models/keda/__init__.py": nil, "tests/test_import.py": nil}, "cloudcoil/models/keda", ""},
 		{"a repository that really uses src/", Tree{pyprojectPath: []byte(settings), "src/cloudcoil/models/keda/v1.py": nil}, "src/cloudcoil/models/keda", ""},
 		{"a second entry with the same namespace is one package", Tree{
-			pyprojectPath: []byte(settings + "\n[[tool.cloudcoil.codegen.models]]\nnamespace = \"cloudcoil.models.keda\"\ninput = \"https://example.test/extra.yaml\"\n"),
+			pyprojectPath:                 []byte(settings + "\n[[tool.cloudcoil.codegen.models]]\nnamespace = \"cloudcoil.models.keda\"\ninput = \"https://example.test/extra.yaml\"\n"),
 			"cloudcoil/models/keda/v1.py": nil}, "cloudcoil/models/keda", ""},
 		{"no pyproject.toml", Tree{"cloudcoil/models/keda/v1.py": nil}, "", "no pyproject.toml at the repository root"},
 		{"no generator settings", Tree{pyprojectPath: []byte("[project]\nname = \"x\"\n")}, "", "no [[tool.cloudcoil.codegen.models]] namespace"},
