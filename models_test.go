@@ -28,10 +28,9 @@ var modelExecs = []string{
 	"uv sync --frozen",
 	"uv sync --locked",
 	"uv run --frozen cloudcoil-model-codegen",
-	"uv run --frozen ruff check .",
-	"uv run --frozen ruff format --check .",
-	"uv run --frozen mypy src",
-	"uv run --frozen pytest",
+	"make lint",
+	"make test",
+	"make check-artifacts",
 	"uv build --out-dir /dist",
 	"base64 -w 0 /dist/",
 }
@@ -183,7 +182,7 @@ func TestValidateModelsThroughTheModuleUsesNoCredential(t *testing.T) {
 	}
 	noCredentialIn(t, e, out)
 
-	e.OnExec(engine.ExecRule{ArgsContain: "pytest", ExitCode: 1, Stderr: "FAILED tests/test_models.py::test_round_trip[Issuer-cert-manager.io/v1]"})
+	e.OnExec(engine.ExecRule{ArgsContain: "make test", ExitCode: 1, Stderr: "FAILED tests/test_models.py::test_round_trip[Issuer-cert-manager.io/v1]"})
 	_, err = m.ValidateModels(ctx, "", []string{"models/keda/x"})
 	if err == nil || !strings.Contains(err.Error(), "| keda: test | failed") {
 		t.Errorf("err = %v", err)
