@@ -20,6 +20,7 @@ var cachePolicies = map[string]struct{ policy, why string }{
 	"images":                  {"", "source and digest-pinned images only"},
 	"end-to-end":              {"", "source and digest-pinned images only"},
 	"check-artifacts":         {"", "the checkout only"},
+	"model-ci":                {"", "the checkout and its lockfile only: uv sync --frozen installs the locked hashes"},
 	"scan":                    {"session", "Trivy's vulnerability database changes daily"},
 	"ci":                      {"session", "includes the scan"},
 	"gen-repo":                {"session", "generates from the Cloudcoil version published on PyPI"},

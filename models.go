@@ -178,3 +178,27 @@ func (m *Shipyard) PublishCheck(
 		WithNewFile("publish-check.txt", report.Text())
 	return fromSDKDirectory(ctx, out)
 }
+
+// ModelCi is the repository CI of a model repository: on the checkout (--source) as it
+// is, with no regeneration, it installs the locked environment and runs the repository's
+// own make targets concurrently — lint (ruff and mypy in the template), typecheck when
+// the Makefile has one, test, and check-artifacts, whose wheel and sdist in dist/ are then
+// checked against the checkout by Shipyard's artifact rules. A Makefile without lint,
+// test or check-artifacts is an error naming the target. Returns summary.md,
+// results.json and check-artifacts.txt; fails with the table when a target fails. It
+// uses no credential.
+func (m *Shipyard) ModelCi(ctx context.Context) (*dagger.Directory, error) {
+	env, src, err := m.modelEnv(ctx)
+	if err != nil {
+		return nil, err
+	}
+	report, err := env.ModelCI(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := report.Dir(env.Client)
+	if err != nil {
+		return nil, err
+	}
+	return fromSDKDirectory(ctx, dir)
+}

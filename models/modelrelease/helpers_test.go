@@ -26,6 +26,7 @@ var modelExecs = []string{
 	"make check-artifacts",
 	"uv build --out-dir /dist",
 	"base64 -w 0 /dist/",
+	"base64 -w 0 /repo/dist/",
 }
 
 // newEnv starts a strict engine double, expecting the model flows' commands, and an Env
