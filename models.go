@@ -54,10 +54,12 @@ func (m *Shipyard) GenRepo(
 
 // ValidateModels is the pull request check of the Cloudcoil repository: for each changed
 // integration (every one when the shared template, the generation requirements or the
-// Cloudcoil requirement changed), concurrently, it generates the repository from the
-// published Cloudcoil version, runs ruff, mypy and the model tests, builds the wheel and
-// sdist and checks them. Returns the summary table; fails with it when a job failed. It
-// uses no credential, whatever the module was given.
+// Cloudcoil requirement changed), or the one given with --name, it generates the
+// repository from the published Cloudcoil version, runs the repository's make lint and
+// make test, builds the wheel and sdist and checks them. Returns the summary table; fails
+// with it when a job failed. With --list it runs nothing and prints the integrations it
+// would validate as a JSON array, for a workflow matrix that validates each in its own
+// job. It uses no credential, whatever the module was given.
 // +cache="session"
 func (m *Shipyard) ValidateModels(
 	ctx context.Context,
@@ -69,12 +71,28 @@ func (m *Shipyard) ValidateModels(
 	// they take precedence over --base. Without either, every integration is checked.
 	// +optional
 	changed []string,
+	// Validate this integration alone (a folder under models/), whatever changed: one job
+	// of a matrix.
+	// +optional
+	name string,
+	// Print the integrations to validate as a JSON array (e.g. ["istio","keda"]) and run
+	// nothing.
+	// +optional
+	list bool,
 ) (string, error) {
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
 	}
-	v, err := env.ValidateModels(ctx, src, modelrelease.ValidateOptions{Base: base, Changed: changed})
+	opts := modelrelease.ValidateOptions{Base: base, Changed: changed, Name: name}
+	if list {
+		v, err := modelrelease.SelectIntegrations(ctx, src, opts)
+		if err != nil {
+			return "", err
+		}
+		return v.ListJSON() + "\n", nil
+	}
+	v, err := env.ValidateModels(ctx, src, opts)
 	if err != nil {
 		return "", err
 	}

@@ -167,7 +167,7 @@ func TestValidateModelsThroughTheModuleUsesNoCredential(t *testing.T) {
 	m, e := modelModule(t, cloudcoilRepo(t))
 	modelreleasetest.RenderOneFolder(e)
 	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
-	out, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml", "models/istio/README.md"})
+	out, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml", "models/istio/README.md"}, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestValidateModelsThroughTheModuleUsesNoCredential(t *testing.T) {
 	noCredentialIn(t, e, out)
 
 	e.OnExec(engine.ExecRule{ArgsContain: "make test", ExitCode: 1, Stderr: "FAILED tests/test_models.py::test_round_trip[Issuer-cert-manager.io/v1]"})
-	_, err = m.ValidateModels(ctx, "", []string{"models/keda/x"})
+	_, err = m.ValidateModels(ctx, "", []string{"models/keda/x"}, "", false)
 	if err == nil || !strings.Contains(err.Error(), "| keda: test | failed") {
 		t.Errorf("err = %v", err)
 	}
@@ -262,4 +262,22 @@ func TestPublishCheckThroughTheModule(t *testing.T) {
 		t.Errorf("fixture record %+v, %v", rec, err)
 	}
 	noCredentialIn(t, e, out)
+}
+
+func TestValidateModelsListsThenValidatesOne(t *testing.T) {
+	ctx := context.Background()
+	m, e := modelModule(t, cloudcoilRepo(t))
+	modelreleasetest.RenderOneFolder(e)
+	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	list, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml", "models/istio/README.md"}, "", true)
+	if err != nil || list != "[\"istio\",\"kyverno\"]\n" {
+		t.Fatalf("list %q, %v", list, err)
+	}
+	if n := len(e.Graph().Execs()); n != 0 {
+		t.Errorf("--list ran %d commands", n)
+	}
+	out, err := m.ValidateModels(ctx, "", nil, "istio", false)
+	if err != nil || !strings.Contains(out, "Validated istio (named with --name)") || strings.Contains(out, "kyverno") {
+		t.Errorf("--name istio: %v\n%s", err, out)
+	}
 }

@@ -278,3 +278,55 @@ func TestValidateModelsNothingChanged(t *testing.T) {
 		t.Errorf("ran %v", execArgs(e))
 	}
 }
+
+func TestValidateModelsOneIntegration(t *testing.T) {
+	env, e := newEnv(t)
+	renderAnything(e)
+	serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	// --name wins over a change that would select every integration.
+	v, err := env.ValidateModels(context.Background(), generatorRepo(t, env, nil),
+		ValidateOptions{Name: "kyverno", Changed: []string{"cookiecutter/cookiecutter.json"}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, v.Text())
+	}
+	if strings.Join(v.Integrations, ",") != "kyverno" || len(v.Summary.Jobs) != 4 || !strings.Contains(v.Text(), "Validated kyverno (named with --name)") {
+		t.Errorf("validation:\n%s", v.Text())
+	}
+	for _, x := range e.Graph().Execs() {
+		if strings.Contains(strings.Join(x.Args, " "), "cookiecutter --no-input --config-file models/") &&
+			!strings.Contains(strings.Join(x.Args, " "), "models/kyverno/cookiecutter.yaml") {
+			t.Errorf("rendered another integration: %v", x.Args)
+		}
+	}
+	if _, err := env.ValidateModels(context.Background(), generatorRepo(t, env, nil), ValidateOptions{Name: "linkerd"}); err == nil ||
+		!strings.Contains(err.Error(), `models/upstreams.json has no integration "linkerd" (known: `) {
+		t.Errorf("unknown name: %v", err)
+	}
+}
+
+func TestSelectIntegrationsListsForAMatrix(t *testing.T) {
+	tests := []struct {
+		name string
+		opts ValidateOptions
+		want string
+	}{
+		{"changed integrations", ValidateOptions{Changed: []string{"models/keda/pyproject.toml", "models/istio/README.md"}}, `["istio","keda"]`},
+		{"nothing changed", ValidateOptions{Changed: []string{"docs/index.md"}}, `[]`},
+		{"a shared change lists every integration", ValidateOptions{Changed: []string{"cookiecutter/cookiecutter.json"}}, `["` + strings.Join(upstreamstest.Names(), `","`) + `"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, e := newEnv(t)
+			v, err := SelectIntegrations(context.Background(), generatorRepo(t, env, nil), tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.ListJSON(); got != tt.want {
+				t.Errorf("list %s, want %s", got, tt.want)
+			}
+			if n := len(e.Graph().Execs()); n != 0 {
+				t.Errorf("listing ran %d commands", n)
+			}
+		})
+	}
+}
