@@ -25,6 +25,8 @@ var cachePolicies = map[string]struct{ policy, why string }{
 	"ci":                      {"session", "includes the scan"},
 	"gen-repo":                {"session", "generates from the Cloudcoil version published on PyPI"},
 	"validate-models":         {"session", "generates from the Cloudcoil version published on PyPI"},
+	"model-integrations":      {"", "the source's models/upstreams.json only"},
+	"update-repos":            {"never", "reads and writes the model repositories' main branches on GitHub"},
 	"model-versions":          {"never", "reads GitHub and PyPI, writes a branch and a pull request"},
 	"model-release":           {"never", "reads and writes GitHub releases, branches and tags"},
 	"publish-check":           {"never", "the gate before an upload: reads the tag and installs from PyPI"},

@@ -220,3 +220,62 @@ func (m *Shipyard) ModelCi(ctx context.Context) (*dagger.Directory, error) {
 	}
 	return fromSDKDirectory(ctx, dir)
 }
+
+// ModelIntegrations lists the integrations of the Cloudcoil repository (--source), from
+// models/upstreams.json, as a JSON array (e.g. ["cert-manager","keda"]): the matrix of
+// update-repos' wrapper, one job per integration.
+func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
+	_, src, err := m.modelEnv(ctx)
+	if err != nil {
+		return "", err
+	}
+	list, err := modelrelease.Integrations(ctx, src)
+	if err != nil {
+		return "", err
+	}
+	return list + "\n", nil
+}
+
+// UpdateRepos is the repository update after a source update is merged in Cloudcoil
+// (--source, the merged checkout): for each integration (--name, repeatable; default:
+// every one), concurrently and each on its own, it renders and generates the repository
+// as gen-repo does and pushes it to the main branch of <owner>/models-<name> through the
+// GitHub API (tree, commit, ref update) as a regular fast-forward commit on main's head,
+// never a force push. A main that moved meanwhile (diverged) is an error naming it; an
+// unchanged tree pushes nothing; one integration's failure leaves the others pushed.
+// Give --github-token CI_GITHUB_TOKEN, so the push starts the repository's own workflows
+// (GitHub starts none for the default GITHUB_TOKEN's pushes). Returns one line per
+// repository; fails when any update failed.
+// +cache="never"
+func (m *Shipyard) UpdateRepos(
+	ctx context.Context,
+	// The integrations to update (folders under models/); default: every one.
+	// +optional
+	name []string,
+	// The owner of the model repositories.
+	// +default="cloudcoil"
+	owner string,
+	// The Cloudcoil commit the source is a checkout of (github.sha), for the commit
+	// message.
+	// +optional
+	commit string,
+	// Generate and read main only: write nothing.
+	// +optional
+	dryRun bool,
+) (string, error) {
+	env, src, err := m.modelEnv(ctx)
+	if err != nil {
+		return "", err
+	}
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	updates, err := env.UpdateRepos(ctx, gh, src, modelrelease.UpdateOptions{
+		Names: name, Owner: owner, SourceCommit: commit, DryRun: dryRun,
+	})
+	if err != nil {
+		return "", fmt.Errorf("%w\n\n%s", err, updates.Text())
+	}
+	return updates.Text(), nil
+}

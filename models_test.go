@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -280,4 +281,34 @@ func TestValidateModelsListsThenValidatesOne(t *testing.T) {
 	if err != nil || !strings.Contains(out, "Validated istio (named with --name)") || strings.Contains(out, "kyverno") {
 		t.Errorf("--name istio: %v\n%s", err, out)
 	}
+}
+
+func TestUpdateReposThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	sim := githubsim.New(t)
+	sim.AddToken(modelToken, githubsim.Token{PushAccess: true})
+	keda := sim.AddRepo("cloudcoil", "models-keda")
+	old := keda.CommitOnBranch("main", "Initial generation", map[string]string{"README.md": "old\n"})
+
+	m, e := modelModule(t, cloudcoilRepo(t))
+	m.GithubAPI = sim.URL + "/"
+	modelreleasetest.RenderOneFolder(e)
+	list, err := m.ModelIntegrations(ctx)
+	if err != nil || !strings.HasPrefix(list, "[") || !strings.Contains(list, `"keda"`) {
+		t.Fatalf("integrations %q, %v", list, err)
+	}
+	out, err := m.UpdateRepos(ctx, []string{"keda"}, "cloudcoil", "0123456789abcdef0123456789abcdef01234567", false)
+	if err != nil || !strings.Contains(out, "cloudcoil/models-keda: pushed") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	head := keda.Branch("main")
+	if parents := keda.Parents(head); len(parents) != 1 || parents[0] != old {
+		t.Errorf("main at %s with parents %v; want a commit on %s", head, parents, old)
+	}
+	// A repository that does not exist is a failure naming it; the output says so.
+	_, err = m.UpdateRepos(ctx, []string{"istio"}, "cloudcoil", "", false)
+	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio has no branch main") {
+		t.Errorf("err = %v", err)
+	}
+	noCredentialIn(t, e, out, fmt.Sprint(err))
 }
