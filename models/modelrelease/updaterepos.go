@@ -122,6 +122,15 @@ func (e Env) UpdateRepos(ctx context.Context, gh *github.Client, source *dagger.
 	if err != nil {
 		return nil, err
 	}
+	if log := o.Log; log != nil {
+		// The integrations log concurrently; the caller's function sees one line at a time.
+		var mu sync.Mutex
+		o.Log = func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			log(format, args...)
+		}
+	}
 	names := o.Names
 	if len(names) == 0 {
 		names = file.Names()

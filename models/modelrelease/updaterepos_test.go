@@ -62,6 +62,9 @@ func TestUpdateReposOneFailureLeavesTheOthersPushed(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "update-repos: 1 of 3 failed") || !strings.Contains(err.Error(), "update-repos velero: generate") {
 		t.Fatalf("err = %v", err)
 	}
+	if len(log) == 0 {
+		t.Error("no step was logged")
+	}
 	if flow.FailedStep(up[2].Err) != "generate" || !strings.Contains(up[2].Err.Error(), "make gen-repo-velero") {
 		t.Errorf("velero: %v", up[2].Err)
 	}
