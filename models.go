@@ -54,10 +54,12 @@ func (m *Shipyard) GenRepo(
 
 // ValidateModels is the pull request check of the Cloudcoil repository: for each changed
 // integration (every one when the shared template, the generation requirements or the
-// Cloudcoil requirement changed), concurrently, it generates the repository from the
-// published Cloudcoil version, runs ruff, mypy and the model tests, builds the wheel and
-// sdist and checks them. Returns the summary table; fails with it when a job failed. It
-// uses no credential, whatever the module was given.
+// Cloudcoil requirement changed), or the one given with --name, it generates the
+// repository from the published Cloudcoil version, runs the repository's make lint and
+// make test, builds the wheel and sdist and checks them. Returns the summary table; fails
+// with it when a job failed. With --list it runs nothing and prints the integrations it
+// would validate as a JSON array, for a workflow matrix that validates each in its own
+// job. It uses no credential, whatever the module was given.
 // +cache="session"
 func (m *Shipyard) ValidateModels(
 	ctx context.Context,
@@ -69,12 +71,28 @@ func (m *Shipyard) ValidateModels(
 	// they take precedence over --base. Without either, every integration is checked.
 	// +optional
 	changed []string,
+	// Validate this integration alone (a folder under models/), whatever changed: one job
+	// of a matrix.
+	// +optional
+	name string,
+	// Print the integrations to validate as a JSON array (e.g. ["istio","keda"]) and run
+	// nothing.
+	// +optional
+	list bool,
 ) (string, error) {
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
 	}
-	v, err := env.ValidateModels(ctx, src, modelrelease.ValidateOptions{Base: base, Changed: changed})
+	opts := modelrelease.ValidateOptions{Base: base, Changed: changed, Name: name}
+	if list {
+		v, err := modelrelease.SelectIntegrations(ctx, src, opts)
+		if err != nil {
+			return "", err
+		}
+		return v.ListJSON() + "\n", nil
+	}
+	v, err := env.ValidateModels(ctx, src, opts)
 	if err != nil {
 		return "", err
 	}
@@ -177,4 +195,87 @@ func (m *Shipyard) PublishCheck(
 		WithDirectory("dist", report.Dist).
 		WithNewFile("publish-check.txt", report.Text())
 	return fromSDKDirectory(ctx, out)
+}
+
+// ModelCi is the repository CI of a model repository: on the checkout (--source) as it
+// is, with no regeneration, it installs the locked environment and runs the repository's
+// own make targets concurrently — lint (ruff and mypy in the template), typecheck when
+// the Makefile has one, test, and check-artifacts, whose wheel and sdist in dist/ are then
+// checked against the checkout by Shipyard's artifact rules. A Makefile without lint,
+// test or check-artifacts is an error naming the target. Returns summary.md,
+// results.json and check-artifacts.txt; fails with the table when a target fails. It
+// uses no credential.
+func (m *Shipyard) ModelCi(ctx context.Context) (*dagger.Directory, error) {
+	env, src, err := m.modelEnv(ctx)
+	if err != nil {
+		return nil, err
+	}
+	report, err := env.ModelCI(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := report.Dir(env.Client)
+	if err != nil {
+		return nil, err
+	}
+	return fromSDKDirectory(ctx, dir)
+}
+
+// ModelIntegrations lists the integrations of the Cloudcoil repository (--source), from
+// models/upstreams.json, as a JSON array (e.g. ["cert-manager","keda"]): the matrix of
+// update-repos' wrapper, one job per integration.
+func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
+	_, src, err := m.modelEnv(ctx)
+	if err != nil {
+		return "", err
+	}
+	list, err := modelrelease.Integrations(ctx, src)
+	if err != nil {
+		return "", err
+	}
+	return list + "\n", nil
+}
+
+// UpdateRepos is the repository update after a source update is merged in Cloudcoil
+// (--source, the merged checkout): for each integration (--name, repeatable; default:
+// every one), concurrently and each on its own, it renders and generates the repository
+// as gen-repo does and pushes it to the main branch of <owner>/models-<name> through the
+// GitHub API (tree, commit, ref update) as a regular fast-forward commit on main's head,
+// never a force push. A main that moved meanwhile (diverged) is an error naming it; an
+// unchanged tree pushes nothing; one integration's failure leaves the others pushed.
+// Give --github-token CI_GITHUB_TOKEN, so the push starts the repository's own workflows
+// (GitHub starts none for the default GITHUB_TOKEN's pushes). Returns one line per
+// repository; fails when any update failed.
+// +cache="never"
+func (m *Shipyard) UpdateRepos(
+	ctx context.Context,
+	// The integrations to update (folders under models/); default: every one.
+	// +optional
+	name []string,
+	// The owner of the model repositories.
+	// +default="cloudcoil"
+	owner string,
+	// The Cloudcoil commit the source is a checkout of (github.sha), for the commit
+	// message.
+	// +optional
+	commit string,
+	// Generate and read main only: write nothing.
+	// +optional
+	dryRun bool,
+) (string, error) {
+	env, src, err := m.modelEnv(ctx)
+	if err != nil {
+		return "", err
+	}
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	updates, err := env.UpdateRepos(ctx, gh, src, modelrelease.UpdateOptions{
+		Names: name, Owner: owner, SourceCommit: commit, DryRun: dryRun,
+	})
+	if err != nil {
+		return "", fmt.Errorf("%w\n\n%s", err, updates.Text())
+	}
+	return updates.Text(), nil
 }

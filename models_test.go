@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,10 +29,9 @@ var modelExecs = []string{
 	"uv sync --frozen",
 	"uv sync --locked",
 	"uv run --frozen cloudcoil-model-codegen",
-	"uv run --frozen ruff check .",
-	"uv run --frozen ruff format --check .",
-	"uv run --frozen mypy src",
-	"uv run --frozen pytest",
+	"make lint",
+	"make test",
+	"make check-artifacts",
 	"uv build --out-dir /dist",
 	"base64 -w 0 /dist/",
 }
@@ -168,7 +168,7 @@ func TestValidateModelsThroughTheModuleUsesNoCredential(t *testing.T) {
 	m, e := modelModule(t, cloudcoilRepo(t))
 	modelreleasetest.RenderOneFolder(e)
 	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
-	out, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml", "models/istio/README.md"})
+	out, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml", "models/istio/README.md"}, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,8 +183,8 @@ func TestValidateModelsThroughTheModuleUsesNoCredential(t *testing.T) {
 	}
 	noCredentialIn(t, e, out)
 
-	e.OnExec(engine.ExecRule{ArgsContain: "pytest", ExitCode: 1, Stderr: "FAILED tests/test_models.py::test_round_trip[Issuer-cert-manager.io/v1]"})
-	_, err = m.ValidateModels(ctx, "", []string{"models/keda/x"})
+	e.OnExec(engine.ExecRule{ArgsContain: "make test", ExitCode: 1, Stderr: "FAILED tests/test_models.py::test_round_trip[Issuer-cert-manager.io/v1]"})
+	_, err = m.ValidateModels(ctx, "", []string{"models/keda/x"}, "", false)
 	if err == nil || !strings.Contains(err.Error(), "| keda: test | failed") {
 		t.Errorf("err = %v", err)
 	}
@@ -263,4 +263,52 @@ func TestPublishCheckThroughTheModule(t *testing.T) {
 		t.Errorf("fixture record %+v, %v", rec, err)
 	}
 	noCredentialIn(t, e, out)
+}
+
+func TestValidateModelsListsThenValidatesOne(t *testing.T) {
+	ctx := context.Background()
+	m, e := modelModule(t, cloudcoilRepo(t))
+	modelreleasetest.RenderOneFolder(e)
+	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	list, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml", "models/istio/README.md"}, "", true)
+	if err != nil || list != "[\"istio\",\"kyverno\"]\n" {
+		t.Fatalf("list %q, %v", list, err)
+	}
+	if n := len(e.Graph().Execs()); n != 0 {
+		t.Errorf("--list ran %d commands", n)
+	}
+	out, err := m.ValidateModels(ctx, "", nil, "istio", false)
+	if err != nil || !strings.Contains(out, "Validated istio (named with --name)") || strings.Contains(out, "kyverno") {
+		t.Errorf("--name istio: %v\n%s", err, out)
+	}
+}
+
+func TestUpdateReposThroughTheModule(t *testing.T) {
+	ctx := context.Background()
+	sim := githubsim.New(t)
+	sim.AddToken(modelToken, githubsim.Token{PushAccess: true})
+	keda := sim.AddRepo("cloudcoil", "models-keda")
+	old := keda.CommitOnBranch("main", "Initial generation", map[string]string{"README.md": "old\n"})
+
+	m, e := modelModule(t, cloudcoilRepo(t))
+	m.GithubAPI = sim.URL + "/"
+	modelreleasetest.RenderOneFolder(e)
+	list, err := m.ModelIntegrations(ctx)
+	if err != nil || !strings.HasPrefix(list, "[") || !strings.Contains(list, `"keda"`) {
+		t.Fatalf("integrations %q, %v", list, err)
+	}
+	out, err := m.UpdateRepos(ctx, []string{"keda"}, "cloudcoil", "0123456789abcdef0123456789abcdef01234567", false)
+	if err != nil || !strings.Contains(out, "cloudcoil/models-keda: pushed") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	head := keda.Branch("main")
+	if parents := keda.Parents(head); len(parents) != 1 || parents[0] != old {
+		t.Errorf("main at %s with parents %v; want a commit on %s", head, parents, old)
+	}
+	// A repository that does not exist is a failure naming it; the output says so.
+	_, err = m.UpdateRepos(ctx, []string{"istio"}, "cloudcoil", "", false)
+	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio has no branch main") {
+		t.Errorf("err = %v", err)
+	}
+	noCredentialIn(t, e, out, fmt.Sprint(err))
 }

@@ -41,7 +41,7 @@ func TestNoCacheSharedBetweenRepositoryCodeAndPublishing(t *testing.T) {
 		m, e := modelModule(t, cloudcoilRepo(t))
 		modelreleasetest.RenderOneFolder(e)
 		modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
-		if _, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml"}); err != nil {
+		if _, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml"}, "", false); err != nil {
 			t.Fatalf("validate-models: %v", err)
 		}
 		if _, err := m.GenRepo(ctx, "velero"); err != nil {

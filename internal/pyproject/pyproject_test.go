@@ -56,7 +56,7 @@ func TestModelRepoPyproject(t *testing.T) {
 	data := fixture(t, "modelrepo", "pyproject.toml")
 	d := mustParse(t, "pyproject.toml", data)
 	vs := d.StringValues("project.version")
-	if len(vs) != 1 || vs[0].Text != "1.17.1.0" || vs[0].Line != 7 || vs[0].Entry != -1 {
+	if len(vs) != 1 || vs[0].Text != "1.17.1.0" || vs[0].Line != 3 || vs[0].Entry != -1 {
 		t.Fatalf("project.version located as %+v", vs)
 	}
 	ups, _, err := d.Strings("tool", "cloudcoil-models", "upstream-versions")

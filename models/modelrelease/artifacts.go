@@ -36,10 +36,15 @@ type Built struct {
 
 // build runs `uv build` in ctr's /repo and reads both artifacts back.
 func (e Env) build(ctx context.Context, ctr *dagger.Container) (Built, error) {
-	built := ctr.WithExec([]string{"uv", "build", "--out-dir", DistDir})
-	entries, err := built.Directory(DistDir).Entries(ctx)
+	return readBuilt(ctx, ctr.WithExec([]string{"uv", "build", "--out-dir", DistDir}), DistDir, "uv build")
+}
+
+// readBuilt reads the one wheel and one sdist that what (a command, for the error) left in
+// distDir of built.
+func readBuilt(ctx context.Context, built *dagger.Container, distDir, what string) (Built, error) {
+	entries, err := built.Directory(distDir).Entries(ctx)
 	if err != nil {
-		return Built{}, fmt.Errorf("build: %w", err)
+		return Built{}, fmt.Errorf("build: %s wrote no %s: %w", what, distDir, err)
 	}
 	var wheels, sdists []string
 	for _, name := range entries {
@@ -52,17 +57,17 @@ func (e Env) build(ctx context.Context, ctr *dagger.Container) (Built, error) {
 	}
 	if len(wheels) != 1 || len(sdists) != 1 {
 		sort.Strings(entries)
-		return Built{}, fmt.Errorf("build: uv build wrote %q to %s; want one wheel and one sdist", entries, DistDir)
+		return Built{}, fmt.Errorf("build: %s wrote %q to %s; want one wheel and one sdist", what, entries, distDir)
 	}
-	out := Built{WheelName: wheels[0], SdistName: sdists[0], Dist: built.Directory(DistDir)}
-	wheel, err := readArtifact(ctx, built, wheels[0])
+	out := Built{WheelName: wheels[0], SdistName: sdists[0], Dist: built.Directory(distDir)}
+	wheel, err := readArtifact(ctx, built, distDir, wheels[0])
 	if err != nil {
 		return Built{}, err
 	}
 	if out.Wheel, err = models.ReadWheel(bytes.NewReader(wheel), int64(len(wheel))); err != nil {
 		return Built{}, fmt.Errorf("%s: %w", wheels[0], err)
 	}
-	sdist, err := readArtifact(ctx, built, sdists[0])
+	sdist, err := readArtifact(ctx, built, distDir, sdists[0])
 	if err != nil {
 		return Built{}, err
 	}
@@ -75,10 +80,10 @@ func (e Env) build(ctx context.Context, ctr *dagger.Container) (Built, error) {
 // readArtifact reads a built archive into memory. The API returns file contents as text,
 // which would alter binary bytes, so the graph base64-encodes the archive first and Go
 // decodes it; the encoded size is checked before anything is read.
-func readArtifact(ctx context.Context, built *dagger.Container, name string) ([]byte, error) {
+func readArtifact(ctx context.Context, built *dagger.Container, distDir, name string) ([]byte, error) {
 	encoded := EncodedDir + "/" + name + ".b64"
 	f := built.
-		WithExec([]string{"base64", "-w", "0", path.Join(DistDir, name)}, dagger.ContainerWithExecOpts{RedirectStdout: encoded}).
+		WithExec([]string{"base64", "-w", "0", path.Join(distDir, name)}, dagger.ContainerWithExecOpts{RedirectStdout: encoded}).
 		File(encoded)
 	size, err := f.Size(ctx)
 	if err != nil {
@@ -98,11 +103,20 @@ func readArtifact(ctx context.Context, built *dagger.Container, name string) ([]
 	return data, nil
 }
 
-// artifactRules are the check-artifacts rules for generated repositories, whose package
-// lives under src/.
-func artifactRules() models.ArtifactRules {
+// artifactRules are the check-artifacts rules for a generated repository's layout: the
+// import root is src/ only when the package lives there (the template keeps it at the
+// root), and the generated-files manifest is checked only when the checkout has one, since
+// Cloudcoil's generator writes none; the completeness of the modules is then what the
+// other rules check (model modules present and not empty, the lookup not empty, the
+// artifacts equal to the checkout).
+func artifactRules(tree Tree, pkgDir string) models.ArtifactRules {
 	r := models.DefaultArtifactRules
-	r.ImportRoot = "src"
+	if strings.HasPrefix(pkgDir, "src/") {
+		r.ImportRoot = "src"
+	}
+	if _, ok := tree[pkgDir+"/"+r.GeneratedManifest]; !ok {
+		r.GeneratedManifest = ""
+	}
 	return r
 }
 
@@ -146,7 +160,7 @@ func (r ArtifactReport) Text() string {
 
 // checkBuilt applies the artifact rules to a checkout held in memory and its artifacts.
 func checkBuilt(tree Tree, pkgDir string, built Built) []models.Problem {
-	return artifactRules().Check(tree.FS(), pkgDir, built.Wheel, built.Sdist)
+	return artifactRules(tree, pkgDir).Check(tree.FS(), pkgDir, built.Wheel, built.Sdist)
 }
 
 // CheckArtifacts builds a generated repository's wheel and sdist as it is (no generation)

@@ -60,3 +60,16 @@ func (e Env) python(repo *dagger.Directory) (*dagger.Container, error) {
 		WithDirectory("/repo", repo).
 		WithWorkdir("/repo"), nil
 }
+
+// makePath is where withMake puts make.
+const makePath = "/usr/bin/make"
+
+// withMake adds GNU make to a container of the pinned Python image, which has none: the
+// binary of the pinned Go image, Debian bookworm's like the Python images', which needs
+// nothing but the C library. Copying it keeps the graph free of a package download.
+func (e Env) withMake(ctr *dagger.Container) (*dagger.Container, error) {
+	if e.Pins.Go == "" {
+		return nil, fmt.Errorf("image pins: go is empty (make is taken from it)")
+	}
+	return ctr.WithFile(makePath, e.Client.Container().From(e.Pins.Go).File(makePath)), nil
+}

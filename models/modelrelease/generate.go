@@ -9,16 +9,30 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/jobs"
+	"dagger/shipyard/models"
 )
 
-// Generation and checks of a model repository. The commands are the conventional ones a
-// maintainer runs in a generated checkout; every check starts from the same generated
-// container, so they run concurrently and generation runs once.
+// Generation and checks of a model repository. The checks are the repository's own
+// Makefile targets (the seed's `make lint test check-artifacts`), so a repository that
+// changes its Makefile is checked by the rules it has; every check starts from the same
+// generated container, so they run concurrently and generation runs once.
 var (
 	// generateArgs is the generator the template configures in pyproject.toml
 	// ([[tool.cloudcoil.codegen.models]]), run from the locked environment.
 	generateArgs = []string{"uv", "run", "--frozen", "cloudcoil-model-codegen"}
 	syncArgs     = []string{"uv", "sync", "--frozen"}
+)
+
+// MakefilePath is the repository's Makefile, at the root.
+const MakefilePath = "Makefile"
+
+// The make targets Shipyard runs in a model repository. The template's lint target runs
+// ruff and mypy; a repository with a separate typecheck target has it run too.
+const (
+	TargetLint           = "lint"
+	TargetTypecheck      = "typecheck"
+	TargetTest           = "test"
+	TargetCheckArtifacts = "check-artifacts"
 )
 
 // Check is one named check of a generated repository: its commands run in order.
@@ -27,15 +41,37 @@ type Check struct {
 	Commands [][]string
 }
 
-// Checks are what a generated repository must pass before it is built: ruff's lint and
-// format check, mypy, and the model tests.
-var Checks = []Check{
-	{Name: "lint", Commands: [][]string{
-		{"uv", "run", "--frozen", "ruff", "check", "."},
-		{"uv", "run", "--frozen", "ruff", "format", "--check", "."},
-	}},
-	{Name: "mypy", Commands: [][]string{{"uv", "run", "--frozen", "mypy", "src"}}},
-	{Name: "test", Commands: [][]string{{"uv", "run", "--frozen", "pytest"}}},
+// makeCheck is the check that runs one make target.
+func makeCheck(target string) Check {
+	return Check{Name: target, Commands: [][]string{{"make", target}}}
+}
+
+// Checks are what a generated repository must pass before it is built, whatever its
+// Makefile: its lint target (ruff and mypy in the template) and its tests.
+var Checks = []Check{makeCheck(TargetLint), makeCheck(TargetTest)}
+
+// ChecksFor are the checks a Makefile asks for: Checks, with typecheck after lint when
+// the Makefile defines one. The error names each missing target and the Makefile.
+func ChecksFor(makefile, command string) ([]Check, error) {
+	if err := models.RequireTargets(MakefilePath, makefile, command, TargetLint, TargetTest); err != nil {
+		return nil, err
+	}
+	checks := []Check{makeCheck(TargetLint)}
+	if models.ParseMakefile(makefile).Has(TargetTypecheck) {
+		checks = append(checks, makeCheck(TargetTypecheck))
+	}
+	return append(checks, makeCheck(TargetTest)), nil
+}
+
+// readMakefile reads the repository's Makefile at /repo; a missing one is an error that
+// says what Shipyard runs from it.
+func readMakefile(ctx context.Context, ctr *dagger.Container) (string, error) {
+	text, err := ctr.File("/repo/" + MakefilePath).Contents(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (a model repository's checks are its make targets %s, %s and %s, as the Cloudcoil template defines them)",
+			MakefilePath, err, TargetLint, TargetTest, TargetCheckArtifacts)
+	}
+	return text, nil
 }
 
 // lockArgs refreshes the Cloudcoil entry of uv.lock: to exactly pin when given (the
@@ -50,10 +86,14 @@ func lockArgs(pin string) []string {
 }
 
 // generate refreshes the lockfile, installs the locked environment and runs the generator
-// in a model repository. The result's /repo is the generated repository.
+// in a model repository. The result's /repo is the generated repository, in a container
+// with make for the repository's own targets.
 func (e Env) generate(repo *dagger.Directory, cloudcoilPin string) (*dagger.Container, error) {
 	ctr, err := e.python(repo)
 	if err != nil {
+		return nil, fmt.Errorf("generate: %w", err)
+	}
+	if ctr, err = e.withMake(ctr); err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
 	return ctr.
@@ -62,9 +102,11 @@ func (e Env) generate(repo *dagger.Directory, cloudcoilPin string) (*dagger.Cont
 		WithExec(generateArgs), nil
 }
 
-// runChecks runs the generation (by syncing generated) and then every check concurrently,
-// one summary row each, named with prefix ("cert-manager: lint"). A failed generation
-// skips the checks, which would only repeat its error.
+// runChecks runs the generation (by syncing generated) and then every check the
+// repository's Makefile defines (ChecksFor) concurrently, one summary row each, named with
+// prefix ("cert-manager: lint"). A failed generation skips the checks, which would only
+// repeat its error; a Makefile without a target fails the checks with the error that
+// names it.
 func runChecks(ctx context.Context, generated *dagger.Container, prefix string) []jobs.JobResult {
 	start := time.Now()
 	_, err := generated.Sync(ctx)
@@ -75,21 +117,43 @@ func runChecks(ctx context.Context, generated *dagger.Container, prefix string) 
 		}
 		return rows
 	}
-	results := make([]jobs.JobResult, len(Checks))
+	return append(rows, runTargets(ctx, generated, prefix, "the checks of a generated repository")...)
+}
+
+// runTargets reads the Makefile of ctr's /repo and runs its checks concurrently.
+func runTargets(ctx context.Context, ctr *dagger.Container, prefix, command string) []jobs.JobResult {
+	makefile, err := readMakefile(ctx, ctr)
+	var checks []Check
+	if err == nil {
+		checks, err = ChecksFor(makefile, command)
+	}
+	if err != nil {
+		rows := make([]jobs.JobResult, len(Checks))
+		for i, c := range Checks {
+			rows[i] = jobs.Result(prefix+c.Name, 0, err)
+		}
+		return rows
+	}
+	return runEach(ctx, ctr, prefix, checks)
+}
+
+// runEach runs checks concurrently on ctr, one row each.
+func runEach(ctx context.Context, ctr *dagger.Container, prefix string, checks []Check) []jobs.JobResult {
+	results := make([]jobs.JobResult, len(checks))
 	var wg sync.WaitGroup
-	for i, c := range Checks {
+	for i, c := range checks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctr := generated
+			run := ctr
 			for _, args := range c.Commands {
-				ctr = ctr.WithExec(args)
+				run = run.WithExec(args)
 			}
 			start := time.Now()
-			_, err := ctr.Sync(ctx)
+			_, err := run.Sync(ctx)
 			results[i] = jobs.Result(prefix+c.Name, time.Since(start), err)
 		}()
 	}
 	wg.Wait()
-	return append(rows, results...)
+	return results
 }

@@ -21,12 +21,12 @@ var modelExecs = []string{
 	"uv sync --frozen",
 	"uv sync --locked",
 	"uv run --frozen cloudcoil-model-codegen",
-	"uv run --frozen ruff check .",
-	"uv run --frozen ruff format --check .",
-	"uv run --frozen mypy src",
-	"uv run --frozen pytest",
+	"make lint",
+	"make test",
+	"make check-artifacts",
 	"uv build --out-dir /dist",
 	"base64 -w 0 /dist/",
+	"base64 -w 0 /repo/dist/",
 }
 
 // newEnv starts a strict engine double, expecting the model flows' commands, and an Env

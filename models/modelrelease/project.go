@@ -34,6 +34,8 @@ const (
 	upstreamsKey  = "upstream-versions"
 	versionPrefix = "version-prefix"
 	codegenURLKey = "tool.cloudcoil.codegen.models.input" // in each [[…models]] entry
+	// codegenNamespaceKey is the generated package's import path, in each entry.
+	codegenNamespaceKey = "tool.cloudcoil.codegen.models.namespace"
 )
 
 var (

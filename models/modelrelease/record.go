@@ -51,20 +51,26 @@ func (r Record) Marshal() []byte {
 	return append(b, '\n')
 }
 
+// RecordMigration is how to move past a record Shipyard cannot read (one written by hand or
+// by other tooling): without it, the next run treats the last release as one from before
+// fingerprint tracking and releases at most one new packaging revision, then records it.
+const RecordMigration = "to migrate, remove " + RecordPath + " (and any cloudcoil-release marker in the release body) and run the release again: it records a fresh one, releasing at most one new packaging revision"
+
 // ParseRecord reads a record file, refusing unknown fields and malformed values: a record
-// that cannot be trusted must not decide that nothing changed.
+// that cannot be trusted must not decide that nothing changed. The error names the file
+// and says how to migrate.
 func ParseRecord(data []byte) (Record, error) {
 	var r Record
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return Record{}, fmt.Errorf("%s: %w", RecordPath, err)
+		return Record{}, fmt.Errorf("%s: not a Shipyard release record (%w); %s", RecordPath, err, RecordMigration)
 	}
 	if dec.More() {
-		return Record{}, fmt.Errorf("%s: trailing data after the record", RecordPath)
+		return Record{}, fmt.Errorf("%s: trailing data after the record; %s", RecordPath, RecordMigration)
 	}
 	if err := r.Validate(); err != nil {
-		return Record{}, fmt.Errorf("%s: %w", RecordPath, err)
+		return Record{}, fmt.Errorf("%s: %w; %s", RecordPath, err, RecordMigration)
 	}
 	return r, nil
 }

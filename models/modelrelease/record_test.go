@@ -33,12 +33,13 @@ func TestRecordRejectsWhatItCannotTrust(t *testing.T) {
 		{"short digest", strings.Replace(good, digest('a'), "sha256:abc", 1), "fingerprint"},
 		{"bare version", strings.Replace(good, `"1.31.5.2"`, `"1.31.5"`, 1), "not X.Y.Z.N"},
 		{"trailing data", good + "{}", "trailing data"},
+		{"another tool's record", `{"release": "1.31.5-2"}`, "not a Shipyard release record"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseRecord([]byte(tt.data))
-			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), RecordPath) {
-				t.Errorf("err = %v, want %q naming %s", err, tt.want, RecordPath)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), RecordPath) || !strings.Contains(err.Error(), "to migrate, remove") {
+				t.Errorf("err = %v, want %q naming %s and how to migrate", err, tt.want, RecordPath)
 			}
 		})
 	}

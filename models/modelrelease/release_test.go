@@ -52,7 +52,7 @@ func TestFirstReleaseLeavesADraftPinnedToItsCommit(t *testing.T) {
 	// The whole upstream selection ran: pyproject.toml names 1.17.1's schema, the lock was
 	// refreshed within the compatible range, the checks ran, the version's lock refreshed.
 	for _, args := range []string{"uv lock --upgrade-package cloudcoil", "uv run --frozen cloudcoil-model-codegen",
-		"uv run --frozen ruff check .", "uv run --frozen mypy src", "uv run --frozen pytest", "uv lock", "uv build --out-dir /dist"} {
+		"make lint", "make test", "uv lock", "uv build --out-dir /dist"} {
 		if !hasExec(e, args) {
 			t.Errorf("no exec %q", args)
 		}
@@ -175,7 +175,7 @@ func TestFailedChecksPublishNothing(t *testing.T) {
 	}{
 		{"lint", func(w *world, e *engine.Engine) {
 			w.serve(e, "1.17.1.0", nil)
-			e.OnExec(engine.ExecRule{ArgsContain: "ruff format --check", ExitCode: 1, Stderr: "Would reformat: src/cloudcoil/models/cert_manager/v1.py"})
+			e.OnExec(engine.ExecRule{ArgsContain: "make lint", ExitCode: 1, Stderr: "Would reformat: cloudcoil/models/cert_manager/v1.py"})
 		}, "| lint | failed"},
 		{"generation", func(w *world, e *engine.Engine) {
 			e.OnExec(engine.ExecRule{ArgsContain: "cloudcoil-model-codegen", ExitCode: 1, Stderr: "error: cannot fetch schema"})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"dagger.io/dagger"
 
+	pytoml "dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/models"
 )
 
@@ -79,24 +81,66 @@ func (t Tree) Fingerprints(pkgDir string) (Digests, error) {
 	return Digests{Fingerprint: shipped, Tree: all}, nil
 }
 
-// FindPackageDir finds the generated package: the one directory under src/ holding the
-// generated-files manifest the Cloudcoil generator writes.
+// FindPackageDir finds the generated package from the generator's own settings: the
+// namespace of pyproject.toml's [[tool.cloudcoil.codegen.models]] (e.g.
+// "cloudcoil.models.cert_manager") is the package's import path, which the Cloudcoil
+// template keeps at the repository root (cloudcoil/models/cert_manager/). A repository
+// that really uses a src layout holds it under src/ instead; whichever holds files is the
+// package. No manifest is needed: the generator writes none of its own.
 func FindPackageDir(t Tree) (string, error) {
-	manifest := models.DefaultArtifactRules.GeneratedManifest
-	var found []string
-	for p := range t {
-		if path.Base(p) == manifest && strings.HasPrefix(p, "src/") {
-			found = append(found, path.Dir(p))
+	data, ok := t[pyprojectPath]
+	if !ok {
+		return "", fmt.Errorf("no %s at the repository root: is this a generated model repository?", pyprojectPath)
+	}
+	doc, err := pytoml.Parse(pyprojectPath, data)
+	if err != nil {
+		return "", err
+	}
+	var namespaces []pytoml.StringValue
+	for _, v := range doc.StringValues(codegenNamespaceKey) {
+		if !slices.ContainsFunc(namespaces, func(o pytoml.StringValue) bool { return o.Text == v.Text }) {
+			namespaces = append(namespaces, v)
 		}
 	}
-	sort.Strings(found)
+	switch len(namespaces) {
+	case 0:
+		return "", fmt.Errorf("%s: no [[tool.cloudcoil.codegen.models]] namespace = \"cloudcoil.models.<module>\"; the model template writes it, and it names the generated package", pyprojectPath)
+	case 1:
+	default:
+		names := make([]string, len(namespaces))
+		for i, n := range namespaces {
+			names[i] = n.Text
+		}
+		return "", fmt.Errorf("%s: several generator namespaces (%s); a model repository holds one package", pyprojectPath, strings.Join(names, ", "))
+	}
+	ns := namespaces[0]
+	dir := strings.ReplaceAll(ns.Text, ".", "/")
+	if ns.Text == "" || !fs.ValidPath(dir) || strings.Contains(ns.Text, "/") {
+		return "", fmt.Errorf("%s:%d: namespace %q is not a dotted Python package name", pyprojectPath, ns.Line, ns.Text)
+	}
+	var found []string
+	for _, candidate := range []string{dir, "src/" + dir} {
+		if t.hasFilesUnder(candidate) {
+			found = append(found, candidate)
+		}
+	}
 	switch len(found) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return "", fmt.Errorf("no src/**/%s: the generated package is found by the manifest the generator writes; run the generation (make gen) first", manifest)
+		return "", fmt.Errorf("%s:%d: namespace %q: no package at %s/ (nor src/%s/); run the generation (make gen-models) first", pyprojectPath, ns.Line, ns.Text, dir, dir)
 	}
-	return "", fmt.Errorf("several generated packages (%s); a model repository holds one", strings.Join(found, ", "))
+	return "", fmt.Errorf("%s:%d: namespace %q: both %s/ and src/%s/ hold files; keep the package in one place (the template uses %s/)", pyprojectPath, ns.Line, ns.Text, dir, dir, dir)
+}
+
+// hasFilesUnder says whether any file lies under dir.
+func (t Tree) hasFilesUnder(dir string) bool {
+	for p := range t {
+		if strings.HasPrefix(p, dir+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // TreeLimits bound what ReadTree reads into memory.

@@ -2,7 +2,9 @@ package modelrelease
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +25,10 @@ type ValidateOptions struct {
 	// source's own history's, from the merge base to HEAD (the source must hold .git
 	// with that history). Ignored when Changed is given.
 	Base string
+	// Name validates this one integration alone, whatever changed: one job of the
+	// wrapper's matrix, so a large integration's generation does not compete for memory
+	// with the others.
+	Name string
 }
 
 // Validation is the outcome of ValidateModels.
@@ -30,14 +36,19 @@ type Validation struct {
 	// Integrations are the ones checked; Everything says a shared path changed.
 	Integrations []string
 	Everything   bool
-	Summary      jobs.Summary
+	// Named says the integration was given with --name.
+	Named   bool
+	Summary jobs.Summary
 }
 
 // Text renders the selection and the summary table.
 func (v Validation) Text() string {
 	why := "changed integrations"
-	if v.Everything {
+	switch {
+	case v.Everything:
 		why = "a shared template, requirement or the Cloudcoil requirement changed: every integration"
+	case v.Named:
+		why = "named with --name"
 	}
 	if len(v.Integrations) == 0 {
 		return "No integration changed; nothing to validate.\n"
@@ -53,6 +64,44 @@ func (v Validation) Text() string {
 // secret: it needs none, and a pull request's code must never see release credentials.
 // The error, when any job failed, carries the summary table.
 func (e Env) ValidateModels(ctx context.Context, source *dagger.Directory, opts ValidateOptions) (Validation, error) {
+	v, err := SelectIntegrations(ctx, source, opts)
+	if err != nil {
+		return v, err
+	}
+	rows := make([][]jobs.JobResult, len(v.Integrations))
+	var wg sync.WaitGroup
+	for i, name := range v.Integrations {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rows[i] = e.validateOne(ctx, source, name)
+		}()
+	}
+	wg.Wait()
+	for _, r := range rows {
+		v.Summary.Jobs = append(v.Summary.Jobs, r...)
+	}
+	if err := v.Summary.Err(); err != nil {
+		return v, fmt.Errorf("validate-models: %w", err)
+	}
+	return v, nil
+}
+
+// ListJSON is the selection as a JSON array of names, for a workflow matrix
+// (fromJSON(...)); an empty selection is [] so the wrapper can skip the matrix.
+func (v Validation) ListJSON() string {
+	names := v.Integrations
+	if names == nil {
+		names = []string{}
+	}
+	b, _ := json.Marshal(names) // strings always marshal
+	return string(b)
+}
+
+// SelectIntegrations decides which integrations a validation checks, running nothing:
+// opts.Name alone when given (it must be one of models/upstreams.json's), else those the
+// change requires (models.ChangedIntegrationsWithUpstreams), else all of them.
+func SelectIntegrations(ctx context.Context, source *dagger.Directory, opts ValidateOptions) (Validation, error) {
 	file, err := readUpstreams(ctx, source)
 	if err != nil {
 		return Validation{}, err
@@ -60,6 +109,11 @@ func (e Env) ValidateModels(ctx context.Context, source *dagger.Directory, opts 
 	all := file.Names()
 	var v Validation
 	switch {
+	case opts.Name != "":
+		if !slices.Contains(all, opts.Name) {
+			return Validation{}, fmt.Errorf("validate-models --name %s: %s has no integration %q (known: %s)", opts.Name, upstreams.FilePath, opts.Name, strings.Join(all, ", "))
+		}
+		v.Integrations, v.Named = []string{opts.Name}, true
 	case len(opts.Changed) > 0:
 		v.Integrations, v.Everything = models.ChangedIntegrations(opts.Changed, all)
 	case opts.Base != "":
@@ -77,23 +131,6 @@ func (e Env) ValidateModels(ctx context.Context, source *dagger.Directory, opts 
 		}
 	default:
 		v.Integrations, v.Everything = all, true
-	}
-
-	rows := make([][]jobs.JobResult, len(v.Integrations))
-	var wg sync.WaitGroup
-	for i, name := range v.Integrations {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rows[i] = e.validateOne(ctx, source, name)
-		}()
-	}
-	wg.Wait()
-	for _, r := range rows {
-		v.Summary.Jobs = append(v.Summary.Jobs, r...)
-	}
-	if err := v.Summary.Err(); err != nil {
-		return v, fmt.Errorf("validate-models: %w", err)
 	}
 	return v, nil
 }

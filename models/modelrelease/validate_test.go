@@ -166,7 +166,7 @@ func TestValidateModels(t *testing.T) {
 		{
 			name:     "a change under models/<name>/ checks that integration",
 			opts:     ValidateOptions{Changed: []string{"models/keda/cookiecutter.yaml", "docs/index.md"}},
-			wantRows: []string{"| keda: generate | passed", "| keda: lint | passed", "| keda: mypy | passed", "| keda: test | passed", "| keda: artifacts | passed"},
+			wantRows: []string{"| keda: generate | passed", "| keda: lint | passed", "| keda: test | passed", "| keda: artifacts | passed"},
 			wantOnly: []string{"keda"},
 		},
 		{
@@ -184,8 +184,8 @@ func TestValidateModels(t *testing.T) {
 			name: "a failing lint fails the run with the table",
 			opts: ValidateOptions{Changed: []string{"models/keda/x", "models/istio/y"}},
 			program: func(e *engine.Engine) {
-				e.OnExec(engine.ExecRule{ArgsContain: "ruff check", Match: func(x engine.Exec) bool { return strings.Contains(x.Chain, "models/keda") },
-					ExitCode: 1, Stderr: "src/cloudcoil/models/cert_manager/v1.py:3:1: F401 [*] `os` imported but unused\nFound 1 error."})
+				e.OnExec(engine.ExecRule{ArgsContain: "make lint", Match: func(x engine.Exec) bool { return strings.Contains(x.Chain, "models/keda") },
+					ExitCode: 1, Stderr: "cloudcoil/models/cert_manager/v1.py:3:1: F401 [*] `os` imported but unused\nFound 1 error."})
 			},
 			wantErr:  true,
 			wantRows: []string{"| keda: lint | failed", "| istio: lint | passed", "| keda: artifacts | passed"},
@@ -234,7 +234,9 @@ func TestValidateModels(t *testing.T) {
 			if strings.Join(v.Integrations, ",") != strings.Join(tt.wantOnly, ",") {
 				t.Errorf("validated %v, want %v", v.Integrations, tt.wantOnly)
 			}
-			if got, want := len(v.Summary.Jobs), 5*len(tt.wantOnly); got != want {
+			// generate, lint, test, artifacts: the fixture's Makefile has no typecheck target
+			// (its lint target runs mypy, as the template's does).
+			if got, want := len(v.Summary.Jobs), 4*len(tt.wantOnly); got != want {
 				t.Errorf("%d rows, want %d", got, want)
 			}
 			noSecrets(t, e)
@@ -274,5 +276,57 @@ func TestValidateModelsNothingChanged(t *testing.T) {
 	}
 	if len(e.Graph().Execs()) != 0 {
 		t.Errorf("ran %v", execArgs(e))
+	}
+}
+
+func TestValidateModelsOneIntegration(t *testing.T) {
+	env, e := newEnv(t)
+	renderAnything(e)
+	serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	// --name wins over a change that would select every integration.
+	v, err := env.ValidateModels(context.Background(), generatorRepo(t, env, nil),
+		ValidateOptions{Name: "kyverno", Changed: []string{"cookiecutter/cookiecutter.json"}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, v.Text())
+	}
+	if strings.Join(v.Integrations, ",") != "kyverno" || len(v.Summary.Jobs) != 4 || !strings.Contains(v.Text(), "Validated kyverno (named with --name)") {
+		t.Errorf("validation:\n%s", v.Text())
+	}
+	for _, x := range e.Graph().Execs() {
+		if strings.Contains(strings.Join(x.Args, " "), "cookiecutter --no-input --config-file models/") &&
+			!strings.Contains(strings.Join(x.Args, " "), "models/kyverno/cookiecutter.yaml") {
+			t.Errorf("rendered another integration: %v", x.Args)
+		}
+	}
+	if _, err := env.ValidateModels(context.Background(), generatorRepo(t, env, nil), ValidateOptions{Name: "linkerd"}); err == nil ||
+		!strings.Contains(err.Error(), `models/upstreams.json has no integration "linkerd" (known: `) {
+		t.Errorf("unknown name: %v", err)
+	}
+}
+
+func TestSelectIntegrationsListsForAMatrix(t *testing.T) {
+	tests := []struct {
+		name string
+		opts ValidateOptions
+		want string
+	}{
+		{"changed integrations", ValidateOptions{Changed: []string{"models/keda/pyproject.toml", "models/istio/README.md"}}, `["istio","keda"]`},
+		{"nothing changed", ValidateOptions{Changed: []string{"docs/index.md"}}, `[]`},
+		{"a shared change lists every integration", ValidateOptions{Changed: []string{"cookiecutter/cookiecutter.json"}}, `["` + strings.Join(upstreamstest.Names(), `","`) + `"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, e := newEnv(t)
+			v, err := SelectIntegrations(context.Background(), generatorRepo(t, env, nil), tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.ListJSON(); got != tt.want {
+				t.Errorf("list %s, want %s", got, tt.want)
+			}
+			if n := len(e.Graph().Execs()); n != 0 {
+				t.Errorf("listing ran %d commands", n)
+			}
+		})
 	}
 }
