@@ -153,6 +153,23 @@ func (m *Shipyard) ModelRelease(
 	return res.Text(), nil
 }
 
+// ModelLines lists a model repository's release lines (--source, its main checkout): one
+// per upstream version configured in pyproject.toml's [tool.cloudcoil-models]
+// upstream-versions, oldest first, each with its release-<major>.<minor> branch; newest is
+// the line main carries. Returns a JSON array for a GitHub Actions matrix (include:
+// ${{ fromJSON(…) }}), so Update Versions runs model-release once per line.
+func (m *Shipyard) ModelLines(ctx context.Context) (string, error) {
+	data, err := m.Source.File("pyproject.toml").Contents(ctx)
+	if err != nil {
+		return "", fmt.Errorf("pyproject.toml: %w", err)
+	}
+	lines, err := modelrelease.ReleaseLines([]byte(data))
+	if err != nil {
+		return "", err
+	}
+	return modelrelease.LinesJSON(lines), nil
+}
+
 // PublishCheck is what the PyPI publisher runs on a release tag's checkout (--source)
 // before uploading: the tag equals the committed package version and its release record,
 // the locked dependencies install, and the wheel and sdist pass the artifact and

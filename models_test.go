@@ -130,8 +130,12 @@ func TestModelReleaseWithoutPushAccessReleasesNothing(t *testing.T) {
 	m.Repo, m.GithubAPI = "cloudcoil/models-cert-manager", sim.URL+"/"
 	modelreleasetest.ServeDistributions(e, modelreleasetest.VersionChain("1.17.1.0"), fixtures.BuildDistributions(t, files, nil))
 	_, err := m.ModelRelease(ctx, "1.17.1", false, false, false, mainSHA, pypi.URL())
-	if err == nil || !strings.Contains(err.Error(), "403") {
+	// The run checks the token's access before any work and says what is missing.
+	if err == nil || !strings.Contains(err.Error(), "check token") || !strings.Contains(err.Error(), "can read cloudcoil/models-cert-manager but not write it") {
 		t.Fatalf("err = %v", err)
+	}
+	if w := sim.Writes(); len(w) != 0 {
+		t.Errorf("writes %+v", w)
 	}
 	if repo.Branch("release-1.17") != "" || len(repo.Releases()) != 0 {
 		t.Error("a read-only token released something")
@@ -161,6 +165,22 @@ func cloudcoilRepo(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+func TestModelLinesThroughTheModule(t *testing.T) {
+	m, _ := modelModule(t, fixtures.ModelRepo(t, nil))
+	out, err := m.ModelLines(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []modelrelease.Line
+	if err := json.Unmarshal([]byte(out), &lines); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	want := []modelrelease.Line{{Upstream: "1.16.3", Branch: "release-1.16"}, {Upstream: "1.17.1", Branch: "release-1.17", Newest: true}}
+	if len(lines) != 2 || lines[0] != want[0] || lines[1] != want[1] {
+		t.Errorf("lines %+v, want %+v", lines, want)
+	}
 }
 
 func TestValidateModelsThroughTheModuleUsesNoCredential(t *testing.T) {

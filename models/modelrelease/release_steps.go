@@ -47,7 +47,7 @@ func prepareSteps() []flow.Step[run] {
 		{Name: "select upstream", Run: on((*run).selectUpstream),
 			Next: "pass --repo owner/name and --upstream X.Y.Z, one of pyproject.toml's [tool.cloudcoil-models] upstream-versions"},
 		{Name: "check token", Run: on((*run).checkToken),
-			Next: "give CI_GITHUB_TOKEN access to the model repository (contents: write) and make it available to the repository's workflows"},
+			Next: "rerun once the token has that access; nothing was built or written"},
 		{Name: "read main", Run: on((*run).readMain),
 			Next: "check that the repository has its main branch, then rerun"},
 		{Name: "generate and check", Run: on((*run).generateAndCheck),
@@ -110,7 +110,7 @@ func (s *run) selectUpstream(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	selected, err := SelectUpstream([]byte(data), upstream)
+	selected, err := SelectLine([]byte(data), upstream)
 	if err != nil {
 		return err
 	}
