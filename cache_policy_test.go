@@ -25,6 +25,7 @@ var cachePolicies = map[string]struct{ policy, why string }{
 	"gen-repo":                {"session", "generates from the Cloudcoil version published on PyPI"},
 	"validate-models":         {"session", "generates from the Cloudcoil version published on PyPI"},
 	"model-versions":          {"never", "reads GitHub and PyPI, writes a branch and a pull request"},
+	"check-extras":            {"never", "reads PyPI, whose projects appear after the first upload"},
 	"model-lines":             {"", "the checkout's pyproject.toml only"},
 	"model-release":           {"never", "reads and writes GitHub releases, branches and tags"},
 	"publish-check":           {"never", "the gate before an upload: reads the tag and installs from PyPI"},

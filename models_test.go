@@ -183,6 +183,27 @@ func TestModelLinesThroughTheModule(t *testing.T) {
 	}
 }
 
+func TestCheckExtrasThroughTheModule(t *testing.T) {
+	dir := t.TempDir()
+	pyproject := "[project]\nname = \"cloudcoil\"\nversion = \"0.5.3\"\n\n[project.optional-dependencies]\n" +
+		"kubernetes = [\"cloudcoil.models.kubernetes>=1.31\"]\nkyverno = [\"cloudcoil.models.kyverno\"]\n"
+	if err := os.WriteFile(filepath.Join(dir, "pyproject.toml"), []byte(pyproject), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pypi := pypisim.New(t)
+	pypi.AddRelease("cloudcoil.models.kubernetes", "1.31.5.0")
+	m, _ := modelModule(t, dir)
+	_, err := m.CheckExtras(context.Background(), pypi.URL())
+	if err == nil || !strings.Contains(err.Error(), `pyproject.toml:7: extra "kyverno"`) || !strings.Contains(err.Error(), "not on PyPI") {
+		t.Fatalf("err = %v", err)
+	}
+	pypi.AddRelease("cloudcoil.models.kyverno", "1.13.2.0")
+	out, err := m.CheckExtras(context.Background(), pypi.URL())
+	if err != nil || !strings.Contains(out, "2 core extra requirement(s)") {
+		t.Errorf("once published: %q, %v", out, err)
+	}
+}
+
 func TestValidateModelsThroughTheModuleUsesNoCredential(t *testing.T) {
 	ctx := context.Background()
 	m, e := modelModule(t, cloudcoilRepo(t))
