@@ -43,10 +43,13 @@ func (r *run) readSources(ctx context.Context) (*sources, error) {
 	return &sources{head: head, upstreamsJSON: b, file: file, cookiecutters: map[string][]byte{}}, nil
 }
 
-// readCookiecutters reads the cookiecutter.yaml of each integration with an applied patch,
-// and only those: the others are not edited, so reading them would only cost requests.
+// readCookiecutters reads the cookiecutter.yaml of each integration with an applied patch
+// or a proposal, and only those: the others are not edited, so reading them would only cost requests.
 func (r *run) readCookiecutters(ctx context.Context, src *sources, plan upstreams.UpdatePlan) error {
-	for _, name := range patchedIntegrations(plan) {
+	for _, name := range append(patchedIntegrations(plan), proposedIntegrations(plan)...) {
+		if _, read := src.cookiecutters[name]; read {
+			continue
+		}
 		path := upstreams.CookiecutterPath(name)
 		b, found, err := r.gh.FileAt(ctx, r.owner, r.name, path, src.head)
 		if err != nil {
@@ -80,4 +83,15 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// proposedIntegrations lists, in plan order, the integrations with a proposal.
+func proposedIntegrations(plan upstreams.UpdatePlan) []string {
+	var names []string
+	for _, c := range plan.Changes {
+		if c.Kind == upstreams.KindProposed {
+			names = append(names, c.Integration)
+		}
+	}
+	return names
 }
