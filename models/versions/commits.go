@@ -3,6 +3,7 @@ package versions
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"dagger/shipyard/models/upstreams"
@@ -33,19 +34,19 @@ func planCommits(src *sources, plan upstreams.UpdatePlan) ([]commitSpec, []strin
 	if len(applied) > 0 {
 		specs = append(specs, commitSpec{Message: commitMessage(plan), Files: applied})
 	}
-	upstreamsJSON, cookiecutters := applyAll(src, applied)
+	state := overlay(nil, applied)
 	var notes []string
 	for _, c := range plan.Changes {
 		if c.Kind != upstreams.KindProposed {
 			continue
 		}
-		files, err := proposalFiles(src, upstreamsJSON, cookiecutters, c)
+		files, err := proposalFiles(src, state, c)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("%s %s is listed for review but not proposed as a commit: %v", c.Integration, c.To, err))
 			continue
 		}
-		upstreamsJSON, cookiecutters = withFiles(upstreamsJSON, cookiecutters, files)
-		specs = append(specs, commitSpec{Message: proposalMessage(c), Files: cumulative(src, upstreamsJSON, cookiecutters)})
+		state = overlay(state, files)
+		specs = append(specs, commitSpec{Message: proposalMessage(c), Files: changedFrom(src, state)})
 	}
 	if len(specs) == 0 && !plan.Empty() {
 		specs = append(specs, commitSpec{Message: reviewMessage(plan)})
@@ -53,41 +54,45 @@ func planCommits(src *sources, plan upstreams.UpdatePlan) ([]commitSpec, []strin
 	return specs, notes, nil
 }
 
-// applyAll is the base files with the applied changes: upstreams.json and the
-// cookiecutter.yaml files read, by path.
-func applyAll(src *sources, applied []FileChange) ([]byte, map[string][]byte) {
-	cookiecutters := map[string][]byte{}
-	for name, b := range src.cookiecutters {
-		cookiecutters[upstreams.CookiecutterPath(name)] = b
-	}
-	return withFiles(src.upstreamsJSON, cookiecutters, applied)
-}
-
-// withFiles returns the state with files written over it.
-func withFiles(upstreamsJSON []byte, cookiecutters map[string][]byte, files []FileChange) ([]byte, map[string][]byte) {
-	next := make(map[string][]byte, len(cookiecutters))
-	for p, b := range cookiecutters {
+// overlay is the state (changed files by path) with files written over it.
+func overlay(state map[string][]byte, files []FileChange) map[string][]byte {
+	next := make(map[string][]byte, len(state)+len(files))
+	for p, b := range state {
 		next[p] = b
 	}
 	for _, f := range files {
-		if f.Path == upstreams.FilePath {
-			upstreamsJSON = f.Content
-			continue
-		}
 		next[f.Path] = f.Content
 	}
-	return upstreamsJSON, next
+	return next
+}
+
+// current is a file's content in the state, else at the base head (as read).
+func current(src *sources, state map[string][]byte, path string) ([]byte, bool) {
+	if b, ok := state[path]; ok {
+		return b, true
+	}
+	if path == upstreams.FilePath {
+		return src.upstreamsJSON, true
+	}
+	for name, b := range src.cookiecutters {
+		if upstreams.CookiecutterPath(name) == path {
+			return b, true
+		}
+	}
+	b, ok := src.requirements[path]
+	return b, ok
 }
 
 // proposalFiles writes one proposal over the current state.
-func proposalFiles(src *sources, upstreamsJSON []byte, cookiecutters map[string][]byte, c upstreams.Change) ([]FileChange, error) {
+func proposalFiles(src *sources, state map[string][]byte, c upstreams.Change) ([]FileChange, error) {
+	upstreamsJSON, _ := current(src, state, upstreams.FilePath)
 	before, err := upstreams.Parse(upstreamsJSON)
 	if err != nil {
 		return nil, err
 	}
 	in := before.Integrations[c.Integration]
 	path := upstreams.CookiecutterPath(c.Integration)
-	cookie, ok := cookiecutters[path]
+	cookie, ok := current(src, state, path)
 	if in == nil || !ok {
 		return nil, fmt.Errorf("%s: integrations.%s: the plan proposes it but its %s was not read", upstreams.FilePath, c.Integration, path)
 	}
@@ -102,17 +107,24 @@ func proposalFiles(src *sources, upstreamsJSON []byte, cookiecutters map[string]
 	return []FileChange{{Path: upstreams.FilePath, Content: newUpstreams}, {Path: path, Content: newCookie}}, nil
 }
 
-// cumulative lists the files of the state that differ from the base head, upstreams.json
-// first, then cookiecutter.yaml files by path.
-func cumulative(src *sources, upstreamsJSON []byte, cookiecutters map[string][]byte) []FileChange {
-	var out []FileChange
-	if !bytes.Equal(upstreamsJSON, src.upstreamsJSON) {
-		out = append(out, FileChange{Path: upstreams.FilePath, Content: upstreamsJSON})
+// changedFrom lists the state's files that differ from the base head, by path with
+// upstreams.json first.
+func changedFrom(src *sources, state map[string][]byte) []FileChange {
+	paths := make([]string, 0, len(state))
+	for p := range state {
+		paths = append(paths, p)
 	}
-	for _, name := range src.file.Names() {
-		path := upstreams.CookiecutterPath(name)
-		if b, ok := cookiecutters[path]; ok && !bytes.Equal(b, src.cookiecutters[name]) {
-			out = append(out, FileChange{Path: path, Content: b})
+	sort.Slice(paths, func(i, j int) bool {
+		if (paths[i] == upstreams.FilePath) != (paths[j] == upstreams.FilePath) {
+			return paths[i] == upstreams.FilePath
+		}
+		return paths[i] < paths[j]
+	})
+	var out []FileChange
+	for _, p := range paths {
+		base, _ := current(src, nil, p)
+		if !bytes.Equal(state[p], base) {
+			out = append(out, FileChange{Path: p, Content: state[p]})
 		}
 	}
 	return out

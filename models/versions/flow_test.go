@@ -144,8 +144,22 @@ func (w *world) checkBranch(t *testing.T, plan upstreams.UpdatePlan) {
 			t.Errorf("%s lost its leading comment %q", path, first)
 		}
 	}
+	// The template's runtime and generation requirements follow an applied Cloudcoil
+	// update within its minor; nothing else outside models/ changes.
+	template, moved := upstreams.TemplatePyproject, false
+	for _, c := range plan.Applied() {
+		if c.Kind != upstreams.KindCloudcoil {
+			continue
+		}
+		for _, req := range []string{`"cloudcoil>=` + c.To + `,<`, `"cloudcoil[codegen]>=` + c.To + `,<`} {
+			if !strings.Contains(onBranch[template], req) {
+				t.Errorf("%s on the branch lacks %s…:\n%s", template, req, onBranch[template])
+			}
+		}
+		moved = true
+	}
 	for p, content := range onMain {
-		if !strings.HasPrefix(p, "models/") && onBranch[p] != content {
+		if !strings.HasPrefix(p, "models/") && (p != template || !moved) && onBranch[p] != content {
 			t.Errorf("%s differs between main and the branch", p)
 		}
 	}

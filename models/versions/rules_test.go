@@ -277,3 +277,54 @@ func TestPlanCommits(t *testing.T) {
 		})
 	}
 }
+
+func TestRaisedRequirements(t *testing.T) {
+	raw := upstreamstest.ReadFile(t, upstreams.FilePath)
+	file, err := upstreams.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	template := upstreamstest.ReadFile(t, upstreams.TemplatePyproject)
+	move := upstreams.UpdatePlan{Changes: []upstreams.Change{{Integration: "cloudcoil", Kind: upstreams.KindCloudcoil, From: "0.5.3", To: "0.5.4", Applied: true}}}
+	tests := []struct {
+		name     string
+		template []byte // nil: the repository has none
+		plan     upstreams.UpdatePlan
+		want     string // the raised file's requirement, "" for no change
+		wantErr  string
+	}{
+		{"moves within the minor", template, move, `"cloudcoil[codegen]>=0.5.4,<0.6"`, ""},
+		{"no Cloudcoil update", template, upstreams.UpdatePlan{}, "", ""},
+		{"no template", nil, move, "", ""},
+		{"a template on another minor is a migration", []byte(strings.ReplaceAll(string(template), "0.5.3,<0.6", "0.4.2,<0.5")), move, "",
+			upstreams.TemplatePyproject + ":8: \"cloudcoil>=0.4.2,<0.5\""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := &sources{upstreamsJSON: raw, file: file, requirements: map[string][]byte{}}
+			if tc.template != nil {
+				src.requirements[upstreams.TemplatePyproject] = tc.template
+			}
+			got, err := raisedRequirements(src, tc.plan)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if len(got) != 0 {
+					t.Errorf("changes %v", got)
+				}
+				return
+			}
+			if len(got) != 1 || got[0].Path != upstreams.TemplatePyproject || !strings.Contains(string(got[0].Content), tc.want) ||
+				!strings.Contains(string(got[0].Content), `"cloudcoil>=0.5.4,<0.6"`) {
+				t.Errorf("changes %+v", got)
+			}
+		})
+	}
+}

@@ -128,6 +128,9 @@ func (r *run) do(ctx context.Context) error {
 	if err := r.readCookiecutters(ctx, src, plan); err != nil {
 		return err
 	}
+	if err := r.readRequirements(ctx, src, plan); err != nil {
+		return err
+	}
 	specs, notes, err := planCommits(src, plan)
 	if err != nil {
 		return err
