@@ -28,6 +28,8 @@ var cachePolicies = map[string]struct{ policy, why string }{
 	"model-integrations":      {"", "the source's models/upstreams.json only"},
 	"update-repos":            {"never", "reads and writes the model repositories' main branches on GitHub"},
 	"model-versions":          {"never", "reads GitHub and PyPI, writes a branch and a pull request"},
+	"check-extras":            {"never", "reads PyPI, whose projects appear after the first upload"},
+	"model-lines":             {"", "the checkout's pyproject.toml only"},
 	"model-release":           {"never", "reads and writes GitHub releases, branches and tags"},
 	"publish-check":           {"never", "the gate before an upload: reads the tag and installs from PyPI"},
 	"release-plan":            {"never", "reads tags, releases and CI runs on GitHub"},

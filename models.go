@@ -171,6 +171,47 @@ func (m *Shipyard) ModelRelease(
 	return res.Text(), nil
 }
 
+// CheckExtras is the rule "add a core installation extra only after the model
+// distribution exists on PyPI", on the Cloudcoil repository (--source): every requirement
+// of pyproject.toml's [project.optional-dependencies] that names a model distribution
+// (cloudcoil.models.*) must have a version on PyPI, so the core lockfile never requires
+// an unpublished dependency. Returns the extras checked; fails naming each extra, its
+// line and the fix.
+// +cache="never"
+func (m *Shipyard) CheckExtras(
+	ctx context.Context,
+	// PyPI's base URL.
+	// +default="https://pypi.org"
+	pypiUrl string,
+) (string, error) {
+	data, err := m.Source.File("pyproject.toml").Contents(ctx)
+	if err != nil {
+		return "", fmt.Errorf("pyproject.toml: %w", err)
+	}
+	extras, problems, err := modelrelease.CoreExtrasOnPyPI(ctx, nil, pypiUrl, []byte(data))
+	if err != nil {
+		return "", err
+	}
+	return modelrelease.ExtrasText(extras, problems)
+}
+
+// ModelLines lists a model repository's release lines (--source, its main checkout): one
+// per upstream version configured in pyproject.toml's [tool.cloudcoil-models]
+// upstream-versions, oldest first, each with its release-<major>.<minor> branch; newest is
+// the line main carries. Returns a JSON array for a GitHub Actions matrix (include:
+// ${{ fromJSON(…) }}), so Update Versions runs model-release once per line.
+func (m *Shipyard) ModelLines(ctx context.Context) (string, error) {
+	data, err := m.Source.File("pyproject.toml").Contents(ctx)
+	if err != nil {
+		return "", fmt.Errorf("pyproject.toml: %w", err)
+	}
+	lines, err := modelrelease.ReleaseLines([]byte(data))
+	if err != nil {
+		return "", err
+	}
+	return modelrelease.LinesJSON(lines), nil
+}
+
 // PublishCheck is what the PyPI publisher runs on a release tag's checkout (--source)
 // before uploading: the tag equals the committed package version and its release record,
 // the locked dependencies install, and the wheel and sdist pass the artifact and

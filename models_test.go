@@ -130,8 +130,12 @@ func TestModelReleaseWithoutPushAccessReleasesNothing(t *testing.T) {
 	m.Repo, m.GithubAPI = "cloudcoil/models-cert-manager", sim.URL+"/"
 	modelreleasetest.ServeDistributions(e, modelreleasetest.VersionChain("1.17.1.0"), fixtures.BuildDistributions(t, files, nil))
 	_, err := m.ModelRelease(ctx, "1.17.1", false, false, false, mainSHA, pypi.URL())
-	if err == nil || !strings.Contains(err.Error(), "403") {
+	// The run checks the token's access before any work and says what is missing.
+	if err == nil || !strings.Contains(err.Error(), "check token") || !strings.Contains(err.Error(), "can read cloudcoil/models-cert-manager but not write it") {
 		t.Fatalf("err = %v", err)
+	}
+	if w := sim.Writes(); len(w) != 0 {
+		t.Errorf("writes %+v", w)
 	}
 	if repo.Branch("release-1.17") != "" || len(repo.Releases()) != 0 {
 		t.Error("a read-only token released something")
@@ -161,6 +165,43 @@ func cloudcoilRepo(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+func TestModelLinesThroughTheModule(t *testing.T) {
+	m, _ := modelModule(t, fixtures.ModelRepo(t, nil))
+	out, err := m.ModelLines(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []modelrelease.Line
+	if err := json.Unmarshal([]byte(out), &lines); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	want := []modelrelease.Line{{Upstream: "1.16.3", Branch: "release-1.16"}, {Upstream: "1.17.1", Branch: "release-1.17", Newest: true}}
+	if len(lines) != 2 || lines[0] != want[0] || lines[1] != want[1] {
+		t.Errorf("lines %+v, want %+v", lines, want)
+	}
+}
+
+func TestCheckExtrasThroughTheModule(t *testing.T) {
+	dir := t.TempDir()
+	pyproject := "[project]\nname = \"cloudcoil\"\nversion = \"0.5.3\"\n\n[project.optional-dependencies]\n" +
+		"kubernetes = [\"cloudcoil.models.kubernetes>=1.31\"]\nkyverno = [\"cloudcoil.models.kyverno\"]\n"
+	if err := os.WriteFile(filepath.Join(dir, "pyproject.toml"), []byte(pyproject), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pypi := pypisim.New(t)
+	pypi.AddRelease("cloudcoil.models.kubernetes", "1.31.5.0")
+	m, _ := modelModule(t, dir)
+	_, err := m.CheckExtras(context.Background(), pypi.URL())
+	if err == nil || !strings.Contains(err.Error(), `pyproject.toml:7: extra "kyverno"`) || !strings.Contains(err.Error(), "not on PyPI") {
+		t.Fatalf("err = %v", err)
+	}
+	pypi.AddRelease("cloudcoil.models.kyverno", "1.13.2.0")
+	out, err := m.CheckExtras(context.Background(), pypi.URL())
+	if err != nil || !strings.Contains(out, "2 core extra requirement(s)") {
+		t.Errorf("once published: %q, %v", out, err)
+	}
 }
 
 func TestValidateModelsThroughTheModuleUsesNoCredential(t *testing.T) {

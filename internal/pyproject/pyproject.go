@@ -26,6 +26,7 @@ type Document struct {
 	data    []byte
 	tree    map[string]any
 	strings []StringValue
+	pairs   []StringValue // every key = value as written, whatever its type
 }
 
 // StringValue is one string value as written in the file.
@@ -81,10 +82,28 @@ func (d *Document) locate() error {
 				entries[name]++
 			}
 		case unstable.KeyValue:
+			d.pair(&p, table, entry, e)
 			d.keyValue(&p, table, entry, e)
 		}
 	}
 	return p.Error()
+}
+
+// pair records where a top-level key = value is written.
+func (d *Document) pair(p *unstable.Parser, table []string, entry int, kv *unstable.Node) {
+	r := kv.Raw
+	if r.Length == 0 {
+		return
+	}
+	start := int(r.Offset)
+	d.pairs = append(d.pairs, StringValue{
+		Key:   strings.Join(append(slices.Clone(table), keyOf(kv)...), "."),
+		Entry: entry,
+		Text:  string(d.data[start : start+int(r.Length)]),
+		Line:  p.Shape(r).Start.Line,
+		start: start,
+		end:   start + int(r.Length),
+	})
 }
 
 func (d *Document) keyValue(p *unstable.Parser, table []string, entry int, kv *unstable.Node) {
@@ -188,6 +207,19 @@ func (d *Document) Tables(key ...string) []map[string]any {
 func (d *Document) StringValues(key string) []StringValue {
 	var out []StringValue
 	for _, s := range d.strings {
+		if s.Key == key {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// KeyValues returns where each `key = value` at a dotted key is written, whatever the
+// value's type (an array, say), in file order; Text is the pair as written. An Edit of
+// one replaces the whole pair. Pairs inside inline tables are not listed.
+func (d *Document) KeyValues(key string) []StringValue {
+	var out []StringValue
+	for _, s := range d.pairs {
 		if s.Key == key {
 			out = append(out, s)
 		}

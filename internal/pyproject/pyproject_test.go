@@ -162,3 +162,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestKeyValuesReplaceAWholePair(t *testing.T) {
+	data := []byte("[tool.x]\n# lines\nversions = [\n    \"1.0.0\",  # old\n    \"2.0.0\",\n]\nname = \"x\" # kept\ninline = { versions = [\"9\"] }\n")
+	doc, err := Parse("pyproject.toml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kvs := doc.KeyValues("tool.x.versions")
+	if len(kvs) != 1 || kvs[0].Line != 3 || !strings.HasPrefix(kvs[0].Text, "versions = [") || !strings.HasSuffix(kvs[0].Text, "]") {
+		t.Fatalf("KeyValues = %+v", kvs)
+	}
+	if got := doc.KeyValues("tool.x.inline.versions"); len(got) != 0 {
+		t.Errorf("a pair inside an inline table is listed: %+v", got)
+	}
+	got := string(doc.Apply(Edit{Value: kvs[0], Raw: `versions = ["2.0.0"]`}))
+	want := "[tool.x]\n# lines\nversions = [\"2.0.0\"]\nname = \"x\" # kept\ninline = { versions = [\"9\"] }\n"
+	if got != want {
+		t.Errorf("edited:\n%s\nwant:\n%s", got, want)
+	}
+}

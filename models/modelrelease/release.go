@@ -10,11 +10,10 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/jobs"
-	"dagger/shipyard/internal/reponame"
 	"dagger/shipyard/internal/trust"
-	"dagger/shipyard/models"
 )
 
 // ReleaseOptions configure a model repository's release run ("Update Versions").
@@ -42,6 +41,8 @@ type ReleaseOptions struct {
 	MaxAttempts int
 	// DraftRounds bounds how often the draft is rewritten to follow the branch (default 4).
 	DraftRounds int
+	// Log receives one line per step (nil: none).
+	Log func(format string, args ...any)
 }
 
 func (o ReleaseOptions) withDefaults() ReleaseOptions {
@@ -73,11 +74,14 @@ type ReleaseResult struct {
 	// Draft is the id of the draft (or, once published, the release).
 	Draft     int64
 	Published bool
-	// Steps lists what the run wrote or decided, in order, for the log.
-	Steps []string
+	// Ran names the steps that ran, in order (the release steps again after a lost
+	// branch race); a failure is a *flow.Error naming its step.
+	Ran []string
+	// Notes say what the run wrote, and why it planned again, in order, for the log.
+	Notes []string
 }
 
-// Text renders the result: the plan, the checks, and the steps.
+// Text renders the result: the plan, the checks, and what was written.
 func (r ReleaseResult) Text() string {
 	var b strings.Builder
 	b.WriteString(r.Plan.Text())
@@ -89,9 +93,9 @@ func (r ReleaseResult) Text() string {
 		b.WriteString("\n")
 		b.WriteString(r.Artifacts.Text())
 	}
-	if len(r.Steps) > 0 {
+	if len(r.Notes) > 0 {
 		b.WriteString("\n")
-		for _, s := range r.Steps {
+		for _, s := range r.Notes {
 			b.WriteString("- " + s + "\n")
 		}
 	}
@@ -101,6 +105,9 @@ func (r ReleaseResult) Text() string {
 // errLostRace marks a write another run made impossible by moving the release branch
 // first; the run plans again.
 var errLostRace = errors.New("another run moved the release branch first")
+
+// flowName names the model release in logs and in every *flow.Error it returns.
+const flowName = "model-release"
 
 // Release runs a model repository's release (steps 1–6 of "Validation and release"):
 //
@@ -115,152 +122,40 @@ var errLostRace = errors.New("another run moved the release branch first")
 //     release-<major>.<minor>, create or update the draft pinned to exactly that commit,
 //     and publish it when models.Publication says so and main has not moved.
 //
-// A dry run stops after step 5 and writes nothing. Failed checks stop before any write.
-// The GitHub client holds the token in memory; no container of the graph receives it.
+// Before any of it, the token must be able to read and write the repository (read only,
+// on a dry run). The run is two declared flows (prepareSteps once, then releaseSteps),
+// fetch → decide → act: the reads gather State, the pure Decide and afterBuild decide,
+// and the writing steps act. When another run moves the release branch first, the
+// release steps run again on fresh state, at most MaxAttempts times. A dry run stops
+// before the first writing step. Failed checks stop before any write. The GitHub
+// client holds the token in memory; no container of the graph receives it.
 func (e Env) Release(ctx context.Context, gh *github.Client, source *dagger.Directory, o ReleaseOptions) (ReleaseResult, error) {
 	e.Trust = trust.Release // what it builds is pushed and released
 	o = o.withDefaults()
 	var res ReleaseResult
-	n, err := reponame.Parse(o.Repo)
+	s := &run{env: e, gh: gh, source: source, o: o, res: &res}
+	runner := flow.Runner{Flow: flowName, DryRun: o.DryRun, Log: o.Log}
+	ran, err := flow.Run(ctx, runner, prepareSteps(), s)
+	res.Ran = append(res.Ran, ran...)
 	if err != nil {
-		return res, fmt.Errorf("model-release: --repo: %w: want owner/name, e.g. cloudcoil/models-kubernetes", err)
+		return res, err
 	}
-	owner, repo := n.Owner, n.Repo
-	pyproject, err := source.File(pyprojectPath).Contents(ctx)
-	if err != nil {
-		return res, fmt.Errorf("model-release: %s: %w", pyprojectPath, err)
-	}
-	if o.Upstream == "" {
-		if o.Upstream, err = NewestUpstream([]byte(pyproject)); err != nil {
-			return res, fmt.Errorf("model-release: no --upstream given: %w", err)
-		}
-	}
-	branch, err := models.ReleaseBranch(o.Upstream)
-	if err != nil || strings.Count(o.Upstream, ".") != 2 {
-		return res, fmt.Errorf("model-release: --upstream %q: want the upstream version X.Y.Z", o.Upstream)
-	}
-	r := remote{gh: gh, owner: owner, repo: repo, main: o.MainBranch, pypi: o.PyPI, pypiURL: o.PyPIURL}
-	start := o.Commit
-	if start == "" {
-		head, ok, err := gh.BranchHead(ctx, owner, repo, o.MainBranch)
-		if err != nil {
-			return res, fmt.Errorf("model-release: %w", err)
-		}
-		if !ok {
-			return res, fmt.Errorf("model-release: %s has no branch %s", o.Repo, o.MainBranch)
-		}
-		start = head
-	}
-
-	// 1–2: select, lock, generate, check.
-	selected, err := SelectUpstream([]byte(pyproject), o.Upstream)
-	if err != nil {
-		return res, fmt.Errorf("model-release: %w", err)
-	}
-	project, err := ReadProject(selected)
-	if err != nil {
-		return res, fmt.Errorf("model-release: %w", err)
-	}
-	r.project = project.Name
-	checkout := source.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}).WithNewFile(pyprojectPath, string(selected))
-	gen, err := e.generate(checkout, "")
-	if err != nil {
-		return res, fmt.Errorf("model-release: %w", err)
-	}
-	res.Checks.Jobs = runChecks(ctx, gen, "")
-	if !res.Checks.Passed() {
-		res.Plan.Decision = models.Publication(models.PublishInputs{})
-		return res, fmt.Errorf("model-release: %s; nothing was pushed or released: %w", res.Plan.Decision.Reason, res.Checks.Err())
-	}
-	tree, err := ReadTree(ctx, gen.Directory("/repo"), DefaultTreeLimits)
-	if err != nil {
-		return res, fmt.Errorf("model-release: reading the generated repository: %w", err)
-	}
-	pkgDir, err := FindPackageDir(tree)
-	if err != nil {
-		return res, fmt.Errorf("model-release: %w", err)
-	}
-	generated, err := tree.Fingerprints(pkgDir)
-	if err != nil {
-		return res, fmt.Errorf("model-release: %w", err)
-	}
-
-	in := Inputs{
-		Package: project.Name, Upstream: o.Upstream, Start: start,
-		DryRun: o.DryRun, Publish: o.Publish, AutoPublish: o.AutoPublish,
-	}
-	var b *versioned
 	for attempt := 1; ; attempt++ {
-		// 3–4: fingerprint comparison and allocation, on fresh state each attempt.
-		st, err := r.gather(ctx, o.Upstream, branch)
-		if err != nil {
-			return res, fmt.Errorf("model-release: %w", err)
-		}
-		in.Digests, in.ChecksPassed = generated, true
-		plan, err := Decide(in, st)
-		if err != nil {
-			return res, fmt.Errorf("model-release: %w", err)
-		}
-		res.Plan = plan
-		if plan.Decision.Action == models.Nothing {
-			return res, nil
-		}
-		// 5: version, lock, build, checks; again only when the version changed.
-		if b == nil || b.version != plan.Version {
-			if b, err = e.buildVersion(ctx, gen, tree, pkgDir, plan.Version); err != nil {
-				return res, fmt.Errorf("model-release: %w", err)
-			}
-		}
-		res.Artifacts = b.report
-		in.Digests, in.ChecksPassed = b.digests, len(b.report.Problems) == 0
-		if plan, err = Decide(in, st); err != nil {
-			return res, fmt.Errorf("model-release: %w", err)
-		}
-		res.Plan = plan
-		switch plan.Decision.Action {
-		case models.Stop:
-			if err := b.report.Err(); err != nil {
-				return res, fmt.Errorf("model-release: %s; nothing was pushed or released: %w", plan.Decision.Reason, err)
-			}
-			return res, fmt.Errorf("model-release: %s (main is at %.12s, the run generated %.12s); nothing was pushed or released", plan.Decision.Reason, st.Main, start)
-		case models.Nothing, models.DryRun:
-			return res, nil
-		}
-
-		// 6: push, draft, publish.
-		commit, err := r.push(ctx, plan, b.tree, start)
-		if errors.Is(err, errLostRace) && attempt < o.MaxAttempts {
-			res.Steps = append(res.Steps, fmt.Sprintf("%s moved while this run pushed; planning again", plan.Branch))
+		s.done = false
+		ran, err := flow.Run(ctx, runner, guarded(releaseSteps()), s)
+		res.Ran = append(res.Ran, ran...)
+		if retry(err, attempt, o.MaxAttempts) {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s moved while this run pushed; planning again", res.Plan.Branch))
 			continue
 		}
-		if err != nil {
-			return res, fmt.Errorf("model-release: %w", err)
-		}
-		if plan.Push {
-			res.Steps = append(res.Steps, fmt.Sprintf("pushed %.12s to %s", commit, plan.Branch))
-		}
-		d, err := r.reconcileDraft(ctx, plan, commit, project.Name, o.DraftRounds)
-		res.Draft, res.Commit, res.Steps = d.id, d.commit, append(res.Steps, d.steps...)
-		if err != nil {
-			return res, fmt.Errorf("model-release: %w", err)
-		}
-		if d.published {
-			res.Published = true
-			return res, nil
-		}
-		if plan.Decision.Action != models.Publish {
-			return res, nil
-		}
-		published, err := r.publish(ctx, plan, d, start, in)
-		res.Published = published
-		if published {
-			res.Steps = append(res.Steps, fmt.Sprintf("published %s at %.12s", plan.Version, d.commit))
-		}
-		if err != nil {
-			return res, fmt.Errorf("model-release: %w", err)
-		}
-		return res, nil
+		return res, err
 	}
+}
+
+// retry says whether a release attempt that failed with err plans again: only a lost
+// branch race does, and only while attempts remain.
+func retry(err error, attempt, maxAttempts int) bool {
+	return errors.Is(err, errLostRace) && attempt < maxAttempts
 }
 
 // versioned is a generated repository with its version set, built and checked.

@@ -80,8 +80,8 @@ func TestIdenticalRerunIsANoOp(t *testing.T) {
 				if again.Plan.Decision.Action != models.Nothing || !again.Plan.Unchanged || again.Plan.Version != "1.17.1.0" {
 					t.Errorf("plan:\n%s", again.Plan.Text())
 				}
-			} else if again.Plan.Version != "1.17.1.0" || !again.Plan.ReusedDraft || again.Plan.Push || len(again.Steps) != 0 {
-				t.Errorf("plan:\n%s\nsteps %v", again.Plan.Text(), again.Steps)
+			} else if again.Plan.Version != "1.17.1.0" || !again.Plan.ReusedDraft || again.Plan.Push || len(again.Notes) != 0 {
+				t.Errorf("plan:\n%s\nsteps %v", again.Plan.Text(), again.Notes)
 			}
 			if n := len(w.repo.Releases()); n != 1 {
 				t.Errorf("%d releases after the re-run", n)
@@ -321,8 +321,8 @@ func TestConcurrentRunsDoNotAllocateTheSameVersionTwice(t *testing.T) {
 		if winner.Plan.Version != "1.17.1.0" || loser.Plan.Version != "1.17.1.0" || loser.Commit != winner.Commit {
 			t.Fatalf("winner %s at %s, loser %s at %s", winner.Plan.Version, winner.Commit, loser.Plan.Version, loser.Commit)
 		}
-		if !strings.Contains(strings.Join(loser.Steps, "\n"), "planning again") {
-			t.Errorf("loser steps %v", loser.Steps)
+		if !strings.Contains(strings.Join(loser.Notes, "\n"), "planning again") {
+			t.Errorf("loser notes %v", loser.Notes)
 		}
 		w.assertOneDraftAtHead(t, "1.17.1.0")
 	})

@@ -88,7 +88,13 @@ func (w *world) client(rt http.RoundTripper) *github.Client {
 func (w *world) serve(e *engine.Engine, version string, edit func(kind string, files map[string]string)) {
 	w.t.Helper()
 	files := fixtures.ModelRepoFiles(w.t, w.changes)
-	pyproject, err := SetVersion([]byte(files[pyprojectPath]), version)
+	upstream, _, _ := parseVersion(version)
+	// The release builds its line's pyproject.toml: SelectLine's, with the version set.
+	line, err := SelectLine([]byte(files[pyprojectPath]), upstream)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	pyproject, err := SetVersion(line, version)
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -81,3 +81,53 @@ func ApplyToUpstreams(b []byte, plan UpdatePlan) ([]byte, error) {
 	}
 	return f.Marshal()
 }
+
+// Propose writes a proposal of a new line (KindProposed, under PolicyTrackLines) into the
+// file: To joins the generation matrix as its newest entry, and so gets its schema URLs,
+// which the file holds as templates of the matrix versions. The result must validate
+// (schema URLs defined for To, one version per line); otherwise the file is left as it
+// was and the proposal stays a note for the reviewer.
+func (f *File) Propose(c Change) error {
+	in := f.Integrations[c.Integration]
+	switch {
+	case c.Kind != KindProposed:
+		return fmt.Errorf("%s: change %s of %s: only a proposal (kind %q) is proposed, not %q", FilePath, c.To, c.Integration, KindProposed, c.Kind)
+	case in == nil:
+		return fmt.Errorf("%s: integrations.%s: not in the file", FilePath, c.Integration)
+	case in.Policy == PolicyMaintainedMinors:
+		return fmt.Errorf("%s: integrations.%s: under %s a new minor is reported, never edited in", FilePath, c.Integration, PolicyMaintainedMinors)
+	}
+	to, err := ParseVersion(c.To)
+	if err != nil {
+		return fmt.Errorf("%s: integrations.%s: proposal %s: %w", FilePath, c.Integration, c.To, err)
+	}
+	if _, err := in.SchemaURLsFor(to); err != nil {
+		return fmt.Errorf("%s: integrations.%s: no schema URLs for %s: %w; add a schema_urls entry for the new line by hand", FilePath, c.Integration, c.To, err)
+	}
+	for _, v := range in.Versions {
+		if cur, err := ParseVersion(v); err == nil && cur.Line().Compare(to.Line()) >= 0 {
+			return fmt.Errorf("%s: integrations.%s.versions: %s is not beyond the tracked line %s", FilePath, c.Integration, c.To, cur.Line())
+		}
+	}
+	old := in.Versions
+	in.Versions = append(slices.Clone(old), c.To)
+	if errs := f.Validate(); len(errs) > 0 {
+		in.Versions = old
+		f.Validate() // recompile patterns of the restored file
+		return fmt.Errorf("proposing %s %s: %w", c.Integration, c.To, errors.Join(errs...))
+	}
+	return nil
+}
+
+// ProposeToUpstreams writes a proposal into the bytes of models/upstreams.json (see
+// Propose) and returns the file in its stable machine format.
+func ProposeToUpstreams(b []byte, c Change) ([]byte, error) {
+	f, err := Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Propose(c); err != nil {
+		return nil, err
+	}
+	return f.Marshal()
+}

@@ -50,6 +50,40 @@ func ApplyToCookiecutter(b []byte, integration Integration, plan UpdatePlan) ([]
 	if len(patches) == 0 {
 		return b, nil
 	}
+	// The new matrix: each patch replaces its entry where it stands.
+	return editCookiecutter(b, integration, func(matrix []string) ([]string, error) {
+		for _, c := range patches {
+			i := slices.Index(matrix, c.From)
+			if i < 0 {
+				return nil, fmt.Errorf("%s: %s.%s: %s is not in %v", path, cookiecutterContextKey, cookiecutterMatrixKey, c.From, matrix)
+			}
+			matrix[i] = c.To
+		}
+		return matrix, nil
+	})
+}
+
+// ProposeToCookiecutter writes a proposal of a new line (KindProposed) into the bytes of
+// the integration's cookiecutter.yaml: the version joins the end of the matrix and, as the
+// newest, gives crd_urls its schema URLs. It checks the file against integration (the
+// entry before the proposal) as ApplyToCookiecutter does.
+func ProposeToCookiecutter(b []byte, integration Integration, c Change) ([]byte, error) {
+	if c.Kind != KindProposed || c.Integration != integration.Name {
+		return nil, fmt.Errorf("%s: %s %s of %s is not a proposal of this integration", CookiecutterPath(integration.Name), c.Kind, c.To, c.Integration)
+	}
+	return editCookiecutter(b, integration, func(matrix []string) ([]string, error) {
+		if slices.Contains(matrix, c.To) {
+			return nil, fmt.Errorf("%s: %s.%s already holds %s", CookiecutterPath(integration.Name), cookiecutterContextKey, cookiecutterMatrixKey, c.To)
+		}
+		return append(matrix, c.To), nil
+	})
+}
+
+// editCookiecutter rewrites the matrix with edit and crd_urls with the schema URLs of the
+// new matrix's newest version, in place, failing closed when the result parses to
+// anything but the intended tree.
+func editCookiecutter(b []byte, integration Integration, editMatrix func(matrix []string) ([]string, error)) ([]byte, error) {
+	path := CookiecutterPath(integration.Name)
 	doc, err := readCookiecutter(b, path)
 	if err != nil {
 		return nil, err
@@ -57,15 +91,9 @@ func ApplyToCookiecutter(b []byte, integration Integration, plan UpdatePlan) ([]
 	if err := doc.check(integration); err != nil {
 		return nil, err
 	}
-
-	// The new matrix: each patch replaces its entry where it stands.
-	matrix := slices.Clone(doc.versions.items)
-	for _, c := range patches {
-		i := slices.Index(matrix, c.From)
-		if i < 0 {
-			return nil, fmt.Errorf("%s: %s.%s: %s is not in %v", path, cookiecutterContextKey, cookiecutterMatrixKey, c.From, matrix)
-		}
-		matrix[i] = c.To
+	matrix, err := editMatrix(slices.Clone(doc.versions.items))
+	if err != nil {
+		return nil, err
 	}
 	newest, err := newestOf(matrix)
 	if err != nil {

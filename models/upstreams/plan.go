@@ -127,11 +127,17 @@ func planIntegration(name string, in *Integration, found []Version) []Change {
 		if in.Policy == PolicyMaintainedMinors {
 			kind = KindReported
 		}
-		changes = append(changes, Change{
+		proposal := Change{
 			Integration: name, Kind: kind,
 			From: highest.String(), To: top.String(), Tag: in.tagFor(*top),
 			ReleaseURL: in.releaseURL(*top),
-		})
+		}
+		if kind == KindProposed {
+			// The proposal commit adds these with the matrix entry; none when the file's
+			// schema URL ranges do not reach the new line.
+			proposal.SchemaURLs, _ = in.SchemaURLsFor(*top)
+		}
+		changes = append(changes, proposal)
 	}
 	return changes
 }
@@ -294,14 +300,41 @@ func (p UpdatePlan) PRBody() string {
 	}
 	if len(review) > 0 {
 		b.WriteString("\n## Needs review (not applied)\n\n")
+		b.WriteString("This pull request needs a maintainer's review and is never merged automatically.\n\n")
 		for _, c := range review {
 			fmt.Fprintf(&b, "- **%s** %s → %s: %s.\n", c.Integration, c.From, c.link(), c.describe())
+			b.WriteString(c.reviewSteps())
 		}
 	}
 	if p.Empty() {
 		b.WriteString("\nNo updates are pending.\n")
 	}
 	return b.String()
+}
+
+// reviewSteps is what a reviewer does about a change that is not applied, as a nested
+// checklist: a proposal is in its own commit of the pull request; a new minor under
+// maintained-minors is a coordinated change nobody edits in automatically.
+func (c Change) reviewSteps() string {
+	line := c.To
+	if v, err := ParseVersion(c.To); err == nil {
+		line = v.Line().String()
+	}
+	switch c.Kind {
+	case KindProposed:
+		if len(c.SchemaURLs) == 0 {
+			return fmt.Sprintf("  - [ ] no schema URL of %s[`schema_urls`] reaches %s: add one, then the matrix entry, by hand\n", FilePath, c.To)
+		}
+		return fmt.Sprintf("  - [ ] review the commit of this pull request that adds %s to the matrix with its %d schema URL(s); drop the commit to decline\n", c.To, len(c.SchemaURLs))
+	case KindReported:
+		return fmt.Sprintf("  - [ ] support policy: add the %s line (and remove the minor that reaches end of life)\n"+
+			"  - [ ] cluster CI images: add the %s node image\n"+
+			"  - [ ] generation matrix: %s `maintained_minors` and `versions`, and %s, in the same change\n",
+			line, line, FilePath, CookiecutterPath(c.Integration))
+	case KindMigration:
+		return fmt.Sprintf("  - [ ] migrate the template and the generator to Cloudcoil %s, then move `cloudcoil.minor` and `cloudcoil.version` in %s\n", line, FilePath)
+	}
+	return ""
 }
 
 func (c Change) link() string {

@@ -98,7 +98,8 @@ func TestPlanIntegrationRules(t *testing.T) {
 					t.Errorf("release URL = %s", c.ReleaseURL)
 				}
 				wantURLs := 0
-				if c.Kind == upstreams.KindPatch {
+				// A proposal carries the schema URLs its commit adds with the matrix entry.
+				if c.Kind == upstreams.KindPatch || c.Kind == upstreams.KindProposed {
 					wantURLs = 1
 					if c.SchemaURLs[0] != "https://example.com/v"+c.To+"/crds.yaml" {
 						t.Errorf("schema URL = %v, want the one of %s", c.SchemaURLs, c.To)

@@ -30,45 +30,33 @@ func branchHolds(cmp github.Comparison, want []FileChange) bool {
 	return true
 }
 
-// syncBranch makes the automation branch the base head plus the wanted files, writing
-// nothing when it already is. A rebuild is one commit on the base head, made through the
-// Git data API (tree on the head's tree, commit, ref), so no checkout is needed; the branch
-// is then created or force-moved, since only this flow writes it. It reports whether it
-// pushed.
-func (r *run) syncBranch(ctx context.Context, head string, changes []FileChange, message string) (bool, error) {
+// syncBranch makes the automation branch the base head plus the planned commits, writing
+// nothing when it already is: the branch is ahead by exactly that many commits and its
+// files differ from the base head exactly as the last commit's. A rebuild makes the
+// commits on the base head through the Git data API (each a tree on the head's tree with
+// its cumulative files, or the head's tree itself for a commit without changes), so no
+// checkout is needed; the branch is then created or force-moved, since only this flow
+// writes it. It reports whether it pushed.
+func (r *run) syncBranch(ctx context.Context, head string, specs []commitSpec) (bool, error) {
+	want := specs[len(specs)-1].Files
 	cmp, exists, err := r.gh.CompareFiles(ctx, r.owner, r.name, head, Branch)
 	if err != nil {
 		return false, err
 	}
-	if exists && branchHolds(cmp, changes) {
+	if exists && branchHolds(cmp, want) && cmp.AheadBy == len(specs) {
 		return false, nil
 	}
-
 	baseTree, err := r.gh.CommitTree(ctx, r.owner, r.name, head)
 	if err != nil {
 		return false, err
 	}
-	treeChanges := make([]github.TreeChange, 0, len(changes))
-	for _, c := range changes {
-		treeChanges = append(treeChanges, github.TreeChange{Path: c.Path, Content: c.Content})
+	parent := head
+	for _, spec := range specs {
+		if parent, err = r.writeCommit(ctx, baseTree, parent, spec); err != nil {
+			return false, err
+		}
 	}
-	// Trees and commits are new objects that nothing refers to until the ref moves, so
-	// repeating one whose answer was lost is harmless: no read-back needed.
-	again := func(context.Context) (bool, error) { return false, nil }
-	var tree, commit string
-	if err := r.write(ctx, func(ctx context.Context) (err error) {
-		tree, err = r.gh.CreateTree(ctx, r.owner, r.name, baseTree, treeChanges)
-		return err
-	}, again); err != nil {
-		return false, err
-	}
-	if err := r.write(ctx, func(ctx context.Context) (err error) {
-		commit, err = r.gh.CreateCommit(ctx, r.owner, r.name, message, tree, []string{head})
-		return err
-	}, again); err != nil {
-		return false, err
-	}
-	if err := r.moveBranch(ctx, commit, exists); err != nil {
+	if err := r.moveBranch(ctx, parent, exists); err != nil {
 		return false, err
 	}
 
@@ -77,12 +65,38 @@ func (r *run) syncBranch(ctx context.Context, head string, changes []FileChange,
 	if err != nil {
 		return false, err
 	}
-	if !exists || !branchHolds(cmp, changes) {
-		return false, fmt.Errorf("%s: after pushing %s the branch does not hold the planned files on %s (%s); another writer may have pushed to it: re-run",
-			Branch, short(commit), r.opts.Base, short(head))
+	if !exists || !branchHolds(cmp, want) || cmp.AheadBy != len(specs) {
+		return false, fmt.Errorf("%s: after pushing %s the branch does not hold the planned commits on %s (%s); another writer may have pushed to it: re-run",
+			Branch, short(parent), r.opts.Base, short(head))
 	}
-	r.report.Commit = commit
+	r.report.Commit = parent
 	return true, nil
+}
+
+// writeCommit writes one planned commit on parent and returns it. Trees and commits are
+// new objects that nothing refers to until the ref moves, so repeating one whose answer
+// was lost is harmless: no read-back needed.
+func (r *run) writeCommit(ctx context.Context, baseTree, parent string, spec commitSpec) (string, error) {
+	again := func(context.Context) (bool, error) { return false, nil }
+	tree := baseTree
+	if len(spec.Files) > 0 {
+		changes := make([]github.TreeChange, 0, len(spec.Files))
+		for _, c := range spec.Files {
+			changes = append(changes, github.TreeChange{Path: c.Path, Content: c.Content})
+		}
+		if err := r.write(ctx, func(ctx context.Context) (err error) {
+			tree, err = r.gh.CreateTree(ctx, r.owner, r.name, baseTree, changes)
+			return err
+		}, again); err != nil {
+			return "", err
+		}
+	}
+	var commit string
+	err := r.write(ctx, func(ctx context.Context) (err error) {
+		commit, err = r.gh.CreateCommit(ctx, r.owner, r.name, spec.Message, tree, []string{parent})
+		return err
+	}, again)
+	return commit, err
 }
 
 // moveBranch points the automation branch at commit: created when missing, force-moved

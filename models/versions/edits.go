@@ -45,6 +45,39 @@ func desiredFiles(src *sources, plan upstreams.UpdatePlan) ([]FileChange, error)
 			out = append(out, FileChange{Path: upstreams.CookiecutterPath(name), Content: edited})
 		}
 	}
+	raised, err := raisedRequirements(src, plan)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, raised...), nil
+}
+
+// raisedRequirements moves the requirement on Cloudcoil within its minor, in every file
+// read that declares it, to the version the plan applies.
+func raisedRequirements(src *sources, plan upstreams.UpdatePlan) ([]FileChange, error) {
+	var out []FileChange
+	for _, c := range plan.Applied() {
+		if c.Kind != upstreams.KindCloudcoil {
+			continue
+		}
+		minor, err := upstreams.ParseLine(src.file.Cloudcoil.Minor)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cloudcoil.minor: %w", upstreams.FilePath, err)
+		}
+		for _, path := range requirementPaths() {
+			data, ok := src.requirements[path]
+			if !ok {
+				continue
+			}
+			raised, _, err := upstreams.RaiseRequirement(path, data, c.Integration, minor, c.To)
+			if err != nil {
+				return nil, err
+			}
+			if !bytes.Equal(raised, data) {
+				out = append(out, FileChange{Path: path, Content: raised})
+			}
+		}
+	}
 	return out, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,32 +61,68 @@ func (w *world) run(t *testing.T, check bool) (versions.Report, []githubsim.Requ
 	return report, w.GitHub.Requests()[before:]
 }
 
-// checkBranch asserts that the automation branch is one commit on main's head whose files
-// agree with each other and carry the plan's applied versions, with main's other files and
-// the cookiecutter comments kept.
+// checkBranch asserts that the automation branch is main's head, then one commit with
+// the plan's applied versions (when it applies any), then one commit per proposal adding
+// that line; that its files agree with each other; and that main's other files and the
+// cookiecutter comments are kept.
 func (w *world) checkBranch(t *testing.T, plan upstreams.UpdatePlan) {
 	t.Helper()
-	head := w.Repo.Branch(versions.Branch)
-	if parents := w.Repo.Parents(head); len(parents) != 1 || parents[0] != w.Repo.Branch("main") {
-		t.Fatalf("branch commit %s has parents %v, want main's head %s", head, parents, w.Repo.Branch("main"))
+	var proposals []upstreams.Change
+	for _, c := range plan.Changes {
+		if c.Kind == upstreams.KindProposed {
+			proposals = append(proposals, c)
+		}
+	}
+	chain := []string{w.Repo.Branch(versions.Branch)} // newest first
+	commits := len(proposals)
+	if plan.HasEdits() {
+		commits++
+	}
+	if commits == 0 && !plan.Empty() {
+		commits = 1 // the commit without changes that carries what needs review
+	}
+	for range commits {
+		parents := w.Repo.Parents(chain[len(chain)-1])
+		if len(parents) != 1 {
+			t.Fatalf("branch commit %s has parents %v, want one", chain[len(chain)-1], parents)
+		}
+		chain = append(chain, parents[0])
+	}
+	if base := chain[len(chain)-1]; base != w.Repo.Branch("main") {
+		t.Fatalf("the branch's %d commits sit on %s, want main's head %s", commits, base, w.Repo.Branch("main"))
+	}
+	// Each proposal commit adds its line to the matrix, and nothing else of the matrix.
+	for i, c := range proposals {
+		commit, parent := chain[len(proposals)-1-i], chain[len(proposals)-i]
+		before, errB := upstreams.Parse([]byte(w.Repo.Files(parent)[upstreams.FilePath]))
+		after, errA := upstreams.Parse([]byte(w.Repo.Files(commit)[upstreams.FilePath]))
+		if errB != nil || errA != nil {
+			t.Fatalf("proposal %s %s: %v %v", c.Integration, c.To, errB, errA)
+		}
+		got := after.Integrations[c.Integration].Versions
+		want := append(slices.Clone(before.Integrations[c.Integration].Versions), c.To)
+		if !slices.Equal(got, want) {
+			t.Errorf("proposal commit of %s: matrix %v, want %v", c.Integration, got, want)
+		}
 	}
 	onBranch, onMain := w.Repo.Files(versions.Branch), w.Repo.Files("main")
 	file, err := upstreams.Parse([]byte(onBranch[upstreams.FilePath]))
 	if err != nil {
 		t.Fatalf("upstreams.json on the branch: %v", err)
 	}
-	want := map[string]map[string]bool{} // integration → versions the plan applies
-	for _, c := range plan.Applied() {
-		switch c.Kind {
-		case upstreams.KindPatch:
-			if want[c.Integration] == nil {
-				want[c.Integration] = map[string]bool{}
-			}
-			want[c.Integration][c.To] = true
-		case upstreams.KindCloudcoil:
-			if file.Cloudcoil.Version != c.To {
-				t.Errorf("cloudcoil.version %s, want %s", file.Cloudcoil.Version, c.To)
-			}
+	want := map[string]map[string]bool{} // integration → versions the branch adds
+	add := func(name, v string) {
+		if want[name] == nil {
+			want[name] = map[string]bool{}
+		}
+		want[name][v] = true
+	}
+	for _, c := range plan.Changes {
+		switch {
+		case c.Kind == upstreams.KindPatch && c.Applied, c.Kind == upstreams.KindProposed:
+			add(c.Integration, c.To)
+		case c.Kind == upstreams.KindCloudcoil && file.Cloudcoil.Version != c.To:
+			t.Errorf("cloudcoil.version %s, want %s", file.Cloudcoil.Version, c.To)
 		}
 	}
 	for _, name := range file.Names() {
@@ -95,20 +132,34 @@ func (w *world) checkBranch(t *testing.T, plan upstreams.UpdatePlan) {
 			t.Errorf("%s and %s disagree on the branch: %v", path, upstreams.FilePath, err)
 		}
 		for v := range want[name] {
-			if !strings.Contains(strings.Join(in.Versions, " "), v) {
+			if !slices.Contains(in.Versions, v) {
 				t.Errorf("%s: versions %v on the branch lack %s", name, in.Versions, v)
 			}
 		}
 		if len(want[name]) == 0 && onBranch[path] != onMain[path] {
-			t.Errorf("%s changed on the branch without a patch in the plan", path)
+			t.Errorf("%s changed on the branch without a patch or proposal in the plan", path)
 		}
 		// The file's comments survive the edit.
 		if first := strings.SplitN(onMain[path], "\n", 2)[0]; !strings.HasPrefix(onBranch[path], first) {
 			t.Errorf("%s lost its leading comment %q", path, first)
 		}
 	}
+	// The template's runtime and generation requirements follow an applied Cloudcoil
+	// update within its minor; nothing else outside models/ changes.
+	template, moved := upstreams.TemplatePyproject, false
+	for _, c := range plan.Applied() {
+		if c.Kind != upstreams.KindCloudcoil {
+			continue
+		}
+		for _, req := range []string{`"cloudcoil>=` + c.To + `,<`, `"cloudcoil[codegen]>=` + c.To + `,<`} {
+			if !strings.Contains(onBranch[template], req) {
+				t.Errorf("%s on the branch lacks %s…:\n%s", template, req, onBranch[template])
+			}
+		}
+		moved = true
+	}
 	for p, content := range onMain {
-		if !strings.HasPrefix(p, "models/") && onBranch[p] != content {
+		if !strings.HasPrefix(p, "models/") && (p != template || !moved) && onBranch[p] != content {
 			t.Errorf("%s differs between main and the branch", p)
 		}
 	}
@@ -148,8 +199,13 @@ func TestModelVersionsScenario(t *testing.T) {
 	}
 	w.checkBranch(t, r1.Plan)
 	body1 := pulls[0].Body
-	if got := versionstest.Writes(log1); len(got) != 4 || r1.Requests.Writes != 4 {
-		t.Errorf("first run writes %v (report %d), want tree, commit, ref and pull request", got, r1.Requests.Writes)
+	// One commit for the applied updates and one per proposal (cert-manager, istio, keda,
+	// knative-eventing), each a tree and a commit; then the ref and the pull request.
+	if got := versionstest.Writes(log1); strings.Join(got, "\n") != strings.Join(rebuildWrites(5, "POST /repos/cloudcoil/cloudcoil/git/refs", "POST /repos/cloudcoil/cloudcoil/pulls"), "\n") || r1.Requests.Writes != 12 {
+		t.Errorf("first run writes %v (report %d), want 5 trees and commits, the ref and the pull request", got, r1.Requests.Writes)
+	}
+	if !strings.Contains(pulls[0].Body, "never merged automatically") || !strings.Contains(pulls[0].Body, "- [ ] review the commit of this pull request that adds 1.25.1") {
+		t.Errorf("the body does not say the proposals need review:\n%s", pulls[0].Body)
 	}
 
 	// Second run: one more upstream release, and main moved on.
@@ -168,12 +224,9 @@ func TestModelVersionsScenario(t *testing.T) {
 	if w.Repo.Files(versions.Branch)["CONTRIBUTING.md"] == "" {
 		t.Errorf("the rebuilt branch is not on main's current head")
 	}
-	wantWrites := []string{
-		"POST /repos/cloudcoil/cloudcoil/git/trees",
-		"POST /repos/cloudcoil/cloudcoil/git/commits",
+	wantWrites := rebuildWrites(5,
 		"PATCH /repos/cloudcoil/cloudcoil/git/refs/heads/automation/model-versions",
-		"PATCH /repos/cloudcoil/cloudcoil/pulls/1",
-	}
+		"PATCH /repos/cloudcoil/cloudcoil/pulls/1")
 	if got := versionstest.Writes(log2); strings.Join(got, "\n") != strings.Join(wantWrites, "\n") {
 		t.Errorf("second run writes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantWrites, "\n"))
 	}
@@ -204,8 +257,10 @@ func TestModelVersionsScenario(t *testing.T) {
 		t.Errorf("check: action %s, writes %v, %d changes (run had %d)", rc.Action, versionstest.Writes(logc), len(rc.Plan.Changes), len(r3.Plan.Changes))
 	}
 
-	// Every applied update lands on main by another way (a maintainer's own commit): the
-	// pull request has nothing left to apply and is closed; the branch stays.
+	// The maintainers merge the branch, proposals included (here as their own commit on
+	// main). What is left needs a person: the Cloudcoil migration and Kubernetes' new
+	// minor. The pull request stays open, rebuilt as one commit without changes that
+	// carries the checklist.
 	merged := map[string]string{}
 	for _, p := range r3.Files {
 		merged[p] = w.Repo.Files(versions.Branch)[p]
@@ -214,31 +269,78 @@ func TestModelVersionsScenario(t *testing.T) {
 	r4, log4 := w.run(t, false)
 	perRun["merged"] = count(log4)
 	pulls = w.Repo.PullRequests()
-	if r4.Action != versions.ActionClosed || pulls[0].State != "closed" || len(pulls) != 1 {
+	if r4.Action != versions.ActionUpdated || pulls[0].State != "open" || len(pulls) != 1 {
 		t.Fatalf("after the merge: action %s, pull requests %+v", r4.Action, pulls)
 	}
-	if r4.Plan.HasEdits() || len(r4.Plan.Changes) == 0 || !strings.Contains(pulls[0].Body, "Needs review") {
-		t.Errorf("closing: plan %+v; the closed body should list what still needs review:\n%s", r4.Plan, pulls[0].Body)
+	for _, want := range []string{"Needs review", "- [ ] cluster CI images: add the 1.33 node image", "- [ ] migrate the template and the generator to Cloudcoil 0.6"} {
+		if !strings.Contains(pulls[0].Body, want) {
+			t.Errorf("the open pull request's body lacks %q:\n%s", want, pulls[0].Body)
+		}
+	}
+	w.checkBranch(t, r4.Plan)
+	if head := w.Repo.Branch(versions.Branch); len(w.Repo.Parents(head)) != 1 || w.Repo.Parents(head)[0] != w.Repo.Branch("main") ||
+		len(w.Repo.Files(head)) != len(w.Repo.Files("main")) || r4.Plan.HasEdits() {
+		t.Errorf("the branch should be one commit on main without file changes")
+	}
+	wantWrites = []string{
+		"POST /repos/cloudcoil/cloudcoil/git/commits",
+		"PATCH /repos/cloudcoil/cloudcoil/git/refs/heads/automation/model-versions",
+		"PATCH /repos/cloudcoil/cloudcoil/pulls/1",
+	}
+	if got := versionstest.Writes(log4); strings.Join(got, "\n") != strings.Join(wantWrites, "\n") {
+		t.Errorf("writes after the merge %v, want %v", got, wantWrites)
+	}
+
+	// The maintainers add Kubernetes 1.33 (policy, images, matrix) and migrate to Cloudcoil
+	// 0.6: nothing is pending, so the pull request is closed; the branch stays.
+	done, err := upstreams.Parse([]byte(w.Repo.Files("main")[upstreams.FilePath]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k8s := done.Integrations["kubernetes"]
+	k8s.MaintainedMinors = append(k8s.MaintainedMinors, "1.33")
+	k8s.Versions = append(k8s.Versions, "1.33.1")
+	done.Cloudcoil.Minor, done.Cloudcoil.Version = "0.6", "0.6.1"
+	raw, err := done.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Repo.CommitOnBranch("main", "Kubernetes 1.33, Cloudcoil 0.6", map[string]string{upstreams.FilePath: string(raw)})
+	r5, log5 := w.run(t, false)
+	perRun["resolved"] = count(log5)
+	pulls = w.Repo.PullRequests()
+	if r5.Action != versions.ActionClosed || !r5.Plan.Empty() || pulls[0].State != "closed" || len(pulls) != 1 {
+		t.Fatalf("nothing pending: action %s, plan %+v, pull requests %+v", r5.Action, r5.Plan, pulls)
 	}
 	if w.Repo.Branch(versions.Branch) == "" {
 		t.Errorf("the branch was deleted; it should stay")
 	}
-	if got := versionstest.Writes(log4); len(got) != 1 || got[0] != "PATCH /repos/cloudcoil/cloudcoil/pulls/1" {
+	if got := versionstest.Writes(log5); len(got) != 1 || got[0] != "PATCH /repos/cloudcoil/cloudcoil/pulls/1" {
 		t.Errorf("closing writes %v, want one PATCH", got)
 	}
 
-	// And after that, a run with only proposals writes nothing and opens nothing.
-	r5, log5 := w.run(t, false)
-	perRun["after close"] = count(log5)
-	if r5.Action != versions.ActionNone || len(versionstest.Writes(log5)) != 0 || len(w.Repo.PullRequests()) != 1 {
-		t.Errorf("after closing: action %s, writes %v", r5.Action, versionstest.Writes(log5))
+	// And after that, a run with nothing pending writes nothing and opens nothing.
+	r6, log6 := w.run(t, false)
+	perRun["after close"] = count(log6)
+	if r6.Action != versions.ActionNone || len(versionstest.Writes(log6)) != 0 || len(w.Repo.PullRequests()) != 1 {
+		t.Errorf("after closing: action %s, writes %v", r6.Action, versionstest.Writes(log6))
 	}
-	for _, req := range log5 {
+	for _, req := range log6 {
 		if !req.NotModified {
 			t.Errorf("after closing: %s %s answered %d, want 304", req.Method, req.Path, req.Status)
 		}
 	}
 	t.Logf("GitHub requests per run: %v (PyPI: 1 each)", perRun)
+}
+
+// rebuildWrites are the writes of a branch rebuild of n commits with files (a tree and a
+// commit each), then the given writes.
+func rebuildWrites(n int, then ...string) []string {
+	var out []string
+	for range n {
+		out = append(out, "POST /repos/cloudcoil/cloudcoil/git/trees", "POST /repos/cloudcoil/cloudcoil/git/commits")
+	}
+	return append(out, then...)
 }
 
 func TestModelVersionsCheckWritesNothing(t *testing.T) {

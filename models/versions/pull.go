@@ -16,7 +16,7 @@ import (
 func pullBody(plan upstreams.UpdatePlan, base string) string {
 	return plan.PRBody() + fmt.Sprintf("\n---\nKept current by `dagger call model-versions`: each run rebuilds `%s` "+
 		"from the head of `%s` and updates this description, replacing anything pushed to the branch by hand. "+
-		"It is closed once nothing is left to apply.\n", Branch, base)
+		"It is closed once nothing is pending, for review included.\n", Branch, base)
 }
 
 // closingBody replaces the description when the pull request is closed: the updates that

@@ -217,3 +217,114 @@ func TestReportFormat(t *testing.T) {
 		t.Errorf("json = %s, %v", js, err)
 	}
 }
+
+func TestPlanCommits(t *testing.T) {
+	raw := upstreamstest.ReadFile(t, upstreams.FilePath)
+	file, err := upstreams.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	istio, keda := file.Integrations["istio"], file.Integrations["keda"]
+	patch := upstreams.Change{Integration: "istio", Kind: upstreams.KindPatch, From: istio.Versions[0], To: "1.24.4", Applied: true}
+	proposeIstio := upstreams.Change{Integration: "istio", Kind: upstreams.KindProposed, From: istio.Versions[0], To: "1.25.1"}
+	proposeKeda := upstreams.Change{Integration: "keda", Kind: upstreams.KindProposed, From: keda.Versions[len(keda.Versions)-1], To: "2.17.0"}
+	proposeFar := upstreams.Change{Integration: "istio", Kind: upstreams.KindProposed, From: istio.Versions[0], To: "1.24.9"}
+	reported := upstreams.Change{Integration: "kubernetes", Kind: upstreams.KindReported, From: "1.32.1", To: "1.33.1"}
+	src := func() *sources {
+		s := &sources{upstreamsJSON: raw, file: file, cookiecutters: map[string][]byte{}}
+		for _, name := range []string{"istio", "keda"} {
+			s.cookiecutters[name] = upstreamstest.ReadFile(t, upstreams.CookiecutterPath(name))
+		}
+		return s
+	}
+	tests := []struct {
+		name      string
+		changes   []upstreams.Change
+		want      []string // per commit: its message's first line | the cumulative paths
+		wantNotes int
+	}{
+		{"nothing", nil, nil, 0},
+		{"a patch", []upstreams.Change{patch},
+			[]string{"chore(models): update istio to 1.24.4 | models/upstreams.json models/istio/cookiecutter.yaml"}, 0},
+		{"a patch, then each proposal on its own", []upstreams.Change{patch, proposeIstio, proposeKeda}, []string{
+			"chore(models): update istio to 1.24.4 | models/upstreams.json models/istio/cookiecutter.yaml",
+			"feat(models): propose istio 1.25.1, a new line (needs review) | models/upstreams.json models/istio/cookiecutter.yaml",
+			"feat(models): propose keda 2.17.0, a new line (needs review) | models/upstreams.json models/istio/cookiecutter.yaml models/keda/cookiecutter.yaml",
+		}, 0},
+		{"only a reported minor: one commit without changes", []upstreams.Change{reported},
+			[]string{"chore(models): upstream model versions to review | "}, 0},
+		{"a proposal that cannot be written is noted", []upstreams.Change{proposeFar},
+			[]string{"chore(models): upstream model versions to review | "}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			specs, notes, err := planCommits(src(), upstreams.UpdatePlan{Changes: tc.changes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range specs {
+				var paths []string
+				for _, f := range s.Files {
+					paths = append(paths, f.Path)
+				}
+				first, _, _ := strings.Cut(s.Message, "\n")
+				got = append(got, first+" | "+strings.Join(paths, " "))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") || len(notes) != tc.wantNotes {
+				t.Errorf("commits\n%s\nwant\n%s\nnotes %v", strings.Join(got, "\n"), strings.Join(tc.want, "\n"), notes)
+			}
+		})
+	}
+}
+
+func TestRaisedRequirements(t *testing.T) {
+	raw := upstreamstest.ReadFile(t, upstreams.FilePath)
+	file, err := upstreams.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	template := upstreamstest.ReadFile(t, upstreams.TemplatePyproject)
+	move := upstreams.UpdatePlan{Changes: []upstreams.Change{{Integration: "cloudcoil", Kind: upstreams.KindCloudcoil, From: "0.5.3", To: "0.5.4", Applied: true}}}
+	tests := []struct {
+		name     string
+		template []byte // nil: the repository has none
+		plan     upstreams.UpdatePlan
+		want     string // the raised file's requirement, "" for no change
+		wantErr  string
+	}{
+		{"moves within the minor", template, move, `"cloudcoil[codegen]>=0.5.4,<0.6"`, ""},
+		{"no Cloudcoil update", template, upstreams.UpdatePlan{}, "", ""},
+		{"no template", nil, move, "", ""},
+		{"a template on another minor is a migration", []byte(strings.ReplaceAll(string(template), "0.5.3,<0.6", "0.4.2,<0.5")), move, "",
+			upstreams.TemplatePyproject + ":8: \"cloudcoil>=0.4.2,<0.5\""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := &sources{upstreamsJSON: raw, file: file, requirements: map[string][]byte{}}
+			if tc.template != nil {
+				src.requirements[upstreams.TemplatePyproject] = tc.template
+			}
+			got, err := raisedRequirements(src, tc.plan)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if len(got) != 0 {
+					t.Errorf("changes %v", got)
+				}
+				return
+			}
+			if len(got) != 1 || got[0].Path != upstreams.TemplatePyproject || !strings.Contains(string(got[0].Content), tc.want) ||
+				!strings.Contains(string(got[0].Content), `"cloudcoil>=0.5.4,<0.6"`) {
+				t.Errorf("changes %+v", got)
+			}
+		})
+	}
+}

@@ -128,12 +128,18 @@ func (r *run) do(ctx context.Context) error {
 	if err := r.readCookiecutters(ctx, src, plan); err != nil {
 		return err
 	}
-	changes, err := desiredFiles(src, plan)
+	if err := r.readRequirements(ctx, src, plan); err != nil {
+		return err
+	}
+	specs, notes, err := planCommits(src, plan)
 	if err != nil {
 		return err
 	}
-	for _, c := range changes {
-		r.report.Files = append(r.report.Files, c.Path)
+	r.report.Notes = append(r.report.Notes, notes...)
+	if len(specs) > 0 {
+		for _, c := range specs[len(specs)-1].Files {
+			r.report.Files = append(r.report.Files, c.Path)
+		}
 	}
 	if r.opts.Check {
 		r.report.Action = ActionChecked
@@ -147,18 +153,17 @@ func (r *run) do(ctx context.Context) error {
 	if open {
 		r.report.PullRequest = pullRef(pr)
 	}
-	if len(changes) == 0 {
+	// A pull request is open whenever something is pending (applied or for review), and
+	// closed only when nothing is.
+	if len(specs) == 0 {
 		if !open {
 			r.report.Action = ActionNone
-			if !plan.Empty() {
-				r.note("every update needs review and none edits a file, so there is nothing to commit and no pull request to open")
-			}
 			return nil
 		}
 		return r.closePull(ctx, pr, plan)
 	}
 
-	pushed, err := r.syncBranch(ctx, src.head, changes, commitMessage(plan))
+	pushed, err := r.syncBranch(ctx, src.head, specs)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,10 @@ type sources struct {
 	// cookiecutters holds models/<name>/cookiecutter.yaml of the integrations the plan
 	// edits, by integration name.
 	cookiecutters map[string][]byte
+	// requirements holds, by path, the files that declare the requirement on Cloudcoil
+	// (the template's pyproject.toml), read only when the plan moves Cloudcoil and only
+	// when they exist.
+	requirements map[string][]byte
 }
 
 // readSources reads the base branch's head and models/upstreams.json at that commit.
@@ -40,13 +44,16 @@ func (r *run) readSources(ctx context.Context) (*sources, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s (%s): %w", r.opts.Repo, r.opts.Base, short(head), err)
 	}
-	return &sources{head: head, upstreamsJSON: b, file: file, cookiecutters: map[string][]byte{}}, nil
+	return &sources{head: head, upstreamsJSON: b, file: file, cookiecutters: map[string][]byte{}, requirements: map[string][]byte{}}, nil
 }
 
-// readCookiecutters reads the cookiecutter.yaml of each integration with an applied patch,
-// and only those: the others are not edited, so reading them would only cost requests.
+// readCookiecutters reads the cookiecutter.yaml of each integration with an applied patch
+// or a proposal, and only those: the others are not edited, so reading them would only cost requests.
 func (r *run) readCookiecutters(ctx context.Context, src *sources, plan upstreams.UpdatePlan) error {
-	for _, name := range patchedIntegrations(plan) {
+	for _, name := range append(patchedIntegrations(plan), proposedIntegrations(plan)...) {
+		if _, read := src.cookiecutters[name]; read {
+			continue
+		}
 		path := upstreams.CookiecutterPath(name)
 		b, found, err := r.gh.FileAt(ctx, r.owner, r.name, path, src.head)
 		if err != nil {
@@ -80,4 +87,51 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// proposedIntegrations lists, in plan order, the integrations with a proposal.
+func proposedIntegrations(plan upstreams.UpdatePlan) []string {
+	var names []string
+	for _, c := range plan.Changes {
+		if c.Kind == upstreams.KindProposed {
+			names = append(names, c.Integration)
+		}
+	}
+	return names
+}
+
+// readRequirements reads the files that may declare the requirement on Cloudcoil, when
+// the plan moves Cloudcoil within its minor (and only then, so other runs cost nothing).
+func (r *run) readRequirements(ctx context.Context, src *sources, plan upstreams.UpdatePlan) error {
+	if !movesCloudcoil(plan) {
+		return nil
+	}
+	for _, path := range requirementPaths() {
+		b, found, err := r.gh.FileAt(ctx, r.owner, r.name, path, src.head)
+		if err != nil {
+			return err
+		}
+		if found {
+			src.requirements[path] = b
+		}
+	}
+	return nil
+}
+
+// requirementPaths are where the generator repository declares the requirement on
+// Cloudcoil besides models/upstreams.json: the template's pyproject.toml. (An
+// integration's models/<name>/pyproject.toml overlay holds generator settings, not
+// requirements, so it is not read: a 404 costs rate limit on every run.)
+func requirementPaths() []string {
+	return []string{upstreams.TemplatePyproject}
+}
+
+// movesCloudcoil reports whether the plan applies a Cloudcoil update.
+func movesCloudcoil(plan upstreams.UpdatePlan) bool {
+	for _, c := range plan.Applied() {
+		if c.Kind == upstreams.KindCloudcoil {
+			return true
+		}
+	}
+	return false
 }

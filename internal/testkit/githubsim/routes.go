@@ -21,6 +21,7 @@ var routeGroups = []func() []route{
 	gitDataRoutes,
 	pullRoutes,
 	notesRoutes,
+	repoRoutes,
 }
 
 // page cuts one page out of n items by the request's per_page (default defaultPer, at

@@ -21,6 +21,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,6 +109,9 @@ type Token struct {
 	// PushAccess grants write access to every repository; without it the token reads only,
 	// and, as on GitHub, draft releases are hidden from it.
 	PushAccess bool
+	// Repos, when not empty, are the only repositories (owner/name) the token can see:
+	// GitHub answers 404 for a private repository a token has no access to.
+	Repos []string
 	// Limit is the primary rate limit per hour window (default 5000).
 	Limit int
 
@@ -259,6 +263,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, rt route) {
 	var rep reply
 	if owner, name := r.PathValue("owner"), r.PathValue("repo"); owner != "" && name != "" {
 		c.repo = s.repos[strings.ToLower(owner+"/"+name)]
+		if c.repo != nil && len(tok.Repos) > 0 && !slices.ContainsFunc(tok.Repos, func(r string) bool { return strings.EqualFold(r, c.repo.FullName()) }) {
+			c.repo = nil
+		}
 	}
 	if c.repo == nil && strings.Contains(rt.pattern, "{repo}") {
 		rep = notFound("")

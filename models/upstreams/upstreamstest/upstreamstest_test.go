@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,13 +24,13 @@ func TestGeneratorRepo(t *testing.T) {
 	if head(a) != head(b) {
 		t.Errorf("two fixture repositories have different commits: %s, %s", head(a), head(b))
 	}
-	out, err := exec.Command("git", "-C", a, "ls-files").Output()
+	out, err := exec.Command("git", "-C", a, "ls-files", "-z").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := strings.Fields(string(out))
-	if len(files) != len(Names())+1 {
-		t.Errorf("tracked files = %v, want upstreams.json and one cookiecutter.yaml per integration", files)
+	files := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if len(files) != len(Names())+2 || !slices.Contains(files, upstreams.TemplatePyproject) {
+		t.Errorf("tracked files = %q, want upstreams.json, the template's pyproject.toml and one cookiecutter.yaml per integration", files)
 	}
 	b1, err := os.ReadFile(filepath.Join(a, "models", "upstreams.json"))
 	if err != nil {

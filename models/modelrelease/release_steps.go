@@ -1,0 +1,328 @@
+package modelrelease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/jobs"
+	"dagger/shipyard/internal/reponame"
+	"dagger/shipyard/models"
+)
+
+// run is the state the release steps share: the gathered facts, what was decided on
+// them and what was written.
+type run struct {
+	env    Env
+	gh     *github.Client
+	source *dagger.Directory
+	o      ReleaseOptions
+	res    *ReleaseResult
+
+	r         remote
+	pyproject []byte
+	branch    string // release-<major>.<minor> of the upstream
+	in        Inputs
+	gen       *dagger.Container // the generated repository, checked
+	tree      Tree
+	pkgDir    string
+	generated Digests
+
+	st     State
+	b      *versioned
+	d      draft
+	commit string
+	// done: the plan needs nothing more written; the remaining release steps pass.
+	done bool
+}
+
+// prepareSteps run once: they read the repository's facts, check the token and generate.
+func prepareSteps() []flow.Step[run] {
+	return []flow.Step[run]{
+		{Name: "select upstream", Run: on((*run).selectUpstream),
+			Next: "pass --repo owner/name and --upstream X.Y.Z, one of pyproject.toml's [tool.cloudcoil-models] upstream-versions"},
+		{Name: "check token", Run: on((*run).checkToken),
+			Next: "rerun once the token has that access; nothing was built or written"},
+		{Name: "read main", Run: on((*run).readMain),
+			Next: "check that the repository has its main branch, then rerun"},
+		{Name: "generate and check", Run: on((*run).generateAndCheck),
+			Next: "fix the failed check in the Cloudcoil template or the integration's source; nothing was written"},
+		{Name: "fingerprint", Run: on((*run).fingerprint),
+			Next: "check the generated repository's package directory; nothing was written"},
+	}
+}
+
+// releaseSteps are one attempt at the release: plan on fresh state, build, then write.
+// They run again when another run moved the release branch first.
+func releaseSteps() []flow.Step[run] {
+	return []flow.Step[run]{
+		{Name: "plan", Run: on((*run).plan),
+			Next: "rerun; a record that cannot be read names its file and how to fix it"},
+		{Name: "build", Run: on((*run).build),
+			Next: "fix what the artifact or dependency check reports, or rerun from the new main; nothing was written"},
+		{Name: "push", Writes: true, Run: on((*run).push),
+			Next: "rerun once the other runs of this repository finish; the branch only moves forward"},
+		{Name: "draft", Writes: true, Run: on((*run).draft),
+			Next: "rerun: the draft converges on the release branch's head"},
+		{Name: "publish", Writes: true, Run: on((*run).publish),
+			Next: "rerun with --publish once main stops moving, or publish the draft by hand after review"},
+	}
+}
+
+// on adapts a method of run to a step's run function.
+func on(m func(*run, context.Context) error) func(context.Context, *run) error {
+	return func(ctx context.Context, s *run) error { return m(s, ctx) }
+}
+
+// guarded makes each step pass once the state is done, so a plan that needs nothing
+// more ends the attempt without a special case in the runner.
+func guarded(steps []flow.Step[run]) []flow.Step[run] {
+	out := make([]flow.Step[run], len(steps))
+	for i, st := range steps {
+		do := st.Run
+		st.Run = func(ctx context.Context, s *run) error {
+			if s.done {
+				return nil
+			}
+			return do(ctx, s)
+		}
+		out[i] = st
+	}
+	return out
+}
+
+func (s *run) selectUpstream(ctx context.Context) error {
+	n, err := reponame.Parse(s.o.Repo)
+	if err != nil {
+		return fmt.Errorf("--repo: %w: want owner/name, e.g. cloudcoil/models-kubernetes", err)
+	}
+	s.r = remote{gh: s.gh, owner: n.Owner, repo: n.Repo, main: s.o.MainBranch, pypi: s.o.PyPI, pypiURL: s.o.PyPIURL}
+	data, err := s.source.File(pyprojectPath).Contents(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", pyprojectPath, err)
+	}
+	upstream, branch, err := resolveUpstream([]byte(data), s.o.Upstream)
+	if err != nil {
+		return err
+	}
+	selected, err := SelectLine([]byte(data), upstream)
+	if err != nil {
+		return err
+	}
+	project, err := ReadProject(selected)
+	if err != nil {
+		return err
+	}
+	s.pyproject, s.branch, s.r.project = selected, branch, project.Name
+	s.in = Inputs{Package: project.Name, Upstream: upstream,
+		DryRun: s.o.DryRun, Publish: s.o.Publish, AutoPublish: s.o.AutoPublish}
+	return nil
+}
+
+// resolveUpstream is the upstream a run releases (given, else the newest configured)
+// and its release branch.
+func resolveUpstream(pyproject []byte, given string) (upstream, branch string, err error) {
+	upstream = given
+	if upstream == "" {
+		if upstream, err = NewestUpstream(pyproject); err != nil {
+			return "", "", fmt.Errorf("no --upstream given: %w", err)
+		}
+	}
+	branch, err = models.ReleaseBranch(upstream)
+	if err != nil || strings.Count(upstream, ".") != 2 {
+		return "", "", fmt.Errorf("--upstream %q: want the upstream version X.Y.Z", upstream)
+	}
+	return upstream, branch, nil
+}
+
+func (s *run) checkToken(ctx context.Context) error {
+	perms, found, err := s.gh.RepoPermissions(ctx, s.r.owner, s.r.repo)
+	if err != nil {
+		return err
+	}
+	return CheckAccess(s.o.Repo, perms, found, s.o.DryRun)
+}
+
+func (s *run) readMain(ctx context.Context) error {
+	s.in.Start = s.o.Commit
+	if s.in.Start != "" {
+		return nil
+	}
+	head, ok, err := s.gh.BranchHead(ctx, s.r.owner, s.r.repo, s.o.MainBranch)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%s has no branch %s", s.o.Repo, s.o.MainBranch)
+	}
+	s.in.Start = head
+	return nil
+}
+
+func (s *run) generateAndCheck(ctx context.Context) error {
+	checkout := s.source.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}).WithNewFile(pyprojectPath, string(s.pyproject))
+	gen, err := s.env.generate(checkout, "")
+	if err != nil {
+		return err
+	}
+	s.gen = gen
+	s.res.Checks.Jobs = runChecks(ctx, gen, "")
+	d, err := checksOutcome(s.res.Checks)
+	if err != nil {
+		s.res.Plan.Decision = d
+	}
+	return err
+}
+
+// checksOutcome decides on the checks of the generation: no error when they passed,
+// else the stop decision and the error that says nothing was written.
+func checksOutcome(checks jobs.Summary) (models.PublishDecision, error) {
+	if checks.Passed() {
+		return models.PublishDecision{}, nil
+	}
+	d := models.Publication(models.PublishInputs{})
+	return d, fmt.Errorf("%s; nothing was pushed or released: %w", d.Reason, checks.Err())
+}
+
+func (s *run) fingerprint(ctx context.Context) error {
+	tree, err := ReadTree(ctx, s.gen.Directory("/repo"), DefaultTreeLimits)
+	if err != nil {
+		return fmt.Errorf("reading the generated repository: %w", err)
+	}
+	pkgDir, err := FindPackageDir(tree)
+	if err != nil {
+		return err
+	}
+	s.tree, s.pkgDir = tree, pkgDir
+	s.generated, err = tree.Fingerprints(pkgDir)
+	return err
+}
+
+// plan gathers fresh state and decides on the generation's fingerprint (steps 3–4).
+func (s *run) plan(ctx context.Context) error {
+	st, err := s.r.gather(ctx, s.in.Upstream, s.branch)
+	if err != nil {
+		return err
+	}
+	s.st = st
+	s.in.Digests, s.in.ChecksPassed = s.generated, true
+	plan, err := Decide(s.in, st)
+	if err != nil {
+		return err
+	}
+	s.res.Plan = plan
+	s.done = plan.Decision.Action == models.Nothing
+	return nil
+}
+
+// build sets the version, builds and checks (step 5), again only when the version
+// changed since the last attempt, and decides again on what was built.
+func (s *run) build(ctx context.Context) error {
+	version := s.res.Plan.Version
+	if s.b == nil || s.b.version != version {
+		b, err := s.env.buildVersion(ctx, s.gen, s.tree, s.pkgDir, version)
+		if err != nil {
+			return err
+		}
+		s.b = b
+	}
+	s.res.Artifacts = s.b.report
+	s.in.Digests, s.in.ChecksPassed = s.b.digests, len(s.b.report.Problems) == 0
+	plan, err := Decide(s.in, s.st)
+	if err != nil {
+		return err
+	}
+	s.res.Plan = plan
+	next, err := afterBuild(plan, s.b.report, s.st, s.in.Start)
+	s.done = next == finish
+	return err
+}
+
+// outcome is what an attempt does once the build is decided on.
+type outcome int
+
+const (
+	act    outcome = iota // write: push, draft and maybe publish
+	finish                // write nothing more: nothing to release, a dry run, or a stop
+)
+
+// afterBuild decides on the plan that knows the build: a stop is an error saying why and
+// that nothing was written; nothing to release and a dry run finish; the rest acts.
+func afterBuild(plan Plan, report ArtifactReport, st State, start string) (outcome, error) {
+	switch plan.Decision.Action {
+	case models.Stop:
+		if err := report.Err(); err != nil {
+			return finish, fmt.Errorf("%s; nothing was pushed or released: %w", plan.Decision.Reason, err)
+		}
+		return finish, fmt.Errorf("%s (main is at %.12s, the run generated %.12s); nothing was pushed or released", plan.Decision.Reason, st.Main, start)
+	case models.Nothing, models.DryRun:
+		return finish, nil
+	}
+	return act, nil
+}
+
+func (s *run) push(ctx context.Context) error {
+	plan := s.res.Plan
+	commit, err := s.r.push(ctx, plan, s.b.tree, s.in.Start)
+	if err != nil {
+		return err
+	}
+	s.commit = commit
+	if plan.Push {
+		s.res.Notes = append(s.res.Notes, fmt.Sprintf("pushed %.12s to %s", commit, plan.Branch))
+	}
+	return nil
+}
+
+func (s *run) draft(ctx context.Context) error {
+	d, err := s.r.reconcileDraft(ctx, s.res.Plan, s.commit, s.in.Package, s.o.DraftRounds)
+	s.d = d
+	s.res.Draft, s.res.Commit, s.res.Notes = d.id, d.commit, append(s.res.Notes, d.steps...)
+	if err != nil {
+		return err
+	}
+	if d.published {
+		s.res.Published, s.done = true, true
+	}
+	return nil
+}
+
+func (s *run) publish(ctx context.Context) error {
+	plan := s.res.Plan
+	if plan.Decision.Action != models.Publish {
+		return nil
+	}
+	published, err := s.r.publish(ctx, plan, s.d, s.in.Start, s.in)
+	s.res.Published = published
+	if published {
+		s.res.Notes = append(s.res.Notes, fmt.Sprintf("published %s at %.12s", plan.Version, s.d.commit))
+	}
+	return err
+}
+
+// CheckAccess says what the token lacks on the model repository for a release run: it
+// must see and read the repository, and, unless the run is a dry run, push to it
+// (release branches, drafts and releases). found and p are GitHub's answer to
+// GET /repos/{owner}/{repo}.
+func CheckAccess(repo string, p github.Permissions, found, dryRun bool) error {
+	const fix = "give CI_GITHUB_TOKEN (--github-token) access to %s with contents: write, and make the secret available to that repository"
+	switch {
+	case !found:
+		return fmt.Errorf("the token cannot see %s (GitHub answers 404): %w; "+fix, repo, errNoAccess, repo)
+	case !p.Known:
+		return fmt.Errorf("GitHub reported no permissions on %s, so the token was not sent or not accepted: %w; "+fix, repo, errNoAccess, repo)
+	case !p.Pull:
+		return fmt.Errorf("the token cannot read %s: %w; "+fix, repo, errNoAccess, repo)
+	case !p.Push && !dryRun:
+		return fmt.Errorf("the token can read %s but not write it (no push permission), and a release pushes release-<major>.<minor> and writes releases: %w; "+fix, repo, errNoAccess, repo)
+	}
+	return nil
+}
+
+// errNoAccess marks a token that lacks what a release run needs.
+var errNoAccess = errors.New("missing repository access")
