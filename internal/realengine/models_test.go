@@ -4,9 +4,13 @@ package realengine
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"testing"
 
+	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/models/modelrelease"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )
 
@@ -35,4 +39,38 @@ func TestModelMatrices(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &changed); err != nil || !slices.Equal(changed, want[:1]) {
 		t.Errorf("validate-models --list = %q (%v), want [%s]", out, err, want[0])
 	}
+}
+
+// model-lines reads a model repository's release lines for update-versions' matrix.
+func TestModelLines(t *testing.T) {
+	t.Parallel()
+	out := call(t, nil, "--source", fixtures.ModelRepo(t, nil), "model-lines")
+	var lines []modelrelease.Line
+	if err := json.Unmarshal([]byte(out), &lines); err != nil || len(lines) == 0 {
+		t.Fatalf("model-lines printed %q (%v)", out, err)
+	}
+	if !lines[len(lines)-1].Newest {
+		t.Errorf("the last line is not marked newest: %+v", lines)
+	}
+}
+
+// check-extras against the PyPI simulator, twice with the same arguments: after the
+// model distribution is published, the second call sees it (the function reads PyPI and is
+// never served from the engine's cache).
+func TestCheckExtrasSeesPyPIChange(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "pyproject.toml"), "[project]\nname = \"cloudcoil\"\nversion = \"0.5.3\"\n\n"+
+		"[project.optional-dependencies]\nkyverno = [\"cloudcoil.models.kyverno\"]\n")
+	pypi := pypisim.New(t)
+	url := serve(t, proxyTo(t, pypi.URL()))
+	args := []string{"--source", dir, "check-extras", "--pypi-url", url}
+
+	r := cli(t, nil, "", append([]string{"call"}, args...)...)
+	if r.err == nil {
+		t.Fatalf("check-extras passed with the distribution missing from PyPI:\n%s", r)
+	}
+	mustContain(t, "check-extras", r.stdout+r.stderr, `extra "kyverno"`, "not on PyPI")
+	pypi.AddRelease("cloudcoil.models.kyverno", "1.13.2.0")
+	call(t, nil, args...)
 }
