@@ -53,7 +53,9 @@ git -C "$root" ls-files -z --cached --others --exclude-standard | (cd "$root" &&
 # first_call MODULE ARGS...: seconds of one call.
 first_call() {
   local s e
-  s=$(date +%s.%N); "$DAGGER" -m "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+  s=$(date +%s.%N)
+  "$DAGGER" -m "$@" >/dev/null 2>&1 || { echo "bench/moduleload.sh: dagger -m $* failed" >&2; exit 1; }
+  e=$(date +%s.%N)
   seconds "$s" "$e"
 }
 
