@@ -130,5 +130,5 @@ func fail(check, summary, why, fix string) Finding {
 func cannot(check, what, permission, why string) Finding {
 	return Finding{Check: check, Status: CannotCheck, Summary: "the token may not read " + what + ": not a pass",
 		Why: why, Permission: permission,
-		Fix: "run doctor with a token that has " + permission}
+		Fix: "run doctor again with a token that has what \"needs\" names"}
 }
