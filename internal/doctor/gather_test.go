@@ -209,3 +209,33 @@ func TestModelThroughTheSimulator(t *testing.T) {
 		})
 	}
 }
+
+// The number of requests docs/doctor.md states.
+func TestGatherRequestCounts(t *testing.T) {
+	ctx := context.Background()
+	sim := githubsim.New(t)
+	sim.AddToken(simToken, githubsim.Token{})
+	seedGoodTesk(sim)
+	c := client(t, sim, simToken)
+	if _, err := GatherTesk(ctx, c, "elixir-cloud-aai/tesk-core"); err != nil {
+		t.Fatal(err)
+	}
+	// 3 rulesets (list + 2 tag rulesets), environments + release's policies + 2 secret
+	// lists, 2 × (branch rules + protection), dependabot, CODEOWNERS, the workflows'
+	// directory and 1 workflow.
+	if n := c.Requests(); n != 3+4+4+2+2 {
+		t.Errorf("tesk-core took %d requests", n)
+	}
+	model := githubsim.New(t)
+	model.AddToken(simToken, githubsim.Token{})
+	seedGoodModel(model)
+	c = client(t, model, simToken)
+	if _, err := GatherModel(ctx, c, "cloudcoil/models-keda"); err != nil {
+		t.Fatal(err)
+	}
+	// variables, repository and organisation secrets, environments + 2 secret lists,
+	// pypi_publish.yml and pyproject.toml.
+	if n := c.Requests(); n != 1+2+3+2 {
+		t.Errorf("the model repository took %d requests", n)
+	}
+}
