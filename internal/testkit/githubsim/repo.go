@@ -26,6 +26,7 @@ type Repo struct {
 	workflows  map[string]*workflow // file name → workflow
 	runs       []*WorkflowRun
 	releases   []*Release
+	settings   repoSettings // rulesets, environments, protection, secrets, variables (settings.go)
 }
 
 type commit struct {

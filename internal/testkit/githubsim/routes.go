@@ -22,6 +22,10 @@ var routeGroups = []func() []route{
 	pullRoutes,
 	notesRoutes,
 	repoRoutes,
+	rulesetRoutes,
+	environmentRoutes,
+	protectionRoutes,
+	actionsSettingsRoutes,
 }
 
 // page cuts one page out of n items by the request's per_page (default defaultPer, at

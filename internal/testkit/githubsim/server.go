@@ -114,6 +114,10 @@ type Token struct {
 	Repos []string
 	// Limit is the primary rate limit per hour window (default 5000).
 	Limit int
+	// Lacks names fine-grained permissions the token does not have (administration,
+	// environments, secrets, variables, actions, contents): the settings endpoints that
+	// need one answer 403, as GitHub does (settings.go).
+	Lacks []string
 
 	remaining int
 	used      int

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"dagger/shipyard/internal/doctor"
+)
+
+// Doctor checks, read-only through the GitHub API, the repository settings the system's
+// guarantees rest on, and says for each what is wrong, why it matters and the exact fix
+// (a settings page or an API call). For tesk-core (--system tesk-core): only admins may
+// create v* tags and nobody may move or delete them (tag rulesets); the environment
+// release accepts only v* tags and has required reviewers; release and dev-images have
+// the secrets DOCKERHUB_LOGIN and DOCKERHUB_TOKEN (names only; values are never read);
+// "CI passed" is required on dev and main; Dependabot and CODEOWNERS are configured; the
+// workflows pin Shipyard to a commit. For a Cloudcoil model repository (--system
+// cloudcoil-model, with --repo cloudcoil/models-<name>): AUTO_PUBLISH_MODELS is true,
+// false or absent; CI_GITHUB_TOKEN is a repository, organisation or environment secret;
+// pypi_publish.yml grants id-token: write only to its upload job; and where to check the
+// PyPI trusted publisher, which GitHub's API cannot show. A setting the token may not
+// read is reported as "cannot check" with the permission needed, never as a pass. Fails
+// (with the report as its error) when a check fails; "cannot check" alone only warns,
+// unless --strict.
+// +cache="never"
+func (m *Shipyard) Doctor(
+	ctx context.Context,
+	// Which system's repository --repo is: tesk-core or cloudcoil-model.
+	// +default="tesk-core"
+	system string,
+	// Output format: text or json.
+	// +default="text"
+	format string,
+	// Fail also when a check cannot be run for lack of permission.
+	// +optional
+	strict bool,
+) (string, error) {
+	if format != "text" && format != "json" {
+		return "", fmt.Errorf("--format %q: want text or json", format)
+	}
+	sys, err := doctor.ParseSystem(system)
+	if err != nil {
+		return "", err
+	}
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	var report doctor.Report
+	switch sys {
+	case doctor.TeskCore:
+		facts, err := doctor.GatherTesk(ctx, gh, m.Repo)
+		if err != nil {
+			return "", fmt.Errorf("doctor: %w", err)
+		}
+		report = doctor.EvaluateTesk(facts)
+	case doctor.CloudcoilModel:
+		facts, err := doctor.GatherModel(ctx, gh, m.Repo)
+		if err != nil {
+			return "", fmt.Errorf("doctor: %w", err)
+		}
+		report = doctor.EvaluateModel(facts)
+	}
+	out := report.Text()
+	if format == "json" {
+		if out, err = report.JSON(); err != nil {
+			return "", err
+		}
+	}
+	if !report.OK(strict) {
+		return "", errors.New(out)
+	}
+	return out, nil
+}

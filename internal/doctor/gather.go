@@ -1,0 +1,258 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/pyproject"
+	"dagger/shipyard/internal/reponame"
+)
+
+// collector runs independent reads concurrently and keeps the first errors.
+type collector struct {
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	errs []error
+}
+
+func (c *collector) run(f func() error) {
+	c.wg.Go(func() {
+		if err := f(); err != nil {
+			c.mu.Lock()
+			c.errs = append(c.errs, err)
+			c.mu.Unlock()
+		}
+	})
+}
+
+func (c *collector) wait() error {
+	c.wg.Wait()
+	return errors.Join(c.errs...)
+}
+
+// denied turns GitHub's 403/404 into a fact; other errors (after the client's retries)
+// end the run, since no rule decides on data it does not have.
+func denied(err error) (bool, error) {
+	if err == nil {
+		return false, nil
+	}
+	if github.NoAccess(err) {
+		return true, nil
+	}
+	return false, err
+}
+
+// readFile reads a file of the default branch.
+func readFile(ctx context.Context, gh *github.Client, owner, name, path string) (File, error) {
+	data, found, err := gh.FileAt(ctx, owner, name, path, "")
+	f := File{Path: path, Found: found, Content: string(data)}
+	f.Denied, err = denied(err)
+	return f, err
+}
+
+// firstFile reads the first of paths that exists (the last one's facts when none does).
+func firstFile(ctx context.Context, gh *github.Client, owner, name string, paths ...string) (File, error) {
+	var f File
+	for _, p := range paths {
+		var err error
+		if f, err = readFile(ctx, gh, owner, name, p); err != nil || f.Found || f.Denied {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+func split(repo string) (string, string, error) {
+	n, err := reponame.Parse(repo)
+	if err != nil {
+		return "", "", fmt.Errorf("doctor: --repo: %w: want owner/name", err)
+	}
+	return n.Owner, n.Repo, nil
+}
+
+// GatherTesk reads tesk-core's settings: the tag rulesets (each in full), the
+// environments with release's deployment policies and both environments' secret names,
+// the required checks of dev and main, and the files of the default branch. About 15
+// requests, run concurrently by group.
+func GatherTesk(ctx context.Context, gh *github.Client, repo string) (TeskFacts, error) {
+	owner, name, err := split(repo)
+	if err != nil {
+		return TeskFacts{}, err
+	}
+	f := TeskFacts{Repo: repo, Environments: map[string]EnvFacts{}, Checks: map[string]BranchChecks{}}
+	var c collector
+	c.run(func() error {
+		rs, err := gh.Rulesets(ctx, owner, name, "tag")
+		f.TagRulesets = rs
+		f.TagRulesetsDenied, err = denied(err)
+		return err
+	})
+	c.run(func() error { return gatherEnvironments(ctx, gh, owner, name, &f) })
+	var mu sync.Mutex
+	for _, b := range ProtectedBranches {
+		c.run(func() error {
+			var bc BranchChecks
+			var err error
+			bc.Rulesets, err = gh.BranchStatusChecks(ctx, owner, name, b)
+			if bc.RulesetsDenied, err = denied(err); err != nil {
+				return err
+			}
+			bc.Protection, err = gh.ProtectionStatusChecks(ctx, owner, name, b)
+			if errors.Is(err, github.ErrNotProtected) {
+				bc.NotProtected, err = true, nil
+			}
+			if bc.ProtectionDenied, err = denied(err); err != nil {
+				return err
+			}
+			mu.Lock()
+			f.Checks[b] = bc
+			mu.Unlock()
+			return nil
+		})
+	}
+	c.run(func() error {
+		var err error
+		f.Dependabot, err = firstFile(ctx, gh, owner, name, ".github/dependabot.yml", ".github/dependabot.yaml")
+		return err
+	})
+	c.run(func() error {
+		var err error
+		// GitHub reads the first of these that exists.
+		f.Codeowners, err = firstFile(ctx, gh, owner, name, ".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
+		return err
+	})
+	c.run(func() error { return gatherWorkflows(ctx, gh, owner, name, &f) })
+	return f, c.wait()
+}
+
+func gatherEnvironments(ctx context.Context, gh *github.Client, owner, name string, f *TeskFacts) error {
+	envs, err := gh.Environments(ctx, owner, name)
+	no, err := denied(err)
+	if err != nil || no {
+		return err
+	}
+	f.EnvironmentsRead = true
+	for _, e := range envs {
+		if e.Name != ReleaseEnv && e.Name != DevImagesEnv {
+			continue
+		}
+		ef := EnvFacts{Found: true, Env: e}
+		if e.Name == ReleaseEnv && e.Policy == github.PolicyCustom {
+			ef.Policies, err = gh.DeploymentPolicies(ctx, owner, name, e.Name)
+			if ef.PoliciesDenied, err = denied(err); err != nil {
+				return err
+			}
+		}
+		ef.SecretNames, err = gh.EnvironmentSecretNames(ctx, owner, name, e.Name)
+		if ef.SecretNamesDenied, err = denied(err); err != nil {
+			return err
+		}
+		f.Environments[e.Name] = ef
+	}
+	return nil
+}
+
+func gatherWorkflows(ctx context.Context, gh *github.Client, owner, name string, f *TeskFacts) error {
+	const dir = ".github/workflows"
+	entries, found, err := gh.DirAt(ctx, owner, name, dir, "")
+	if f.WorkflowsDenied, err = denied(err); err != nil || f.WorkflowsDenied || !found {
+		return err
+	}
+	sort.Strings(entries)
+	for _, e := range entries {
+		if !isWorkflowFile(e) {
+			continue
+		}
+		file, err := readFile(ctx, gh, owner, name, dir+"/"+e)
+		if err != nil {
+			return err
+		}
+		f.Workflows = append(f.Workflows, file)
+	}
+	return nil
+}
+
+// GatherModel reads a Cloudcoil model repository's settings: its variables, where
+// CI_GITHUB_TOKEN could come from (repository, organisation and environment secret
+// names), pypi_publish.yml and pyproject.toml's project name.
+func GatherModel(ctx context.Context, gh *github.Client, repo string) (ModelFacts, error) {
+	owner, name, err := split(repo)
+	if err != nil {
+		return ModelFacts{}, err
+	}
+	f := ModelFacts{Repo: repo, SecretSources: map[string]bool{}}
+	var (
+		c  collector
+		mu sync.Mutex
+	)
+	source := func(where string, names []string, err error) error {
+		no, err := denied(err)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if no {
+			f.SecretsDenied = append(f.SecretsDenied, where)
+			return nil
+		}
+		f.SecretSources[where] = slices.Contains(names, CITokenSecret)
+		return nil
+	}
+	c.run(func() error {
+		vars, err := gh.Variables(ctx, owner, name)
+		f.Variables = vars
+		f.VariablesDenied, err = denied(err)
+		return err
+	})
+	c.run(func() error {
+		names, err := gh.SecretNames(ctx, owner, name)
+		return source("the repository", names, err)
+	})
+	c.run(func() error {
+		names, err := gh.OrgSecretNames(ctx, owner, name)
+		return source("the organisation", names, err)
+	})
+	c.run(func() error {
+		envs, err := gh.Environments(ctx, owner, name)
+		if no, err := denied(err); err != nil || no {
+			if no {
+				mu.Lock()
+				f.SecretsDenied = append(f.SecretsDenied, "the environments")
+				mu.Unlock()
+			}
+			return err
+		}
+		for _, e := range envs {
+			names, err := gh.EnvironmentSecretNames(ctx, owner, name, e.Name)
+			if err := source("the environment "+e.Name, names, err); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	c.run(func() error {
+		var err error
+		f.Publish, err = readFile(ctx, gh, owner, name, PublishWorkflow)
+		return err
+	})
+	c.run(func() error {
+		py, err := readFile(ctx, gh, owner, name, "pyproject.toml")
+		if err != nil || !py.Found {
+			return err
+		}
+		// The name only completes the PyPI link; a file that does not parse leaves it out.
+		if doc, err := pyproject.Parse("pyproject.toml", []byte(py.Content)); err == nil {
+			f.Distribution, _, _ = doc.String("project", "name")
+		}
+		return nil
+	})
+	err = c.wait()
+	slices.Sort(f.SecretsDenied)
+	return f, err
+}

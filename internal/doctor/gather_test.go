@@ -1,0 +1,241 @@
+package doctor
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/testkit/githubsim"
+)
+
+const simToken = "ghp_doctor_test_token"
+
+// SeedGoodTesk seeds a tesk-core repository whose settings pass every check.
+func seedGoodTesk(sim *githubsim.Server) *githubsim.Repo {
+	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
+	files := map[string]string{
+		".github/dependabot.yml":      goodDependabot,
+		".github/CODEOWNERS":          "* @elixir-cloud-aai/tesk\n",
+		".github/workflows/ci.yml":    goodCI,
+		".github/workflows/x.json":    "{}",
+		"containers/filer.Dockerfile": "FROM scratch\n",
+	}
+	repo.CommitOnBranch("main", "init", files)
+	repo.SetBranch("dev", repo.Branch("main"))
+	repo.AddRuleset(githubsim.Ruleset{Name: "create v tags", Target: "tag", Include: []string{"refs/tags/v*"},
+		Rules: []string{"creation"}, Bypass: []githubsim.BypassActor{{ActorType: "RepositoryRole", ActorID: 5}}})
+	repo.AddRuleset(githubsim.Ruleset{Name: "v tags are immutable", Target: "tag", Include: []string{"refs/tags/v*"},
+		Rules: []string{"update", "deletion"}})
+	repo.AddRuleset(githubsim.Ruleset{Name: "dev", Target: "branch", Include: []string{"refs/heads/dev"},
+		Rules: []string{"deletion"}, StatusChecks: []string{RequiredCheck}})
+	repo.ProtectBranch("main", RequiredCheck)
+	repo.AddEnvironment(githubsim.Environment{Name: ReleaseEnv, Reviewers: []string{"maintainer"}, Policy: "custom",
+		Policies: []githubsim.DeploymentPolicy{{Name: "v*", Type: "tag"}}, Secrets: DockerHubSecrets})
+	repo.AddEnvironment(githubsim.Environment{Name: DevImagesEnv, Secrets: append([]string{"CODECOV_TOKEN"}, DockerHubSecrets...)})
+	return repo
+}
+
+func client(t *testing.T, sim *githubsim.Server, token string) *github.Client {
+	t.Helper()
+	c, err := github.NewClient(sim.URL, token, github.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func notPassed(r Report) map[string]Status {
+	out := map[string]Status{}
+	for _, f := range r.Findings {
+		if f.Status != Pass {
+			out[f.Check] = f.Status
+		}
+	}
+	return out
+}
+
+func TestTeskThroughTheSimulator(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		lacks []string
+		seed  func(*githubsim.Repo)
+		want  map[string]Status
+	}{
+		{"every setting right", nil, func(*githubsim.Repo) {}, map[string]Status{}},
+		{"write role bypasses tag creation", nil, func(r *githubsim.Repo) {
+			r.AddRuleset(githubsim.Ruleset{Name: "all tags", Target: "tag", Include: []string{"~ALL"}, Rules: []string{"creation"},
+				Bypass: []githubsim.BypassActor{{ActorType: "RepositoryRole", ActorID: 5}, {ActorType: "RepositoryRole", ActorID: 4}}})
+		}, map[string]Status{}},
+		{"main unprotected, release open", nil, func(r *githubsim.Repo) {
+			r.ProtectBranch("main")
+			r.AddEnvironment(githubsim.Environment{Name: "other"})
+		}, map[string]Status{"required-check:main": Fail}},
+		{"a reader's token", []string{"administration", "actions", "environments"}, func(*githubsim.Repo) {}, map[string]Status{
+			"tag-create": CannotCheck, "tag-immutable": CannotCheck, "required-check:main": CannotCheck,
+			"release-tags-only": CannotCheck, "release-reviewers": CannotCheck,
+			"environment-secrets:release": CannotCheck, "environment-secrets:dev-images": CannotCheck,
+		}},
+		{"a token without environment secrets", []string{"environments"}, func(*githubsim.Repo) {}, map[string]Status{
+			"environment-secrets:release": CannotCheck, "environment-secrets:dev-images": CannotCheck,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sim := githubsim.New(t)
+			sim.AddToken(simToken, githubsim.Token{Lacks: tt.lacks})
+			tt.seed(seedGoodTesk(sim))
+			f, err := GatherTesk(ctx, client(t, sim, simToken), "elixir-cloud-aai/tesk-core")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := EvaluateTesk(f)
+			got := notPassed(r)
+			if len(got) != len(tt.want) {
+				t.Errorf("not passed %v, want %v\n%s", got, tt.want, r.Text())
+			}
+			for c, s := range tt.want {
+				if got[c] != s {
+					t.Errorf("%s = %s, want %s\n%s", c, got[c], s, r.Text())
+				}
+			}
+		})
+	}
+}
+
+// A repository that fails each check at once, read through the API.
+func TestTeskFailingEverythingThroughTheSimulator(t *testing.T) {
+	sim := githubsim.New(t)
+	sim.AddToken(simToken, githubsim.Token{})
+	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
+	repo.CommitOnBranch("main", "init", map[string]string{
+		".github/workflows/ci.yml": strings.Replace(goodCI, pin, "github.com/elixir-cloud-aai/shipyard@main", 1),
+	})
+	repo.SetBranch("dev", repo.Branch("main"))
+	repo.AddRuleset(githubsim.Ruleset{Name: "loose", Target: "tag", Include: []string{"refs/tags/v*"}, Rules: []string{"creation", "update", "deletion"},
+		Bypass: []githubsim.BypassActor{{ActorType: "Integration", ActorID: 99}}})
+	repo.ProtectBranch("dev", "lint")
+	repo.AddEnvironment(githubsim.Environment{Name: ReleaseEnv, Policy: "protected"})
+	f, err := GatherTesk(context.Background(), client(t, sim, simToken), "elixir-cloud-aai/tesk-core")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := EvaluateTesk(f)
+	if r.Count(Fail) != len(r.Findings) || r.OK(false) {
+		t.Errorf("%d of %d failed:\n%s", r.Count(Fail), len(r.Findings), r.Text())
+	}
+	if strings.Contains(r.Text(), simToken) {
+		t.Error("the token reached the report")
+	}
+}
+
+// GitHub's 5xx, after the client's retries, ends the run instead of deciding on no data.
+func TestGatherFailsOnServerErrors(t *testing.T) {
+	sim := githubsim.New(t)
+	sim.AddToken(simToken, githubsim.Token{})
+	seedGoodTesk(sim)
+	sim.InjectFault("GET", "/repos/*/*/environments", githubsim.BadGateway(0))
+	if _, err := GatherTesk(context.Background(), client(t, sim, simToken), "elixir-cloud-aai/tesk-core"); err == nil || !strings.Contains(err.Error(), "502") {
+		t.Errorf("err %v", err)
+	}
+}
+
+func seedGoodModel(sim *githubsim.Server) *githubsim.Repo {
+	repo := sim.AddRepo("cloudcoil", "models-keda")
+	repo.CommitOnBranch("main", "init", map[string]string{
+		PublishWorkflow:  goodPublish,
+		"pyproject.toml": "[project]\nname = \"cloudcoil-models-keda\"\nversion = \"2.17.0.1\"\n",
+	})
+	repo.AddEnvironment(githubsim.Environment{Name: "automation", Policy: "custom",
+		Policies: []githubsim.DeploymentPolicy{{Name: "main", Type: "branch"}}, Secrets: []string{CITokenSecret}})
+	repo.AddEnvironment(githubsim.Environment{Name: "pypi"})
+	return repo
+}
+
+func TestModelThroughTheSimulator(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		lacks []string
+		seed  func(*githubsim.Server)
+		want  map[string]Status
+	}{
+		{"every setting right", nil, func(s *githubsim.Server) { seedGoodModel(s).SetVariable(AutoPublishVar, "true") }, map[string]Status{}},
+		{"token shared by the organisation", []string{"environments"}, func(s *githubsim.Server) {
+			r := seedGoodModel(s)
+			r.AddOrgSecret(CITokenSecret)
+		}, map[string]Status{}},
+		{"misconfigured", nil, func(s *githubsim.Server) {
+			r := s.AddRepo("cloudcoil", "models-keda")
+			r.CommitOnBranch("main", "init", map[string]string{
+				PublishWorkflow: strings.Replace(goodPublish, "permissions: {}", "permissions: write-all", 1),
+			})
+			r.SetVariable(AutoPublishVar, "on")
+			r.AddSecret("OTHER")
+		}, map[string]Status{"auto-publish-variable": Fail, "ci-github-token": Fail, "pypi-publish-workflow": Fail}},
+		{"no upload workflow", nil, func(s *githubsim.Server) {
+			r := s.AddRepo("cloudcoil", "models-keda")
+			r.CommitOnBranch("main", "init", map[string]string{"README.md": "x"})
+			r.AddSecret(CITokenSecret)
+		}, map[string]Status{"pypi-publish-workflow": Fail}},
+		{"a reader's token", []string{"variables", "secrets", "environments"}, func(s *githubsim.Server) { seedGoodModel(s) },
+			map[string]Status{"auto-publish-variable": CannotCheck, "ci-github-token": CannotCheck}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sim := githubsim.New(t)
+			sim.AddToken(simToken, githubsim.Token{Lacks: tt.lacks})
+			tt.seed(sim)
+			f, err := GatherModel(ctx, client(t, sim, simToken), "cloudcoil/models-keda")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := EvaluateModel(f)
+			got := notPassed(r)
+			if got["trusted-publisher"] != Manual {
+				t.Errorf("trusted publisher %s", got["trusted-publisher"])
+			}
+			delete(got, "trusted-publisher")
+			if len(got) != len(tt.want) {
+				t.Errorf("not passed %v, want %v\n%s", got, tt.want, r.Text())
+			}
+			for c, s := range tt.want {
+				if got[c] != s {
+					t.Errorf("%s = %s, want %s\n%s", c, got[c], s, r.Text())
+				}
+			}
+		})
+	}
+}
+
+// The number of requests docs/doctor.md states.
+func TestGatherRequestCounts(t *testing.T) {
+	ctx := context.Background()
+	sim := githubsim.New(t)
+	sim.AddToken(simToken, githubsim.Token{})
+	seedGoodTesk(sim)
+	c := client(t, sim, simToken)
+	if _, err := GatherTesk(ctx, c, "elixir-cloud-aai/tesk-core"); err != nil {
+		t.Fatal(err)
+	}
+	// 3 rulesets (list + 2 tag rulesets), environments + release's policies + 2 secret
+	// lists, 2 × (branch rules + protection), dependabot, CODEOWNERS, the workflows'
+	// directory and 1 workflow.
+	if n := c.Requests(); n != 3+4+4+2+2 {
+		t.Errorf("tesk-core took %d requests", n)
+	}
+	model := githubsim.New(t)
+	model.AddToken(simToken, githubsim.Token{})
+	seedGoodModel(model)
+	c = client(t, model, simToken)
+	if _, err := GatherModel(ctx, c, "cloudcoil/models-keda"); err != nil {
+		t.Fatal(err)
+	}
+	// variables, repository and organisation secrets, environments + 2 secret lists,
+	// pypi_publish.yml and pyproject.toml.
+	if n := c.Requests(); n != 1+2+3+2 {
+		t.Errorf("the model repository took %d requests", n)
+	}
+}

@@ -1,0 +1,150 @@
+package doctor
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A Cloudcoil model repository's settings, from docs/cloudcoil-model-release.md.
+const (
+	// AutoPublishVar switches model-release from drafts to publishing.
+	AutoPublishVar = "AUTO_PUBLISH_MODELS"
+	// CITokenSecret is the token model-release and the wrappers use.
+	CITokenSecret = "CI_GITHUB_TOKEN"
+	// PublishWorkflow uploads a published release to PyPI.
+	PublishWorkflow = ".github/workflows/pypi_publish.yml"
+	// PublishAction is the upload step's action.
+	PublishAction = "pypa/gh-action-pypi-publish"
+)
+
+// ModelFacts is what the Cloudcoil model checks look at.
+type ModelFacts struct {
+	Repo            string            `json:"repo"`
+	Variables       map[string]string `json:"variables"`
+	VariablesDenied bool              `json:"variables_denied,omitempty"`
+	// SecretSources maps where CI_GITHUB_TOKEN can come from (repository,
+	// organization, environment <name>) to whether that place has it; Denied lists the
+	// places the token may not read.
+	SecretSources map[string]bool `json:"secret_sources"`
+	SecretsDenied []string        `json:"secrets_denied,omitempty"`
+	Publish       File            `json:"publish_workflow"`
+	// Distribution is the project name of pyproject.toml ("" when unknown).
+	Distribution string `json:"distribution,omitempty"`
+}
+
+// EvaluateModel decides every Cloudcoil model repository check.
+func EvaluateModel(f ModelFacts) Report {
+	r := Report{Repo: f.Repo, System: CloudcoilModel}
+	r.Findings = append(r.Findings, autoPublish(f), ciToken(f), publishWorkflow(f), trustedPublisher(f))
+	return r
+}
+
+// autoPublish: AUTO_PUBLISH_MODELS is absent (drafts) or a boolean the wrapper passes on
+// as --auto-publish.
+func autoPublish(f ModelFacts) Finding {
+	const check = "auto-publish-variable"
+	why := "the wrapper passes the variable as --auto-publish=\"${AUTO_PUBLISH_MODELS:-false}\": anything but true or false fails every release run"
+	if f.VariablesDenied {
+		return cannot(check, "the repository variables", permVariables, why)
+	}
+	v, ok := f.Variables[AutoPublishVar]
+	switch {
+	case !ok:
+		return pass(check, AutoPublishVar+" is not set: releases stay drafts until a maintainer publishes them")
+	case v == "false":
+		return pass(check, AutoPublishVar+"=false: releases stay drafts")
+	case v == "true":
+		return pass(check, AutoPublishVar+"=true: releases are published after validation; this is safe only once the PyPI trusted publisher is configured (see trusted-publisher)")
+	}
+	return fail(check, fmt.Sprintf("%s is %q, neither true nor false", AutoPublishVar, v), why,
+		fmt.Sprintf("https://github.com/%s/settings/variables/actions → %s: set it to true or false, or delete it; or `gh variable set %s --body true --repo %s`", f.Repo, AutoPublishVar, AutoPublishVar, f.Repo))
+}
+
+// ciToken: CI_GITHUB_TOKEN is a repository, organisation or environment secret.
+func ciToken(f ModelFacts) Finding {
+	const check = "ci-github-token"
+	why := "model-release pushes the release branch and writes the release with it; the default GITHUB_TOKEN's release events would not start the PyPI upload"
+	var have []string
+	for src, ok := range f.SecretSources {
+		if ok {
+			have = append(have, src)
+		}
+	}
+	slices.Sort(have)
+	if len(have) > 0 {
+		return pass(check, CITokenSecret+" is available as a secret of "+strings.Join(have, ", ")+" (names only; values are never read)")
+	}
+	if len(f.SecretsDenied) > 0 {
+		return cannot(check, "the secrets of "+strings.Join(f.SecretsDenied, ", "), permSecrets+" and "+permEnvironments, why)
+	}
+	return fail(check, CITokenSecret+" is neither a repository, an organisation nor an environment secret", why,
+		fmt.Sprintf("keep it as a secret of the environment automation: `gh secret set %s --env automation --repo %s` (or share the organisation secret with the repository)", CITokenSecret, f.Repo))
+}
+
+// publishWorkflow: pypi_publish.yml exists and only its upload job may mint an identity
+// token.
+func publishWorkflow(f ModelFacts) Finding {
+	const check = "pypi-publish-workflow"
+	why := "only the upload job, which runs no code of the repository, may mint the PyPI identity token; a build step with id-token: write could publish anything"
+	if f.Publish.Denied {
+		return cannot(check, PublishWorkflow, permContents, why)
+	}
+	fix := "take examples/github-actions/cloudcoil/pypi_publish.yml: top-level `permissions: {}`, the build job with `contents: read`, and `id-token: write` only in the job that runs " + PublishAction
+	if !f.Publish.Found {
+		return fail(check, PublishWorkflow+" does not exist", "the published release is never uploaded to PyPI", fix)
+	}
+	w, err := parseWorkflow(PublishWorkflow, []byte(f.Publish.Content))
+	if err != nil {
+		return fail(check, err.Error(), why, "fix the YAML of "+PublishWorkflow)
+	}
+	top, _ := grantsIDToken(w.Permissions)
+	var problems []string
+	if top {
+		problems = append(problems, "the workflow's permissions grant id-token: write to every job")
+	}
+	uploads := 0
+	for _, name := range w.jobNames() {
+		j := w.Jobs[name]
+		if j == nil {
+			continue
+		}
+		upload := slices.ContainsFunc(j.Steps, func(s step) bool { return strings.HasPrefix(s.Uses, PublishAction+"@") })
+		grants, defined := grantsIDToken(j.Permissions)
+		if !defined {
+			grants = top
+		}
+		switch {
+		case upload && grants:
+			uploads++
+		case upload:
+			problems = append(problems, fmt.Sprintf("%s:%d: the upload job %s lacks id-token: write", PublishWorkflow, j.line, name))
+		case grants && !top:
+			problems = append(problems, fmt.Sprintf("%s:%d: job %s does not upload but has id-token: write", PublishWorkflow, j.line, name))
+		}
+	}
+	if uploads == 0 && len(problems) == 0 {
+		problems = append(problems, "no job uploads with "+PublishAction)
+	}
+	if len(problems) > 0 {
+		return fail(check, strings.Join(problems, "; "), why, fix)
+	}
+	return pass(check, PublishWorkflow+" grants id-token: write only to its upload job")
+}
+
+// trustedPublisher cannot be read through GitHub's API: it is a setting of the PyPI project.
+func trustedPublisher(f ModelFacts) Finding {
+	project := f.Distribution
+	if project == "" {
+		project = "<distribution>"
+	}
+	name := f.Repo
+	if _, n, ok := strings.Cut(f.Repo, "/"); ok {
+		name = n
+	}
+	return Finding{Check: "trusted-publisher", Status: Manual,
+		Summary: "PyPI's trusted publisher is a setting of the PyPI project, which GitHub's API cannot show",
+		Why:     "without it the upload job's identity token is refused and nothing reaches PyPI; keep " + AutoPublishVar + " unset until it is configured",
+		Fix: fmt.Sprintf("check https://pypi.org/manage/project/%s/settings/publishing/ (a pending publisher before the first upload): owner cloudcoil, repository %s, workflow pypi_publish.yml, environment pypi",
+			project, name)}
+}
