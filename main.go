@@ -327,10 +327,21 @@ func (m *Shipyard) Scan(
 	// The package version without v; default: derived.
 	// +optional
 	version string,
+	// Scan only this image (taskmaster or filer), as the workflow's job per image does;
+	// default: every image.
+	// +optional
+	image string,
 ) (*dagger.Directory, error) {
 	p, images, err := m.images(ctx, version)
 	if err != nil {
 		return nil, err
+	}
+	if image != "" {
+		img, err := p.ImageNamed(ctx, image, version)
+		if err != nil {
+			return nil, err
+		}
+		images = []ci.Image{img}
 	}
 	dir, _, err := p.Scan(ctx, images)
 	if dir == nil {

@@ -171,7 +171,7 @@ func TestFailingVerdictsKeepTheReports(t *testing.T) {
 		t.Errorf("test-check: %v", err)
 	}
 
-	scan, err := m.Scan(ctx, "0.11.0")
+	scan, err := m.Scan(ctx, "0.11.0", "")
 	if err != nil {
 		t.Fatalf("scan: %v", err)
 	}
@@ -182,6 +182,17 @@ func TestFailingVerdictsKeepTheReports(t *testing.T) {
 		if _, err := scan.File(f).Sync(ctx); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+	// One image alone, as the workflow's job per image scans it.
+	filer, err := m.Scan(ctx, "0.11.0", "filer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := readVerdict(t, filer); !v.Passed {
+		t.Errorf("filer alone: %+v", v)
+	}
+	if summary, _ := filer.File("summary.txt").Contents(ctx); !strings.Contains(summary, "== filer") || strings.Contains(summary, "taskmaster") {
+		t.Errorf("the scan of filer alone:\n%s", summary)
 	}
 	if _, err := m.ScanCheck(ctx); err == nil || !strings.Contains(err.Error(), "image taskmaster has fixable CRITICAL or HIGH vulnerabilities") {
 		t.Errorf("scan-check: %v", err)
@@ -201,7 +212,7 @@ func TestShipyardsOwnTreeIsRefused(t *testing.T) {
 	for name, call := range map[string]func() error{
 		"lint":            func() error { _, err := m.Lint(ctx); return err },
 		"test":            func() error { _, err := m.Test(ctx, nil, nil, "all"); return err },
-		"scan":            func() error { _, err := m.Scan(ctx, ""); return err },
+		"scan":            func() error { _, err := m.Scan(ctx, "", ""); return err },
 		"ci":              func() error { _, err := m.Ci(ctx, "", nil, nil, "all", "default"); return err },
 		"python-versions": func() error { _, err := m.PythonVersions(ctx); return err },
 		"image":           func() error { _, err := m.Image(ctx, "filer", ""); return err },
@@ -278,7 +289,7 @@ func TestEachCIFunctionRuns(t *testing.T) {
 	if err != nil || len(images) != 2 {
 		t.Fatalf("images: %v %v", images, err)
 	}
-	if _, err := m.Scan(ctx, "0.11.0"); err != nil {
+	if _, err := m.Scan(ctx, "0.11.0", ""); err != nil {
 		t.Errorf("scan: %v", err)
 	}
 	if _, err := m.EndToEnd(ctx, "default"); err != nil {
