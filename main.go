@@ -8,7 +8,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/pins"
@@ -99,6 +101,9 @@ func (m *Shipyard) pipeline(ctx context.Context, pythonImages []string) (*ci.Pip
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)
 	}
+	if err := ci.CheckCallerTree(ctx, src); err != nil {
+		return nil, err
+	}
 	p := ci.New(c, src)
 	if p.Pins, err = m.pins(); err != nil {
 		return nil, err
@@ -124,19 +129,25 @@ func (m *Shipyard) images(ctx context.Context, version string) (*ci.Pipeline, []
 
 // PrTitle checks a pull request title: Conventional Commits (type(scope)!: subject, with a
 // type from feat, fix, docs, style, refactor, perf, test, build, ci, chore, revert) and at
-// most 50 characters, since squash merges use it as the commit message.
+// most 50 characters, since squash merges use it as the commit message. Without a title
+// (a push, or `dagger check` outside a pull request) there is nothing to check.
+// +check
 func (m *Shipyard) PrTitle(
 	// The pull request title.
+	// +optional
 	title string,
 ) (string, error) {
+	if title == "" {
+		return "PR title: none given (--title), nothing to check", nil
+	}
 	if err := ci.CheckPRTitle(title); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("PR title ok: %q", title), nil
 }
 
-// Lint runs the hooks of .pre-commit-config.yaml, `uv lock --check` and cffconvert's
-// validation of CITATION.cff, in containers. Returns their output.
+// Lint runs the hooks of .pre-commit-config.yaml on every file (docs/ included), `uv lock
+// --check` and cffconvert's validation of CITATION.cff, in containers. Returns their output.
 // +check
 func (m *Shipyard) Lint(ctx context.Context) (string, error) {
 	p, err := m.pipeline(ctx, nil)
@@ -147,8 +158,10 @@ func (m *Shipyard) Lint(ctx context.Context) (string, error) {
 }
 
 // Test runs the tests under coverage on each Python version (default: those pyproject.toml
-// supports), in parallel, enforcing the project's coverage threshold. Returns a directory
-// with <version>/coverage.xml for upload.
+// supports), in parallel, enforcing the project's coverage threshold for the whole suite.
+// Returns the reports whatever the outcome: <version>/coverage.xml (for Codecov),
+// pytest.txt and coverage.txt, and verdict.json; fail the job on the verdict after
+// exporting, e.g. `… test export --path coverage && jq -e .passed coverage/verdict.json`.
 func (m *Shipyard) Test(
 	ctx context.Context,
 	// Python versions to test (e.g. 3.12); default: from pyproject.toml.
@@ -157,23 +170,95 @@ func (m *Shipyard) Test(
 	// Extra Python images, as 3.X=image@sha256:… .
 	// +optional
 	pythonImage []string,
+	// The tests to run: unit (tests/unit), integration (tests/integration) or all. The
+	// coverage threshold applies to all only.
+	// +default="all"
+	level string,
 ) (*dagger.Directory, error) {
-	p, err := m.pipeline(ctx, pythonImage)
+	p, versions, err := m.testMatrix(ctx, python, pythonImage, level)
 	if err != nil {
 		return nil, err
 	}
-	versions, err := p.TestVersions(ctx, python)
-	if err != nil {
-		return nil, err
-	}
-	out, _, err := p.Test(ctx, versions)
-	if err != nil {
-		return nil, err
-	}
+	out, _, _ := p.Test(ctx, versions, level) // the verdict is in out
 	return fromSDKDirectory(ctx, out)
 }
 
+// testMatrix connects the pipeline and decides the versions to test, refusing a
+// configuration error (an unknown level, an unpinned version) before anything runs.
+func (m *Shipyard) testMatrix(ctx context.Context, python, pythonImage []string, level string) (*ci.Pipeline, []string, error) {
+	if err := ci.CheckLevel(level); err != nil {
+		return nil, nil, err
+	}
+	p, err := m.pipeline(ctx, pythonImage)
+	if err != nil {
+		return nil, nil, err
+	}
+	versions, err := p.TestVersions(ctx, python)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := p.CheckPinned(versions); err != nil {
+		return nil, nil, err
+	}
+	return p, versions, nil
+}
+
+// TestCheck runs the tests as Test does and fails when they fail: the check `dagger check`
+// runs. Use Test to keep the reports.
+// +check
+func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
+	p, versions, err := m.testMatrix(ctx, nil, nil, ci.LevelAll)
+	if err != nil {
+		return "", err
+	}
+	if _, _, err := p.Test(ctx, versions, ci.LevelAll); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("tests passed on Python %s", strings.Join(versions, ", ")), nil
+}
+
+// PythonVersions prints the test matrix read from pyproject.toml as a JSON list (e.g.
+// ["3.10","3.11","3.12","3.13"]), for a workflow's strategy.matrix.
+func (m *Shipyard) PythonVersions(ctx context.Context) (string, error) {
+	p, err := m.pipeline(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	versions, err := p.TestVersions(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(versions)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// PatchCoverage is Codecov's patch gate on a laptop: runs the tests under coverage, diffs the
+// source against --base (from their merge base), and reports the added code lines no test
+// runs; fails below 100%, as tesk-core's codecov.yml does. The source needs its Git history.
+func (m *Shipyard) PatchCoverage(
+	ctx context.Context,
+	// The branch or commit the change goes to, e.g. origin/dev.
+	base string,
+	// The Python version to test on; default: the newest pinned.
+	// +optional
+	python string,
+) (string, error) {
+	p, err := m.pipeline(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	_, report, err := p.PatchCoverage(ctx, base, python)
+	if err != nil {
+		return "", err
+	}
+	return report, nil
+}
+
 // Docs builds the docs with `mkdocs build --strict` and returns the site.
+// +check
 func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
@@ -209,44 +294,100 @@ func (m *Shipyard) Images(
 	return out, nil
 }
 
-// Scan builds the images and scans them with Trivy: fails on CRITICAL and HIGH
+// Image builds one image, containers/<name>.Dockerfile, and returns it to chain: `image
+// --name filer terminal`, `… publish --address …`, `… export --path filer.tar`.
+func (m *Shipyard) Image(
+	ctx context.Context,
+	// The image's name: taskmaster or filer.
+	name string,
+	// The package version without v; default: from Git history, else 0.0.0.dev0.
+	// +optional
+	version string,
+) (*dagger.Container, error) {
+	p, err := m.pipeline(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	img, err := p.ImageNamed(ctx, name, version)
+	if err != nil {
+		return nil, err
+	}
+	return fromSDKContainer(ctx, img.Container)
+}
+
+// Scan builds the images and scans them with Trivy: the verdict fails on CRITICAL and HIGH
 // vulnerabilities that have a fix, except those accepted in .trivyignore.yaml, whose entries
-// must each have a reason (statement) and an expiry (expired_at). Returns the JSON and SARIF
-// reports and a summary.
+// must each have a reason (statement) and an expiry (expired_at). Returns the reports
+// whatever the verdict: JSON, SARIF (accepted findings marked as suppressed), summary.txt
+// and verdict.json; fail the job after exporting, e.g. `… scan export --path scan && jq -e
+// .passed scan/verdict.json`, or run scan-check.
 // +cache="session"
 func (m *Shipyard) Scan(
 	ctx context.Context,
 	// The package version without v; default: derived.
 	// +optional
 	version string,
+	// Scan only this image (taskmaster or filer), as the workflow's job per image does;
+	// default: every image.
+	// +optional
+	image string,
 ) (*dagger.Directory, error) {
 	p, images, err := m.images(ctx, version)
 	if err != nil {
 		return nil, err
 	}
+	if image != "" {
+		img, err := p.ImageNamed(ctx, image, version)
+		if err != nil {
+			return nil, err
+		}
+		images = []ci.Image{img}
+	}
 	dir, _, err := p.Scan(ctx, images)
-	if err != nil {
+	if dir == nil {
 		return nil, err
 	}
 	return fromSDKDirectory(ctx, dir)
+}
+
+// ScanCheck scans the images as Scan does and fails on its verdict: the check `dagger check`
+// runs. Use Scan to keep the reports.
+// +check
+// +cache="session"
+func (m *Shipyard) ScanCheck(ctx context.Context) (string, error) {
+	p, images, err := m.images(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	if _, _, err := p.Scan(ctx, images); err != nil {
+		return "", err
+	}
+	return "scan passed: no fixable CRITICAL or HIGH vulnerability", nil
 }
 
 // EndToEnd runs the end-to-end tests on a k3s cluster (a Dagger service) with both images built
 // from the same source loaded into it, the manifests of tests/e2e/manifests applied and the
 // HTTP server pod awaited. Returns pytest's output. The k3s service runs with insecure root
 // capabilities: never call e2e on an engine shared with publish or release jobs.
-func (m *Shipyard) EndToEnd(ctx context.Context) (string, error) {
+// +check
+func (m *Shipyard) EndToEnd(
+	ctx context.Context,
+	// The namespace the tests run in (they read TESK_E2E_NAMESPACE); created when not default.
+	// +default="default"
+	namespace string,
+) (string, error) {
 	p, images, err := m.images(ctx, "")
 	if err != nil {
 		return "", err
 	}
-	return p.E2E(ctx, images)
+	return p.E2E(ctx, images, namespace)
 }
 
 // Ci runs the whole CI workflow concurrently (PR title, lint, the test matrix, end-to-end
-// tests, docs, image scans; each image built once) and then the "CI passed" gate: a summary
-// table of every job, and an error if any failed. Returns the artifacts (coverage, site,
-// scan reports) with summary.md.
+// tests, docs, image scans; each image built once) and then the "CI passed" gate. Returns
+// the artifacts whatever the verdict: coverage/, site/, scan/, summary.md (a table of every
+// job) and verdict.json; fail the job after exporting, e.g. `… ci export --path ci && jq -e
+// .passed ci/verdict.json`.
 // +cache="session"
 func (m *Shipyard) Ci(
 	ctx context.Context,
@@ -259,17 +400,23 @@ func (m *Shipyard) Ci(
 	// Extra Python images, as 3.X=image@sha256:… .
 	// +optional
 	pythonImage []string,
+	// The tests to run: unit, integration or all.
+	// +default="all"
+	level string,
+	// The namespace the end-to-end tests run in.
+	// +default="default"
+	namespace string,
 ) (*dagger.Directory, error) {
+	if err := ci.CheckLevel(level); err != nil {
+		return nil, err
+	}
 	p, err := m.pipeline(ctx, pythonImage)
 	if err != nil {
 		return nil, err
 	}
-	summary, artifacts, runErr := p.Run(ctx, ci.Options{PRTitle: prTitle, Python: python})
+	_, artifacts, runErr := p.Run(ctx, ci.Options{PRTitle: prTitle, Python: python, Level: level, Namespace: namespace})
 	if artifacts == nil {
 		return nil, runErr
 	}
-	if runErr != nil {
-		return nil, runErr
-	}
-	return fromSDKDirectory(ctx, artifacts.WithNewFile("summary.md", summary.Table()))
+	return fromSDKDirectory(ctx, artifacts) // the verdict is in verdict.json
 }

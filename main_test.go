@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	sdk "dagger.io/dagger"
 
+	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/pipelines/ci"
 )
 
 // glue connects main.go's functions to a fresh engine double: dag (the module's generated
@@ -84,7 +88,7 @@ func TestCiThroughTheModule(t *testing.T) {
 	m, e := glue(t, nil)
 	e.ExpectExecs(ciExecs...)
 	cleanScans(e)
-	out, err := m.Ci(ctx, "fix: retry uploads", nil, nil)
+	out, err := m.Ci(ctx, "fix: retry uploads", nil, nil, "all", "default")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,15 +101,162 @@ func TestCiThroughTheModule(t *testing.T) {
 	}
 }
 
+// A failing job no longer makes ci return an error and lose the artifacts (issue 15): the
+// directory comes back with the table and a failing verdict, for the wrapper to fail on
+// after exporting.
 func TestCiFailsWithTheTable(t *testing.T) {
 	ctx := context.Background()
 	m, e := glue(t, nil)
 	e.ExpectExecs(ciExecs...)
 	cleanScans(e)
 	e.OnExec(engine.ExecRule{ArgsContain: "mkdocs build", ExitCode: 1, Stderr: "ERROR - Doc file 'index.md' contains a link 'x.md', but the target is not found"})
-	_, err := m.Ci(ctx, "", nil, nil)
-	if err == nil || !strings.Contains(err.Error(), "| Docs | failed |") {
-		t.Fatalf("err = %v", err)
+	out, err := m.Ci(ctx, "", nil, nil, "all", "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary, err := out.File("summary.md").Contents(ctx)
+	if err != nil || !strings.Contains(summary, "| Docs | failed |") || !strings.Contains(summary, "CI failed") {
+		t.Fatalf("summary.md = %q, %v", summary, err)
+	}
+	v := readVerdict(t, out)
+	if v.Passed || len(v.Failures) != 1 || !strings.HasPrefix(v.Failures[0], "Docs: ") {
+		t.Fatalf("verdict %+v", v)
+	}
+	// The other jobs' reports are there.
+	for _, f := range []string{"coverage/3.13/coverage.xml", "scan/filer/filer.json", "scan/taskmaster/verdict.json"} {
+		if _, err := out.File(f).Sync(ctx); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// readVerdict reads verdict.json from a directory a function returned.
+func readVerdict(t *testing.T, dir *dagger.Directory) ci.Verdict {
+	t.Helper()
+	s, err := dir.File(ci.VerdictFile).Contents(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ci.ParseVerdict([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// Test and scan keep their reports when their verdict fails; their checks fail.
+func TestFailingVerdictsKeepTheReports(t *testing.T) {
+	ctx := context.Background()
+	m, e := glue(t, nil)
+	e.ExpectExecs(ciExecs...)
+	e.OnExec(engine.ExecRule{ArgsContain: "coverage run -m pytest", ExitCode: 1, Stdout: "FAILED tests/unit/test_filer.py::test_upload - OSError\n"})
+	e.OnFile(engine.FileRule{Path: "/out/taskmaster.json", Contents: string(corpus.Read(t, "trivy", "debian-buster.json"))})
+	e.OnFile(engine.FileRule{Path: "/out/filer.json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+	e.OnFile(engine.FileRule{Path: "/out/taskmaster.sarif", Contents: string(corpus.Read(t, "trivy", "alpine-310.sarif"))})
+
+	cov, err := m.Test(ctx, []string{"3.12"}, nil, "all")
+	if err != nil {
+		t.Fatalf("test: %v", err)
+	}
+	if v := readVerdict(t, cov); v.Passed || !strings.Contains(v.Failures[0], "Python 3.12: FAILED tests/unit/test_filer.py::test_upload") {
+		t.Errorf("test verdict %+v", v)
+	}
+	if out, err := cov.File("3.12/pytest.txt").Contents(ctx); err != nil || !strings.Contains(out, "OSError") {
+		t.Errorf("3.12/pytest.txt = %q, %v", out, err)
+	}
+	if _, err := cov.File("3.12/coverage.xml").Sync(ctx); err != nil {
+		t.Errorf("coverage.xml: %v", err)
+	}
+	if _, err := m.TestCheck(ctx); err == nil || !strings.Contains(err.Error(), "test_upload") {
+		t.Errorf("test-check: %v", err)
+	}
+
+	scan, err := m.Scan(ctx, "0.11.0", "")
+	if err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	if v := readVerdict(t, scan); v.Passed {
+		t.Errorf("scan verdict %+v", v)
+	}
+	for _, f := range []string{"taskmaster.json", "taskmaster.sarif", "filer.json", "summary.txt"} {
+		if _, err := scan.File(f).Sync(ctx); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	// One image alone, as the workflow's job per image scans it.
+	filer, err := m.Scan(ctx, "0.11.0", "filer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := readVerdict(t, filer); !v.Passed {
+		t.Errorf("filer alone: %+v", v)
+	}
+	if summary, _ := filer.File("summary.txt").Contents(ctx); !strings.Contains(summary, "== filer") || strings.Contains(summary, "taskmaster") {
+		t.Errorf("the scan of filer alone:\n%s", summary)
+	}
+	if _, err := m.ScanCheck(ctx); err == nil || !strings.Contains(err.Error(), "image taskmaster has fixable CRITICAL or HIGH vulnerabilities") {
+		t.Errorf("scan-check: %v", err)
+	}
+}
+
+// With -m, --source defaults to Shipyard's own repository: every function that needs the
+// caller's tree refuses it, and says what to do. The tesk-core fixture, with Shipyard
+// installed there as a toolchain, is accepted.
+func TestShipyardsOwnTreeIsRefused(t *testing.T) {
+	ctx := context.Background()
+	own := map[string]string{
+		"dagger.json":        `{"name": "shipyard", "engineVersion": "v0.21.8", "sdk": {"source": "go"}}`,
+		"supplychain/go.mod": "module dagger/shipyard/supplychain\n",
+	}
+	m, _ := glue(t, own)
+	for name, call := range map[string]func() error{
+		"lint":            func() error { _, err := m.Lint(ctx); return err },
+		"test":            func() error { _, err := m.Test(ctx, nil, nil, "all"); return err },
+		"scan":            func() error { _, err := m.Scan(ctx, "", ""); return err },
+		"ci":              func() error { _, err := m.Ci(ctx, "", nil, nil, "all", "default"); return err },
+		"python-versions": func() error { _, err := m.PythonVersions(ctx); return err },
+		"image":           func() error { _, err := m.Image(ctx, "filer", ""); return err },
+	} {
+		if err := call(); !errors.Is(err, ci.ErrShipyardTree) || !strings.Contains(err.Error(), "pass --source=.") {
+			t.Errorf("%s on Shipyard's tree: %v", name, err)
+		}
+	}
+
+	m, e := glue(t, map[string]string{
+		"dagger.json":                            `{"name": "tesk-core", "engineVersion": "v0.21.8", "toolchains": [{"name": "shipyard", "source": "toolchains/shipyard"}]}`,
+		"toolchains/shipyard/dagger.json":        own["dagger.json"],
+		"toolchains/shipyard/supplychain/go.mod": own["supplychain/go.mod"],
+	})
+	e.ExpectExecs(ciExecs...)
+	cleanScans(e)
+	out, err := m.Ci(ctx, "", nil, nil, "all", "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := readVerdict(t, out); !v.Passed {
+		t.Fatalf("ci on the fixture with Shipyard as a toolchain: %+v", v)
+	}
+}
+
+func TestPythonVersionsAndOneImage(t *testing.T) {
+	ctx := context.Background()
+	m, e := glue(t, nil)
+	got, err := m.PythonVersions(ctx)
+	if err != nil || got != `["3.10","3.11","3.12","3.13"]` {
+		t.Fatalf("python-versions = %s, %v", got, err)
+	}
+	img, err := m.Image(ctx, "filer", "0.11.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := img.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if b := e.Graph().Builds(); len(b) != 1 || b[0].Dockerfile != "containers/filer.Dockerfile" {
+		t.Fatalf("builds %+v", b)
+	}
+	if msg, err := m.PrTitle(""); err != nil || !strings.Contains(msg, "nothing to check") {
+		t.Errorf("pr-title without a title: %q, %v", msg, err)
 	}
 }
 
@@ -117,17 +268,18 @@ func TestEachCIFunctionRuns(t *testing.T) {
 	if _, err := m.Lint(ctx); err != nil {
 		t.Errorf("lint: %v", err)
 	}
-	cov, err := m.Test(ctx, []string{"3.12"}, nil)
+	cov, err := m.Test(ctx, []string{"3.12"}, nil, "all")
 	if err != nil {
 		t.Fatalf("test: %v", err)
 	}
-	if entries, _ := cov.Entries(ctx); len(entries) != 1 || entries[0] != "3.12/" {
+	// The verdict sits next to the coverage (issue 15).
+	if entries, _ := cov.Entries(ctx); len(entries) != 2 || entries[0] != "3.12/" || entries[1] != "verdict.json" {
 		t.Errorf("coverage entries %v", entries)
 	}
-	if _, err := m.Test(ctx, []string{"3.14"}, nil); err == nil || !strings.Contains(err.Error(), "--python-image 3.14=") {
+	if _, err := m.Test(ctx, []string{"3.14"}, nil, "all"); err == nil || !strings.Contains(err.Error(), "--python-image 3.14=") {
 		t.Errorf("unpinned version: %v", err)
 	}
-	if _, err := m.Test(ctx, []string{"3.14"}, []string{"3.14=python:3.14-slim@sha256:0123"}); err != nil {
+	if _, err := m.Test(ctx, []string{"3.14"}, []string{"3.14=python:3.14-slim@sha256:0123"}, "all"); err != nil {
 		t.Errorf("pinned by flag: %v", err)
 	}
 	if _, err := m.Docs(ctx); err != nil {
@@ -137,10 +289,10 @@ func TestEachCIFunctionRuns(t *testing.T) {
 	if err != nil || len(images) != 2 {
 		t.Fatalf("images: %v %v", images, err)
 	}
-	if _, err := m.Scan(ctx, "0.11.0"); err != nil {
+	if _, err := m.Scan(ctx, "0.11.0", ""); err != nil {
 		t.Errorf("scan: %v", err)
 	}
-	if _, err := m.EndToEnd(ctx); err != nil {
+	if _, err := m.EndToEnd(ctx, "default"); err != nil {
 		t.Errorf("e2e: %v", err)
 	}
 }

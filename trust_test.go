@@ -31,7 +31,7 @@ func TestNoCacheSharedBetweenRepositoryCodeAndPublishing(t *testing.T) {
 		m, e := glue(t, nil)
 		e.ExpectExecs(ciExecs...)
 		cleanScans(e)
-		if _, err := m.Ci(ctx, "fix: retry uploads", nil, nil); err != nil {
+		if _, err := m.Ci(ctx, "fix: retry uploads", nil, nil, "all", "default"); err != nil {
 			t.Fatalf("ci: %v", err)
 		}
 		untrusted["ci"] = caches(e)

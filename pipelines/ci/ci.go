@@ -22,6 +22,10 @@ type Options struct {
 	Python []string
 	// Version is the package version for the images; empty derives it.
 	Version string
+	// Level is the test level (LevelAll when empty).
+	Level string
+	// Namespace is where the end-to-end tests run (DefaultNamespace when empty).
+	Namespace string
 }
 
 // CheckPRTitle is the PR-title job: Conventional Commits as the common checker applies them,
@@ -32,8 +36,9 @@ func CheckPRTitle(title string) error {
 
 // Run is the whole CI workflow: every job concurrently, each image built once and shared by
 // the scan and the end-to-end tests, then the "CI passed" gate. A failing job does not stop
-// or hide the others. The directory holds the artifacts: coverage/<python>/coverage.xml,
-// site/, and scan/ (JSON, SARIF, summary.txt).
+// or hide the others, nor lose its reports. The directory holds the artifacts whatever the
+// verdict: coverage/<python>/ (coverage.xml, pytest.txt, coverage.txt), site/, scan/<image>/
+// (JSON, SARIF, summary.txt), summary.md (the table) and verdict.json (the gate).
 func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger.Directory, error) {
 	if err := p.Pins.Validate(); err != nil {
 		return jobs.Summary{}, nil, err
@@ -79,19 +84,16 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger
 		_, err := p.Lint(ctx)
 		return nil, err
 	})
+	level := opts.Level
+	if level == "" {
+		level = LevelAll
+	}
 	for _, v := range versions {
 		job("Test (Python "+v+")", func() (func(*dagger.Directory) *dagger.Directory, error) {
-			ctr, err := p.TestContainer(v)
-			if err != nil {
-				return nil, err
-			}
-			cov := ctr.File("/out/coverage.xml")
-			if _, err := cov.Sync(ctx); err != nil {
-				return nil, err
-			}
+			r := p.TestRun(ctx, v, level)
 			return func(d *dagger.Directory) *dagger.Directory {
-				return d.WithFile("coverage/"+v+"/coverage.xml", cov)
-			}, nil
+				return d.WithDirectory("coverage/"+v, r.Reports)
+			}, r.Err
 		})
 	}
 	job("Docs", func() (func(*dagger.Directory) *dagger.Directory, error) {
@@ -108,7 +110,7 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger
 		}
 	} else {
 		job("End-to-end test", func() (func(*dagger.Directory) *dagger.Directory, error) {
-			_, err := p.E2E(ctx, images)
+			_, err := p.E2E(ctx, images, opts.Namespace)
 			return nil, err
 		})
 		ignore, ignoreErr := p.IgnoreFileContent(ctx)
@@ -127,6 +129,13 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger
 	}
 	wg.Wait()
 	summary := jobs.Summary{Jobs: sortJobs(results)}
+	var failed []string
+	for _, j := range summary.Jobs {
+		if j.Status == jobs.Failed {
+			failed = append(failed, j.Name+": "+j.Reason)
+		}
+	}
+	artifacts = WithVerdict(artifacts.WithNewFile("summary.md", summary.Table()), NewVerdict("CI", failed...))
 	return summary, artifacts, summary.Err()
 }
 

@@ -50,7 +50,16 @@ func (p *Pipeline) k3sService(images []Image, kubeconfig *dagger.CacheVolume) *d
 // The k3s service runs with insecure root capabilities and applies the source's own
 // manifests: run it only on an engine that holds no credentials and runs no publishing
 // job (README: "Running on a remote Dagger engine").
-func (p *Pipeline) E2EContainer(ctx context.Context, images []Image) (*dagger.Container, error) {
+//
+// The tests run in namespace (tesk-core's tests read TESK_E2E_NAMESPACE; "default" when
+// empty): the manifests are applied there and the HTTP server awaited there.
+func (p *Pipeline) E2EContainer(ctx context.Context, images []Image, namespace string) (*dagger.Container, error) {
+	if namespace == "" {
+		namespace = DefaultNamespace
+	}
+	if err := CheckNamespace(namespace); err != nil {
+		return nil, fmt.Errorf("e2e: %w", err)
+	}
 	src := p.codeSource()
 	ctr, err := p.python(p.toolPython(), src)
 	if err != nil {
@@ -72,18 +81,44 @@ func (p *Pipeline) E2EContainer(ctx context.Context, images []Image) (*dagger.Co
   sleep 2
 done
 echo "k3s did not become ready" >&2; exit 1`
-	return ctr.
+	ctr = ctr.
 		WithFile("/usr/local/bin/kubectl", kubectl).
 		WithMountedCache("/etc/rancher/k3s", kubeconfig).
 		WithServiceBinding("k3s", p.k3sService(images, kubeconfig)).
 		WithEnvVariable("KUBECONFIG", "/root/.kube/config").
 		WithExec([]string{"uv", "sync", "--frozen", "--extra", "dev"}).
 		WithExec([]string{"sh", "-c", waitAPI}).
-		WithExec([]string{"kubectl", "wait", "--for=condition=Ready", "nodes", "--all", "--timeout=180s"}).
-		WithExec([]string{"kubectl", "apply", "-f", "tests/e2e/manifests/"}).
-		WithExec([]string{"kubectl", "wait", "--for=condition=Ready", "pod/tesk-e2e-http", "--timeout=120s"}).
+		WithExec([]string{"kubectl", "wait", "--for=condition=Ready", "nodes", "--all", "--timeout=180s"})
+	if namespace != DefaultNamespace {
+		// k3s starts with "default" only.
+		ctr = ctr.WithExec([]string{"kubectl", "create", "namespace", namespace})
+	}
+	return ctr.
+		WithExec([]string{"kubectl", "apply", "-f", "tests/e2e/manifests/", "--namespace", namespace}).
+		WithExec([]string{"kubectl", "wait", "--for=condition=Ready", "pod/tesk-e2e-http", "--timeout=120s", "--namespace", namespace}).
 		WithEnvVariable("TESK_E2E", "1").
+		WithEnvVariable("TESK_E2E_NAMESPACE", namespace).
 		WithExec([]string{"uv", "run", "pytest", "tests/e2e"}), nil
+}
+
+// DefaultNamespace is where tesk-core's end-to-end tests run unless told otherwise.
+const DefaultNamespace = "default"
+
+// CheckNamespace refuses a name Kubernetes would refuse for a namespace (an RFC 1123 label:
+// at most 63 lowercase letters, digits and dashes, starting and ending alphanumeric), before
+// a cluster is started for nothing.
+func CheckNamespace(name string) error {
+	ok := len(name) > 0 && len(name) <= 63
+	for i, r := range name {
+		alnum := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9')
+		if !alnum && (r != '-' || i == 0 || i == len(name)-1) {
+			ok = false
+		}
+	}
+	if !ok {
+		return fmt.Errorf("--namespace %q: want a Kubernetes namespace name: at most 63 lowercase letters, digits and dashes, starting and ending with a letter or digit", name)
+	}
+	return nil
 }
 
 // kubeconfigVolumeName names the cache volume that hands k3s's kubeconfig to the test
@@ -118,9 +153,9 @@ func kubeconfigVolumeFor(t trust.Level, inputs []string) string {
 	return t.CacheVolumeName(kubeconfigVolume) + "-" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// E2E runs the end-to-end tests and returns pytest's output.
-func (p *Pipeline) E2E(ctx context.Context, images []Image) (string, error) {
-	ctr, err := p.E2EContainer(ctx, images)
+// E2E runs the end-to-end tests in namespace ("" for default) and returns pytest's output.
+func (p *Pipeline) E2E(ctx context.Context, images []Image, namespace string) (string, error) {
+	ctr, err := p.E2EContainer(ctx, images, namespace)
 	if err != nil {
 		return "", err
 	}

@@ -20,3 +20,14 @@ func TestKubeconfigVolumeNameIsDeterministic(t *testing.T) {
 		t.Errorf("name %q", a)
 	}
 }
+
+func TestCheckNamespace(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"default": true, "tesk-e2e": true, "a": true, "ns1": true, strings.Repeat("a", 63): true,
+		"": false, "Tesk": false, "-ns": false, "ns-": false, "ns_1": false, "ns.1": false, strings.Repeat("a", 64): false,
+	} {
+		if err := CheckNamespace(name); (err == nil) != ok {
+			t.Errorf("CheckNamespace(%q) = %v, want ok %v", name, err, ok)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ci
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,13 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"dagger.io/dagger"
-
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/trivy"
 	"dagger/shipyard/internal/trust"
 )
 
@@ -84,7 +84,7 @@ func TestTestMatrixFromPyproject(t *testing.T) {
 	if !slices.Equal(versions, []string{"3.10", "3.11", "3.12", "3.13"}) {
 		t.Fatalf("matrix %v", versions)
 	}
-	if _, _, err := p.Test(ctx, versions); err != nil {
+	if _, _, err := p.Test(ctx, versions, LevelAll); err != nil {
 		t.Fatal(err)
 	}
 	pytest := e.Graph().ExecsWith("coverage run -m pytest")
@@ -143,7 +143,7 @@ func TestTestMatrixNarrowedByPyproject(t *testing.T) {
 	if !slices.Equal(versions, []string{"3.11", "3.12"}) {
 		t.Fatalf("matrix %v", versions)
 	}
-	dir, _, err := p.Test(ctx, versions)
+	dir, _, err := p.Test(ctx, versions, LevelAll)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestTestMatrixNarrowedByPyproject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(entries, []string{"3.11/", "3.12/"}) {
+	if !slices.Equal(entries, []string{"3.11/", "3.12/", VerdictFile}) {
 		t.Fatalf("coverage folders %v", entries)
 	}
 	if n := len(e.Graph().ExecsWith("pytest")); n != 2 {
@@ -178,7 +178,7 @@ func TestOneVersionFailsOthersPass(t *testing.T) {
 		Stderr:      "tests/unit/test_taskmaster.py F\nFAILED tests/unit/test_taskmaster.py::test_main - KeyError\n",
 		ExitCode:    1,
 	})
-	dir, results, err := p.Test(ctx, DefaultPythonVersions)
+	dir, results, err := p.Test(ctx, DefaultPythonVersions, LevelAll)
 	if err == nil || !strings.Contains(err.Error(), "Python 3.11: FAILED tests/unit/test_taskmaster.py::test_main - KeyError") {
 		t.Fatalf("error %v does not name the failing version and test", err)
 	}
@@ -186,18 +186,94 @@ func TestOneVersionFailsOthersPass(t *testing.T) {
 		t.Fatalf("passing versions reported as failed: %v", err)
 	}
 	for _, r := range results {
-		var ee *dagger.ExecError
 		if r.Python == "3.11" {
-			if !errors.As(r.Err, &ee) || ee.ExitCode != 1 {
-				t.Fatalf("3.11: want an ExecError with exit code 1, got %v", r.Err)
+			if r.Err == nil || r.ExitCode != 1 {
+				t.Fatalf("3.11: want pytest's exit code 1, got %d, %v", r.ExitCode, r.Err)
 			}
 		} else if r.Err != nil {
 			t.Fatalf("%s failed: %v", r.Python, r.Err)
 		}
 	}
+	// Every version keeps its reports, the failing one included (the issue: reports survive
+	// failure), with the verdict naming the failure.
 	entries, _ := dir.Entries(ctx)
-	if !slices.Equal(entries, []string{"3.10/", "3.12/", "3.13/"}) {
-		t.Fatalf("coverage of passing versions %v", entries)
+	if !slices.Equal(entries, []string{"3.10/", "3.11/", "3.12/", "3.13/", VerdictFile}) {
+		t.Fatalf("reports %v", entries)
+	}
+	out, err := dir.File("3.11/pytest.txt").Contents(ctx)
+	if err != nil || !strings.Contains(out, "FAILED tests/unit/test_taskmaster.py::test_main") {
+		t.Fatalf("3.11/pytest.txt = %q, %v", out, err)
+	}
+	if _, err := dir.File("3.11/coverage.xml").Sync(ctx); err != nil {
+		t.Fatalf("3.11/coverage.xml: %v", err)
+	}
+	v, err := ReadVerdict(ctx, dir)
+	if err != nil || v.Passed || len(v.Failures) != 1 || !strings.Contains(v.Failures[0], "Python 3.11") {
+		t.Fatalf("verdict %+v, %v", v, err)
+	}
+}
+
+// Below the project's fail_under, coverage still writes coverage.xml and its report: both
+// are kept, and the verdict fails.
+func TestCoverageBelowThresholdKeepsTheReports(t *testing.T) {
+	ctx := context.Background()
+	p, e := newPipeline(t, nil)
+	e.OnExec(engine.ExecRule{ArgsContain: "uv run coverage xml", ExitCode: 2, Stdout: "Coverage failure: total of 97 is less than fail-under=100\n"})
+	e.OnExec(engine.ExecRule{ArgsContain: "uv run coverage report", ExitCode: 2,
+		Stdout: "src/tesk_core/filer.py  120  4  97%  10-13\nTOTAL  400  4  97%\nCoverage failure: total of 97 is less than fail-under=100\n"})
+	dir, _, err := p.Test(ctx, []string{"3.12"}, LevelAll)
+	if err == nil || !strings.Contains(err.Error(), "Python 3.12: coverage below the project's fail_under: Coverage failure: total of 97") {
+		t.Fatalf("err = %v", err)
+	}
+	report, err := dir.File("3.12/coverage.txt").Contents(ctx)
+	if err != nil || !strings.Contains(report, "10-13") {
+		t.Fatalf("coverage.txt = %q, %v", report, err)
+	}
+	if _, err := dir.File("3.12/coverage.xml").Sync(ctx); err != nil {
+		t.Fatalf("coverage.xml: %v", err)
+	}
+	if v, err := ReadVerdict(ctx, dir); err != nil || v.Passed {
+		t.Fatalf("verdict %+v, %v", v, err)
+	}
+}
+
+// test --level runs one folder of tests; the whole-suite threshold does not apply to it.
+func TestTestLevels(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		level, pytest, report string
+	}{
+		{LevelAll, "uv run coverage run -m pytest", "uv run coverage report -m"},
+		{LevelUnit, "uv run coverage run -m pytest tests/unit", "uv run coverage report -m --fail-under=0"},
+		{LevelIntegration, "uv run coverage run -m pytest tests/integration", "uv run coverage report -m --fail-under=0"},
+	} {
+		t.Run(tt.level, func(t *testing.T) {
+			p, e := newPipeline(t, nil)
+			dir, _, err := p.Test(ctx, []string{"3.12"}, tt.level)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, err := ReadVerdict(ctx, dir); err != nil || !v.Passed {
+				t.Fatalf("verdict %+v, %v", v, err)
+			}
+			var pytest, report []string
+			for _, ex := range e.Graph().Execs() {
+				joined := strings.Join(ex.Args, " ")
+				if strings.Contains(joined, "-m pytest") {
+					pytest = append(pytest, joined)
+				}
+				if strings.Contains(joined, "coverage report") {
+					report = append(report, joined)
+				}
+			}
+			if !slices.Equal(pytest, []string{tt.pytest}) || !slices.Equal(report, []string{tt.report}) {
+				t.Errorf("ran %q and %q", pytest, report)
+			}
+		})
+	}
+	p, _ := newPipeline(t, nil)
+	if _, _, err := p.Test(ctx, []string{"3.12"}, "e2e"); err == nil || !strings.Contains(err.Error(), `--level "e2e": want one of all, unit, integration`) {
+		t.Errorf("unknown level: %v", err)
 	}
 }
 
@@ -257,28 +333,35 @@ func TestImagesWithoutHistoryReportTheFallbackVersion(t *testing.T) {
 func TestScanPolicy(t *testing.T) {
 	ctx := context.Background()
 	buster := string(corpus.Read(t, "trivy", "debian-buster.json"))
+	busterSARIF, err := os.ReadFile(filepath.Join("testdata", "debian-buster.sarif"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name    string
 		ignore  string // replaces .trivyignore.yaml; "" keeps the fixture's
 		report  string
 		wantErr string
+		// suppressed is the rule the taskmaster's SARIF marks as accepted, if any.
+		suppressed string
 	}{
-		{"clean images pass", "", cleanReport, ""},
-		{"a fixable CRITICAL fails", "", buster, "fixable CRITICAL or HIGH"},
+		{"clean images pass", "", cleanReport, "", ""},
+		// The fixture accepts bash's CVE-2019-18276: the SARIF marks it, the CRITICAL still fails.
+		{"a fixable CRITICAL fails", "", buster, "fixable CRITICAL or HIGH", "CVE-2019-18276"},
 		{
 			"an accepted CRITICAL passes",
 			"vulnerabilities:\n  - id: CVE-2019-18224\n    statement: libidn2 is not reachable from the filer\n    expired_at: 2027-01-31\n",
-			buster, "",
+			buster, "", "CVE-2019-18224",
 		},
 		{
 			"an expired acceptance fails, naming the entry",
 			"vulnerabilities:\n  - id: CVE-2019-18224\n    statement: accepted until the base image moves\n    expired_at: 2026-01-31\n",
-			buster, "CVE-2019-18224",
+			buster, "CVE-2019-18224", "",
 		},
 		{
 			"an entry without a reason fails",
 			"vulnerabilities:\n  - id: CVE-2019-18224\n    expired_at: 2027-01-31\n",
-			cleanReport, ".trivyignore.yaml:2",
+			cleanReport, ".trivyignore.yaml:2", "",
 		},
 	}
 	for _, c := range cases {
@@ -290,6 +373,7 @@ func TestScanPolicy(t *testing.T) {
 			p, e := newPipeline(t, changes)
 			e.OnFile(engine.FileRule{Path: "/out/taskmaster.json", Contents: c.report})
 			e.OnFile(engine.FileRule{Path: "/out/filer.json", Contents: cleanReport})
+			e.OnFile(engine.FileRule{Path: "/out/taskmaster.sarif", Contents: string(busterSARIF)})
 			images, err := p.Images(ctx, "0.11.0")
 			if err != nil {
 				t.Fatal(err)
@@ -307,6 +391,21 @@ func TestScanPolicy(t *testing.T) {
 			if _, err := dir.File("summary.txt").Contents(ctx); err != nil {
 				t.Fatalf("summary: %v", err)
 			}
+			// The reports survive a failing verdict, which says what failed.
+			if v, err := ReadVerdict(ctx, dir); err != nil || v.Passed != (c.wantErr == "") ||
+				(c.wantErr != "" && !strings.Contains(strings.Join(v.Failures, "\n"), c.wantErr)) {
+				t.Fatalf("verdict %+v, %v", v, err)
+			}
+			if _, err := dir.File("taskmaster.json").Sync(ctx); err != nil {
+				t.Fatalf("taskmaster.json: %v", err)
+			}
+			sarif, err := dir.File("taskmaster.sarif").Contents(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := suppressedRules(t, sarif); c.suppressed != "" && !slices.Equal(got, []string{c.suppressed}) {
+				t.Errorf("suppressed in the SARIF: %v, want %s", got, c.suppressed)
+			}
 			for _, ex := range e.Graph().ExecsWith("trivy image") {
 				if len(ex.Secrets) != 0 || ex.Image != pins.DefaultPins().Trivy {
 					t.Errorf("trivy exec %+v", ex)
@@ -319,6 +418,60 @@ func TestScanPolicy(t *testing.T) {
 	}
 }
 
+// e2e --namespace: the namespace is created, the manifests applied and the server awaited
+// there, and the tests read it from TESK_E2E_NAMESPACE.
+func TestE2EInANamespace(t *testing.T) {
+	ctx := context.Background()
+	p, e := newPipeline(t, nil)
+	e.ExpectExecs("kubectl create namespace tesk-e2e")
+	images, err := p.Images(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.E2E(ctx, images, "tesk-e2e"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"kubectl create namespace tesk-e2e", "kubectl apply -f tests/e2e/manifests/ --namespace tesk-e2e",
+		"kubectl wait --for=condition=Ready pod/tesk-e2e-http --timeout=120s --namespace tesk-e2e"}
+	for _, w := range want {
+		if len(e.Graph().ExecsWith(w)) != 1 {
+			t.Errorf("no exec %q", w)
+		}
+	}
+	tests := e.Graph().ExecsWith("pytest tests/e2e")
+	if len(tests) != 1 || tests[0].Env["TESK_E2E_NAMESPACE"] != "tesk-e2e" || tests[0].Env["TESK_E2E"] != "1" {
+		t.Fatalf("pytest execs %+v", tests)
+	}
+	if _, err := p.E2E(ctx, images, "Tesk_E2E"); err == nil || !strings.Contains(err.Error(), `--namespace "Tesk_E2E"`) {
+		t.Errorf("bad namespace: %v", err)
+	}
+}
+
+// suppressedRules lists the rules of a SARIF log's results that carry a suppression.
+func suppressedRules(t *testing.T, sarif string) []string {
+	t.Helper()
+	var l struct {
+		Runs []struct {
+			Results []struct {
+				RuleID       string
+				Suppressions []trivy.Suppression
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(sarif), &l); err != nil {
+		t.Fatalf("SARIF: %v", err)
+	}
+	var out []string
+	for _, r := range l.Runs {
+		for _, res := range r.Results {
+			if len(res.Suppressions) > 0 {
+				out = append(out, res.RuleID)
+			}
+		}
+	}
+	return out
+}
+
 func TestE2EOnK3sWithTheBuiltImages(t *testing.T) {
 	ctx := context.Background()
 	p, e := newPipeline(t, nil)
@@ -326,7 +479,7 @@ func TestE2EOnK3sWithTheBuiltImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.E2E(ctx, images); err != nil {
+	if _, err := p.E2E(ctx, images, ""); err != nil {
 		t.Fatal(err)
 	}
 	pytest := e.Graph().ExecsWith("pytest tests/e2e")
@@ -479,7 +632,8 @@ func TestNoSecretInAnyCIExec(t *testing.T) {
 }
 
 // TestDocsChangeTouchesOnlyTheDocsJob: with a change only under docs/, every job's input
-// but the docs job's has the same content digest, so a real engine serves them from cache.
+// but the docs job's and the hooks' (lint runs on all files, docs/ included, as the seed
+// does) has the same content digest, so a real engine serves them from cache.
 func TestDocsChangeTouchesOnlyTheDocsJob(t *testing.T) {
 	ctx := context.Background()
 	before, _ := newPipeline(t, nil)
@@ -494,7 +648,7 @@ func TestDocsChangeTouchesOnlyTheDocsJob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if changed := da != db; changed != (job == "docs") {
+		if changed := da != db; changed != (job == "docs" || job == "lint") {
 			t.Errorf("job %s: input changed = %v after a docs-only change", job, changed)
 		}
 	}
@@ -559,7 +713,7 @@ func TestConcurrentE2ERunsDoNotShareTheKubeconfig(t *testing.T) {
 				errs[i] = err
 				return
 			}
-			_, errs[i] = p.E2E(ctx, images)
+			_, errs[i] = p.E2E(ctx, images, "")
 		})
 	}
 	wg.Wait()
@@ -584,5 +738,46 @@ func TestConcurrentE2ERunsDoNotShareTheKubeconfig(t *testing.T) {
 	}
 	if len(mounted) != 2 || mounted[0] == mounted[1] {
 		t.Errorf("the two runners mount the kubeconfig volumes %v, want two different ones", mounted)
+	}
+}
+
+func TestImageNamed(t *testing.T) {
+	ctx := context.Background()
+	p, e := newPipeline(t, nil)
+	img, err := p.ImageNamed(ctx, "filer", "0.11.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := img.Container.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if builds := e.Graph().Builds(); len(builds) != 1 || builds[0].Dockerfile != "containers/filer.Dockerfile" {
+		t.Fatalf("builds %+v", builds)
+	}
+	if _, err := p.ImageNamed(ctx, "api", ""); err == nil || !strings.Contains(err.Error(), `no containers/api.Dockerfile; the images are filer, taskmaster`) {
+		t.Errorf("unknown image: %v", err)
+	}
+}
+
+// A SARIF log that cannot be marked is kept as Trivy wrote it, with a warning: the marks
+// only spare code scanning open alerts, the verdict does not depend on them.
+func TestUnmarkableSARIFKeepsTheVerdict(t *testing.T) {
+	ctx := context.Background()
+	p, e := newPipeline(t, nil) // the fixture accepts bash's CVE-2019-18276
+	e.OnFile(engine.FileRule{Path: "/out/taskmaster.json", Contents: string(corpus.Read(t, "trivy", "debian-buster-ignore-unfixed.json"))})
+	e.OnFile(engine.FileRule{Path: "/out/filer.json", Contents: string(corpus.Read(t, "trivy", "debian-buster.json"))})
+	e.OnFile(engine.FileRule{Path: "/out/filer.sarif", Contents: `{"version": "2.0.0"}`})
+	images, err := p.Images(ctx, "0.11.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _, _ := p.Scan(ctx, images)
+	v, err := ReadVerdict(ctx, dir)
+	if err != nil || len(v.Failures) != 2 || strings.Contains(strings.Join(v.Failures, "\n"), "sarif") {
+		t.Fatalf("verdict %+v, %v: want the two CRITICAL findings only", v, err)
+	}
+	summary, _ := dir.File("summary.txt").Contents(ctx)
+	if !strings.Contains(summary, "warning: filer.sarif: accepted findings not marked as suppressed") {
+		t.Errorf("summary:\n%s", summary)
 	}
 }

@@ -3,6 +3,7 @@ package ci
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"dagger.io/dagger"
 )
@@ -55,4 +56,21 @@ func (p *Pipeline) Images(ctx context.Context, version string) ([]Image, error) 
 		})
 	}
 	return images, nil
+}
+
+// ImageNamed builds the one image whose name (its Dockerfile's stem: taskmaster, filer) is
+// given, so it can be run, published or exported alone.
+func (p *Pipeline) ImageNamed(ctx context.Context, name, version string) (Image, error) {
+	images, err := p.Images(ctx, version)
+	if err != nil {
+		return Image{}, err
+	}
+	var names []string
+	for _, img := range images {
+		if img.Spec.Name == name {
+			return img, nil
+		}
+		names = append(names, img.Spec.Name)
+	}
+	return Image{}, fmt.Errorf("image --name %q: no containers/%s.Dockerfile; the images are %s", name, name, strings.Join(names, ", "))
 }

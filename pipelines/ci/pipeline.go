@@ -38,7 +38,8 @@ func (p *Pipeline) now() time.Time {
 }
 
 // Paths left out of each job's view of the source. Git history changes with every commit, and
-// docs/ belongs to the docs job alone, so keeping them out keeps the other jobs cached.
+// docs/ matters only to the docs job and the hooks, so keeping them out keeps the other jobs
+// cached.
 var (
 	notCodeInputs = []string{".git", "docs/", "mkdocs.yml", ".venv/", "**/__pycache__/", "site/", "dist/"}
 	docsInputs    = []string{"docs/", "mkdocs.yml", "pyproject.toml", "uv.lock"}
@@ -49,10 +50,15 @@ func (p *Pipeline) codeSource() *dagger.Directory {
 	return p.Source.Filter(dagger.DirectoryFilterOpts{Exclude: notCodeInputs})
 }
 
-// lintSource is what lint checks: everything but history and docs (the docs job owns them).
+// lintSource is what lint checks: every file of the project, docs/ included, as tesk-core runs
+// its hooks (pre-commit run --all-files); only history and local build output are left out.
 func (p *Pipeline) lintSource() *dagger.Directory {
-	return p.Source.Filter(dagger.DirectoryFilterOpts{Exclude: []string{".git", "docs/", ".venv/", "site/"}})
+	return p.Source.Filter(dagger.DirectoryFilterOpts{Exclude: lintExcluded})
 }
+
+// lintExcluded is what the hooks never see: the history (pre-commit indexes the files itself)
+// and what a local run leaves behind.
+var lintExcluded = []string{".git", ".venv/", "site/"}
 
 // docsSource is what the docs build reads.
 func (p *Pipeline) docsSource() *dagger.Directory {

@@ -53,8 +53,10 @@ func (p *Pipeline) trivyContainer(t ScanTarget) *dagger.Container {
 
 // ScanReports scans every target concurrently and applies the policy: fail on CRITICAL and
 // HIGH findings that have a fix, except those accepted in .trivyignore.yaml. The ignore
-// file itself is checked first (reason, expiry); a bad entry fails the scan. The returned
-// directory holds <name>.json, <name>.sarif and summary.txt.
+// file itself is checked first (reason, expiry); a bad entry fails the scan, and a file Trivy
+// cannot load accepts nothing. The returned directory holds the reports whatever the
+// verdict: <name>.json, <name>.sarif (accepted findings marked as suppressed, as code
+// scanning expects), summary.txt and verdict.json; the error repeats a failing verdict.
 func (p *Pipeline) ScanReports(ctx context.Context, targets []ScanTarget, ignoreContent []byte) (*dagger.Directory, []ScanResult, error) {
 	now := p.now()
 	var notes []string
@@ -69,32 +71,17 @@ func (p *Pipeline) ScanReports(ctx context.Context, targets []ScanTarget, ignore
 	}
 	ignore, err := trivy.ParseIgnoreFile(ignoreContent)
 	if err != nil {
-		return nil, nil, fmt.Errorf("scan: %s: %w", IgnoreFile, err)
+		// CheckIgnoreFile has named the problem; scanning on with nothing accepted keeps the
+		// reports, and the verdict fails.
+		ignore = trivy.IgnoreFile{}
 	}
 
-	type outcome struct {
-		dir     *dagger.Directory
-		report  string
-		verdict trivy.Verdict
-		err     error
-	}
-	outcomes := make([]outcome, len(targets))
+	outcomes := make([]scanOutcome, len(targets))
 	done := make(chan struct{}, len(targets))
 	for i, t := range targets {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			ctr := p.trivyContainer(t)
-			raw, err := ctr.File("/out/" + t.Name + ".json").Contents(ctx)
-			if err != nil {
-				outcomes[i].err = fmt.Errorf("scan %s: trivy: %w", t.Name, err)
-				return
-			}
-			report, err := trivy.ParseReport([]byte(raw))
-			if err != nil {
-				outcomes[i].err = fmt.Errorf("scan %s: reading Trivy's report: %w", t.Name, err)
-				return
-			}
-			outcomes[i] = outcome{dir: ctr.Directory("/out"), report: raw, verdict: trivy.Evaluate(report, ignore, now)}
+			outcomes[i] = p.scanOne(ctx, t, ignore, now)
 		}()
 	}
 	for range targets {
@@ -112,23 +99,72 @@ func (p *Pipeline) ScanReports(ctx context.Context, targets []ScanTarget, ignore
 	}
 	for i, o := range outcomes {
 		name := targets[i].Name
+		if o.dir != nil {
+			out = out.WithDirectory(".", o.dir)
+		}
 		if o.err != nil {
 			blocking = append(blocking, o.err.Error())
 			fmt.Fprintf(&summary, "\n== %s: %s\n", name, o.err)
 			continue
 		}
-		out = out.WithDirectory(".", o.dir)
 		results = append(results, ScanResult{Name: name, Verdict: o.verdict})
 		fmt.Fprintf(&summary, "\n== %s\n%s\n", name, o.verdict.Summary())
+		if o.warning != "" {
+			summary.WriteString(o.warning + "\n")
+		}
 		if !o.verdict.Passed() {
 			blocking = append(blocking, fmt.Sprintf("image %s has fixable CRITICAL or HIGH vulnerabilities", name))
 		}
 	}
-	out = out.WithNewFile("summary.txt", summary.String())
+	out = WithVerdict(out.WithNewFile("summary.txt", summary.String()), NewVerdict("Scan", blocking...))
 	if len(blocking) > 0 {
 		return out, results, fmt.Errorf("scan failed: %s\n%s", strings.Join(blocking, "; "), summary.String())
 	}
 	return out, results, nil
+}
+
+// scanOutcome is one target's scan: its reports, its verdict, or what stopped it.
+type scanOutcome struct {
+	dir     *dagger.Directory
+	verdict trivy.Verdict
+	err     error
+	// warning says what went wrong that does not change the verdict.
+	warning string
+}
+
+// scanOne runs Trivy on one target, judges its report, and marks the accepted findings in
+// its SARIF. The reports come back with any error but Trivy's own.
+func (p *Pipeline) scanOne(ctx context.Context, t ScanTarget, ignore trivy.IgnoreFile, now time.Time) (o scanOutcome) {
+	ctr := p.trivyContainer(t)
+	raw, err := ctr.File("/out/" + t.Name + ".json").Contents(ctx)
+	if err != nil {
+		o.err = fmt.Errorf("scan %s: trivy: %w", t.Name, err)
+		return o
+	}
+	o.dir = ctr.Directory("/out")
+	report, err := trivy.ParseReport([]byte(raw))
+	if err != nil {
+		o.err = fmt.Errorf("scan %s: reading Trivy's report: %w", t.Name, err)
+		return o
+	}
+	o.verdict = trivy.Evaluate(report, ignore, now)
+	if len(o.verdict.Ignored) == 0 {
+		return o // nothing to mark: Trivy's SARIF as it is
+	}
+	// The marks only keep accepted findings from opening code-scanning alerts; the verdict
+	// does not depend on them, so a SARIF that cannot be marked is kept as Trivy wrote it,
+	// with a warning.
+	sarifPath := t.Name + ".sarif"
+	sarif, err := ctr.File("/out/" + sarifPath).Contents(ctx)
+	if err == nil {
+		var marked []byte
+		if marked, _, err = trivy.SuppressAccepted([]byte(sarif), o.verdict.Ignored); err == nil {
+			o.dir = o.dir.WithNewFile(sarifPath, string(marked))
+			return o
+		}
+	}
+	o.warning = fmt.Sprintf("warning: %s: accepted findings not marked as suppressed (%v); code scanning will show them as open alerts", sarifPath, err)
+	return o
 }
 
 // ImageTargets turns built images into scan targets (their OCI tarballs).

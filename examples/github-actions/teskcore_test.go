@@ -1,0 +1,201 @@
+package githubactions
+
+import (
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// teskJobNames reads a workflow's job names as GitHub shows them, a matrix job expanded
+// over its (static) matrix values: branch protection rules are written for these names.
+func teskJobNames(t *testing.T, path string) []string {
+	t.Helper()
+	raw := readRaw(t, path)
+	var names []string
+	for id, j := range raw.Jobs {
+		name := j.Name
+		if name == "" {
+			name = id
+		}
+		values := j.Strategy.Matrix["image"]
+		if strings.Contains(name, "${{ matrix.image }}") && len(values) > 0 {
+			for _, v := range values {
+				names = append(names, strings.ReplaceAll(name, "${{ matrix.image }}", v))
+			}
+			continue
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func TestTeskCoreCIHasTheSeedsJobs(t *testing.T) {
+	got := teskJobNames(t, filepath.Join("tesk-core", "ci.yml"))
+	for _, want := range []string{
+		"PR title", "Lint", "Test (Python ${{ matrix.python }})", "End-to-end test", "Docs",
+		"Scan image (taskmaster)", "Scan image (filer)", "CI passed",
+		"Push image (taskmaster)", "Push image (filer)", "Publish image (taskmaster)", "Publish image (filer)",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("ci.yml has no job %q (the seed's name; branch protection keys on it); jobs: %q", want, got)
+		}
+	}
+}
+
+func TestTeskCoreCITriggersAndPermissions(t *testing.T) {
+	raw := readRaw(t, filepath.Join("tesk-core", "ci.yml"))
+	pr := raw.On["pull_request"]
+	if !slices.Equal(pr.Types, []string{"opened", "edited", "synchronize", "reopened"}) {
+		t.Errorf("pull_request types %q: the title check must run again when the title is edited", pr.Types)
+	}
+	if !slices.Equal(pr.Branches, []string{"dev"}) || !slices.Equal(raw.On["push"].Branches, []string{"dev"}) {
+		t.Errorf("triggers %+v: want pull requests to dev and pushes to dev", raw.On)
+	}
+	w := readWorkflow(t, filepath.Join("tesk-core", "ci.yml"))
+	for id, j := range w.Jobs {
+		perms := jobPermissions(t, j)
+		want := map[string]string{"contents": "read"}
+		switch id {
+		case "pr-title", "ci-passed":
+			want = map[string]string{}
+		case "publish-images":
+			want = map[string]string{"contents": "read", "id-token": "write"}
+		}
+		if len(perms) != len(want) {
+			t.Errorf("job %s: permissions %v, want %v", id, perms, want)
+			continue
+		}
+		for k, v := range want {
+			if perms[k] != v {
+				t.Errorf("job %s: permissions %v, want %v", id, perms, want)
+			}
+		}
+		// Every job but the skipped-on-pull-request ones runs on every event: no job may skip
+		// itself on an edit, or "CI passed" would pass for code that failed.
+		if strings.Contains(j.If, "edited") {
+			t.Errorf("job %s: if %q skips on edits", id, j.If)
+		}
+	}
+	gate := raw.Jobs["ci-passed"]
+	for id := range raw.Jobs {
+		if id != "ci-passed" && !strings.HasSuffix(id, "-images") && id != "scan-digests" && !slices.Contains(gate.Needs, id) {
+			t.Errorf("CI passed does not wait for job %s", id)
+		}
+	}
+}
+
+// The test matrix comes from pyproject.toml through python-versions, not a list in the
+// workflow; and Codecov gets each version's coverage with a token only its step sees.
+func TestTeskCoreCITestMatrixAndCodecov(t *testing.T) {
+	raw := readRaw(t, filepath.Join("tesk-core", "ci.yml"))
+	test := raw.Jobs["test"]
+	if got := test.Strategy.MatrixRaw["python"]; got != "${{ fromJSON(needs.matrix.outputs.python) }}" {
+		t.Errorf("test matrix python = %q, want it from the matrix job's python-versions", got)
+	}
+	if !slices.Contains(test.Needs, "matrix") {
+		t.Error("test does not need the matrix job")
+	}
+	w := readWorkflow(t, filepath.Join("tesk-core", "ci.yml"))
+	var versions string
+	for _, s := range w.Jobs["matrix"].Steps {
+		if strings.Contains(s.Run, "python-versions") {
+			versions = s.Run
+		}
+	}
+	if !strings.Contains(versions, `--source=. python-versions`) || !strings.Contains(versions, "GITHUB_OUTPUT") {
+		t.Errorf("matrix job: %q", versions)
+	}
+
+	codecov := 0
+	for id, j := range w.Jobs {
+		for _, s := range j.Steps {
+			for k, v := range s.Env {
+				if strings.Contains(v, "CODECOV_TOKEN") {
+					t.Errorf("job %s step %q: CODECOV_TOKEN in env %s", id, s.Name, k)
+				}
+			}
+			if strings.Contains(s.Run, "CODECOV_TOKEN") {
+				t.Errorf("job %s step %q: CODECOV_TOKEN in a script", id, s.Name)
+			}
+			if !strings.HasPrefix(s.Uses, "codecov/codecov-action@") {
+				for k, v := range s.With {
+					if strings.Contains(v, "CODECOV_TOKEN") {
+						t.Errorf("job %s step %q: CODECOV_TOKEN given to %s (%s)", id, s.Name, s.Uses, k)
+					}
+				}
+				continue
+			}
+			codecov++
+			if id != "test" {
+				t.Errorf("job %s uploads to Codecov", id)
+			}
+			if s.With["token"] != "${{ secrets.CODECOV_TOKEN }}" || s.With["files"] != "coverage/${{ matrix.python }}/coverage.xml" {
+				t.Errorf("codecov step with %v", s.With)
+			}
+		}
+	}
+	if codecov != 1 {
+		t.Fatalf("%d Codecov steps, want 1 in the test job", codecov)
+	}
+	// The reports are uploaded before the verdict fails the job.
+	steps := w.Jobs["test"].Steps
+	last := steps[len(steps)-1]
+	if last.Run != "jq -e .passed coverage/verdict.json" {
+		t.Errorf("the test job's last step is %q, want the verdict", last.Run)
+	}
+	for _, s := range steps[:len(steps)-1] {
+		if (strings.HasPrefix(s.Uses, "codecov/") || strings.HasPrefix(s.Uses, "actions/upload-artifact@")) && !strings.HasPrefix(raw.stepIf(t, "test", s.Uses), "always()") {
+			t.Errorf("step %s runs only on success", s.Uses)
+		}
+	}
+}
+
+// Every job that exports reports fails on their verdict only after uploading them.
+func TestReportsAreUploadedBeforeTheVerdict(t *testing.T) {
+	w := readWorkflow(t, filepath.Join("tesk-core", "ci.yml"))
+	for _, id := range []string{"test", "scan"} {
+		steps := w.Jobs[id].Steps
+		verdictAt, uploadAt := -1, -1
+		for i, s := range steps {
+			if strings.HasPrefix(s.Run, "jq -e .passed") {
+				verdictAt = i
+			}
+			if strings.HasPrefix(s.Uses, "actions/upload-artifact@") {
+				uploadAt = i
+			}
+		}
+		if verdictAt < 0 || uploadAt < 0 || verdictAt < uploadAt {
+			t.Errorf("job %s: upload at step %d, verdict at step %d: upload the reports first, then fail on verdict.json", id, uploadAt+1, verdictAt+1)
+		}
+	}
+}
+
+// The weekly scan reads tesk-core's own .trivyignore.yaml: it checks out the repository and
+// passes --source=. (without it, -m would point --source at Shipyard's tree).
+func TestWeeklyScanReadsTheCallersTree(t *testing.T) {
+	w := readWorkflow(t, filepath.Join("tesk-core", "scan.yml"))
+	for id, j := range w.Jobs {
+		checkedOut := false
+		for _, s := range j.Steps {
+			if strings.HasPrefix(s.Uses, "actions/checkout@") {
+				checkedOut = true
+			}
+			calls, err := daggerCalls(id, s.Run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, words := range calls {
+				c, err := parseCall(id, words)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Contains(c.constructor, "source") || !checkedOut {
+					t.Errorf("scan.yml job %s: %s without a checkout and --source=.", id, c.function)
+				}
+			}
+		}
+	}
+}

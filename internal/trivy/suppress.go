@@ -1,0 +1,121 @@
+package trivy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Suppression is how an accepted finding is marked in SARIF 2.1.0 (§3.35): code scanning
+// shows a result with a suppression as dismissed instead of open. The acceptance lives in
+// .trivyignore.yaml, outside the scanned artifact, hence kind "external".
+type Suppression struct {
+	Kind          string `json:"kind"`
+	Status        string `json:"status"`
+	Justification string `json:"justification,omitempty"`
+}
+
+// SuppressAccepted marks every result of a Trivy SARIF log that an ignore entry in force
+// accepts (ignored, from Evaluate over the same scan) with an external, accepted suppression
+// whose justification is the entry's statement. The rest of the log is kept as it was.
+// It returns the number of results it marked.
+//
+// A result is one package's finding: Trivy writes its rule id, and "Package: <name>" and
+// "Installed Version: <version>" lines in its message; its location is the image (for OS
+// packages) or the file the package was found in.
+func SuppressAccepted(sarif []byte, ignored []IgnoredFinding) ([]byte, int, error) {
+	if _, err := ParseSARIF(sarif); err != nil {
+		return nil, 0, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(sarif))
+	dec.UseNumber() // keeps numbers (security-severity, regions) exactly as Trivy wrote them
+	var log map[string]any
+	if err := dec.Decode(&log); err != nil {
+		return nil, 0, fmt.Errorf("reading the SARIF log: %w", err)
+	}
+	marked := 0
+	runs, _ := log["runs"].([]any)
+	for _, r := range runs {
+		run, _ := r.(map[string]any)
+		results, _ := run["results"].([]any)
+		for _, x := range results {
+			res, _ := x.(map[string]any)
+			f, ok := acceptedFinding(res, ignored)
+			if !ok {
+				continue
+			}
+			res["suppressions"] = []Suppression{{Kind: "external", Status: "accepted", Justification: f.Statement}}
+			marked++
+		}
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // Trivy's markdown help has | and < that need no escaping
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(log); err != nil {
+		return nil, 0, fmt.Errorf("writing the SARIF log: %w", err)
+	}
+	return out.Bytes(), marked, nil
+}
+
+// acceptedFinding finds the ignored finding a SARIF result reports, if any.
+func acceptedFinding(res map[string]any, ignored []IgnoredFinding) (IgnoredFinding, bool) {
+	rule, _ := res["ruleId"].(string)
+	msg, _ := res["message"].(map[string]any)
+	text, _ := msg["text"].(string)
+	pkg, installed := messageField(text, "Package"), messageField(text, "Installed Version")
+	if rule == "" || pkg == "" {
+		return IgnoredFinding{}, false
+	}
+	uris := resultURIs(res)
+	for _, f := range ignored {
+		if f.ID != rule || f.Package != pkg || (installed != "" && f.Installed != installed) {
+			continue
+		}
+		if len(uris) == 0 {
+			return f, true
+		}
+		for _, u := range uris {
+			if locates(u, f.Finding) {
+				return f, true
+			}
+		}
+	}
+	return IgnoredFinding{}, false
+}
+
+// messageField reads a "Name: value" line of Trivy's result message.
+func messageField(text, name string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(line, name+": "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func resultURIs(res map[string]any) []string {
+	var out []string
+	locs, _ := res["locations"].([]any)
+	for _, l := range locs {
+		loc, _ := l.(map[string]any)
+		phys, _ := loc["physicalLocation"].(map[string]any)
+		art, _ := phys["artifactLocation"].(map[string]any)
+		if u, _ := art["uri"].(string); u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// locates reports whether a SARIF location URI names the finding's place: Trivy writes the
+// image name for OS packages, whose report target is "<image> (<os> <version>)", and the
+// file for language packages (the target, or the package path inside an image).
+func locates(uri string, f Finding) bool {
+	target := f.Target
+	if i := strings.LastIndex(target, " ("); i > 0 && strings.HasSuffix(target, ")") {
+		target = target[:i]
+	}
+	return uri == f.Target || uri == target || (f.PkgPath != "" && uri == f.PkgPath)
+}

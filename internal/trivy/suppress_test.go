@@ -1,0 +1,128 @@
+package trivy
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/testkit/corpus"
+)
+
+// alpine310Report is the JSON report of the scan behind the corpus's alpine-310.sarif: the
+// same four findings, as Trivy's JSON names them (target "<image> (<os>)").
+const alpine310Report = `{"SchemaVersion": 2, "ArtifactName": "testdata/fixtures/images/alpine-310.tar.gz",
+ "Results": [{"Target": "testdata/fixtures/images/alpine-310.tar.gz (alpine 3.10.2)", "Class": "os-pkgs", "Type": "alpine",
+  "Vulnerabilities": [
+   {"VulnerabilityID": "CVE-2019-1549", "PkgName": "libcrypto1.1", "InstalledVersion": "1.1.1c-r0", "FixedVersion": "1.1.1d-r0", "Severity": "MEDIUM",
+    "PkgIdentifier": {"PURL": "pkg:apk/alpine/libcrypto1.1@1.1.1c-r0?arch=x86_64&distro=3.10.2"}},
+   {"VulnerabilityID": "CVE-2019-1551", "PkgName": "libcrypto1.1", "InstalledVersion": "1.1.1c-r0", "FixedVersion": "1.1.1d-r2", "Severity": "MEDIUM"},
+   {"VulnerabilityID": "CVE-2019-1549", "PkgName": "libssl1.1", "InstalledVersion": "1.1.1c-r0", "FixedVersion": "1.1.1d-r0", "Severity": "MEDIUM",
+    "PkgIdentifier": {"PURL": "pkg:apk/alpine/libssl1.1@1.1.1c-r0?arch=x86_64&distro=3.10.2"}},
+   {"VulnerabilityID": "CVE-2019-1551", "PkgName": "libssl1.1", "InstalledVersion": "1.1.1c-r0", "FixedVersion": "1.1.1d-r2", "Severity": "MEDIUM"}]}]}`
+
+// suppressed lists "rule package: justification" for each result a log marks as suppressed,
+// checking each suppression's shape on the way.
+func suppressed(t *testing.T, log []byte) []string {
+	t.Helper()
+	var l struct {
+		Runs []struct {
+			Results []struct {
+				RuleID  string
+				Message struct{ Text string }
+				// Suppressions as code scanning reads them.
+				Suppressions []Suppression
+			}
+		}
+	}
+	if err := json.Unmarshal(log, &l); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range l.Runs {
+		for _, res := range r.Results {
+			for _, s := range res.Suppressions {
+				if s.Kind != "external" || s.Status != "accepted" {
+					t.Errorf("%s: suppression %+v, want kind external, status accepted", res.RuleID, s)
+				}
+				out = append(out, res.RuleID+" "+messageField(res.Message.Text, "Package")+": "+s.Justification)
+			}
+		}
+	}
+	return out
+}
+
+func TestSuppressAcceptedMarksWhatTheIgnoreFileAccepts(t *testing.T) {
+	report, err := ParseReport([]byte(alpine310Report))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sarif := corpus.Read(t, "trivy", "alpine-310.sarif")
+	tests := []struct {
+		name, ignore string
+		want         []string
+	}{
+		{"nothing accepted", ``, nil},
+		{"an id accepts it in every package",
+			"vulnerabilities:\n  - id: CVE-2019-1549\n    statement: \"not reachable: no fork after RNG use\"\n    expired_at: 2030-01-01\n",
+			[]string{"CVE-2019-1549 libcrypto1.1: not reachable: no fork after RNG use", "CVE-2019-1549 libssl1.1: not reachable: no fork after RNG use"}},
+		{"a purl narrows it to one package",
+			"vulnerabilities:\n  - id: CVE-2019-1549\n    purls: [\"pkg:apk/alpine/libssl1.1\"]\n    statement: TLS unused\n    expired_at: 2030-01-01\n",
+			[]string{"CVE-2019-1549 libssl1.1: TLS unused"}},
+		{"a path that is not the image accepts nothing",
+			"vulnerabilities:\n  - id: CVE-2019-1551\n    paths: [\"app/requirements.txt\"]\n    statement: x\n    expired_at: 2030-01-01\n", nil},
+		{"an expired entry accepts nothing",
+			"vulnerabilities:\n  - id: CVE-2019-1551\n    statement: waited for upstream\n    expired_at: 2024-01-01\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ignore, err := ParseIgnoreFile([]byte(tt.ignore))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := Evaluate(report, ignore, date(2025, 6, 1))
+			out, n, err := SuppressAccepted(sarif, v.Ignored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := suppressed(t, out)
+			if n != len(tt.want) || strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("marked %d:\n%s\nwant:\n%s", n, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+			// The log stays a SARIF log code scanning accepts, with every result kept.
+			s, err := ParseSARIF(out)
+			if err != nil || s.ResultCount() != 4 {
+				t.Fatalf("rewritten log: %d results, %v", s.ResultCount(), err)
+			}
+			if !strings.Contains(string(out), `"security-severity": "5.3"`) || !strings.Contains(string(out), `"startLine": 1`) {
+				t.Error("rewritten log lost the properties and regions Trivy wrote")
+			}
+		})
+	}
+}
+
+func TestSuppressAcceptedRefusesWhatIsNotSARIF(t *testing.T) {
+	for _, in := range []string{`{`, `{"version":"2.0.0","runs":[]}`, `{"version":"2.1.0"}`} {
+		if _, _, err := SuppressAccepted([]byte(in), nil); err == nil {
+			t.Errorf("%s: no error", in)
+		}
+	}
+}
+
+func TestLocates(t *testing.T) {
+	tests := []struct {
+		uri  string
+		f    Finding
+		want bool
+	}{
+		{"img.tar", Finding{Target: "img.tar (alpine 3.10.2)"}, true},
+		{"img.tar", Finding{Target: "img.tar"}, true},
+		{"usr/lib/python3/site-packages/x.dist-info/METADATA", Finding{Target: "Python", PkgPath: "usr/lib/python3/site-packages/x.dist-info/METADATA"}, true},
+		{"other.tar", Finding{Target: "img.tar (alpine 3.10.2)"}, false},
+		{"img.tar", Finding{Target: "Python", PkgPath: "app/x"}, false},
+	}
+	for _, tt := range tests {
+		if got := locates(tt.uri, tt.f); got != tt.want {
+			t.Errorf("locates(%q, %+v) = %v, want %v", tt.uri, tt.f, got, tt.want)
+		}
+	}
+}
