@@ -15,16 +15,15 @@ import (
 
 // Build builds every image of the tagged source with SETUPTOOLS_SCM_PRETEND_VERSION set to
 // the version, and forces each build now, so a broken build fails here, before anything is
-// pushed. The images found in containers/ must be exactly the plan's. It returns the CI
-// pipeline of that source too: the scan reads its ignore file from the same commit.
-func Build(ctx context.Context, cfg Config, plan release.Plan, src *dagger.Directory) (*ci.Pipeline, []ci.Image, error) {
-	p := cfg.pipeline(src)
+// pushed. The images found in containers/ must be exactly the plan's. p is the CI pipeline
+// of the tagged source.
+func Build(ctx context.Context, cfg Config, plan release.Plan, p *ci.Pipeline) ([]ci.Image, error) {
 	images, err := p.Images(ctx, plan.Version)
-	if err != nil {
-		return nil, nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
+	if err == nil {
+		err = sameImages(plan, images)
 	}
-	if err := sameImages(plan, images); err != nil {
-		return nil, nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
+	if err != nil {
+		return nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
 	}
 	errs := make([]error, len(images))
 	var wg sync.WaitGroup
@@ -38,11 +37,11 @@ func Build(ctx context.Context, cfg Config, plan release.Plan, src *dagger.Direc
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
+			return nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
 		}
 	}
 	cfg.logf("%s: built %s at version %s", StepBuild, imageNames(images), plan.Version)
-	return p, images, nil
+	return images, nil
 }
 
 // Describe lists the images of the tagged source as Build would build them (Dockerfile,

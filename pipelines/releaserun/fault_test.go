@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskrepo"
@@ -155,8 +156,8 @@ func TestFaultAtEachStepThenRerun(t *testing.T) {
 			switch {
 			case tt.step == "" && err != nil:
 				t.Fatalf("the run did not survive the fault: %v", err)
-			case tt.step != "" && (FailedStep(err) != tt.step || rep.Failed != tt.step):
-				t.Fatalf("failed at %q (report %q), want %q: %v", FailedStep(err), rep.Failed, tt.step, err)
+			case tt.step != "" && (flow.FailedStep(err) != tt.step || rep.Failed != tt.step):
+				t.Fatalf("failed at %q (report %q), want %q: %v", flow.FailedStep(err), rep.Failed, tt.step, err)
 			case tt.step != "" && !strings.Contains(err.Error(), tt.message):
 				t.Errorf("error lacks %q: %v", tt.message, err)
 			case tt.step != "" && !strings.Contains(err.Error(), "\n  next: "):
@@ -267,7 +268,7 @@ func TestExistingReleaseWithOtherContentStops(t *testing.T) {
 			w.repo.Release("v0.11.0")
 			w.serve("v0.11.0")
 			// Before the images are published, the GitHub step refuses to run.
-			if _, err := ReleaseJob(context.Background(), w.config(), "v0.11.0"); FailedStep(err) != StepGHRelease || !strings.Contains(err.Error(), ":0.11.0 is not published") {
+			if _, err := ReleaseJob(context.Background(), w.config(), "v0.11.0"); flow.FailedStep(err) != StepGHRelease || !strings.Contains(err.Error(), ":0.11.0 is not published") {
 				t.Fatalf("GitHub step before the images: %v", err)
 			}
 			if _, err := PublishJobFromScratch(t, w, "v0.11.0"); err != nil {
@@ -277,7 +278,7 @@ func TestExistingReleaseWithOtherContentStops(t *testing.T) {
 			w.repo.GH.AddRelease(tt.rel)
 			before := w.ghWrites()
 			_, err := ReleaseJob(context.Background(), w.config(), "v0.11.0")
-			var se *StepError
+			var se *flow.Error
 			if !errors.As(err, &se) || se.Step != StepGHRelease || se.Next != nextNeverEdited || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q with %q", err, tt.want, nextNeverEdited)
 			}
@@ -311,7 +312,7 @@ func TestNonReproducibleRebuildStops(t *testing.T) {
 	w := newWorld(t, teskrepo.Options{})
 	w.repo.Release("v0.11.0")
 	w.repo.Sim.InjectFault(http.MethodPost, "/repos/*/*/releases", githubsim.BadGateway(0))
-	if _, err := w.run("v0.11.0", Options{}); FailedStep(err) != StepGHRelease {
+	if _, err := w.run("v0.11.0", Options{}); flow.FailedStep(err) != StepGHRelease {
 		t.Fatalf("first run: %v", err)
 	}
 	w.repo.Sim.ClearFaults()
@@ -321,7 +322,7 @@ func TestNonReproducibleRebuildStops(t *testing.T) {
 	}
 	w.pub.Rebuild("filer")
 	rep, err := w.rerun("v0.11.0")
-	var se *StepError
+	var se *flow.Error
 	if !errors.As(err, &se) || se.Step != StepPush || se.Next != nextHigherVersion || !strings.Contains(err.Error(), "release a higher version") {
 		t.Fatalf("re-run with another digest: %v", err)
 	}

@@ -24,6 +24,11 @@ type Handoff struct {
 	Scans   []ScanRecord     `json:"scans,omitempty"`
 }
 
+// plan is the part of a plan the handoff carries.
+func (h Handoff) plan() release.Plan {
+	return release.Plan{Repo: h.Repo, Tag: h.Tag, Version: h.Version, Commit: h.Commit}
+}
+
 // JSON renders the handoff on one line, as a job output.
 func (h Handoff) JSON() (string, error) {
 	b, err := json.Marshal(h)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/release"
 )
@@ -19,117 +21,74 @@ import (
 // PushJob builds both images at the tagged commit, checks their version and pushes them by
 // digest, untagged.
 func PushJob(ctx context.Context, cfg Config, tag string) (Handoff, error) {
-	plan, err := Plan(ctx, cfg, tag)
-	if err != nil {
+	s := newState(cfg, tag)
+	steps := append(prepareSteps(true), imageSteps(tag, StepPush)...)
+	if _, err := s.run(ctx, steps, false); err != nil {
 		return Handoff{}, err
 	}
-	if err := cfg.Images.checkTarget(plan); err != nil {
-		return Handoff{}, stepErr(StepPush, tag, nextNothingPublished, err)
-	}
-	src, err := Source(ctx, cfg, plan)
-	if err != nil {
-		return Handoff{}, err
-	}
-	p, images, err := Build(ctx, cfg, plan, src)
-	if err != nil {
-		return Handoff{}, err
-	}
-	if err := CheckVersions(ctx, cfg, plan, p, images); err != nil {
-		return Handoff{}, err
-	}
-	pushed, err := Push(ctx, cfg, plan, images)
-	if err != nil {
-		return Handoff{}, err
-	}
-	return Handoff{Repo: plan.Repo, Tag: plan.Tag, Version: plan.Version, Commit: plan.Commit, Images: pushed}, nil
+	p := s.plan
+	return Handoff{Repo: p.Repo, Tag: p.Tag, Version: p.Version, Commit: p.Commit, Images: s.images.Pushed}, nil
 }
 
 // ScanJob scans the handoff's digests with the ignore file of its commit. It calls neither
 // GitHub's API nor the registry with credentials: Trivy pulls the digests anonymously.
 func ScanJob(ctx context.Context, cfg Config, h Handoff) (Handoff, *dagger.Directory, error) {
-	plan := release.Plan{Repo: h.Repo, Tag: h.Tag, Version: h.Version, Commit: h.Commit}
+	s := newState(cfg, h.Tag)
+	s.plan = h.plan()
 	src := cfg.gitRepo().Commit(h.Commit).Tree(dagger.GitRefTreeOpts{DiscardGitDir: true})
-	dir, scans, err := Scan(ctx, cfg, plan, cfg.pipeline(src), h.Images)
-	h.Scans = scans
-	return h, dir, err
+	s.setPipeline(cfg.pipeline(src))
+	s.images.Pushed = h.Images
+	_, err := flow.Run(ctx, cfg.runner(h.Tag, false), imageSteps(h.Tag, StepScan), s)
+	h.Scans = s.scanRecords()
+	return h, s.images.Reports, err
 }
 
 // PublishJob attests, signs and tags the handoff's digests once each passed its scan. pushed
 // is the push job's own handoff: the scan job's must carry exactly its digests. The plan is
 // computed again, so latest follows the releases published by now.
 func PublishJob(ctx context.Context, cfg Config, h, pushed Handoff) (Report, error) {
-	rep := Report{Repo: h.Repo, Tag: h.Tag, Version: h.Version, Commit: h.Commit}
-	fail := func(err error) (Report, error) {
-		rep.Failed = FailedStep(err)
-		return rep, err
-	}
-	plan, err := Plan(ctx, cfg, h.Tag)
-	if err != nil {
-		return fail(err)
-	}
-	if err := errors.Join(h.matches(cfg, plan), h.samePush(pushed), h.scansPassed()); err != nil {
-		return fail(stepErr(StepAttest, h.Tag, "run the release's push and scan jobs of this tag first, and pass their output on unchanged", err))
-	}
-	src, err := Source(ctx, cfg, plan)
-	if err != nil {
-		return fail(err)
-	}
+	s := newState(cfg, h.Tag)
+	s.plan = h.plan()
+	s.images.Pushed, s.handoffScans = h.Images, h.Scans
+	checkHandoff := flow.Step[state]{Name: StepPlan, Run: func(ctx context.Context, s *state) error {
+		err := errors.Join(h.matches(cfg, s.plan), h.samePush(pushed), h.scansPassed())
+		return stepErr(StepAttest, h.Tag, "run the release's push and scan jobs of this tag first, and pass their output on unchanged", err)
+	}}
 	// The provenance names each image's Dockerfile and build arguments, which the source
 	// gives without a build: the digests are the push job's, nothing is built again (on a
 	// fresh runner that would take minutes, and change nothing).
-	images, err := Describe(ctx, cfg, plan, src)
-	if err != nil {
-		return fail(err)
-	}
-	if err := h.tiedTo(cfg.Images.Target, images); err != nil {
-		return fail(stepErr(StepAttest, h.Tag, "pass the push and scan jobs' output on unchanged", err))
-	}
-	rep.Images = plannedImages(cfg, plan, images)
-	for i := range rep.Images {
-		rep.Images[i].Tags = nil
-		for _, p := range h.Images {
-			if p.Name == rep.Images[i].Name {
-				rep.Images[i].Digest = p.Digest
-			}
+	describe := flow.Step[state]{Name: StepDescribe, Run: func(ctx context.Context, s *state) error {
+		images, err := Describe(ctx, cfg, s.plan, s.pipeline.Source)
+		if err != nil {
+			return err
 		}
+		s.images.Built = images
+		return stepErr(StepAttest, h.Tag, "pass the push and scan jobs' output on unchanged", h.tiedTo(cfg.Images.Target, images))
+	}}
+	steps := slices.Concat([]flow.Step[state]{planStep(false), checkHandoff, sourceStep, describe},
+		imageSteps(h.Tag, StepAttest, StepSign, StepVerifySigned, StepTag))
+	rep, err := s.run(ctx, steps, false)
+	if rep.Version == "" {
+		rep.Version, rep.Commit = h.Version, h.Commit
 	}
-	rep.addScans(h.Scans)
-	attestations, err := Attest(ctx, cfg, plan, h.Images, images)
-	if err != nil {
-		return fail(err)
-	}
-	rep.addEvidence(attestations)
-	signatures, err := Sign(ctx, cfg, plan, h.Images)
-	if err != nil {
-		return fail(err)
-	}
-	rep.addEvidence(signatures)
-	if err := VerifySigned(ctx, cfg, plan, h.Images, append(attestations, signatures...)); err != nil {
-		return fail(err)
-	}
-	applied, err := Tag(ctx, cfg, plan, h.Images)
-	rep.addTags(applied)
-	if err != nil {
-		return fail(err)
-	}
-	return rep, nil
+	return rep, err
 }
 
 // ReleaseJob creates the GitHub release once both images are published. Run alone again
 // after a failure, it passes without changes if the earlier attempt created the release.
 func ReleaseJob(ctx context.Context, cfg Config, tag string) (GitHubRelease, error) {
-	plan, err := planAllowingItsRelease(ctx, cfg, tag)
-	if err != nil {
-		return GitHubRelease{}, err
-	}
-	if err := imagesPublished(ctx, cfg, plan); err != nil {
-		return GitHubRelease{}, stepErr(StepGHRelease, tag, "publish the images first (the release's publish job), then run this step", err)
-	}
-	body, err := ReleaseBody(ctx, cfg, plan)
-	if err != nil {
-		return GitHubRelease{}, err
-	}
-	return PublishRelease(ctx, cfg, plan, body)
+	s := newState(cfg, tag)
+	plan := flow.Step[state]{Name: StepPlan, Run: func(ctx context.Context, s *state) error {
+		plan, err := planAllowingItsRelease(ctx, cfg, tag)
+		if err != nil {
+			return err
+		}
+		s.setPlan(plan)
+		return stepErr(StepGHRelease, tag, "publish the images first (the release's publish job), then run this step",
+			imagesPublished(ctx, cfg, plan))
+	}}
+	_, err := s.run(ctx, []flow.Step[state]{plan, notesStep, publishReleaseStep}, false)
+	return s.rel, err
 }
 
 // imagesPublished checks that every image of the plan carries its version tag, reading the

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/teskrepo"
 )
@@ -92,7 +93,7 @@ func TestWorkflowJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := PublishJob(ctx, cfg, pushedOnly, pushedOnly); FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "has no passing scan") {
+	if _, err := PublishJob(ctx, cfg, pushedOnly, pushedOnly); flow.FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "has no passing scan") {
 		t.Fatalf("publish without a scan: %v", err)
 	}
 
@@ -148,12 +149,12 @@ func TestWorkflowJobs(t *testing.T) {
 		for _, img := range bad.Images {
 			bad.Scans = append(bad.Scans, ScanRecord{Name: img.Name, Digest: img.Digest, Passed: true})
 		}
-		if _, err := PublishJob(ctx, cfg, bad, pushedOnly); FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "is not what the push job pushed") {
+		if _, err := PublishJob(ctx, cfg, bad, pushedOnly); flow.FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "is not what the push job pushed") {
 			t.Errorf("%s: %v", name, err)
 		}
 		// Even with a push handoff tampered the same way, a name is tied to its repository.
 		if name == "swapped repositories" {
-			if _, err := PublishJob(ctx, cfg, bad, bad); FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "but it is published to") {
+			if _, err := PublishJob(ctx, cfg, bad, bad); flow.FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "but it is published to") {
 				t.Errorf("%s, both handoffs: %v", name, err)
 			}
 		}
@@ -193,7 +194,7 @@ func TestMovedTagStopsTheBuild(t *testing.T) {
 	w.e.OnField(engine.FieldRule{Type: "GitRef", Field: "commit", ChainContains: teskrepo.TagChain("v0.11.0"), Value: strings.Repeat("ab", 20)})
 	w.program = nil
 	_, err := Run(context.Background(), w.config(), "v0.11.0", Options{})
-	if FailedStep(err) != StepSource || !strings.Contains(err.Error(), "but release-plan checked commit") {
+	if flow.FailedStep(err) != StepSource || !strings.Contains(err.Error(), "but release-plan checked commit") {
 		t.Fatalf("err = %v", err)
 	}
 	if len(w.e.Graph().Builds()) != 0 || w.registryWrites() != 0 {

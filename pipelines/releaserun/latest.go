@@ -47,7 +47,7 @@ func HigherFinalVersions(tag string, gitTags []string) []string {
 // latest is written: GitHub's published releases are read again, and the registry is asked
 // for the images of every higher final version that has a git tag (a release whose images
 // are out while its GitHub release is not yet).
-func stillLatest(cfg Config, tag string, pushed []publish.Pushed) registry.StillLatest {
+func stillLatest(cfg Config, tag string, images *publish.Images) registry.StillLatest {
 	return func(ctx context.Context) (bool, error) {
 		owner, name, err := cfg.owner()
 		if err != nil {
@@ -69,7 +69,7 @@ func stillLatest(cfg Config, tag string, pushed []publish.Pushed) registry.Still
 		}
 		var inRegistry []string
 		if higher := HigherFinalVersions(tag, gitTags); len(higher) > 0 {
-			for _, p := range pushed {
+			for _, p := range images.Pushed {
 				found, err := registry.ResolveTags(ctx, p.Repository, higher, cfg.Images.Target.Auth, cfg.Images.Target.RegistryOptions...)
 				if err != nil {
 					return false, fmt.Errorf("re-reading the version tags of %s: %w", p.Repository, err)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/testkit/teskrepo"
 	"dagger/shipyard/pipelines/publish"
 )
@@ -69,22 +71,15 @@ func TestHigherReleasePublishedBeforeTagging(t *testing.T) {
 			w.serve("v1.0.0")
 			cfg := w.config()
 
-			plan, err := Plan(ctx, cfg, "v1.0.0")
-			if err != nil || !plan.Latest || plan.MakeLatest != "true" {
-				t.Fatalf("plan %+v, %v", plan, err)
-			}
-			src, err := Source(ctx, cfg, plan)
-			if err != nil {
+			// The release runs up to its push...
+			st, steps := newState(cfg, "v1.0.0"), releaseSteps("v1.0.0")
+			if err := runSteps(ctx, st, steps, StepPlan, StepPush); err != nil {
 				t.Fatal(err)
 			}
-			p, images, err := Build(ctx, cfg, plan, src)
-			if err != nil {
-				t.Fatal(err)
+			if plan := st.plan; !plan.Latest || plan.MakeLatest != "true" {
+				t.Fatalf("plan %+v", plan)
 			}
-			pushed, err := Push(ctx, cfg, plan, images)
-			if err != nil {
-				t.Fatal(err)
-			}
+			pushed := st.images.Pushed
 
 			// Meanwhile: v1.1.0 is tagged and its images published (another release job).
 			higher := w.repo.Release("v1.1.0")
@@ -100,19 +95,11 @@ func TestHigherReleasePublishedBeforeTagging(t *testing.T) {
 				w.repo.Publish("v1.1.0", higher)
 			}
 
-			if _, _, err := Scan(ctx, cfg, plan, p, pushed); err != nil {
+			// ...and then on to its tags.
+			if err := runSteps(ctx, st, steps, StepScan, StepTag); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Attest(ctx, cfg, plan, pushed, images); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := Sign(ctx, cfg, plan, pushed); err != nil {
-				t.Fatal(err)
-			}
-			applied, err := Tag(ctx, cfg, plan, pushed)
-			if err != nil {
-				t.Fatal(err)
-			}
+			applied := st.images.Applied
 			rep := Report{Images: []ImageReport{{Name: "filer", Repository: w.repository("filer")}, {Name: "taskmaster", Repository: w.repository("taskmaster")}}}
 			rep.addTags(applied)
 			for i, n := range teskImages {
@@ -124,14 +111,10 @@ func TestHigherReleasePublishedBeforeTagging(t *testing.T) {
 					t.Errorf("report of %s does not say why latest was left: %+v", n, rep.Images[i])
 				}
 			}
-			body, err := ReleaseBody(ctx, cfg, plan)
-			if err != nil {
+			if err := runSteps(ctx, st, steps, StepNotes, StepGHRelease); err != nil {
 				t.Fatal(err)
 			}
-			rel, err := PublishRelease(ctx, cfg, plan, body)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rel := st.rel
 			got := w.releasesOf("v1.0.0")
 			wantLatest := "true"
 			if tt.githubRelease {
@@ -142,6 +125,14 @@ func TestHigherReleasePublishedBeforeTagging(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runSteps runs the steps from first to last (inclusive) on st, as the release would.
+func runSteps(ctx context.Context, st *state, steps []flow.Step[state], first, last string) error {
+	from := slices.IndexFunc(steps, func(s flow.Step[state]) bool { return s.Name == first })
+	to := slices.IndexFunc(steps, func(s flow.Step[state]) bool { return s.Name == last })
+	_, err := flow.Run(ctx, st.cfg.runner(st.tag, false), steps[from:to+1], st)
+	return err
 }
 
 func pushedDigest(pushed []publish.Pushed, name string) string {
@@ -191,28 +182,17 @@ func TestRegistryOutageWhileRecheckingLatest(t *testing.T) {
 	w.repo.Tag("v1.1.0", w.repo.Prepare("v1.1.0")) // tagged, not released yet
 	w.serve("v1.0.0")
 	cfg := w.config()
-	plan, err := Plan(ctx, cfg, "v1.0.0")
-	if err != nil {
+	st, steps := newState(cfg, "v1.0.0"), releaseSteps("v1.0.0")
+	if err := runSteps(ctx, st, steps, StepPlan, StepScan); err != nil {
 		t.Fatal(err)
 	}
-	src, _ := Source(ctx, cfg, plan)
-	p, images, err := Build(ctx, cfg, plan, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pushed, err := Push(ctx, cfg, plan, images)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := Scan(ctx, cfg, plan, p, pushed); err != nil {
-		t.Fatal(err)
-	}
+	pushed := st.images.Pushed
 	// The recheck of 1.1.0 in the registry fails.
 	w.pub.Registry.FailNext(1000, http.StatusForbidden, func(r *http.Request) bool {
 		return r.Method == http.MethodHead && strings.HasSuffix(r.URL.Path, "/manifests/1.1.0")
 	})
-	_, err = Tag(ctx, cfg, plan, pushed)
-	if FailedStep(err) != StepTag || !strings.Contains(err.Error(), "recheck latest") {
+	err := runSteps(ctx, st, steps, StepAttest, StepTag)
+	if flow.FailedStep(err) != StepTag || !strings.Contains(err.Error(), "recheck latest") {
 		t.Fatalf("err = %v", err)
 	}
 	for _, n := range teskImages {

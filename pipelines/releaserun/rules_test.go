@@ -1,6 +1,7 @@
 package releaserun
 
 import (
+	"dagger/shipyard/internal/flow"
 	"errors"
 	"slices"
 	"strings"
@@ -63,7 +64,7 @@ func TestCheckVersionTags(t *testing.T) {
 		}, moved: []string{"tesk-core-filer", "tesk-core-taskmaster"}},
 	}
 	for _, tt := range tests {
-		err := CheckVersionTags("0.11.0", pushed, tt.existing)
+		err := publish.CheckVersionTags("0.11.0", pushed, tt.existing)
 		if len(tt.moved) == 0 {
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)
@@ -199,10 +200,10 @@ func TestSameImages(t *testing.T) {
 func TestStepErrorSaysWhatNext(t *testing.T) {
 	inner := stepErr(StepTag, "v1.0.0", nextHigherVersion, errors.New("tag 1.0.0 is on another digest"))
 	outer := stepErr(StepPush, "v1.0.0", nextRerun, inner)
-	if FailedStep(outer) != StepTag || outer.Error() != "release v1.0.0: tag: tag 1.0.0 is on another digest\n  next: "+nextHigherVersion {
+	if flow.FailedStep(outer) != StepTag || outer.Error() != "release v1.0.0: tag: tag 1.0.0 is on another digest\n  next: "+nextHigherVersion {
 		t.Errorf("%q", outer)
 	}
-	if stepErr(StepTag, "v1.0.0", "", nil) != nil || FailedStep(errors.New("x")) != "" {
+	if stepErr(StepTag, "v1.0.0", "", nil) != nil || flow.FailedStep(errors.New("x")) != "" {
 		t.Error("nil or foreign errors")
 	}
 }

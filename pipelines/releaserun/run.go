@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
@@ -23,121 +24,45 @@ type Options struct {
 	DryRun bool
 }
 
+// prepareSteps are the steps before anything is published: release-plan, the source at the
+// tagged commit, both builds and the version check.
+func prepareSteps(checkTarget bool) []flow.Step[state] {
+	return []flow.Step[state]{planStep(checkTarget), sourceStep, buildStep, versionStep}
+}
+
+// releaseSteps are the whole release: the steps before publishing, publish's image steps
+// (push by digest, scan, attest, sign, verify, tag), then the GitHub release.
+func releaseSteps(tag string) []flow.Step[state] {
+	return slices.Concat(prepareSteps(true), imageSteps(tag), []flow.Step[state]{notesStep, publishReleaseStep})
+}
+
+// dryRunSteps publish nothing: the built containers are scanned instead of pushed digests,
+// the digests that would be pushed are computed (when a work directory is given), and the
+// release body is composed.
+func dryRunSteps() []flow.Step[state] {
+	return slices.Concat(prepareSteps(false), []flow.Step[state]{scanBuiltStep, builtDigestsStep, notesStep})
+}
+
 // Run releases tag: release-plan, the source at the tagged commit, both builds, the version
 // check, push by digest, the scan of those digests, attest, sign, tag, and the GitHub
 // release. It returns the report of what was done, also when a step fails (Failed names
 // it), with the step's error.
 func Run(ctx context.Context, cfg Config, tag string, opts Options) (Report, error) {
-	rep := Report{Repo: cfg.Repo, Tag: tag, DryRun: opts.DryRun}
-	fail := func(err error) (Report, error) {
-		rep.Failed = FailedStep(err)
-		return rep, err
-	}
-	plan, err := Plan(ctx, cfg, tag)
-	if err != nil {
-		return fail(err)
-	}
-	rep.Version, rep.Commit = plan.Version, plan.Commit
-	if !opts.DryRun {
-		// Refuse a target the plan does not name before building anything.
-		if err := cfg.Images.checkTarget(plan); err != nil {
-			return fail(stepErr(StepPush, tag, nextNothingPublished, err))
-		}
-	}
-	src, err := Source(ctx, cfg, plan)
-	if err != nil {
-		return fail(err)
-	}
-	p, images, err := Build(ctx, cfg, plan, src)
-	if err != nil {
-		return fail(err)
-	}
-	rep.Images = plannedImages(cfg, plan, images)
-	if err := CheckVersions(ctx, cfg, plan, p, images); err != nil {
-		return fail(err)
-	}
+	steps := releaseSteps(tag)
 	if opts.DryRun {
-		return dryRun(ctx, cfg, plan, p, images, rep)
+		steps = dryRunSteps()
 	}
-
-	pushed, err := Push(ctx, cfg, plan, images)
-	if err != nil {
-		return fail(err)
-	}
-	for i := range rep.Images {
-		rep.Images[i].Tags = nil
-		for _, p := range pushed {
-			if p.Name == rep.Images[i].Name {
-				rep.Images[i].Repository, rep.Images[i].Digest = p.Repository, p.Digest
-			}
-		}
-	}
-	_, scans, err := Scan(ctx, cfg, plan, p, pushed)
-	rep.addScans(scans)
-	if err != nil {
-		return fail(err)
-	}
-	attestations, err := Attest(ctx, cfg, plan, pushed, images)
-	if err != nil {
-		return fail(err)
-	}
-	rep.addEvidence(attestations)
-	signatures, err := Sign(ctx, cfg, plan, pushed)
-	if err != nil {
-		return fail(err)
-	}
-	rep.addEvidence(signatures)
-	if err := VerifySigned(ctx, cfg, plan, pushed, append(attestations, signatures...)); err != nil {
-		return fail(err)
-	}
-	applied, err := Tag(ctx, cfg, plan, pushed)
-	rep.addTags(applied)
-	if err != nil {
-		return fail(err)
-	}
-	body, err := ReleaseBody(ctx, cfg, plan)
-	if err != nil {
-		return fail(err)
-	}
-	rel, err := PublishRelease(ctx, cfg, plan, body)
-	rep.Release = rel
-	if err != nil {
-		return fail(err)
-	}
-	return rep, nil
+	return newState(cfg, tag).run(ctx, steps, opts.DryRun)
 }
 
-// dryRun finishes a run that publishes nothing: it scans the built containers, computes
-// the digests that would be pushed (when a work directory is given) and the release body.
-func dryRun(ctx context.Context, cfg Config, plan release.Plan, p *ci.Pipeline, images []ci.Image, rep Report) (Report, error) {
-	fail := func(err error) (Report, error) {
-		rep.Failed = FailedStep(err)
-		return rep, err
+var builtDigestsStep = flow.Step[state]{Name: StepPush, Next: nextNothingPublished, Run: func(ctx context.Context, s *state) error {
+	if s.cfg.Images.Workdir == "" {
+		return nil
 	}
-	_, scans, err := ScanBuilt(ctx, cfg, plan, p, images)
-	rep.addScans(scans)
-	if err != nil {
-		return fail(err)
-	}
-	if cfg.Images.Workdir != "" {
-		digests, err := BuiltDigests(ctx, cfg, images)
-		if err != nil {
-			return fail(stepErr(StepPush, plan.Tag, nextNothingPublished, err))
-		}
-		for i := range rep.Images {
-			rep.Images[i].Digest = digests[rep.Images[i].Name]
-		}
-	}
-	body, err := ReleaseBody(ctx, cfg, plan)
-	if err != nil {
-		return fail(err)
-	}
-	rep.Release = GitHubRelease{
-		Tag: plan.Tag, Title: body.Title, Prerelease: plan.Prerelease, MakeLatest: plan.MakeLatest,
-		Outcome: "planned", Body: body.Text,
-	}
-	return rep, nil
-}
+	var err error
+	s.builtDigests, err = BuiltDigests(ctx, s.cfg, s.images.Built)
+	return err
+}}
 
 // BuiltDigests exports each built image as an OCI tarball and reads the digest its manifest
 // has, which is what push-by-digest would push, without pushing.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/notes"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskrepo"
@@ -115,7 +116,7 @@ func TestReleaseSequence(t *testing.T) {
 	// The whole release again stops at its gate: a version is released once.
 	w.freshEngine()
 	before := w.registryWrites()
-	if _, err := w.run("v1.0.0", Options{}); FailedStep(err) != StepPlan || !strings.Contains(err.Error(), "published GitHub release of v1.0.0 exists") {
+	if _, err := w.run("v1.0.0", Options{}); flow.FailedStep(err) != StepPlan || !strings.Contains(err.Error(), "published GitHub release of v1.0.0 exists") {
 		t.Fatalf("a second release of v1.0.0: %v", err)
 	}
 	if w.registryWrites() != before {

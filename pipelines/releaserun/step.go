@@ -1,28 +1,28 @@
 package releaserun
 
 import (
-	"errors"
-	"fmt"
-
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/pipelines/publish"
 )
 
-// Step names, as logs, errors and the release report use them.
+// Step names, as logs, errors and the release report use them. The image steps are
+// publish's, in publish.Steps' order.
 const (
-	StepPlan    = "release-plan"
-	StepSource  = "source"
-	StepBuild   = "build"
-	StepVersion = "version-check"
-	StepPush    = "push-by-digest"
-	StepScan    = "scan-digests"
-	StepAttest  = "attest"
-	StepSign    = "sign"
-	// StepVerifySigned verifies the signature and provenance with the signer's identity
-	// before any tag moves.
+	StepPlan         = "release-plan"
+	StepSource       = "source"
+	StepBuild        = "build"
+	StepVersion      = "version-check"
+	StepPush         = publish.StepPush
+	StepScan         = publish.StepScan
+	StepAttest       = publish.StepAttest
+	StepSign         = publish.StepSign
 	StepVerifySigned = publish.StepVerifySigned
-	StepTag          = "tag"
-	StepNotes        = "release-notes"
-	StepGHRelease    = "publish-release"
+	StepTag          = publish.StepTag
+	// StepDescribe reads the images' recipes for the publish job, which builds nothing;
+	// its failures are the attest step's.
+	StepDescribe  = "describe"
+	StepNotes     = "release-notes"
+	StepGHRelease = "publish-release"
 )
 
 // What the maintainer does next, by what a failure left behind.
@@ -32,6 +32,8 @@ const (
 		"otherwise fix it on dev and release a higher version (a release tag never moves)"
 	// nextRerun: the step converges, so running the release again finishes the job.
 	nextRerun = "re-run the release (or the failed job): what is already published is kept, nothing is duplicated"
+	// nextUntagged: the image steps before the tags.
+	nextUntagged = "nothing was tagged yet: " + nextRerun
 	// nextHigherVersion: a published version never moves.
 	nextHigherVersion = "a published version never moves: release a higher version"
 	// nextPublishRelease: the images are out; only the GitHub release is missing.
@@ -39,45 +41,21 @@ const (
 		"(dagger call release-publish-release --tag <tag>), which accepts a release created after all"
 	// nextNeverEdited: releases are never edited afterwards.
 	nextNeverEdited = "releases are never edited: leave this one, and fix mistakes in the notes of the next release"
+	// nextScan: findings need a new commit (an update or an accepted finding), hence a
+	// higher version; a scanner that failed to run can be re-run.
+	nextScan = "nothing was tagged: if Trivy failed to run, re-run the release; if it found CRITICAL or HIGH " +
+		"vulnerabilities with a fix, update the packages (or accept a finding in .trivyignore.yaml with a statement " +
+		"and an expiry) on dev and release a higher version"
 )
 
-// StepError is a failed step: which one, for which tag, what went wrong and what the
-// maintainer does next.
-type StepError struct {
-	Step string
-	Tag  string
-	Err  error
-	Next string
-}
+// imageAdvice words publish's advice for a release.
+var imageAdvice = publish.Advice{Untagged: nextUntagged, Scan: nextScan, Moved: nextHigherVersion, Tag: nextRerun}
 
-func (e *StepError) Error() string {
-	msg := fmt.Sprintf("release %s: %s: %v", e.Tag, e.Step, e.Err)
-	if e.Next != "" {
-		msg += "\n  next: " + e.Next
-	}
-	return msg
-}
+// flowName names a release in logs and errors: "release v0.11.0".
+func flowName(tag string) string { return "release " + tag }
 
-func (e *StepError) Unwrap() error { return e.Err }
-
-// stepErr wraps err for step, keeping the innermost StepError's advice when err carries
-// one already (a step run inside another).
+// stepErr makes err a failure of step in the release of tag (a flow.Error), unless it is
+// one already.
 func stepErr(step, tag, next string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var se *StepError
-	if errors.As(err, &se) {
-		return err
-	}
-	return &StepError{Step: step, Tag: tag, Err: err, Next: next}
-}
-
-// FailedStep returns the step an error of this package names, or "".
-func FailedStep(err error) string {
-	var se *StepError
-	if errors.As(err, &se) {
-		return se.Step
-	}
-	return ""
+	return flow.Wrap(flowName(tag), step, next, err)
 }

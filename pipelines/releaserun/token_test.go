@@ -1,6 +1,7 @@
 package releaserun
 
 import (
+	"dagger/shipyard/internal/flow"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func TestSigningOutlastsSlowBuilds(t *testing.T) {
 	w.pub.SetSecret("oidc-token-fetched-early", early)
 	cfg.Images.Sign.OIDCToken = w.c.SetSecret("oidc-token-fetched-early", early)
 	_, stale := Run(t.Context(), cfg, "v0.11.0", Options{})
-	if FailedStep(stale) != StepAttest || !strings.Contains(stale.Error(), "expired") {
+	if flow.FailedStep(stale) != StepAttest || !strings.Contains(stale.Error(), "expired") {
 		t.Fatalf("with a token fetched before the builds: %v, want attest to find it expired", stale)
 	}
 	for _, n := range teskImages {
