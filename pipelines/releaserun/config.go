@@ -23,7 +23,11 @@ type Config struct {
 	Repo string
 	// Plan adjusts release-plan (CI workflow, image organisation).
 	Plan release.Options
-	// GitURL is where Dagger fetches the tagged source (default https://github.com/<Repo>.git).
+	// GitHubWeb is the GitHub instance's web and git root (github.WebURL of its API base);
+	// empty means github.com. The provenance's source repository and the default GitURL
+	// are under it.
+	GitHubWeb string
+	// GitURL is where Dagger fetches the tagged source (default <GitHubWeb><Repo>.git).
 	GitURL string
 	// GitToken authenticates the fetch of a private repository; nil fetches anonymously.
 	GitToken *dagger.Secret
@@ -51,7 +55,16 @@ func (c Config) gitURL() string {
 	if c.GitURL != "" {
 		return c.GitURL
 	}
-	return "https://github.com/" + c.Repo + ".git"
+	return c.repoURL() + ".git"
+}
+
+// repoURL is the repository's web address, as the provenance names its source.
+func (c Config) repoURL() string {
+	web := c.GitHubWeb
+	if web == "" {
+		web = github.DefaultWebURL
+	}
+	return web + c.Repo
 }
 
 func (c Config) owner() (string, string, error) {

@@ -23,7 +23,7 @@ type ImageSteps struct {
 // and the commit.
 func (s ImageSteps) withSource(cfg Config, plan release.Plan) publish.SignInputs {
 	in := s.Sign
-	in.Provenance.SourceRepository = "https://github.com/" + cfg.Repo
+	in.Provenance.SourceRepository = cfg.repoURL()
 	in.Provenance.SourceRef = "refs/tags/" + plan.Tag
 	in.Provenance.SourceCommit = plan.Commit
 	return in
