@@ -38,10 +38,7 @@ func (h Handoff) JSON() (string, error) {
 	return string(b) + "\n", nil
 }
 
-var (
-	commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
-)
+var commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // ParseHandoff reads a handoff and checks its form: a commit, digests, one entry per image.
 func ParseHandoff(data string) (Handoff, error) {
@@ -62,8 +59,8 @@ func ParseHandoff(data string) (Handoff, error) {
 	names, repos := map[string]bool{}, map[string]bool{}
 	for _, p := range h.Images {
 		switch {
-		case !digestRE.MatchString(p.Digest) || p.Name == "" || p.Repository == "":
-			return Handoff{}, fmt.Errorf("the handoff's image %+v is not one pushed image by digest", p)
+		case p.Check() != nil:
+			return Handoff{}, fmt.Errorf("the handoff's image %+v is not one pushed image by digest: %w", p, p.Check())
 		case names[p.Name]:
 			return Handoff{}, fmt.Errorf("the handoff lists image %s twice", p.Name)
 		case repos[p.Repository]:
