@@ -35,6 +35,31 @@ type Shipyard struct {
 	RegistryPassword *dagger.Secret
 	// +private
 	Pin []string
+
+	// The signing settings with-sigstore gives.
+
+	// +private
+	OidcToken *dagger.Secret
+	// +private
+	ActionsIDTokenRequestURL *dagger.Secret
+	// +private
+	ActionsIDTokenRequestToken *dagger.Secret
+	// +private
+	FulcioURL string
+	// +private
+	RekorURL string
+	// +private
+	TrustedRoot *dagger.File
+	// +private
+	GithubEnv []string
+	// +private
+	BuilderID string
+	// +private
+	BuildType string
+	// +private
+	InvocationID string
+
+	clients clients
 }
 
 // New configures Shipyard once for every function: the repository to work on, where it lives
@@ -91,7 +116,7 @@ func (m *Shipyard) pins() (pins.Pins, error) {
 
 // pipeline connects the CI graph to the session with this module's source and image pins.
 func (m *Shipyard) pipeline(ctx context.Context, pythonImages []string) (*ci.Pipeline, error) {
-	c, err := sdkClient(ctx)
+	c, err := m.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +195,7 @@ func (m *Shipyard) Test(
 	if err != nil {
 		return nil, err
 	}
-	return fromSDKDirectory(ctx, out)
+	return m.fromSDKDirectory(ctx, out)
 }
 
 // Docs builds the docs with `mkdocs build --strict` and returns the site.
@@ -183,7 +208,7 @@ func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fromSDKDirectory(ctx, site)
+	return m.fromSDKDirectory(ctx, site)
 }
 
 // Images builds every containers/<name>.Dockerfile (taskmaster and filer) from the root of
@@ -200,7 +225,7 @@ func (m *Shipyard) Images(
 	}
 	out := make([]*dagger.Container, 0, len(images))
 	for _, img := range images {
-		c, err := fromSDKContainer(ctx, img.Container)
+		c, err := m.fromSDKContainer(ctx, img.Container)
 		if err != nil {
 			return nil, fmt.Errorf("image %s: %w", img.Spec.Name, err)
 		}
@@ -228,7 +253,7 @@ func (m *Shipyard) Scan(
 	if err != nil {
 		return nil, err
 	}
-	return fromSDKDirectory(ctx, dir)
+	return m.fromSDKDirectory(ctx, dir)
 }
 
 // EndToEnd runs the end-to-end tests on a k3s cluster (a Dagger service) with both images built
@@ -271,5 +296,5 @@ func (m *Shipyard) Ci(
 	if runErr != nil {
 		return nil, runErr
 	}
-	return fromSDKDirectory(ctx, artifacts.WithNewFile("summary.md", summary.Table()))
+	return m.fromSDKDirectory(ctx, artifacts.WithNewFile("summary.md", summary.Table()))
 }

@@ -40,8 +40,8 @@ func (m *Shipyard) ReleasePlan(
 	// +default="ci.yml"
 	workflow string,
 ) (string, error) {
-	if format != "text" && format != "json" {
-		return "", fmt.Errorf("--format %q: want text or json", format)
+	if err := checkFormat(format); err != nil {
+		return "", err
 	}
 	gh, err := m.githubClient(ctx)
 	if err != nil {
