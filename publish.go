@@ -123,7 +123,7 @@ func (m *Shipyard) PublishDev(
 		return "", err
 	}
 	defer cleanup()
-	res, err := publish.PublishDev(ctx, publish.Dev{Pipeline: p, Images: images, Target: t, Sign: in, Ignore: ignore, Workdir: dir}, sha)
+	res, err := publish.PublishDev(ctx, publish.DevConfig{Pipeline: p, Images: images, Target: t, Sign: in, Ignore: ignore, Workdir: dir}, sha)
 	if err != nil {
 		return "", err
 	}

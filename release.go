@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"dagger/shipyard/internal/github"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // githubClient opens the GitHub API with the constructor's token, read into memory only.
@@ -47,7 +47,7 @@ func (m *Shipyard) ReleasePlan(
 	if err != nil {
 		return "", err
 	}
-	plan, err := release.ReleasePlan(ctx, gh, m.Repo, tag, release.Options{Workflow: workflow, ImageOrg: m.Org})
+	plan, err := releasegate.Check(ctx, gh, m.Repo, tag, releasegate.Config{Workflow: workflow, ImageOrg: m.Org})
 	if err != nil {
 		return "", err
 	}

@@ -8,7 +8,7 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/pipelines/release"
-	"dagger/shipyard/pipelines/releaserun"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // Release publishes a tesk-core release: release-plan (every gate of the tag; any violated
@@ -51,7 +51,7 @@ func (m *Shipyard) Release(
 		return "", err
 	}
 	defer cleanup()
-	rep, err := releaserun.Run(ctx, cfg, tag, releaserun.Options{DryRun: dryRun})
+	rep, err := release.Run(ctx, cfg, tag, release.Options{DryRun: dryRun})
 	if err != nil {
 		if rep.Version == "" {
 			return "", err
@@ -85,7 +85,7 @@ func (m *Shipyard) ReleasePush(
 		return "", err
 	}
 	defer cleanup()
-	h, err := releaserun.PushJob(ctx, cfg, tag)
+	h, err := release.PushJob(ctx, cfg, tag)
 	if err != nil {
 		return "", err
 	}
@@ -105,7 +105,7 @@ func (m *Shipyard) ReleaseScan(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	h, err := releaserun.ParseHandoff(handoff)
+	h, err := release.ParseHandoff(handoff)
 	if err != nil {
 		return "", err
 	}
@@ -117,7 +117,7 @@ func (m *Shipyard) ReleaseScan(
 	if err != nil {
 		return "", err
 	}
-	scanned, _, err := releaserun.ScanJob(ctx, releaserun.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitUrl}, h)
+	scanned, _, err := release.ScanJob(ctx, release.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitUrl}, h)
 	if err != nil {
 		return "", err
 	}
@@ -149,11 +149,11 @@ func (m *Shipyard) ReleasePublish(
 	if err := checkFormat(format); err != nil {
 		return "", err
 	}
-	h, err := releaserun.ParseHandoff(handoff)
+	h, err := release.ParseHandoff(handoff)
 	if err != nil {
 		return "", fmt.Errorf("--handoff: %w", err)
 	}
-	p, err := releaserun.ParseHandoff(pushed)
+	p, err := release.ParseHandoff(pushed)
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
 	}
@@ -162,7 +162,7 @@ func (m *Shipyard) ReleasePublish(
 		return "", err
 	}
 	defer cleanup()
-	rep, err := releaserun.PublishJob(ctx, cfg, h, p)
+	rep, err := release.PublishJob(ctx, cfg, h, p)
 	if err != nil {
 		return "", err
 	}
@@ -195,12 +195,12 @@ func (m *Shipyard) ReleasePublishRelease(
 		return "", err
 	}
 	defer cleanup()
-	rel, err := releaserun.ReleaseJob(ctx, cfg, tag)
+	rel, err := release.ReleaseJob(ctx, cfg, tag)
 	if err != nil {
 		return "", err
 	}
 	return render(format, rel, func() string {
-		return releaserun.Report{Tag: tag, Release: rel}.Text()
+		return release.Report{Tag: tag, Release: rel}.Text()
 	})
 }
 
@@ -214,40 +214,40 @@ type releaseFlags struct {
 // releaseConfig turns the module's arguments into the release flow's configuration. Tokens
 // are read into memory only where Go code calls an API with them (GitHub, the registry);
 // containers get them as secrets. cleanup removes the work directory of image tarballs.
-func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (releaserun.Config, func(), error) {
+func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.Config, func(), error) {
 	none := func() {}
 	gh, err := m.githubClient(ctx)
 	if err != nil {
-		return releaserun.Config{}, none, err
+		return release.Config{}, none, err
 	}
 	c, err := m.session(ctx)
 	if err != nil {
-		return releaserun.Config{}, none, err
+		return release.Config{}, none, err
 	}
 	steps, err := m.imageSteps(ctx, c, f.signing)
 	if err != nil {
-		return releaserun.Config{}, none, err
+		return release.Config{}, none, err
 	}
-	cfg := releaserun.Config{
+	cfg := release.Config{
 		Client: c, GitHub: gh, Repo: m.Repo,
-		Plan:   release.Options{Workflow: f.workflow, ImageOrg: m.Org},
+		Gates:  releasegate.Config{Workflow: f.workflow, ImageOrg: m.Org},
 		GitURL: f.gitURL, Package: f.pythonPackage, Images: steps, Log: os.Stderr,
 	}
 	if cfg.GitHubWeb, err = m.githubWeb(); err != nil {
-		return releaserun.Config{}, none, err
+		return release.Config{}, none, err
 	}
 	if cfg.Pins, err = m.pins(); err != nil {
-		return releaserun.Config{}, none, err
+		return release.Config{}, none, err
 	}
 	if m.GithubToken != nil && f.gitURL == "" {
 		// The default URL is GitHub's: the same token fetches a private repository.
 		if cfg.GitToken, err = toSDKSecret(ctx, c, m.GithubToken); err != nil {
-			return releaserun.Config{}, none, fmt.Errorf("--github-token: %w", err)
+			return release.Config{}, none, fmt.Errorf("--github-token: %w", err)
 		}
 	}
 	dir, cleanup, err := workdir("release")
 	if err != nil {
-		return releaserun.Config{}, none, err
+		return release.Config{}, none, err
 	}
 	cfg.Images.Workdir = dir
 	return cfg, cleanup, nil
@@ -256,20 +256,20 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (releaseru
 // imageSteps are the registry target and, when the function signs, the signing inputs
 // with-sigstore gave; the source of the provenance (repository, tag, commit) is the
 // release's own.
-func (m *Shipyard) imageSteps(ctx context.Context, c *sdk.Client, signing bool) (releaserun.ImageSteps, error) {
+func (m *Shipyard) imageSteps(ctx context.Context, c *sdk.Client, signing bool) (release.ImageConfig, error) {
 	target, err := m.target(ctx, c)
 	if err != nil || !signing {
-		return releaserun.ImageSteps{Target: target}, err
+		return release.ImageConfig{Target: target}, err
 	}
 	if !m.hasIdentityToken() {
-		return releaserun.ImageSteps{}, errNoIdentityToken
+		return release.ImageConfig{}, errNoIdentityToken
 	}
 	prov, err := m.provenance("", "")
 	if err != nil {
-		return releaserun.ImageSteps{}, err
+		return release.ImageConfig{}, err
 	}
 	in, err := m.signInputs(ctx, c, prov)
-	return releaserun.ImageSteps{Target: target, Sign: in}, err
+	return release.ImageConfig{Target: target, Sign: in}, err
 }
 
 // checkFormat refuses an output format other than text or json.

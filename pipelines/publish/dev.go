@@ -12,8 +12,8 @@ import (
 	"dagger/shipyard/pipelines/ci"
 )
 
-// Dev is what a push to dev publishes, and where.
-type Dev struct {
+// DevConfig is what a push to dev publishes, and where.
+type DevConfig struct {
 	// Pipeline is the CI pipeline of the source (its Trivy pin and clock for the scan).
 	Pipeline *ci.Pipeline
 	// Images are the images built from the pushed commit (ci.Pipeline.Images).
@@ -63,7 +63,7 @@ var devAdvice = Advice{
 // error (a flow.Error) says which step failed and that a re-run finishes: every step keeps
 // what an earlier run completed (a pushed digest, a bundle already attached, a tag already
 // on its digest), so re-running after success changes nothing.
-func PublishDev(ctx context.Context, d Dev, sha string) (DevResult, error) {
+func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error) {
 	s := &Images{Target: d.Target, Sign: d.Sign, Pipeline: d.Pipeline, Built: d.Images, Workdir: d.Workdir, Ignore: d.Ignore}
 	if s.Ignore == nil {
 		s.Ignore = []byte{}

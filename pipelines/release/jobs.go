@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/registry"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // The release workflow's jobs, each one step with only the credentials it needs: Prepare
@@ -93,7 +93,7 @@ func ReleaseJob(ctx context.Context, cfg Config, tag string) (GitHubRelease, err
 
 // imagesPublished checks that every image of the plan carries its version tag, reading the
 // registry with the target's login if any (public images need none).
-func imagesPublished(ctx context.Context, cfg Config, plan release.Plan) error {
+func imagesPublished(ctx context.Context, cfg Config, plan releasegate.Plan) error {
 	var errs []error
 	for _, img := range plan.Images {
 		repo := cfg.Images.Target.Registry + "/" + img.Repository

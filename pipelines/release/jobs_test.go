@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"context"
@@ -77,7 +77,7 @@ func TestWorkflowJobs(t *testing.T) {
 	w.serve("v0.11.0rc1")
 	cfg := w.config()
 
-	plan, err := Plan(ctx, cfg, "v0.11.0rc1")
+	plan, err := CheckGates(ctx, cfg, "v0.11.0rc1")
 	if err != nil {
 		t.Fatal(err)
 	}

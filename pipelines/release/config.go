@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/reponame"
 	"dagger/shipyard/pipelines/ci"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // Config is what the steps share: the Dagger session, GitHub, where the source lives, and
@@ -21,8 +21,8 @@ type Config struct {
 	GitHub *github.Client
 	// Repo is the GitHub repository, owner/name.
 	Repo string
-	// Plan adjusts release-plan (CI workflow, image organisation).
-	Plan release.Options
+	// Gates adjusts release-plan (CI workflow, image organisation).
+	Gates releasegate.Config
 	// GitHubWeb is the GitHub instance's web and git root (github.WebURL of its API base);
 	// empty means github.com. The provenance's source repository and the default GitURL
 	// are under it.
@@ -35,7 +35,7 @@ type Config struct {
 	// pyproject.toml at the tagged commit.
 	Package string
 	// Images are the supply-chain steps of the images.
-	Images ImageSteps
+	Images ImageConfig
 	// Log receives one line per step; nil discards them.
 	Log io.Writer
 	// Pins are the images the builds and scans run; zero means pins.DefaultPins.

@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/notes"
 	"dagger/shipyard/internal/version"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // Body is the GitHub release a tag gets: its title and its Markdown body.
@@ -48,7 +48,7 @@ func PreviousRelease(tag string, published []string) string {
 // commit, then GitHub's generated notes since the previous release under "## Commits", and
 // GitHub's "**Full Changelog**" line last. Generating notes needs a token that may write
 // contents, though GitHub saves nothing.
-func ReleaseBody(ctx context.Context, cfg Config, plan release.Plan) (Body, error) {
+func ReleaseBody(ctx context.Context, cfg Config, plan releasegate.Plan) (Body, error) {
 	owner, name, err := cfg.owner()
 	if err != nil {
 		return Body{}, stepErr(StepNotes, plan.Tag, "", err)

@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // Handoff is the JSON one job of the release workflow prints and the next one reads: the
@@ -25,8 +25,8 @@ type Handoff struct {
 }
 
 // plan is the part of a plan the handoff carries.
-func (h Handoff) plan() release.Plan {
-	return release.Plan{Repo: h.Repo, Tag: h.Tag, Version: h.Version, Commit: h.Commit}
+func (h Handoff) plan() releasegate.Plan {
+	return releasegate.Plan{Repo: h.Repo, Tag: h.Tag, Version: h.Version, Commit: h.Commit}
 }
 
 // JSON renders the handoff on one line, as a job output.
@@ -125,7 +125,7 @@ func (h Handoff) samePush(pushed Handoff) error {
 
 // matches checks a handoff against the plan of the job reading it: same repository, tag,
 // version and commit, and images in the repositories the plan publishes to.
-func (h Handoff) matches(cfg Config, plan release.Plan) error {
+func (h Handoff) matches(cfg Config, plan releasegate.Plan) error {
 	var errs []error
 	if h.Repo != plan.Repo || h.Tag != plan.Tag || h.Version != plan.Version || h.Commit != plan.Commit {
 		errs = append(errs, fmt.Errorf("the handoff is for %s %s (%s, commit %s), the plan for %s %s (%s, commit %s)",

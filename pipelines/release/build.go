@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"context"
@@ -10,14 +10,14 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/pipelines/ci"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // Build builds every image of the tagged source with SETUPTOOLS_SCM_PRETEND_VERSION set to
 // the version, and forces each build now, so a broken build fails here, before anything is
 // pushed. The images found in containers/ must be exactly the plan's. p is the CI pipeline
 // of the tagged source.
-func Build(ctx context.Context, cfg Config, plan release.Plan, p *ci.Pipeline) ([]ci.Image, error) {
+func Build(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci.Pipeline) ([]ci.Image, error) {
 	images, err := p.Images(ctx, plan.Version)
 	if err == nil {
 		err = sameImages(plan, images)
@@ -47,7 +47,7 @@ func Build(ctx context.Context, cfg Config, plan release.Plan, p *ci.Pipeline) (
 // Describe lists the images of the tagged source as Build would build them (Dockerfile,
 // build arguments) without building anything: the publish job attests the digests the push
 // job built and pushed, and the provenance needs only their recipe.
-func Describe(ctx context.Context, cfg Config, plan release.Plan, src *dagger.Directory) ([]ci.Image, error) {
+func Describe(ctx context.Context, cfg Config, plan releasegate.Plan, src *dagger.Directory) ([]ci.Image, error) {
 	images, err := ci.New(cfg.Client, src).Images(ctx, plan.Version)
 	if err == nil {
 		err = sameImages(plan, images)
@@ -60,7 +60,7 @@ func Describe(ctx context.Context, cfg Config, plan release.Plan, src *dagger.Di
 
 // sameImages checks that the tagged source builds exactly the images the plan publishes
 // (the plan's names are the specs' repository names, tesk-core-<name>).
-func sameImages(plan release.Plan, images []ci.Image) error {
+func sameImages(plan releasegate.Plan, images []ci.Image) error {
 	var want, got []string
 	for _, img := range plan.Images {
 		want = append(want, img.Name)

@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/pipelines/ci"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // versionScript prints the installed version of the distribution named by its argument, as
@@ -30,7 +30,7 @@ func (e *VersionMismatchError) Error() string {
 // CheckVersions runs Python inside each built image and compares the installed package's
 // version with the plan's, exactly (PEP 440's normal form, as the tag spells it without
 // v). Any difference, or an image where the package cannot be found, publishes nothing.
-func CheckVersions(ctx context.Context, cfg Config, plan release.Plan, p *ci.Pipeline, images []ci.Image) error {
+func CheckVersions(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci.Pipeline, images []ci.Image) error {
 	pkg, err := packageOf(ctx, cfg, p)
 	if err != nil {
 		return stepErr(StepVersion, plan.Tag, nextNothingPublished, err)

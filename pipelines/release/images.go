@@ -1,15 +1,15 @@
-package releaserun
+package release
 
 import (
 	"errors"
 	"fmt"
 
 	"dagger/shipyard/pipelines/publish"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
-// ImageSteps is what the image steps need: where the images go and how they are signed.
-type ImageSteps struct {
+// ImageConfig is what the image steps need: where the images go and how they are signed.
+type ImageConfig struct {
 	// Target is the registry, organisation and login. Its organisation must be the plan's.
 	Target publish.Target
 	// Sign holds the supplychain tool, the OIDC token, Sigstore's URLs and the builder of
@@ -21,7 +21,7 @@ type ImageSteps struct {
 
 // withSource completes the provenance with what the release built: the repository, the tag
 // and the commit.
-func (s ImageSteps) withSource(cfg Config, plan release.Plan) publish.SignInputs {
+func (s ImageConfig) withSource(cfg Config, plan releasegate.Plan) publish.SignInputs {
 	in := s.Sign
 	in.Provenance.SourceRepository = cfg.repoURL()
 	in.Provenance.SourceRef = "refs/tags/" + plan.Tag
@@ -30,7 +30,7 @@ func (s ImageSteps) withSource(cfg Config, plan release.Plan) publish.SignInputs
 }
 
 // checkTarget refuses to publish somewhere the plan did not name.
-func (s ImageSteps) checkTarget(plan release.Plan) error {
+func (s ImageConfig) checkTarget(plan releasegate.Plan) error {
 	if s.Target.Org == "" {
 		return errors.New("no registry organisation given")
 	}

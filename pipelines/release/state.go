@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // state is what the release's steps share: the plan, the source's pipeline, the image
@@ -16,7 +16,7 @@ import (
 type state struct {
 	cfg      Config
 	tag      string
-	plan     release.Plan
+	plan     releasegate.Plan
 	pipeline *ci.Pipeline
 	images   publish.Images
 	// builtDigests are the digests a dry run would push.
@@ -35,7 +35,7 @@ func newState(cfg Config, tag string) *state {
 
 // setPlan records the plan and what it decides for the image steps: the version tag, which
 // never moves, latest, and the source of the provenance.
-func (s *state) setPlan(plan release.Plan) {
+func (s *state) setPlan(plan releasegate.Plan) {
 	s.plan = plan
 	s.images.Version, s.images.Tags, s.images.Latest = plan.Version, []string{plan.Version}, plan.Latest
 	s.images.StillLatest = stillLatest(s.cfg, s.tag, &s.images)
@@ -50,7 +50,7 @@ func (s *state) setPipeline(p *ci.Pipeline) {
 // registry target the plan does not name.
 func planStep(checkTarget bool) flow.Step[state] {
 	return flow.Step[state]{Name: StepPlan, Run: func(ctx context.Context, s *state) error {
-		plan, err := Plan(ctx, s.cfg, s.tag)
+		plan, err := CheckGates(ctx, s.cfg, s.tag)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"dagger/shipyard/internal/github"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // GitHubRelease is the outcome of the GitHub step.
@@ -27,7 +27,7 @@ type GitHubRelease struct {
 // ReleaseDifference lists how an existing release differs from the expected one; empty
 // when they agree. Only what the release step writes is compared: GitHub does not echo
 // make_latest.
-func ReleaseDifference(existing github.Release, plan release.Plan, body Body) []string {
+func ReleaseDifference(existing github.Release, plan releasegate.Plan, body Body) []string {
 	var diffs []string
 	if existing.Draft {
 		diffs = append(diffs, "it is a draft")
@@ -73,7 +73,7 @@ func firstDifference(got, want string) string {
 // release with this content is kept (a re-run after an attempt that created it passes
 // without changes); one with other content stops the step, since releases are never
 // edited. A create whose outcome is unknown is read back before it is sent again.
-func PublishRelease(ctx context.Context, cfg Config, plan release.Plan, body Body) (GitHubRelease, error) {
+func PublishRelease(ctx context.Context, cfg Config, plan releasegate.Plan, body Body) (GitHubRelease, error) {
 	owner, name, err := cfg.owner()
 	if err != nil {
 		return GitHubRelease{}, stepErr(StepGHRelease, plan.Tag, "", err)
@@ -145,7 +145,7 @@ func PublishRelease(ctx context.Context, cfg Config, plan release.Plan, body Bod
 	return out, nil
 }
 
-func keep(cfg Config, out GitHubRelease, existing github.Release, plan release.Plan, body Body) (GitHubRelease, error) {
+func keep(cfg Config, out GitHubRelease, existing github.Release, plan releasegate.Plan, body Body) (GitHubRelease, error) {
 	if d := ReleaseDifference(existing, plan, body); len(d) > 0 {
 		return out, stepErr(StepGHRelease, plan.Tag, nextNeverEdited,
 			fmt.Errorf("a release of %s exists with other content (%s): %s", plan.Tag, existing.URL, strings.Join(d, "; ")))

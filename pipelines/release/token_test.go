@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"dagger/shipyard/internal/flow"

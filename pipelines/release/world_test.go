@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"dagger/shipyard/internal/testkit/teskrepo"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 func TestMain(m *testing.M) { os.Exit(publishtest.Main(m)) }
@@ -95,9 +95,9 @@ func (w *world) config() Config {
 		Client: c,
 		GitHub: w.repo.Client(w.t, teskrepo.Token),
 		Repo:   teskrepo.FullName,
-		Plan:   release.Options{ImageOrg: org},
+		Gates:  releasegate.Config{ImageOrg: org},
 		GitURL: teskrepo.GitURL,
-		Images: ImageSteps{
+		Images: ImageConfig{
 			Target: publish.Target{
 				Registry: w.pub.Registry.Host, Org: org,
 				Username: w.pub.Username, Password: password,

@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 
 	"dagger.io/dagger"
 
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // Source fetches the source to build through Dagger's git API: it resolves the tag, checks
@@ -14,7 +14,7 @@ import (
 // (without .git: the version is given to the build, never derived from history). The tree
 // is fetched by commit, not by tag, so what is built is exactly what was checked. The
 // caller's working tree is never built for a release.
-func Source(ctx context.Context, cfg Config, plan release.Plan) (*dagger.Directory, error) {
+func Source(ctx context.Context, cfg Config, plan releasegate.Plan) (*dagger.Directory, error) {
 	if plan.Commit == "" {
 		return nil, stepErr(StepSource, plan.Tag, nextNothingPublished, fmt.Errorf("the plan names no commit"))
 	}

@@ -1,4 +1,4 @@
-package release
+package releasegate
 
 import (
 	"context"
@@ -10,15 +10,15 @@ import (
 	"dagger/shipyard/internal/reponame"
 )
 
-// Options adjust release-plan to a repository.
-type Options struct {
+// Config adjust release-plan to a repository.
+type Config struct {
 	// Workflow is the CI workflow's file name (default ci.yml).
 	Workflow string
 	// ImageOrg is the Docker Hub organisation of the images (default elixircloud).
 	ImageOrg string
 }
 
-func (o Options) withDefaults() Options {
+func (o Config) withDefaults() Config {
 	if o.Workflow == "" {
 		o.Workflow = DefaultWorkflow
 	}
@@ -43,7 +43,7 @@ func splitRepo(repo string) (owner, name string, err error) {
 // of releases) and runs the
 // independent ones concurrently. Errors other than "not found" fail it: the rules never
 // decide on missing data.
-func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Options) (Facts, error) {
+func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Config) (Facts, error) {
 	opts = opts.withDefaults()
 	owner, name, err := splitRepo(repo)
 	if err != nil {
@@ -142,11 +142,11 @@ func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Optio
 	return f, nil
 }
 
-// ReleasePlan checks every release rule for tag in repo ("owner/name") through the
+// Check checks every release rule for tag in repo ("owner/name") through the
 // GitHub API and returns the plan, or a *GateError listing every violated rule (with
 // the rules it could not check). Other errors mean GitHub could not be read; they fail
 // the plan too, as any doubt must.
-func ReleasePlan(ctx context.Context, gh *github.Client, repo, tag string, opts Options) (Plan, error) {
+func Check(ctx context.Context, gh *github.Client, repo, tag string, opts Config) (Plan, error) {
 	facts, err := Gather(ctx, gh, repo, tag, opts)
 	if err != nil {
 		return Plan{}, err

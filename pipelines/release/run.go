@@ -1,4 +1,4 @@
-package releaserun
+package release
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // Options adjust a run.
@@ -100,7 +100,7 @@ func BuiltDigests(ctx context.Context, cfg Config, images []ci.Image) (map[strin
 
 // plannedImages starts the report's images from the builds: each under the repository it
 // is published to, with the tags the plan gives it.
-func plannedImages(cfg Config, plan release.Plan, images []ci.Image) []ImageReport {
+func plannedImages(cfg Config, plan releasegate.Plan, images []ci.Image) []ImageReport {
 	out := make([]ImageReport, 0, len(images))
 	for _, img := range images {
 		r := ImageReport{Name: img.Spec.Name, Repository: img.Spec.Repository}

@@ -1,12 +1,12 @@
-// Package release holds tesk-core's release flow. Its first step, release-plan, checks
+// Package releasegate is release-plan, the first step of tesk-core's release: it checks
 // every rule a release tag must pass before anything is built or published, and computes
 // the typed plan of the release: version, pre-release and latest flags, commit, image tags
 // and curated notes.
 //
 // The rules are a pure function, Evaluate, over Facts: plain data that Gather fetches from
-// the GitHub API at the tagged commit (never the caller's working tree). ReleasePlan runs
+// the GitHub API at the tagged commit (never the caller's working tree). Check runs
 // both and returns the plan or a *GateError listing every violated rule.
-package release
+package releasegate
 
 import (
 	"regexp"
