@@ -43,44 +43,56 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger
 		return jobs.Summary{}, nil, fmt.Errorf("ci: %w", err)
 	}
 	images, imagesErr := p.Images(ctx, opts.Version)
+	r := &ciRun{artifacts: p.Client.Directory()}
+	p.sourceJobs(ctx, r, opts.PRTitle, versions)
+	p.imageJobs(ctx, r, images, imagesErr)
+	r.wg.Wait()
+	summary := jobs.Summary{Jobs: sortJobs(r.results)}
+	return summary, r.artifacts, summary.Err()
+}
 
-	var (
-		mu        sync.Mutex
-		results   []jobs.JobResult
-		artifacts = p.Client.Directory()
-		wg        sync.WaitGroup
-	)
-	record := func(r jobs.JobResult, add func(*dagger.Directory) *dagger.Directory) {
-		mu.Lock()
-		defer mu.Unlock()
-		results = append(results, r)
-		if add != nil {
-			artifacts = add(artifacts)
-		}
-	}
-	job := func(name string, run func() (func(*dagger.Directory) *dagger.Directory, error)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			start := time.Now()
-			add, err := run()
-			record(jobs.Result(name, time.Since(start), err), add)
-		}()
-	}
+// addArtifact adds what a job produced to the run's artifacts (nil: nothing).
+type addArtifact func(*dagger.Directory) *dagger.Directory
 
-	if opts.PRTitle == "" {
-		record(jobs.JobResult{Name: "PR title", Status: jobs.Skipped, Reason: "no pull request title given (--pr-title)"}, nil)
+// ciRun collects the jobs' results and artifacts as they finish.
+type ciRun struct {
+	mu        sync.Mutex
+	results   []jobs.JobResult
+	artifacts *dagger.Directory
+	wg        sync.WaitGroup
+}
+
+func (r *ciRun) record(res jobs.JobResult, add addArtifact) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.results = append(r.results, res)
+	if add != nil {
+		r.artifacts = add(r.artifacts)
+	}
+}
+
+// job starts run concurrently and records its result, timed, when it ends.
+func (r *ciRun) job(name string, run func() (addArtifact, error)) {
+	r.wg.Go(func() {
+		start := time.Now()
+		add, err := run()
+		r.record(jobs.Result(name, time.Since(start), err), add)
+	})
+}
+
+// sourceJobs start the jobs that read the source only: PR title, lint, the test matrix, docs.
+func (p *Pipeline) sourceJobs(ctx context.Context, r *ciRun, prTitle string, versions []string) {
+	if prTitle == "" {
+		r.record(jobs.JobResult{Name: "PR title", Status: jobs.Skipped, Reason: "no pull request title given (--pr-title)"}, nil)
 	} else {
-		job("PR title", func() (func(*dagger.Directory) *dagger.Directory, error) {
-			return nil, CheckPRTitle(opts.PRTitle)
-		})
+		r.job("PR title", func() (addArtifact, error) { return nil, CheckPRTitle(prTitle) })
 	}
-	job("Lint", func() (func(*dagger.Directory) *dagger.Directory, error) {
+	r.job("Lint", func() (addArtifact, error) {
 		_, err := p.Lint(ctx)
 		return nil, err
 	})
 	for _, v := range versions {
-		job("Test (Python "+v+")", func() (func(*dagger.Directory) *dagger.Directory, error) {
+		r.job("Test (Python "+v+")", func() (addArtifact, error) {
 			ctr, err := p.TestContainer(v)
 			if err != nil {
 				return nil, err
@@ -89,45 +101,45 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger
 			if _, err := cov.Sync(ctx); err != nil {
 				return nil, err
 			}
-			return func(d *dagger.Directory) *dagger.Directory {
-				return d.WithFile("coverage/"+v+"/coverage.xml", cov)
-			}, nil
+			return func(d *dagger.Directory) *dagger.Directory { return d.WithFile("coverage/"+v+"/coverage.xml", cov) }, nil
 		})
 	}
-	job("Docs", func() (func(*dagger.Directory) *dagger.Directory, error) {
+	r.job("Docs", func() (addArtifact, error) {
 		site, err := p.DocsSite(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return func(d *dagger.Directory) *dagger.Directory { return d.WithDirectory("site", site) }, nil
 	})
+}
+
+// imageJobs start the jobs of the built images, each image built once: the end-to-end
+// tests and one scan per image; when the images could not be built, they are skipped.
+func (p *Pipeline) imageJobs(ctx context.Context, r *ciRun, images []Image, imagesErr error) {
 	if imagesErr != nil {
-		record(jobs.Result("Images", 0, imagesErr), nil)
+		r.record(jobs.Result("Images", 0, imagesErr), nil)
 		for _, name := range []string{"End-to-end test", "Scan image"} {
-			record(jobs.JobResult{Name: name, Status: jobs.Skipped, Reason: "the images could not be built"}, nil)
+			r.record(jobs.JobResult{Name: name, Status: jobs.Skipped, Reason: "the images could not be built"}, nil)
 		}
-	} else {
-		job("End-to-end test", func() (func(*dagger.Directory) *dagger.Directory, error) {
-			_, err := p.E2E(ctx, images)
-			return nil, err
-		})
-		ignore, ignoreErr := p.IgnoreFileContent(ctx)
-		for _, img := range images {
-			job("Scan image ("+img.Spec.Name+")", func() (func(*dagger.Directory) *dagger.Directory, error) {
-				if ignoreErr != nil {
-					return nil, ignoreErr
-				}
-				dir, _, err := p.ScanReports(ctx, ImageTargets([]Image{img}), ignore)
-				if dir == nil {
-					return nil, err
-				}
-				return func(d *dagger.Directory) *dagger.Directory { return d.WithDirectory("scan/"+img.Spec.Name, dir) }, err
-			})
-		}
+		return
 	}
-	wg.Wait()
-	summary := jobs.Summary{Jobs: sortJobs(results)}
-	return summary, artifacts, summary.Err()
+	r.job("End-to-end test", func() (addArtifact, error) {
+		_, err := p.E2E(ctx, images)
+		return nil, err
+	})
+	ignore, ignoreErr := p.IgnoreFileContent(ctx)
+	for _, img := range images {
+		r.job("Scan image ("+img.Spec.Name+")", func() (addArtifact, error) {
+			if ignoreErr != nil {
+				return nil, ignoreErr
+			}
+			dir, _, err := p.ScanReports(ctx, ImageTargets([]Image{img}), ignore)
+			if dir == nil {
+				return nil, err
+			}
+			return func(d *dagger.Directory) *dagger.Directory { return d.WithDirectory("scan/"+img.Spec.Name, dir) }, err
+		})
+	}
 }
 
 // sortJobs orders rows as the workflow lists its jobs, so the table reads the same every run.

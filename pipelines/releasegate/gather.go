@@ -10,7 +10,7 @@ import (
 	"dagger/shipyard/internal/reponame"
 )
 
-// Config adjust release-plan to a repository.
+// Config adjusts release-plan to a repository.
 type Config struct {
 	// Workflow is the CI workflow's file name (default ci.yml).
 	Workflow string
@@ -49,97 +49,116 @@ func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Confi
 	if err != nil {
 		return Facts{}, err
 	}
-	f := Facts{
+	g := &gatherer{gh: gh, owner: owner, name: name, f: Facts{
 		Repo: repo, Tag: tag, Workflow: opts.Workflow, ImageOrg: opts.ImageOrg,
 		Citation: FileFacts{Path: CitationFile},
 		Notes:    FileFacts{Path: NotesPath(tag)},
-	}
-
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		errs = append(errs, err)
-	}
+	}}
 	// The releases do not depend on the tag: list them while the tag resolves.
-	wg.Go(func() {
-		rels, err := gh.Releases(ctx, owner, name)
-		if err != nil {
-			fail(err)
-			return
-		}
-		for _, r := range rels {
-			f.Releases = append(f.Releases, ReleaseRef{Tag: r.TagName, Draft: r.Draft, Prerelease: r.Prerelease, URL: r.URL})
-		}
-	})
-
+	g.wg.Go(func() { g.releases(ctx) })
 	if validTagName(tag) {
-		t, found, err := gh.TagRef(ctx, owner, name, tag)
-		switch {
-		case err != nil:
-			fail(err)
-		case found:
-			f.TagRef = TagFacts{
-				Found: true, Annotated: t.Kind == github.TagAnnotated, TargetType: t.TargetType,
-				CommitSHA: t.CommitSHA, Verified: t.Verification.Verified, Reason: t.Verification.Reason,
-			}
+		g.tagRef(ctx, tag)
+	}
+	if sha := g.f.TagRef.CommitSHA; sha != "" {
+		g.branches(ctx, sha)
+		for _, file := range []*FileFacts{&g.f.Citation, &g.f.Notes} {
+			g.wg.Go(func() { g.file(ctx, file, sha) })
+		}
+		g.wg.Go(func() { g.ci(ctx, opts.Workflow, sha) })
+	}
+	g.wg.Wait()
+	if len(g.errs) > 0 {
+		return Facts{}, fmt.Errorf("release-plan: reading %s at %s: %w", repo, tag, errors.Join(g.errs...))
+	}
+	return g.f, nil
+}
+
+// gatherer fills Facts from concurrent requests, each writing its own fields, and
+// collects every error.
+type gatherer struct {
+	gh          *github.Client
+	owner, name string
+	f           Facts
+	wg          sync.WaitGroup
+	mu          sync.Mutex
+	errs        []error
+}
+
+func (g *gatherer) fail(err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.errs = append(g.errs, err)
+}
+
+func (g *gatherer) releases(ctx context.Context) {
+	rels, err := g.gh.Releases(ctx, g.owner, g.name)
+	if err != nil {
+		g.fail(err)
+		return
+	}
+	for _, r := range rels {
+		g.f.Releases = append(g.f.Releases, ReleaseRef{Tag: r.TagName, Draft: r.Draft, Prerelease: r.Prerelease, URL: r.URL})
+	}
+}
+
+func (g *gatherer) tagRef(ctx context.Context, tag string) {
+	t, found, err := g.gh.TagRef(ctx, g.owner, g.name, tag)
+	switch {
+	case err != nil:
+		g.fail(err)
+	case found:
+		g.f.TagRef = TagFacts{
+			Found: true, Annotated: t.Kind == github.TagAnnotated, TargetType: t.TargetType,
+			CommitSHA: t.CommitSHA, Verified: t.Verification.Verified, Reason: t.Verification.Reason,
 		}
 	}
+}
 
-	if sha := f.TagRef.CommitSHA; sha != "" {
-		// By the branches' commits, never their names: a tag named main or dev would
-		// shadow the branch in a compare (git resolves tags first).
-		for branch, on := range map[string]*bool{MainBranch: &f.OnMain, DevBranch: &f.OnDev} {
-			wg.Go(func() {
-				head, found, err := gh.BranchHead(ctx, owner, name, branch)
-				if err != nil || !found {
-					if err != nil {
-						fail(err)
-					}
-					return // no such branch: the commit is not on it
-				}
-				ok, err := gh.IsAncestor(ctx, owner, name, sha, head)
+// branches finds whether sha is on main and on dev, by the branches' commits, never their
+// names: a tag named main or dev would shadow the branch in a compare (git resolves tags
+// first).
+func (g *gatherer) branches(ctx context.Context, sha string) {
+	for branch, on := range map[string]*bool{MainBranch: &g.f.OnMain, DevBranch: &g.f.OnDev} {
+		g.wg.Go(func() {
+			head, found, err := g.gh.BranchHead(ctx, g.owner, g.name, branch)
+			if err != nil || !found {
 				if err != nil {
-					fail(err)
-					return
+					g.fail(err)
 				}
-				*on = ok
-			})
-		}
-		for _, file := range []*FileFacts{&f.Citation, &f.Notes} {
-			wg.Go(func() {
-				content, found, err := gh.FileAt(ctx, owner, name, file.Path, sha)
-				if err != nil {
-					fail(err)
-					return
-				}
-				file.Found, file.Content = found, content
-			})
-		}
-		wg.Go(func() {
-			run, found, err := gh.LatestWorkflowRun(ctx, owner, name, opts.Workflow, CIEvent, DevBranch, sha)
-			switch {
-			case errors.Is(err, github.ErrNotFound):
-				return // WorkflowFound stays false: a rule, not an outage.
-			case err != nil:
-				fail(err)
+				return // no such branch: the commit is not on it
+			}
+			ok, err := g.gh.IsAncestor(ctx, g.owner, g.name, sha, head)
+			if err != nil {
+				g.fail(err)
 				return
 			}
-			f.CI = CIFacts{
-				WorkflowFound: true, Found: found, Status: run.Status, Conclusion: run.Conclusion,
-				Attempt: run.Attempt, URL: run.URL,
-			}
+			*on = ok
 		})
 	}
-	wg.Wait()
-	if len(errs) > 0 {
-		return Facts{}, fmt.Errorf("release-plan: reading %s at %s: %w", repo, tag, errors.Join(errs...))
+}
+
+func (g *gatherer) file(ctx context.Context, file *FileFacts, sha string) {
+	content, found, err := g.gh.FileAt(ctx, g.owner, g.name, file.Path, sha)
+	if err != nil {
+		g.fail(err)
+		return
 	}
-	return f, nil
+	file.Found, file.Content = found, content
+}
+
+func (g *gatherer) ci(ctx context.Context, workflow, sha string) {
+	run, found, err := g.gh.LatestWorkflowRun(ctx, g.owner, g.name, workflow, CIEvent, DevBranch, sha)
+	switch {
+	case errors.Is(err, github.ErrNotFound):
+		return // WorkflowFound stays false: a rule, not an outage.
+	case err != nil:
+		g.fail(err)
+		return
+	}
+	g.f.CI = CIFacts{
+		WorkflowFound: true, Found: found, Status: run.Status, Conclusion: run.Conclusion,
+		Attempt: run.Attempt, URL: run.URL,
+	}
 }
 
 // Check checks every release rule for tag in repo ("owner/name") through the
