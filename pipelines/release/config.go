@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -73,6 +74,25 @@ func (c Config) owner() (string, string, error) {
 		return "", "", fmt.Errorf("%w: want owner/name", err)
 	}
 	return n.Owner, n.Repo, nil
+}
+
+// publishedReleases lists the tags of the repository's published (not draft) releases.
+func (c Config) publishedReleases(ctx context.Context) ([]string, error) {
+	owner, name, err := c.owner()
+	if err != nil {
+		return nil, err
+	}
+	rels, err := c.GitHub.Releases(ctx, owner, name)
+	if err != nil {
+		return nil, err
+	}
+	var published []string
+	for _, r := range rels {
+		if !r.Draft {
+			published = append(published, r.TagName)
+		}
+	}
+	return published, nil
 }
 
 func (c Config) logf(format string, args ...any) {

@@ -158,19 +158,9 @@ func keep(cfg Config, out GitHubRelease, existing github.Release, plan releasega
 // githubStillLatest rechecks, right before the release is created, that no higher final
 // release was published on GitHub since the plan.
 func githubStillLatest(ctx context.Context, cfg Config, tag string) (bool, error) {
-	owner, name, err := cfg.owner()
+	published, err := cfg.publishedReleases(ctx)
 	if err != nil {
 		return false, err
-	}
-	rels, err := cfg.GitHub.Releases(ctx, owner, name)
-	if err != nil {
-		return false, err
-	}
-	var published []string
-	for _, r := range rels {
-		if !r.Draft {
-			published = append(published, r.TagName)
-		}
 	}
 	return StillLatestAmong(tag, published, nil)
 }

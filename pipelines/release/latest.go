@@ -53,15 +53,9 @@ func stillLatest(cfg Config, tag string, images *publish.Images) registry.StillL
 		if err != nil {
 			return false, err
 		}
-		rels, err := cfg.GitHub.Releases(ctx, owner, name)
+		published, err := cfg.publishedReleases(ctx)
 		if err != nil {
 			return false, fmt.Errorf("re-reading the releases: %w", err)
-		}
-		var published []string
-		for _, r := range rels {
-			if !r.Draft {
-				published = append(published, r.TagName)
-			}
 		}
 		gitTags, err := cfg.GitHub.TagNames(ctx, owner, name)
 		if err != nil {

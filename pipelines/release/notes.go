@@ -53,15 +53,10 @@ func ReleaseBody(ctx context.Context, cfg Config, plan releasegate.Plan) (Body, 
 	if err != nil {
 		return Body{}, stepErr(StepNotes, plan.Tag, "", err)
 	}
-	rels, err := cfg.GitHub.Releases(ctx, owner, name)
+	// PreviousRelease ignores the tag's own release, if an earlier attempt created it.
+	published, err := cfg.publishedReleases(ctx)
 	if err != nil {
 		return Body{}, stepErr(StepNotes, plan.Tag, nextPublishRelease, err)
-	}
-	var published []string
-	for _, r := range rels {
-		if !r.Draft && r.TagName != plan.Tag {
-			published = append(published, r.TagName)
-		}
 	}
 	prev := PreviousRelease(plan.Tag, published)
 	gen, err := cfg.GitHub.GenerateNotes(ctx, owner, name, github.NotesRequest{
