@@ -117,29 +117,36 @@ func plannedImages(cfg Config, plan releasegate.Plan, images []ci.Image) []Image
 	return out
 }
 
+// imageNamed is the report's image of that name, or nil.
+func (r *Report) imageNamed(name string) *ImageReport {
+	for i := range r.Images {
+		if r.Images[i].Name == name {
+			return &r.Images[i]
+		}
+	}
+	return nil
+}
+
 func (r *Report) addScans(scans []ScanRecord) {
 	for _, s := range scans {
-		for i := range r.Images {
-			if r.Images[i].Name == s.Name {
-				r.Images[i].Scan = s
-			}
+		if img := r.imageNamed(s.Name); img != nil {
+			img.Scan = s
 		}
 	}
 }
 
 func (r *Report) addEvidence(ev []publish.Evidence) {
 	for _, e := range ev {
-		for i := range r.Images {
-			if r.Images[i].Name != e.Name {
-				continue
-			}
-			ref := r.Images[i].Repository + "@" + e.Referrer
-			switch e.Kind {
-			case publish.KindSignature:
-				r.Images[i].Signature = ref
-			case publish.KindAttestation:
-				r.Images[i].Attestation = ref
-			}
+		img := r.imageNamed(e.Name)
+		if img == nil {
+			continue
+		}
+		ref := img.Repository + "@" + e.Referrer
+		switch e.Kind {
+		case publish.KindSignature:
+			img.Signature = ref
+		case publish.KindAttestation:
+			img.Attestation = ref
 		}
 	}
 }

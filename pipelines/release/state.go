@@ -134,14 +134,14 @@ func (s *state) report() Report {
 		return rep
 	}
 	rep.Images = plannedImages(s.cfg, s.plan, s.images.Built)
-	for i := range rep.Images {
-		if d, ok := s.builtDigests[rep.Images[i].Name]; ok {
-			rep.Images[i].Digest = d
+	for name, d := range s.builtDigests {
+		if img := rep.imageNamed(name); img != nil {
+			img.Digest = d
 		}
-		for _, p := range s.images.Pushed {
-			if p.Name == rep.Images[i].Name {
-				rep.Images[i].Repository, rep.Images[i].Digest, rep.Images[i].Tags = p.Repository, p.Digest, nil
-			}
+	}
+	for _, p := range s.images.Pushed {
+		if img := rep.imageNamed(p.Name); img != nil {
+			img.Repository, img.Digest, img.Tags = p.Repository, p.Digest, nil
 		}
 	}
 	rep.addScans(s.scanRecords())
