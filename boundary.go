@@ -20,20 +20,61 @@ var (
 	sdkErr    error
 )
 
+// clients are how the module's functions reach the engine. The fields are unexported, so
+// Dagger neither serializes nor exposes them: a real call leaves them nil and uses the
+// module's own session; tests set them, and so need no package state.
+type clients struct {
+	// sdk is the published SDK's client, for pipelines/ and models/.
+	sdk *sdk.Client
+	// dag is the module's generated client, for the objects a function returns.
+	dag *dagger.Client
+	// supplychain is the supplychain command's source; nil is the module's own folder.
+	supplychain *sdk.Directory
+}
+
 // connectSDK joins the module's session with the published SDK; inside a module, Connect
-// reads DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN. Tests replace it with a client of the
-// engine double.
+// reads DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN. The model functions reach it through
+// sdkClient; the others through Shipyard.session, which tests point at an engine double.
 var connectSDK = func(ctx context.Context) (*sdk.Client, error) {
 	sdkOnce.Do(func() { sdkShared, sdkErr = sdk.Connect(ctx) })
 	return sdkShared, sdkErr
 }
 
 func sdkClient(ctx context.Context) (*sdk.Client, error) {
+	return (&Shipyard{}).session(ctx)
+}
+
+// session is the SDK client of this call's session.
+func (m *Shipyard) session(ctx context.Context) (*sdk.Client, error) {
+	if m.clients.sdk != nil {
+		return m.clients.sdk, nil
+	}
 	c, err := connectSDK(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("joining the Dagger session: %w", err)
 	}
 	return c, nil
+}
+
+// engine is the module's generated client of this call's session.
+func (m *Shipyard) engine() *dagger.Client {
+	if m.clients.dag != nil {
+		return m.clients.dag
+	}
+	return dag
+}
+
+// supplychainSource is the supplychain command's source: this module's own folder, so the
+// signing tool is always the one this version of Shipyard was tested with.
+func (m *Shipyard) supplychainSource(ctx context.Context, c *sdk.Client) (*sdk.Directory, error) {
+	if m.clients.supplychain != nil {
+		return m.clients.supplychain, nil
+	}
+	id, err := m.engine().CurrentModule().Source().Directory("supplychain").ID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the module's supplychain folder: %w", err)
+	}
+	return c.LoadDirectoryFromID(sdk.DirectoryID(id)), nil
 }
 
 func toSDKDirectory(ctx context.Context, c *sdk.Client, d *dagger.Directory) (*sdk.Directory, error) {
@@ -58,28 +99,25 @@ func toSDKSecret(ctx context.Context, c *sdk.Client, s *dagger.Secret) (*sdk.Sec
 	return c.LoadSecretFromID(sdk.SecretID(id)), nil
 }
 
+// fromSDKDirectory hands a directory of the session's SDK client back to the module's.
 func fromSDKDirectory(ctx context.Context, d *sdk.Directory) (*dagger.Directory, error) {
+	return (&Shipyard{}).fromSDKDirectory(ctx, d)
+}
+
+func (m *Shipyard) fromSDKDirectory(ctx context.Context, d *sdk.Directory) (*dagger.Directory, error) {
 	id, err := d.ID(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return dag.LoadDirectoryFromID(dagger.DirectoryID(id)), nil
+	return m.engine().LoadDirectoryFromID(dagger.DirectoryID(id)), nil
 }
 
-func fromSDKContainer(ctx context.Context, c *sdk.Container) (*dagger.Container, error) {
+func (m *Shipyard) fromSDKContainer(ctx context.Context, c *sdk.Container) (*dagger.Container, error) {
 	id, err := c.ID(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return dag.LoadContainerFromID(dagger.ContainerID(id)), nil
-}
-
-func fromSDKFile(ctx context.Context, f *sdk.File) (*dagger.File, error) {
-	id, err := f.ID(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return dag.LoadFileFromID(dagger.FileID(id)), nil
+	return m.engine().LoadContainerFromID(dagger.ContainerID(id)), nil
 }
 
 // plaintext reads a secret's value into memory, for API clients that need the token itself.

@@ -52,6 +52,7 @@ var cachePolicies = map[string]struct{ policy, why string }{
 	"tag-images":              {"never", "moves tags in the registry"},
 	"scan-published":          {"never", "reads the registry and today's vulnerability database"},
 	"verify":                  {"never", "reads signatures from the registry"},
+	"with-sigstore":           {"", "returns the module with the signing settings; touches nothing"},
 }
 
 func TestEveryFunctionHasItsCachePolicy(t *testing.T) {

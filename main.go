@@ -37,6 +37,31 @@ type Shipyard struct {
 	RegistryPassword *dagger.Secret
 	// +private
 	Pin []string
+
+	// The signing settings with-sigstore gives.
+
+	// +private
+	OidcToken *dagger.Secret
+	// +private
+	ActionsIDTokenRequestURL *dagger.Secret
+	// +private
+	ActionsIDTokenRequestToken *dagger.Secret
+	// +private
+	FulcioURL string
+	// +private
+	RekorURL string
+	// +private
+	TrustedRoot *dagger.File
+	// +private
+	GithubEnv []string
+	// +private
+	BuilderID string
+	// +private
+	BuildType string
+	// +private
+	InvocationID string
+
+	clients clients
 }
 
 // New configures Shipyard once for every function: the repository to work on, where it lives
@@ -93,7 +118,7 @@ func (m *Shipyard) pins() (pins.Pins, error) {
 
 // pipeline connects the CI graph to the session with this module's source and image pins.
 func (m *Shipyard) pipeline(ctx context.Context, pythonImages []string) (*ci.Pipeline, error) {
-	c, err := sdkClient(ctx)
+	c, err := m.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +205,7 @@ func (m *Shipyard) Test(
 		return nil, err
 	}
 	out, _, _ := p.Test(ctx, versions, level) // the verdict is in out
-	return fromSDKDirectory(ctx, out)
+	return m.fromSDKDirectory(ctx, out)
 }
 
 // testMatrix connects the pipeline and decides the versions to test, refusing a
@@ -268,7 +293,7 @@ func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fromSDKDirectory(ctx, site)
+	return m.fromSDKDirectory(ctx, site)
 }
 
 // Images builds every containers/<name>.Dockerfile (taskmaster and filer) from the root of
@@ -285,7 +310,7 @@ func (m *Shipyard) Images(
 	}
 	out := make([]*dagger.Container, 0, len(images))
 	for _, img := range images {
-		c, err := fromSDKContainer(ctx, img.Container)
+		c, err := m.fromSDKContainer(ctx, img.Container)
 		if err != nil {
 			return nil, fmt.Errorf("image %s: %w", img.Spec.Name, err)
 		}
@@ -312,7 +337,7 @@ func (m *Shipyard) Image(
 	if err != nil {
 		return nil, err
 	}
-	return fromSDKContainer(ctx, img.Container)
+	return m.fromSDKContainer(ctx, img.Container)
 }
 
 // Scan builds the images and scans them with Trivy: the verdict fails on CRITICAL and HIGH
@@ -347,7 +372,7 @@ func (m *Shipyard) Scan(
 	if dir == nil {
 		return nil, err
 	}
-	return fromSDKDirectory(ctx, dir)
+	return m.fromSDKDirectory(ctx, dir)
 }
 
 // ScanCheck scans the images as Scan does and fails on its verdict: the check `dagger check`
@@ -418,5 +443,5 @@ func (m *Shipyard) Ci(
 	if artifacts == nil {
 		return nil, runErr
 	}
-	return fromSDKDirectory(ctx, artifacts) // the verdict is in verdict.json
+	return m.fromSDKDirectory(ctx, artifacts) // the verdict is in verdict.json
 }

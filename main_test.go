@@ -15,21 +15,33 @@ import (
 	"dagger/shipyard/pipelines/ci"
 )
 
-// glue connects main.go's functions to a fresh engine double: dag (the module's generated
-// client, here the stand-in) and the SDK client of pipelines/ both point at it. The engine
-// is strict: each test declares the commands it expects (ciExecs, publishExecs,
-// modelExecs), and any other fails it. Tests using glue do not run in parallel: dag is
-// package state, as in a real module.
-func glue(t *testing.T, changes map[string]string, opts ...engine.Option) (*Shipyard, *engine.Engine) {
+// newModule connects a module to a fresh engine double through its own fields: the SDK
+// client of pipelines/ and the module's generated client (here the stand-in) both point at
+// it. No package state changes, so tests using it run in parallel. The engine is strict:
+// each test declares the commands it expects (ciExecs, publishExecs, modelExecs), and any
+// other fails it.
+func newModule(t *testing.T, changes map[string]string, opts ...engine.Option) (*Shipyard, *engine.Engine) {
 	t.Helper()
 	e := engine.New(t, append([]engine.Option{engine.StrictExecs()}, opts...)...)
 	c := e.Client(context.Background())
+	src := c.Host().Directory(fixtures.TeskCore(t, changes))
+	m := New(src, "elixir-cloud-aai/tesk-core", nil, "https://api.github.com/", "docker.io", "elixircloud", "", nil, nil)
+	m.clients = clients{sdk: c, dag: c}
+	return m, e
+}
+
+// glue is newModule for the model functions, which still reach the session through the
+// package's dag and connectSDK: it points those at the engine double too. Tests using it
+// do not run in parallel.
+func glue(t *testing.T, changes map[string]string, opts ...engine.Option) (*Shipyard, *engine.Engine) {
+	t.Helper()
+	m, e := newModule(t, changes, opts...)
+	c := m.clients.sdk
 	prevDag, prevConnect := dag, connectSDK
 	dag = c
 	connectSDK = func(context.Context) (*sdk.Client, error) { return c, nil }
 	t.Cleanup(func() { dag, connectSDK = prevDag, prevConnect })
-	src := c.Host().Directory(fixtures.TeskCore(t, changes))
-	return New(src, "elixir-cloud-aai/tesk-core", nil, "https://api.github.com/", "docker.io", "elixircloud", "", nil, nil), e
+	return m, e
 }
 
 // ciExecs are the commands of tesk-core's CI jobs, which succeed unless a test says
@@ -74,6 +86,7 @@ func cleanScans(e *engine.Engine) {
 }
 
 func TestPrTitle(t *testing.T) {
+	t.Parallel()
 	m := New(nil, "", nil, "", "", "", "", nil, nil)
 	if _, err := m.PrTitle("feat(filer)!: drop FTP"); err != nil {
 		t.Fatal(err)
@@ -84,8 +97,9 @@ func TestPrTitle(t *testing.T) {
 }
 
 func TestCiThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	m, e := glue(t, nil)
+	m, e := newModule(t, nil)
 	e.ExpectExecs(ciExecs...)
 	cleanScans(e)
 	out, err := m.Ci(ctx, "fix: retry uploads", nil, nil, "all", "default")
@@ -105,8 +119,9 @@ func TestCiThroughTheModule(t *testing.T) {
 // directory comes back with the table and a failing verdict, for the wrapper to fail on
 // after exporting.
 func TestCiFailsWithTheTable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	m, e := glue(t, nil)
+	m, e := newModule(t, nil)
 	e.ExpectExecs(ciExecs...)
 	cleanScans(e)
 	e.OnExec(engine.ExecRule{ArgsContain: "mkdocs build", ExitCode: 1, Stderr: "ERROR - Doc file 'index.md' contains a link 'x.md', but the target is not found"})
@@ -261,8 +276,9 @@ func TestPythonVersionsAndOneImage(t *testing.T) {
 }
 
 func TestEachCIFunctionRuns(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	m, e := glue(t, nil)
+	m, e := newModule(t, nil)
 	e.ExpectExecs(ciExecs...)
 	cleanScans(e)
 	if _, err := m.Lint(ctx); err != nil {
@@ -300,9 +316,10 @@ func TestEachCIFunctionRuns(t *testing.T) {
 // --pin replaces a pinned image everywhere the module runs it; a malformed pin stops the
 // function before anything runs.
 func TestPinReplacesAPinnedImage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const uv = "mirror.example/astral-sh/uv:0.9.18@sha256:1111111111111111111111111111111111111111111111111111111111111111"
-	m, e := glue(t, nil)
+	m, e := newModule(t, nil)
 	e.ExpectExecs(ciExecs...)
 	m.Pin = []string{"uv=" + uv}
 	if _, err := m.Lint(ctx); err != nil {

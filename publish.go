@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -19,17 +18,6 @@ import (
 	"dagger/shipyard/pipelines/publish"
 )
 
-// supplychainSource is the supplychain command's source: this module's own folder, so the
-// signing tool is always the one this version of Shipyard was tested with. Tests point it
-// at the repository's folder on disk.
-var supplychainSource = func(ctx context.Context, c *sdk.Client) (*sdk.Directory, error) {
-	id, err := dag.CurrentModule().Source().Directory("supplychain").ID(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("the module's supplychain folder: %w", err)
-	}
-	return c.LoadDirectoryFromID(sdk.DirectoryID(id)), nil
-}
-
 // target is where the constructor says images go, with the registry password read into
 // memory for the registry calls made here and kept as a secret for the containers.
 func (m *Shipyard) target(ctx context.Context, c *sdk.Client) (publish.Target, error) {
@@ -41,75 +29,37 @@ func (m *Shipyard) target(ctx context.Context, c *sdk.Client) (publish.Target, e
 	if err != nil {
 		return publish.Target{}, fmt.Errorf("--registry-password: %w", err)
 	}
-	return publish.Target{
-		Registry: m.Registry, Org: m.Org, Username: m.RegistryUsername, Password: password,
-		Auth: registry.Auth{Username: m.RegistryUsername, Password: plain},
-	}, nil
+	t := m.publicTarget()
+	t.Username, t.Password = m.RegistryUsername, password
+	t.Auth = registry.Auth{Username: m.RegistryUsername, Password: plain}
+	return t, nil
 }
 
-// signInputs gathers what attest and sign need: the tool, the token, Sigstore's URLs, the
-// trusted root (default: the public-good one, pinned) that an earlier run's bundle and the
-// new evidence must verify against, and the provenance.
-func (m *Shipyard) signInputs(ctx context.Context, c *sdk.Client, tokens signingTokens, fulcioURL, rekorURL string,
-	trustedRoot *dagger.File, prov publish.Provenance) (publish.SignInputs, error) {
-	src, err := supplychainSource(ctx, c)
+// publicTarget is where images go, without any login: what a credential-free step names.
+func (m *Shipyard) publicTarget() publish.Target {
+	return publish.Target{Registry: m.Registry, Org: m.Org}
+}
+
+// pushed reads the digests push-by-digest printed, for this source's images in t.
+func (m *Shipyard) pushed(ctx context.Context, digests, version string, t publish.Target) ([]publish.Pushed, []ci.Image, error) {
+	byName, err := publish.ParseDigests(digests)
 	if err != nil {
-		return publish.SignInputs{}, err
-	}
-	pins, err := m.pins()
-	if err != nil {
-		return publish.SignInputs{}, err
-	}
-	in := publish.SignInputs{Tool: publish.Tool(c, src, pins.Go), FulcioURL: fulcioURL, RekorURL: rekorURL,
-		TrustedRoot: publish.PublicGoodTrustedRoot(c), Provenance: prov}
-	if tokens.oidcToken != nil {
-		if in.OIDCToken, err = toSDKSecret(ctx, c, tokens.oidcToken); err != nil {
-			return publish.SignInputs{}, fmt.Errorf("--oidc-token: %w", err)
-		}
-	}
-	if tokens.requestURL != nil || tokens.requestToken != nil {
-		in.TokenRequest = &publish.TokenRequest{}
-		if in.TokenRequest.URL, err = toSDKSecret(ctx, c, tokens.requestURL); err != nil {
-			return publish.SignInputs{}, fmt.Errorf("--actions-id-token-request-url: %w", err)
-		}
-		if in.TokenRequest.Token, err = toSDKSecret(ctx, c, tokens.requestToken); err != nil {
-			return publish.SignInputs{}, fmt.Errorf("--actions-id-token-request-token: %w", err)
-		}
-	}
-	if trustedRoot != nil {
-		if in.TrustedRoot, err = toSDKFile(ctx, c, trustedRoot); err != nil {
-			return publish.SignInputs{}, fmt.Errorf("--trusted-root: %w", err)
-		}
-	}
-	return in, nil
-}
-
-// signingTokens is where the signing steps get their identity token: a token given as is
-// (--oidc-token), or GitHub Actions' token endpoint, from which the signing tool requests
-// its own token right before each use.
-type signingTokens struct {
-	oidcToken, requestURL, requestToken *dagger.Secret
-}
-
-// provenance describes a build of this repository at commit sha on ref.
-func (m *Shipyard) provenance(sha, ref string, githubEnv []string, builderID, buildType, invocationID string) (publish.Provenance, error) {
-	gh, err := publish.ParseGitHubEnv(githubEnv)
-	if err != nil {
-		return publish.Provenance{}, err
-	}
-	return publish.Provenance{
-		SourceRepository: "https://github.com/" + m.Repo, SourceRef: ref, SourceCommit: sha,
-		BuilderID: builderID, BuildType: buildType, InvocationID: invocationID, GitHub: gh,
-	}, nil
-}
-
-// pushed reads the digests push-by-digest printed, for this source's images.
-func (m *Shipyard) pushed(ctx context.Context, c *sdk.Client, digests, version string) ([]publish.Pushed, []ci.Image, publish.Target, error) {
-	var byName map[string]string
-	if err := json.Unmarshal([]byte(digests), &byName); err != nil {
-		return nil, nil, publish.Target{}, fmt.Errorf(`--digests: want the JSON push-by-digest printed, e.g. {"filer": "sha256:…"}: %w`, err)
+		return nil, nil, fmt.Errorf("--digests: %w", err)
 	}
 	_, images, err := m.images(ctx, version)
+	if err != nil {
+		return nil, nil, err
+	}
+	pushed, err := publish.FromDigests(byName, images, t)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--digests: %w", err)
+	}
+	return pushed, images, nil
+}
+
+// withLogin is pushed for the steps that write: the digests and the target with its login.
+func (m *Shipyard) withLogin(ctx context.Context, digests, version string) ([]publish.Pushed, []ci.Image, publish.Target, error) {
+	c, err := m.session(ctx)
 	if err != nil {
 		return nil, nil, publish.Target{}, err
 	}
@@ -117,11 +67,17 @@ func (m *Shipyard) pushed(ctx context.Context, c *sdk.Client, digests, version s
 	if err != nil {
 		return nil, nil, publish.Target{}, err
 	}
-	pushed, err := publish.FromDigests(byName, images, t)
+	pushed, images, err := m.pushed(ctx, digests, version, t)
+	return pushed, images, t, err
+}
+
+// workdir is a folder for the OCI tarballs of a push; cleanup removes it.
+func workdir(step string) (string, func(), error) {
+	dir, err := os.MkdirTemp("", "shipyard-push-")
 	if err != nil {
-		return nil, nil, publish.Target{}, fmt.Errorf("--digests: %w", err)
+		return "", func() {}, fmt.Errorf("%s: %w", step, err)
 	}
-	return pushed, images, t, nil
+	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
 // PublishDev publishes the images of a commit pushed to dev: builds them, pushes them by
@@ -130,52 +86,23 @@ func (m *Shipyard) pushed(ctx context.Context, c *sdk.Client, digests, version s
 // provenance and signs them with Sigstore, and only then tags them dev and sha-<commit>.
 // Any failure stops before a tag is written; a re-run finishes the job and changes nothing
 // that is done. Images go to <registry>/<org>/tesk-core-<name> of the constructor (a fork
-// sets --org, like DOCKERHUB_ORG). Prints what was published, as JSON.
+// sets --org, like DOCKERHUB_ORG); the identity token and the builder come from
+// with-sigstore. Prints what was published, as JSON.
 // +cache="never"
 func (m *Shipyard) PublishDev(
 	ctx context.Context,
 	// The full commit SHA pushed to dev, e.g. ${{ github.sha }}.
 	sha string,
-	// The OIDC identity token Sigstore certifies, e.g. env://SIGSTORE_ID_TOKEN (in GitHub
-	// Actions, one requested with audience sigstore; the job needs id-token: write).
-	// +optional
-	oidcToken *dagger.Secret,
-	// Fulcio's URL; default: Sigstore's public-good instance.
-	// +optional
-	fulcioUrl string,
-	// Rekor's URL (v1 API); default: Sigstore's public-good instance.
-	// +optional
-	rekorUrl string,
-	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
-	// verifies against it as signed by the token's identity, and the new evidence is
-	// verified against it before any tag moves; default: the public-good instance's,
-	// pinned by digest.
-	// +optional
-	trustedRoot *dagger.File,
-	// The GitHub Actions run, as NAME=value: GITHUB_SERVER_URL, GITHUB_REPOSITORY,
-	// GITHUB_REPOSITORY_ID, GITHUB_REPOSITORY_OWNER_ID, GITHUB_WORKFLOW_REF, GITHUB_EVENT_NAME,
-	// GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, RUNNER_ENVIRONMENT. Makes the workflow the builder.
-	// +optional
-	githubEnv []string,
-	// The builder's id outside GitHub Actions (a URI).
-	// +optional
-	builderId string,
-	// The provenance's buildType outside GitHub Actions (a URI).
-	// +optional
-	buildType string,
-	// The run's id outside GitHub Actions.
-	// +optional
-	invocationId string,
 ) (string, error) {
-	c, err := sdkClient(ctx)
+	c, err := m.session(ctx)
 	if err != nil {
 		return "", err
 	}
-	prov, err := m.provenance(sha, "refs/heads/dev", githubEnv, builderId, buildType, invocationId)
+	prov, err := m.provenance(sha, "refs/heads/dev")
 	if err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, signingTokens{oidcToken: oidcToken}, fulcioUrl, rekorUrl, trustedRoot, prov)
+	in, err := m.signInputs(ctx, c, prov)
 	if err != nil {
 		return "", err
 	}
@@ -191,12 +118,12 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	workdir, err := os.MkdirTemp("", "shipyard-push-")
+	dir, cleanup, err := workdir("publish-dev")
 	if err != nil {
-		return "", fmt.Errorf("publish-dev: %w", err)
+		return "", err
 	}
-	defer os.RemoveAll(workdir)
-	res, err := publish.PublishDev(ctx, publish.Dev{Pipeline: p, Images: images, Target: t, Sign: in, Ignore: ignore, Workdir: workdir}, sha)
+	defer cleanup()
+	res, err := publish.PublishDev(ctx, publish.DevConfig{Pipeline: p, Images: images, Target: t, Sign: in, Ignore: ignore, Workdir: dir}, sha)
 	if err != nil {
 		return "", err
 	}
@@ -214,7 +141,7 @@ func (m *Shipyard) PushByDigest(
 	// +optional
 	version string,
 ) (string, error) {
-	c, err := sdkClient(ctx)
+	c, err := m.session(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -226,21 +153,22 @@ func (m *Shipyard) PushByDigest(
 	if err != nil {
 		return "", err
 	}
-	workdir, err := os.MkdirTemp("", "shipyard-push-")
+	dir, cleanup, err := workdir("push-by-digest")
 	if err != nil {
-		return "", fmt.Errorf("push-by-digest: %w", err)
+		return "", err
 	}
-	defer os.RemoveAll(workdir)
-	pushed, err := publish.PushByDigest(ctx, images, t, workdir)
+	defer cleanup()
+	pushed, err := publish.PushByDigest(ctx, images, t, dir)
 	if err != nil {
 		return "", err
 	}
 	return toJSON(publish.Digests(pushed))
 }
 
-// ScanDigests scans exactly the given digests with Trivy, with no credential of any kind:
-// fails on CRITICAL and HIGH vulnerabilities that have a fix, except those accepted in
-// .trivyignore.yaml. Returns the JSON and SARIF reports and a summary.
+// ScanDigests scans exactly the given digests with Trivy, with no credential of any kind
+// (the registry password is never read): fails on CRITICAL and HIGH vulnerabilities that
+// have a fix, except those accepted in .trivyignore.yaml. Returns the JSON and SARIF
+// reports and a summary.
 // +cache="never"
 func (m *Shipyard) ScanDigests(
 	ctx context.Context,
@@ -261,11 +189,7 @@ func (m *Shipyard) ScanDigests(
 	}
 	var pushed []publish.Pushed
 	if digests != "" {
-		c, err := sdkClient(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if pushed, _, _, err = m.pushed(ctx, c, digests, ""); err != nil {
+		if pushed, _, err = m.pushed(ctx, digests, "", m.publicTarget()); err != nil {
 			return nil, err
 		}
 	}
@@ -284,14 +208,14 @@ func (m *Shipyard) ScanDigests(
 	if err != nil {
 		return nil, err
 	}
-	return fromSDKDirectory(ctx, dir)
+	return m.fromSDKDirectory(ctx, dir)
 }
 
 // Attest signs SLSA v1 build provenance for each pushed digest (the source and commit, the
 // Dockerfile and build arguments, the GitHub workflow as builder) with Sigstore and
 // attaches it to the digest as an OCI referrer, where cosign verify-attestation and gh
-// attestation verify find it. A digest that already has its provenance keeps it. Prints
-// what was attached, as JSON.
+// attestation verify find it. A digest that already has its provenance keeps it. The
+// identity token and the builder come from with-sigstore. Prints what was attached, as JSON.
 // +cache="never"
 func (m *Shipyard) Attest(
 	ctx context.Context,
@@ -305,43 +229,16 @@ func (m *Shipyard) Attest(
 	// The package version the images were built with, as given to push-by-digest.
 	// +optional
 	version string,
-	// The OIDC identity token, e.g. env://SIGSTORE_ID_TOKEN.
-	// +optional
-	oidcToken *dagger.Secret,
-	// Fulcio's URL; default: Sigstore's public-good instance.
-	// +optional
-	fulcioUrl string,
-	// Rekor's URL (v1 API); default: Sigstore's public-good instance.
-	// +optional
-	rekorUrl string,
-	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
-	// verifies against it as signed by the token's identity, and the new evidence is
-	// verified against it before any tag moves; default: the public-good instance's,
-	// pinned by digest.
-	// +optional
-	trustedRoot *dagger.File,
-	// The GitHub Actions run, as NAME=value (see publish-dev).
-	// +optional
-	githubEnv []string,
-	// The builder's id outside GitHub Actions (a URI).
-	// +optional
-	builderId string,
-	// The provenance's buildType outside GitHub Actions (a URI).
-	// +optional
-	buildType string,
-	// The run's id outside GitHub Actions.
-	// +optional
-	invocationId string,
 ) (string, error) {
-	c, err := sdkClient(ctx)
+	pushed, images, t, err := m.withLogin(ctx, digests, version)
 	if err != nil {
 		return "", err
 	}
-	pushed, images, t, err := m.pushed(ctx, c, digests, version)
+	prov, err := m.provenance(sha, ref)
 	if err != nil {
 		return "", err
 	}
-	prov, err := m.provenance(sha, ref, githubEnv, builderId, buildType, invocationId)
+	c, err := m.session(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -352,7 +249,7 @@ func (m *Shipyard) Attest(
 	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, images); err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, signingTokens{oidcToken: oidcToken}, fulcioUrl, rekorUrl, trustedRoot, prov)
+	in, err := m.signInputs(ctx, c, prov)
 	if err != nil {
 		return "", err
 	}
@@ -365,38 +262,23 @@ func (m *Shipyard) Attest(
 
 // Sign signs each pushed digest with Sigstore, keylessly, as cosign v2.6 does with
 // --new-bundle-format, and attaches the bundle to the digest as an OCI referrer, where
-// cosign verify finds it. A digest that is already signed keeps its signature. Prints what
-// was attached, as JSON.
+// cosign verify finds it. A digest that is already signed keeps its signature. The
+// identity token comes from with-sigstore. Prints what was attached, as JSON.
 // +cache="never"
 func (m *Shipyard) Sign(
 	ctx context.Context,
 	// The digests push-by-digest printed, as JSON.
 	digests string,
-	// The OIDC identity token, e.g. env://SIGSTORE_ID_TOKEN.
-	// +optional
-	oidcToken *dagger.Secret,
-	// Fulcio's URL; default: Sigstore's public-good instance.
-	// +optional
-	fulcioUrl string,
-	// Rekor's URL (v1 API); default: Sigstore's public-good instance.
-	// +optional
-	rekorUrl string,
-	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
-	// verifies against it as signed by the token's identity, and the new evidence is
-	// verified against it before any tag moves; default: the public-good instance's,
-	// pinned by digest.
-	// +optional
-	trustedRoot *dagger.File,
 ) (string, error) {
-	c, err := sdkClient(ctx)
+	pushed, _, t, err := m.withLogin(ctx, digests, "")
 	if err != nil {
 		return "", err
 	}
-	pushed, _, t, err := m.pushed(ctx, c, digests, "")
+	c, err := m.session(ctx)
 	if err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, signingTokens{oidcToken: oidcToken}, fulcioUrl, rekorUrl, trustedRoot, publish.Provenance{})
+	in, err := m.signInputs(ctx, c, publish.Provenance{})
 	if err != nil {
 		return "", err
 	}
@@ -420,18 +302,9 @@ func (m *Shipyard) TagImages(
 	// The tags to set (repeatable), e.g. sha-<commit> and dev.
 	tag []string,
 ) (string, error) {
-	c, err := sdkClient(ctx)
+	pushed, _, t, err := m.withLogin(ctx, digests, "")
 	if err != nil {
 		return "", err
-	}
-	pushed, _, t, err := m.pushed(ctx, c, digests, "")
-	if err != nil {
-		return "", err
-	}
-	for _, x := range tag {
-		if x == registry.TagLatest {
-			return "", fmt.Errorf("--tag latest: latest follows the highest release and is set by the release flow, which rechecks it right before writing")
-		}
 	}
 	reports, err := publish.TagImages(ctx, t, pushed, tag, nil)
 	if err != nil {
@@ -467,7 +340,7 @@ func (m *Shipyard) ScanPublished(
 	if err != nil {
 		return nil, err
 	}
-	return fromSDKDirectory(ctx, dir)
+	return m.fromSDKDirectory(ctx, dir)
 }
 
 // Verify checks, before deploying, that an image has a valid Sigstore signature and SLSA
@@ -496,14 +369,14 @@ func (m *Shipyard) Verify(
 	// +default="text"
 	format string,
 ) (string, error) {
-	if format != "text" && format != "json" {
-		return "", fmt.Errorf("--format %q: want text or json", format)
+	if err := checkFormat(format); err != nil {
+		return "", err
 	}
-	c, err := sdkClient(ctx)
+	c, err := m.session(ctx)
 	if err != nil {
 		return "", err
 	}
-	src, err := supplychainSource(ctx, c)
+	src, err := m.supplychainSource(ctx, c)
 	if err != nil {
 		return "", err
 	}

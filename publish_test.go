@@ -24,24 +24,35 @@ const devSHA = "89abcdef0123456789abcdef0123456789abcdef"
 
 // publishModule is the module as a GitHub job would call it: the constructor's registry
 // (the test registry) and login, the signing tool from the repository's supplychain folder.
+// Without a login, the engine refuses any read of a secret's plaintext.
 func publishModule(t *testing.T, w *publishtest.World, withLogin bool) (*Shipyard, *engine.Engine) {
 	t.Helper()
-	// The module reads the registry password into memory for its own registry calls.
-	m, e := glue(t, nil, engine.AllowSecretPlaintext())
+	var opts []engine.Option
+	if withLogin {
+		// The module reads the registry password into memory for its own registry calls.
+		opts = append(opts, engine.AllowSecretPlaintext())
+	}
+	m, e := newModule(t, nil, opts...)
 	e.ExpectExecs(publishExecs...)
 	cleanScans(e)
 	w.Install(t, e, "filer", "taskmaster")
 	m.Registry, m.Org = w.Registry.Host, "elixircloud"
 	if withLogin {
 		m.RegistryUsername = w.Username
-		m.RegistryPassword = dag.SetSecret(publishtest.RegistryPasswordSecret, w.Password)
+		m.RegistryPassword = m.engine().SetSecret(publishtest.RegistryPasswordSecret, w.Password)
 	}
-	prev := supplychainSource
-	supplychainSource = func(context.Context, *sdk.Client) (*sdk.Directory, error) {
-		return dag.Host().Directory(publishtest.SupplychainSource(t)), nil
-	}
-	t.Cleanup(func() { supplychainSource = prev })
+	m.clients.supplychain = m.engine().Host().Directory(publishtest.SupplychainSource(t))
 	return m, e
+}
+
+// withSigstore chains with-sigstore as the dev workflow does, with token (default: the
+// test Sigstore's valid one) and the test Sigstore's URLs and trusted root.
+func withSigstore(m *Shipyard, w *publishtest.World, token *sdk.Secret) *Shipyard {
+	c := m.engine()
+	if token == nil {
+		token = c.SetSecret(publishtest.OIDCTokenSecret, w.Token)
+	}
+	return m.WithSigstore(token, nil, nil, w.Sigstore.URL, w.Sigstore.URL, c.Host().File(w.Sigstore.TrustedRoot), devGitHubEnv, "", "", "")
 }
 
 func repoOf(w *publishtest.World, name string) string {
@@ -69,13 +80,12 @@ func noSecret(t *testing.T, w *publishtest.World, texts ...string) {
 }
 
 func TestPublishDevThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
 	m, e := publishModule(t, w, true)
-	root := dag.Host().File(w.Sigstore.TrustedRoot)
-	token := dag.SetSecret(publishtest.OIDCTokenSecret, w.Token)
 
-	out, err := m.PublishDev(ctx, devSHA, token, w.Sigstore.URL, w.Sigstore.URL, root, devGitHubEnv, "", "", "")
+	out, err := withSigstore(m, w, nil).PublishDev(ctx, devSHA)
 	if err != nil {
 		t.Fatalf("publish-dev: %v", err)
 	}
@@ -91,6 +101,7 @@ func TestPublishDevThroughTheModule(t *testing.T) {
 		}
 	}
 
+	root := m.engine().Host().File(w.Sigstore.TrustedRoot)
 	text, err := m.Verify(ctx, repoOf(w, "filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "text")
 	if err != nil {
 		t.Fatalf("verify: %v", err)
@@ -116,6 +127,7 @@ func TestPublishDevThroughTheModule(t *testing.T) {
 // Each step as its own GitHub job: a fresh engine per job, the digests passed along as the
 // JSON each job prints, and the scan job without any credential.
 func TestPublishStepsOneByOne(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
 	job := func(withLogin bool) (*Shipyard, *engine.Engine) { return publishModule(t, w, withLogin) }
@@ -162,8 +174,15 @@ func TestPublishStepsOneByOne(t *testing.T) {
 		}
 	}
 
-	root := func() *sdk.File { return dag.Host().File(w.Sigstore.TrustedRoot) }
-	token := func() *sdk.Secret { return dag.SetSecret(publishtest.OIDCTokenSecret, w.Token) }
+	// With a login in the constructor, scan-digests still reads no credential: this engine
+	// refuses any read of a secret's plaintext.
+	withPassword, _ := job(false)
+	withPassword.RegistryUsername = w.Username
+	withPassword.RegistryPassword = withPassword.engine().SetSecret(publishtest.RegistryPasswordSecret, w.Password)
+	if _, err := withPassword.ScanDigests(ctx, nil, digests); err != nil {
+		t.Fatalf("scan-digests with a registry password given: %v", err)
+	}
+
 	var outputs []string
 	for round := range 2 {
 		// The second round re-runs every step: nothing new is signed, written or moved.
@@ -171,12 +190,12 @@ func TestPublishStepsOneByOne(t *testing.T) {
 		certs, entries := w.Sigstore.Counts(t)
 
 		m, e := job(true)
-		attested, err := m.Attest(ctx, digests, devSHA, "refs/heads/dev", "", token(), w.Sigstore.URL, w.Sigstore.URL, root(), devGitHubEnv, "", "", "")
+		attested, err := withSigstore(m, w, nil).Attest(ctx, digests, devSHA, "refs/heads/dev", "")
 		if err != nil {
 			t.Fatalf("attest: %v", err)
 		}
 		m, e2 := job(true)
-		signed, err := m.Sign(ctx, digests, token(), w.Sigstore.URL, w.Sigstore.URL, root())
+		signed, err := withSigstore(m, w, nil).Sign(ctx, digests)
 		if err != nil {
 			t.Fatalf("sign: %v", err)
 		}
@@ -245,17 +264,18 @@ func TestPublishStepsOneByOne(t *testing.T) {
 	if _, err := m.TagImages(ctx, again, []string{"latest"}); err == nil || !strings.Contains(err.Error(), "release flow") {
 		t.Errorf("latest from tag-images: %v", err)
 	}
-	if _, err := m.Sign(ctx, `{"filer": "sha256:1"}`, token(), w.Sigstore.URL, w.Sigstore.URL, nil); err == nil || !strings.Contains(err.Error(), "--digests") {
+	if _, err := withSigstore(m, w, nil).Sign(ctx, `{"filer": "sha256:1"}`); err == nil || !strings.Contains(err.Error(), "--digests") {
 		t.Errorf("bad digests: %v", err)
 	}
 }
 
 func TestPublishDevStopsOnAnExpiredToken(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
 	m, e := publishModule(t, w, true)
-	expired := dag.SetSecret(publishtest.ExpiredTokenSecret, w.ExpiredToken)
-	_, err := m.PublishDev(ctx, devSHA, expired, w.Sigstore.URL, w.Sigstore.URL, dag.Host().File(w.Sigstore.TrustedRoot), devGitHubEnv, "", "", "")
+	expired := m.engine().SetSecret(publishtest.ExpiredTokenSecret, w.ExpiredToken)
+	_, err := withSigstore(m, w, expired).PublishDev(ctx, devSHA)
 	if err == nil || !strings.Contains(err.Error(), "token expired") || !strings.Contains(err.Error(), "no tag was written") {
 		t.Fatalf("err = %v", err)
 	}
@@ -265,12 +285,13 @@ func TestPublishDevStopsOnAnExpiredToken(t *testing.T) {
 		}
 	}
 	noSecret(t, w, err.Error(), e.Graph().String())
-	if _, err := m.PublishDev(ctx, "main", nil, "", "", nil, nil, "", "", ""); err == nil || !strings.Contains(err.Error(), "full commit SHA") {
+	if _, err := m.PublishDev(ctx, "main"); err == nil || !strings.Contains(err.Error(), "full commit SHA") {
 		t.Errorf("a branch name as --sha: %v", err)
 	}
 }
 
 func TestScanPublishedThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
 	for _, n := range []string{"filer", "taskmaster"} {

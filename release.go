@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"dagger/shipyard/internal/github"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // githubClient opens the GitHub API with the constructor's token, read into memory only.
@@ -40,14 +40,14 @@ func (m *Shipyard) ReleasePlan(
 	// +default="ci.yml"
 	workflow string,
 ) (string, error) {
-	if format != "text" && format != "json" {
-		return "", fmt.Errorf("--format %q: want text or json", format)
+	if err := checkFormat(format); err != nil {
+		return "", err
 	}
 	gh, err := m.githubClient(ctx)
 	if err != nil {
 		return "", err
 	}
-	plan, err := release.ReleasePlan(ctx, gh, m.Repo, tag, release.Options{Workflow: workflow, ImageOrg: m.Org})
+	plan, err := releasegate.Check(ctx, gh, m.Repo, tag, releasegate.Config{Workflow: workflow, ImageOrg: m.Org})
 	if err != nil {
 		return "", err
 	}

@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 
 	sdk "dagger.io/dagger"
 
-	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/pipelines/release"
-	"dagger/shipyard/pipelines/releaserun"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // Release publishes a tesk-core release: release-plan (every gate of the tag; any violated
@@ -41,58 +39,19 @@ func (m *Shipyard) Release(
 	// The Python distribution in the images; default: [project] name of pyproject.toml at the tag.
 	// +optional
 	pythonPackage string,
-	// Where Dagger fetches the tagged source; default: https://github.com/<repo>.git.
+	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
-	// The OIDC identity token Sigstore certifies, e.g. env://SIGSTORE_ID_TOKEN (in GitHub
-	// Actions one with audience sigstore; the job needs id-token: write). Not needed for a dry run.
-	// +optional
-	oidcToken *dagger.Secret,
-	// Fulcio's URL; default: Sigstore's public instance.
-	// +optional
-	fulcioUrl string,
-	// Rekor's URL; default: Sigstore's public instance.
-	// +optional
-	rekorUrl string,
-	// The builder of the provenance outside GitHub Actions (a URI).
-	// +optional
-	builderId string,
-	// The build type of the provenance outside GitHub Actions (a URI).
-	// +optional
-	buildType string,
-	// The run's GitHub variables for the provenance, NAME=value (GITHUB_WORKFLOW_REF, GITHUB_RUN_ID, …).
-	// +optional
-	githubEnv []string,
-	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
-	// verifies against it as signed by the token's identity, and the new evidence is
-	// verified against it before any tag moves; default: the public-good instance's,
-	// pinned by digest.
-	// +optional
-	trustedRoot *dagger.File,
-	// GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL, e.g. env://ACTIONS_ID_TOKEN_REQUEST_URL:
-	// with the next argument, the signing tool requests its own identity token (audience
-	// sigstore) right before each attest and sign, instead of --oidc-token, which would
-	// expire during the builds. The job needs permissions id-token: write.
-	// +optional
-	actionsIdTokenRequestUrl *dagger.Secret,
-	// GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_TOKEN, e.g. env://ACTIONS_ID_TOKEN_REQUEST_TOKEN.
-	// +optional
-	actionsIdTokenRequestToken *dagger.Secret,
 ) (string, error) {
-	if err := releaseFormat(format); err != nil {
+	if err := checkFormat(format); err != nil {
 		return "", err
 	}
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{
-		workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl,
-		tokens:    signingTokens{oidcToken: oidcToken, requestURL: actionsIdTokenRequestUrl, requestToken: actionsIdTokenRequestToken},
-		fulcioURL: fulcioUrl, rekorURL: rekorUrl, builderID: builderId, buildType: buildType,
-		githubEnv: githubEnv, trustedRoot: trustedRoot, signing: !dryRun,
-	})
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, signing: !dryRun})
 	if err != nil {
 		return "", err
 	}
 	defer cleanup()
-	rep, err := releaserun.Run(ctx, cfg, tag, releaserun.Options{DryRun: dryRun})
+	rep, err := release.Run(ctx, cfg, tag, release.Options{DryRun: dryRun})
 	if err != nil {
 		if rep.Version == "" {
 			return "", err
@@ -100,7 +59,7 @@ func (m *Shipyard) Release(
 		// What was done before the failure helps the maintainer decide: print it with the error.
 		return "", fmt.Errorf("%w\n\n%s", err, rep.Text())
 	}
-	return releaseRender(format, rep, rep.Text)
+	return render(format, rep, rep.Text)
 }
 
 // ReleasePush is the release workflow's push job: release-plan, both images built at the
@@ -117,7 +76,7 @@ func (m *Shipyard) ReleasePush(
 	// The Python distribution in the images; default: from pyproject.toml at the tag.
 	// +optional
 	pythonPackage string,
-	// Where Dagger fetches the tagged source; default: https://github.com/<repo>.git.
+	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
 ) (string, error) {
@@ -126,7 +85,7 @@ func (m *Shipyard) ReleasePush(
 		return "", err
 	}
 	defer cleanup()
-	h, err := releaserun.PushJob(ctx, cfg, tag)
+	h, err := release.PushJob(ctx, cfg, tag)
 	if err != nil {
 		return "", err
 	}
@@ -142,19 +101,23 @@ func (m *Shipyard) ReleaseScan(
 	ctx context.Context,
 	// What the push job printed.
 	handoff string,
-	// Where Dagger fetches the tagged source; default: https://github.com/<repo>.git.
+	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	h, err := releaserun.ParseHandoff(handoff)
+	h, err := release.ParseHandoff(handoff)
 	if err != nil {
 		return "", err
 	}
-	c, err := sdkClient(ctx)
+	c, err := m.session(ctx)
 	if err != nil {
 		return "", err
 	}
-	scanned, _, err := releaserun.ScanJob(ctx, releaserun.Config{Client: c, Repo: m.Repo, GitURL: gitUrl}, h)
+	web, err := m.githubWeb()
+	if err != nil {
+		return "", err
+	}
+	scanned, _, err := release.ScanJob(ctx, release.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitUrl}, h)
 	if err != nil {
 		return "", err
 	}
@@ -179,70 +142,31 @@ func (m *Shipyard) ReleasePublish(
 	// The CI workflow's file name under .github/workflows.
 	// +default="ci.yml"
 	workflow string,
-	// Where Dagger fetches the tagged source; default: https://github.com/<repo>.git.
+	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
-	// The OIDC identity token Sigstore certifies, e.g. env://SIGSTORE_ID_TOKEN; in GitHub
-	// Actions pass the --actions-id-token-request-* pair instead, so that each signing step
-	// gets a fresh token.
-	// +optional
-	oidcToken *dagger.Secret,
-	// Fulcio's URL; default: Sigstore's public instance.
-	// +optional
-	fulcioUrl string,
-	// Rekor's URL; default: Sigstore's public instance.
-	// +optional
-	rekorUrl string,
-	// The builder of the provenance outside GitHub Actions (a URI).
-	// +optional
-	builderId string,
-	// The build type of the provenance outside GitHub Actions (a URI).
-	// +optional
-	buildType string,
-	// The run's GitHub variables for the provenance, NAME=value.
-	// +optional
-	githubEnv []string,
-	// Sigstore's trusted_root.json: a bundle an earlier run left counts as done only if it
-	// verifies against it as signed by the token's identity, and the new evidence is
-	// verified against it before any tag moves; default: the public-good instance's,
-	// pinned by digest.
-	// +optional
-	trustedRoot *dagger.File,
-	// GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL, e.g. env://ACTIONS_ID_TOKEN_REQUEST_URL:
-	// with the next argument, the signing tool requests its own identity token (audience
-	// sigstore) right before each attest and sign, instead of --oidc-token, which would
-	// expire during the builds. The job needs permissions id-token: write.
-	// +optional
-	actionsIdTokenRequestUrl *dagger.Secret,
-	// GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_TOKEN, e.g. env://ACTIONS_ID_TOKEN_REQUEST_TOKEN.
-	// +optional
-	actionsIdTokenRequestToken *dagger.Secret,
 ) (string, error) {
-	if err := releaseFormat(format); err != nil {
+	if err := checkFormat(format); err != nil {
 		return "", err
 	}
-	h, err := releaserun.ParseHandoff(handoff)
+	h, err := release.ParseHandoff(handoff)
 	if err != nil {
 		return "", fmt.Errorf("--handoff: %w", err)
 	}
-	p, err := releaserun.ParseHandoff(pushed)
+	p, err := release.ParseHandoff(pushed)
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
 	}
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{
-		workflow: workflow, gitURL: gitUrl, fulcioURL: fulcioUrl, rekorURL: rekorUrl,
-		tokens:    signingTokens{oidcToken: oidcToken, requestURL: actionsIdTokenRequestUrl, requestToken: actionsIdTokenRequestToken},
-		builderID: builderId, buildType: buildType, githubEnv: githubEnv, trustedRoot: trustedRoot, signing: true,
-	})
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, gitURL: gitUrl, signing: true})
 	if err != nil {
 		return "", err
 	}
 	defer cleanup()
-	rep, err := releaserun.PublishJob(ctx, cfg, h, p)
+	rep, err := release.PublishJob(ctx, cfg, h, p)
 	if err != nil {
 		return "", err
 	}
-	return releaseRender(format, rep, rep.Text)
+	return render(format, rep, rep.Text)
 }
 
 // ReleasePublishRelease is the release workflow's last job: once both images carry the
@@ -263,7 +187,7 @@ func (m *Shipyard) ReleasePublishRelease(
 	// +default="ci.yml"
 	workflow string,
 ) (string, error) {
-	if err := releaseFormat(format); err != nil {
+	if err := checkFormat(format); err != nil {
 		return "", err
 	}
 	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow})
@@ -271,23 +195,18 @@ func (m *Shipyard) ReleasePublishRelease(
 		return "", err
 	}
 	defer cleanup()
-	rel, err := releaserun.ReleaseJob(ctx, cfg, tag)
+	rel, err := release.ReleaseJob(ctx, cfg, tag)
 	if err != nil {
 		return "", err
 	}
-	return releaseRender(format, rel, func() string {
-		return releaserun.Report{Tag: tag, Release: rel}.Text()
+	return render(format, rel, func() string {
+		return release.Report{Tag: tag, Release: rel}.Text()
 	})
 }
 
 // releaseFlags are the arguments the release functions share.
 type releaseFlags struct {
 	workflow, pythonPackage, gitURL string
-	tokens                          signingTokens
-	fulcioURL, rekorURL             string
-	builderID, buildType            string
-	githubEnv                       []string
-	trustedRoot                     *dagger.File
 	// signing: the function attests and signs, so it needs the token and the tool.
 	signing bool
 }
@@ -295,75 +214,76 @@ type releaseFlags struct {
 // releaseConfig turns the module's arguments into the release flow's configuration. Tokens
 // are read into memory only where Go code calls an API with them (GitHub, the registry);
 // containers get them as secrets. cleanup removes the work directory of image tarballs.
-func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (releaserun.Config, func(), error) {
+func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.Config, func(), error) {
 	none := func() {}
 	gh, err := m.githubClient(ctx)
 	if err != nil {
-		return releaserun.Config{}, none, err
+		return release.Config{}, none, err
 	}
-	c, err := sdkClient(ctx)
+	c, err := m.session(ctx)
 	if err != nil {
-		return releaserun.Config{}, none, err
+		return release.Config{}, none, err
 	}
-	target, err := m.target(ctx, c)
+	steps, err := m.imageSteps(ctx, c, f.signing)
 	if err != nil {
-		return releaserun.Config{}, none, err
+		return release.Config{}, none, err
 	}
-	steps := releaserun.ImageSteps{Target: target}
-	if f.signing {
-		if f.tokens.oidcToken == nil && f.tokens.requestURL == nil && f.tokens.requestToken == nil {
-			return releaserun.Config{}, none, fmt.Errorf("--oidc-token: attesting and signing need an OIDC identity token: in GitHub Actions pass --actions-id-token-request-url env://ACTIONS_ID_TOKEN_REQUEST_URL --actions-id-token-request-token env://ACTIONS_ID_TOKEN_REQUEST_TOKEN (the job needs id-token: write), elsewhere --oidc-token")
-		}
-		// The source of the provenance (repository, tag, commit) is the release's own.
-		prov, err := m.provenance("", "", f.githubEnv, f.builderID, f.buildType, "")
-		if err != nil {
-			return releaserun.Config{}, none, err
-		}
-		if steps.Sign, err = m.signInputs(ctx, c, f.tokens, f.fulcioURL, f.rekorURL, f.trustedRoot, prov); err != nil {
-			return releaserun.Config{}, none, err
-		}
+	cfg := release.Config{
+		Client: c, GitHub: gh, Repo: m.Repo,
+		Gates:  releasegate.Config{Workflow: f.workflow, ImageOrg: m.Org},
+		GitURL: f.gitURL, Package: f.pythonPackage, Images: steps, Log: os.Stderr,
 	}
-	dir, err := os.MkdirTemp("", "shipyard-release-")
-	if err != nil {
-		return releaserun.Config{}, none, fmt.Errorf("a work directory for the image tarballs: %w", err)
+	if cfg.GitHubWeb, err = m.githubWeb(); err != nil {
+		return release.Config{}, none, err
 	}
-	steps.Workdir = dir
-	pins, err := m.pins()
-	if err != nil {
-		os.RemoveAll(dir)
-		return releaserun.Config{}, none, err
+	if cfg.Pins, err = m.pins(); err != nil {
+		return release.Config{}, none, err
 	}
-	var gitToken *sdk.Secret
 	if m.GithubToken != nil && f.gitURL == "" {
 		// The default URL is GitHub's: the same token fetches a private repository.
-		if gitToken, err = toSDKSecret(ctx, c, m.GithubToken); err != nil {
-			os.RemoveAll(dir)
-			return releaserun.Config{}, none, fmt.Errorf("--github-token: %w", err)
+		if cfg.GitToken, err = toSDKSecret(ctx, c, m.GithubToken); err != nil {
+			return release.Config{}, none, fmt.Errorf("--github-token: %w", err)
 		}
 	}
-	return releaserun.Config{
-		Client: c, GitHub: gh, Repo: m.Repo,
-		Plan:   release.Options{Workflow: f.workflow, ImageOrg: m.Org},
-		GitURL: f.gitURL, GitToken: gitToken, Package: f.pythonPackage,
-		Images: steps, Log: os.Stderr, Pins: pins,
-	}, func() { os.RemoveAll(dir) }, nil
+	dir, cleanup, err := workdir("release")
+	if err != nil {
+		return release.Config{}, none, err
+	}
+	cfg.Images.Workdir = dir
+	return cfg, cleanup, nil
 }
 
-func releaseFormat(format string) error {
+// imageSteps are the registry target and, when the function signs, the signing inputs
+// with-sigstore gave; the source of the provenance (repository, tag, commit) is the
+// release's own.
+func (m *Shipyard) imageSteps(ctx context.Context, c *sdk.Client, signing bool) (release.ImageConfig, error) {
+	target, err := m.target(ctx, c)
+	if err != nil || !signing {
+		return release.ImageConfig{Target: target}, err
+	}
+	if !m.hasIdentityToken() {
+		return release.ImageConfig{}, errNoIdentityToken
+	}
+	prov, err := m.provenance("", "")
+	if err != nil {
+		return release.ImageConfig{}, err
+	}
+	in, err := m.signInputs(ctx, c, prov)
+	return release.ImageConfig{Target: target, Sign: in}, err
+}
+
+// checkFormat refuses an output format other than text or json.
+func checkFormat(format string) error {
 	if format != "text" && format != "json" {
 		return fmt.Errorf("--format %q: want text or json", format)
 	}
 	return nil
 }
 
-// releaseRender prints v as indented JSON, or as text.
-func releaseRender(format string, v any, text func() string) (string, error) {
+// render prints v as indented JSON, or as text.
+func render(format string, v any, text func() string) (string, error) {
 	if format == "text" {
 		return text(), nil
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return "", fmt.Errorf("rendering the output: %w", err)
-	}
-	return string(b) + "\n", nil
+	return toJSON(v)
 }

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	sdk "dagger.io/dagger"
-
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/teskrepo"
@@ -33,8 +31,9 @@ type releaseWorld struct {
 
 func newReleaseWorld(t *testing.T) *releaseWorld {
 	t.Helper()
-	m, e := glue(t, nil, engine.AllowSecretPlaintext())
+	m, e := newModule(t, nil, engine.AllowSecretPlaintext())
 	e.ExpectExecs(publishExecs...)
+	dag := m.engine()
 	w := &releaseWorld{m: m, e: e, repo: teskrepo.New(t, teskrepo.Options{}), pub: publishtest.NewWorld(t)}
 	w.pub.Install(t, e, "taskmaster", "filer")
 	teskrepo.ReportBuiltVersion(e)
@@ -47,11 +46,7 @@ func newReleaseWorld(t *testing.T) *releaseWorld {
 	m.RegistryPassword = dag.SetSecret(publishtest.RegistryPasswordSecret, w.pub.Password)
 	w.oidc = dag.SetSecret(publishtest.OIDCTokenSecret, w.pub.Token)
 	w.root = dag.Host().File(w.pub.Sigstore.TrustedRoot)
-	prev := supplychainSource
-	supplychainSource = func(context.Context, *sdk.Client) (*sdk.Directory, error) {
-		return dag.Host().Directory(publishtest.SupplychainSource(t)), nil
-	}
-	t.Cleanup(func() { supplychainSource = prev })
+	m.clients.supplychain = dag.Host().Directory(publishtest.SupplychainSource(t))
 	return w
 }
 
@@ -63,8 +58,14 @@ func (w *releaseWorld) tag(t *testing.T, tag string) {
 }
 
 func (w *releaseWorld) release(ctx context.Context, tag string, dryRun bool, format string) (string, error) {
-	return w.m.Release(ctx, tag, dryRun, format, "ci.yml", "", teskrepo.GitURL, w.oidc,
-		w.pub.Sigstore.URL, w.pub.Sigstore.URL, "https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.root, nil, nil)
+	return w.signing(w.oidc, nil, nil).Release(ctx, tag, dryRun, format, "ci.yml", "", teskrepo.GitURL)
+}
+
+// signing chains with-sigstore with the test Sigstore, its trusted root, a builder outside
+// GitHub Actions, and the given token or token endpoint.
+func (w *releaseWorld) signing(oidc, requestURL, requestToken *dagger.Secret) *Shipyard {
+	return w.m.WithSigstore(oidc, requestURL, requestToken, w.pub.Sigstore.URL, w.pub.Sigstore.URL, w.root, nil,
+		"https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", "")
 }
 
 // noSecrets fails when a token or password reached an output, an error or an exec.
@@ -79,6 +80,7 @@ func (w *releaseWorld) noSecrets(t *testing.T, texts ...string) {
 }
 
 func TestReleaseThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newReleaseWorld(t)
 	w.tag(t, "v0.11.0")
@@ -149,6 +151,7 @@ func TestReleaseThroughTheModule(t *testing.T) {
 }
 
 func TestReleaseJobsThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newReleaseWorld(t)
 	w.tag(t, "v0.11.0rc1")
@@ -165,7 +168,7 @@ func TestReleaseJobsThroughTheModule(t *testing.T) {
 		t.Fatalf("scan handoff %s", scanned)
 	}
 	// The scan job's handoff must carry what the push job pushed.
-	if _, err := w.m.ReleasePublish(ctx, scanned, "{}", "json", "ci.yml", teskrepo.GitURL, w.oidc, "", "", "", "", nil, w.root, nil, nil); err == nil || !strings.Contains(err.Error(), "--pushed") {
+	if _, err := w.signing(w.oidc, nil, nil).ReleasePublish(ctx, scanned, "{}", "json", "ci.yml", teskrepo.GitURL); err == nil || !strings.Contains(err.Error(), "--pushed") {
 		t.Errorf("publish without the push job's output: %v", err)
 	}
 	i := strings.Index(pushed, `"digest":"sha256:`) + len(`"digest":"sha256:`)
@@ -174,22 +177,21 @@ func TestReleaseJobsThroughTheModule(t *testing.T) {
 		flipped = "1"
 	}
 	otherDigest := pushed[:i] + flipped + pushed[i+1:]
-	if _, err := w.m.ReleasePublish(ctx, scanned, otherDigest, "json", "ci.yml", teskrepo.GitURL, w.oidc, "", "", "", "", nil, w.root, nil, nil); err == nil || !strings.Contains(err.Error(), "is not what the push job pushed") {
+	if _, err := w.signing(w.oidc, nil, nil).ReleasePublish(ctx, scanned, otherDigest, "json", "ci.yml", teskrepo.GitURL); err == nil || !strings.Contains(err.Error(), "is not what the push job pushed") {
 		t.Errorf("publish of digests the push job did not print: %v", err)
 	}
 	// Publishing needs the OIDC token, or the endpoint to request one from.
-	if _, err := w.m.ReleasePublish(ctx, scanned, pushed, "json", "ci.yml", teskrepo.GitURL, nil, "", "", "", "", nil, w.root, nil, nil); err == nil || !strings.Contains(err.Error(), "--oidc-token") {
+	if _, err := w.m.ReleasePublish(ctx, scanned, pushed, "json", "ci.yml", teskrepo.GitURL); err == nil || !strings.Contains(err.Error(), "--oidc-token") {
 		t.Errorf("publish without a token: %v", err)
 	}
 	// As release.yml calls it: the signing tool requests a token right before each use.
 	te := w.pub.TokenEndpoint(t, 5*time.Minute)
-	requestURL := dag.SetSecret(publishtest.TokenRequestURLSecret, te.URL)
-	requestToken := dag.SetSecret(publishtest.TokenRequestTokenSecret, te.Bearer)
-	if _, err := w.m.ReleasePublish(ctx, scanned, pushed, "json", "ci.yml", teskrepo.GitURL, nil, "", "", "", "", nil, w.root, requestURL, nil); err == nil || !strings.Contains(err.Error(), "go together") {
+	requestURL := w.m.engine().SetSecret(publishtest.TokenRequestURLSecret, te.URL)
+	requestToken := w.m.engine().SetSecret(publishtest.TokenRequestTokenSecret, te.Bearer)
+	if _, err := w.signing(nil, requestURL, nil).ReleasePublish(ctx, scanned, pushed, "json", "ci.yml", teskrepo.GitURL); err == nil || !strings.Contains(err.Error(), "go together") {
 		t.Errorf("half a token request: %v", err)
 	}
-	report, err := w.m.ReleasePublish(ctx, scanned, pushed, "text", "ci.yml", teskrepo.GitURL, nil, w.pub.Sigstore.URL, w.pub.Sigstore.URL,
-		"https://github.com/elixir-cloud-aai/tesk-core/actions", "https://shipyard.example/release/v1", nil, w.root, requestURL, requestToken)
+	report, err := w.signing(nil, requestURL, requestToken).ReleasePublish(ctx, scanned, pushed, "text", "ci.yml", teskrepo.GitURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,6 +214,7 @@ func TestReleaseJobsThroughTheModule(t *testing.T) {
 // The release's builds and scans run the images --pin names (seen missing on a real
 // engine: the release scanned with the default Trivy image whatever the pins said).
 func TestReleaseUsesThePins(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newReleaseWorld(t)
 	w.tag(t, "v0.11.0")

@@ -27,13 +27,14 @@ func releaseModule(t *testing.T, sim *githubsim.Server) *Shipyard {
 	t.Helper()
 	// The module reads API tokens into memory (never into a container), so the double
 	// must answer Secret.plaintext here.
-	m, _ := glue(t, nil, engine.AllowSecretPlaintext())
+	m, _ := newModule(t, nil, engine.AllowSecretPlaintext())
 	m.GithubAPI = sim.URL + "/"
-	m.GithubToken = dag.SetSecret("github-token", ghToken)
+	m.GithubToken = m.engine().SetSecret("github-token", ghToken)
 	return m
 }
 
 func TestReleasePlanThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sim := seedRelease(t, "Brings signed images.\n\n## Features\n\n- Sign both images (#101, #102)\n")
 	m := releaseModule(t, sim)
@@ -71,6 +72,7 @@ func TestReleasePlanThroughTheModule(t *testing.T) {
 }
 
 func TestReleasePlanReportsEveryViolation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sim := seedRelease(t, "## Features\n\n- no intro and no numbers\n")
 	m := releaseModule(t, sim)
@@ -95,6 +97,7 @@ func TestReleasePlanReportsEveryViolation(t *testing.T) {
 // The README's quick start prints exactly what release-plan prints for the demo
 // repository, read without a token (as the demo server answers).
 func TestReadmeQuickStartOutput(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +108,7 @@ func TestReadmeQuickStartOutput(t *testing.T) {
 	}
 	sim := githubsim.New(t, githubsim.WithAnonymousReads())
 	teskdemo.Seed(sim, teskdemo.Notes)
-	m, _ := glue(t, nil, engine.AllowSecretPlaintext())
+	m, _ := newModule(t, nil, engine.AllowSecretPlaintext())
 	m.GithubAPI = sim.URL + "/"
 	got, err := m.ReleasePlan(context.Background(), teskdemo.Tag, "text", "ci.yml")
 	if err != nil {

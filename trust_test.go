@@ -63,9 +63,7 @@ func TestNoCacheSharedBetweenRepositoryCodeAndPublishing(t *testing.T) {
 	{
 		w := publishtest.NewWorld(t)
 		m, e := publishModule(t, w, true)
-		root := dag.Host().File(w.Sigstore.TrustedRoot)
-		token := dag.SetSecret(publishtest.OIDCTokenSecret, w.Token)
-		if _, err := m.PublishDev(ctx, devSHA, token, w.Sigstore.URL, w.Sigstore.URL, root, devGitHubEnv, "", "", ""); err != nil {
+		if _, err := withSigstore(m, w, nil).PublishDev(ctx, devSHA); err != nil {
 			t.Fatalf("publish-dev: %v", err)
 		}
 		publishing["publish-dev"] = caches(e)

@@ -12,6 +12,8 @@ import (
 type function struct {
 	flags    map[string]bool // flag name → required
 	variadic map[string]bool
+	// returnsModule: the function returns the module, so a call may go on after it.
+	returnsModule bool
 }
 
 // surface is the module's callable API as the Dagger CLI shows it.
@@ -35,7 +37,7 @@ func readSurface(root string) (surface, error) {
 }
 
 func flagsOf(fn modsurface.Function) function {
-	out := function{flags: map[string]bool{}, variadic: map[string]bool{}}
+	out := function{flags: map[string]bool{}, variadic: map[string]bool{}, returnsModule: fn.Returns == "Shipyard"}
 	for name, a := range fn.Args {
 		out.flags[name] = a.Required()
 		out.variadic[name] = strings.HasPrefix(a.Type, "[")
@@ -49,13 +51,23 @@ var kebab = modsurface.Kebab
 type call struct {
 	where       string
 	constructor []string
-	function    string
-	flags       []string
-	chain       []string
+	// with are the module's with-… functions chained before function (with-sigstore …):
+	// each returns the module with settings stored, and the call goes on.
+	with     []link
+	function string
+	flags    []string
+	chain    []string
 }
 
-// parseCall splits the words after `dagger call`: constructor flags, the function, its
-// flags, then any chained core functions (export --path, contents …).
+// link is one chained with-… function and its flags.
+type link struct {
+	function string
+	flags    []string
+}
+
+// parseCall splits the words after `dagger call`: constructor flags, any with-… functions
+// and their flags, the function, its flags, then any chained core functions (export
+// --path, contents …).
 func parseCall(where string, words []string) (call, error) {
 	c := call{where: where}
 	i := 0
@@ -74,18 +86,22 @@ func parseCall(where string, words []string) (call, error) {
 	if i >= len(words) {
 		return c, fmt.Errorf("%s: dagger call names no function", where)
 	}
-	c.function = words[i]
-	i++
-	for ; i < len(words); i++ {
-		w := words[i]
-		if !strings.HasPrefix(w, "-") {
-			c.chain = words[i:]
+	for {
+		c.function, c.flags = words[i], nil
+		i++
+		for ; i < len(words) && strings.HasPrefix(words[i], "-"); i++ {
+			c.flags = append(c.flags, flagName(words[i]))
+			if !strings.Contains(words[i], "=") && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
+				i++
+			}
+		}
+		if !strings.HasPrefix(c.function, "with-") || i >= len(words) {
 			break
 		}
-		c.flags = append(c.flags, flagName(w))
-		if !strings.Contains(w, "=") && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
-			i++
-		}
+		c.with = append(c.with, link{function: c.function, flags: c.flags})
+	}
+	if i < len(words) {
+		c.chain = words[i:]
 	}
 	return c, nil
 }
@@ -111,27 +127,37 @@ func (s surface) check(c call) []string {
 			problems = append(problems, fmt.Sprintf("%s: constructor flag --%s is not a parameter of New", c.where, f))
 		}
 	}
-	fn, ok := s.functions[c.function]
-	if !ok {
-		return append(problems, fmt.Sprintf("%s: function %q is not declared by the module", c.where, c.function))
+	for _, l := range c.with {
+		if fn, ok := s.functions[l.function]; ok && !fn.returnsModule {
+			problems = append(problems, fmt.Sprintf("%s: %s does not return the module, so nothing can follow it", c.where, l.function))
+		}
+		problems = append(problems, s.checkFunction(c.where, l.function, l.flags)...)
 	}
+	return append(problems, s.checkFunction(c.where, c.function, c.flags)...)
+}
+
+// checkFunction lists what is wrong with one function of a call and the flags given to it.
+func (s surface) checkFunction(where, name string, flags []string) []string {
+	fn, ok := s.functions[name]
+	if !ok {
+		return []string{fmt.Sprintf("%s: function %q is not declared by the module", where, name)}
+	}
+	var problems []string
 	given := map[string]bool{}
-	for _, f := range c.flags {
+	for _, f := range flags {
 		given[f] = true
 		if _, ok := fn.flags[f]; !ok {
-			problems = append(problems, fmt.Sprintf("%s: %s has no flag --%s", c.where, c.function, f))
+			problems = append(problems, fmt.Sprintf("%s: %s has no flag --%s", where, name, f))
 		}
 	}
 	for f, required := range fn.flags {
 		if required && !given[f] {
-			problems = append(problems, fmt.Sprintf("%s: %s needs --%s", c.where, c.function, f))
+			problems = append(problems, fmt.Sprintf("%s: %s needs --%s", where, name, f))
 		}
 	}
 	return problems
 }
 
-// shellWords splits a command line into words, honouring quotes and line continuations;
-// expressions like ${{ … }} stay one word.
 func shellWords(s string) []string {
 	s = strings.ReplaceAll(s, "\\\n", " ")
 	var words []string

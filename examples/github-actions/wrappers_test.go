@@ -187,7 +187,9 @@ func TestSurfaceChecker(t *testing.T) {
 	s := surface{
 		constructor: function{flags: map[string]bool{"source": false, "github-token": false}},
 		functions: map[string]function{
-			"release-plan": {flags: map[string]bool{"tag": true, "format": false}},
+			"release-plan":  {flags: map[string]bool{"tag": true, "format": false}},
+			"with-sigstore": {flags: map[string]bool{"oidc-token": false}, returnsModule: true},
+			"with-nothing":  {flags: map[string]bool{}},
 		},
 	}
 	cases := []struct {
@@ -200,6 +202,10 @@ func TestSurfaceChecker(t *testing.T) {
 		{"--token x release-plan --tag v1", []string{"constructor flag --token"}},
 		{"relase-plan --tag v1", []string{`function "relase-plan" is not declared`}},
 		{"release-plan --tag v1 export --path out", nil},
+		{"with-sigstore --oidc-token env://T release-plan --tag v1", nil},
+		{"with-sigstore --oidc-token env://T release-plan", []string{"release-plan needs --tag"}},
+		{"with-sigstore --oidc-tokn x release-plan --tag v1", []string{"with-sigstore has no flag --oidc-tokn"}},
+		{"with-nothing release-plan --tag v1", []string{"with-nothing does not return the module"}},
 	}
 	for _, c := range cases {
 		call, err := parseCall("t", shellWords(c.line))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
@@ -71,18 +72,9 @@ func applyTags(ctx context.Context, repo, digest string, plan TagPlan, auth Auth
 	if err := checkPlan(repo, digest, plan); err != nil {
 		return report, err
 	}
-	var immutable []string
-	writes := false
-	for _, a := range plan.Actions {
-		if a.Class.Immutable() {
-			immutable = append(immutable, a.Tag)
-		}
-		if a.Action != ActionKeep {
-			writes = true
-			if a.Tag == TagLatest && stillLatest == nil {
-				return report, errors.New("the plan sets latest but no stillLatest check was given")
-			}
-		}
+	immutable, writes := planShape(plan)
+	if stillLatest == nil && slices.ContainsFunc(plan.Actions, func(a TagAction) bool { return a.Tag == TagLatest && a.Action != ActionKeep }) {
+		return report, errors.New("the plan sets latest but no stillLatest check was given")
 	}
 	if !writes && len(immutable) == 0 {
 		report.Kept = append(report.Kept, plan.Actions...)
@@ -111,29 +103,9 @@ func applyTags(ctx context.Context, repo, digest string, plan TagPlan, auth Auth
 	if err != nil {
 		return report, fmt.Errorf("recheck tags: %w", err)
 	}
-	var changed []error
-	actions := make([]TagAction, len(plan.Actions))
-	copy(actions, plan.Actions)
-	for i, a := range actions {
-		if !a.Class.Immutable() {
-			continue
-		}
-		found := current[a.Tag]
-		planned := ""
-		if a.Action == ActionKeep {
-			planned = digest
-		}
-		switch {
-		case found == planned:
-		case found == digest:
-			// Another run already wrote what we meant to: converged.
-			actions[i].Action = ActionKeep
-		default:
-			changed = append(changed, &ConcurrentTagError{Image: repo, Tag: a.Tag, Planned: planned, Found: found})
-		}
-	}
-	if len(changed) > 0 {
-		return report, fmt.Errorf("nothing written: %w", errors.Join(changed...))
+	actions, err := Recheck(repo, digest, plan.Actions, current)
+	if err != nil {
+		return report, err
 	}
 
 	for _, a := range actions {
@@ -157,6 +129,48 @@ func applyTags(ctx context.Context, repo, digest string, plan TagPlan, auth Auth
 		report.Written = append(report.Written, a)
 	}
 	return report, nil
+}
+
+// planShape lists the plan's immutable tags and says whether it writes any tag.
+func planShape(plan TagPlan) (immutable []string, writes bool) {
+	for _, a := range plan.Actions {
+		if a.Class.Immutable() {
+			immutable = append(immutable, a.Tag)
+		}
+		writes = writes || a.Action != ActionKeep
+	}
+	return immutable, writes
+}
+
+// Recheck decides, from the immutable tags read right before writing (current: tag →
+// digest, absent when missing), whether the planned actions still hold: a tag found where
+// the plan left it passes; one another run already put on digest is kept (converged);
+// anything else is a ConcurrentTagError and nothing is written.
+func Recheck(repo, digest string, planned []TagAction, current map[string]string) ([]TagAction, error) {
+	var changed []error
+	actions := slices.Clone(planned)
+	for i, a := range actions {
+		if !a.Class.Immutable() {
+			continue
+		}
+		found := current[a.Tag]
+		want := ""
+		if a.Action == ActionKeep {
+			want = digest
+		}
+		switch {
+		case found == want:
+		case found == digest:
+			// Another run already wrote what we meant to: converged.
+			actions[i].Action = ActionKeep
+		default:
+			changed = append(changed, &ConcurrentTagError{Image: repo, Tag: a.Tag, Planned: want, Found: found})
+		}
+	}
+	if len(changed) > 0 {
+		return nil, fmt.Errorf("nothing written: %w", errors.Join(changed...))
+	}
+	return actions, nil
 }
 
 func leftOn(a TagAction) string {

@@ -110,21 +110,9 @@ func moveLatest(ctx context.Context, targets []LatestTarget, auth Auth, stillLat
 	if err != nil {
 		return report, err
 	}
-	repos := make(map[string]name.Repository, len(targets))
-	current := map[string]string{}
-	for _, t := range targets {
-		r, err := parseRepository(t.Repo)
-		if err != nil {
-			return report, err
-		}
-		repos[t.Repo] = r
-		found, err := c.resolve(ctx, r, []string{TagLatest})
-		if err != nil {
-			return report, fmt.Errorf("read latest of %s: %w", t.Repo, err)
-		}
-		if d, ok := found[TagLatest]; ok {
-			current[t.Repo] = d
-		}
+	repos, current, err := c.readLatest(ctx, targets)
+	if err != nil {
+		return report, err
 	}
 	moves, err := PlanLatest(targets, current)
 	if err != nil {
@@ -142,18 +130,9 @@ func moveLatest(ctx context.Context, targets []LatestTarget, auth Auth, stillLat
 	}
 	// Every manifest is fetched before anything is written, so a missing one stops the
 	// move with nothing changed, and a roll back needs no read.
-	manifests := map[string]remote.Taggable{}
-	for _, m := range pending {
-		for _, d := range []string{m.Digest, m.From} {
-			if d == "" {
-				continue
-			}
-			desc, err := c.puller.Get(ctx, repos[m.Repo].Digest(d))
-			if err != nil {
-				return report, fmt.Errorf("fetch the manifest of %s@%s: %w", m.Repo, d, err)
-			}
-			manifests[m.Repo+"@"+d] = desc
-		}
+	manifests, err := c.manifests(ctx, repos, pending)
+	if err != nil {
+		return report, err
 	}
 	ok, err := stillLatest(ctx)
 	if err != nil {
@@ -170,26 +149,72 @@ func moveLatest(ctx context.Context, targets []LatestTarget, auth Auth, stillLat
 			continue
 		}
 		werr = fmt.Errorf("write latest of %s: %w", m.Repo, werr)
-		var unrestored []error
-		for _, done := range pending[:i] {
-			if err := c.restoreLatest(ctx, repos[done.Repo], done, manifests); err != nil {
-				unrestored = append(unrestored, fmt.Errorf("%s: %w", done.Repo, err))
-				continue
-			}
-			report.RolledBack = append(report.RolledBack, done.Repo)
-		}
-		report.Written = nil
-		for _, done := range pending[:i] {
-			if !slices.Contains(report.RolledBack, done.Repo) {
-				report.Written = append(report.Written, done.Repo)
-			}
-		}
-		if len(unrestored) > 0 {
-			return report, fmt.Errorf("%w; latest could not be put back in %w: latest now differs between the images, re-run the step to finish the move", werr, errors.Join(unrestored...))
-		}
-		return report, fmt.Errorf("%w; latest was put back where it was in the images already written, so no image moved", werr)
+		return report, c.rollBack(ctx, &report, repos, pending[:i], manifests, werr)
 	}
 	return report, nil
+}
+
+// readLatest reads where latest is in each target's repository (absent: not in current).
+func (c *client) readLatest(ctx context.Context, targets []LatestTarget) (map[string]name.Repository, map[string]string, error) {
+	repos := make(map[string]name.Repository, len(targets))
+	current := map[string]string{}
+	for _, t := range targets {
+		r, err := parseRepository(t.Repo)
+		if err != nil {
+			return nil, nil, err
+		}
+		repos[t.Repo] = r
+		found, err := c.resolve(ctx, r, []string{TagLatest})
+		if err != nil {
+			return nil, nil, fmt.Errorf("read latest of %s: %w", t.Repo, err)
+		}
+		if d, ok := found[TagLatest]; ok {
+			current[t.Repo] = d
+		}
+	}
+	return repos, current, nil
+}
+
+// manifests fetches every manifest the moves point latest at, or back at, keyed
+// repo@digest.
+func (c *client) manifests(ctx context.Context, repos map[string]name.Repository, pending []LatestMove) (map[string]remote.Taggable, error) {
+	out := map[string]remote.Taggable{}
+	for _, m := range pending {
+		for _, d := range []string{m.Digest, m.From} {
+			if d == "" {
+				continue
+			}
+			desc, err := c.puller.Get(ctx, repos[m.Repo].Digest(d))
+			if err != nil {
+				return nil, fmt.Errorf("fetch the manifest of %s@%s: %w", m.Repo, d, err)
+			}
+			out[m.Repo+"@"+d] = desc
+		}
+	}
+	return out, nil
+}
+
+// rollBack puts latest back where it was in the images done already, after werr stopped
+// the move, and records which were put back and which stay written.
+func (c *client) rollBack(ctx context.Context, report *LatestReport, repos map[string]name.Repository, done []LatestMove, manifests map[string]remote.Taggable, werr error) error {
+	var unrestored []error
+	for _, d := range done {
+		if err := c.restoreLatest(ctx, repos[d.Repo], d, manifests); err != nil {
+			unrestored = append(unrestored, fmt.Errorf("%s: %w", d.Repo, err))
+			continue
+		}
+		report.RolledBack = append(report.RolledBack, d.Repo)
+	}
+	report.Written = nil
+	for _, d := range done {
+		if !slices.Contains(report.RolledBack, d.Repo) {
+			report.Written = append(report.Written, d.Repo)
+		}
+	}
+	if len(unrestored) > 0 {
+		return fmt.Errorf("%w; latest could not be put back in %w: latest now differs between the images, re-run the step to finish the move", werr, errors.Join(unrestored...))
+	}
+	return fmt.Errorf("%w; latest was put back where it was in the images already written, so no image moved", werr)
 }
 
 // restoreLatest points latest back at the move's From, or deletes it where it did not

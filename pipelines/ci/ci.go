@@ -48,39 +48,59 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger
 		return jobs.Summary{}, nil, fmt.Errorf("ci: %w", err)
 	}
 	images, imagesErr := p.Images(ctx, opts.Version)
-
-	var (
-		mu        sync.Mutex
-		results   []jobs.JobResult
-		artifacts = p.Client.Directory()
-		wg        sync.WaitGroup
-	)
-	record := func(r jobs.JobResult, add func(*dagger.Directory) *dagger.Directory) {
-		mu.Lock()
-		defer mu.Unlock()
-		results = append(results, r)
-		if add != nil {
-			artifacts = add(artifacts)
+	r := &ciRun{artifacts: p.Client.Directory()}
+	p.sourceJobs(ctx, r, opts, versions)
+	p.imageJobs(ctx, r, opts, images, imagesErr)
+	r.wg.Wait()
+	summary := jobs.Summary{Jobs: sortJobs(r.results)}
+	var failed []string
+	for _, j := range summary.Jobs {
+		if j.Status == jobs.Failed {
+			failed = append(failed, j.Name+": "+j.Reason)
 		}
 	}
-	job := func(name string, run func() (func(*dagger.Directory) *dagger.Directory, error)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			start := time.Now()
-			add, err := run()
-			record(jobs.Result(name, time.Since(start), err), add)
-		}()
-	}
+	artifacts := WithVerdict(r.artifacts.WithNewFile("summary.md", summary.Table()), NewVerdict("CI", failed...))
+	return summary, artifacts, summary.Err()
+}
 
-	if opts.PRTitle == "" {
-		record(jobs.JobResult{Name: "PR title", Status: jobs.Skipped, Reason: "no pull request title given (--pr-title)"}, nil)
-	} else {
-		job("PR title", func() (func(*dagger.Directory) *dagger.Directory, error) {
-			return nil, CheckPRTitle(opts.PRTitle)
-		})
+// addArtifact adds what a job produced to the run's artifacts (nil: nothing).
+type addArtifact func(*dagger.Directory) *dagger.Directory
+
+// ciRun collects the jobs' results and artifacts as they finish.
+type ciRun struct {
+	mu        sync.Mutex
+	results   []jobs.JobResult
+	artifacts *dagger.Directory
+	wg        sync.WaitGroup
+}
+
+func (r *ciRun) record(res jobs.JobResult, add addArtifact) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.results = append(r.results, res)
+	if add != nil {
+		r.artifacts = add(r.artifacts)
 	}
-	job("Lint", func() (func(*dagger.Directory) *dagger.Directory, error) {
+}
+
+// job starts run concurrently and records its result, timed, when it ends.
+func (r *ciRun) job(name string, run func() (addArtifact, error)) {
+	r.wg.Go(func() {
+		start := time.Now()
+		add, err := run()
+		r.record(jobs.Result(name, time.Since(start), err), add)
+	})
+}
+
+// sourceJobs start the jobs that read the source only: PR title, lint, the test matrix, docs.
+func (p *Pipeline) sourceJobs(ctx context.Context, r *ciRun, opts Options, versions []string) {
+	prTitle := opts.PRTitle
+	if prTitle == "" {
+		r.record(jobs.JobResult{Name: "PR title", Status: jobs.Skipped, Reason: "no pull request title given (--pr-title)"}, nil)
+	} else {
+		r.job("PR title", func() (addArtifact, error) { return nil, CheckPRTitle(prTitle) })
+	}
+	r.job("Lint", func() (addArtifact, error) {
 		_, err := p.Lint(ctx)
 		return nil, err
 	})
@@ -89,54 +109,49 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger
 		level = LevelAll
 	}
 	for _, v := range versions {
-		job("Test (Python "+v+")", func() (func(*dagger.Directory) *dagger.Directory, error) {
-			r := p.TestRun(ctx, v, level)
+		r.job("Test (Python "+v+")", func() (addArtifact, error) {
+			run := p.TestRun(ctx, v, level)
 			return func(d *dagger.Directory) *dagger.Directory {
-				return d.WithDirectory("coverage/"+v, r.Reports)
-			}, r.Err
+				return d.WithDirectory("coverage/"+v, run.Reports)
+			}, run.Err
 		})
 	}
-	job("Docs", func() (func(*dagger.Directory) *dagger.Directory, error) {
+	r.job("Docs", func() (addArtifact, error) {
 		site, err := p.DocsSite(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return func(d *dagger.Directory) *dagger.Directory { return d.WithDirectory("site", site) }, nil
 	})
+}
+
+// imageJobs start the jobs of the built images, each image built once: the end-to-end
+// tests and one scan per image; when the images could not be built, they are skipped.
+func (p *Pipeline) imageJobs(ctx context.Context, r *ciRun, opts Options, images []Image, imagesErr error) {
 	if imagesErr != nil {
-		record(jobs.Result("Images", 0, imagesErr), nil)
+		r.record(jobs.Result("Images", 0, imagesErr), nil)
 		for _, name := range []string{"End-to-end test", "Scan image"} {
-			record(jobs.JobResult{Name: name, Status: jobs.Skipped, Reason: "the images could not be built"}, nil)
+			r.record(jobs.JobResult{Name: name, Status: jobs.Skipped, Reason: "the images could not be built"}, nil)
 		}
-	} else {
-		job("End-to-end test", func() (func(*dagger.Directory) *dagger.Directory, error) {
-			_, err := p.E2E(ctx, images, opts.Namespace)
-			return nil, err
+		return
+	}
+	r.job("End-to-end test", func() (addArtifact, error) {
+		_, err := p.E2E(ctx, images, opts.Namespace)
+		return nil, err
+	})
+	ignore, ignoreErr := p.IgnoreFileContent(ctx)
+	for _, img := range images {
+		r.job("Scan image ("+img.Spec.Name+")", func() (addArtifact, error) {
+			if ignoreErr != nil {
+				return nil, ignoreErr
+			}
+			dir, _, err := p.ScanReports(ctx, ImageTargets([]Image{img}), ignore)
+			if dir == nil {
+				return nil, err
+			}
+			return func(d *dagger.Directory) *dagger.Directory { return d.WithDirectory("scan/"+img.Spec.Name, dir) }, err
 		})
-		ignore, ignoreErr := p.IgnoreFileContent(ctx)
-		for _, img := range images {
-			job("Scan image ("+img.Spec.Name+")", func() (func(*dagger.Directory) *dagger.Directory, error) {
-				if ignoreErr != nil {
-					return nil, ignoreErr
-				}
-				dir, _, err := p.ScanReports(ctx, ImageTargets([]Image{img}), ignore)
-				if dir == nil {
-					return nil, err
-				}
-				return func(d *dagger.Directory) *dagger.Directory { return d.WithDirectory("scan/"+img.Spec.Name, dir) }, err
-			})
-		}
 	}
-	wg.Wait()
-	summary := jobs.Summary{Jobs: sortJobs(results)}
-	var failed []string
-	for _, j := range summary.Jobs {
-		if j.Status == jobs.Failed {
-			failed = append(failed, j.Name+": "+j.Reason)
-		}
-	}
-	artifacts = WithVerdict(artifacts.WithNewFile("summary.md", summary.Table()), NewVerdict("CI", failed...))
-	return summary, artifacts, summary.Err()
 }
 
 // sortJobs orders rows as the workflow lists its jobs, so the table reads the same every run.

@@ -53,7 +53,7 @@ type env struct {
 	images []ci.Image
 	target publish.Target
 	sign   publish.SignInputs
-	dev    publish.Dev
+	dev    publish.DevConfig
 }
 
 func newEnv(t *testing.T, w *publishtest.World) *env {
@@ -98,7 +98,7 @@ func newEnv(t *testing.T, w *publishtest.World) *env {
 		},
 	}
 	return &env{w: w, e: e, c: c, p: p, images: images, target: target, sign: sign,
-		dev: publish.Dev{Pipeline: p, Images: images, Target: target, Sign: sign, Workdir: t.TempDir()}}
+		dev: publish.DevConfig{Pipeline: p, Images: images, Target: target, Sign: sign, Workdir: t.TempDir()}}
 }
 
 func (v *env) repo(name string) string { return v.w.Registry.Host + "/" + org + "/tesk-core-" + name }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"dagger/shipyard/internal/registry"
 )
@@ -26,6 +27,8 @@ func DevTags(sha string) ([]string, error) {
 // both digests. Then it applies the plans image by image; ApplyTags rechecks immutable tags
 // right before writing, writes immutable tags before moving ones and latest last (after
 // stillLatest agrees). A tag already on its digest is kept, so a re-run writes nothing.
+// latest is refused without stillLatest: it follows the highest release, so only a flow
+// that rechecks that right before writing (the release) sets it.
 //
 // Call it only after the digests were scanned, attested and signed: that is what makes a
 // moving tag safe to follow.
@@ -38,6 +41,10 @@ func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, st
 	}
 	if len(tags) == 0 {
 		return nil, errors.New("tag-images: no tags given")
+	}
+	if slices.Contains(tags, registry.TagLatest) && stillLatest == nil {
+		return nil, errors.New("tag-images: latest follows the highest release and is set by the release flow, " +
+			"which rechecks it right before writing; no stillLatest recheck was given, so nothing was tagged")
 	}
 	plans := make([]registry.TagPlan, len(pushed))
 	err := forEach(len(pushed), func(i int) error {

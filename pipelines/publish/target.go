@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -64,9 +65,9 @@ func (p Pushed) Ref() string { return p.Repository + "@" + p.Digest }
 
 var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
-// check refuses anything but a repository and a sha256 digest: a tag here would act on
+// Check refuses anything but a repository and a sha256 digest: a tag here would act on
 // whatever the tag points at by then, not on what was pushed and scanned.
-func (p Pushed) check() error {
+func (p Pushed) Check() error {
 	if p.Name == "" || p.Repository == "" {
 		return fmt.Errorf("pushed image %+v has no name or repository", p)
 	}
@@ -85,7 +86,7 @@ func checkPushed(pushed []Pushed) error {
 	}
 	seen := map[string]bool{}
 	for _, p := range pushed {
-		if err := p.check(); err != nil {
+		if err := p.Check(); err != nil {
 			return err
 		}
 		if seen[p.Name] {
@@ -108,7 +109,7 @@ func ParseRef(ref, prefix string) (Pushed, error) {
 	if strings.Count(repo, "/") < 2 {
 		return Pushed{}, fmt.Errorf("reference %q: want <registry>/<org>/<name>@sha256:… with the registry spelled out", ref)
 	}
-	if err := p.check(); err != nil {
+	if err := p.Check(); err != nil {
 		return Pushed{}, err
 	}
 	return p, nil
@@ -124,6 +125,16 @@ func Digests(pushed []Pushed) map[string]string {
 	return out
 }
 
+// ParseDigests reads the JSON push-by-digest printed, image name → digest; each digest is
+// checked when it is tied to its image (FromDigests).
+func ParseDigests(data string) (map[string]string, error) {
+	var byName map[string]string
+	if err := json.Unmarshal([]byte(data), &byName); err != nil {
+		return nil, fmt.Errorf(`want the JSON push-by-digest printed, e.g. {"filer": "sha256:…"}: %w`, err)
+	}
+	return byName, nil
+}
+
 // FromDigests turns that JSON's map back into pushed images of t, in the order of images,
 // and refuses digests of images that do not exist or images without a digest.
 func FromDigests(digests map[string]string, images []ci.Image, t Target) ([]Pushed, error) {
@@ -136,7 +147,7 @@ func FromDigests(digests map[string]string, images []ci.Image, t Target) ([]Push
 			return nil, fmt.Errorf("no digest for image %s: give every image's digest, as push-by-digest printed them", img.Spec.Name)
 		}
 		p := Pushed{Name: img.Spec.Name, Repository: t.Repository(img), Digest: d}
-		if err := p.check(); err != nil {
+		if err := p.Check(); err != nil {
 			return nil, err
 		}
 		out = append(out, p)

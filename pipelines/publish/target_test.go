@@ -1,6 +1,7 @@
 package publish_test
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -81,4 +82,41 @@ func TestFromDigests(t *testing.T) {
 	if got := (publish.Target{Registry: "docker.io/", Org: "elixircloud"}).Repository(images[0]); got != "docker.io/elixircloud/tesk-core-filer" {
 		t.Errorf("Repository = %s", got)
 	}
+}
+
+func TestParseDigests(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    map[string]string
+		wantErr string
+	}{
+		{in: `{"filer": "sha256:1", "taskmaster": "sha256:2"}`, want: map[string]string{"filer": "sha256:1", "taskmaster": "sha256:2"}},
+		{in: `{}`, want: map[string]string{}},
+		{in: `["sha256:1"]`, wantErr: "want the JSON push-by-digest printed"},
+		{in: `filer=sha256:1`, wantErr: "want the JSON push-by-digest printed"},
+	}
+	for _, tt := range tests {
+		got, err := publish.ParseDigests(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseDigests(%q) = %v, %v; want error %q", tt.in, got, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseDigests(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func FuzzParseDigests(f *testing.F) {
+	f.Add(`{"filer": "sha256:1"}`)
+	f.Add(`[`)
+	f.Fuzz(func(t *testing.T, in string) {
+		// Never a panic; what is accepted is JSON.
+		if _, err := publish.ParseDigests(in); err == nil && !json.Valid([]byte(in)) {
+			t.Errorf("ParseDigests(%q) accepted what is not JSON", in)
+		}
+	})
 }

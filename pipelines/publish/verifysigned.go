@@ -7,10 +7,6 @@ import (
 	"regexp"
 )
 
-// StepVerifySigned names the check that the signature and the provenance just attached
-// verify, in logs and errors.
-const StepVerifySigned = "verify-signed"
-
 // Signer is the identity and OIDC issuer that signed the evidence of a publish.
 type Signer struct {
 	Identity string `json:"identity"`

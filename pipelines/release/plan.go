@@ -1,118 +1,58 @@
 package release
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"strings"
+
+	"dagger/shipyard/pipelines/releasegate"
 )
 
-// Plan is what a release of a tag will do. Its JSON field names are stable.
-type Plan struct {
-	Repo    string `json:"repo"`
-	Tag     string `json:"tag"`
-	Version string `json:"version"` // the tag without v
-	// Final is true for X.Y.Z, false for a, b and rc versions.
-	Final bool `json:"final"`
-	// Prerelease is whether GitHub marks the release as a pre-release: every a, b and
-	// rc version, and every version below 1.0.0.
-	Prerelease bool `json:"prerelease"`
-	// Latest is whether the images get the latest tag: a final version that is the
-	// highest final release among the published ones and this one.
-	Latest bool `json:"latest"`
-	// MakeLatest is GitHub's make_latest for the release: "true" or "false".
-	MakeLatest string  `json:"make_latest"`
-	Commit     string  `json:"commit"`
-	Images     []Image `json:"images"`
-	NotesFile  string  `json:"notes_file"`
-	// Notes are the curated release notes at the tagged commit.
-	Notes    string   `json:"notes"`
-	Warnings []string `json:"warnings,omitempty"`
+// CheckGates runs release-plan: every gate of the tag, through the GitHub API, before anything is
+// built. Any violated gate stops the release with every violation listed.
+func CheckGates(ctx context.Context, cfg Config, tag string) (releasegate.Plan, error) {
+	if cfg.GitHub == nil {
+		return releasegate.Plan{}, stepErr(StepPlan, tag, "", errors.New("no GitHub client"))
+	}
+	plan, err := releasegate.Check(ctx, cfg.GitHub, cfg.Repo, tag, cfg.Gates)
+	if err != nil {
+		var ge *releasegate.GateError
+		next := "re-run once GitHub answers"
+		if errors.As(err, &ge) {
+			next = "nothing was built: fix what each rule says, then run the release again"
+		}
+		return releasegate.Plan{}, stepErr(StepPlan, tag, next, err)
+	}
+	cfg.logf("%s: %s passes every gate (commit %s, pre-release %t, latest %t)", StepPlan, tag, plan.Commit, plan.Prerelease, plan.Latest)
+	return plan, nil
 }
 
-// Image is one image of the release and the tags it gets.
-type Image struct {
-	Name       string   `json:"name"`       // e.g. tesk-core-taskmaster
-	Repository string   `json:"repository"` // e.g. elixircloud/tesk-core-taskmaster
-	Tags       []string `json:"tags"`
-}
-
-// Text renders the plan for people.
-func (p Plan) Text() string {
-	var b strings.Builder
-	kind := "final"
-	if !p.Final {
-		kind = "pre-release version"
+// planAllowingItsRelease evaluates the gates like Plan but lets the last one ("no release of
+// the tag exists") through: the GitHub step converges on a release an earlier attempt
+// created, so re-running it alone must pass where a full re-run stops.
+func planAllowingItsRelease(ctx context.Context, cfg Config, tag string) (releasegate.Plan, error) {
+	facts, err := releasegate.Gather(ctx, cfg.GitHub, cfg.Repo, tag, cfg.Gates)
+	if err != nil {
+		return releasegate.Plan{}, stepErr(StepPlan, tag, "re-run once GitHub answers", err)
 	}
-	fmt.Fprintf(&b, "Release plan for %s %s\n", p.Repo, p.Tag)
-	fmt.Fprintf(&b, "  version:      %s (%s)\n", p.Version, kind)
-	fmt.Fprintf(&b, "  commit:       %s\n", p.Commit)
-	fmt.Fprintf(&b, "  GitHub:       pre-release %s, make_latest %s\n", yesNo(p.Prerelease), p.MakeLatest)
-	b.WriteString("  images:\n")
-	width := 0
-	for _, img := range p.Images {
-		width = max(width, len(img.Repository))
-	}
-	for _, img := range p.Images {
-		fmt.Fprintf(&b, "    %-*s  %s\n", width+1, img.Repository+":", strings.Join(img.Tags, ", "))
-	}
-	for _, w := range p.Warnings {
-		fmt.Fprintf(&b, "  warning:      %s\n", w)
-	}
-	fmt.Fprintf(&b, "  notes:        %s\n", p.NotesFile)
-	for line := range strings.SplitSeq(strings.TrimRight(p.Notes, "\n"), "\n") {
-		b.WriteString(strings.TrimRight("    | "+line, " ") + "\n")
-	}
-	return b.String()
-}
-
-func yesNo(v bool) string {
-	if v {
-		return "yes"
-	}
-	return "no"
-}
-
-// GateError lists every rule a tag fails. ReleasePlan returns it instead of a plan.
-type GateError struct {
-	Repo       string
-	Tag        string
-	Violations []Violation
-}
-
-func (e *GateError) Error() string {
-	var b strings.Builder
-	failed, unchecked := 0, 0
-	for _, v := range e.Violations {
-		if v.Skipped {
-			unchecked++
-		} else {
-			failed++
+	plan, violations := releasegate.Evaluate(facts)
+	var others []releasegate.Violation
+	for _, v := range violations {
+		if v.Rule != releasegate.RuleNotReleased {
+			others = append(others, v)
 		}
 	}
-	fmt.Fprintf(&b, "release-plan: %s of %s fails %d of %d release rules", e.Tag, e.Repo, failed, RuleCount)
-	if unchecked > 0 {
-		fmt.Fprintf(&b, " (%d more not checked)", unchecked)
+	if len(others) > 0 {
+		return releasegate.Plan{}, stepErr(StepPlan, tag, "fix what each rule says, then run the step again",
+			&releasegate.GateError{Repo: cfg.Repo, Tag: tag, Violations: others})
 	}
-	// Rules that could not be checked share their reason: print it once.
-	var reasons []string
-	skippedBy := map[string][]string{}
-	for _, v := range e.Violations {
-		if v.Skipped {
-			if _, seen := skippedBy[v.Message]; !seen {
-				reasons = append(reasons, v.Message)
-			}
-			skippedBy[v.Message] = append(skippedBy[v.Message], fmt.Sprintf("%d (%s)", v.Rule, v.Name))
-			continue
-		}
-		fmt.Fprintf(&b, "\n  rule %d (%s): %s", v.Rule, v.Name, v.Message)
-		for _, d := range v.Details {
-			fmt.Fprintf(&b, "\n      %s", d)
-		}
-		if v.Fix != "" {
-			fmt.Fprintf(&b, "\n      fix: %s", v.Fix)
-		}
+	if len(violations) > 0 {
+		// The plan was computed with this release among the published ones, which does not
+		// change latest: IsLatest ignores the tag's own release.
+		cfg.logf("%s: a release of %s exists; %s will check its content", StepPlan, tag, StepGHRelease)
 	}
-	for _, r := range reasons {
-		fmt.Fprintf(&b, "\n  not checked: rules %s: %s", strings.Join(skippedBy[r], ", "), r)
+	if plan.Commit == "" {
+		return releasegate.Plan{}, stepErr(StepPlan, tag, "", fmt.Errorf("tag %s resolved to no commit", tag))
 	}
-	return b.String()
+	return plan, nil
 }

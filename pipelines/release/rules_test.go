@@ -1,230 +1,235 @@
 package release
 
 import (
-	"encoding/json"
+	"dagger/shipyard/internal/flow"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/registry"
+	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
-const testSHA = "0123456789abcdef0123456789abcdef01234567"
-
-// passingFacts are the facts of a release that passes every rule.
-func passingFacts(tag string) Facts {
-	v := versionOf(tag)
-	return Facts{
-		Repo: testRepo, Tag: tag, Workflow: "ci.yml", ImageOrg: "elixircloud",
-		TagRef:   TagFacts{Found: true, Annotated: true, TargetType: "commit", CommitSHA: testSHA, Verified: true, Reason: "valid"},
-		OnMain:   true,
-		OnDev:    true,
-		Citation: FileFacts{Path: CitationFile, Found: true, Content: []byte(validCitation(v))},
-		Notes:    FileFacts{Path: NotesPath(tag), Found: true, Content: []byte(validNotes(v))},
-		CI:       CIFacts{WorkflowFound: true, Found: true, Status: "completed", Conclusion: "success", Attempt: 1, URL: "https://github.com/x/runs/1"},
-		Releases: []ReleaseRef{{Tag: "v0.10.6", Prerelease: true}},
+func TestPackageName(t *testing.T) {
+	tests := []struct {
+		name, pyproject, want, err string
+	}{
+		{name: "double quotes", pyproject: "[build-system]\nrequires = []\n\n[project]\nname = \"teskcore\"\nversion = \"1\"\n", want: "teskcore"},
+		{name: "single quotes and a comment", pyproject: "[project]\nname = 'tesk-core'  # the distribution\n", want: "tesk-core"},
+		{name: "name of another table first", pyproject: "[tool.poetry]\nname = \"other\"\n[project]\nname = \"teskcore\"\n", want: "teskcore"},
+		{name: "no project table", pyproject: "[tool.setuptools]\nname = \"x\"\n", err: "no [project] name"},
+		{name: "an array of tables is not the project", pyproject: "[[project]]\nname = \"x\"\n", err: "no [project] name"},
+		{name: "dotted key", pyproject: "project.name = \"teskcore\"\n", want: "teskcore"},
+		{name: "malformed TOML names file and line", pyproject: "[project]\nname = \"teskcore\n", err: "pyproject.toml:2:"},
+		{name: "not a distribution name", pyproject: "[project]\nname = \"tesk core; rm -rf /\"\n", err: "is not a distribution name"},
+	}
+	for _, tt := range tests {
+		got, err := PackageName(tt.pyproject)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: %q, %v; want error %q", tt.name, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%s: %q, %v; want %q", tt.name, got, err, tt.want)
+		}
 	}
 }
 
-func TestEvaluateRules(t *testing.T) {
+func TestCheckVersionTags(t *testing.T) {
+	d := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
+	pushed := []publish.Pushed{
+		{Name: "filer", Repository: "docker.io/elixircloud/tesk-core-filer", Digest: d("a")},
+		{Name: "taskmaster", Repository: "docker.io/elixircloud/tesk-core-taskmaster", Digest: d("b")},
+	}
 	tests := []struct {
-		name        string
-		tag         string // default v0.11.0
-		change      func(f *Facts)
-		wantRules   []int
-		wantSkipped []int
-		wantMsg     string // part of the first violation's message and details
+		name     string
+		existing map[string]map[string]string
+		moved    []string
 	}{
-		{name: "passes"},
-		{name: "rc passes", tag: "v0.11.0rc1"},
-		{name: "no v", tag: "0.11.0", wantRules: []int{1}, wantMsg: "lacks the leading v"},
-		{name: "two components", tag: "v0.11", wantRules: []int{1}, wantMsg: "not a release tag"},
-		{name: "semver pre-release", tag: "v0.11.0-rc.1", wantRules: []int{1}, wantMsg: "not a release tag"},
-		{name: "post release", tag: "v0.11.0.post1", wantRules: []int{1}, wantMsg: "not a release tag"},
-		{name: "rc without number", tag: "v0.11.0rc", wantRules: []int{1}, wantMsg: "not a release tag"},
-		{name: "leading zero", tag: "v01.2.3", wantRules: []int{1}, wantMsg: "leading zeros"},
-		{name: "not a git tag name", tag: "v1..2", wantRules: []int{1}, wantSkipped: []int{2, 3, 4, 5, 6}, wantMsg: "not a release tag"},
-		{name: "tag missing", change: func(f *Facts) { f.TagRef = TagFacts{} },
-			wantRules: []int{2}, wantSkipped: []int{3, 4, 5, 6}, wantMsg: "does not exist"},
-		{name: "tag of a tree", change: func(f *Facts) { f.TagRef.TargetType, f.TagRef.CommitSHA = "tree", "" },
-			wantRules: []int{2}, wantSkipped: []int{3, 4, 5, 6}, wantMsg: "points to a tree, not a commit"},
-		{name: "lightweight", change: func(f *Facts) { f.TagRef.Annotated, f.TagRef.Verified, f.TagRef.Reason = false, false, "" },
-			wantRules: []int{2}, wantMsg: "is lightweight"},
-		{name: "unsigned", change: func(f *Facts) { f.TagRef.Verified, f.TagRef.Reason = false, "unsigned" },
-			wantRules: []int{2}, wantMsg: "not signed"},
-		{name: "expired key", change: func(f *Facts) { f.TagRef.Verified, f.TagRef.Reason = false, "expired_key" },
-			wantRules: []int{2}, wantMsg: "(reason: expired_key)"},
-		{name: "reason not known to us", change: func(f *Facts) { f.TagRef.Verified, f.TagRef.Reason = false, "gpgverify_unavailable" },
-			wantRules: []int{2}, wantMsg: "(reason: gpgverify_unavailable)"},
-		{name: "not on main", change: func(f *Facts) { f.OnMain = false },
-			wantRules: []int{3}, wantMsg: "is not on main"},
-		{name: "not on dev, though a run named dev passed", change: func(f *Facts) { f.OnDev = false },
-			wantRules: []int{6}, wantMsg: "is not on dev"},
-		{name: "citation missing", change: func(f *Facts) { f.Citation.Found, f.Citation.Content = false, nil },
-			wantRules: []int{4}, wantMsg: "CITATION.cff does not exist"},
-		{name: "citation wrong version", change: func(f *Facts) { f.Citation.Content = []byte(validCitation("0.11.0rc1")) },
-			wantRules: []int{4}, wantMsg: "CITATION.cff:4: "},
-		{name: "citation date as a string", change: func(f *Facts) {
-			f.Citation.Content = []byte("version: 0.11.0\ndate-released: \"2025-05-01\"\n")
+		{name: "nothing published yet", existing: map[string]map[string]string{}},
+		{name: "a re-run: the version is on the pushed digests", existing: map[string]map[string]string{
+			pushed[0].Repository: {"0.11.0": d("a")}, pushed[1].Repository: {"0.11.0": d("b")},
 		}},
-		{name: "citation bad date", change: func(f *Facts) { f.Citation.Content = []byte("version: 0.11.0\ndate-released: 2025-13-01\n") },
-			wantRules: []int{4}, wantMsg: "CITATION.cff:2: "},
-		{name: "notes missing", change: func(f *Facts) { f.Notes.Found, f.Notes.Content = false, nil },
-			wantRules: []int{5}, wantMsg: "docs/releases/0.11.0.md does not exist"},
-		{name: "notes with a relative link", change: func(f *Facts) {
-			f.Notes.Content = []byte("Intro.\n\n## Fixes\n\n- Fix [the docs](docs/a.md) (#1)\n")
-		}, wantRules: []int{5}, wantMsg: "docs/releases/0.11.0.md:5: "},
-		{name: "workflow missing", change: func(f *Facts) { f.CI = CIFacts{} },
-			wantRules: []int{6}, wantMsg: "has no workflow ci.yml"},
-		{name: "no run", change: func(f *Facts) { f.CI = CIFacts{WorkflowFound: true} },
-			wantRules: []int{6}, wantMsg: "no ci.yml run for the push"},
-		{name: "queued", change: func(f *Facts) { f.CI.Status, f.CI.Conclusion = "queued", "" },
-			wantRules: []int{6}, wantMsg: "has not yet finished"},
-		{name: "cancelled", change: func(f *Facts) { f.CI.Conclusion = "cancelled" },
-			wantRules: []int{6}, wantMsg: "conclusion cancelled"},
-		{name: "published", change: func(f *Facts) { f.Releases = append(f.Releases, ReleaseRef{Tag: "v0.11.0"}) },
-			wantRules: []int{7}, wantMsg: "exists already"},
-		{name: "a draft is no violation", change: func(f *Facts) {
-			f.Releases = append(f.Releases, ReleaseRef{Tag: "v0.11.0", Draft: true})
-		}},
+		{name: "one image rebuilt to another digest", existing: map[string]map[string]string{
+			pushed[0].Repository: {"0.11.0": d("a")}, pushed[1].Repository: {"0.11.0": d("c")},
+		}, moved: []string{"tesk-core-taskmaster"}},
+		{name: "both", existing: map[string]map[string]string{
+			pushed[0].Repository: {"0.11.0": d("e")}, pushed[1].Repository: {"0.11.0": d("c")},
+		}, moved: []string{"tesk-core-filer", "tesk-core-taskmaster"}},
+	}
+	for _, tt := range tests {
+		err := publish.CheckVersionTags("0.11.0", pushed, tt.existing)
+		if len(tt.moved) == 0 {
+			if err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+			}
+			continue
+		}
+		var ie *registry.ImmutableTagError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "release a higher version") {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		for _, m := range tt.moved {
+			if !strings.Contains(err.Error(), m) {
+				t.Errorf("%s: error does not name %s: %v", tt.name, m, err)
+			}
+		}
+	}
+}
+
+func TestReleaseDifference(t *testing.T) {
+	plan := releasegate.Plan{Tag: "v0.11.0", Prerelease: true}
+	body := Body{Title: "v0.11.0", Text: "Intro.\n\n## Commits\n\n* a\n"}
+	tests := []struct {
+		name     string
+		existing github.Release
+		want     []string
+	}{
+		{name: "same", existing: github.Release{Name: "v0.11.0", Body: "Intro.\r\n\r\n## Commits\r\n\r\n* a", Prerelease: true}},
+		{name: "edited body", existing: github.Release{Name: "v0.11.0", Body: "Intro!\n", Prerelease: true}, want: []string{`the body differs from line 1: "Intro!", expected "Intro."`}},
+		{name: "not a pre-release", existing: github.Release{Name: "v0.11.0", Body: body.Text}, want: []string{"pre-release false, expected true"}},
+		{name: "a draft under another title", existing: github.Release{Name: "0.11.0", Body: body.Text, Prerelease: true, Draft: true}, want: []string{"it is a draft", `title "0.11.0", expected "v0.11.0"`}},
+	}
+	for _, tt := range tests {
+		got := ReleaseDifference(tt.existing, plan, body)
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestParseHandoff(t *testing.T) {
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	digest := "sha256:" + strings.Repeat("a", 64)
+	good := `{"repo":"o/r","tag":"v1.0.0","version":"1.0.0","commit":"` + commit + `","images":[{"name":"filer","repository":"docker.io/o/tesk-core-filer","digest":"` + digest + `"}]}`
+	tests := []struct {
+		name, data, err string
+	}{
+		{name: "good", data: good},
+		{name: "unknown field", data: strings.Replace(good, `"repo"`, `"extra":1,"repo"`, 1), err: "unknown field"},
+		{name: "short commit", data: strings.Replace(good, commit, "0123456", 1), err: "not a full commit SHA"},
+		{name: "a tag instead of a digest", data: strings.Replace(good, digest, "latest", 1), err: "not one pushed image by digest"},
+		{name: "no images", data: `{"repo":"o/r","tag":"v1.0.0","version":"1.0.0","commit":"` + commit + `","images":[]}`, err: "lists no pushed image"},
+		{name: "not JSON", data: "digests: none", err: "reading the handoff"},
+		{name: "a name twice", data: strings.Replace(good, `}]}`, `},{"name":"filer","repository":"docker.io/o/tesk-core-taskmaster","digest":"`+digest+`"}]}`, 1), err: "lists image filer twice"},
+		{name: "a repository twice", data: strings.Replace(good, `}]}`, `},{"name":"taskmaster","repository":"docker.io/o/tesk-core-filer","digest":"`+digest+`"}]}`, 1), err: "lists repository docker.io/o/tesk-core-filer twice"},
+	}
+	for _, tt := range tests {
+		h, err := ParseHandoff(tt.data)
+		if tt.err == "" {
+			if err != nil || h.Images[0].Ref() != "docker.io/o/tesk-core-filer@"+digest {
+				t.Errorf("%s: %+v, %v", tt.name, h, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.err)
+		}
+	}
+}
+
+func TestHandoffTiedToImagesAndPush(t *testing.T) {
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	d1, d2 := "sha256:"+strings.Repeat("1", 64), "sha256:"+strings.Repeat("2", 64)
+	target := publish.Target{Registry: "docker.io", Org: "o"}
+	img := func(n string) ci.Image { return ci.Image{Spec: ci.ImageSpec{Name: n, Repository: "tesk-core-" + n}} }
+	images := []ci.Image{img("filer"), img("taskmaster")}
+	h := Handoff{Repo: "o/r", Tag: "v1.0.0", Version: "1.0.0", Commit: commit, Images: []publish.Pushed{
+		{Name: "filer", Repository: "docker.io/o/tesk-core-filer", Digest: d1},
+		{Name: "taskmaster", Repository: "docker.io/o/tesk-core-taskmaster", Digest: d2},
+	}}
+	with := func(f func(h *Handoff)) Handoff {
+		c := h
+		c.Images = slices.Clone(h.Images)
+		f(&c)
+		return c
+	}
+	swapped := with(func(c *Handoff) {
+		c.Images[0].Repository, c.Images[1].Repository = c.Images[1].Repository, c.Images[0].Repository
+	})
+	tests := []struct {
+		name          string
+		h, pushed     Handoff
+		tied, samePsh string // error texts; "" means no error
+	}{
+		{"as pushed", h, h, "", ""},
+		{"swapped repositories", swapped, h, "puts image filer in docker.io/o/tesk-core-taskmaster, but it is published to docker.io/o/tesk-core-filer", "is not what the push job pushed"},
+		{"an image the source does not build", with(func(c *Handoff) { c.Images[1].Name = "api" }), h, "image api is not built from v1.0.0", "is not what the push job pushed"},
+		{"another digest than pushed", with(func(c *Handoff) { c.Images[0].Digest = d2 }), h, "", "docker.io/o/tesk-core-filer@" + d2 + " (filer) is not what the push job pushed"},
+		{"an image dropped", with(func(c *Handoff) { c.Images = c.Images[:1] }), h, "", "which the scan job's handoff lacks"},
+		{"another commit", with(func(c *Handoff) { c.Commit = strings.Repeat("f", 40) }), h, "", "the push job's for o/r v1.0.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tag := tt.tag
-			if tag == "" {
-				tag = "v0.11.0"
-			}
-			f := passingFacts(tag)
-			if tt.change != nil {
-				tt.change(&f)
-			}
-			_, vs := Evaluate(f)
-			var got, gotSkipped []int
-			for _, v := range vs {
-				if v.Name != ruleNames[v.Rule] {
-					t.Errorf("rule %d named %q", v.Rule, v.Name)
-				}
-				if v.Skipped {
-					gotSkipped = append(gotSkipped, v.Rule)
-					continue
-				}
-				got = append(got, v.Rule)
-				if v.Fix == "" {
-					t.Errorf("rule %d has no fix", v.Rule)
-				}
-			}
-			if !slices.Equal(got, tt.wantRules) || !slices.Equal(gotSkipped, tt.wantSkipped) {
-				t.Fatalf("violated %v, skipped %v; want %v, %v: %+v", got, gotSkipped, tt.wantRules, tt.wantSkipped, vs)
-			}
-			if tt.wantMsg != "" {
-				text := vs[0].Message + "\n" + strings.Join(vs[0].Details, "\n")
-				if !strings.Contains(text, tt.wantMsg) {
-					t.Errorf("message %q lacks %q", text, tt.wantMsg)
+			for what, pair := range map[string]struct {
+				err  error
+				want string
+			}{
+				"tiedTo":   {tt.h.tiedTo(target, images), tt.tied},
+				"samePush": {tt.h.samePush(tt.pushed), tt.samePsh},
+			} {
+				if pair.want == "" && pair.err != nil || pair.want != "" && (pair.err == nil || !strings.Contains(pair.err.Error(), pair.want)) {
+					t.Errorf("%s = %v, want %q", what, pair.err, pair.want)
 				}
 			}
 		})
 	}
 }
 
-func TestEvaluatePlan(t *testing.T) {
-	tests := []struct {
-		tag        string
-		published  []ReleaseRef
-		final      bool
-		prerelease bool
-		latest     bool
-		makeLatest string
-	}{
-		{"v0.11.0", []ReleaseRef{{Tag: "v0.10.6"}}, true, true, true, "false"},
-		{"v0.11.0", nil, true, true, true, "false"},
-		{"v0.11.0rc1", []ReleaseRef{{Tag: "v0.10.6"}}, false, true, false, "false"},
-		{"v1.0.0", []ReleaseRef{{Tag: "v0.11.0"}, {Tag: "v1.0.0rc1"}}, true, false, true, "true"},
-		{"v1.0.1", []ReleaseRef{{Tag: "v1.1.0"}}, true, false, false, "false"},
-		{"v1.1.0", []ReleaseRef{{Tag: "v1.2.0", Draft: true}, {Tag: "not-a-version"}}, true, false, true, "true"},
-		{"v2.0.0a1", []ReleaseRef{{Tag: "v1.0.0"}}, false, true, false, "false"},
+func TestSameImages(t *testing.T) {
+	plan := releasegate.Plan{Tag: "v1.0.0", Images: []releasegate.Image{{Name: "tesk-core-taskmaster"}, {Name: "tesk-core-filer"}}}
+	img := func(n string) ci.Image { return ci.Image{Spec: ci.ImageSpec{Name: n, Repository: "tesk-core-" + n}} }
+	if err := sameImages(plan, []ci.Image{img("filer"), img("taskmaster")}); err != nil {
+		t.Error(err)
 	}
-	for _, tt := range tests {
-		f := passingFacts(tt.tag)
-		f.Releases = tt.published
-		p, vs := Evaluate(f)
-		if len(vs) != 0 {
-			t.Fatalf("%s: violations %+v", tt.tag, vs)
-		}
-		wantTags := []string{versionOf(tt.tag)}
-		if tt.latest {
-			wantTags = append(wantTags, "latest")
-		}
-		if p.Final != tt.final || p.Prerelease != tt.prerelease || p.Latest != tt.latest || p.MakeLatest != tt.makeLatest ||
-			len(p.Images) != 2 || !slices.Equal(p.Images[0].Tags, wantTags) || !slices.Equal(p.Images[1].Tags, wantTags) {
-			t.Errorf("%s after %v: plan %+v", tt.tag, tt.published, p)
-		}
+	if err := sameImages(plan, []ci.Image{img("filer"), img("taskmaster"), img("api")}); err == nil || !strings.Contains(err.Error(), "builds tesk-core-api, tesk-core-filer, tesk-core-taskmaster") {
+		t.Errorf("an extra image: %v", err)
+	}
+	if err := sameImages(plan, []ci.Image{img("filer")}); err == nil {
+		t.Error("a missing image passed")
 	}
 }
 
-func TestPlanRendering(t *testing.T) {
-	p, _ := Evaluate(passingFacts("v0.11.0"))
-	data, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
+func TestStepErrorSaysWhatNext(t *testing.T) {
+	inner := stepErr(StepTag, "v1.0.0", nextHigherVersion, errors.New("tag 1.0.0 is on another digest"))
+	outer := stepErr(StepPush, "v1.0.0", nextRerun, inner)
+	if flow.FailedStep(outer) != StepTag || outer.Error() != "release v1.0.0: tag: tag 1.0.0 is on another digest\n  next: "+nextHigherVersion {
+		t.Errorf("%q", outer)
 	}
-	var fields map[string]any
-	if err := json.Unmarshal(data, &fields); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"repo", "tag", "version", "final", "prerelease", "latest", "make_latest", "commit", "images", "notes_file", "notes"} {
-		if _, ok := fields[k]; !ok {
-			t.Errorf("JSON lacks %q: %s", k, data)
-		}
-	}
-	if fields["make_latest"] != "false" {
-		t.Errorf("make_latest = %v, want the string \"false\"", fields["make_latest"])
-	}
-	text := p.Text()
-	for _, want := range []string{
-		"Release plan for elixir-cloud-aai/tesk-core v0.11.0\n",
-		"  version:      0.11.0 (final)\n",
-		"  commit:       " + testSHA + "\n",
-		"  GitHub:       pre-release yes, make_latest false\n",
-		"    elixircloud/tesk-core-taskmaster:  0.11.0, latest\n",
-		"    elixircloud/tesk-core-filer:       0.11.0, latest\n",
-		"    | ## Features\n",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("text lacks %q:\n%s", want, text)
-		}
+	if stepErr(StepTag, "v1.0.0", "", nil) != nil || flow.FailedStep(errors.New("x")) != "" {
+		t.Error("nil or foreign errors")
 	}
 }
 
-func TestGateErrorListsEveryViolationOnce(t *testing.T) {
-	f := passingFacts("v0.11")
-	f.TagRef = TagFacts{}
-	f.Releases = []ReleaseRef{{Tag: "v0.11", URL: "https://github.com/r/1"}}
-	_, vs := Evaluate(f)
-	msg := (&GateError{Repo: f.Repo, Tag: f.Tag, Violations: vs}).Error()
-	for _, want := range []string{
-		"fails 3 of 7 release rules (4 more not checked)",
-		"\n  rule 1 (release-tag): ",
-		"\n  rule 2 (signed-tag): tag v0.11 does not exist",
-		"\n  rule 7 (not-released): ",
-		"delete any draft",
-		"\n  not checked: rules 3 (on-main), 4 (citation), 5 (release-notes), 6 (ci-passed): tag v0.11 does not exist",
-	} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("message lacks %q:\n%s", want, msg)
-		}
+func TestReportText(t *testing.T) {
+	rep := Report{
+		Repo: "elixir-cloud-aai/tesk-core", Tag: "v1.0.0", Version: "1.0.0", Commit: "abc", Failed: StepGHRelease,
+		Images: []ImageReport{{
+			Name: "filer", Repository: "docker.io/elixircloud/tesk-core-filer", Digest: "sha256:1",
+			Tags: []string{"1.0.0"}, LatestSkipped: "no longer the highest release: latest left on sha256:0",
+			Scan: ScanRecord{Name: "filer", Passed: true}, Signature: "docker.io/elixircloud/tesk-core-filer@sha256:2",
+			Attestation: "docker.io/elixircloud/tesk-core-filer@sha256:3",
+		}},
+		Release: GitHubRelease{Tag: "v1.0.0", Title: "v1.0.0", MakeLatest: "true", Body: "Intro.\n\n## Commits\n"},
 	}
-	if n := strings.Count(msg, "not checked"); n != 2 { // the header and one line
-		t.Errorf("%d mentions of not checked, want the reason once:\n%s", n, msg)
-	}
-}
-
-func TestValidTagName(t *testing.T) {
-	for tag, want := range map[string]bool{
-		"v0.11.0": true, "v0.11.0rc1": true, "0.11.0": true, "release/1.0": true, "v1.0-rc.1+meta": true,
-		"": false, "v1..2": false, "../../etc": false, "v1 0": false, "v1~1": false, "v1^": false, "v1:2": false,
-		"v1?": false, "v1*": false, "v1[": false, `v1\2`: false, "v1.lock": false, "v1.": false, ".v1": false,
-		"-v1": false, "v1@{0}": false, "@": false, "a//b": false, "/v1": false, "v1/": false, "v1\x7f": false,
-	} {
-		if got := validTagName(tag); got != want {
-			t.Errorf("validTagName(%q) = %v, want %v", tag, got, want)
-		}
+	want := "Release v1.0.0 of elixir-cloud-aai/tesk-core (version 1.0.0, commit abc)\n" +
+		"  stopped at step publish-release; what was done so far:\n" +
+		"  docker.io/elixircloud/tesk-core-filer@sha256:1\n" +
+		"    tags:        1.0.0\n" +
+		"    latest:      not moved: no longer the highest release: latest left on sha256:0\n" +
+		"    scan:        passed\n" +
+		"    attestation: docker.io/elixircloud/tesk-core-filer@sha256:3\n" +
+		"    signature:   docker.io/elixircloud/tesk-core-filer@sha256:2\n" +
+		"  GitHub release \"v1.0.0\" (pre-release no, make_latest true): -\n" +
+		"    | Intro.\n    |\n    | ## Commits\n"
+	if got := rep.Text(); got != want {
+		t.Errorf("Text =\n%s\nwant\n%s", got, want)
 	}
 }

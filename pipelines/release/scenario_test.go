@@ -3,431 +3,172 @@ package release
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"net/http"
-	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/notes"
 	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/testkit/teskrepo"
 )
 
-// rulesOf splits a gate error's violations into violated and skipped rule numbers.
-func rulesOf(t *testing.T, err error) (violated, skippedRules []int, ge *GateError) {
+// TestReleaseSequence rehearses tesk-core's next releases end to end: the first release
+// candidate, the final release, a backport of the previous minor after it, and 1.0.0. Each
+// publishes both images by digest with provenance and a signature, tags them, and creates
+// the GitHub release with the composed notes; latest follows the highest final version.
+func TestReleaseSequence(t *testing.T) {
+	w := newWorld(t, teskrepo.Options{})
+	backport := w.repo.Prepare("v0.10.7", githubsim.MergedPull{Title: "fix(filer): close FTP sessions", Author: "kushagra189"})
+
+	type want struct {
+		tags        map[string][]string // image tag → which release's digest: "self" or a tag
+		prerelease  bool
+		makeLatest  string
+		previous    string
+		contributor string // a New Contributors line expected in the body, if any
+	}
+	steps := []struct {
+		tag     string
+		prepare func()
+		want    want
+	}{
+		{
+			tag: "v0.11.0rc1",
+			prepare: func() {
+				w.repo.Release("v0.11.0rc1", githubsim.MergedPull{Title: "feat: publish images by digest", Author: "jemaltahir"})
+			},
+			want: want{tags: map[string][]string{"0.11.0rc1": {"self"}}, prerelease: true, makeLatest: "false", previous: "v0.10.6", contributor: "@jemaltahir made their first contribution"},
+		},
+		{
+			tag:     "v0.11.0",
+			prepare: func() { w.repo.Release("v0.11.0") },
+			want:    want{tags: map[string][]string{"0.11.0": {"self"}, "latest": {"self"}}, prerelease: true, makeLatest: "false", previous: "v0.11.0rc1"},
+		},
+		{
+			tag:     "v0.10.7",
+			prepare: func() { w.repo.Tag("v0.10.7", backport) },
+			want:    want{tags: map[string][]string{"0.10.7": {"self"}, "latest": {"v0.11.0"}}, prerelease: true, makeLatest: "false", previous: "v0.10.6", contributor: "@kushagra189 made their first contribution"},
+		},
+		{
+			tag: "v1.0.0",
+			prepare: func() {
+				w.repo.Release("v1.0.0", githubsim.MergedPull{Title: "feat!: drop Python 3.9", Author: "uniqueg"})
+			},
+			want: want{tags: map[string][]string{"1.0.0": {"self"}, "latest": {"self"}}, prerelease: false, makeLatest: "true", previous: "v0.11.0"},
+		},
+	}
+	digests := map[string]map[string]string{} // tag → image → digest
+	for _, st := range steps {
+		t.Run(st.tag, func(t *testing.T) {
+			st.prepare()
+			// Each release builds other images: a new commit, a new build.
+			for _, n := range teskImages {
+				w.pub.Rebuild(n)
+			}
+			w.freshEngine()
+			rep, err := w.run(st.tag, Options{})
+			if err != nil {
+				t.Fatalf("%v\nlog:\n%s", err, w.log.String())
+			}
+			digests[st.tag] = map[string]string{}
+			for _, img := range rep.Images {
+				digests[st.tag][img.Name] = img.Digest
+			}
+			for _, name := range teskImages {
+				self := digests[st.tag][name]
+				if self != w.pub.Digest(t, name) {
+					t.Errorf("%s: report digest %s, built %s", name, self, w.pub.Digest(t, name))
+				}
+				got := w.tags(name)
+				for tag, on := range st.want.tags {
+					want := self
+					if on[0] != "self" {
+						want = digests[on[0]][name]
+					}
+					if got[tag] != want {
+						t.Errorf("%s:%s on %s, want %s", name, tag, got[tag], want)
+					}
+				}
+				if a, s := w.evidence(name, self); a != 1 || s != 1 {
+					t.Errorf("%s@%s carries %d attestation(s) and %d signature(s), want one each", name, self, a, s)
+				}
+			}
+			rels := w.releasesOf(st.tag)
+			if len(rels) != 1 {
+				t.Fatalf("%d releases of %s", len(rels), st.tag)
+			}
+			rel := rels[0]
+			if rel.Prerelease != st.want.prerelease || rel.MakeLatest != st.want.makeLatest || rel.Name != st.tag || rel.Draft {
+				t.Errorf("release %+v", rel)
+			}
+			if rep.Release.URL != "https://github.com/"+teskrepo.FullName+"/releases/tag/"+st.tag || rep.Release.Outcome != "created" {
+				t.Errorf("reported release %+v", rep.Release)
+			}
+			checkBody(t, rel.Body, st.tag, st.want.previous, st.want.contributor)
+			if rel.Body != rep.Release.Body {
+				t.Error("the reported body is not the published one")
+			}
+			text, _ := rep.JSON()
+			w.assertNoSecrets(text, rep.Text())
+		})
+	}
+
+	// The whole release again stops at its gate: a version is released once.
+	w.freshEngine()
+	before := w.registryWrites()
+	if _, err := w.run("v1.0.0", Options{}); flow.FailedStep(err) != StepPlan || !strings.Contains(err.Error(), "published GitHub release of v1.0.0 exists") {
+		t.Fatalf("a second release of v1.0.0: %v", err)
+	}
+	if w.registryWrites() != before {
+		t.Error("a stopped release wrote to the registry")
+	}
+	// Its GitHub step alone passes without changes.
+	writes := w.ghWrites()
+	rel, err := ReleaseJob(context.Background(), w.config(), "v1.0.0")
+	if err != nil || rel.Outcome != "kept" {
+		t.Fatalf("publish-release re-run: %+v, %v", rel, err)
+	}
+	if w.ghWrites() != writes {
+		t.Error("a re-run of the GitHub step wrote to GitHub")
+	}
+}
+
+// checkBody checks a published body: the curated notes first, then the generated notes under
+// "## Commits" with the pull requests since the previous release, then the Full Changelog.
+func checkBody(t *testing.T, body, tag, previous, contributor string) {
 	t.Helper()
-	if !errors.As(err, &ge) {
-		t.Fatalf("err = %v, want a *GateError", err)
+	curated := teskrepo.Notes(teskrepo.Version(tag))
+	if !strings.HasPrefix(body, curated+"\n"+notes.CommitsHeading+"\n\n* ") {
+		t.Errorf("body does not start with the curated notes and the commits:\n%s", body)
 	}
-	for _, v := range ge.Violations {
-		if v.Skipped {
-			skippedRules = append(skippedRules, v.Rule)
-		} else {
-			violated = append(violated, v.Rule)
-		}
+	footer := "**Full Changelog**: https://github.com/" + teskrepo.FullName + "/compare/" + previous + "..." + tag + "\n"
+	if !strings.HasSuffix(body, "\n\n"+footer) {
+		t.Errorf("body does not end with %q:\n%s", footer, body)
 	}
-	return violated, skippedRules, ge
-}
-
-func TestReleasePlanScenarios(t *testing.T) {
-	tests := []struct {
-		name   string
-		seed   seedOpts
-		break_ func(tc *teskCore)
-		// For failing scenarios:
-		wantRules   []int
-		wantSkipped []int
-		wantText    []string // substrings of the error
-		// For passing scenarios:
-		wantPlan func(t *testing.T, tc *teskCore, p Plan)
-	}{
-		{
-			name: "clean pass",
-			wantPlan: func(t *testing.T, tc *teskCore, p Plan) {
-				want := Plan{
-					Repo: testRepo, Tag: "v0.11.0", Version: "0.11.0", Final: true, Prerelease: true,
-					Latest: true, MakeLatest: "false", Commit: tc.sha,
-					Images: []Image{
-						{Name: "tesk-core-taskmaster", Repository: "elixircloud/tesk-core-taskmaster", Tags: []string{"0.11.0", "latest"}},
-						{Name: "tesk-core-filer", Repository: "elixircloud/tesk-core-filer", Tags: []string{"0.11.0", "latest"}},
-					},
-					NotesFile: "docs/releases/0.11.0.md", Notes: validNotes("0.11.0"),
-				}
-				if !reflect.DeepEqual(p, want) {
-					t.Errorf("plan =\n%+v\nwant\n%+v", p, want)
-				}
-			},
-		},
-		{
-			name: "rule 1 alone: tag of the wrong form",
-			seed: seedOpts{tag: "v0.11.0-rc.1"}, wantRules: []int{1},
-			wantText: []string{`"v0.11.0-rc.1" is not a release tag`, "vX.Y.Z"},
-		},
-		{
-			name: "rule 2 alone: unverified signature with GitHub's reason",
-			break_: func(tc *teskCore) {
-				tc.repo.AnnotatedTag(tc.tag, tc.sha, githubsim.Unverified("unknown_key"))
-			},
-			wantRules: []int{2}, wantText: []string{"did not verify the signature of tag v0.11.0 (reason: unknown_key)", "add the signing key"},
-		},
-		{
-			name: "rule 2 alone: lightweight tag",
-			break_: func(tc *teskCore) {
-				tc.repo.LightweightTag(tc.tag, tc.sha)
-			},
-			wantRules: []int{2}, wantText: []string{"tag v0.11.0 is lightweight", "git tag -s"},
-		},
-		{
-			name: "rule 2 alone: annotated but unsigned",
-			break_: func(tc *teskCore) {
-				tc.repo.AnnotatedTag(tc.tag, tc.sha, githubsim.Unverified("unsigned"))
-			},
-			wantRules: []int{2}, wantText: []string{"annotated but not signed (GitHub: unsigned)"},
-		},
-		{
-			name: "rule 3 alone: main not moved forward to the tagged commit",
-			break_: func(tc *teskCore) {
-				tc.repo.SetBranch("main", tc.mainBefore)
-			},
-			wantRules: []int{3}, wantText: []string{"is not on main"},
-		},
-		{
-			name: "rule 4 alone: CITATION.cff names another version",
-			break_: func(tc *teskCore) {
-				tc.retag(validCitation("0.10.6"), validNotes("0.11.0"))
-			},
-			wantRules: []int{4}, wantText: []string{"CITATION.cff at commit", "CITATION.cff:4: "},
-		},
-		{
-			name: "rule 5 alone: notes out of format, with file and line",
-			break_: func(tc *teskCore) {
-				tc.retag(validCitation("0.11.0"), "## Features\n\n- a feature without numbers\n")
-			},
-			wantRules: []int{5}, wantText: []string{"docs/releases/0.11.0.md does not follow the release notes format", "docs/releases/0.11.0.md:1: ", "docs/releases/0.11.0.md:3: "},
-		},
-		{
-			name: "rule 5 alone: notes missing",
-			break_: func(tc *teskCore) {
-				tc.retag(validCitation("0.11.0"), "")
-			},
-			wantRules: []int{5}, wantText: []string{"docs/releases/0.11.0.md does not exist at commit"},
-		},
-		{
-			name: "rule 6 alone: CI failed",
-			break_: func(tc *teskCore) {
-				tc.repo.RerunWorkflowRun(tc.runID, "completed", "failure")
-			},
-			wantRules: []int{6}, wantText: []string{"CI (ci.yml) did not pass for the push of commit", "conclusion failure, attempt 2"},
-		},
-		{
-			name: "rule 6 alone: CI in progress is not yet",
-			break_: func(tc *teskCore) {
-				tc.repo.RerunWorkflowRun(tc.runID, "in_progress", "")
-			},
-			wantRules: []int{6}, wantText: []string{"CI (ci.yml) has not yet finished", "status in_progress"},
-		},
-		{
-			name: "rule 6 alone: CI missing for the push to dev",
-			break_: func(tc *teskCore) {
-				tc.retagUnrun()
-			},
-			wantRules: []int{6}, wantText: []string{"no ci.yml run for the push of commit"},
-		},
-		{
-			name: "rule 7 alone: release already published",
-			break_: func(tc *teskCore) {
-				tc.repo.AddRelease(githubsim.Release{TagName: tc.tag, Prerelease: true})
-			},
-			wantRules: []int{7}, wantText: []string{"a published GitHub release of v0.11.0 exists already", "delete any draft of a tag before pushing the tag"},
-		},
-		{
-			name: "rule 3 alone: main has an unrelated history",
-			break_: func(tc *teskCore) {
-				tc.repo.SetBranch("main", tc.repo.AddCommit("unrelated root", nil, nil))
-			},
-			wantRules: []int{3}, wantText: []string{"is not on main"},
-		},
-		{
-			name: "tag on a side branch",
-			break_: func(tc *teskCore) {
-				side := tc.repo.AddCommit("side work", []string{tc.sha}, nil)
-				tc.repo.AnnotatedTag("v0.11.0", side, githubsim.ValidSignature())
-				tc.repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: side, Conclusion: "success"})
-			},
-			// The run above can only come from a tag named dev: the side commit is not on dev.
-			wantRules: []int{3, 6}, wantText: []string{"is not on main", "is not on dev"},
-		},
-		{
-			// A tag named main can carry a commit that branch main lacks; "on main" must
-			// mean main's commit, not whatever the name main resolves to.
-			name: "rule 3 alone: a tag named main does not put the commit on main",
-			break_: func(tc *teskCore) {
-				tc.repo.SetBranch("main", tc.mainBefore)
-				tc.repo.LightweightTag("main", tc.repo.AddCommit("after the release", []string{tc.sha}, nil))
-			},
-			wantRules: []int{3}, wantText: []string{"is not on main"},
-		},
-		{
-			// Pushing a tag named dev gives a push run with head_branch "dev": CI of a
-			// commit that never reached dev must not count.
-			name: "rule 6 alone: CI of a tag named dev is not CI on dev",
-			break_: func(tc *teskCore) {
-				files := map[string]string{"CITATION.cff": validCitation("0.11.0"), NotesPath(tc.tag): validNotes("0.11.0")}
-				side := tc.repo.AddCommit("chore: release from a side branch", []string{tc.mainBefore}, files)
-				tc.repo.SetBranch("dev", tc.mainBefore)
-				tc.repo.SetBranch("main", side)
-				tc.repo.LightweightTag("dev", side)
-				tc.repo.AnnotatedTag(tc.tag, side, githubsim.ValidSignature())
-				tc.repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: side, Conclusion: "success"})
-			},
-			wantRules: []int{6}, wantText: []string{"is not on dev"},
-		},
-		{
-			name: "all rules violated at once",
-			seed: seedOpts{tag: "v0.11.0-rc.1", published: []string{"v0.10.6", "v0.11.0-rc.1"}, noFiles: true},
-			break_: func(tc *teskCore) {
-				side := tc.repo.AddCommit("side", []string{tc.sha}, map[string]string{"CITATION.cff": "version: 0.1.0\n"})
-				tc.repo.LightweightTag(tc.tag, side)
-			},
-			wantRules: []int{1, 2, 3, 4, 5, 6, 7},
-			wantText:  []string{"fails 7 of 7 release rules"},
-		},
-		{
-			name: "tag does not exist: one reason for the rules it needs",
-			seed: seedOpts{tag: "v0.11.0"},
-			break_: func(tc *teskCore) {
-				tc.tag = "v0.12.0"
-			},
-			wantRules: []int{2}, wantSkipped: []int{3, 4, 5, 6},
-			wantText: []string{"tag v0.12.0 does not exist in elixir-cloud-aai/tesk-core",
-				"not checked: rules 3 (on-main), 4 (citation), 5 (release-notes), 6 (ci-passed): tag v0.12.0 does not exist"},
-		},
-		{
-			name:   "a higher final release already published: no latest",
-			seed:   seedOpts{tag: "v1.1.1", published: []string{"v1.1.0", "v1.2.0", "v1.3.0rc1"}},
-			break_: func(tc *teskCore) {},
-			wantPlan: func(t *testing.T, tc *teskCore, p Plan) {
-				if p.Latest || p.MakeLatest != "false" || p.Prerelease || !p.Final || !slices.Equal(p.Images[0].Tags, []string{"1.1.1"}) {
-					t.Errorf("plan = %+v, want final 1.1.1 without latest", p)
-				}
-			},
-		},
-		{
-			name: "an rc after a final: no latest, pre-release",
-			seed: seedOpts{tag: "v1.1.0rc1", published: []string{"v1.0.0"}},
-			wantPlan: func(t *testing.T, tc *teskCore, p Plan) {
-				if p.Latest || p.MakeLatest != "false" || !p.Prerelease || p.Final || p.Version != "1.1.0rc1" ||
-					!slices.Equal(p.Images[1].Tags, []string{"1.1.0rc1"}) {
-					t.Errorf("plan = %+v, want pre-release 1.1.0rc1 without latest", p)
-				}
-			},
-		},
-		{
-			name: "v1.0.0: not a pre-release, latest on GitHub and the images",
-			seed: seedOpts{tag: "v1.0.0", published: []string{"v0.10.6", "v1.0.0rc2"}},
-			wantPlan: func(t *testing.T, tc *teskCore, p Plan) {
-				if !p.Latest || p.MakeLatest != "true" || p.Prerelease || !p.Final ||
-					!slices.Equal(p.Images[0].Tags, []string{"1.0.0", "latest"}) {
-					t.Errorf("plan = %+v, want final 1.0.0 with latest", p)
-				}
-			},
-		},
-		{
-			name: "CI re-run passed after a failed attempt",
-			break_: func(tc *teskCore) {
-				tc.repo.RerunWorkflowRun(tc.runID, "completed", "failure")
-				tc.repo.RerunWorkflowRun(tc.runID, "completed", "success")
-			},
-			wantPlan: func(t *testing.T, tc *teskCore, p Plan) {
-				if p.Commit != tc.sha {
-					t.Errorf("plan = %+v", p)
-				}
-			},
-		},
+	if !strings.Contains(body, "* chore: release "+tag+" by @uniqueg in https://github.com/"+teskrepo.FullName+"/pull/") {
+		t.Errorf("body lacks the release pull request:\n%s", body)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tc := seedTeskCore(t, tt.seed)
-			if tt.break_ != nil {
-				tt.break_(tc)
-			}
-			plan, err := ReleasePlan(context.Background(), tc.client(t), testRepo, tc.tag, Options{})
-			if tt.wantPlan != nil {
-				if err != nil {
-					t.Fatalf("ReleasePlan: %v", err)
-				}
-				tt.wantPlan(t, tc, plan)
-				return
-			}
-			t.Log(err)
-			violated, skippedRules, _ := rulesOf(t, err)
-			if !slices.Equal(violated, tt.wantRules) || !slices.Equal(skippedRules, tt.wantSkipped) {
-				t.Errorf("violated %v, skipped %v; want %v, %v\n%v", violated, skippedRules, tt.wantRules, tt.wantSkipped, err)
-			}
-			for _, s := range tt.wantText {
-				if !strings.Contains(err.Error(), s) {
-					t.Errorf("error lacks %q:\n%v", s, err)
-				}
-			}
-			if !reflect.DeepEqual(plan, Plan{}) {
-				t.Errorf("a failed gate returned a plan: %+v", plan)
-			}
-		})
+	if strings.Contains(body, "What's Changed") || strings.Count(body, "**Full Changelog**") != 1 {
+		t.Errorf("body keeps GitHub's header or repeats the footer:\n%s", body)
+	}
+	if contributor != "" && !strings.Contains(body, "\n## New Contributors\n") || contributor != "" && !strings.Contains(body, contributor) {
+		t.Errorf("body lacks %q under New Contributors:\n%s", contributor, body)
+	}
+	if contributor == "" && strings.Contains(body, "New Contributors") {
+		t.Errorf("body lists new contributors where there are none:\n%s", body)
 	}
 }
 
-// retag moves the release to a new commit on dev with the given files (empty content
-// leaves a file out), keeping every other rule satisfied.
-func (tc *teskCore) retag(citationCFF, notesMD string) {
-	files := map[string]string{"CITATION.cff": citationCFF}
-	if notesMD != "" {
-		files[NotesPath(tc.tag)] = notesMD
-	}
-	// A root commit, so that a file left out is really absent from its tree.
-	tc.sha = tc.repo.AddCommit("chore: release "+tc.tag, nil, files)
-	tc.repo.SetBranch("dev", tc.sha)
-	tc.repo.SetBranch("main", tc.sha)
-	tc.repo.AnnotatedTag(tc.tag, tc.sha, githubsim.ValidSignature())
-	tc.runID = tc.repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: tc.sha, Conclusion: "success"})
-}
-
-// retagUnrun moves the release to a new commit that CI never ran for.
-func (tc *teskCore) retagUnrun() {
-	files := map[string]string{"CITATION.cff": validCitation(versionOf(tc.tag)), NotesPath(tc.tag): validNotes(versionOf(tc.tag))}
-	tc.sha = tc.repo.CommitOnBranch("dev", "docs: typo", files)
-	tc.repo.SetBranch("main", tc.sha)
-	tc.repo.AnnotatedTag(tc.tag, tc.sha, githubsim.ValidSignature())
-}
-
-func TestReleasePlanRequestBudget(t *testing.T) {
-	ctx := context.Background()
-	tc := seedTeskCore(t, seedOpts{published: []string{}})
-	tc.addReleases(200)
-	c := tc.client(t)
-
-	if _, err := ReleasePlan(ctx, c, testRepo, tc.tag, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	cold := c.Stats()
-	if cold.Requests > 12 {
-		t.Errorf("release-plan with 200 releases made %d requests, want at most 12", cold.Requests)
-	}
-	if logged := len(tc.sim.Requests()); int64(logged) != cold.Requests {
-		t.Errorf("client counted %d requests, the simulator saw %d", cold.Requests, logged)
-	}
-	t.Logf("release-plan, 200 releases, cold: %d requests", cold.Requests)
-
-	before := tc.sim.RateLimit(testToken).Remaining
-	if _, err := ReleasePlan(ctx, c, testRepo, tc.tag, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	warm := c.Stats()
-	if got := warm.Requests - cold.Requests; got != cold.Requests || warm.NotModified-cold.NotModified != got {
-		t.Errorf("warm re-run: %d requests, %d not modified; want %d, all 304", got, warm.NotModified-cold.NotModified, cold.Requests)
-	}
-	if after := tc.sim.RateLimit(testToken).Remaining; after != before {
-		t.Errorf("warm re-run consumed rate limit: %d → %d", before, after)
-	}
-	t.Logf("release-plan, 200 releases, warm ETag cache: %d requests, all 304, rate limit used: %d",
-		warm.Requests-cold.Requests, before-tc.sim.RateLimit(testToken).Remaining)
-}
-
-func TestReleasePlanSurvivesTransientFaults(t *testing.T) {
-	tests := []struct {
-		name    string
-		pattern string
-		fault   githubsim.Fault
-	}{
-		{"502 on the release listing", "/repos/*/*/releases", githubsim.BadGateway(2)},
-		{"secondary rate limit on the tag ref", "/repos/*/*/git/ref/tags/*", githubsim.SecondaryRateLimit(1, 0)},
-		{"primary limit on the contents", "/repos/*/*/contents/*", githubsim.PrimaryRateLimit(1, 0)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tc := seedTeskCore(t, seedOpts{})
-			tc.sim.InjectFault(http.MethodGet, tt.pattern, tt.fault)
-			c := tc.client(t)
-			if _, err := ReleasePlan(context.Background(), c, testRepo, tc.tag, Options{}); err != nil {
-				t.Fatalf("ReleasePlan: %v", err)
-			}
-			if c.Stats().Retries == 0 {
-				t.Errorf("no retries recorded")
-			}
-		})
-	}
-}
-
-func TestReleasePlanFailsClosedOnOutage(t *testing.T) {
-	tc := seedTeskCore(t, seedOpts{})
-	tc.sim.InjectFault(http.MethodGet, "/repos/*/*/compare/*", githubsim.BadGateway(0))
-	_, err := ReleasePlan(context.Background(), tc.client(t), testRepo, tc.tag, Options{})
-	var ge *GateError
-	if err == nil || errors.As(err, &ge) || !strings.Contains(err.Error(), "GET /repos/elixir-cloud-aai/tesk-core/compare/") {
-		t.Errorf("err = %v, want an API error naming the endpoint", err)
-	}
-}
-
-func TestReleasePlanWarnsOfDrafts(t *testing.T) {
-	tc := seedTeskCore(t, seedOpts{})
-	tc.sim.AddToken(testToken, githubsim.Token{PushAccess: true})
-	tc.repo.AddRelease(githubsim.Release{TagName: tc.tag, Draft: true})
-	plan, err := ReleasePlan(context.Background(), tc.client(t), testRepo, tc.tag, Options{})
+// jsonReport decodes a report's JSON, as the next job would.
+func jsonReport(t *testing.T, rep Report) map[string]any {
+	t.Helper()
+	text, err := rep.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Warnings) != 1 || !strings.Contains(plan.Warnings[0], "a draft release of v0.11.0 exists") {
-		t.Errorf("warnings = %v", plan.Warnings)
-	}
-}
-
-func TestTokenNeverInOutput(t *testing.T) {
-	ctx := context.Background()
-	tc := seedTeskCore(t, seedOpts{})
-	var outputs []string
-
-	plan, err := ReleasePlan(ctx, tc.client(t), testRepo, tc.tag, Options{})
-	if err != nil {
+	var out map[string]any
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
 		t.Fatal(err)
 	}
-	js, err := json.Marshal(plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	outputs = append(outputs, plan.Text(), string(js))
-
-	// Every kind of failure: a gate error, an outage, bad credentials, a bad repository.
-	_, err = ReleasePlan(ctx, tc.client(t), testRepo, "v9.9.9", Options{})
-	outputs = append(outputs, err.Error())
-	tc.sim.InjectFault("", "/repos/*/*/releases", githubsim.BadGateway(0))
-	_, err = ReleasePlan(ctx, tc.client(t), testRepo, tc.tag, Options{})
-	outputs = append(outputs, err.Error())
-	tc.sim.ClearFaults()
-	const unknownToken = "ghp_unknown0SECRET0token"
-	wrong, err := github.NewClient(tc.sim.URL, unknownToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = ReleasePlan(ctx, wrong, testRepo, tc.tag, Options{})
-	outputs = append(outputs, err.Error())
-	_, err = ReleasePlan(ctx, tc.client(t), "elixir-cloud-aai/tesk-core/x", tc.tag, Options{})
-	outputs = append(outputs, err.Error())
-	for i, out := range outputs {
-		if strings.Contains(out, testToken) || strings.Contains(out, unknownToken) {
-			t.Errorf("output %d contains a token:\n%s", i, out)
-		}
-	}
-}
-
-func TestReleasePlanRejectsBadRepository(t *testing.T) {
-	tc := seedTeskCore(t, seedOpts{})
-	for _, repo := range []string{"", "tesk-core", "a/b/c", "../x", "owner/..", "-a/b"} {
-		if _, err := ReleasePlan(context.Background(), tc.client(t), repo, tc.tag, Options{}); err == nil ||
-			!strings.Contains(err.Error(), "want owner/name") {
-			t.Errorf("repo %q: err = %v", repo, err)
-		}
-	}
-	if n := len(tc.sim.Requests()); n != 0 {
-		t.Errorf("%d requests sent for bad repository names", n)
-	}
+	return out
 }

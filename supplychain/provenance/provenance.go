@@ -142,64 +142,96 @@ func Build(in Input) (Statement, error) {
 	if err := validate(in); err != nil {
 		return Statement{}, err
 	}
-	hexDigest := strings.TrimPrefix(in.ImageDigest, "sha256:")
 	repoURL := strings.TrimSuffix(in.SourceRepository, ".git")
-
-	ext := map[string]any{}
-	internal := map[string]any{}
-	var buildType, builderID, invocationID string
-	if in.GitHub.InActions() {
-		server := strings.TrimSuffix(firstNonEmpty(in.GitHub.ServerURL, "https://github.com"), "/")
-		path, ref, _ := strings.Cut(in.GitHub.WorkflowRef, "@")
-		repo := in.GitHub.Repository
-		// GITHUB_WORKFLOW_REF is owner/name/<path>@<ref>; the buildType wants the path alone.
-		path = strings.TrimPrefix(path, repo+"/")
-		buildType = GitHubWorkflowBuildType
-		ext["workflow"] = map[string]any{
-			"ref":        ref,
-			"repository": server + "/" + repo,
-			"path":       path,
-		}
-		gh := map[string]any{}
-		for k, v := range map[string]string{
-			"event_name":          in.GitHub.EventName,
-			"repository_id":       in.GitHub.RepositoryID,
-			"repository_owner_id": in.GitHub.RepositoryOwnerID,
-			"runner_environment":  in.GitHub.RunnerEnvironment,
-		} {
-			if v != "" {
-				gh[k] = v
-			}
-		}
-		if len(gh) > 0 {
-			internal["github"] = gh
-		}
-		// The builder is the workflow identity, as GitHub's own provenance has it.
-		builderID = server + "/" + in.GitHub.WorkflowRef
-		if in.GitHub.RunID != "" {
-			invocationID = fmt.Sprintf("%s/%s/actions/runs/%s/attempts/%s", server, repo, in.GitHub.RunID, firstNonEmpty(in.GitHub.RunAttempt, "1"))
-		}
-	} else {
-		buildType = in.BuildType
-		builderID = in.BuilderID
-		invocationID = in.InvocationID
-	}
-	// The image build itself: which source and how it was invoked.
-	build := map[string]any{
-		"source": map[string]any{
-			"repository": repoURL,
-			"commit":     in.SourceCommit,
+	b := builderOf(in)
+	b.external["build"] = buildParameters(in, repoURL)
+	pred := Predicate{
+		BuildDefinition: BuildDefinition{
+			BuildType:            b.buildType,
+			ExternalParameters:   b.external,
+			ResolvedDependencies: dependencies(in, repoURL),
 		},
-		"dockerfile": in.Dockerfile,
+		RunDetails: RunDetails{Builder: Builder{ID: b.id}},
 	}
+	if len(b.internal) > 0 {
+		pred.BuildDefinition.InternalParameters = b.internal
+	}
+	if md := metadata(in, b.invocationID); md != (Metadata{}) {
+		pred.RunDetails.Metadata = &md
+	}
+	return Statement{
+		Type: StatementType,
+		Subject: []ResourceDescriptor{{
+			Name:   in.ImageName,
+			Digest: map[string]string{"sha256": strings.TrimPrefix(in.ImageDigest, "sha256:")},
+		}},
+		PredicateType: SLSAPredicateType,
+		Predicate:     pred,
+	}, nil
+}
+
+// builder is who ran the build and how the provenance names it.
+type builder struct {
+	buildType, id, invocationID string
+	external, internal          map[string]any
+}
+
+// builderOf is the GitHub workflow when the build ran in GitHub Actions (as GitHub's own
+// provenance has it), else the builder the caller named.
+func builderOf(in Input) builder {
+	b := builder{external: map[string]any{}, internal: map[string]any{}}
+	if !in.GitHub.InActions() {
+		b.buildType, b.id, b.invocationID = in.BuildType, in.BuilderID, in.InvocationID
+		return b
+	}
+	server := strings.TrimSuffix(firstNonEmpty(in.GitHub.ServerURL, "https://github.com"), "/")
+	path, ref, _ := strings.Cut(in.GitHub.WorkflowRef, "@")
+	repo := in.GitHub.Repository
+	// GITHUB_WORKFLOW_REF is owner/name/<path>@<ref>; the buildType wants the path alone.
+	path = strings.TrimPrefix(path, repo+"/")
+	b.buildType = GitHubWorkflowBuildType
+	b.external["workflow"] = map[string]any{
+		"ref":        ref,
+		"repository": server + "/" + repo,
+		"path":       path,
+	}
+	gh := map[string]any{}
+	for k, v := range map[string]string{
+		"event_name":          in.GitHub.EventName,
+		"repository_id":       in.GitHub.RepositoryID,
+		"repository_owner_id": in.GitHub.RepositoryOwnerID,
+		"runner_environment":  in.GitHub.RunnerEnvironment,
+	} {
+		if v != "" {
+			gh[k] = v
+		}
+	}
+	if len(gh) > 0 {
+		b.internal["github"] = gh
+	}
+	// The builder is the workflow identity, as GitHub's own provenance has it.
+	b.id = server + "/" + in.GitHub.WorkflowRef
+	if in.GitHub.RunID != "" {
+		b.invocationID = fmt.Sprintf("%s/%s/actions/runs/%s/attempts/%s", server, repo, in.GitHub.RunID, firstNonEmpty(in.GitHub.RunAttempt, "1"))
+	}
+	return b
+}
+
+// buildParameters are the image build itself: which source and how it was invoked.
+func buildParameters(in Input, repoURL string) map[string]any {
+	source := map[string]any{"repository": repoURL, "commit": in.SourceCommit}
 	if in.SourceRef != "" {
-		build["source"].(map[string]any)["ref"] = in.SourceRef
+		source["ref"] = in.SourceRef
 	}
+	build := map[string]any{"source": source, "dockerfile": in.Dockerfile}
 	if len(in.BuildArgs) > 0 {
 		build["buildArgs"] = in.BuildArgs
 	}
-	ext["build"] = build
+	return build
+}
 
+// dependencies are the source commit and the base images, in a stable order.
+func dependencies(in Input, repoURL string) []ResourceDescriptor {
 	deps := []ResourceDescriptor{{
 		URI:    sourceURI(repoURL, in.SourceRef),
 		Digest: map[string]string{"gitCommit": in.SourceCommit},
@@ -217,18 +249,10 @@ func Build(in Input) (Statement, error) {
 			Digest: map[string]string{"sha256": strings.TrimPrefix(b.Digest, "sha256:")},
 		})
 	}
+	return deps
+}
 
-	pred := Predicate{
-		BuildDefinition: BuildDefinition{
-			BuildType:            buildType,
-			ExternalParameters:   ext,
-			ResolvedDependencies: deps,
-		},
-		RunDetails: RunDetails{Builder: Builder{ID: builderID}},
-	}
-	if len(internal) > 0 {
-		pred.BuildDefinition.InternalParameters = internal
-	}
+func metadata(in Input, invocationID string) Metadata {
 	md := Metadata{InvocationID: invocationID}
 	if !in.StartedOn.IsZero() {
 		md.StartedOn = in.StartedOn.UTC().Format(time.RFC3339)
@@ -236,18 +260,7 @@ func Build(in Input) (Statement, error) {
 	if !in.FinishedOn.IsZero() {
 		md.FinishedOn = in.FinishedOn.UTC().Format(time.RFC3339)
 	}
-	if md != (Metadata{}) {
-		pred.RunDetails.Metadata = &md
-	}
-	return Statement{
-		Type: StatementType,
-		Subject: []ResourceDescriptor{{
-			Name:   in.ImageName,
-			Digest: map[string]string{"sha256": hexDigest},
-		}},
-		PredicateType: SLSAPredicateType,
-		Predicate:     pred,
-	}, nil
+	return md
 }
 
 // Marshal returns the canonical JSON bytes of a statement: encoding/json with

@@ -11,7 +11,7 @@ import (
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/teskrepo"
-	"dagger/shipyard/pipelines/release"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 // TestSeededReleasesPassTheGates runs release-plan over the seeded history: each prepared
@@ -38,7 +38,7 @@ func TestSeededReleasesPassTheGates(t *testing.T) {
 		if tt.before != nil {
 			tt.before()
 		}
-		plan, err := release.ReleasePlan(ctx, gh, teskrepo.FullName, tt.tag, release.Options{})
+		plan, err := releasegate.Check(ctx, gh, teskrepo.FullName, tt.tag, releasegate.Config{})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

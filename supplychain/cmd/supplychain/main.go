@@ -120,114 +120,43 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer, newSigner newSignerFunc) error {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var (
-		reg                   registryFlags
-		image, tokenFile      string
-		requestURLFile        string
-		requestTokenFile      string
-		fulcioURL, rekorURL   string
-		trustedRoot           string
-		in                    provenance.Input
-		buildArgs, baseImages listFlag
-		startedOn, finishedOn string
-	)
-	reg.bind(fs)
-	fs.StringVar(&image, "image", "", "image reference by digest, REPO@sha256:…")
-	fs.StringVar(&tokenFile, "oidc-token-file", "", `file holding the OIDC identity token ("-" reads standard input)`)
-	fs.StringVar(&requestURLFile, "oidc-token-request-url-file", "", "file holding GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL: the token is requested (audience sigstore) right before signing, instead of --oidc-token-file")
-	fs.StringVar(&requestTokenFile, "oidc-token-request-token-file", "", "file holding ACTIONS_ID_TOKEN_REQUEST_TOKEN, the bearer token of that request")
-	fs.StringVar(&fulcioURL, "fulcio-url", signing.PublicGoodFulcioURL, "Fulcio URL")
-	fs.StringVar(&rekorURL, "rekor-url", signing.PublicGoodRekorURL, "Rekor URL")
-	fs.StringVar(&trustedRoot, "trusted-root", "", "trusted_root.json (required): an existing bundle counts as done only if it verifies against it, signed by the token's identity")
-	if cmd == "attest" {
-		fs.StringVar(&in.SourceRepository, "source-repository", "", "source repository URL (https://github.com/o/r)")
-		fs.StringVar(&in.SourceRef, "source-ref", "", "git ref built (refs/tags/v1.0.0)")
-		fs.StringVar(&in.SourceCommit, "source-commit", "", "full git commit SHA built")
-		fs.StringVar(&in.Dockerfile, "dockerfile", "", "Dockerfile path in the source")
-		fs.Var(&buildArgs, "build-arg", "build argument KEY=VALUE (repeatable)")
-		fs.Var(&baseImages, "base-image", "base image NAME@sha256:… (repeatable)")
-		fs.StringVar(&in.BuilderID, "builder-id", "", "builder id outside GitHub Actions")
-		fs.StringVar(&in.BuildType, "build-type", "", "buildType URI outside GitHub Actions")
-		fs.StringVar(&in.InvocationID, "invocation-id", "", "run id outside GitHub Actions")
-		fs.StringVar(&startedOn, "started-on", "", "build start time, RFC 3339 (omitted when empty)")
-		fs.StringVar(&finishedOn, "finished-on", "", "build end time, RFC 3339 (omitted when empty)")
-		fs.StringVar(&in.GitHub.ServerURL, "github-server-url", "", "GITHUB_SERVER_URL")
-		fs.StringVar(&in.GitHub.Repository, "github-repository", "", "GITHUB_REPOSITORY")
-		fs.StringVar(&in.GitHub.RepositoryID, "github-repository-id", "", "GITHUB_REPOSITORY_ID")
-		fs.StringVar(&in.GitHub.RepositoryOwnerID, "github-repository-owner-id", "", "GITHUB_REPOSITORY_OWNER_ID")
-		fs.StringVar(&in.GitHub.WorkflowRef, "github-workflow-ref", "", "GITHUB_WORKFLOW_REF (set when run in GitHub Actions)")
-		fs.StringVar(&in.GitHub.EventName, "github-event-name", "", "GITHUB_EVENT_NAME")
-		fs.StringVar(&in.GitHub.RunID, "github-run-id", "", "GITHUB_RUN_ID")
-		fs.StringVar(&in.GitHub.RunAttempt, "github-run-attempt", "", "GITHUB_RUN_ATTEMPT")
-		fs.StringVar(&in.GitHub.RunnerEnvironment, "github-runner-environment", "", "RUNNER_ENVIRONMENT")
-	}
+	var f publishFlags
+	f.bind(fs, cmd)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
 	}
-	if image == "" {
-		return usageError{errors.New("--image is required")}
+	if err := f.check(cmd); err != nil {
+		return err
 	}
-	if trustedRoot == "" {
-		return usageError{errors.New("--trusted-root is required: a bundle already attached counts as done only if it verifies against it")}
-	}
-	requested := requestURLFile != "" || requestTokenFile != ""
-	switch {
-	case requested && tokenFile != "":
-		return usageError{errors.New("give either --oidc-token-file or the --oidc-token-request-* files, not both")}
-	case requested && (requestURLFile == "" || requestTokenFile == ""):
-		return usageError{errors.New("--oidc-token-request-url-file and --oidc-token-request-token-file go together")}
-	}
-	if cmd == "attest" {
-		var err error
-		if in.BuildArgs, err = parseBuildArgs(buildArgs); err != nil {
-			return usageError{err}
-		}
-		if in.BaseImages, err = parseBaseImages(baseImages); err != nil {
-			return usageError{err}
-		}
-		if in.StartedOn, err = parseTime("started-on", startedOn); err != nil {
-			return usageError{err}
-		}
-		if in.FinishedOn, err = parseTime("finished-on", finishedOn); err != nil {
-			return usageError{err}
-		}
-	}
-
 	// The token comes first: without a valid one nothing else happens.
-	var tok *signing.Token
-	var err error
-	if requested {
-		tok, err = requestToken(ctx, requestURLFile, requestTokenFile)
-	} else {
-		tok, err = signing.ReadToken(tokenFile, stdin, time.Now())
-	}
+	tok, err := f.token(ctx, stdin)
 	if err != nil {
 		return err
 	}
-	password, err := reg.password()
+	password, err := f.reg.password()
 	if err != nil {
 		return err
 	}
 	secrets := func(err error) error { return signing.Redact(tok.Redact(err), password) }
-	remoteOpts, err := steps.Registry(reg.username, password)
+	remoteOpts, err := steps.Registry(f.reg.username, password)
 	if err != nil {
 		return usageError{err}
 	}
-	signer, err := newSigner(fulcioURL, rekorURL)
+	signer, err := newSigner(f.fulcioURL, f.rekorURL)
 	if err != nil {
 		return usageError{err}
 	}
-	tr, err := verify.LoadTrustedRoot(trustedRoot)
+	tr, err := verify.LoadTrustedRoot(f.trustedRoot)
 	if err != nil {
 		return err
 	}
-	c := steps.Config{Image: image, Token: tok, Signer: signer, Remote: remoteOpts, Trusted: tr}
+	c := steps.Config{Image: f.image, Token: tok, Signer: signer, Remote: remoteOpts, Trusted: tr}
 	var out steps.Outcome
 	if cmd == "attest" {
-		out, err = steps.Attest(ctx, c, in)
+		out, err = steps.Attest(ctx, c, f.in)
 	} else {
 		out, err = steps.Sign(ctx, c)
 	}
@@ -235,6 +164,100 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 		return secrets(err)
 	}
 	return writeJSON(stdout, out)
+}
+
+// publishFlags are the flags of attest and sign.
+type publishFlags struct {
+	reg                   registryFlags
+	image, tokenFile      string
+	requestURLFile        string
+	requestTokenFile      string
+	fulcioURL, rekorURL   string
+	trustedRoot           string
+	in                    provenance.Input
+	buildArgs, baseImages listFlag
+	startedOn, finishedOn string
+}
+
+func (f *publishFlags) bind(fs *flag.FlagSet, cmd string) {
+	f.reg.bind(fs)
+	fs.StringVar(&f.image, "image", "", "image reference by digest, REPO@sha256:…")
+	fs.StringVar(&f.tokenFile, "oidc-token-file", "", `file holding the OIDC identity token ("-" reads standard input)`)
+	fs.StringVar(&f.requestURLFile, "oidc-token-request-url-file", "", "file holding GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL: the token is requested (audience sigstore) right before signing, instead of --oidc-token-file")
+	fs.StringVar(&f.requestTokenFile, "oidc-token-request-token-file", "", "file holding ACTIONS_ID_TOKEN_REQUEST_TOKEN, the bearer token of that request")
+	fs.StringVar(&f.fulcioURL, "fulcio-url", signing.PublicGoodFulcioURL, "Fulcio URL")
+	fs.StringVar(&f.rekorURL, "rekor-url", signing.PublicGoodRekorURL, "Rekor URL")
+	fs.StringVar(&f.trustedRoot, "trusted-root", "", "trusted_root.json (required): an existing bundle counts as done only if it verifies against it, signed by the token's identity")
+	if cmd == "attest" {
+		f.bindProvenance(fs)
+	}
+}
+
+func (f *publishFlags) bindProvenance(fs *flag.FlagSet) {
+	in := &f.in
+	fs.StringVar(&in.SourceRepository, "source-repository", "", "source repository URL (https://github.com/o/r)")
+	fs.StringVar(&in.SourceRef, "source-ref", "", "git ref built (refs/tags/v1.0.0)")
+	fs.StringVar(&in.SourceCommit, "source-commit", "", "full git commit SHA built")
+	fs.StringVar(&in.Dockerfile, "dockerfile", "", "Dockerfile path in the source")
+	fs.Var(&f.buildArgs, "build-arg", "build argument KEY=VALUE (repeatable)")
+	fs.Var(&f.baseImages, "base-image", "base image NAME@sha256:… (repeatable)")
+	fs.StringVar(&in.BuilderID, "builder-id", "", "builder id outside GitHub Actions")
+	fs.StringVar(&in.BuildType, "build-type", "", "buildType URI outside GitHub Actions")
+	fs.StringVar(&in.InvocationID, "invocation-id", "", "run id outside GitHub Actions")
+	fs.StringVar(&f.startedOn, "started-on", "", "build start time, RFC 3339 (omitted when empty)")
+	fs.StringVar(&f.finishedOn, "finished-on", "", "build end time, RFC 3339 (omitted when empty)")
+	fs.StringVar(&in.GitHub.ServerURL, "github-server-url", "", "GITHUB_SERVER_URL")
+	fs.StringVar(&in.GitHub.Repository, "github-repository", "", "GITHUB_REPOSITORY")
+	fs.StringVar(&in.GitHub.RepositoryID, "github-repository-id", "", "GITHUB_REPOSITORY_ID")
+	fs.StringVar(&in.GitHub.RepositoryOwnerID, "github-repository-owner-id", "", "GITHUB_REPOSITORY_OWNER_ID")
+	fs.StringVar(&in.GitHub.WorkflowRef, "github-workflow-ref", "", "GITHUB_WORKFLOW_REF (set when run in GitHub Actions)")
+	fs.StringVar(&in.GitHub.EventName, "github-event-name", "", "GITHUB_EVENT_NAME")
+	fs.StringVar(&in.GitHub.RunID, "github-run-id", "", "GITHUB_RUN_ID")
+	fs.StringVar(&in.GitHub.RunAttempt, "github-run-attempt", "", "GITHUB_RUN_ATTEMPT")
+	fs.StringVar(&in.GitHub.RunnerEnvironment, "github-runner-environment", "", "RUNNER_ENVIRONMENT")
+}
+
+// requested is whether the token is requested from GitHub Actions' endpoint.
+func (f *publishFlags) requested() bool {
+	return f.requestURLFile != "" || f.requestTokenFile != ""
+}
+
+// check refuses missing or conflicting flags and reads attest's structured ones.
+func (f *publishFlags) check(cmd string) error {
+	switch {
+	case f.image == "":
+		return usageError{errors.New("--image is required")}
+	case f.trustedRoot == "":
+		return usageError{errors.New("--trusted-root is required: a bundle already attached counts as done only if it verifies against it")}
+	case f.requested() && f.tokenFile != "":
+		return usageError{errors.New("give either --oidc-token-file or the --oidc-token-request-* files, not both")}
+	case f.requested() && (f.requestURLFile == "" || f.requestTokenFile == ""):
+		return usageError{errors.New("--oidc-token-request-url-file and --oidc-token-request-token-file go together")}
+	case cmd != "attest":
+		return nil
+	}
+	var err error
+	if f.in.BuildArgs, err = parseBuildArgs(f.buildArgs); err != nil {
+		return usageError{err}
+	}
+	if f.in.BaseImages, err = parseBaseImages(f.baseImages); err != nil {
+		return usageError{err}
+	}
+	if f.in.StartedOn, err = parseTime("started-on", f.startedOn); err != nil {
+		return usageError{err}
+	}
+	if f.in.FinishedOn, err = parseTime("finished-on", f.finishedOn); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// token reads the identity token given, or requests one.
+func (f *publishFlags) token(ctx context.Context, stdin io.Reader) (*signing.Token, error) {
+	if f.requested() {
+		return requestToken(ctx, f.requestURLFile, f.requestTokenFile)
+	}
+	return signing.ReadToken(f.tokenFile, stdin, time.Now())
 }
 
 // requestToken asks GitHub Actions' token endpoint for a fresh identity token, reading the

@@ -21,6 +21,7 @@ import (
 	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
+	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
 	"github.com/sigstore/sigstore-go/pkg/sign"
 )
 
@@ -290,32 +291,10 @@ func (h *handler) logEntries(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "want exactly one verifier (the signing certificate)")
 		return
 	}
-	var env ssldsse.Envelope
-	if err := json.Unmarshal([]byte(content.Envelope), &env); err != nil {
-		apiError(w, http.StatusBadRequest, "envelope: "+err.Error())
-		return
-	}
-	if len(env.Signatures) != 1 {
-		apiError(w, http.StatusBadRequest, "want a DSSE envelope with one signature")
-		return
-	}
-	payload, err := base64.StdEncoding.DecodeString(env.Payload)
+	b, err := dsseBundle(content.Envelope)
 	if err != nil {
-		apiError(w, http.StatusBadRequest, "envelope payload is not base64")
+		apiError(w, http.StatusBadRequest, err.Error())
 		return
-	}
-	sig, err := base64.StdEncoding.DecodeString(env.Signatures[0].Sig)
-	if err != nil {
-		apiError(w, http.StatusBadRequest, "envelope signature is not base64")
-		return
-	}
-	b := &protobundle.Bundle{
-		Content: &protobundle.Bundle_DsseEnvelope{DsseEnvelope: &protodsse.Envelope{
-			Payload:     payload,
-			PayloadType: env.PayloadType,
-			Signatures:  []*protodsse.Signature{{Sig: sig, Keyid: env.Signatures[0].KeyID}},
-		}},
-		VerificationMaterial: &protobundle.VerificationMaterial{},
 	}
 	if err := h.ss.GetTransparencyLogEntry(r.Context(), content.Verifiers[0], b); err != nil {
 		apiError(w, http.StatusBadRequest, err.Error())
@@ -324,12 +303,50 @@ func (h *handler) logEntries(w http.ResponseWriter, r *http.Request) {
 	tle := b.VerificationMaterial.TlogEntries[len(b.VerificationMaterial.TlogEntries)-1]
 	leaf := sha256.Sum256(append([]byte{0}, tle.CanonicalizedBody...))
 	uuid := hex.EncodeToString(leaf[:])
+	// Rekor names the new entry by its UUID in ETag and Location, and
+	// sigstore-go's client picks the entry out of the body by that ETag.
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("ETag", uuid)
+	w.Header().Set("Location", "/api/v1/log/entries/"+uuid)
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(map[string]any{uuid: rekorEntry(tle)})
+}
+
+// dsseBundle reads the DSSE envelope of a proposed entry into a bundle for the virtual log.
+func dsseBundle(envelope string) (*protobundle.Bundle, error) {
+	var env ssldsse.Envelope
+	if err := json.Unmarshal([]byte(envelope), &env); err != nil {
+		return nil, fmt.Errorf("envelope: %w", err)
+	}
+	if len(env.Signatures) != 1 {
+		return nil, errors.New("want a DSSE envelope with one signature")
+	}
+	payload, err := base64.StdEncoding.DecodeString(env.Payload)
+	if err != nil {
+		return nil, errors.New("envelope payload is not base64")
+	}
+	sig, err := base64.StdEncoding.DecodeString(env.Signatures[0].Sig)
+	if err != nil {
+		return nil, errors.New("envelope signature is not base64")
+	}
+	return &protobundle.Bundle{
+		Content: &protobundle.Bundle_DsseEnvelope{DsseEnvelope: &protodsse.Envelope{
+			Payload:     payload,
+			PayloadType: env.PayloadType,
+			Signatures:  []*protodsse.Signature{{Sig: sig, Keyid: env.Signatures[0].KeyID}},
+		}},
+		VerificationMaterial: &protobundle.VerificationMaterial{},
+	}, nil
+}
+
+// rekorEntry is a log entry as Rekor's v1 API returns it.
+func rekorEntry(tle *protorekor.TransparencyLogEntry) map[string]any {
 	proof := tle.InclusionProof
 	hashes := make([]string, 0, len(proof.Hashes))
 	for _, x := range proof.Hashes {
 		hashes = append(hashes, hex.EncodeToString(x))
 	}
-	entry := map[string]any{
+	return map[string]any{
 		"body":           base64.StdEncoding.EncodeToString(tle.CanonicalizedBody),
 		"integratedTime": tle.IntegratedTime,
 		"logID":          hex.EncodeToString(tle.LogId.KeyId),
@@ -345,11 +362,4 @@ func (h *handler) logEntries(w http.ResponseWriter, r *http.Request) {
 			"signedEntryTimestamp": tle.InclusionPromise.SignedEntryTimestamp,
 		},
 	}
-	// Rekor names the new entry by its UUID in ETag and Location, and
-	// sigstore-go's client picks the entry out of the body by that ETag.
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("ETag", uuid)
-	w.Header().Set("Location", "/api/v1/log/entries/"+uuid)
-	w.WriteHeader(http.StatusCreated)
-	_ = json.NewEncoder(w).Encode(map[string]any{uuid: entry})
 }

@@ -1,0 +1,304 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/registry"
+	"dagger/shipyard/pipelines/ci"
+)
+
+// The image steps' names, as logs, errors, reports and docs use them.
+const (
+	StepPush   = "push-by-digest"
+	StepScan   = "scan-digests"
+	StepAttest = "attest"
+	StepSign   = "sign"
+	// StepVerifySigned verifies the signature and provenance with the signer's identity
+	// before any tag moves.
+	StepVerifySigned = "verify-signed"
+	StepTag          = "tag"
+)
+
+// Images is the state the image steps share: where the images go, what was built, and
+// what each step found or wrote. It knows nothing of the flow around it (a push to dev, a
+// release); the flow fills in the inputs and reads the outcomes.
+type Images struct {
+	Target Target
+	Sign   SignInputs
+	// Pipeline is the CI pipeline of the source: the scan's pins and ignore file.
+	Pipeline *ci.Pipeline
+	// Built are the images built from the source (or described: attest needs only their
+	// Dockerfile and build arguments).
+	Built []ci.Image
+	// Workdir holds the OCI tarballs during the push.
+	Workdir string
+	// Ignore is the content of the ignore file; nil reads the pipeline source's.
+	Ignore []byte
+	// ReuseTag is a tag that names the source's image for good (sha-<commit>): an image
+	// that carries it already keeps that digest and is not pushed again.
+	ReuseTag string
+	// Version is a version tag that never moves: the push stops when it is on another
+	// digest already, before anything is scanned, signed or tagged.
+	Version string
+	// Tags are written by the tag step; Latest moves latest after them, for every image
+	// together or for none, when StillLatest agrees right before.
+	Tags        []string
+	Latest      bool
+	StillLatest registry.StillLatest
+	// Log receives one line per outcome (nil: none).
+	Log func(format string, args ...any)
+
+	// Outcomes, as far as the steps got.
+	Pushed   []Pushed
+	Reused   []string
+	Scans    []ci.ScanResult
+	Reports  *dagger.Directory
+	Evidence []Evidence
+	Verified []Verification
+	Applied  []registry.ApplyReport
+}
+
+// Advice is what the maintainer does when an image step fails, worded by each flow.
+type Advice struct {
+	// Untagged: a step before the tags failed, so nothing is tagged yet.
+	Untagged string
+	// Scan: Trivy failed to run, or found what the policy blocks.
+	Scan string
+	// Moved: a tag that never moves is on another digest already.
+	Moved string
+	// Tag: the tag step failed otherwise.
+	Tag string
+}
+
+// Steps are the image steps in their one order — push by digest, scan those digests,
+// attest, sign, verify both, tag — over a flow's state S, in which at finds the images.
+func Steps[S any](flowName string, adv Advice, at func(*S) *Images) []flow.Step[S] {
+	step := func(name string, writes bool, next string, run func(*Images, context.Context) error) flow.Step[S] {
+		return flow.Step[S]{Name: name, Writes: writes, Next: next, Run: func(ctx context.Context, s *S) error {
+			err := run(at(s), ctx)
+			if adv.Moved != "" && MovedTag(err) {
+				return flow.Wrap(flowName, name, adv.Moved, err)
+			}
+			return err
+		}}
+	}
+	return []flow.Step[S]{
+		step(StepPush, true, adv.Untagged, (*Images).push),
+		step(StepScan, false, adv.Scan, (*Images).scan),
+		step(StepAttest, true, adv.Untagged, (*Images).attest),
+		step(StepSign, true, adv.Untagged, (*Images).sign),
+		step(StepVerifySigned, false, adv.Untagged, (*Images).verifySigned),
+		step(StepTag, true, adv.Tag, (*Images).tag),
+	}
+}
+
+// MovedTag is whether err is a tag that never moves found on another digest (now, or
+// written by someone else meanwhile): re-running cannot help, a higher version can.
+func MovedTag(err error) bool {
+	var ie *registry.ImmutableTagError
+	var ce *registry.ConcurrentTagError
+	return errors.As(err, &ie) || errors.As(err, &ce)
+}
+
+func (s *Images) logf(format string, args ...any) {
+	if s.Log != nil {
+		s.Log(format, args...)
+	}
+}
+
+// push pushes the built images by digest, reusing the digest of those that carry ReuseTag,
+// then checks that Version, if any, is on none of the repositories but on the digest just
+// pushed.
+func (s *Images) push(ctx context.Context) error {
+	if err := s.Target.check(); err != nil {
+		return fmt.Errorf("push-by-digest: %w", err)
+	}
+	existing, err := s.reusable(ctx)
+	if err != nil {
+		return err
+	}
+	var build []ci.Image
+	for i, img := range s.Built {
+		if existing[i] == "" {
+			build = append(build, img)
+		} else {
+			s.Reused = append(s.Reused, img.Spec.Name)
+		}
+	}
+	var fresh []Pushed
+	if len(build) > 0 {
+		if fresh, err = PushByDigest(ctx, build, s.Target, s.Workdir); err != nil {
+			return err
+		}
+	}
+	pushed := make([]Pushed, 0, len(s.Built))
+	for i, img := range s.Built {
+		if existing[i] != "" {
+			pushed = append(pushed, Pushed{Name: img.Spec.Name, Repository: s.Target.Repository(img), Digest: existing[i]})
+			continue
+		}
+		pushed = append(pushed, fresh[0])
+		fresh = fresh[1:]
+	}
+	if err := s.checkVersion(ctx, pushed); err != nil {
+		return err
+	}
+	s.Pushed = pushed
+	for _, p := range pushed {
+		s.logf("%s: %s", StepPush, p.Ref())
+	}
+	return nil
+}
+
+// reusable finds, per built image, the digest ReuseTag names already ("" for none). Builds
+// are not always reproducible, so a re-run on a fresh engine may build another digest for
+// the same commit; since the commit tag never moves and is written only after its digest
+// was scanned, attested and signed, the digest it names is the commit's image.
+func (s *Images) reusable(ctx context.Context) ([]string, error) {
+	existing := make([]string, len(s.Built))
+	if s.ReuseTag == "" {
+		return existing, nil
+	}
+	err := forEach(len(s.Built), func(i int) error {
+		repo := s.Target.Repository(s.Built[i])
+		tags, err := registry.ResolveTags(ctx, repo, []string{s.ReuseTag}, s.Target.Auth, s.Target.RegistryOptions...)
+		if err != nil {
+			return fmt.Errorf("push-by-digest %s: looking for %s: %w", s.Built[i].Spec.Name, s.ReuseTag, err)
+		}
+		existing[i] = tags[s.ReuseTag]
+		return nil
+	})
+	return existing, err
+}
+
+// checkVersion reads Version on each pushed repository: absent, or on the digest just
+// pushed (a re-run), the flow goes on; on another digest it stops.
+func (s *Images) checkVersion(ctx context.Context, pushed []Pushed) error {
+	if s.Version == "" {
+		return nil
+	}
+	existing := map[string]map[string]string{}
+	for _, p := range pushed {
+		found, err := registry.ResolveTags(ctx, p.Repository, []string{s.Version}, s.Target.Auth, s.Target.RegistryOptions...)
+		if err != nil {
+			return fmt.Errorf("reading tag %s of %s: %w", s.Version, p.Repository, err)
+		}
+		existing[p.Repository] = found
+	}
+	return CheckVersionTags(s.Version, pushed, existing)
+}
+
+// CheckVersionTags decides whether the version may be published on the pushed digests:
+// existing maps each repository to its tags; a version tag there must be on the digest
+// pushed now. Every image that would move is named.
+func CheckVersionTags(version string, pushed []Pushed, existing map[string]map[string]string) error {
+	var errs []error
+	for _, p := range pushed {
+		if d, ok := existing[p.Repository][version]; ok && d != p.Digest {
+			errs = append(errs, &registry.ImmutableTagError{
+				Image: p.Repository, Tag: version, Class: registry.ClassVersion, Published: d, Wanted: p.Digest,
+			})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// scan scans exactly the pushed digests, with no credential in the graph.
+func (s *Images) scan(ctx context.Context) error {
+	ignore := s.Ignore
+	if ignore == nil {
+		var err error
+		if ignore, err = s.Pipeline.IgnoreFileContent(ctx); err != nil {
+			return fmt.Errorf("scan-digests: %w", err)
+		}
+	}
+	var err error
+	s.Reports, s.Scans, err = ScanDigests(ctx, s.Pipeline, s.Pushed, ignore)
+	if err != nil {
+		return err
+	}
+	s.logf("%s: %d digest(s) passed", StepScan, len(s.Scans))
+	return nil
+}
+
+func (s *Images) attest(ctx context.Context) error {
+	ev, err := Attest(ctx, s.Sign, s.Target, s.Pushed, s.Built)
+	if err != nil {
+		return err
+	}
+	s.Evidence = append(s.Evidence, ev...)
+	s.logf("%s: %d provenance attestation(s)", StepAttest, len(ev))
+	return nil
+}
+
+func (s *Images) sign(ctx context.Context) error {
+	ev, err := Sign(ctx, s.Sign, s.Target, s.Pushed)
+	if err != nil {
+		return err
+	}
+	s.Evidence = append(s.Evidence, ev...)
+	s.logf("%s: %d signature(s)", StepSign, len(ev))
+	return nil
+}
+
+func (s *Images) verifySigned(ctx context.Context) error {
+	var err error
+	if s.Verified, err = VerifySigned(ctx, s.Sign, s.Target, s.Pushed, s.Evidence); err != nil {
+		return err
+	}
+	for _, v := range s.Verified {
+		s.logf("%s: %s: %d bundle(s) verified", StepVerifySigned, v.Ref, len(v.Verified))
+	}
+	return nil
+}
+
+// tag points Tags at each pushed digest (nothing is written if any of them is refused),
+// then, when Latest, moves latest for every image together or for none.
+func (s *Images) tag(ctx context.Context) error {
+	var err error
+	s.Applied, err = TagImages(ctx, s.Target, s.Pushed, s.Tags, nil)
+	if err != nil {
+		return err
+	}
+	if s.Latest {
+		targets := make([]registry.LatestTarget, len(s.Pushed))
+		for i, p := range s.Pushed {
+			targets[i] = registry.LatestTarget{Repo: p.Repository, Digest: p.Digest}
+		}
+		latest, err := registry.MoveLatest(ctx, targets, s.Target.Auth, s.StillLatest, s.Target.RegistryOptions...)
+		addLatest(s.Applied, latest)
+		if err != nil {
+			return err
+		}
+	}
+	for _, r := range s.Applied {
+		s.logf("%s: %s@%s: %d written, %d kept, %d skipped", StepTag, r.Image, r.Digest, len(r.Written), len(r.Kept), len(r.Skipped))
+	}
+	return nil
+}
+
+// addLatest records latest's outcome in each image's report, as the other tags' are.
+func addLatest(reports []registry.ApplyReport, latest registry.LatestReport) {
+	for i := range reports {
+		for _, m := range latest.Moves {
+			if m.Repo != reports[i].Image {
+				continue
+			}
+			a := registry.TagAction{Tag: registry.TagLatest, Class: registry.ClassMoving, Action: m.Action, From: m.From}
+			switch {
+			case m.Action == registry.ActionKeep:
+				reports[i].Kept = append(reports[i].Kept, a)
+			case latest.Skipped != "":
+				reports[i].Skipped = append(reports[i].Skipped, registry.SkippedTag{Tag: registry.TagLatest, Reason: latest.Skipped})
+			case slices.Contains(latest.Written, m.Repo):
+				reports[i].Written = append(reports[i].Written, a)
+			}
+		}
+	}
+}

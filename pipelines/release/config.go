@@ -1,0 +1,102 @@
+package release
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/pins"
+	"dagger/shipyard/internal/reponame"
+	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/releasegate"
+)
+
+// Config is what the steps share: the Dagger session, GitHub, where the source lives, and
+// what the images' supply chain needs.
+type Config struct {
+	Client *dagger.Client
+	// GitHub is read by every step and written (contents: write) by the release step.
+	GitHub *github.Client
+	// Repo is the GitHub repository, owner/name.
+	Repo string
+	// Gates adjusts release-plan (CI workflow, image organisation).
+	Gates releasegate.Config
+	// GitHubWeb is the GitHub instance's web and git root (github.WebURL of its API base);
+	// empty means github.com. The provenance's source repository and the default GitURL
+	// are under it.
+	GitHubWeb string
+	// GitURL is where Dagger fetches the tagged source (default <GitHubWeb><Repo>.git).
+	GitURL string
+	// GitToken authenticates the fetch of a private repository; nil fetches anonymously.
+	GitToken *dagger.Secret
+	// Package is the Python distribution in the images; empty reads [project] name from
+	// pyproject.toml at the tagged commit.
+	Package string
+	// Images are the supply-chain steps of the images.
+	Images ImageConfig
+	// Log receives one line per step; nil discards them.
+	Log io.Writer
+	// Pins are the images the builds and scans run; zero means pins.DefaultPins.
+	Pins pins.Pins
+}
+
+// pipeline is the CI graph of src with the configured pins.
+func (c Config) pipeline(src *dagger.Directory) *ci.Pipeline {
+	p := ci.New(c.Client, src)
+	if c.Pins.Trivy != "" {
+		p.Pins = c.Pins
+	}
+	return p
+}
+
+func (c Config) gitURL() string {
+	if c.GitURL != "" {
+		return c.GitURL
+	}
+	return c.repoURL() + ".git"
+}
+
+// repoURL is the repository's web address, as the provenance names its source.
+func (c Config) repoURL() string {
+	web := c.GitHubWeb
+	if web == "" {
+		web = github.DefaultWebURL
+	}
+	return web + c.Repo
+}
+
+func (c Config) owner() (string, string, error) {
+	n, err := reponame.Parse(c.Repo)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: want owner/name", err)
+	}
+	return n.Owner, n.Repo, nil
+}
+
+// publishedReleases lists the tags of the repository's published (not draft) releases.
+func (c Config) publishedReleases(ctx context.Context) ([]string, error) {
+	owner, name, err := c.owner()
+	if err != nil {
+		return nil, err
+	}
+	rels, err := c.GitHub.Releases(ctx, owner, name)
+	if err != nil {
+		return nil, err
+	}
+	var published []string
+	for _, r := range rels {
+		if !r.Draft {
+			published = append(published, r.TagName)
+		}
+	}
+	return published, nil
+}
+
+func (c Config) logf(format string, args ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "release: "+format+"\n", args...)
+	}
+}

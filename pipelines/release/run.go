@@ -1,0 +1,181 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/registry"
+	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish"
+	"dagger/shipyard/pipelines/releasegate"
+)
+
+// Options adjust a run.
+type Options struct {
+	// DryRun stops after the side-effect-free steps: the plan, the builds, the version
+	// check, the scan of the built containers and the release body. Nothing is pushed,
+	// tagged or created.
+	DryRun bool
+}
+
+// prepareSteps are the steps before anything is published: release-plan, the source at the
+// tagged commit, both builds and the version check.
+func prepareSteps(checkTarget bool) []flow.Step[state] {
+	return []flow.Step[state]{planStep(checkTarget), sourceStep, buildStep, versionStep}
+}
+
+// releaseSteps are the whole release: the steps before publishing, publish's image steps
+// (push by digest, scan, attest, sign, verify, tag), then the GitHub release.
+func releaseSteps(tag string) []flow.Step[state] {
+	return slices.Concat(prepareSteps(true), imageSteps(tag), []flow.Step[state]{notesStep, publishReleaseStep})
+}
+
+// dryRunSteps publish nothing: the built containers are scanned instead of pushed digests,
+// the digests that would be pushed are computed (when a work directory is given), and the
+// release body is composed.
+func dryRunSteps() []flow.Step[state] {
+	return slices.Concat(prepareSteps(false), []flow.Step[state]{scanBuiltStep, builtDigestsStep, notesStep})
+}
+
+// Run releases tag: release-plan, the source at the tagged commit, both builds, the version
+// check, push by digest, the scan of those digests, attest, sign, tag, and the GitHub
+// release. It returns the report of what was done, also when a step fails (Failed names
+// it), with the step's error.
+func Run(ctx context.Context, cfg Config, tag string, opts Options) (Report, error) {
+	steps := releaseSteps(tag)
+	if opts.DryRun {
+		steps = dryRunSteps()
+	}
+	return newState(cfg, tag).run(ctx, steps, opts.DryRun)
+}
+
+var builtDigestsStep = flow.Step[state]{Name: StepPush, Next: nextNothingPublished, Run: func(ctx context.Context, s *state) error {
+	if s.cfg.Images.Workdir == "" {
+		return nil
+	}
+	var err error
+	s.builtDigests, err = BuiltDigests(ctx, s.cfg, s.images.Built)
+	return err
+}}
+
+// BuiltDigests exports each built image as an OCI tarball and reads the digest its manifest
+// has, which is what push-by-digest would push, without pushing.
+func BuiltDigests(ctx context.Context, cfg Config, images []ci.Image) (map[string]string, error) {
+	out := map[string]string{}
+	var mu sync.Mutex
+	errs := make([]error, len(images))
+	var wg sync.WaitGroup
+	for i, img := range images {
+		wg.Go(func() {
+			tarball := filepath.Join(cfg.Images.Workdir, img.Spec.Name+".dry-run.oci.tar")
+			if _, err := img.Container.Export(ctx, tarball); err != nil {
+				errs[i] = fmt.Errorf("image %s: exporting it: %w", img.Spec.Name, err)
+				return
+			}
+			defer os.Remove(tarball)
+			v1img, _, err := registry.OpenImage(tarball)
+			if err != nil {
+				errs[i] = fmt.Errorf("image %s: %w", img.Spec.Name, err)
+				return
+			}
+			d, err := v1img.Digest()
+			if err != nil {
+				errs[i] = fmt.Errorf("image %s: digest: %w", img.Spec.Name, err)
+				return
+			}
+			mu.Lock()
+			out[img.Spec.Name] = d.String()
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// plannedImages starts the report's images from the builds: each under the repository it
+// is published to, with the tags the plan gives it.
+func plannedImages(cfg Config, plan releasegate.Plan, images []ci.Image) []ImageReport {
+	out := make([]ImageReport, 0, len(images))
+	for _, img := range images {
+		r := ImageReport{Name: img.Spec.Name, Repository: img.Spec.Repository}
+		if cfg.Images.Target.Registry != "" && cfg.Images.Target.Org != "" {
+			r.Repository = cfg.Images.Target.Repository(img)
+		}
+		for _, pi := range plan.Images {
+			if pi.Name == img.Spec.Repository {
+				r.Tags = slices.Clone(pi.Tags)
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// imageNamed is the report's image of that name, or nil.
+func (r *Report) imageNamed(name string) *ImageReport {
+	for i := range r.Images {
+		if r.Images[i].Name == name {
+			return &r.Images[i]
+		}
+	}
+	return nil
+}
+
+func (r *Report) addScans(scans []ScanRecord) {
+	for _, s := range scans {
+		if img := r.imageNamed(s.Name); img != nil {
+			img.Scan = s
+		}
+	}
+}
+
+func (r *Report) addEvidence(ev []publish.Evidence) {
+	for _, e := range ev {
+		img := r.imageNamed(e.Name)
+		if img == nil {
+			continue
+		}
+		ref := img.Repository + "@" + e.Referrer
+		switch e.Kind {
+		case publish.KindSignature:
+			img.Signature = ref
+		case publish.KindAttestation:
+			img.Attestation = ref
+		}
+	}
+}
+
+func (r *Report) addTags(applied []registry.ApplyReport) {
+	for _, a := range applied {
+		for i := range r.Images {
+			if r.Images[i].Repository != a.Image {
+				continue
+			}
+			var tags []string
+			for _, t := range append(slices.Clone(a.Written), a.Kept...) {
+				tags = append(tags, t.Tag)
+			}
+			slices.SortFunc(tags, func(x, y string) int { return tagOrder(x) - tagOrder(y) })
+			r.Images[i].Tags = tags
+			for _, s := range a.Skipped {
+				if s.Tag == registry.TagLatest {
+					r.Images[i].LatestSkipped = s.Reason
+				}
+			}
+		}
+	}
+}
+
+// tagOrder lists the version before latest, as the plan does.
+func tagOrder(tag string) int {
+	if tag == registry.TagLatest {
+		return 1
+	}
+	return 0
+}

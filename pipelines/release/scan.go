@@ -1,0 +1,37 @@
+package release
+
+import (
+	"context"
+
+	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish"
+)
+
+// ScanRecord is a scan verdict on one pushed digest, as the report and the next job see it.
+type ScanRecord struct {
+	Name    string `json:"name"`
+	Digest  string `json:"digest,omitempty"`
+	Passed  bool   `json:"passed"`
+	Summary string `json:"summary"`
+}
+
+// scanBuiltStep scans the built containers themselves, for a dry run that pushes nothing.
+var scanBuiltStep = flow.Step[state]{Name: StepScan, Next: nextScan, Run: func(ctx context.Context, s *state) error {
+	var err error
+	s.images.Reports, s.images.Scans, err = s.pipeline.Scan(ctx, s.images.Built)
+	if err != nil {
+		return err
+	}
+	s.cfg.logf("%s: %d built image(s) passed", StepScan, len(s.images.Scans))
+	return nil
+}}
+
+func scanRecords(results []ci.ScanResult, pushed []publish.Pushed) []ScanRecord {
+	digests := publish.Digests(pushed)
+	out := make([]ScanRecord, 0, len(results))
+	for _, r := range results {
+		out = append(out, ScanRecord{Name: r.Name, Digest: digests[r.Name], Passed: r.Verdict.Passed(), Summary: r.Verdict.Summary()})
+	}
+	return out
+}

@@ -1,0 +1,40 @@
+package release
+
+import (
+	"context"
+	"fmt"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/pipelines/releasegate"
+)
+
+// Source fetches the source to build through Dagger's git API: it resolves the tag, checks
+// that it still names the commit release-plan checked, and returns that commit's tree
+// (without .git: the version is given to the build, never derived from history). The tree
+// is fetched by commit, not by tag, so what is built is exactly what was checked. The
+// caller's working tree is never built for a release.
+func Source(ctx context.Context, cfg Config, plan releasegate.Plan) (*dagger.Directory, error) {
+	if plan.Commit == "" {
+		return nil, stepErr(StepSource, plan.Tag, nextNothingPublished, fmt.Errorf("the plan names no commit"))
+	}
+	repo := cfg.gitRepo()
+	commit, err := repo.Tag(plan.Tag).Commit(ctx)
+	if err != nil {
+		return nil, stepErr(StepSource, plan.Tag, nextNothingPublished, fmt.Errorf("resolving tag %s at %s: %w", plan.Tag, cfg.gitURL(), err))
+	}
+	if commit != plan.Commit {
+		return nil, stepErr(StepSource, plan.Tag,
+			"stop: a release tag never moves; find out why "+cfg.gitURL()+" disagrees with GitHub's API, and release a higher version if the tag was replaced",
+			fmt.Errorf("tag %s at %s is commit %s, but release-plan checked commit %s", plan.Tag, cfg.gitURL(), commit, plan.Commit))
+	}
+	cfg.logf("%s: %s is commit %s at %s", StepSource, plan.Tag, commit, cfg.gitURL())
+	return repo.Commit(commit).Tree(dagger.GitRefTreeOpts{DiscardGitDir: true}), nil
+}
+
+func (c Config) gitRepo() *dagger.GitRepository {
+	if c.GitToken != nil {
+		return c.Client.Git(c.gitURL(), dagger.GitOpts{HTTPAuthUsername: "x-access-token", HTTPAuthToken: c.GitToken})
+	}
+	return c.Client.Git(c.gitURL())
+}

@@ -1,0 +1,158 @@
+package release
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish"
+	"dagger/shipyard/pipelines/releasegate"
+)
+
+// state is what the release's steps share: the plan, the source's pipeline, the image
+// steps' neutral state and the GitHub release.
+type state struct {
+	cfg      Config
+	tag      string
+	plan     releasegate.Plan
+	pipeline *ci.Pipeline
+	images   publish.Images
+	// builtDigests are the digests a dry run would push.
+	builtDigests map[string]string
+	// handoffScans are the verdicts a previous job handed over.
+	handoffScans []ScanRecord
+	body         Body
+	rel          GitHubRelease
+}
+
+func newState(cfg Config, tag string) *state {
+	return &state{cfg: cfg, tag: tag, images: publish.Images{
+		Target: cfg.Images.Target, Sign: cfg.Images.Sign, Workdir: cfg.Images.Workdir, Log: cfg.logf,
+	}}
+}
+
+// setPlan records the plan and what it decides for the image steps: the version tag, which
+// never moves, latest, and the source of the provenance.
+func (s *state) setPlan(plan releasegate.Plan) {
+	s.plan = plan
+	s.images.Version, s.images.Tags, s.images.Latest = plan.Version, []string{plan.Version}, plan.Latest
+	s.images.StillLatest = stillLatest(s.cfg, s.tag, &s.images)
+	s.images.Sign = s.cfg.Images.withSource(s.cfg, plan)
+}
+
+func (s *state) setPipeline(p *ci.Pipeline) {
+	s.pipeline, s.images.Pipeline = p, p
+}
+
+// planStep runs release-plan; checkTarget also refuses, before anything is built, a
+// registry target the plan does not name.
+func planStep(checkTarget bool) flow.Step[state] {
+	return flow.Step[state]{Name: StepPlan, Run: func(ctx context.Context, s *state) error {
+		plan, err := CheckGates(ctx, s.cfg, s.tag)
+		if err != nil {
+			return err
+		}
+		s.setPlan(plan)
+		if checkTarget {
+			return stepErr(StepPush, s.tag, nextNothingPublished, s.cfg.Images.checkTarget(plan))
+		}
+		return nil
+	}}
+}
+
+var sourceStep = flow.Step[state]{Name: StepSource, Next: nextNothingPublished, Run: func(ctx context.Context, s *state) error {
+	src, err := Source(ctx, s.cfg, s.plan)
+	if err == nil {
+		s.setPipeline(s.cfg.pipeline(src))
+	}
+	return err
+}}
+
+var buildStep = flow.Step[state]{Name: StepBuild, Next: nextNothingPublished, Run: func(ctx context.Context, s *state) error {
+	images, err := Build(ctx, s.cfg, s.plan, s.pipeline)
+	s.images.Built = images
+	return err
+}}
+
+var versionStep = flow.Step[state]{Name: StepVersion, Next: nextNothingPublished, Run: func(ctx context.Context, s *state) error {
+	return CheckVersions(ctx, s.cfg, s.plan, s.pipeline, s.images.Built)
+}}
+
+var notesStep = flow.Step[state]{Name: StepNotes, Next: nextPublishRelease, Run: func(ctx context.Context, s *state) error {
+	body, err := ReleaseBody(ctx, s.cfg, s.plan)
+	if err != nil {
+		return err
+	}
+	s.body = body
+	s.rel = GitHubRelease{
+		Tag: s.plan.Tag, Title: body.Title, Prerelease: s.plan.Prerelease, MakeLatest: s.plan.MakeLatest,
+		Outcome: "planned", Body: body.Text,
+	}
+	return nil
+}}
+
+var publishReleaseStep = flow.Step[state]{Name: StepGHRelease, Writes: true, Next: nextPublishRelease, Run: func(ctx context.Context, s *state) error {
+	var err error
+	s.rel, err = PublishRelease(ctx, s.cfg, s.plan, s.body)
+	return err
+}}
+
+// imageSteps are publish's image steps over the release's state, only those named when
+// names are given.
+func imageSteps(tag string, names ...string) []flow.Step[state] {
+	all := publish.Steps(flowName(tag), imageAdvice, func(s *state) *publish.Images { return &s.images })
+	if len(names) == 0 {
+		return all
+	}
+	return slices.DeleteFunc(all, func(st flow.Step[state]) bool { return !slices.Contains(names, st.Name) })
+}
+
+// runner runs the steps of the release of tag, logging each to the configured log.
+func (c Config) runner(tag string, dryRun bool) flow.Runner {
+	r := flow.Runner{Flow: flowName(tag), DryRun: dryRun}
+	if c.Log != nil {
+		r.Log = func(format string, args ...any) { fmt.Fprintf(c.Log, format+"\n", args...) }
+	}
+	return r
+}
+
+// run runs steps on s and returns the report of what they did, as far as they got.
+func (s *state) run(ctx context.Context, steps []flow.Step[state], dryRun bool) (Report, error) {
+	_, err := flow.Run(ctx, s.cfg.runner(s.tag, dryRun), steps, s)
+	rep := s.report()
+	rep.DryRun, rep.Failed = dryRun, flow.FailedStep(err)
+	return rep, err
+}
+
+// report is what the steps did, as far as they got: each image under the repository it is
+// published to, its digest, scan, evidence and tags, and the GitHub release.
+func (s *state) report() Report {
+	rep := Report{Repo: s.cfg.Repo, Tag: s.tag, Version: s.plan.Version, Commit: s.plan.Commit, Release: s.rel}
+	if s.images.Built == nil {
+		return rep
+	}
+	rep.Images = plannedImages(s.cfg, s.plan, s.images.Built)
+	for name, d := range s.builtDigests {
+		if img := rep.imageNamed(name); img != nil {
+			img.Digest = d
+		}
+	}
+	for _, p := range s.images.Pushed {
+		if img := rep.imageNamed(p.Name); img != nil {
+			img.Repository, img.Digest, img.Tags = p.Repository, p.Digest, nil
+		}
+	}
+	rep.addScans(s.scanRecords())
+	rep.addEvidence(s.images.Evidence)
+	rep.addTags(s.images.Applied)
+	return rep
+}
+
+func (s *state) scanRecords() []ScanRecord {
+	if s.images.Scans == nil {
+		return s.handoffScans
+	}
+	return scanRecords(s.images.Scans, s.images.Pushed)
+}
