@@ -166,9 +166,11 @@ func (m *Shipyard) PushByDigest(
 }
 
 // ScanDigests scans exactly the given digests with Trivy, with no credential of any kind
-// (the registry password is never read): fails on CRITICAL and HIGH vulnerabilities that
-// have a fix, except those accepted in .trivyignore.yaml. Returns the JSON and SARIF
-// reports and a summary.
+// (the registry password is never read), under the CI policy: CRITICAL and HIGH
+// vulnerabilities that have a fix fail it, except those accepted in .trivyignore.yaml.
+// Returns the JSON and SARIF reports, a summary and verdict.json whatever the verdict, so
+// the reports survive a failure; fail the job on the verdict after exporting them
+// (jq -e .passed scan/verdict.json).
 // +cache="never"
 func (m *Shipyard) ScanDigests(
 	ctx context.Context,
@@ -205,10 +207,10 @@ func (m *Shipyard) ScanDigests(
 		return nil, err
 	}
 	dir, _, err := publish.ScanDigests(ctx, p, pushed, ignore)
-	if err != nil {
+	if dir == nil {
 		return nil, err
 	}
-	return m.fromSDKDirectory(ctx, dir)
+	return m.fromSDKDirectory(ctx, dir) // the verdict is in verdict.json, whatever it is
 }
 
 // Attest signs SLSA v1 build provenance for each pushed digest (the source and commit, the
@@ -316,15 +318,17 @@ func (m *Shipyard) TagImages(
 // ScanPublished is the weekly scan of published images: resolves each tag to its digest
 // (anonymously, as users pull), scans that digest with Trivy under the CI policy, and
 // returns every report: <image>-<tag>.sarif for code scanning, <image>-<tag>.json (the full
-// report), summary.txt and targets.json (the digest of each tag). With --fail, CRITICAL and
-// HIGH findings that have a fix fail the call; without it they are only reported.
+// report), summary.txt, targets.json (the digest of each tag) and verdict.json, whatever the
+// verdict. With --fail, CRITICAL and HIGH findings that have a fix make the verdict fail;
+// without it they are only reported. Fail the job on the verdict after exporting the
+// reports (jq -e .passed scan/verdict.json).
 // +cache="never"
 func (m *Shipyard) ScanPublished(
 	ctx context.Context,
 	// Published images, <registry>/<org>/<name>:<tag> (repeatable), e.g.
 	// docker.io/elixircloud/tesk-core-filer:latest.
 	ref []string,
-	// Fail on findings the policy blocks (otherwise report only).
+	// Let findings the policy blocks fail the verdict (otherwise report only).
 	// +optional
 	fail bool,
 ) (*dagger.Directory, error) {
@@ -337,10 +341,10 @@ func (m *Shipyard) ScanPublished(
 		return nil, err
 	}
 	dir, _, err := publish.ScanPublished(ctx, p, ref, ignore, fail)
-	if err != nil {
+	if dir == nil {
 		return nil, err
 	}
-	return m.fromSDKDirectory(ctx, dir)
+	return m.fromSDKDirectory(ctx, dir) // the verdict is in verdict.json, whatever it is
 }
 
 // Verify checks, before deploying, that an image has a valid Sigstore signature and SLSA

@@ -14,6 +14,7 @@ import (
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
@@ -290,6 +291,36 @@ func TestPublishDevStopsOnAnExpiredToken(t *testing.T) {
 	}
 }
 
+// scan-digests keeps its reports when the policy fails: the failing verdict is in
+// verdict.json, next to the SARIF and JSON reports the workflow uploads.
+func TestScanDigestsKeepsItsReportsOnAFailingVerdict(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	for _, n := range []string{"filer", "taskmaster"} {
+		w.Registry.Push(t, repoOf(w, n), w.Image(t, n))
+	}
+	m, e := publishModule(t, w, false)
+	e.OnFile(engine.FileRule{Path: "/out/filer.json", Contents: string(corpus.Read(t, "trivy", "debian-buster.json"))})
+	dir, err := m.ScanDigests(ctx, []string{repoOf(w, "filer") + "@" + w.Digest(t, "filer")}, "")
+	if err != nil {
+		t.Fatalf("scan-digests returned no reports: %v", err)
+	}
+	raw, err := dir.File("verdict.json").Contents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ci.ParseVerdict([]byte(raw))
+	if err != nil || v.Passed || !strings.Contains(strings.Join(v.Failures, "\n"), "fixable CRITICAL or HIGH") {
+		t.Errorf("verdict %+v (%v), want a failure naming the fixable findings", v, err)
+	}
+	for _, f := range []string{"filer.sarif", "filer.json", "summary.txt"} {
+		if _, err := dir.File(f).Contents(ctx); err != nil {
+			t.Errorf("%s is missing: %v", f, err)
+		}
+	}
+}
+
 func TestScanPublishedThroughTheModule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -300,13 +331,16 @@ func TestScanPublishedThroughTheModule(t *testing.T) {
 	}
 	refs := []string{repoOf(w, "filer") + ":latest", repoOf(w, "taskmaster") + ":latest"}
 	buster := string(corpus.Read(t, "trivy", "debian-buster.json"))
+	// Whatever the verdict, the reports come back: a failing verdict is in verdict.json,
+	// which the workflow checks after uploading them.
 	tests := []struct {
-		name    string
-		fail    bool
-		wantErr string
+		name        string
+		fail        bool
+		wantPassed  bool
+		wantFailure string
 	}{
-		{name: "report only", fail: false},
-		{name: "fail on findings", fail: true, wantErr: "fixable CRITICAL or HIGH"},
+		{name: "report only", fail: false, wantPassed: true},
+		{name: "fail on findings", fail: true, wantPassed: false, wantFailure: "fixable CRITICAL or HIGH"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -314,18 +348,23 @@ func TestScanPublishedThroughTheModule(t *testing.T) {
 			e.OnFile(engine.FileRule{Path: "/out/filer-latest.json", Contents: buster})
 			e.OnFile(engine.FileRule{Path: "/out/taskmaster-latest.json", Contents: `{"SchemaVersion": 2, "Results": []}`})
 			dir, err := m.ScanPublished(ctx, refs, tt.fail)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			targets, err := dir.File("targets.json").Contents(ctx)
 			if err != nil || !strings.Contains(targets, w.Digest(t, "filer")) {
 				t.Errorf("targets.json %s, %v", targets, err)
+			}
+			raw, err := dir.File("verdict.json").Contents(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := ci.ParseVerdict([]byte(raw))
+			if err != nil || v.Passed != tt.wantPassed || !strings.Contains(strings.Join(v.Failures, "\n"), tt.wantFailure) {
+				t.Errorf("verdict %+v (%v), want passed=%t with %q", v, err, tt.wantPassed, tt.wantFailure)
+			}
+			if _, err := dir.File("filer-latest.sarif").Contents(ctx); err != nil {
+				t.Errorf("the SARIF report is missing: %v", err)
 			}
 			if s := e.Graph().Secrets(); len(s) != 0 {
 				t.Errorf("the weekly scan holds secrets %v", s)

@@ -97,10 +97,11 @@ func TestPushAttestSignTagVerify(t *testing.T) {
 		}
 	}
 
-	sigArgs := []string{"--oidc-token", "env://OIDC", "--fulcio-url", sigURL, "--rekor-url", sigURL, "--trusted-root", rootFile}
-	call(t, env, append(append(ctor, "attest", "--digests", digests, "--sha", strings.Repeat("a", 40),
-		"--builder-id", "https://shipyard.example/realengine", "--build-type", "https://shipyard.example/buildtypes/realengine/v1"), sigArgs...)...)
-	call(t, env, append(append(ctor, "sign", "--digests", digests), sigArgs...)...)
+	sigstore := append(append([]string{}, ctor...), "with-sigstore", "--oidc-token", "env://OIDC",
+		"--fulcio-url", sigURL, "--rekor-url", sigURL, "--trusted-root", rootFile,
+		"--builder-id", "https://shipyard.example/realengine", "--build-type", "https://shipyard.example/buildtypes/realengine/v1")
+	call(t, env, append(sigstore, "attest", "--digests", digests, "--sha", strings.Repeat("a", 40))...)
+	call(t, env, append(sigstore, "sign", "--digests", digests)...)
 	call(t, env, append(ctor, "tag-images", "--digests", digests, "--tag", "0.11.0")...)
 
 	identity := publishtest.IdentityRegexp

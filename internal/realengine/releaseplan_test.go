@@ -100,3 +100,20 @@ func TestReleasePlanSeesOutsideStateChange(t *testing.T) {
 	}
 	mustContain(t, "the second plan", r.stdout+r.stderr, "ci-passed")
 }
+
+// doctor reads the repository's settings through the GitHub simulator: the demo repository
+// has none of the rulesets, environments and required checks the seed relies on, so every
+// one of those is reported with its fix, and the call fails.
+func TestDoctor(t *testing.T) {
+	t.Parallel()
+	sim, _, _ := teskCore(t)
+	api := publishGitHub(t, sim)
+	r := cli(t, ghEnv, "", append([]string{"call"}, append(ghArgs(api), "doctor", "--system", "tesk-core")...)...)
+	if r.err == nil {
+		t.Fatalf("doctor passed a repository without the seed's settings:\n%s", r)
+	}
+	mustContain(t, "doctor's report", r.stdout+r.stderr, "release", "CI passed", "fix")
+	if strings.Contains(r.stdout+r.stderr, ghToken) {
+		t.Fatal("the token reached the output")
+	}
+}

@@ -108,6 +108,7 @@ func ScanPublished(ctx context.Context, p *ci.Pipeline, refs []string, ignore []
 	case fail:
 		return dir, results, fmt.Errorf("scan-published: %w", scanErr)
 	default:
-		return dir, results, nil
+		// Report only: the findings stay in the reports; the verdict says it reported.
+		return ci.WithVerdict(dir, ci.NewVerdict("Scan published images (report only)")), results, nil
 	}
 }
