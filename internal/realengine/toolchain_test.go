@@ -28,9 +28,11 @@ func TestShipyardAsAToolchain(t *testing.T) {
 		cmd.Dir = project
 		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org",
 			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org")
-		out, err := cmd.CombinedOutput()
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, tail(string(out), 40))
+			t.Fatalf("%s %s: %v\n%s\n%s", name, strings.Join(args, " "), err, out, tail(stderr.String(), 40))
 		}
 		return string(out)
 	}
