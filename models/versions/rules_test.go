@@ -328,3 +328,34 @@ func TestRaisedRequirements(t *testing.T) {
 		})
 	}
 }
+
+func TestRequireToken(t *testing.T) {
+	tests := []struct {
+		name    string
+		token   Token
+		check   bool
+		wantErr bool
+	}{
+		{"a run with a token", "ghp_x", false, false},
+		{"a check with a token", "ghp_x", true, false},
+		{"a check without a token, anonymous", "", true, false},
+		{"a run without a token", "", false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := RequireToken(tt.token, tt.check)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want an error: %v", err, tt.wantErr)
+			}
+			if err == nil {
+				return
+			}
+			for _, want := range []string{"--github-token is required to push " + Branch, "CI_GITHUB_TOKEN", "not the default GITHUB_TOKEN"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%q lacks %q", err, want)
+				}
+			}
+		})
+	}
+}
