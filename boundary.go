@@ -33,15 +33,11 @@ type clients struct {
 }
 
 // connectSDK joins the module's session with the published SDK; inside a module, Connect
-// reads DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN. The model functions reach it through
-// sdkClient; the others through Shipyard.session, which tests point at an engine double.
+// reads DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN. Functions reach it through
+// Shipyard.session, which tests point at an engine double through m.clients.
 var connectSDK = func(ctx context.Context) (*sdk.Client, error) {
 	sdkOnce.Do(func() { sdkShared, sdkErr = sdk.Connect(ctx) })
 	return sdkShared, sdkErr
-}
-
-func sdkClient(ctx context.Context) (*sdk.Client, error) {
-	return (&Shipyard{}).session(ctx)
 }
 
 // session is the SDK client of this call's session.
@@ -100,10 +96,6 @@ func toSDKSecret(ctx context.Context, c *sdk.Client, s *dagger.Secret) (*sdk.Sec
 }
 
 // fromSDKDirectory hands a directory of the session's SDK client back to the module's.
-func fromSDKDirectory(ctx context.Context, d *sdk.Directory) (*dagger.Directory, error) {
-	return (&Shipyard{}).fromSDKDirectory(ctx, d)
-}
-
 func (m *Shipyard) fromSDKDirectory(ctx context.Context, d *sdk.Directory) (*dagger.Directory, error) {
 	id, err := d.ID(ctx)
 	if err != nil {

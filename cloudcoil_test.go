@@ -16,25 +16,23 @@ import (
 	"dagger/shipyard/models/versions/versionstest"
 )
 
-// glueModelVersions connects main.go's dag and the SDK client to a fresh engine double, as
-// glue does, with secret plaintext allowed (the function reads its token at the edge) and
-// the constructor pointed at the GitHub simulator with token as --github-token (none when
-// empty). The engine is strict and expects the two commands of the ETag cache volume: its
-// read (an empty volume) and its write. Not parallel: dag is package state.
-func glueModelVersions(t *testing.T, w *versionstest.World, token string) (*Shipyard, *engine.Engine) {
+// modelVersionsModule is the module on a fresh engine double, connected through its own
+// fields (so tests using it run in parallel), with secret plaintext allowed (the function
+// reads its token at the edge) and the constructor pointed at the GitHub simulator with
+// token as --github-token (none when empty). The engine is strict and expects the two
+// commands of the ETag cache volume: its read (an empty volume) and its write.
+func modelVersionsModule(t *testing.T, w *versionstest.World, token string) (*Shipyard, *engine.Engine) {
 	t.Helper()
 	e := engine.New(t, engine.StrictExecs(), engine.AllowSecretPlaintext())
 	e.ExpectExecs("cat /cache/etags.b64", `mv "$t" /cache/etags.b64`)
 	c := e.Client(context.Background())
-	prevDag, prevConnect := dag, connectSDK
-	dag = c
-	connectSDK = func(context.Context) (*sdk.Client, error) { return c, nil }
-	t.Cleanup(func() { dag, connectSDK = prevDag, prevConnect })
 	var secret *sdk.Secret
 	if token != "" {
 		secret = c.SetSecret("github-token", token)
 	}
-	return New(nil, versionstest.Repository, secret, w.GitHub.URL, "docker.io", "elixircloud", "", nil, nil), e
+	m := New(nil, versionstest.Repository, secret, w.GitHub.URL, "docker.io", "elixircloud", "", nil, nil)
+	m.clients = clients{sdk: c, dag: c}
+	return m, e
 }
 
 // newFile and contents find, in an exec's chain, the text of the file the cache write step
@@ -81,9 +79,10 @@ func newCacheWrite(t *testing.T, e *engine.Engine, before map[string]string) str
 }
 
 func TestModelVersionsThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := versionstest.New(t)
-	m, e := glueModelVersions(t, w, versionstest.Token)
+	m, e := modelVersionsModule(t, w, versionstest.Token)
 	var outputs []string
 
 	// --check: the plan as JSON, not a single write.
@@ -164,9 +163,10 @@ func TestModelVersionsThroughTheModule(t *testing.T) {
 }
 
 func TestModelVersionsNeedsAWorkflowTriggeringToken(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := versionstest.New(t)
-	m, _ := glueModelVersions(t, w, "")
+	m, _ := modelVersionsModule(t, w, "")
 	_, err := m.ModelVersions(ctx, false, "text", "main", w.PyPI.URL())
 	if err == nil || !strings.Contains(err.Error(), "CI_GITHUB_TOKEN") || !strings.Contains(err.Error(), "not the default GITHUB_TOKEN") {
 		t.Fatalf("err = %v, want the token rule", err)
@@ -175,7 +175,7 @@ func TestModelVersionsNeedsAWorkflowTriggeringToken(t *testing.T) {
 		t.Errorf("sent %d GitHub requests without a token", n)
 	}
 	// A wrong token fails at GitHub without echoing it.
-	m, _ = glueModelVersions(t, w, versionstest.Token+"-wrong")
+	m, _ = modelVersionsModule(t, w, versionstest.Token+"-wrong")
 	_, err = m.ModelVersions(ctx, false, "text", "main", w.PyPI.URL())
 	if err == nil || strings.Contains(err.Error(), versionstest.Token) {
 		t.Fatalf("err = %v, want a failure that does not show the token", err)

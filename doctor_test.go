@@ -51,14 +51,15 @@ func doctorModule(t *testing.T, sim *githubsim.Server, repo string) *Shipyard {
 	t.Helper()
 	// The token is read into memory for the GitHub client; doctor runs no container, and
 	// the strict double fails on any exec.
-	m, _ := glue(t, nil, engine.AllowSecretPlaintext())
+	m, _ := newModule(t, nil, engine.AllowSecretPlaintext())
 	m.Repo = repo
 	m.GithubAPI = sim.URL + "/"
-	m.GithubToken = dag.SetSecret("github-token", doctorToken)
+	m.GithubToken = m.engine().SetSecret("github-token", doctorToken)
 	return m
 }
 
 func TestDoctorThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sim := githubsim.New(t)
 	sim.AddToken(doctorToken, githubsim.Token{})
@@ -100,6 +101,7 @@ func TestDoctorThroughTheModule(t *testing.T) {
 // "cannot check" warns (exit zero) unless --strict; a failed check is an error whose
 // text is the report.
 func TestDoctorExitDecision(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sim := githubsim.New(t)
 	sim.AddToken(doctorToken, githubsim.Token{Lacks: []string{"administration"}})

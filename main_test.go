@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	sdk "dagger.io/dagger"
-
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
@@ -27,20 +25,6 @@ func newModule(t *testing.T, changes map[string]string, opts ...engine.Option) (
 	src := c.Host().Directory(fixtures.TeskCore(t, changes))
 	m := New(src, "elixir-cloud-aai/tesk-core", nil, "https://api.github.com/", "docker.io", "elixircloud", "", nil, nil)
 	m.clients = clients{sdk: c, dag: c}
-	return m, e
-}
-
-// glue is newModule for the model functions, which still reach the session through the
-// package's dag and connectSDK: it points those at the engine double too. Tests using it
-// do not run in parallel.
-func glue(t *testing.T, changes map[string]string, opts ...engine.Option) (*Shipyard, *engine.Engine) {
-	t.Helper()
-	m, e := newModule(t, changes, opts...)
-	c := m.clients.sdk
-	prevDag, prevConnect := dag, connectSDK
-	dag = c
-	connectSDK = func(context.Context) (*sdk.Client, error) { return c, nil }
-	t.Cleanup(func() { dag, connectSDK = prevDag, prevConnect })
 	return m, e
 }
 
@@ -161,8 +145,9 @@ func readVerdict(t *testing.T, dir *dagger.Directory) ci.Verdict {
 
 // Test and scan keep their reports when their verdict fails; their checks fail.
 func TestFailingVerdictsKeepTheReports(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	m, e := glue(t, nil)
+	m, e := newModule(t, nil)
 	e.ExpectExecs(ciExecs...)
 	e.OnExec(engine.ExecRule{ArgsContain: "coverage run -m pytest", ExitCode: 1, Stdout: "FAILED tests/unit/test_filer.py::test_upload - OSError\n"})
 	e.OnFile(engine.FileRule{Path: "/out/taskmaster.json", Contents: string(corpus.Read(t, "trivy", "debian-buster.json"))})
@@ -218,12 +203,13 @@ func TestFailingVerdictsKeepTheReports(t *testing.T) {
 // caller's tree refuses it, and says what to do. The tesk-core fixture, with Shipyard
 // installed there as a toolchain, is accepted.
 func TestShipyardsOwnTreeIsRefused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	own := map[string]string{
 		"dagger.json":        `{"name": "shipyard", "engineVersion": "v0.21.8", "sdk": {"source": "go"}}`,
 		"supplychain/go.mod": "module dagger/shipyard/supplychain\n",
 	}
-	m, _ := glue(t, own)
+	m, _ := newModule(t, own)
 	for name, call := range map[string]func() error{
 		"lint":            func() error { _, err := m.Lint(ctx); return err },
 		"test":            func() error { _, err := m.Test(ctx, nil, nil, "all"); return err },
@@ -237,7 +223,7 @@ func TestShipyardsOwnTreeIsRefused(t *testing.T) {
 		}
 	}
 
-	m, e := glue(t, map[string]string{
+	m, e := newModule(t, map[string]string{
 		"dagger.json":                            `{"name": "tesk-core", "engineVersion": "v0.21.8", "toolchains": [{"name": "shipyard", "source": "toolchains/shipyard"}]}`,
 		"toolchains/shipyard/dagger.json":        own["dagger.json"],
 		"toolchains/shipyard/supplychain/go.mod": own["supplychain/go.mod"],
@@ -254,8 +240,9 @@ func TestShipyardsOwnTreeIsRefused(t *testing.T) {
 }
 
 func TestPythonVersionsAndOneImage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	m, e := glue(t, nil)
+	m, e := newModule(t, nil)
 	got, err := m.PythonVersions(ctx)
 	if err != nil || got != `["3.10","3.11","3.12","3.13"]` {
 		t.Fatalf("python-versions = %s, %v", got, err)

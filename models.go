@@ -15,7 +15,7 @@ import (
 
 // modelEnv connects the model graphs to the session and hands them the source.
 func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, *sdk.Directory, error) {
-	c, err := sdkClient(ctx)
+	c, err := m.session(ctx)
 	if err != nil {
 		return modelrelease.Env{}, nil, err
 	}
@@ -49,7 +49,7 @@ func (m *Shipyard) GenRepo(
 	if err != nil {
 		return nil, err
 	}
-	return fromSDKDirectory(ctx, repo)
+	return m.fromSDKDirectory(ctx, repo)
 }
 
 // ValidateModels is the pull request check of the Cloudcoil repository: for each changed
@@ -235,7 +235,7 @@ func (m *Shipyard) PublishCheck(
 	out := env.Client.Directory().
 		WithDirectory("dist", report.Dist).
 		WithNewFile("publish-check.txt", report.Text())
-	return fromSDKDirectory(ctx, out)
+	return m.fromSDKDirectory(ctx, out)
 }
 
 // ModelCi is the repository CI of a model repository: on the checkout (--source) as it
@@ -259,7 +259,7 @@ func (m *Shipyard) ModelCi(ctx context.Context) (*dagger.Directory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fromSDKDirectory(ctx, dir)
+	return m.fromSDKDirectory(ctx, dir)
 }
 
 // ModelIntegrations lists the integrations of the Cloudcoil repository (--source), from

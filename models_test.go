@@ -41,8 +41,9 @@ var modelExecs = []string{
 // token itself; no container gets it).
 func modelModule(t *testing.T, folder string) (*Shipyard, *engine.Engine) {
 	t.Helper()
-	m, e := glue(t, nil, engine.AllowSecretPlaintext())
+	m, e := newModule(t, nil, engine.AllowSecretPlaintext())
 	e.ExpectExecs(modelExecs...)
+	dag := m.engine()
 	m.Source = dag.Host().Directory(folder)
 	m.GithubToken = dag.SetSecret("github-token", modelToken)
 	return m, e
@@ -69,6 +70,7 @@ func noCredentialIn(t *testing.T, e *engine.Engine, texts ...string) {
 }
 
 func TestModelReleaseThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sim := githubsim.New(t)
 	sim.AddToken(modelToken, githubsim.Token{PushAccess: true})
@@ -119,6 +121,7 @@ func TestModelReleaseThroughTheModule(t *testing.T) {
 }
 
 func TestModelReleaseWithoutPushAccessReleasesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sim := githubsim.New(t)
 	sim.AddToken(modelToken, githubsim.Token{}) // read-only
@@ -168,6 +171,7 @@ func cloudcoilRepo(t *testing.T) string {
 }
 
 func TestModelLinesThroughTheModule(t *testing.T) {
+	t.Parallel()
 	m, _ := modelModule(t, fixtures.ModelRepo(t, nil))
 	out, err := m.ModelLines(context.Background())
 	if err != nil {
@@ -184,6 +188,7 @@ func TestModelLinesThroughTheModule(t *testing.T) {
 }
 
 func TestCheckExtrasThroughTheModule(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pyproject := "[project]\nname = \"cloudcoil\"\nversion = \"0.5.3\"\n\n[project.optional-dependencies]\n" +
 		"kubernetes = [\"cloudcoil.models.kubernetes>=1.31\"]\nkyverno = [\"cloudcoil.models.kyverno\"]\n"
@@ -205,6 +210,7 @@ func TestCheckExtrasThroughTheModule(t *testing.T) {
 }
 
 func TestValidateModelsThroughTheModuleUsesNoCredential(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	m, e := modelModule(t, cloudcoilRepo(t))
 	modelreleasetest.RenderOneFolder(e)
@@ -232,6 +238,7 @@ func TestValidateModelsThroughTheModuleUsesNoCredential(t *testing.T) {
 }
 
 func TestGenRepoThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	m, e := modelModule(t, cloudcoilRepo(t))
 	modelreleasetest.RenderOneFolder(e)
@@ -249,6 +256,7 @@ func TestGenRepoThroughTheModule(t *testing.T) {
 }
 
 func TestCheckArtifactsThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	files := fixtures.ModelRepoFiles(t, nil)
 	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
@@ -278,6 +286,7 @@ func TestCheckArtifactsThroughTheModule(t *testing.T) {
 }
 
 func TestPublishCheckThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	files := fixtures.ModelRepoFiles(t, nil)
 	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
@@ -307,6 +316,7 @@ func TestPublishCheckThroughTheModule(t *testing.T) {
 }
 
 func TestValidateModelsListsThenValidatesOne(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	m, e := modelModule(t, cloudcoilRepo(t))
 	modelreleasetest.RenderOneFolder(e)
@@ -325,6 +335,7 @@ func TestValidateModelsListsThenValidatesOne(t *testing.T) {
 }
 
 func TestUpdateReposThroughTheModule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sim := githubsim.New(t)
 	sim.AddToken(modelToken, githubsim.Token{PushAccess: true})

@@ -21,6 +21,7 @@ import (
 // is mounted by the second: code of a pull request must not be able to plant a download
 // (a wheel, a hook, a Trivy database) that a publishing step then uses.
 func TestNoCacheSharedBetweenRepositoryCodeAndPublishing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	caches := func(e *engine.Engine) []string { return e.Graph().CacheVolumes() }
 	untrusted := map[string][]string{} // job → cache volumes
@@ -28,7 +29,7 @@ func TestNoCacheSharedBetweenRepositoryCodeAndPublishing(t *testing.T) {
 
 	// tesk-core CI: every job of a pull request.
 	{
-		m, e := glue(t, nil)
+		m, e := newModule(t, nil)
 		e.ExpectExecs(ciExecs...)
 		cleanScans(e)
 		if _, err := m.Ci(ctx, "fix: retry uploads", nil, nil, "all", "default"); err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 )
 
@@ -64,6 +65,18 @@ type Token string
 func (Token) String() string   { return "[redacted]" }
 func (Token) GoString() string { return "[redacted]" }
 
+// RequireToken is the rule on a run's token: a run that writes (not --check) needs one,
+// and the error says which, since the workflow's default GITHUB_TOKEN would push a branch
+// on which no CI runs. --check may run without one, within GitHub's anonymous limits.
+func RequireToken(token Token, check bool) error {
+	if token != "" || check {
+		return nil
+	}
+	return errors.New("--github-token is required to push " + Branch + " and open its pull request: " +
+		"pass the CI_GITHUB_TOKEN secret (e.g. --github-token env://CI_GITHUB_TOKEN), a token whose pushes trigger workflows, " +
+		"not the default GITHUB_TOKEN")
+}
+
 // Setup is what RunWithCache builds a run's clients from.
 type Setup struct {
 	// APIURL is the GitHub REST API base URL (github.DefaultBaseURL when empty).
@@ -84,8 +97,12 @@ type Setup struct {
 // setup.Cache kept from the previous run, and saved back afterwards (also after a failed
 // run: what it read is still valid). A cache that cannot be loaded or saved is a note in
 // the report, not a failure: without it the run costs full requests but is just as correct,
-// since GitHub revalidates every cached answer before it is used.
+// since GitHub revalidates every cached answer before it is used. A run that writes
+// without a token is refused (RequireToken) before anything is loaded or sent.
 func RunWithCache(ctx context.Context, setup Setup, opts Options) (Report, error) {
+	if err := RequireToken(setup.Token, opts.Check); err != nil {
+		return Report{}, &flow.Error{Flow: flowName, Step: "check token", Err: err}
+	}
 	cache := github.NewCache(0)
 	var notes []string
 	if setup.Cache != nil {

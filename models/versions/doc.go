@@ -3,7 +3,9 @@
 // The rules (tag mapping, policies, the plan, the file edits) live in models/upstreams;
 // this package fetches their inputs from GitHub and PyPI and acts on the plan.
 //
-// A run, step by step (one file each):
+// A run is a declared list of steps (steps.go) run by internal/flow: fetch, decide, act.
+// A failure is a *flow.Error naming the step and what to do next. Step by step (the work
+// of each in its own file):
 //
 //   - sources: the head of the base branch, models/upstreams.json at that commit, and
 //     models/<name>/cookiecutter.yaml of each integration the plan edits — everything read
@@ -12,7 +14,8 @@
 //     it takes to reach every tracked version (see discover.go for why that suffices),
 //     and Cloudcoil's versions from PyPI;
 //   - plan and edits: upstreams.Plan, then the new bytes of every file it changes;
-//   - with Check, stop here: the plan is the output and not a single write is sent;
+//   - with Check, the runner's dry run stops here, before the first writing step: the
+//     plan is the output and not a single request more is sent;
 //   - branch: compare the base head with the automation branch once; when the branch is
 //     not exactly the base head plus the wanted files, write one commit on the base head
 //     (tree, commit, ref) and force-move the branch, which only this flow writes;

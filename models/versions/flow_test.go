@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models/upstreams"
@@ -602,5 +604,53 @@ func TestModelVersionsPagesOnlyAsFarAsNeeded(t *testing.T) {
 			t.Errorf("%s: read %d pages (complete %v), want %d of %d", scan.Repository, scan.Pages, scan.Complete,
 				wantPages, (len(listing)+w.perPage-1)/w.perPage)
 		}
+	}
+}
+
+// TestModelVersionsIsADeclaredFlow: each step logs, --check stops before the first writing
+// step, and a failure names its step and what to do next.
+func TestModelVersionsIsADeclaredFlow(t *testing.T) {
+	w := newWorld(t)
+	var logged []string
+	opts := w.options(true)
+	opts.Log = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
+	if _, err := versions.RunWithCache(context.Background(), w.setup(), opts); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"model-versions: check options", "model-versions: read base", "model-versions: discover releases",
+		"model-versions: read PyPI", "model-versions: plan", "model-versions: read edited files",
+		"model-versions: lay out commits", "model-versions: dry run: stopping before sync branch, which writes",
+	}
+	if !slices.Equal(logged, want) {
+		t.Errorf("--check logged\n%s\nwant\n%s", strings.Join(logged, "\n"), strings.Join(want, "\n"))
+	}
+
+	failures := []struct {
+		name, step string
+		arrange    func(s *versions.Setup, o *versions.Options)
+	}{
+		{"a run without a token", "check token", func(s *versions.Setup, _ *versions.Options) { s.Token = "" }},
+		{"a bad repository name", "check options", func(_ *versions.Setup, o *versions.Options) { o.Repo = "cloudcoil" }},
+		{"a missing base branch", "read base", func(_ *versions.Setup, o *versions.Options) { o.Base = "trunk" }},
+		{"PyPI unreachable", "read PyPI", func(_ *versions.Setup, o *versions.Options) { o.PyPIURL = "http://127.0.0.1:1/" }},
+	}
+	for _, tt := range failures {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			setup, opts := w.setup(), w.options(false)
+			tt.arrange(&setup, &opts)
+			_, err := versions.RunWithCache(context.Background(), setup, opts)
+			var fe *flow.Error
+			if !errors.As(err, &fe) || fe.Flow != "model-versions" || fe.Step != tt.step {
+				t.Fatalf("err = %v, want a failure of step %q", err, tt.step)
+			}
+			if tt.step != "check token" && !strings.Contains(err.Error(), "\n  next: ") {
+				t.Errorf("no advice: %v", err)
+			}
+			if writes := w.GitHub.Writes(); len(writes) != 0 {
+				t.Errorf("a failed run wrote %v", writes)
+			}
+		})
 	}
 }

@@ -2,12 +2,12 @@ package versions
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/reponame"
 	"dagger/shipyard/models/upstreams"
@@ -34,6 +34,8 @@ type Options struct {
 	ReleasesPerPage int
 	// MaxReleasePages bounds the pages read per upstream repository (default 10).
 	MaxReleasePages int
+	// Log receives one line per step (nil: none).
+	Log func(format string, args ...any)
 }
 
 // Deps are the clients a run talks through.
@@ -78,96 +80,46 @@ func (o Options) withDefaults() (Options, string, string, error) {
 
 // Run performs one model-versions run: read, discover, plan and, unless opts.Check, bring
 // the branch and the pull request in line with the plan. The report says what was found
-// and done; on error it holds what was known up to the failure.
+// and done; on error it holds what was known up to the failure, and the error is a
+// *flow.Error naming the step that failed and what to do next.
 func Run(ctx context.Context, deps Deps, opts Options) (Report, error) {
-	if deps.GitHub == nil {
-		return Report{}, errors.New("model-versions: no GitHub client")
-	}
-	opts, owner, name, err := opts.withDefaults()
-	if err != nil {
-		return Report{}, err
-	}
-	r := &run{gh: deps.GitHub, pypi: deps.PyPI, opts: opts, owner: owner, name: name}
+	r := &run{gh: deps.GitHub, pypi: deps.PyPI, opts: opts}
 	r.report = Report{Repository: opts.Repo, Base: opts.Base, Branch: Branch, Check: opts.Check}
-	start := deps.GitHub.Stats()
-	err = r.do(ctx)
-	end := deps.GitHub.Stats()
-	r.report.Requests.GitHub = end.Requests - start.Requests
-	r.report.Requests.NotModified = end.NotModified - start.NotModified
+	var start github.Stats
+	if deps.GitHub != nil {
+		start = deps.GitHub.Stats()
+	}
+	runner := flow.Runner{Flow: flowName, DryRun: opts.Check, Log: opts.Log}
+	_, err := flow.Run(ctx, runner, steps(), r)
+	if err == nil && opts.Check {
+		r.report.Action = ActionChecked
+	}
+	if deps.GitHub != nil {
+		end := deps.GitHub.Stats()
+		r.report.Requests.GitHub = end.Requests - start.Requests
+		r.report.Requests.NotModified = end.NotModified - start.NotModified
+	}
 	return r.report, err
 }
 
-// run is the state of one run shared by its steps.
+// run is the state of one run shared by its steps: the clients and options, what the
+// fetch steps read, what the decide steps made of it, and the report.
 type run struct {
 	gh          *github.Client
 	pypi        *http.Client
 	opts        Options
 	owner, name string
 	report      Report
-}
 
-func (r *run) do(ctx context.Context) error {
-	src, err := r.readSources(ctx)
-	if err != nil {
-		return err
-	}
-	r.report.BaseSHA = src.head
+	src   *sources
+	found map[string][]upstreams.Version // final releases by integration
+	pypiV upstreams.PyPIInfo
+	plan  upstreams.UpdatePlan
+	specs []commitSpec // the automation branch's commits on the base head
 
-	found, err := r.discover(ctx, src.file)
-	if err != nil {
-		return err
-	}
-	info, err := upstreams.FetchPyPI(ctx, r.opts.PyPIURL, src.file.Cloudcoil.Package, r.pypi)
-	r.report.Requests.PyPI++
-	if err != nil {
-		return fmt.Errorf("%s: cloudcoil.package %s: %w (check --pypi-url)", upstreams.FilePath, src.file.Cloudcoil.Package, err)
-	}
-	plan := upstreams.Plan(src.file, found, info)
-	r.report.Plan = plan
-
-	if err := r.readCookiecutters(ctx, src, plan); err != nil {
-		return err
-	}
-	if err := r.readRequirements(ctx, src, plan); err != nil {
-		return err
-	}
-	specs, notes, err := planCommits(src, plan)
-	if err != nil {
-		return err
-	}
-	r.report.Notes = append(r.report.Notes, notes...)
-	if len(specs) > 0 {
-		for _, c := range specs[len(specs)-1].Files {
-			r.report.Files = append(r.report.Files, c.Path)
-		}
-	}
-	if r.opts.Check {
-		r.report.Action = ActionChecked
-		return nil
-	}
-
-	pr, open, err := r.gh.OpenPullRequest(ctx, r.owner, r.name, Branch, r.opts.Base)
-	if err != nil {
-		return err
-	}
-	if open {
-		r.report.PullRequest = pullRef(pr)
-	}
-	// A pull request is open whenever something is pending (applied or for review), and
-	// closed only when nothing is.
-	if len(specs) == 0 {
-		if !open {
-			r.report.Action = ActionNone
-			return nil
-		}
-		return r.closePull(ctx, pr, plan)
-	}
-
-	pushed, err := r.syncBranch(ctx, src.head, specs)
-	if err != nil {
-		return err
-	}
-	return r.syncPull(ctx, pr, open, pushed, plan)
+	pr     github.PullRequest // the open pull request, when open
+	open   bool
+	pushed bool
 }
 
 // note records something the reader of the report should know.
