@@ -9,14 +9,19 @@ import (
 	"strings"
 
 	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/pins"
 )
 
 // DefaultCacheVolume is the Dagger cache volume the module keeps the ETag cache in.
 const DefaultCacheVolume = "shipyard-model-versions-github-etags"
 
-// CacheImagePython is the Python minor whose pinned image reads and writes the cache volume:
+// cacheImagePython is the Python minor whose pinned image reads and writes the cache volume:
 // the image is pinned for CI already, so it is usually present on the engine.
-const CacheImagePython = "3.13"
+const cacheImagePython = "3.13"
+
+// CacheImage is the image of the cache volume's small containers, among the pins.
+func CacheImage(p pins.Pins) string { return p.Python[cacheImagePython] }
 
 // VolumeStore keeps the ETag cache in a Dagger cache volume, which outlives the module's
 // function calls on the same engine: a laptop's engine, a persistent runner, or a remote

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/engine"
 )
 
@@ -87,5 +88,19 @@ func TestVolumeStoreEmptyAndBroken(t *testing.T) {
 	}
 	if err := (VolumeStore{}).Save(ctx, nil); err == nil {
 		t.Errorf("a store without a client saved")
+	}
+}
+
+func TestCacheImageIsAPinnedPython(t *testing.T) {
+	p := pins.DefaultPins()
+	if got := CacheImage(p); got == "" || got != p.Python["3.13"] {
+		t.Errorf("CacheImage = %q", got)
+	}
+	o, err := p.WithOverrides([]string{"python-3.13=mirror.example/python@sha256:" + strings.Repeat("3", 64)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := CacheImage(o); !strings.HasPrefix(got, "mirror.example/python@") {
+		t.Errorf("CacheImage with --pin python-3.13 = %q", got)
 	}
 }
