@@ -199,3 +199,30 @@ func TestWeeklyScanReadsTheCallersTree(t *testing.T) {
 		}
 	}
 }
+
+// The seed's Publish release job asks for exactly contents: write; the other release jobs
+// keep their own, minimal permissions.
+func TestTeskCoreReleasePermissions(t *testing.T) {
+	w := readWorkflow(t, filepath.Join("tesk-core", "release.yml"))
+	raw := readRaw(t, filepath.Join("tesk-core", "release.yml"))
+	found := false
+	for id, j := range w.Jobs {
+		calls := false
+		for _, st := range j.Steps {
+			calls = calls || strings.Contains(st.Run, "release-publish-release")
+		}
+		if !calls {
+			continue
+		}
+		found = true
+		if raw.Jobs[id].Name != "Publish release" {
+			t.Errorf("job %s is named %q, want the seed's \"Publish release\"", id, raw.Jobs[id].Name)
+		}
+		if perms := jobPermissions(t, j); len(perms) != 1 || perms["contents"] != "write" {
+			t.Errorf("job %s: permissions %v, want exactly contents: write", id, perms)
+		}
+	}
+	if !found {
+		t.Fatal("release.yml has no job calling release-publish-release")
+	}
+}

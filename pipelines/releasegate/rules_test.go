@@ -314,3 +314,21 @@ func TestGateErrorJSON(t *testing.T) {
 		}
 	}
 }
+
+// Once an earlier job of the release passed rule 6, the rule is not applied again (the
+// facts hold no CI run), and every other rule still is.
+func TestCICheckedByAnEarlierJob(t *testing.T) {
+	f := passingFacts("v0.11.0")
+	f.CI = CIFacts{}
+	if _, vs := Evaluate(f); len(vs) != 1 || vs[0].Rule != RuleCIPassed {
+		t.Fatalf("without CIChecked: %+v", vs)
+	}
+	f.CIChecked = true
+	if _, vs := Evaluate(f); len(vs) != 0 {
+		t.Fatalf("with CIChecked: %+v", vs)
+	}
+	f.OnMain = false
+	if _, vs := Evaluate(f); len(vs) != 1 || vs[0].Rule != RuleOnMain {
+		t.Fatalf("with CIChecked, off main: %+v", vs)
+	}
+}
