@@ -226,3 +226,41 @@ func TestTeskCoreReleasePermissions(t *testing.T) {
 		t.Fatal("release.yml has no job calling release-publish-release")
 	}
 }
+
+// Each dev "Push image (…)" and "Publish image (…)" job handles its own image: it pushes
+// one image, passes on only that image's digests, verifies the signature and provenance
+// against this workflow's identity before any tag moves, and curls no token.
+func TestTeskCoreDevImagesPerImage(t *testing.T) {
+	w := readWorkflow(t, filepath.Join("tesk-core", "ci.yml"))
+	var push, publish []string
+	for _, st := range w.Jobs["push-images"].Steps {
+		push = append(push, st.Run)
+	}
+	if run := strings.Join(push, "\n"); !strings.Contains(run, `push-by-digest --image "$IMAGE"`) {
+		t.Errorf("Push image does not push its own image only:\n%s", run)
+	}
+	for _, st := range w.Jobs["publish-images"].Steps {
+		if st.Run == "" {
+			continue
+		}
+		publish = append(publish, st.Run)
+		if d := st.Env["DIGESTS"]; d != "" && d != "${{ needs.push-images.outputs[matrix.image] }}" {
+			t.Errorf("Publish image takes DIGESTS %q, want its own image's", d)
+		}
+	}
+	run := strings.Join(publish, "\n")
+	sign, verify, tag := strings.Index(run, " sign --digests"), strings.Index(run, " verify --image"), strings.Index(run, " tag-images ")
+	if sign < 0 || verify < sign || tag < verify {
+		t.Errorf("Publish image does not attest and sign, then verify, then tag:\n%s", run)
+	}
+	if !strings.Contains(run, `identity="^`) || !strings.Contains(run, `.github/workflows/ci.yml@refs/heads/dev`) || !strings.Contains(run, `--identity "$identity"`) {
+		t.Errorf("verify is not anchored to this workflow's identity on dev:\n%s", run)
+	}
+	for id, j := range w.Jobs {
+		for _, st := range j.Steps {
+			if strings.Contains(st.Run, "curl") || strings.Contains(st.Run, "--oidc-token") {
+				t.Errorf("ci.yml job %s fetches an identity token itself:\n%s", id, st.Run)
+			}
+		}
+	}
+}
