@@ -262,7 +262,11 @@ func (m *Shipyard) PythonVersions(ctx context.Context) (string, error) {
 
 // PatchCoverage is Codecov's patch gate on a laptop: runs the tests under coverage, diffs the
 // source against --base (from their merge base), and reports the added code lines no test
-// runs; fails below 100%, as tesk-core's codecov.yml does. The source needs its Git history.
+// runs; the verdict fails below 100%, as tesk-core's codecov.yml does, or when tests fail.
+// Returns the reports whatever the verdict: patch-coverage.txt and verdict.json; fail after
+// exporting, e.g. `… patch-coverage --base origin/dev export --path patch && jq -e .passed
+// patch/verdict.json`. Fails itself only when nothing could be measured (a bad --base, a
+// source without its Git history). The source needs its Git history.
 func (m *Shipyard) PatchCoverage(
 	ctx context.Context,
 	// The branch or commit the change goes to, e.g. origin/dev.
@@ -270,16 +274,16 @@ func (m *Shipyard) PatchCoverage(
 	// The Python version to test on; default: the newest pinned.
 	// +optional
 	python string,
-) (string, error) {
+) (*dagger.Directory, error) {
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	_, report, err := p.PatchCoverage(ctx, base, python)
+	out, _, err := p.PatchReports(ctx, base, python) // the verdict is in out
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return report, nil
+	return m.fromSDKDirectory(ctx, out)
 }
 
 // Docs builds the docs with `mkdocs build --strict` and returns the site.

@@ -40,7 +40,9 @@ func (m *Shipyard) publicTarget() publish.Target {
 	return publish.Target{Registry: m.Registry, Org: m.Org}
 }
 
-// pushed reads the digests push-by-digest printed, for this source's images in t.
+// pushed reads the digests push-by-digest printed, for this source's images in t. The JSON
+// may name some of the images: a job per image passes only its own (push-by-digest --image
+// prints one), and the step then handles exactly the images named.
 func (m *Shipyard) pushed(ctx context.Context, digests, version string, t publish.Target) ([]publish.Pushed, []ci.Image, error) {
 	byName, err := publish.ParseDigests(digests)
 	if err != nil {
@@ -50,7 +52,7 @@ func (m *Shipyard) pushed(ctx context.Context, digests, version string, t publis
 	if err != nil {
 		return nil, nil, err
 	}
-	pushed, err := publish.FromDigests(byName, images, t)
+	pushed, err := publish.FromSomeDigests(byName, images, t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--digests: %w", err)
 	}
@@ -132,22 +134,34 @@ func (m *Shipyard) PublishDev(
 
 // PushByDigest builds the images and pushes each to <registry>/<org>/tesk-core-<name> by
 // digest, without creating or moving any tag. Prints the digests as JSON for the next job,
-// e.g. {"filer": "sha256:…", "taskmaster": "sha256:…"}. Pushing what the registry already
-// has writes nothing.
+// e.g. {"filer": "sha256:…", "taskmaster": "sha256:…"}; with --image, only that image's.
+// attest, sign, tag-images and scan-digests act on exactly the images the JSON names.
+// Pushing what the registry already has writes nothing.
 // +cache="never"
 func (m *Shipyard) PushByDigest(
 	ctx context.Context,
 	// The package version without v (e.g. 0.11.0); default: from Git history, else 0.0.0.dev0.
 	// +optional
 	version string,
+	// Push only this image (taskmaster or filer), as the workflow's job per image does;
+	// default: every image.
+	// +optional
+	image string,
 ) (string, error) {
 	c, err := m.session(ctx)
 	if err != nil {
 		return "", err
 	}
-	_, images, err := m.images(ctx, version)
+	p, images, err := m.images(ctx, version)
 	if err != nil {
 		return "", err
+	}
+	if image != "" {
+		img, err := p.ImageNamed(ctx, image, version)
+		if err != nil {
+			return "", err
+		}
+		images = []ci.Image{img}
 	}
 	t, err := m.target(ctx, c)
 	if err != nil {
@@ -221,7 +235,7 @@ func (m *Shipyard) ScanDigests(
 // +cache="never"
 func (m *Shipyard) Attest(
 	ctx context.Context,
-	// The digests push-by-digest printed, as JSON.
+	// The digests push-by-digest printed, as JSON; the images it names, all or some.
 	digests string,
 	// The full commit SHA the images were built from.
 	sha string,
@@ -269,7 +283,7 @@ func (m *Shipyard) Attest(
 // +cache="never"
 func (m *Shipyard) Sign(
 	ctx context.Context,
-	// The digests push-by-digest printed, as JSON.
+	// The digests push-by-digest printed, as JSON; the images it names, all or some.
 	digests string,
 ) (string, error) {
 	pushed, _, t, err := m.withLogin(ctx, digests, "")
@@ -299,7 +313,7 @@ func (m *Shipyard) Sign(
 // +cache="never"
 func (m *Shipyard) TagImages(
 	ctx context.Context,
-	// The digests push-by-digest printed, as JSON.
+	// The digests push-by-digest printed, as JSON; the images it names, all or some.
 	digests string,
 	// The tags to set (repeatable), e.g. sha-<commit> and dev.
 	tag []string,

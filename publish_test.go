@@ -134,7 +134,7 @@ func TestPublishStepsOneByOne(t *testing.T) {
 	job := func(withLogin bool) (*Shipyard, *engine.Engine) { return publishModule(t, w, withLogin) }
 
 	m, _ := job(true)
-	digests, err := m.PushByDigest(ctx, "")
+	digests, err := m.PushByDigest(ctx, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestPublishStepsOneByOne(t *testing.T) {
 	// tag-images never moves a published commit tag, and leaves latest to the release.
 	w.Rebuild("filer")
 	m, _ = job(true)
-	again, err := m.PushByDigest(ctx, "")
+	again, err := m.PushByDigest(ctx, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskdemo"
+	"dagger/shipyard/pipelines/releasegate"
 )
 
 const ghToken = "ghp_release_plan_test_token_value"
@@ -42,18 +44,23 @@ func TestReleasePlanThroughTheModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var plan struct {
-		Version    string `json:"version"`
-		Prerelease bool   `json:"prerelease"`
-		Latest     bool   `json:"latest"`
-		Images     []struct {
-			Repository string   `json:"repository"`
-			Tags       []string `json:"tags"`
-		} `json:"images"`
+	// The plan is under "plan" of the document {"ok": true, "plan": {...}}.
+	var doc struct {
+		OK   bool `json:"ok"`
+		Plan struct {
+			Version    string `json:"version"`
+			Prerelease bool   `json:"prerelease"`
+			Latest     bool   `json:"latest"`
+			Images     []struct {
+				Repository string   `json:"repository"`
+				Tags       []string `json:"tags"`
+			} `json:"images"`
+		} `json:"plan"`
 	}
-	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || !doc.OK {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	plan := doc.Plan
 	if plan.Version != "0.11.0" || !plan.Prerelease || !plan.Latest || len(plan.Images) != 2 {
 		t.Fatalf("plan %+v", plan)
 	}
@@ -88,6 +95,42 @@ func TestReleasePlanReportsEveryViolation(t *testing.T) {
 	}
 	if strings.Contains(msg, ghToken) {
 		t.Fatal("the token reached the error")
+	}
+	// With --format json the function still fails, and its error is exactly the document.
+	out, err := m.ReleasePlan(ctx, "v0.11.0", "json", "ci.yml")
+	if err == nil || out != "" {
+		t.Fatalf("malformed notes passed in JSON: %q", out)
+	}
+	doc := err.Error()
+	var report struct {
+		OK         *bool `json:"ok"`
+		Violations []struct {
+			Rule    int      `json:"rule"`
+			File    string   `json:"file"`
+			Line    int      `json:"line"`
+			Message string   `json:"message"`
+			Details []string `json:"details"`
+			Fix     string   `json:"fix"`
+			Summary string   `json:"summary"`
+		} `json:"violations"`
+	}
+	if strings.Contains(doc, "\n") || json.Unmarshal([]byte(doc), &report) != nil || report.OK == nil || *report.OK {
+		t.Fatalf("the error is not the one-line JSON document:\n%s", doc)
+	}
+	if len(report.Violations) != 1 {
+		t.Fatalf("violations %+v", report.Violations)
+	}
+	v := report.Violations[0]
+	if v.Rule != 5 || v.File != "docs/releases/0.11.0.md" || v.Line != 1 || v.Message == "" || v.Fix == "" ||
+		!strings.HasPrefix(v.Summary, "rule 5 (release-notes)") || !strings.HasPrefix(strings.Join(v.Details, "\n"), "docs/releases/0.11.0.md:1") {
+		t.Fatalf("violation %+v", v)
+	}
+	var gate *releasegate.GateError
+	if !errors.As(err, &gate) {
+		t.Fatal("the JSON error does not unwrap to the gate's error")
+	}
+	if strings.Contains(doc, ghToken) {
+		t.Fatal("the token reached the JSON error")
 	}
 	if _, err := m.ReleasePlan(ctx, "v0.11.0", "yaml", "ci.yml"); err == nil {
 		t.Fatal("unknown format accepted")

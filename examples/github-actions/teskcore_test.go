@@ -199,3 +199,68 @@ func TestWeeklyScanReadsTheCallersTree(t *testing.T) {
 		}
 	}
 }
+
+// The seed's Publish release job asks for exactly contents: write; the other release jobs
+// keep their own, minimal permissions.
+func TestTeskCoreReleasePermissions(t *testing.T) {
+	w := readWorkflow(t, filepath.Join("tesk-core", "release.yml"))
+	raw := readRaw(t, filepath.Join("tesk-core", "release.yml"))
+	found := false
+	for id, j := range w.Jobs {
+		calls := false
+		for _, st := range j.Steps {
+			calls = calls || strings.Contains(st.Run, "release-publish-release")
+		}
+		if !calls {
+			continue
+		}
+		found = true
+		if raw.Jobs[id].Name != "Publish release" {
+			t.Errorf("job %s is named %q, want the seed's \"Publish release\"", id, raw.Jobs[id].Name)
+		}
+		if perms := jobPermissions(t, j); len(perms) != 1 || perms["contents"] != "write" {
+			t.Errorf("job %s: permissions %v, want exactly contents: write", id, perms)
+		}
+	}
+	if !found {
+		t.Fatal("release.yml has no job calling release-publish-release")
+	}
+}
+
+// Each dev "Push image (…)" and "Publish image (…)" job handles its own image: it pushes
+// one image, passes on only that image's digests, verifies the signature and provenance
+// against this workflow's identity before any tag moves, and curls no token.
+func TestTeskCoreDevImagesPerImage(t *testing.T) {
+	w := readWorkflow(t, filepath.Join("tesk-core", "ci.yml"))
+	var push, publish []string
+	for _, st := range w.Jobs["push-images"].Steps {
+		push = append(push, st.Run)
+	}
+	if run := strings.Join(push, "\n"); !strings.Contains(run, `push-by-digest --image "$IMAGE"`) {
+		t.Errorf("Push image does not push its own image only:\n%s", run)
+	}
+	for _, st := range w.Jobs["publish-images"].Steps {
+		if st.Run == "" {
+			continue
+		}
+		publish = append(publish, st.Run)
+		if d := st.Env["DIGESTS"]; d != "" && d != "${{ needs.push-images.outputs[matrix.image] }}" {
+			t.Errorf("Publish image takes DIGESTS %q, want its own image's", d)
+		}
+	}
+	run := strings.Join(publish, "\n")
+	sign, verify, tag := strings.Index(run, " sign --digests"), strings.Index(run, " verify --image"), strings.Index(run, " tag-images ")
+	if sign < 0 || verify < sign || tag < verify {
+		t.Errorf("Publish image does not attest and sign, then verify, then tag:\n%s", run)
+	}
+	if !strings.Contains(run, `identity="^`) || !strings.Contains(run, `.github/workflows/ci.yml@refs/heads/dev`) || !strings.Contains(run, `--identity "$identity"`) {
+		t.Errorf("verify is not anchored to this workflow's identity on dev:\n%s", run)
+	}
+	for id, j := range w.Jobs {
+		for _, st := range j.Steps {
+			if strings.Contains(st.Run, "curl") || strings.Contains(st.Run, "--oidc-token") {
+				t.Errorf("ci.yml job %s fetches an identity token itself:\n%s", id, st.Run)
+			}
+		}
+	}
+}

@@ -12,8 +12,8 @@ import (
 // requestsItsOwnToken lists the functions that build, plan or compile for minutes before
 // they sign: an identity token fetched before the call (GitHub's live about five minutes)
 // could expire first, so they get GitHub's token endpoint and the signing tool requests a
-// token right before each use.
-var requestsItsOwnToken = []string{"release", "release-publish"}
+// token right before each use. attest and sign compile the signing tool first, too.
+var requestsItsOwnToken = []string{"release", "release-publish", "attest", "sign", "publish-dev"}
 
 // TestSigningCallsRequestTheirOwnToken checks every call of those functions: it passes
 // --actions-id-token-request-url env://ACTIONS_ID_TOKEN_REQUEST_URL and

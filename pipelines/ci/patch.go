@@ -2,6 +2,7 @@ package ci
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -75,7 +76,37 @@ func (p *Pipeline) PatchCoverage(ctx context.Context, base, minor string) (cover
 		failures = append(failures, fmt.Sprintf("patch coverage %.2f%% is below %d%%", patch.Percent(), PatchTarget))
 	}
 	if len(failures) > 0 {
-		return patch, report, fmt.Errorf("patch-coverage failed: %s\n%s", strings.Join(failures, "; "), report)
+		return patch, report, &PatchError{Failures: failures, Report: report}
 	}
 	return patch, report, nil
+}
+
+// PatchError is a patch gate that measured and failed: its failures and the report.
+type PatchError struct {
+	Failures []string
+	Report   string
+}
+
+func (e *PatchError) Error() string {
+	return fmt.Sprintf("patch-coverage failed: %s\n%s", strings.Join(e.Failures, "; "), e.Report)
+}
+
+// PatchReportFile is the patch report's name among the reports PatchReports returns.
+const PatchReportFile = "patch-coverage.txt"
+
+// PatchReports runs PatchCoverage and returns its report and verdict.json whatever the
+// verdict, so a caller exports them before failing on the verdict. It fails only when
+// nothing was measured (a bad --base, no history, no coverage left by the tests).
+func (p *Pipeline) PatchReports(ctx context.Context, base, minor string) (*dagger.Directory, Verdict, error) {
+	_, report, err := p.PatchCoverage(ctx, base, minor)
+	var failed *PatchError
+	switch {
+	case errors.As(err, &failed):
+		v := NewVerdict("Patch coverage", failed.Failures...)
+		return WithVerdict(p.Client.Directory().WithNewFile(PatchReportFile, report), v), v, nil
+	case err != nil:
+		return nil, Verdict{}, err
+	}
+	v := NewVerdict("Patch coverage")
+	return WithVerdict(p.Client.Directory().WithNewFile(PatchReportFile, report), v), v, nil
 }

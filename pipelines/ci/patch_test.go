@@ -58,3 +58,39 @@ func TestPatchCoverageRefusesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// PatchReports keeps the report whatever the verdict, and a passing verdict with it.
+func TestPatchReports(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name, diff string
+		passed     bool
+	}{
+		{"passes", patchDiff("@@ -0,0 +1,2 @@\n+import os\n+import sys\n"), true},
+		{"fails", patchDiff("@@ -9,0 +10,2 @@\n+    retry()\n+    log()\n"), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, e := newPipeline(t, map[string]string{".git/HEAD": "ref: refs/heads/feature\n"})
+			e.OnExec(engine.ExecRule{ArgsContain: "git -c safe.directory=* diff --unified=0 --no-color --no-ext-diff origin/dev...HEAD", Stdout: tt.diff})
+			e.OnFile(engine.FileRule{Path: "coverage.xml", Contents: patchCoverageXML})
+			dir, v, err := p.PatchReports(ctx, "origin/dev", "3.12")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Passed != tt.passed {
+				t.Fatalf("verdict %+v", v)
+			}
+			read, err := ReadVerdict(ctx, dir)
+			if err != nil || read.Passed != tt.passed || read.Job != "Patch coverage" {
+				t.Fatalf("verdict.json %+v, %v", read, err)
+			}
+			if report, err := dir.File(PatchReportFile).Contents(ctx); err != nil || !strings.Contains(report, "Against origin/dev, Python 3.12.") {
+				t.Fatalf("report %q, %v", report, err)
+			}
+		})
+	}
+	p, _ := newPipeline(t, nil)
+	if _, _, err := p.PatchReports(ctx, "origin/dev", "3.12"); err == nil || !strings.Contains(err.Error(), "no Git history") {
+		t.Fatalf("no history: %v", err)
+	}
+}

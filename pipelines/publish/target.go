@@ -138,13 +138,31 @@ func ParseDigests(data string) (map[string]string, error) {
 // FromDigests turns that JSON's map back into pushed images of t, in the order of images,
 // and refuses digests of images that do not exist or images without a digest.
 func FromDigests(digests map[string]string, images []ci.Image, t Target) ([]Pushed, error) {
+	return fromDigests(digests, images, t, true)
+}
+
+// FromSomeDigests is FromDigests for a job that handles some of the images, e.g. one per
+// image: the images the map names, at least one, in the order of images. Naming fewer
+// images is the caller's explicit choice (push-by-digest --image prints one), so only an
+// empty map or an unknown image is refused.
+func FromSomeDigests(digests map[string]string, images []ci.Image, t Target) ([]Pushed, error) {
+	if len(digests) == 0 {
+		return nil, fmt.Errorf("no digest given: give the JSON push-by-digest printed, e.g. {\"filer\": \"sha256:…\"}")
+	}
+	return fromDigests(digests, images, t, false)
+}
+
+func fromDigests(digests map[string]string, images []ci.Image, t Target, every bool) ([]Pushed, error) {
 	var out []Pushed
 	known := map[string]bool{}
 	for _, img := range images {
 		known[img.Spec.Name] = true
 		d, ok := digests[img.Spec.Name]
-		if !ok {
+		if !ok && every {
 			return nil, fmt.Errorf("no digest for image %s: give every image's digest, as push-by-digest printed them", img.Spec.Name)
+		}
+		if !ok {
+			continue
 		}
 		p := Pushed{Name: img.Spec.Name, Repository: t.Repository(img), Digest: d}
 		if err := p.Check(); err != nil {

@@ -84,6 +84,47 @@ func TestFromDigests(t *testing.T) {
 	}
 }
 
+// A job per image passes the digest of its own image: FromSomeDigests takes the images
+// named, in the images' order, and refuses what FromDigests refuses but a missing image.
+func TestFromSomeDigests(t *testing.T) {
+	images := []ci.Image{
+		{Spec: ci.ImageSpec{Name: "filer", Repository: "tesk-core-filer"}},
+		{Spec: ci.ImageSpec{Name: "taskmaster", Repository: "tesk-core-taskmaster"}},
+	}
+	target := publish.Target{Registry: "docker.io", Org: "fork"}
+	tests := []struct {
+		name    string
+		digests map[string]string
+		want    []publish.Pushed
+		wantErr string
+	}{
+		{name: "one image", digests: map[string]string{"taskmaster": digestA}, want: []publish.Pushed{
+			{Name: "taskmaster", Repository: "docker.io/fork/tesk-core-taskmaster", Digest: digestA},
+		}},
+		{name: "every image", digests: map[string]string{"taskmaster": digestA, "filer": digestA}, want: []publish.Pushed{
+			{Name: "filer", Repository: "docker.io/fork/tesk-core-filer", Digest: digestA},
+			{Name: "taskmaster", Repository: "docker.io/fork/tesk-core-taskmaster", Digest: digestA},
+		}},
+		{name: "none", digests: map[string]string{}, wantErr: "no digest given"},
+		{name: "an unknown image", digests: map[string]string{"api": digestA}, wantErr: "digest given for api"},
+		{name: "a tag", digests: map[string]string{"filer": "dev"}, wantErr: "not sha256:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := publish.FromSomeDigests(tt.digests, images, target)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("= %+v, %v", got, err)
+			}
+		})
+	}
+}
+
 func TestParseDigests(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

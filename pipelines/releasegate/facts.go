@@ -45,11 +45,13 @@ type Facts struct {
 	OnMain bool `json:"on_main"`
 	// OnDev is whether the tagged commit is dev's head or one of its ancestors: a CI run
 	// counts as the push to dev only for a commit that is on dev.
-	OnDev    bool         `json:"on_dev"`
-	Citation FileFacts    `json:"citation"`
-	Notes    FileFacts    `json:"notes"`
-	CI       CIFacts      `json:"ci"`
-	Releases []ReleaseRef `json:"releases"` // every release the token can see
+	OnDev    bool      `json:"on_dev"`
+	Citation FileFacts `json:"citation"`
+	Notes    FileFacts `json:"notes"`
+	CI       CIFacts   `json:"ci"`
+	// CIChecked: an earlier job of the release passed rule 6; CI was not read (Config).
+	CIChecked bool         `json:"ci_checked,omitempty"`
+	Releases  []ReleaseRef `json:"releases"` // every release the token can see
 }
 
 // TagFacts is what the tag ref resolved to.

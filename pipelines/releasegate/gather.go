@@ -16,6 +16,11 @@ type Config struct {
 	Workflow string
 	// ImageOrg is the Docker Hub organisation of the images (default elixircloud).
 	ImageOrg string
+	// CIChecked says an earlier job of the same release passed rule 6 (CI passed), so
+	// the workflow runs are not read and the rule is not applied again: the job that
+	// creates the GitHub release holds a token with contents: write only, which cannot
+	// read workflow runs.
+	CIChecked bool
 }
 
 func (o Config) withDefaults() Config {
@@ -50,7 +55,7 @@ func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Confi
 		return Facts{}, err
 	}
 	g := &gatherer{gh: gh, owner: owner, name: name, f: Facts{
-		Repo: repo, Tag: tag, Workflow: opts.Workflow, ImageOrg: opts.ImageOrg,
+		Repo: repo, Tag: tag, Workflow: opts.Workflow, ImageOrg: opts.ImageOrg, CIChecked: opts.CIChecked,
 		Citation: FileFacts{Path: CitationFile},
 		Notes:    FileFacts{Path: NotesPath(tag)},
 	}}
@@ -64,7 +69,9 @@ func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Confi
 		for _, file := range []*FileFacts{&g.f.Citation, &g.f.Notes} {
 			g.wg.Go(func() { g.file(ctx, file, sha) })
 		}
-		g.wg.Go(func() { g.ci(ctx, opts.Workflow, sha) })
+		if !opts.CIChecked {
+			g.wg.Go(func() { g.ci(ctx, opts.Workflow, sha) })
+		}
 	}
 	g.wg.Wait()
 	if len(g.errs) > 0 {

@@ -1,6 +1,7 @@
 package releasegate
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -103,7 +104,7 @@ func (e *GateError) Error() string {
 			skippedBy[v.Message] = append(skippedBy[v.Message], fmt.Sprintf("%d (%s)", v.Rule, v.Name))
 			continue
 		}
-		fmt.Fprintf(&b, "\n  rule %d (%s): %s", v.Rule, v.Name, v.Message)
+		fmt.Fprintf(&b, "\n  %s", v.Summary())
 		for _, d := range v.Details {
 			fmt.Fprintf(&b, "\n      %s", d)
 		}
@@ -115,4 +116,39 @@ func (e *GateError) Error() string {
 		fmt.Fprintf(&b, "\n  not checked: rules %s: %s", strings.Join(skippedBy[r], ", "), r)
 	}
 	return b.String()
+}
+
+// Summary is the violation's first line as the text report prints it, e.g.
+// "rule 5 (release-notes): docs/releases/0.11.0.md does not follow …".
+func (v Violation) Summary() string {
+	return fmt.Sprintf("rule %d (%s): %s", v.Rule, v.Name, v.Message)
+}
+
+// MarshalJSON adds the summary, so that a reader of the JSON finds the same words as a
+// reader of the text report.
+func (v Violation) MarshalJSON() ([]byte, error) {
+	type fields Violation // without this method
+	return json.Marshal(struct {
+		fields
+		Summary string `json:"summary"`
+	}{fields(v), v.Summary()})
+}
+
+// Report is release-plan's JSON document: the plan when the tag passes every rule, the
+// violations otherwise. Its field names are stable.
+type Report struct {
+	OK         bool        `json:"ok"`
+	Plan       *Plan       `json:"plan,omitempty"`
+	Violations []Violation `json:"violations,omitempty"`
+}
+
+// JSON renders the gate's failure as release-plan's JSON document on one line:
+// {"ok": false, "violations": [...]}.
+func (e *GateError) JSON() string {
+	b, err := json.Marshal(Report{Violations: e.Violations})
+	if err != nil {
+		// Strings, ints and bools only: Marshal cannot fail; keep the text, never panic.
+		return e.Error()
+	}
+	return string(b)
 }

@@ -35,8 +35,12 @@ const RuleCount = 7
 
 // Violation is one rule a tag fails, or one rule that could not be checked (Skipped).
 type Violation struct {
-	Rule    int    `json:"rule"`
-	Name    string `json:"name"`
+	Rule int    `json:"rule"`
+	Name string `json:"name"`
+	// File and Line locate a violation of a rule about a file (CITATION.cff, the release
+	// notes): the file, and the line of its first problem (no line when it is missing).
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
 	Message string `json:"message"`
 	// Details are the individual problems, e.g. "docs/releases/0.11.0.md:3: …".
 	Details []string `json:"details,omitempty"`
@@ -81,7 +85,9 @@ func Evaluate(f Facts) (Plan, []Violation) {
 		vs = append(vs, checkOnMain(f)...)
 		vs = append(vs, checkCitation(f)...)
 		vs = append(vs, checkNotes(f)...)
-		vs = append(vs, checkCI(f)...)
+		if !f.CIChecked {
+			vs = append(vs, checkCI(f)...)
+		}
 	}
 	vs = append(vs, checkNotReleased(f)...)
 
@@ -187,8 +193,8 @@ func checkOnMain(f Facts) []Violation {
 func checkCitation(f Facts) []Violation {
 	v := versionOf(f.Tag)
 	if !f.Citation.Found {
-		return []Violation{violation(RuleCitation, fmt.Sprintf("add %s with version: %q and date-released in a pull request to %s", CitationFile, v, DevBranch),
-			"%s does not exist at commit %s", CitationFile, short(f.TagRef.CommitSHA))}
+		return []Violation{inFile(violation(RuleCitation, fmt.Sprintf("add %s with version: %q and date-released in a pull request to %s", CitationFile, v, DevBranch),
+			"%s does not exist at commit %s", CitationFile, short(f.TagRef.CommitSHA)), CitationFile, nil)}
 	}
 	problems := citation.Check(f.Citation.Content, v)
 	if len(problems) == 0 {
@@ -196,15 +202,14 @@ func checkCitation(f Facts) []Violation {
 	}
 	out := violation(RuleCitation, fmt.Sprintf("set version: %q and date-released: YYYY-MM-DD in %s in a pull request to %s", v, CitationFile, DevBranch),
 		"%s at commit %s is not ready for %s", CitationFile, short(f.TagRef.CommitSHA), v)
-	out.Details = located(CitationFile, problems)
-	return []Violation{out}
+	return []Violation{inFile(out, CitationFile, problems)}
 }
 
 func checkNotes(f Facts) []Violation {
 	path := NotesPath(f.Tag)
 	if !f.Notes.Found {
-		return []Violation{violation(RuleReleaseNotes, "add the curated release notes as "+path+" in a pull request to "+DevBranch,
-			"%s does not exist at commit %s", path, short(f.TagRef.CommitSHA))}
+		return []Violation{inFile(violation(RuleReleaseNotes, "add the curated release notes as "+path+" in a pull request to "+DevBranch,
+			"%s does not exist at commit %s", path, short(f.TagRef.CommitSHA)), path, nil)}
 	}
 	problems := notes.Check(path, f.Notes.Content)
 	if len(problems) == 0 {
@@ -212,8 +217,7 @@ func checkNotes(f Facts) []Violation {
 	}
 	out := violation(RuleReleaseNotes, "fix the notes in a pull request to "+DevBranch+"; the format is described in the development docs",
 		"%s does not follow the release notes format (%d problem(s))", path, len(problems))
-	out.Details = located(path, problems)
-	return []Violation{out}
+	return []Violation{inFile(out, path, problems)}
 }
 
 func checkCI(f Facts) []Violation {
@@ -252,6 +256,16 @@ func checkNotReleased(f Facts) []Violation {
 		}
 	}
 	return nil
+}
+
+// inFile locates v in file: at its first problem's line, with every problem as a detail.
+func inFile(v Violation, file string, problems []notes.Problem) Violation {
+	v.File = file
+	if len(problems) > 0 {
+		v.Line = problems[0].Line
+		v.Details = located(file, problems)
+	}
+	return v
 }
 
 // located renders problems as "file:line: message".

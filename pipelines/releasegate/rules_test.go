@@ -2,6 +2,7 @@ package releasegate
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -226,5 +227,108 @@ func TestValidTagName(t *testing.T) {
 		if got := validTagName(tag); got != want {
 			t.Errorf("validTagName(%q) = %v, want %v", tag, got, want)
 		}
+	}
+}
+
+// Violations of the rules about a file carry the file and the line of its first problem;
+// the others carry neither.
+func TestViolationLocation(t *testing.T) {
+	tests := []struct {
+		name     string
+		change   func(*Facts)
+		rule     int
+		file     string
+		line     int
+		nDetails int
+	}{
+		{"notes missing", func(f *Facts) { f.Notes.Found, f.Notes.Content = false, nil }, RuleReleaseNotes, "docs/releases/0.11.0.md", 0, 0},
+		{"notes malformed", func(f *Facts) { f.Notes.Content = []byte("## Features\n\n- no intro and no numbers\n") }, RuleReleaseNotes, "docs/releases/0.11.0.md", 1, 2},
+		{"citation missing", func(f *Facts) { f.Citation.Found, f.Citation.Content = false, nil }, RuleCitation, CitationFile, 0, 0},
+		{"citation old version", func(f *Facts) { f.Citation.Content = []byte(validCitation("0.10.6")) }, RuleCitation, CitationFile, 0, 1},
+		{"not on main", func(f *Facts) { f.OnMain = false }, RuleOnMain, "", 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := passingFacts("v0.11.0")
+			tt.change(&f)
+			_, vs := Evaluate(f)
+			if len(vs) != 1 || vs[0].Rule != tt.rule {
+				t.Fatalf("violations %+v", vs)
+			}
+			v := vs[0]
+			if v.File != tt.file || len(v.Details) != tt.nDetails {
+				t.Fatalf("file %q, details %q", v.File, v.Details)
+			}
+			// The line is the first problem's, whichever line that is.
+			if tt.line > 0 && v.Line != tt.line || tt.nDetails == 0 && v.Line != 0 {
+				t.Fatalf("line %d, want %d", v.Line, tt.line)
+			}
+			if tt.nDetails > 0 && !strings.HasPrefix(v.Details[0], fmt.Sprintf("%s:%d: ", v.File, v.Line)) {
+				t.Fatalf("line %d does not match the first detail %q", v.Line, v.Details[0])
+			}
+		})
+	}
+}
+
+// The JSON document of a failed gate is one line, carries every violation's fields and
+// the words of the text report.
+func TestGateErrorJSON(t *testing.T) {
+	f := passingFacts("v0.11.0")
+	f.Notes.Content = []byte("## Features\n\n- no intro and no numbers\n")
+	f.OnMain = false
+	_, vs := Evaluate(f)
+	e := &GateError{Repo: f.Repo, Tag: f.Tag, Violations: vs}
+	doc := e.JSON()
+	if strings.Contains(doc, "\n") {
+		t.Fatalf("not one line: %s", doc)
+	}
+	var got struct {
+		OK         *bool `json:"ok"`
+		Plan       any   `json:"plan"`
+		Violations []struct {
+			Rule    int      `json:"rule"`
+			Name    string   `json:"name"`
+			File    string   `json:"file"`
+			Line    int      `json:"line"`
+			Message string   `json:"message"`
+			Details []string `json:"details"`
+			Fix     string   `json:"fix"`
+			Summary string   `json:"summary"`
+		} `json:"violations"`
+	}
+	if err := json.Unmarshal([]byte(doc), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.OK == nil || *got.OK || got.Plan != nil || len(got.Violations) != 2 {
+		t.Fatalf("document %s", doc)
+	}
+	notesV := got.Violations[1]
+	if notesV.Rule != RuleReleaseNotes || notesV.Name != "release-notes" || notesV.File != "docs/releases/0.11.0.md" ||
+		notesV.Line != 1 || notesV.Fix == "" || len(notesV.Details) != 2 {
+		t.Fatalf("notes violation %+v", notesV)
+	}
+	text := e.Error()
+	for _, v := range got.Violations {
+		if !strings.Contains(text, v.Summary) || !strings.HasPrefix(v.Summary, fmt.Sprintf("rule %d (%s): ", v.Rule, v.Name)) {
+			t.Errorf("summary %q is not the text report's line", v.Summary)
+		}
+	}
+}
+
+// Once an earlier job of the release passed rule 6, the rule is not applied again (the
+// facts hold no CI run), and every other rule still is.
+func TestCICheckedByAnEarlierJob(t *testing.T) {
+	f := passingFacts("v0.11.0")
+	f.CI = CIFacts{}
+	if _, vs := Evaluate(f); len(vs) != 1 || vs[0].Rule != RuleCIPassed {
+		t.Fatalf("without CIChecked: %+v", vs)
+	}
+	f.CIChecked = true
+	if _, vs := Evaluate(f); len(vs) != 0 {
+		t.Fatalf("with CIChecked: %+v", vs)
+	}
+	f.OnMain = false
+	if _, vs := Evaluate(f); len(vs) != 1 || vs[0].Rule != RuleOnMain {
+		t.Fatalf("with CIChecked, off main: %+v", vs)
 	}
 }

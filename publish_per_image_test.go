@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/pipelines/publish/publishtest"
+)
+
+// A job per image, as ci.yml's "Push image (…)" and "Publish image (…)" jobs: push-by-digest
+// --image prints one digest, and attest, sign and tag-images given that JSON handle that
+// image only, leaving the other one untouched.
+func TestPublishStepsPerImage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+
+	m, _ := publishModule(t, w, true)
+	digests, err := m.PushByDigest(ctx, "", "taskmaster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var byName map[string]string
+	if err := json.Unmarshal([]byte(digests), &byName); err != nil || len(byName) != 1 || byName["taskmaster"] != w.Digest(t, "taskmaster") {
+		t.Fatalf("push-by-digest --image taskmaster printed %s (%v)", digests, err)
+	}
+
+	m, _ = publishModule(t, w, true)
+	attested, err := withSigstore(m, w, nil).Attest(ctx, digests, devSHA, "refs/heads/dev", "")
+	if err != nil {
+		t.Fatalf("attest: %v", err)
+	}
+	m, _ = publishModule(t, w, true)
+	signed, err := withSigstore(m, w, nil).Sign(ctx, digests)
+	if err != nil {
+		t.Fatalf("sign: %v", err)
+	}
+	m, e := publishModule(t, w, true)
+	tagged, err := m.TagImages(ctx, digests, []string{"sha-" + devSHA, "dev"})
+	if err != nil {
+		t.Fatalf("tag-images: %v", err)
+	}
+	for _, out := range []string{attested, signed} {
+		var ev []struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal([]byte(out), &ev); err != nil || len(ev) != 1 || ev[0].Name != "taskmaster" {
+			t.Errorf("a step for taskmaster printed (%v)\n%s", err, out)
+		}
+	}
+	if !strings.Contains(tagged, "tesk-core-taskmaster") || strings.Contains(tagged, "tesk-core-filer") {
+		t.Errorf("tag-images for taskmaster printed\n%s", tagged)
+	}
+	if refs := w.Registry.Referrers(t, repoOf(w, "taskmaster"), w.Digest(t, "taskmaster")); len(refs) != 2 {
+		t.Errorf("taskmaster referrers %v, want one signature and one provenance", refs)
+	}
+	if tags := w.Registry.Tags(t, repoOf(w, "taskmaster")); len(tags) != 2 {
+		t.Errorf("taskmaster tags %v", tags)
+	}
+	if tags := w.Registry.Tags(t, repoOf(w, "filer")); len(tags) != 0 {
+		t.Errorf("the taskmaster job tagged filer: %v", tags)
+	}
+	noSecret(t, w, e.Graph().String(), attested, signed, tagged)
+
+	// An unknown image, or a JSON that names none, is refused before anything is written.
+	if _, err := m.PushByDigest(ctx, "", "api"); err == nil {
+		t.Error("push-by-digest --image api accepted")
+	}
+	if _, err := m.TagImages(ctx, `{}`, []string{"dev"}); err == nil || !strings.Contains(err.Error(), "no digest given") {
+		t.Errorf("tag-images with no digest: %v", err)
+	}
+}
