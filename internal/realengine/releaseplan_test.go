@@ -57,15 +57,18 @@ func TestReleasePlan(t *testing.T) {
 		"elixircloud/tesk-core-taskmaster:  0.11.0, latest", "docs/releases/0.11.0.md")
 
 	js := call(t, ghEnv, append(ghArgs(api), "release-plan", "--tag", "v0.11.0", "--format", "json")...)
-	var plan struct {
-		Version string `json:"version"`
-		Images  []struct {
-			Repository string   `json:"repository"`
-			Tags       []string `json:"tags"`
-		} `json:"images"`
+	var doc struct {
+		OK   bool `json:"ok"`
+		Plan struct {
+			Version string `json:"version"`
+			Images  []struct {
+				Repository string   `json:"repository"`
+				Tags       []string `json:"tags"`
+			} `json:"images"`
+		} `json:"plan"`
 	}
-	if err := json.Unmarshal([]byte(js), &plan); err != nil || plan.Version != "0.11.0" || len(plan.Images) != 2 {
-		t.Errorf("JSON plan %+v (%v):\n%s", plan, err, js)
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || !doc.OK || doc.Plan.Version != "0.11.0" || len(doc.Plan.Images) != 2 {
+		t.Errorf("JSON plan %+v (%v):\n%s", doc, err, js)
 	}
 
 	for _, format := range []string{"text", "json"} {
@@ -75,6 +78,30 @@ func TestReleasePlan(t *testing.T) {
 		}
 		mustContain(t, "the failing plan's error ("+format+")", r.stdout+r.stderr,
 			"rule 5 (release-notes)", "docs/releases/0.12.0.md:1")
+		if format == "json" {
+			// The one-line document is the failure's text, which the CLI prints on stderr.
+			i := strings.Index(r.stderr, `{"ok":false`)
+			if i < 0 {
+				t.Fatalf("no JSON document on stderr:\n%s", r)
+			}
+			var failed struct {
+				OK         bool `json:"ok"`
+				Violations []struct {
+					Rule int    `json:"rule"`
+					File string `json:"file"`
+					Line int    `json:"line"`
+					Fix  string `json:"fix"`
+				} `json:"violations"`
+			}
+			line, _, _ := strings.Cut(r.stderr[i:], "\n")
+			line = strings.TrimSpace(line)
+			if j := strings.LastIndex(line, "}"); j >= 0 {
+				line = line[:j+1]
+			}
+			if err := json.Unmarshal([]byte(line), &failed); err != nil || failed.OK || len(failed.Violations) == 0 {
+				t.Errorf("the failure's JSON %q: %+v (%v)", line, failed, err)
+			}
+		}
 	}
 	for _, out := range []string{text, js} {
 		if strings.Contains(out, ghToken) {
