@@ -20,7 +20,7 @@ const (
 	StepAttest = "attest"
 	// StepSBOM writes each digest's CycloneDX SBOM and attests it.
 	StepSBOM = "attest-sbom"
-	StepSign   = "sign"
+	StepSign = "sign"
 	// StepVerifySigned verifies the signature and provenance with the signer's identity
 	// before any tag moves.
 	StepVerifySigned = "verify-signed"
