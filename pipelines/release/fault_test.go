@@ -99,7 +99,9 @@ func TestFaultAtEachStepThenRerun(t *testing.T) {
 			inject: func(w *world) {
 				w.program = func(e *engine.Engine) {
 					e.OnExec(engine.ExecRule{
-						Match:    func(x engine.Exec) bool { return slices.Contains(x.Args, "supplychain") && slices.Contains(x.Args, "--sbom") },
+						Match: func(x engine.Exec) bool {
+							return slices.Contains(x.Args, "supplychain") && slices.Contains(x.Args, "--sbom")
+						},
 						ExitCode: 1, Stderr: "supplychain attest: rekor: 502 Bad Gateway",
 					})
 				}
