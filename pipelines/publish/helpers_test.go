@@ -65,7 +65,6 @@ func newEnv(t *testing.T, w *publishtest.World) *env {
 	w.Install(t, e, imageNames...)
 	for _, n := range imageNames {
 		e.OnFile(engine.FileRule{Path: "/out/" + n + ".json", Contents: cleanReport})
-		w.ServeSBOM(e, n, publishtest.SBOM(n))
 	}
 	p := ci.New(c, c.Host().Directory(fixtures.TeskCore(t, map[string]string{"containers/filer.Dockerfile": filerDockerfile})))
 	images, err := p.Images(ctx, "")

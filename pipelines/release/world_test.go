@@ -74,7 +74,6 @@ func (w *world) freshEngine() {
 	teskrepo.ReportBuiltVersion(w.e)
 	for _, name := range teskImages {
 		w.e.OnFile(engine.FileRule{Path: "/out/" + name + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
-		w.pub.ServeSBOM(w.e, name, publishtest.SBOM(name))
 	}
 	if w.program != nil {
 		w.program(w.e)

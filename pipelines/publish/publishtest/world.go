@@ -261,13 +261,15 @@ func (w *World) Runs() [][]string {
 }
 
 // Install programs e: each containers/<name>.Dockerfile image exports as an OCI layout tar
-// of Image(name), and each `supplychain …` exec runs the real command.
+// of Image(name), Trivy's SBOM exec of each writes SBOM(name) (see ServeSBOM), and each
+// `supplychain …` exec runs the real command.
 func (w *World) Install(t testing.TB, e *engine.Engine, names ...string) {
 	t.Helper()
 	for _, n := range names {
 		e.OnExport(engine.ExportRule{Kind: "Container", ChainContains: "containers/" + n + ".Dockerfile", Write: func(path string) error {
 			return writeLayoutTar(w.Image(t, n), path)
 		}})
+		w.ServeSBOM(e, n, SBOM(n))
 	}
 	e.OnExec(engine.ExecRule{
 		Match: func(x engine.Exec) bool { return len(x.Args) > 0 && x.Args[0] == "supplychain" },
