@@ -386,6 +386,10 @@ func (m *Shipyard) Verify(
 	// Output format: text or json.
 	// +default="text"
 	format string,
+	// Also require a CycloneDX SBOM attestation (predicate type https://cyclonedx.org/bom)
+	// from the same signer.
+	// +optional
+	requireSbom bool,
 ) (string, error) {
 	if err := checkFormat(format); err != nil {
 		return "", err
@@ -405,6 +409,9 @@ func (m *Shipyard) Verify(
 		}
 	}
 	opts := []publish.VerifyOption{publish.WithMinSCTs(minScts)}
+	if requireSbom {
+		opts = append(opts, publish.WithRequiredSBOM())
+	}
 	if m.RegistryPassword != nil {
 		t, err := m.target(ctx, c)
 		if err != nil {

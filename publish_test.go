@@ -103,18 +103,23 @@ func TestPublishDevThroughTheModule(t *testing.T) {
 	}
 
 	root := m.engine().Host().File(w.Sigstore.TrustedRoot)
-	text, err := m.Verify(ctx, repoOf(w, "filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "text")
+	text, err := m.Verify(ctx, repoOf(w, "filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "text", false)
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}
 	if !strings.Contains(text, "verified "+repoOf(w, "filer")+":dev") || !strings.Contains(text, "signature by "+publishtest.Identity) {
 		t.Errorf("verify printed:\n%s", text)
 	}
-	js, err := m.Verify(ctx, repoOf(w, "filer")+"@"+w.Digest(t, "filer"), publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "json")
+	js, err := m.Verify(ctx, repoOf(w, "filer")+"@"+w.Digest(t, "filer"), publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "json", false)
 	if err != nil || !json.Valid([]byte(js)) {
 		t.Fatalf("verify --format json: %q, %v", js, err)
 	}
-	_, wrong := m.Verify(ctx, repoOf(w, "filer")+":dev", `^https://github\.com/fork/.*$`, publishtest.Issuer, root, 1, "text")
+	// publish-dev attested the SBOM, so --require-sbom passes.
+	withSBOM, err := m.Verify(ctx, repoOf(w, "filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "text", true)
+	if err != nil || !strings.Contains(withSBOM, "CycloneDX SBOM by "+publishtest.Identity) {
+		t.Fatalf("verify --require-sbom: %v\n%s", err, withSBOM)
+	}
+	_, wrong := m.Verify(ctx, repoOf(w, "filer")+":dev", `^https://github\.com/fork/.*$`, publishtest.Issuer, root, 1, "text", false)
 	if wrong == nil {
 		t.Error("verify accepted a wrong identity")
 	}

@@ -195,8 +195,8 @@ func TestReleaseJobsThroughTheModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := te.Requests(); n != 4 {
-		t.Errorf("%d tokens requested, want one per attest and sign of each image", n)
+	if n := te.Requests(); n != 6 {
+		t.Errorf("%d tokens requested, want one per attest, SBOM attest and sign of each image", n)
 	}
 	if strings.Count(report, "tags:        0.11.0rc1\n") != 2 || strings.Contains(report, "latest") {
 		t.Errorf("publish report:\n%s", report)

@@ -190,3 +190,24 @@ func (p *Pipeline) Scan(ctx context.Context, images []Image) (*dagger.Directory,
 	}
 	return p.ScanReports(ctx, ImageTargets(images), ignore)
 }
+
+// SBOMPath is where SBOM writes the CycloneDX SBOM of target in its container.
+func SBOMPath(name string) string { return "/out/" + name + ".cdx.json" }
+
+// SBOM is the CycloneDX JSON SBOM of a target, written by the pinned Trivy from the same
+// target the scan reads (a published repo@sha256:… pulled anonymously, or a tarball). It
+// receives no credential. Unlike the scan it is not keyed by the day: the packages in an
+// image do not change, so the engine reuses the SBOM of a digest for good.
+func (p *Pipeline) SBOM(t ScanTarget) *dagger.File {
+	ctr := p.Client.Container().
+		From(p.Pins.Trivy).
+		WithMountedCache("/root/.cache/trivy", p.cacheVolume(trivyCacheVolume))
+	target := []string{t.Ref}
+	if t.Tarball != nil {
+		ctr = ctr.WithFile("/scan/"+t.Name+".tar", t.Tarball)
+		target = []string{"--input", "/scan/" + t.Name + ".tar"}
+	}
+	out := SBOMPath(t.Name)
+	args := append([]string{"trivy", "image", "--format", "cyclonedx", "--output", out}, target...)
+	return ctr.WithExec(args).File(out)
+}

@@ -17,6 +17,7 @@ import (
 const (
 	provenanceReferrer = "application/vnd.dev.sigstore.bundle.v0.3+json https://slsa.dev/provenance/v1"
 	signatureReferrer  = "application/vnd.dev.sigstore.bundle.v0.3+json https://sigstore.dev/cosign/sign/v1"
+	sbomReferrer       = "application/vnd.dev.sigstore.bundle.v0.3+json https://cyclonedx.org/bom"
 )
 
 func TestPublishDevEndToEnd(t *testing.T) {
@@ -39,11 +40,11 @@ func TestPublishDevEndToEnd(t *testing.T) {
 		}
 		refs := w.Registry.Referrers(t, v.repo(n), d)
 		slices.Sort(refs)
-		if want := []string{signatureReferrer, provenanceReferrer}; !reflect.DeepEqual(refs, want) {
+		if want := []string{sbomReferrer, signatureReferrer, provenanceReferrer}; !reflect.DeepEqual(refs, want) {
 			t.Errorf("%s referrers %v, want %v", n, refs, want)
 		}
 	}
-	if len(res.Evidence) != 4 || len(res.Scanned) != 2 || len(res.Tags) != 2 {
+	if len(res.Evidence) != 6 || len(res.Scanned) != 2 || len(res.Tags) != 2 {
 		t.Fatalf("result %s", jsonOf(t, res))
 	}
 	for _, ev := range res.Evidence {
@@ -55,7 +56,7 @@ func TestPublishDevEndToEnd(t *testing.T) {
 	// The attest exec carries the build: Dockerfile, build argument, source, workflow.
 	var attest []string
 	for _, run := range w.Runs() {
-		if run[1] == "attest" && slices.Contains(run, v.repo("filer")+"@"+w.Digest(t, "filer")) {
+		if run[1] == "attest" && !slices.Contains(run, "--sbom") && slices.Contains(run, v.repo("filer")+"@"+w.Digest(t, "filer")) {
 			attest = run
 		}
 	}
@@ -76,7 +77,8 @@ func TestPublishDevEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}
-	if got.Digest != w.Digest(t, "filer") || len(got.Verified) != 2 || !strings.Contains(got.Text(), "SLSA build provenance by "+publishtest.Identity) {
+	if got.Digest != w.Digest(t, "filer") || len(got.Verified) != 3 || !strings.Contains(got.Text(), "SLSA build provenance by "+publishtest.Identity) ||
+		!strings.Contains(got.Text(), "CycloneDX SBOM by "+publishtest.Identity) {
 		t.Errorf("verification %s\n%s", jsonOf(t, got), got.Text())
 	}
 
@@ -194,7 +196,7 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 				if got := w.Registry.Tags(t, v.repo(n)); got["dev"] != d || got["sha-"+sha] != d {
 					t.Errorf("%s after the re-run: %v", n, got)
 				}
-				if refs := w.Registry.Referrers(t, v.repo(n), d); len(refs) != 2 {
+				if refs := w.Registry.Referrers(t, v.repo(n), d); len(refs) != 3 {
 					t.Errorf("%s referrers after the re-run: %v", n, refs)
 				}
 			}

@@ -56,10 +56,10 @@ type env struct {
 	dev    publish.DevConfig
 }
 
-func newEnv(t *testing.T, w *publishtest.World) *env {
+func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 	t.Helper()
 	ctx := context.Background()
-	e := engine.New(t, engine.StrictExecs())
+	e := engine.New(t, append([]engine.Option{engine.StrictExecs()}, opts...)...)
 	e.ExpectExecs(publishExecs...)
 	c := e.Client(ctx)
 	w.Install(t, e, imageNames...)

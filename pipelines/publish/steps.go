@@ -18,7 +18,9 @@ const (
 	StepPush   = "push-by-digest"
 	StepScan   = "scan-digests"
 	StepAttest = "attest"
-	StepSign   = "sign"
+	// StepSBOM writes each digest's CycloneDX SBOM and attests it.
+	StepSBOM = "attest-sbom"
+	StepSign = "sign"
 	// StepVerifySigned verifies the signature and provenance with the signer's identity
 	// before any tag moves.
 	StepVerifySigned = "verify-signed"
@@ -77,7 +79,7 @@ type Advice struct {
 }
 
 // Steps are the image steps in their one order — push by digest, scan those digests,
-// attest, sign, verify both, tag — over a flow's state S, in which at finds the images.
+// attest, attest the SBOM, sign, verify all three, tag — over a flow's state S, in which at finds the images.
 func Steps[S any](flowName string, adv Advice, at func(*S) *Images) []flow.Step[S] {
 	step := func(name string, writes bool, next string, run func(*Images, context.Context) error) flow.Step[S] {
 		return flow.Step[S]{Name: name, Writes: writes, Next: next, Run: func(ctx context.Context, s *S) error {
@@ -92,6 +94,7 @@ func Steps[S any](flowName string, adv Advice, at func(*S) *Images) []flow.Step[
 		step(StepPush, true, adv.Untagged, (*Images).push),
 		step(StepScan, false, adv.Scan, (*Images).scan),
 		step(StepAttest, true, adv.Untagged, (*Images).attest),
+		step(StepSBOM, true, adv.Untagged, (*Images).attestSBOM),
 		step(StepSign, true, adv.Untagged, (*Images).sign),
 		step(StepVerifySigned, false, adv.Untagged, (*Images).verifySigned),
 		step(StepTag, true, adv.Tag, (*Images).tag),
@@ -234,6 +237,16 @@ func (s *Images) attest(ctx context.Context) error {
 	}
 	s.Evidence = append(s.Evidence, ev...)
 	s.logf("%s: %d provenance attestation(s)", StepAttest, len(ev))
+	return nil
+}
+
+func (s *Images) attestSBOM(ctx context.Context) error {
+	ev, err := AttestSBOMs(ctx, s.Sign, s.Pipeline, s.Target, s.Pushed)
+	if err != nil {
+		return err
+	}
+	s.Evidence = append(s.Evidence, ev...)
+	s.logf("%s: %d SBOM attestation(s)", StepSBOM, len(ev))
 	return nil
 }
 

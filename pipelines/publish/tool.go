@@ -93,7 +93,7 @@ type TokenRequest struct {
 type Evidence struct {
 	Name   string `json:"name"`
 	Digest string `json:"digest"`
-	// Kind is attestation (SLSA build provenance) or signature.
+	// Kind is attestation (SLSA build provenance), sbom (CycloneDX SBOM) or signature.
 	Kind string `json:"kind"`
 	// Referrer is the digest of the referrer manifest holding the bundle.
 	Referrer string `json:"referrer"`

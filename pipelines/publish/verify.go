@@ -59,6 +59,8 @@ func (v Verification) Text() string {
 			what = "signature"
 		case slsaPredicateType:
 			what = "SLSA build provenance"
+		case CycloneDXPredicateType:
+			what = "CycloneDX SBOM"
 		}
 		fmt.Fprintf(&b, "  %s by %s (issuer %s), Rekor log index %d, referrer %s\n", what, x.Identity, x.Issuer, x.LogIndex, x.Referrer)
 	}
@@ -87,8 +89,15 @@ func Anchored(re string) bool {
 type VerifyOption func(*verifyConfig)
 
 type verifyConfig struct {
-	target  *Target
-	minSCTs int
+	target      *Target
+	minSCTs     int
+	requireSBOM bool
+}
+
+// WithRequiredSBOM also requires a CycloneDX SBOM attestation from the same signer, besides
+// the signature and the provenance.
+func WithRequiredSBOM() VerifyOption {
+	return func(c *verifyConfig) { c.requireSBOM = true }
 }
 
 // WithRegistryLogin reads the image with t's login (a private registry) and resolves its tag
@@ -150,6 +159,9 @@ func Verify(ctx context.Context, tool *dagger.Container, image, identityRegexp, 
 	args := []string{"supplychain", "verify", "--image", ref,
 		"--certificate-identity-regexp", identityRegexp, "--certificate-oidc-issuer", issuer,
 		"--trusted-root", trustedRootPath, "--min-scts", strconv.Itoa(cfg.minSCTs)}
+	if cfg.requireSBOM {
+		args = append(args, "--require", cosignPredicateType, "--require", slsaPredicateType, "--require", CycloneDXPredicateType)
+	}
 	if cfg.target != nil && cfg.target.Password != nil {
 		ctr = ctr.WithMountedSecret(registryPassPath, cfg.target.Password)
 		args = append(args, "--registry-username", cfg.target.Username, "--registry-password-file", registryPassPath)

@@ -36,8 +36,8 @@ func TestVerify(t *testing.T) {
 	}
 	swapped := w.Registry.Push(t, repo, swappedImg)
 	w.Registry.CopyReferrers(t, repo, signed, swapped)
-	if n := len(w.Registry.Referrers(t, repo, swapped)); n != 2 {
-		t.Fatalf("the swapped image has %d referrers, want the 2 copies", n)
+	if n := len(w.Registry.Referrers(t, repo, swapped)); n != 3 {
+		t.Fatalf("the swapped image has %d referrers, want the 3 copies", n)
 	}
 
 	root := v.c.Host().File(w.Sigstore.TrustedRoot)
@@ -76,7 +76,7 @@ func TestVerify(t *testing.T) {
 			if err != nil {
 				t.Fatalf("verify: %v", err)
 			}
-			if got.Digest != signed || got.Ref != repo+"@"+signed || len(got.Verified) != 2 {
+			if got.Digest != signed || got.Ref != repo+"@"+signed || len(got.Verified) != 3 {
 				t.Fatalf("verification %s", jsonOf(t, got))
 			}
 			for _, x := range got.Verified {

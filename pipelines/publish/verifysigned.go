@@ -57,7 +57,8 @@ func IdentityPattern(identity string) string {
 }
 
 // VerifySigned verifies, the way a user will, that each pushed digest carries a signature
-// and SLSA provenance from the expected signer that verify against the trusted root. It
+// and SLSA provenance from the expected signer that verify against the trusted root, and
+// its SBOM attestation too when the evidence holds one (the attest-sbom step ran). It
 // runs after attest and sign and before any tag moves: whatever the steps reported, a tag
 // never names a digest that does not verify.
 func VerifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed, evidence []Evidence) ([]Verification, error) {
@@ -70,7 +71,11 @@ func VerifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed,
 	}
 	out := make([]Verification, len(pushed))
 	err = forEach(len(pushed), func(i int) error {
-		v, err := Verify(ctx, in.Tool, pushed[i].Ref(), IdentityPattern(signer.Identity), signer.Issuer, in.TrustedRoot, WithRegistryLogin(t))
+		opts := []VerifyOption{WithRegistryLogin(t)}
+		if hasEvidence(evidence, pushed[i], KindSBOM) {
+			opts = append(opts, WithRequiredSBOM())
+		}
+		v, err := Verify(ctx, in.Tool, pushed[i].Ref(), IdentityPattern(signer.Identity), signer.Issuer, in.TrustedRoot, opts...)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", StepVerifySigned, pushed[i].Name, err)
 		}
@@ -81,4 +86,14 @@ func VerifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed,
 		return nil, err
 	}
 	return out, nil
+}
+
+// hasEvidence is whether evidence holds a bundle of kind for p's digest.
+func hasEvidence(evidence []Evidence, p Pushed, kind string) bool {
+	for _, e := range evidence {
+		if e.Name == p.Name && e.Digest == p.Digest && e.Kind == kind {
+			return true
+		}
+	}
+	return false
 }

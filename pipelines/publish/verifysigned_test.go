@@ -105,8 +105,8 @@ func TestPublishDevTagsOnlyVerifiedDigests(t *testing.T) {
 		t.Fatalf("verified %d images, want %d", len(res.Verified), len(imageNames))
 	}
 	for _, ver := range res.Verified {
-		if len(ver.Verified) != 2 {
-			t.Errorf("%s: %d bundles verified, want the signature and the provenance", ver.Ref, len(ver.Verified))
+		if len(ver.Verified) != 3 {
+			t.Errorf("%s: %d bundles verified, want the signature, the provenance and the SBOM", ver.Ref, len(ver.Verified))
 		}
 		for _, b := range ver.Verified {
 			if b.Identity != publishtest.Identity || b.Issuer != publishtest.Issuer {

@@ -25,7 +25,7 @@ func manifestPut(image, tag string) func(*http.Request) bool {
 
 // TestFaultAtEachStepThenRerun injects a fault at each step of the release of v0.11.0, then
 // re-runs the release on a fresh engine with the fault gone: the re-run completes, no
-// published tag moved, each digest carries one attestation and one signature, and there is
+// published tag moved, each digest carries one attestation, one SBOM and one signature, and there is
 // exactly one GitHub release. Faults before the push leave the registry and GitHub as they
 // were.
 func TestFaultAtEachStepThenRerun(t *testing.T) {
@@ -85,6 +85,27 @@ func TestFaultAtEachStepThenRerun(t *testing.T) {
 				w.pub.Sigstore.SetFaults(w.t, &publishtest.Fault{Status: http.StatusServiceUnavailable, Message: "fulcio is down"}, nil)
 			},
 			clear: func(w *world) { w.pub.Sigstore.SetFaults(w.t, nil, nil) },
+		},
+		{
+			name: "SBOM", step: StepSBOM, noTags: true, message: "unable to find the image",
+			inject: func(w *world) {
+				w.program = func(e *engine.Engine) {
+					e.OnExec(engine.ExecRule{ArgsContain: publishtest.SBOMExec, ExitCode: 1, Stderr: "FATAL unable to find the image"})
+				}
+			},
+		},
+		{
+			name: "SBOM signing", step: StepSBOM, noTags: true, message: "attest",
+			inject: func(w *world) {
+				w.program = func(e *engine.Engine) {
+					e.OnExec(engine.ExecRule{
+						Match: func(x engine.Exec) bool {
+							return slices.Contains(x.Args, "supplychain") && slices.Contains(x.Args, "--sbom")
+						},
+						ExitCode: 1, Stderr: "supplychain attest: rekor: 502 Bad Gateway",
+					})
+				}
+			},
 		},
 		{
 			name: "sign", step: StepSign, noTags: true, message: "sign",
@@ -215,8 +236,8 @@ func TestFaultAtEachStepThenRerun(t *testing.T) {
 				if tags["0.11.0"] != digest || tags["latest"] != digest {
 					t.Errorf("%s tags %v, want 0.11.0 and latest on %s", n, tags, digest)
 				}
-				if a, s := w.evidence(n, digest); a != 1 || s != 1 {
-					t.Errorf("%s carries %d attestation(s) and %d signature(s), want one each", n, a, s)
+				if a, b, s := w.bundles(n, digest); a != 1 || b != 1 || s != 1 {
+					t.Errorf("%s carries %d attestation(s), %d SBOM(s) and %d signature(s), want one each", n, a, b, s)
 				}
 			}
 			if rels := w.releasesOf("v0.11.0"); len(rels) != 1 || rels[0].Draft {

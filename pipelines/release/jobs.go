@@ -66,7 +66,7 @@ func PublishJob(ctx context.Context, cfg Config, h, pushed Handoff) (Report, err
 		return stepErr(StepAttest, h.Tag, "pass the push and scan jobs' output on unchanged", h.tiedTo(cfg.Images.Target, images))
 	}}
 	steps := slices.Concat([]flow.Step[state]{planStep(false), checkHandoff, sourceStep, describe},
-		imageSteps(h.Tag, StepAttest, StepSign, StepVerifySigned, StepTag))
+		imageSteps(h.Tag, StepAttest, StepSBOM, StepSign, StepVerifySigned, StepTag))
 	rep, err := s.run(ctx, steps, false)
 	if rep.Version == "" {
 		rep.Version, rep.Commit = h.Version, h.Commit

@@ -15,6 +15,7 @@ const (
 	StepPush         = publish.StepPush
 	StepScan         = publish.StepScan
 	StepAttest       = publish.StepAttest
+	StepSBOM         = publish.StepSBOM
 	StepSign         = publish.StepSign
 	StepVerifySigned = publish.StepVerifySigned
 	StepTag          = publish.StepTag

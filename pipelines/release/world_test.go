@@ -142,15 +142,23 @@ func (w *world) tags(name string) map[string]string {
 
 // evidence counts the Sigstore bundles attached to a digest, by predicate.
 func (w *world) evidence(name, digest string) (attestations, signatures int) {
+	attestations, _, signatures = w.bundles(name, digest)
+	return attestations, signatures
+}
+
+// bundles counts each kind of bundle a digest carries: provenance, SBOM, signature.
+func (w *world) bundles(name, digest string) (provenance, sboms, signatures int) {
 	for _, r := range w.pub.Registry.Referrers(w.t, w.repository(name), digest) {
 		switch {
 		case strings.Contains(r, "slsa.dev/provenance"):
-			attestations++
+			provenance++
+		case strings.Contains(r, "cyclonedx.org/bom"):
+			sboms++
 		case strings.Contains(r, "cosign/sign"):
 			signatures++
 		}
 	}
-	return attestations, signatures
+	return provenance, sboms, signatures
 }
 
 // secretValues are the values no output, error, log or recorded exec may contain.

@@ -1,5 +1,6 @@
-// Package steps holds the two publishing steps of the command, attest and
-// sign: each signs one in-toto statement about an image digest and stores the
+// Package steps holds the publishing steps of the command, attest (of the
+// SLSA provenance, or of an SBOM) and sign: each signs one in-toto statement
+// about an image digest and stores the
 // bundle as an OCI referrer of that digest. Both are idempotent: when the
 // digest already carries a bundle of the same predicate type for the same
 // subject that verifies against the trusted root as signed by the token's
@@ -25,6 +26,7 @@ import (
 
 	"dagger/shipyard/supplychain/provenance"
 	"dagger/shipyard/supplychain/referrers"
+	"dagger/shipyard/supplychain/sbom"
 	"dagger/shipyard/supplychain/signing"
 )
 
@@ -80,6 +82,28 @@ func Attest(ctx context.Context, c Config, in provenance.Input) (Outcome, error)
 		return Outcome{}, fmt.Errorf("attest: %w", err)
 	}
 	return publish(ctx, "attest", c, d, provenance.SLSAPredicateType, payload)
+}
+
+// AttestSBOM signs the CycloneDX JSON SBOM bom of the image digest as an
+// in-toto statement of predicate type https://cyclonedx.org/bom (what
+// `cosign verify-attestation --type cyclonedx` requires) and attaches it to
+// the digest. An SBOM bundle an earlier run attached and that verifies for the
+// token's identity counts as done, even if a new SBOM of the same image would
+// differ in its serial number or timestamp: the image is the same.
+func AttestSBOM(ctx context.Context, c Config, bom []byte) (Outcome, error) {
+	d, err := digestRef(c.Image)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("attest: %w", err)
+	}
+	st, err := sbom.Statement(d.Repository.Name(), d.DigestStr(), bom)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("attest: %w", err)
+	}
+	payload, err := provenance.Marshal(st)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("attest: %w", err)
+	}
+	return publish(ctx, "attest", c, d, sbom.CycloneDXPredicateType, payload)
 }
 
 // Sign signs the image digest the way cosign v2.6 does with

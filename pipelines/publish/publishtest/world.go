@@ -64,6 +64,7 @@ type World struct {
 	mu         sync.Mutex
 	issued     []string
 	files      []string
+	served     map[string]string
 	images     map[string]v1.Image
 	violations []string
 	runs       [][]string
@@ -190,6 +191,34 @@ func (w *World) AllowFile(path string) {
 	w.files = append(w.files, path)
 }
 
+// SBOMExec is the Trivy command that writes an image's CycloneDX SBOM, as a strict engine
+// expects it.
+const SBOMExec = "trivy image --format cyclonedx --output /out/"
+
+// ServeSBOM makes Trivy's SBOM exec of image name succeed in e with contents as its output:
+// the engine serves the file to a reader (an engine.FileRule), and a supplychain exec that
+// mounts it reads the same contents. A test that builds its engine with ExpectExecs can
+// call it per image.
+func (w *World) ServeSBOM(e *engine.Engine, name, contents string) {
+	path := "/out/" + name + ".cdx.json"
+	e.ExpectExecs(SBOMExec + name + ".cdx.json")
+	e.OnFile(engine.FileRule{Path: path, ChainContains: SBOMExec, Contents: contents})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.served == nil {
+		w.served = map[string]string{}
+	}
+	w.served[path] = contents
+}
+
+// SBOM is a CycloneDX JSON SBOM as Trivy writes one for image name.
+func SBOM(name string) string {
+	return `{"$schema":"http://cyclonedx.org/schema/bom-1.6.schema.json","bomFormat":"CycloneDX","specVersion":"1.6",` +
+		`"serialNumber":"urn:uuid:3e671687-395b-41f5-a30f-a58921a69b79","version":1,` +
+		`"metadata":{"component":{"type":"container","name":"` + name + `"}},` +
+		`"components":[{"type":"library","name":"pip","version":"24.0","purl":"pkg:pypi/pip@24.0"}]}`
+}
+
 // Image is the image the engine "builds" for containers/<name>.Dockerfile.
 func (w *World) Image(t testing.TB, name string) v1.Image {
 	t.Helper()
@@ -232,13 +261,15 @@ func (w *World) Runs() [][]string {
 }
 
 // Install programs e: each containers/<name>.Dockerfile image exports as an OCI layout tar
-// of Image(name), and each `supplychain …` exec runs the real command.
+// of Image(name), Trivy's SBOM exec of each writes SBOM(name) (see ServeSBOM), and each
+// `supplychain …` exec runs the real command.
 func (w *World) Install(t testing.TB, e *engine.Engine, names ...string) {
 	t.Helper()
 	for _, n := range names {
 		e.OnExport(engine.ExportRule{Kind: "Container", ChainContains: "containers/" + n + ".Dockerfile", Write: func(path string) error {
 			return writeLayoutTar(w.Image(t, n), path)
 		}})
+		w.ServeSBOM(e, n, SBOM(n))
 	}
 	e.OnExec(engine.ExecRule{
 		Match: func(x engine.Exec) bool { return len(x.Args) > 0 && x.Args[0] == "supplychain" },
@@ -301,14 +332,26 @@ func (w *World) run(x engine.Exec) (string, string, int) {
 	}
 	w.mu.Lock()
 	files := append([]string(nil), w.files...)
+	served := maps.Clone(w.served)
 	w.mu.Unlock()
-	for _, m := range x.Mounts {
+	for i, m := range x.Mounts {
 		if m.Kind != "withMountedFile" {
 			continue
 		}
 		for _, f := range files {
 			if strings.Contains(m.Source, f) {
 				paths[m.Path] = f
+			}
+		}
+		// A file an exec in the graph wrote (Trivy's SBOM): the contents the test serves
+		// for it, when the mount's chain is that exec's.
+		for out, contents := range served {
+			if strings.Contains(m.Source, `"--format","cyclonedx"`) && strings.HasSuffix(m.Source, `.file(path:"`+out+`")`) {
+				p := filepath.Join(tmp, fmt.Sprintf("file-%d", i))
+				if err := os.WriteFile(p, []byte(contents), 0o600); err != nil {
+					return "", err.Error(), 125
+				}
+				paths[m.Path] = p
 			}
 		}
 		if _, ok := paths[m.Path]; !ok {

@@ -5,6 +5,7 @@
 // Usage:
 //
 //	supplychain attest --image REPO@sha256:… --oidc-token-file F --trusted-root F [provenance flags]
+//	supplychain attest --image REPO@sha256:… --oidc-token-file F --trusted-root F --sbom F
 //	supplychain sign   --image REPO@sha256:… --oidc-token-file F --trusted-root F
 //	supplychain verify --image REF --certificate-identity-regexp RE --certificate-oidc-issuer URL --trusted-root F
 //
@@ -30,6 +31,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 
 	"dagger/shipyard/supplychain/provenance"
+	"dagger/shipyard/supplychain/sbom"
 	"dagger/shipyard/supplychain/signing"
 	"dagger/shipyard/supplychain/steps"
 	"dagger/shipyard/supplychain/verify"
@@ -48,7 +50,7 @@ type newSignerFunc func(fulcioURL, rekorURL string) (*signing.Signer, error)
 
 const usage = `usage: supplychain <attest|sign|verify> [flags]
 
-  attest   sign SLSA v1 build provenance of an image digest and attach it as an OCI referrer
+  attest   sign SLSA v1 build provenance (or, with --sbom, a CycloneDX SBOM) of an image digest and attach it as an OCI referrer
   sign     sign an image digest (cosign --new-bundle-format compatible) and attach it as an OCI referrer
   verify   check that an image has a valid signature and build provenance from an identity
 
@@ -128,6 +130,14 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
 	}
+	if cmd == "attest" {
+		only := provenanceFlags()
+		fs.Visit(func(fl *flag.Flag) {
+			if only[fl.Name] {
+				f.provenanceSet = append(f.provenanceSet, "--"+fl.Name)
+			}
+		})
+	}
 	if err := f.check(cmd); err != nil {
 		return err
 	}
@@ -155,9 +165,12 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	}
 	c := steps.Config{Image: f.image, Token: tok, Signer: signer, Remote: remoteOpts, Trusted: tr}
 	var out steps.Outcome
-	if cmd == "attest" {
+	switch {
+	case f.bom != nil:
+		out, err = steps.AttestSBOM(ctx, c, f.bom)
+	case cmd == "attest":
 		out, err = steps.Attest(ctx, c, f.in)
-	} else {
+	default:
 		out, err = steps.Sign(ctx, c)
 	}
 	if err != nil {
@@ -177,6 +190,11 @@ type publishFlags struct {
 	in                    provenance.Input
 	buildArgs, baseImages listFlag
 	startedOn, finishedOn string
+	// sbomFile switches attest to the SBOM mode; bom is its content, read by check.
+	sbomFile string
+	bom      []byte
+	// provenanceSet names the provenance flags given, which the SBOM mode refuses.
+	provenanceSet []string
 }
 
 func (f *publishFlags) bind(fs *flag.FlagSet, cmd string) {
@@ -189,8 +207,19 @@ func (f *publishFlags) bind(fs *flag.FlagSet, cmd string) {
 	fs.StringVar(&f.rekorURL, "rekor-url", signing.PublicGoodRekorURL, "Rekor URL")
 	fs.StringVar(&f.trustedRoot, "trusted-root", "", "trusted_root.json (required): an existing bundle counts as done only if it verifies against it, signed by the token's identity")
 	if cmd == "attest" {
+		fs.StringVar(&f.sbomFile, "sbom", "", "CycloneDX JSON SBOM of the image: attest it (predicate type https://cyclonedx.org/bom) instead of the build provenance")
 		f.bindProvenance(fs)
 	}
+}
+
+// provenanceFlags are the flags only the provenance mode of attest reads.
+func provenanceFlags() map[string]bool {
+	var f publishFlags
+	probe := flag.NewFlagSet("", flag.ContinueOnError)
+	f.bindProvenance(probe)
+	out := map[string]bool{}
+	probe.VisitAll(func(fl *flag.Flag) { out[fl.Name] = true })
+	return out
 }
 
 func (f *publishFlags) bindProvenance(fs *flag.FlagSet) {
@@ -234,6 +263,18 @@ func (f *publishFlags) check(cmd string) error {
 	case f.requested() && (f.requestURLFile == "" || f.requestTokenFile == ""):
 		return usageError{errors.New("--oidc-token-request-url-file and --oidc-token-request-token-file go together")}
 	case cmd != "attest":
+		return nil
+	case f.sbomFile != "" && len(f.provenanceSet) > 0:
+		return usageError{fmt.Errorf("--sbom attests an SBOM: the provenance flags %s do not apply to it", strings.Join(f.provenanceSet, ", "))}
+	case f.sbomFile != "":
+		b, err := os.ReadFile(f.sbomFile)
+		if err != nil {
+			return fmt.Errorf("--sbom: %w", err)
+		}
+		if _, err := sbom.Check(b); err != nil {
+			return usageError{fmt.Errorf("--sbom %s: %w", f.sbomFile, err)}
+		}
+		f.bom = b
 		return nil
 	}
 	var err error
@@ -296,7 +337,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&p.IdentityRegexp, "certificate-identity-regexp", "", "regexp the signer's certificate identity (SAN) must match")
 	fs.StringVar(&p.Issuer, "certificate-oidc-issuer", "", "OIDC issuer the signer's certificate must name")
 	fs.IntVar(&p.MinSCTs, "min-scts", 1, "certificate transparency timestamps required in the certificate (0 for instances without a CT log)")
-	fs.Var(&require, "require", "predicate type that must be verified (repeatable; default: cosign signature and SLSA provenance v1)")
+	fs.Var(&require, "require", "predicate type that must be verified (repeatable; default: cosign signature and SLSA provenance v1; https://cyclonedx.org/bom for the SBOM)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -394,6 +394,9 @@ func TestWrongRegistryPassword(t *testing.T) {
 
 func TestUsage(t *testing.T) {
 	w := newWorld(t)
+	if err := os.WriteFile(w.path("report.json"), []byte(`{"SchemaVersion":2,"Results":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -412,6 +415,8 @@ func TestUsage(t *testing.T) {
 		{"bad base image", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--trusted-root", "t.json", "--base-image", "alpine"}, 2, "NAME@sha256"},
 		{"bad time", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--trusted-root", "t.json", "--started-on", "yesterday"}, 2, "started-on"},
 		{"sign without trusted root", []string{"sign", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--oidc-token-file", w.path("token")}, 2, "--trusted-root is required"},
+		{"sbom with provenance flags", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--trusted-root", "t.json", "--sbom", "bom.json", "--dockerfile", "x", "--source-commit", "y"}, 2, "--dockerfile, --source-commit do not apply"},
+		{"sbom that is not CycloneDX", []string{"attest", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "--trusted-root", "t.json", "--sbom", w.path("report.json")}, 2, "not a CycloneDX JSON BOM"},
 		{"stray argument", []string{"sign", "--image", "r/x@sha256:" + strings.Repeat("1", 64), "extra"}, 2, "unexpected arguments"},
 	}
 	for _, tt := range tests {
@@ -549,4 +554,39 @@ func printedCommandProblems(text string) []string {
 		}
 	}
 	return out
+}
+
+// attest --sbom signs the CycloneDX SBOM, and verify --require https://cyclonedx.org/bom
+// accepts the image only once it carries one.
+func TestCommandSBOM(t *testing.T) {
+	w := newWorld(t)
+	d, _ := w.reg.PushRandom(t, "elixircloud/tesk-core-filer", w.auth()...)
+	for _, cmd := range []string{"attest", "sign"} {
+		if code, _, errOut := w.run("", w.publishArgs(cmd, d.String())...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", cmd, code, errOut)
+		}
+	}
+	verifySBOM := append(w.verifyArgs(d.String(), identityRE, issuer), "--require", "https://cyclonedx.org/bom")
+	if code, _, _ := w.run("", verifySBOM...); code != 1 {
+		t.Fatalf("verify requiring an SBOM passed without one: exit %d", code)
+	}
+	bom := `{"bomFormat":"CycloneDX","specVersion":"1.6","version":1,"components":[]}`
+	if err := os.WriteFile(w.path("bom.json"), []byte(bom), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := append(w.publishArgs("sign", d.String())[1:], "--sbom", w.path("bom.json"))
+	code, out, errOut := w.run("", append([]string{"attest"}, args...)...)
+	if code != 0 {
+		t.Fatalf("attest --sbom: exit %d: %s", code, errOut)
+	}
+	var o steps.Outcome
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	if !o.Created || o.PredicateType != "https://cyclonedx.org/bom" || o.Digest != d.DigestStr() || o.Identity != identity {
+		t.Errorf("outcome %+v", o)
+	}
+	if code, out, errOut := w.run("", verifySBOM...); code != 0 || !strings.Contains(out, "https://cyclonedx.org/bom") {
+		t.Errorf("verify requiring the SBOM: exit %d: %s%s", code, out, errOut)
+	}
 }
