@@ -55,6 +55,11 @@ func TestImagesBuildFromTheRepositoryDockerfiles(t *testing.T) {
 	if n := strings.Count(out, "Container"); n < 2 {
 		t.Errorf("images printed %d containers, want 2:\n%s", n, out)
 	}
+	// One image, chained: the container's own file, read back through the CLI.
+	version := call(t, nil, "--source", src, "image", "--name", "filer", "--version", "0.11.0", "file", "--path", "/opt/tesk/version", "contents")
+	if strings.TrimSpace(version) != "0.11.0" {
+		t.Errorf("image --name filer carries version %q", version)
+	}
 }
 
 // The image supply chain on a real engine: push both images by digest to the local
@@ -95,6 +100,15 @@ func TestPushAttestSignTagVerify(t *testing.T) {
 		if _, err := remote.Head(ref); err != nil {
 			t.Errorf("%s was not pushed: %v", ref, err)
 		}
+	}
+
+	// The pushed digests scanned, anonymously, with the reports and the verdict exported
+	// (Trivy is the stand-in: an empty report).
+	reports := t.TempDir()
+	call(t, env, "--source", src, "--registry", registryHost, "--org", "shipyard-test", "--pin", "trivy="+trivyImage,
+		"scan-digests", "--digests", digests, "export", "--path", reports)
+	if v, err := os.ReadFile(filepath.Join(reports, "verdict.json")); err != nil || !strings.Contains(string(v), `"passed": true`) && !strings.Contains(string(v), `"passed":true`) {
+		t.Errorf("scan-digests' verdict.json: %s (%v)", v, err)
 	}
 
 	sigstore := append(append([]string{}, ctor...), "with-sigstore", "--oidc-token", "env://OIDC",
