@@ -10,6 +10,7 @@ import (
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -30,38 +31,11 @@ func newModule(t *testing.T, changes map[string]string, opts ...engine.Option) (
 
 // ciExecs are the commands of tesk-core's CI jobs, which succeed unless a test says
 // otherwise (the same list as the ci package's tests).
-var ciExecs = []string{
-	// lint
-	"git init -q 2>/dev/null || (apt-get update -qq && apt-get install -y -qq git >/dev/null && git init -q); git add -A",
-	"uv run pre-commit run --all-files --show-diff-on-failure --color never",
-	"uv lock --check",
-	"uvx --from cffconvert==2.0.0 cffconvert --validate --infile CITATION.cff",
-	// test, on each Python version
-	"uv sync --frozen --extra dev",
-	"uv run coverage run -m pytest",
-	"uv run coverage report -m",
-	"uv run coverage xml -o /out/coverage.xml",
-	// docs
-	"uv sync --frozen --extra docs --no-install-project",
-	"uv run mkdocs build --strict --site-dir /site",
-	// scan, of each image
-	"trivy image --scanners vuln --format json --output /out/",
-	"trivy convert --format sarif --output /out/",
-	// e2e on k3s
-	"sh -c for i in $(seq 1 180); do",
-	"kubectl wait --for=condition=Ready nodes --all --timeout=180s",
-	"kubectl apply -f tests/e2e/manifests/",
-	"kubectl wait --for=condition=Ready pod/tesk-e2e-http --timeout=120s",
-	"uv run pytest tests/e2e",
-}
+var ciExecs = flowexecs.CI
 
 // publishExecs are the commands that publishing and releasing run besides the supplychain
 // tool (whose execs publishtest runs for real): the tool's build and the Trivy scans.
-var publishExecs = []string{
-	"go build -trimpath -o /out/supplychain ./cmd/supplychain",
-	"trivy image --scanners vuln --format json --output /out/",
-	"trivy convert --format sarif --output /out/",
-}
+var publishExecs = flowexecs.Publish
 
 func cleanScans(e *engine.Engine) {
 	for _, img := range []string{"taskmaster", "filer"} {

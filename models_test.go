@@ -11,6 +11,7 @@ import (
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models/modelrelease"
@@ -22,19 +23,7 @@ const modelToken = "ghs_model_release_module_token_value"
 
 // modelExecs are the commands of the model flows, which succeed unless a test says
 // otherwise (the same list as the modelrelease package's tests).
-var modelExecs = []string{
-	"uvx --from cookiecutter==2.6.0 cookiecutter cookiecutter --no-input --config-file models/",
-	"uv lock --upgrade-package cloudcoil",
-	"uv lock",
-	"uv sync --frozen",
-	"uv sync --locked",
-	"uv run --frozen cloudcoil-model-codegen",
-	"make lint",
-	"make test",
-	"make check-artifacts",
-	"uv build --out-dir /dist",
-	"base64 -w 0 /dist/",
-}
+var modelExecs = flowexecs.Model
 
 // modelModule is the module with --source at a folder and a GitHub token configured, on a
 // fresh engine double that may read secrets into memory (the GitHub client needs the

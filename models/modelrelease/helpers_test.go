@@ -9,25 +9,13 @@ import (
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/testkit/flowexecs"
 )
 
 // modelExecs are the commands of the model flows (render, generate, check, build, read
 // the archives), which succeed unless a test says otherwise; the engine is strict, so any
 // other command fails the test.
-var modelExecs = []string{
-	"uvx --from cookiecutter==2.6.0 cookiecutter cookiecutter --no-input --config-file models/",
-	"uv lock --upgrade-package cloudcoil",
-	"uv lock",
-	"uv sync --frozen",
-	"uv sync --locked",
-	"uv run --frozen cloudcoil-model-codegen",
-	"make lint",
-	"make test",
-	"make check-artifacts",
-	"uv build --out-dir /dist",
-	"base64 -w 0 /dist/",
-	"base64 -w 0 /repo/dist/",
-}
+var modelExecs = flowexecs.Model
 
 // newEnv starts a strict engine double, expecting the model flows' commands, and an Env
 // connected to it.

@@ -12,6 +12,7 @@ import (
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
@@ -37,11 +38,7 @@ var filerDockerfile = "FROM " + pinnedBase + " AS build\nARG SETUPTOOLS_SCM_PRET
 // publishExecs are the commands around the supplychain tool (whose execs run the real
 // command) that publishing runs; they succeed unless a test says otherwise, and the engine
 // is strict, so any other command fails the test.
-var publishExecs = []string{
-	"go build -trimpath -o /out/supplychain ./cmd/supplychain",
-	"trivy image --scanners vuln --format json --output /out/",
-	"trivy convert --format sarif --output /out/",
-}
+var publishExecs = flowexecs.Publish
 
 // env is one engine (one CI job, or one run) in a world that outlives it: re-runs get a
 // fresh env on the same world, as a re-run job gets a fresh engine.

@@ -12,6 +12,7 @@ import (
 
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskrepo"
 	"dagger/shipyard/pipelines/publish"
@@ -54,13 +55,10 @@ func newWorld(t *testing.T, opts teskrepo.Options) *world {
 // run the real command) and the version probe of teskrepo: the tool's build and the Trivy
 // scan of each image. They succeed unless a test says otherwise; the engine is strict, so
 // any other command fails the test.
-var releaseExecs = append([]string{"go build -trimpath -o /out/supplychain ./cmd/supplychain"}, scanExecs...)
+var releaseExecs = flowexecs.Publish
 
 // scanExecs are the commands of the scan job alone.
-var scanExecs = []string{
-	"trivy image --scanners vuln --format json --output /out/",
-	"trivy convert --format sarif --output /out/",
-}
+var scanExecs = flowexecs.Scan
 
 // freshEngine starts a new engine and programs it as a runner sees the world: the tagged
 // trees, images that report the version they were built with, clean scans, and the real

@@ -1,0 +1,58 @@
+// Package flowexecs lists the commands Shipyard's flows run in containers, for the tests
+// that run a flow on the strict engine double: a test expects these (they succeed unless it
+// says otherwise), and any other command fails it. One list per flow, shared by the flow's
+// package tests and the module's.
+package flowexecs
+
+// CI are the commands of tesk-core's CI jobs.
+var CI = []string{
+	// lint
+	"git init -q 2>/dev/null || (apt-get update -qq && apt-get install -y -qq git >/dev/null && git init -q); git add -A",
+	"uv run pre-commit run --all-files --show-diff-on-failure --color never",
+	"uv lock --check",
+	"uvx --from cffconvert==2.0.0 cffconvert --validate --infile CITATION.cff",
+	// test, on each Python version
+	"uv sync --frozen --extra dev",
+	"uv run coverage run -m pytest",
+	"uv run coverage report -m",
+	"uv run coverage xml -o /out/coverage.xml",
+	// docs
+	"uv sync --frozen --extra docs --no-install-project",
+	"uv run mkdocs build --strict --site-dir /site",
+	// scan, of each image
+	Scan[0], Scan[1],
+	// e2e on k3s
+	"sh -c for i in $(seq 1 180); do",
+	"kubectl wait --for=condition=Ready nodes --all --timeout=180s",
+	"kubectl apply -f tests/e2e/manifests/",
+	"kubectl wait --for=condition=Ready pod/tesk-e2e-http --timeout=120s",
+	"uv run pytest tests/e2e",
+}
+
+// Scan are the commands of one Trivy scan.
+var Scan = []string{
+	"trivy image --scanners vuln --format json --output /out/",
+	"trivy convert --format sarif --output /out/",
+}
+
+// SigningTool builds the supplychain command, whose own execs run the real command.
+const SigningTool = "go build -trimpath -o /out/supplychain ./cmd/supplychain"
+
+// Publish are the commands publishing and releasing run around the signing tool.
+var Publish = append([]string{SigningTool}, Scan...)
+
+// Model are the commands of the Cloudcoil model flows.
+var Model = []string{
+	"uvx --from cookiecutter==2.6.0 cookiecutter cookiecutter --no-input --config-file models/",
+	"uv lock --upgrade-package cloudcoil",
+	"uv lock",
+	"uv sync --frozen",
+	"uv sync --locked",
+	"uv run --frozen cloudcoil-model-codegen",
+	"make lint",
+	"make test",
+	"make check-artifacts",
+	"uv build --out-dir /dist",
+	"base64 -w 0 /dist/",
+	"base64 -w 0 /repo/dist/",
+}
