@@ -15,18 +15,28 @@ import (
 // too; checking first keeps the refusal in this package's words.
 var errPathForbidden = errors.New(`path must not contain ".."`)
 
-// FileAt returns a file's content at ref; found is false when it does not exist there.
-func (c *Client) FileAt(ctx context.Context, owner, repo, path, ref string) ([]byte, bool, error) {
+// contents reads a path at ref: a file or a directory's entries; found is false when the
+// path does not exist there.
+func (c *Client) contents(ctx context.Context, owner, repo, path, ref string) (*gh.RepositoryContent, []*gh.RepositoryContent, bool, error) {
 	if strings.Contains(path, "..") {
-		return nil, false, fmt.Errorf("github: contents of %s at %s in %s/%s: %w", path, ref, owner, repo, errPathForbidden)
+		return nil, nil, false, fmt.Errorf("github: contents of %s at %s in %s/%s: %w", path, ref, owner, repo, errPathForbidden)
 	}
 	file, dir, resp, err := c.gh.Repositories.GetContents(ctx, seg(owner), seg(repo), path, &gh.RepositoryContentGetOptions{Ref: ref})
 	err = apiErr(resp, err)
 	if isNotFound(err) {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("github: contents of %s at %s in %s/%s: %w", path, ref, owner, repo, err)
+		return nil, nil, false, fmt.Errorf("github: contents of %s at %s in %s/%s: %w", path, ref, owner, repo, err)
+	}
+	return file, dir, true, nil
+}
+
+// FileAt returns a file's content at ref; found is false when it does not exist there.
+func (c *Client) FileAt(ctx context.Context, owner, repo, path, ref string) ([]byte, bool, error) {
+	file, dir, found, err := c.contents(ctx, owner, repo, path, ref)
+	if !found || err != nil {
+		return nil, false, err
 	}
 	if file == nil || dir != nil {
 		return nil, false, fmt.Errorf("github: %s at %s in %s/%s is a directory, not a file", path, ref, owner, repo)

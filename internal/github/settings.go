@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	gh "github.com/google/go-github/v84/github"
 )
@@ -360,16 +359,9 @@ func (c *Client) Variables(ctx context.Context, owner, repo string) (map[string]
 // DirAt lists the names of a directory's entries at ref (files and directories); found is
 // false when the directory does not exist there.
 func (c *Client) DirAt(ctx context.Context, owner, repo, path, ref string) ([]string, bool, error) {
-	if strings.Contains(path, "..") {
-		return nil, false, fmt.Errorf("github: contents of %s at %s in %s/%s: %w", path, ref, owner, repo, errPathForbidden)
-	}
-	file, dir, resp, err := c.gh.Repositories.GetContents(ctx, seg(owner), seg(repo), path, &gh.RepositoryContentGetOptions{Ref: ref})
-	err = apiErr(resp, err)
-	if isNotFound(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("github: contents of %s at %s in %s/%s: %w", path, ref, owner, repo, err)
+	file, dir, found, err := c.contents(ctx, owner, repo, path, ref)
+	if !found || err != nil {
+		return nil, false, err
 	}
 	if file != nil {
 		return nil, false, fmt.Errorf("github: %s at %s in %s/%s is a file, not a directory", path, ref, owner, repo)
