@@ -18,6 +18,8 @@
 // Images come in as a v1.Image or as a file or directory (OpenImage): an OCI
 // image layout as a tar file (what Dagger's Container.AsTarball and
 // Container.Export write) or as a directory, or a docker-archive tar (docker
-// save). Only single-platform images are supported; an image index
-// (multi-platform) is refused with an error.
+// save); such a file holds one single-platform image, and an image index in it
+// is refused. A multi-platform image is built from its platform images
+// (NewIndex) and pushed as one OCI image index by digest (PushIndexByDigest);
+// its tags then follow the same rules as an image's.
 package registry

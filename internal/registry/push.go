@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 // PushByDigest writes img to <repo>@<digest> and returns the digest. No tag
@@ -59,10 +60,17 @@ func pushByDigest(ctx context.Context, repo string, img v1.Image, auth Auth, opt
 	if err != nil {
 		return "", err
 	}
+	return c.pushManifest(ctx, r, h, img)
+}
+
+// pushManifest writes m (an image or an index, whose digest is h) to r@h unless the
+// registry has it already, then checks that it resolves and that no tag appeared on it.
+func (c *client) pushManifest(ctx context.Context, r name.Repository, h v1.Hash, m remote.Taggable) (string, error) {
 	ref := r.Digest(h.String())
 
-	// Re-runs land here: the manifest is only written once its blobs are
-	// all present, so an existing manifest means the whole image is there.
+	// Re-runs land here: the manifest is only written once its blobs (and, for an
+	// index, its platform manifests) are all present, so an existing manifest means
+	// the whole image is there.
 	switch desc, err := c.puller.Head(ctx, ref); {
 	case err == nil && desc.Digest == h:
 		return h.String(), nil
@@ -76,7 +84,7 @@ func pushByDigest(ctx context.Context, repo string, img v1.Image, auth Auth, opt
 	if err != nil {
 		return "", err
 	}
-	if err := c.pusher.Push(ctx, ref, img); err != nil {
+	if err := c.pusher.Push(ctx, ref, m); err != nil {
 		return "", fmt.Errorf("write %s: %w", ref, err)
 	}
 	desc, err := c.puller.Head(ctx, ref)

@@ -1,0 +1,144 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+// CheckPlatforms is the rule for the platforms of a multi-platform image: at least one,
+// each with an OS and an architecture, none twice. A platform listed twice would let a
+// client pull either image for it, so the scan of one would not cover what runs.
+func CheckPlatforms(platforms []v1.Platform) error {
+	if len(platforms) == 0 {
+		return errors.New("an image index needs at least one platform image")
+	}
+	seen := map[string]bool{}
+	var errs []error
+	for i, p := range platforms {
+		if p.OS == "" || p.Architecture == "" {
+			errs = append(errs, fmt.Errorf("platform image %d has no OS or architecture in its config (%q); build it for a platform such as linux/amd64", i, p.String()))
+			continue
+		}
+		key := p.String()
+		if seen[key] {
+			errs = append(errs, fmt.Errorf("platform %s is given twice; build each platform once", key))
+		}
+		seen[key] = true
+	}
+	return errors.Join(errs...)
+}
+
+// PlatformOf reads an image's platform from its config (os, architecture, variant, as
+// buildkit writes them for the platform it built).
+func PlatformOf(img v1.Image) (v1.Platform, error) {
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return v1.Platform{}, fmt.Errorf("image config: %w", err)
+	}
+	if p := cf.Platform(); p != nil {
+		return *p, nil
+	}
+	return v1.Platform{}, nil
+}
+
+// NewIndex builds the OCI image index of images, one per platform, in the order given:
+// each entry carries the platform its image's config names, so a client picks the image
+// for its platform by reading the index alone.
+func NewIndex(images []v1.Image) (v1.ImageIndex, error) {
+	platforms := make([]v1.Platform, len(images))
+	adds := make([]mutate.IndexAddendum, len(images))
+	for i, img := range images {
+		if img == nil {
+			return nil, fmt.Errorf("platform image %d is missing", i)
+		}
+		mt, err := img.MediaType()
+		if err != nil {
+			return nil, fmt.Errorf("platform image %d: media type: %w", i, err)
+		}
+		if !mt.IsImage() {
+			return nil, fmt.Errorf("platform image %d: media type %s is not a single image manifest", i, mt)
+		}
+		if platforms[i], err = PlatformOf(img); err != nil {
+			return nil, fmt.Errorf("platform image %d: %w", i, err)
+		}
+		p := platforms[i]
+		adds[i] = mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{MediaType: mt, Platform: &p}}
+	}
+	if err := CheckPlatforms(platforms); err != nil {
+		return nil, err
+	}
+	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+	return mutate.AppendManifests(idx, adds...), nil
+}
+
+// PushIndexByDigest writes idx, an index of single-platform images, to <repo>@<digest>
+// with each platform image, and returns the index digest. Like PushByDigest it creates
+// no tag, costs one HEAD request when the registry has the index already, and checks
+// afterwards that no tag appeared on it. Tags then go on the index digest (ApplyTags,
+// MoveLatest) under the same rules as a single image: a version tag never moves.
+func PushIndexByDigest(ctx context.Context, repo string, idx v1.ImageIndex, auth Auth, opts ...Option) (string, error) {
+	d, err := pushIndexByDigest(ctx, repo, idx, auth, opts)
+	if err != nil {
+		return "", auth.scrub(fmt.Errorf("push index by digest to %s: %w", repo, err))
+	}
+	return d, nil
+}
+
+func pushIndexByDigest(ctx context.Context, repo string, idx v1.ImageIndex, auth Auth, opts []Option) (string, error) {
+	if idx == nil {
+		return "", errors.New("no image index given")
+	}
+	r, err := parseRepository(repo)
+	if err != nil {
+		return "", err
+	}
+	if err := checkIndex(idx); err != nil {
+		return "", err
+	}
+	h, err := idx.Digest()
+	if err != nil {
+		return "", fmt.Errorf("index digest: %w", err)
+	}
+	c, err := newClient(auth, opts)
+	if err != nil {
+		return "", err
+	}
+	return c.pushManifest(ctx, r, h, idx)
+}
+
+// checkIndex refuses what PushIndexByDigest does not publish: an index of indexes, or
+// entries without a platform or with one twice.
+func checkIndex(idx v1.ImageIndex) error {
+	mt, err := idx.MediaType()
+	if err != nil {
+		return fmt.Errorf("index media type: %w", err)
+	}
+	if !mt.IsIndex() {
+		return fmt.Errorf("media type %s is not an image index", mt)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return fmt.Errorf("index manifest: %w", err)
+	}
+	platforms := make([]v1.Platform, len(m.Manifests))
+	var nested []string
+	for i, d := range m.Manifests {
+		if !d.MediaType.IsImage() {
+			nested = append(nested, fmt.Sprintf("%s (%s)", d.Digest, d.MediaType))
+		}
+		if d.Platform != nil {
+			platforms[i] = *d.Platform
+		}
+	}
+	if len(nested) > 0 {
+		return fmt.Errorf("the index lists %s, not single-platform image manifests", strings.Join(nested, ", "))
+	}
+	return CheckPlatforms(platforms)
+}
