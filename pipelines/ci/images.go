@@ -14,7 +14,17 @@ type Image struct {
 	Spec ImageSpec
 	// Version is the SETUPTOOLS_SCM_PRETEND_VERSION given to the build; empty when
 	// setuptools_scm derives it from the Git history in the source.
-	Version   string
+	Version string
+	// Container is the image for the engine's platform, or the first of Variants.
+	Container *dagger.Container
+	// Variants are the image built for each of the pipeline's Platforms, in their order;
+	// none when the pipeline names no platform. They are published as one image index.
+	Variants []Variant
+}
+
+// Variant is an image built for one platform.
+type Variant struct {
+	Platform  dagger.Platform
 	Container *dagger.Container
 }
 
@@ -46,14 +56,23 @@ func (p *Pipeline) Images(ctx context.Context, version string) ([]Image, error) 
 	context := p.imageContext(!set)
 	images := make([]Image, 0, len(specs))
 	for _, s := range specs {
-		images = append(images, Image{
-			Spec:    s,
-			Version: value,
-			Container: context.DockerBuild(dagger.DirectoryDockerBuildOpts{
+		img := Image{Spec: s, Version: value}
+		for _, platform := range p.Platforms {
+			img.Variants = append(img.Variants, Variant{Platform: platform, Container: context.DockerBuild(dagger.DirectoryDockerBuildOpts{
 				Dockerfile: s.Dockerfile,
 				BuildArgs:  args,
-			}),
-		})
+				Platform:   platform,
+			})})
+		}
+		if len(img.Variants) > 0 {
+			img.Container = img.Variants[0].Container
+		} else {
+			img.Container = context.DockerBuild(dagger.DirectoryDockerBuildOpts{
+				Dockerfile: s.Dockerfile,
+				BuildArgs:  args,
+			})
+		}
+		images = append(images, img)
 	}
 	return images, nil
 }

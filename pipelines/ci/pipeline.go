@@ -23,6 +23,9 @@ type Pipeline struct {
 	// Trust is the level of the cache volumes the jobs mount: trust.Untrusted (the default) for
 	// CI of pull requests, Release for publishing steps.
 	Trust trust.Level
+	// Platforms are the platforms each image is built for (linux/amd64, linux/arm64); none
+	// builds one image for the engine's own platform.
+	Platforms []dagger.Platform
 }
 
 // New returns a pipeline with the default pins and tesk-core's image prefix.

@@ -17,9 +17,27 @@ const IgnoreFile = ".trivyignore.yaml"
 // ScanTarget is what Trivy scans: a built image as an OCI tarball, or a published
 // reference (repo@sha256:…) pulled anonymously.
 type ScanTarget struct {
+	// Name names the target in verdicts and logs: the image, and for one platform of a
+	// multi-platform image the platform too, "filer (linux/arm64)".
 	Name    string
 	Tarball *dagger.File
 	Ref     string
+}
+
+// file is the stem of the target's report files: its name with the platform joined by
+// dashes ("filer-linux-arm64"), since a slash would make a directory and a space a
+// file name that shells must quote.
+func (t ScanTarget) file() string { return ReportFile(t.Name) }
+
+// ReportFile turns a scan target's name into the stem of its report files: "filer" stays
+// "filer", "filer (linux/arm64)" becomes "filer-linux-arm64".
+func ReportFile(name string) string {
+	return strings.NewReplacer(" (", "-", "/", "-", ")", "", " ", "-").Replace(name)
+}
+
+// PlatformTargetName names one platform's image of a multi-platform image in a scan.
+func PlatformTargetName(image string, platform dagger.Platform) string {
+	return image + " (" + string(platform) + ")"
 }
 
 // ScanResult is the verdict on one target and its report files.
@@ -41,10 +59,10 @@ func (p *Pipeline) trivyContainer(t ScanTarget) *dagger.Container {
 		WithEnvVariable("SHIPYARD_SCAN_DAY", p.now().UTC().Format(time.DateOnly))
 	target := []string{t.Ref}
 	if t.Tarball != nil {
-		ctr = ctr.WithFile("/scan/"+t.Name+".tar", t.Tarball)
-		target = []string{"--input", "/scan/" + t.Name + ".tar"}
+		ctr = ctr.WithFile("/scan/"+t.file()+".tar", t.Tarball)
+		target = []string{"--input", "/scan/" + t.file() + ".tar"}
 	}
-	jsonOut, sarifOut := "/out/"+t.Name+".json", "/out/"+t.Name+".sarif"
+	jsonOut, sarifOut := "/out/"+t.file()+".json", "/out/"+t.file()+".sarif"
 	args := append([]string{"trivy", "image", "--scanners", "vuln", "--format", "json", "--output", jsonOut, "--exit-code", "0"}, target...)
 	return ctr.
 		WithExec(args).
@@ -136,7 +154,7 @@ type scanOutcome struct {
 // its SARIF. The reports come back with any error but Trivy's own.
 func (p *Pipeline) scanOne(ctx context.Context, t ScanTarget, ignore trivy.IgnoreFile, now time.Time) (o scanOutcome) {
 	ctr := p.trivyContainer(t)
-	raw, err := ctr.File("/out/" + t.Name + ".json").Contents(ctx)
+	raw, err := ctr.File("/out/" + t.file() + ".json").Contents(ctx)
 	if err != nil {
 		o.err = fmt.Errorf("scan %s: trivy: %w", t.Name, err)
 		return o
@@ -154,7 +172,7 @@ func (p *Pipeline) scanOne(ctx context.Context, t ScanTarget, ignore trivy.Ignor
 	// The marks only keep accepted findings from opening code-scanning alerts; the verdict
 	// does not depend on them, so a SARIF that cannot be marked is kept as Trivy wrote it,
 	// with a warning.
-	sarifPath := t.Name + ".sarif"
+	sarifPath := t.file() + ".sarif"
 	sarif, err := ctr.File("/out/" + sarifPath).Contents(ctx)
 	if err == nil {
 		var marked []byte
@@ -171,7 +189,14 @@ func (p *Pipeline) scanOne(ctx context.Context, t ScanTarget, ignore trivy.Ignor
 func ImageTargets(images []Image) []ScanTarget {
 	out := make([]ScanTarget, 0, len(images))
 	for _, img := range images {
-		out = append(out, ScanTarget{Name: img.Spec.Name, Tarball: img.Container.AsTarball()})
+		if len(img.Variants) == 0 {
+			out = append(out, ScanTarget{Name: img.Spec.Name, Tarball: img.Container.AsTarball()})
+			continue
+		}
+		// Each platform's image is what a user of that platform runs: each is scanned.
+		for _, v := range img.Variants {
+			out = append(out, ScanTarget{Name: PlatformTargetName(img.Spec.Name, v.Platform), Tarball: v.Container.AsTarball()})
+		}
 	}
 	return out
 }
@@ -204,10 +229,10 @@ func (p *Pipeline) SBOM(t ScanTarget) *dagger.File {
 		WithMountedCache("/root/.cache/trivy", p.cacheVolume(trivyCacheVolume))
 	target := []string{t.Ref}
 	if t.Tarball != nil {
-		ctr = ctr.WithFile("/scan/"+t.Name+".tar", t.Tarball)
-		target = []string{"--input", "/scan/" + t.Name + ".tar"}
+		ctr = ctr.WithFile("/scan/"+t.file()+".tar", t.Tarball)
+		target = []string{"--input", "/scan/" + t.file() + ".tar"}
 	}
-	out := SBOMPath(t.Name)
+	out := SBOMPath(t.file())
 	args := append([]string{"trivy", "image", "--format", "cyclonedx", "--output", out}, target...)
 	return ctr.WithExec(args).File(out)
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 )
@@ -33,6 +35,11 @@ func PushByDigest(ctx context.Context, images []ci.Image, t Target, workdir stri
 	err := forEach(len(images), func(i int) error {
 		img := images[i]
 		repo := t.Repository(img)
+		if len(img.Variants) > 0 {
+			var err error
+			out[i], err = pushIndex(ctx, img, repo, t, workdir)
+			return err
+		}
 		tarball := filepath.Join(workdir, img.Spec.Name+".oci.tar")
 		if _, err := img.Container.Export(ctx, tarball); err != nil {
 			return fmt.Errorf("push-by-digest %s: exporting the image as an OCI tarball: %w", img.Spec.Name, err)
@@ -48,6 +55,62 @@ func PushByDigest(ctx context.Context, images []ci.Image, t Target, workdir stri
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// pushIndex exports each platform's image as an OCI tarball, then pushes them with the OCI
+// image index that lists them, by digest: the index is what is scanned per platform,
+// attested, signed and tagged. The tarballs stay until the index is written, since the
+// layers are read from them as they are sent.
+func pushIndex(ctx context.Context, img ci.Image, repo string, t Target, workdir string) (Pushed, error) {
+	images := make([]v1.Image, len(img.Variants))
+	for i, v := range img.Variants {
+		tarball := filepath.Join(workdir, ci.ReportFile(ci.PlatformTargetName(img.Spec.Name, v.Platform))+".oci.tar")
+		if _, err := v.Container.Export(ctx, tarball); err != nil {
+			return Pushed{}, fmt.Errorf("push-by-digest %s (%s): exporting the image as an OCI tarball: %w", img.Spec.Name, v.Platform, err)
+		}
+		defer os.Remove(tarball)
+		pimg, _, err := registry.OpenImage(tarball)
+		if err != nil {
+			return Pushed{}, fmt.Errorf("push-by-digest %s (%s): %w", img.Spec.Name, v.Platform, err)
+		}
+		images[i] = pimg
+	}
+	p, err := PlatformsOf(img, images)
+	if err != nil {
+		return Pushed{}, fmt.Errorf("push-by-digest %s: %w", img.Spec.Name, err)
+	}
+	idx, err := registry.NewIndex(images)
+	if err != nil {
+		return Pushed{}, fmt.Errorf("push-by-digest %s: %w", img.Spec.Name, err)
+	}
+	digest, err := registry.PushIndexByDigest(ctx, repo, idx, t.Auth, t.RegistryOptions...)
+	if err != nil {
+		return Pushed{}, fmt.Errorf("push-by-digest %s: %w (nothing was tagged; re-run the step, images already pushed are not sent again)", img.Spec.Name, err)
+	}
+	return Pushed{Name: img.Spec.Name, Repository: repo, Digest: digest, Platforms: p}, nil
+}
+
+// PlatformsOf pairs each platform the image was built for with the digest of the image
+// the engine wrote for it, and refuses an image whose config names another platform: the
+// index must say what each image runs on.
+func PlatformsOf(img ci.Image, images []v1.Image) ([]PlatformDigest, error) {
+	out := make([]PlatformDigest, len(images))
+	for i, pimg := range images {
+		want := img.Variants[i].Platform
+		got, err := registry.PlatformOf(pimg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", want, err)
+		}
+		if got.String() != string(want) {
+			return nil, fmt.Errorf("the image built for %s says it is for %q in its config", want, got.String())
+		}
+		h, err := pimg.Digest()
+		if err != nil {
+			return nil, fmt.Errorf("%s: image digest: %w", want, err)
+		}
+		out[i] = PlatformDigest{Platform: string(want), Digest: h.String()}
 	}
 	return out, nil
 }

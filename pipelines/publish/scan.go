@@ -21,7 +21,18 @@ func ScanDigests(ctx context.Context, p *ci.Pipeline, pushed []Pushed, ignore []
 	}
 	targets := make([]ci.ScanTarget, 0, len(pushed))
 	for _, img := range pushed {
-		targets = append(targets, ci.ScanTarget{Name: img.Name, Ref: img.Ref()})
+		if len(img.Platforms) == 0 {
+			targets = append(targets, ci.ScanTarget{Name: img.Name, Ref: img.Ref()})
+			continue
+		}
+		// An index is scanned image by image: Trivy given the index would pick one
+		// platform, and the verdict must cover what every platform runs.
+		for _, pd := range img.Platforms {
+			targets = append(targets, ci.ScanTarget{
+				Name: ci.PlatformTargetName(img.Name, dagger.Platform(pd.Platform)),
+				Ref:  img.Repository + "@" + pd.Digest,
+			})
+		}
 	}
 	// What a scan passes is published, so it reads Trivy's database from the release
 	// level's cache, never one that CI of a pull request wrote.

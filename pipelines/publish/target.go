@@ -58,6 +58,15 @@ type Pushed struct {
 	Name       string `json:"name"`
 	Repository string `json:"repository"`
 	Digest     string `json:"digest"`
+	// Platforms are the images an index lists, when Digest is an image index (a
+	// multi-platform image); none for a single image.
+	Platforms []PlatformDigest `json:"platforms,omitempty"`
+}
+
+// PlatformDigest is the digest of one platform's image in an index.
+type PlatformDigest struct {
+	Platform string `json:"platform"`
+	Digest   string `json:"digest"`
 }
 
 // Ref is the reference by digest, <repository>@sha256:….

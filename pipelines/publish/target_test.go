@@ -33,7 +33,7 @@ func TestParseRef(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != tt.want {
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("ParseRef(%q) = %+v, %v", tt.ref, got, err)
 		}
 		if got.Ref() != tt.ref {

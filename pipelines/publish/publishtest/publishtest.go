@@ -295,6 +295,24 @@ func (r *Registry) Referrers(t testing.TB, repo, digest string) []string {
 	return out
 }
 
+// Index reads the image index at repo@digest, with go-containerregistry directly.
+func (r *Registry) Index(t testing.TB, repo, digest string) *v1.IndexManifest {
+	t.Helper()
+	d, err := name.NewDigest(repo+"@"+digest, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := remote.Index(d)
+	if err != nil {
+		t.Fatalf("index %s: %v", d, err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatalf("index %s: %v", d, err)
+	}
+	return m
+}
+
 // CopyReferrers attaches copies of the referrers of repo@from to repo@to, their subject
 // rewritten: what an attacker who swapped an image would do with its signatures.
 func (r *Registry) CopyReferrers(t testing.TB, repo, from, to string) {

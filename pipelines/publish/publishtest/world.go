@@ -21,6 +21,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
@@ -233,6 +234,61 @@ func (w *World) Image(t testing.TB, name string) v1.Image {
 		w.images[name] = img
 	}
 	return img
+}
+
+// PlatformImage is the image the engine "builds" for containers/<name>.Dockerfile on
+// platform (os/arch): real random layers, with the platform in its config as buildkit
+// writes it.
+func (w *World) PlatformImage(t testing.TB, name, platform string) v1.Image {
+	t.Helper()
+	key := name + " (" + platform + ")"
+	w.mu.Lock()
+	img, ok := w.images[key]
+	w.mu.Unlock()
+	if ok {
+		return img
+	}
+	p, err := v1.ParsePlatform(platform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := w.Image(t, key)
+	cf, err := base.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf = cf.DeepCopy()
+	cf.OS, cf.Architecture, cf.Variant = p.OS, p.Architecture, p.Variant
+	if img, err = mutate.ConfigFile(base, cf); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.images[key] = img
+	return img
+}
+
+// InstallPlatforms programs e, after Install, so that each image's build for each
+// platform exports as PlatformImage(name, platform).
+func (w *World) InstallPlatforms(t testing.TB, e *engine.Engine, platforms []string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		for _, p := range platforms {
+			e.OnExport(engine.ExportRule{Kind: "Container", ChainContains: PlatformBuild(n, p), Write: func(path string) error {
+				return writeLayoutTar(w.PlatformImage(t, n, p), path)
+			}})
+		}
+	}
+}
+
+// WriteImage writes img as the OCI layout tar an export writes, for export rules of a
+// test's own.
+func (w *World) WriteImage(img v1.Image, path string) error { return writeLayoutTar(img, path) }
+
+// PlatformBuild is how the engine double renders the build of containers/<name>.Dockerfile
+// for platform in a chain.
+func PlatformBuild(name, platform string) string {
+	return `dockerfile:"containers/` + name + `.Dockerfile",platform:"` + platform + `"`
 }
 
 // Digest is the digest of Image(name).

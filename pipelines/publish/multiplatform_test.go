@@ -1,0 +1,138 @@
+package publish_test
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish"
+	"dagger/shipyard/pipelines/publish/publishtest"
+)
+
+var platforms = []string{"linux/amd64", "linux/arm64"}
+
+// newPlatformEnv is newEnv with the images built for both platforms.
+func newPlatformEnv(t *testing.T, w *publishtest.World) *env {
+	t.Helper()
+	v := newEnv(t, w)
+	w.InstallPlatforms(t, v.e, platforms, imageNames...)
+	for _, n := range imageNames {
+		for _, p := range platforms {
+			v.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(n, dagger.Platform(p))) + ".json", Contents: cleanReport})
+		}
+	}
+	for _, p := range platforms {
+		v.p.Platforms = append(v.p.Platforms, dagger.Platform(p))
+	}
+	images, err := v.p.Images(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.images, v.dev.Images = images, images
+	return v
+}
+
+// platformDigests are the digests of name's platform images, in platforms' order.
+func platformDigests(t *testing.T, w *publishtest.World, name string) []publish.PlatformDigest {
+	t.Helper()
+	var out []publish.PlatformDigest
+	for _, p := range platforms {
+		h, err := w.PlatformImage(t, name, p).Digest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, publish.PlatformDigest{Platform: p, Digest: h.String()})
+	}
+	return out
+}
+
+func TestPublishDevMultiPlatform(t *testing.T) {
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	v := newPlatformEnv(t, w)
+
+	res, err := publish.PublishDev(ctx, v.dev, sha)
+	if err != nil {
+		t.Fatalf("publish-dev: %v", err)
+	}
+	for _, n := range imageNames {
+		index := res.Digests[n]
+		want := map[string]string{"sha-" + sha: index, "dev": index}
+		if got := w.Registry.Tags(t, v.repo(n)); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s tags %v, want %v (the index digest)", n, got, want)
+		}
+		m := w.Registry.Index(t, v.repo(n), index)
+		var listed []publish.PlatformDigest
+		for _, d := range m.Manifests {
+			listed = append(listed, publish.PlatformDigest{Platform: d.Platform.String(), Digest: d.Digest.String()})
+		}
+		if want := platformDigests(t, w, n); !reflect.DeepEqual(listed, want) {
+			t.Errorf("%s index lists %v, want the built %v", n, listed, want)
+		}
+		refs := w.Registry.Referrers(t, v.repo(n), index)
+		slices.Sort(refs)
+		if want := []string{sbomReferrer, signatureReferrer, provenanceReferrer}; !reflect.DeepEqual(refs, want) {
+			t.Errorf("%s index referrers %v, want %v", n, refs, want)
+		}
+	}
+	// Each platform image is scanned; the verdict covers all of them.
+	scanned := slices.Sorted(slices.Values(res.Scanned))
+	if want := []string{"filer (linux/amd64)", "filer (linux/arm64)", "taskmaster (linux/amd64)", "taskmaster (linux/arm64)"}; !reflect.DeepEqual(scanned, want) {
+		t.Errorf("scanned %v, want %v", scanned, want)
+	}
+	var trivyTargets []string
+	for _, x := range v.e.Graph().Execs() {
+		if len(x.Args) > 1 && x.Args[0] == "trivy" && x.Args[1] == "image" {
+			trivyTargets = append(trivyTargets, x.Args[len(x.Args)-1])
+		}
+	}
+	for _, n := range imageNames {
+		for _, pd := range platformDigests(t, w, n) {
+			if !slices.Contains(trivyTargets, v.repo(n)+"@"+pd.Digest) {
+				t.Errorf("%s (%s) was not scanned by digest; trivy targets %v", n, pd.Platform, trivyTargets)
+			}
+		}
+	}
+	v.noSecrets(t, jsonOf(t, res))
+
+	// A user verifies what was published, by tag: the index digest.
+	root := v.c.Host().File(w.Sigstore.TrustedRoot)
+	got, err := publish.Verify(ctx, v.sign.Tool, v.repo("filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root)
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if got.Digest != res.Digests["filer"] || len(got.Verified) != 3 {
+		t.Errorf("verify = %+v", got)
+	}
+
+	// A re-run writes nothing new and attests nothing twice.
+	writes := len(w.Registry.Writes())
+	if _, err := publish.PublishDev(ctx, newPlatformEnv(t, w).dev, sha); err != nil {
+		t.Fatalf("re-run: %v", err)
+	}
+	if extra := w.Registry.Writes()[writes:]; len(extra) != 0 {
+		t.Errorf("the re-run wrote %v", extra)
+	}
+}
+
+func TestPushRefusesAPlatformImageForAnotherPlatform(t *testing.T) {
+	w := publishtest.NewWorld(t)
+	v := newPlatformEnv(t, w)
+	// The arm64 build of filer comes out as an amd64 image.
+	v.e.OnExport(engine.ExportRule{Kind: "Container", ChainContains: publishtest.PlatformBuild("filer", "linux/arm64"), Write: func(path string) error {
+		return w.WriteImage(w.PlatformImage(t, "filer", "linux/amd64"), path)
+	}})
+	_, err := publish.PushByDigest(context.Background(), v.images, v.target, t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), `the image built for linux/arm64 says it is for "linux/amd64"`) {
+		t.Fatalf("err = %v, want the platform mismatch", err)
+	}
+	if tags := w.Registry.Tags(t, v.repo("filer")); len(tags) != 0 {
+		t.Errorf("filer tagged: %v", tags)
+	}
+}
