@@ -18,9 +18,9 @@ import (
 var platforms = []string{"linux/amd64", "linux/arm64"}
 
 // newPlatformEnv is newEnv with the images built for both platforms.
-func newPlatformEnv(t *testing.T, w *publishtest.World) *env {
+func newPlatformEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 	t.Helper()
-	v := newEnv(t, w)
+	v := newEnv(t, w, opts...)
 	w.InstallPlatforms(t, v.e, platforms, imageNames...)
 	for _, n := range imageNames {
 		for _, p := range platforms {
@@ -39,7 +39,7 @@ func newPlatformEnv(t *testing.T, w *publishtest.World) *env {
 }
 
 // platformDigests are the digests of name's platform images, in platforms' order.
-func platformDigests(t *testing.T, w *publishtest.World, name string) []publish.PlatformDigest {
+func platformDigests(t testing.TB, w *publishtest.World, name string) []publish.PlatformDigest {
 	t.Helper()
 	var out []publish.PlatformDigest
 	for _, p := range platforms {
