@@ -53,6 +53,7 @@ var cachePolicies = map[string]struct{ policy, why string }{
 	"scan-published":          {"never", "reads the registry and today's vulnerability database"},
 	"verify":                  {"never", "reads signatures from the registry"},
 	"with-sigstore":           {"", "returns the module with the signing settings; touches nothing"},
+	"with-platforms":          {"", "returns the module with the platforms to build; touches nothing"},
 }
 
 func TestEveryFunctionHasItsCachePolicy(t *testing.T) {

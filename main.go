@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"strings"
 
+	sdk "dagger.io/dagger"
+
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/pipelines/ci"
@@ -37,6 +39,8 @@ type Shipyard struct {
 	RegistryPassword *dagger.Secret
 	// +private
 	Pin []string
+	// +private
+	Platforms []string
 
 	// The signing settings with-sigstore gives.
 
@@ -111,6 +115,23 @@ func New(
 	}
 }
 
+// WithPlatforms builds every image for these platforms (e.g. linux/amd64 and
+// linux/arm64) and publishes each as one OCI image index by digest, with its provenance,
+// SBOM and signature on the index digest; each platform's image is scanned. Chain it
+// before images, push-by-digest or publish-dev. The release builds for the engine's own
+// platform only (for now).
+func (m *Shipyard) WithPlatforms(
+	// A platform, os/arch[/variant] (repeatable).
+	platform []string,
+) (*Shipyard, error) {
+	if _, err := ci.ParsePlatforms(platform); err != nil {
+		return nil, err
+	}
+	c := *m
+	c.Platforms = platform
+	return &c, nil
+}
+
 // pins are the images Shipyard runs, with the caller's --pin overrides.
 func (m *Shipyard) pins() (pins.Pins, error) {
 	return pins.DefaultPins().WithOverrides(m.Pin)
@@ -134,6 +155,9 @@ func (m *Shipyard) pipeline(ctx context.Context, pythonImages []string) (*ci.Pip
 		return nil, err
 	}
 	if p.Pins, err = p.Pins.WithPythonImages(pythonImages); err != nil {
+		return nil, err
+	}
+	if p.Platforms, err = ci.ParsePlatforms(m.Platforms); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -314,11 +338,20 @@ func (m *Shipyard) Images(
 	}
 	out := make([]*dagger.Container, 0, len(images))
 	for _, img := range images {
-		c, err := m.fromSDKContainer(ctx, img.Container)
-		if err != nil {
-			return nil, fmt.Errorf("image %s: %w", img.Spec.Name, err)
+		built := []*sdk.Container{img.Container}
+		if len(img.Variants) > 0 {
+			built = built[:0]
+			for _, v := range img.Variants { // one per platform of with-platforms
+				built = append(built, v.Container)
+			}
 		}
-		out = append(out, c)
+		for _, b := range built {
+			c, err := m.fromSDKContainer(ctx, b)
+			if err != nil {
+				return nil, fmt.Errorf("image %s: %w", img.Spec.Name, err)
+			}
+			out = append(out, c)
+		}
 	}
 	return out, nil
 }

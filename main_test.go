@@ -296,3 +296,37 @@ func TestPinReplacesAPinnedImage(t *testing.T) {
 		t.Errorf("an unpinned override: err = %v", err)
 	}
 }
+
+// with-platforms builds each image once per platform; a malformed platform is refused
+// before anything runs.
+func TestWithPlatformsBuildsEachPlatform(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m, e := newModule(t, nil)
+	multi, err := m.WithPlatforms([]string{"linux/amd64", "linux/arm64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := multi.Images(ctx, "0.11.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(built) != 4 {
+		t.Fatalf("images returned %d containers, want one per image and platform", len(built))
+	}
+	for _, c := range built {
+		if _, err := c.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]int{}
+	for _, b := range e.Graph().Builds() {
+		seen[b.Platform]++
+	}
+	if seen["linux/amd64"] != 2 || seen["linux/arm64"] != 2 {
+		t.Errorf("builds by platform: %v, want both images on each", seen)
+	}
+	if _, err := m.WithPlatforms([]string{"linux"}); err == nil {
+		t.Error("a platform without its architecture was accepted")
+	}
+}

@@ -55,6 +55,12 @@ func TestImagesBuildFromTheRepositoryDockerfiles(t *testing.T) {
 	if n := strings.Count(out, "Container"); n < 2 {
 		t.Errorf("images printed %d containers, want 2:\n%s", n, out)
 	}
+	// with-platforms on the engine's own platform (another architecture would need an
+	// emulator the engine here lacks): one container per image and platform.
+	out = call(t, nil, "--source", src, "with-platforms", "--platform", "linux/amd64", "images", "--version", "0.11.0")
+	if n := strings.Count(out, "Container"); n < 2 {
+		t.Errorf("with-platforms images printed %d containers, want 2:\n%s", n, out)
+	}
 	// One image, chained: the container's own file, read back through the CLI.
 	version := call(t, nil, "--source", src, "image", "--name", "filer", "--version", "0.11.0", "file", "--path", "/opt/tesk/version", "contents")
 	if strings.TrimSpace(version) != "0.11.0" {

@@ -3,6 +3,7 @@ package ci
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"dagger.io/dagger"
@@ -26,6 +27,29 @@ type Pipeline struct {
 	// Platforms are the platforms each image is built for (linux/amd64, linux/arm64); none
 	// builds one image for the engine's own platform.
 	Platforms []dagger.Platform
+}
+
+// ParsePlatforms reads --platform values, os/arch[/variant] (linux/amd64, linux/arm64/v8),
+// refusing malformed or repeated ones.
+func ParsePlatforms(values []string) ([]dagger.Platform, error) {
+	seen := map[string]bool{}
+	out := make([]dagger.Platform, 0, len(values))
+	for _, v := range values {
+		parts := strings.Split(v, "/")
+		ok := len(parts) == 2 || len(parts) == 3
+		for _, part := range parts {
+			ok = ok && part != "" && strings.Trim(part, "abcdefghijklmnopqrstuvwxyz0123456789_") == ""
+		}
+		if !ok {
+			return nil, fmt.Errorf("--platform %q: want os/arch or os/arch/variant in lower case, e.g. linux/arm64", v)
+		}
+		if seen[v] {
+			return nil, fmt.Errorf("--platform %q is given twice", v)
+		}
+		seen[v] = true
+		out = append(out, dagger.Platform(v))
+	}
+	return out, nil
 }
 
 // New returns a pipeline with the default pins and tesk-core's image prefix.
