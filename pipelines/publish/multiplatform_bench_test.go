@@ -1,13 +1,9 @@
 package publish_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
-	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/testkit/engine"
-	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
 
@@ -33,23 +29,7 @@ func BenchmarkMultiPlatformCost(b *testing.B) {
 				} else {
 					v = newEnv(b, w, engine.WithExecLatency(sbomBenchLatency))
 				}
-				s := &publish.Images{Target: v.target, Sign: v.sign, Pipeline: v.p, Built: v.images, Workdir: b.TempDir(),
-					Ignore: []byte{}, ReuseTag: "sha-" + sha, Tags: []string{"sha-" + sha, "dev"}}
-				s.Sign.Provenance.BaseImages = map[string][]string{}
-				steps := publish.Steps("bench", publish.Advice{}, func(s *publish.Images) *publish.Images { return s })
-				before := len(w.Registry.Writes())
-				b.StartTimer()
-				start := time.Now()
-				if _, err := flow.Run(context.Background(), flow.Runner{Flow: "bench"}, steps, s); err != nil {
-					b.Fatal(err)
-				}
-				wall := time.Since(start)
-				b.StopTimer()
-				writes := w.Registry.Writes()[before:]
-				b.ReportMetric(wall.Seconds(), "wall-s")
-				b.ReportMetric(float64(len(writes))/float64(len(v.images)), "writes/image")
-				b.ReportMetric(float64(len(v.e.Graph().Execs())), "execs")
-				b.ReportMetric(float64(v.e.Graph().CriticalPath())*sbomBenchLatency.Seconds(), "longest-branch-s")
+				benchImageSteps(b, w, v, nil)
 				b.StartTimer()
 			}
 		})
