@@ -1,11 +1,13 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
@@ -127,18 +129,82 @@ func checkIndex(idx v1.ImageIndex) error {
 	if err != nil {
 		return fmt.Errorf("index manifest: %w", err)
 	}
-	platforms := make([]v1.Platform, len(m.Manifests))
+	_, err = ListedPlatforms(m)
+	return err
+}
+
+// PlatformImage is one platform's image listed by an index.
+type PlatformImage struct {
+	Platform string
+	Digest   string
+}
+
+// Platforms reads the manifest ref names, with one GET: for an image index, the platform
+// image each entry lists, in its order; for a single image, none. A multi-platform image is
+// scanned, attested and signed per platform, and a tag gives only the index digest, so every
+// step that starts from a tag or a handed-over digest reads the platforms here rather than
+// trusting a list that travelled with it. Entries the rule for indexes refuses (nested
+// indexes, no platform, a platform twice) are an error; BuildKit's attestation manifests
+// (platform unknown/unknown) are not images and are left out.
+func Platforms(ctx context.Context, ref string, auth Auth, opts ...Option) ([]PlatformImage, error) {
+	out, err := platforms(ctx, ref, auth, opts)
+	if err != nil {
+		return nil, auth.scrub(fmt.Errorf("reading the platforms of %s: %w", ref, err))
+	}
+	return out, nil
+}
+
+func platforms(ctx context.Context, ref string, auth Auth, opts []Option) ([]PlatformImage, error) {
+	r, err := parseReference(ref)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newClient(auth, opts)
+	if err != nil {
+		return nil, err
+	}
+	desc, err := c.puller.Get(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := r.(name.Digest); ok && d.DigestStr() != desc.Digest.String() {
+		return nil, fmt.Errorf("registry answered with digest %s", desc.Digest)
+	}
+	if !desc.MediaType.IsIndex() {
+		return nil, nil
+	}
+	m, err := v1.ParseIndexManifest(bytes.NewReader(desc.Manifest))
+	if err != nil {
+		return nil, fmt.Errorf("index manifest: %w", err)
+	}
+	return ListedPlatforms(m)
+}
+
+// ListedPlatforms is the platform images of an index manifest under the rule for indexes.
+func ListedPlatforms(m *v1.IndexManifest) ([]PlatformImage, error) {
+	var out []PlatformImage
+	var listed []v1.Platform
 	var nested []string
-	for i, d := range m.Manifests {
+	for _, d := range m.Manifests {
+		if d.Platform != nil && d.Platform.OS == "unknown" && d.Platform.Architecture == "unknown" {
+			continue
+		}
 		if !d.MediaType.IsImage() {
 			nested = append(nested, fmt.Sprintf("%s (%s)", d.Digest, d.MediaType))
+			continue
 		}
+		p := v1.Platform{}
 		if d.Platform != nil {
-			platforms[i] = *d.Platform
+			p = *d.Platform
 		}
+		listed = append(listed, p)
+		out = append(out, PlatformImage{Platform: p.String(), Digest: d.Digest.String()})
 	}
 	if len(nested) > 0 {
-		return fmt.Errorf("the index lists %s, not single-platform image manifests", strings.Join(nested, ", "))
+		return nil, fmt.Errorf("the index lists %s, not single-platform image manifests", strings.Join(nested, ", "))
 	}
-	return CheckPlatforms(platforms)
+	if err := CheckPlatforms(listed); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

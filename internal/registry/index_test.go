@@ -223,3 +223,76 @@ func TestTagRulesHoldForIndexes(t *testing.T) {
 		}
 	}
 }
+
+// Platforms reads back what an index lists, and nothing for a single image: the steps
+// that start from a tag or a handed-over digest scan, attest and sign each platform image.
+func TestPlatformsReadsTheIndex(t *testing.T) {
+	reg := newTestRegistry(t)
+	repo := reg.repo("tesk-core-filer")
+	idx, imgs := twoPlatformIndex(t)
+	index, err := PushIndexByDigest(t.Context(), repo, idx, reg.auth, reg.opts()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Platforms(t.Context(), repo+"@"+index, reg.auth, reg.opts()...)
+	if err != nil {
+		t.Fatalf("Platforms: %v", err)
+	}
+	want := []PlatformImage{{"linux/amd64", digestOf(t, imgs[0])}, {"linux/arm64", digestOf(t, imgs[1])}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("Platforms = %v, want %v", got, want)
+	}
+	single, err := Platforms(t.Context(), repo+"@"+digestOf(t, imgs[0]), reg.auth, reg.opts()...)
+	if err != nil || single != nil {
+		t.Errorf("Platforms of a single image = %v, %v; want none", single, err)
+	}
+	if _, err := Platforms(t.Context(), repo+"@sha256:"+strings.Repeat("0", 64), reg.auth, reg.opts()...); err == nil {
+		t.Error("Platforms of a digest the registry lacks succeeded")
+	}
+}
+
+func TestListedPlatforms(t *testing.T) {
+	amd := v1.Descriptor{MediaType: types.OCIManifestSchema1, Digest: v1.Hash{Algorithm: "sha256", Hex: strings.Repeat("a", 64)}, Platform: &v1.Platform{OS: "linux", Architecture: "amd64"}}
+	arm := amd
+	arm.Digest.Hex, arm.Platform = strings.Repeat("b", 64), &v1.Platform{OS: "linux", Architecture: "arm64", Variant: "v8"}
+	// BuildKit lists the provenance of each image as an entry for unknown/unknown.
+	att := amd
+	att.Digest.Hex, att.Platform = strings.Repeat("c", 64), &v1.Platform{OS: "unknown", Architecture: "unknown"}
+	nested := amd
+	nested.MediaType = types.OCIImageIndex
+	bare := amd
+	bare.Platform = nil
+	for _, tc := range []struct {
+		name    string
+		entries []v1.Descriptor
+		want    []string
+		wantErr string
+	}{
+		{"two platforms", []v1.Descriptor{amd, arm}, []string{"linux/amd64", "linux/arm64/v8"}, ""},
+		{"attestation manifests are not images", []v1.Descriptor{amd, att}, []string{"linux/amd64"}, ""},
+		{"nested index", []v1.Descriptor{nested}, nil, "not single-platform image manifests"},
+		{"entry without a platform", []v1.Descriptor{bare}, nil, "no OS or architecture"},
+		{"a platform twice", []v1.Descriptor{amd, amd}, nil, "given twice"},
+		{"no platform image", []v1.Descriptor{att}, nil, "at least one platform image"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ListedPlatforms(&v1.IndexManifest{Manifests: tc.entries})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("ListedPlatforms = %v, %v; want an error with %q", got, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, p := range got {
+				names = append(names, p.Platform)
+			}
+			if strings.Join(names, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("platforms = %v, want %v", names, tc.want)
+			}
+		})
+	}
+}
