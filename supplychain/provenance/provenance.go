@@ -114,6 +114,9 @@ type Input struct {
 	Dockerfile string
 	// BuildArgs are the build arguments given to the build.
 	BuildArgs map[string]string
+	// Platforms are what the build targeted, os/arch[/variant]: the one platform of a
+	// platform image, or every platform an image index lists. None: the builder's own.
+	Platforms []string
 	// BaseImages are base images with known digests.
 	BaseImages []BaseImage
 	// GitHub describes the workflow run when built in GitHub Actions.
@@ -132,6 +135,7 @@ type Input struct {
 var (
 	sha256Digest = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 	gitCommit    = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+	platformRE   = regexp.MustCompile(`^[a-z0-9]+/[a-z0-9_]+(/[a-z0-9]+)?$`)
 )
 
 // ErrInvalid is wrapped by every input validation error.
@@ -227,6 +231,9 @@ func buildParameters(in Input, repoURL string) map[string]any {
 	if len(in.BuildArgs) > 0 {
 		build["buildArgs"] = in.BuildArgs
 	}
+	if len(in.Platforms) > 0 {
+		build["platforms"] = in.Platforms
+	}
 	return build
 }
 
@@ -309,6 +316,11 @@ func validate(in Input) error {
 	}
 	if in.Dockerfile == "" {
 		errs = append(errs, errors.New("dockerfile path is required"))
+	}
+	for _, p := range in.Platforms {
+		if !platformRE.MatchString(p) {
+			errs = append(errs, fmt.Errorf("platform %q is not os/arch[/variant], e.g. linux/arm64", p))
+		}
 	}
 	for _, b := range in.BaseImages {
 		if b.Name == "" || !sha256Digest.MatchString(b.Digest) {

@@ -99,6 +99,18 @@ func TestBuild(t *testing.T) {
 				"predicate.runDetails.builder.id":                                                             "https://github.com/elixir-cloud-aai/tesk-core/.github/workflows/release.yml@refs/tags/v0.11.0",
 				"predicate.runDetails.metadata.invocationId":                                                  "https://github.com/elixir-cloud-aai/tesk-core/actions/runs/789/attempts/2",
 				"predicate.runDetails.metadata.startedOn":                                                     nil,
+				"predicate.buildDefinition.externalParameters.build.platforms":                                nil,
+			},
+		},
+		{
+			name: "a platform image of a multi-platform build",
+			modify: func(in *Input) {
+				in.GitHub = actions()
+				in.Platforms = []string{"linux/arm64/v8"}
+			},
+			want: map[string]any{
+				"predicate.buildDefinition.externalParameters.build.platforms.0": "linux/arm64/v8",
+				"predicate.buildDefinition.externalParameters.build.platforms.1": nil,
 			},
 		},
 		{
@@ -224,6 +236,10 @@ func TestBuildInvalid(t *testing.T) {
 			in.BuilderID, in.BuildType = "b", "t"
 			in.BaseImages = []BaseImage{{Name: "alpine", Digest: "sha256:1"}}
 		}, "base image"},
+		{"platform without architecture", func(in *Input) {
+			in.GitHub = actions()
+			in.Platforms = []string{"linux"}
+		}, "platform"},
 		{"workflow of another repository", func(in *Input) {
 			in.GitHub = actions()
 			in.GitHub.WorkflowRef = "other/repo/.github/workflows/x.yml@refs/heads/main"

@@ -189,6 +189,7 @@ type publishFlags struct {
 	trustedRoot           string
 	in                    provenance.Input
 	buildArgs, baseImages listFlag
+	platforms             listFlag
 	startedOn, finishedOn string
 	// sbomFile switches attest to the SBOM mode; bom is its content, read by check.
 	sbomFile string
@@ -230,6 +231,7 @@ func (f *publishFlags) bindProvenance(fs *flag.FlagSet) {
 	fs.StringVar(&in.Dockerfile, "dockerfile", "", "Dockerfile path in the source")
 	fs.Var(&f.buildArgs, "build-arg", "build argument KEY=VALUE (repeatable)")
 	fs.Var(&f.baseImages, "base-image", "base image NAME@sha256:… (repeatable)")
+	fs.Var(&f.platforms, "platform", "platform built, os/arch[/variant] (repeatable: an index lists several)")
 	fs.StringVar(&in.BuilderID, "builder-id", "", "builder id outside GitHub Actions")
 	fs.StringVar(&in.BuildType, "build-type", "", "buildType URI outside GitHub Actions")
 	fs.StringVar(&in.InvocationID, "invocation-id", "", "run id outside GitHub Actions")
@@ -284,6 +286,7 @@ func (f *publishFlags) check(cmd string) error {
 	if f.in.BaseImages, err = parseBaseImages(f.baseImages); err != nil {
 		return usageError{err}
 	}
+	f.in.Platforms = f.platforms
 	if f.in.StartedOn, err = parseTime("started-on", f.startedOn); err != nil {
 		return usageError{err}
 	}
