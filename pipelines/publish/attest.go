@@ -168,8 +168,10 @@ func ReadBaseImages(ctx context.Context, src *dagger.Directory, images []ci.Imag
 // Attest signs an SLSA v1 build provenance statement (in-toto Statement v1) for each pushed
 // digest and attaches it to the digest as an OCI referrer (a Sigstore bundle, found by
 // `cosign verify-attestation --new-bundle-format` and `gh attestation verify
-// --bundle-from-oci`). A digest that already carries its provenance keeps it: a re-run
-// writes nothing. images gives each digest's Dockerfile and build arguments.
+// --bundle-from-oci`). For a multi-platform image the index and each platform image get
+// their own, naming the platforms built (see Subjects). A digest that already carries its
+// provenance keeps it: a re-run writes nothing. images gives each digest's Dockerfile and
+// build arguments.
 func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, images []ci.Image) ([]Evidence, error) {
 	if err := in.check("attest"); err != nil {
 		return nil, err
@@ -184,22 +186,26 @@ func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, image
 	for _, img := range images {
 		byName[img.Spec.Name] = img
 	}
-	extra := make([][]string, len(pushed))
-	for i, p := range pushed {
-		img, ok := byName[p.Name]
+	subjects := subjectsOf(pushed)
+	extra := make([][]string, len(subjects))
+	for i, s := range subjects {
+		img, ok := byName[s.image]
 		if !ok {
-			return nil, fmt.Errorf("attest %s: no image of that name was built from this source", p.Name)
+			return nil, fmt.Errorf("attest %s: no image of that name was built from this source", s.image)
 		}
 		args, err := AttestArgs(in.Provenance, img)
 		if err != nil {
 			return nil, fmt.Errorf("attest: %w", err)
+		}
+		for _, p := range s.platforms {
+			args = append(args, "--platform", p)
 		}
 		extra[i] = args
 	}
 	if err := checkPublished(ctx, "attest", t, pushed); err != nil {
 		return nil, err
 	}
-	return runPerImage(pushed, func(i int, p Pushed) (Evidence, error) {
+	return runPerImage(subjectRefs(subjects), func(i int, p Pushed) (Evidence, error) {
 		return in.publishStep(ctx, "attest", KindAttestation, slsaPredicateType, t, p, extra[i])
 	})
 }

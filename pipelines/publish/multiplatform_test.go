@@ -75,10 +75,20 @@ func TestPublishDevMultiPlatform(t *testing.T) {
 		if want := platformDigests(t, w, n); !reflect.DeepEqual(listed, want) {
 			t.Errorf("%s index lists %v, want the built %v", n, listed, want)
 		}
-		refs := w.Registry.Referrers(t, v.repo(n), index)
-		slices.Sort(refs)
-		if want := []string{sbomReferrer, signatureReferrer, provenanceReferrer}; !reflect.DeepEqual(refs, want) {
-			t.Errorf("%s index referrers %v, want %v", n, refs, want)
+		// Provenance, SBOM and signature on the index, which a tag names and cosign and
+		// gh look evidence up on, and on each platform image, which a runtime pulls.
+		for _, d := range append([]publish.PlatformDigest{{Platform: "index", Digest: index}}, listed...) {
+			refs := w.Registry.Referrers(t, v.repo(n), d.Digest)
+			slices.Sort(refs)
+			if want := []string{sbomReferrer, signatureReferrer, provenanceReferrer}; !reflect.DeepEqual(refs, want) {
+				t.Errorf("%s %s referrers %v, want %v", n, d.Platform, refs, want)
+			}
+		}
+		// Each provenance names the platforms its subject was built for.
+		for _, d := range append([]publish.PlatformDigest{{Platform: strings.Join(platforms, " "), Digest: index}}, listed...) {
+			if got := attestedPlatforms(w, v.repo(n)+"@"+d.Digest); got != d.Platform {
+				t.Errorf("%s@%s: provenance names platforms %q, want %q", n, d.Digest, got, d.Platform)
+			}
 		}
 	}
 	// Each platform image is scanned; the verdict covers all of them.
@@ -110,6 +120,12 @@ func TestPublishDevMultiPlatform(t *testing.T) {
 	if got.Digest != res.Digests["filer"] || len(got.Verified) != 3 {
 		t.Errorf("verify = %+v", got)
 	}
+	// And the image a runtime on arm64 pulls, by its own digest.
+	arm := platformDigests(t, w, "filer")[1]
+	got, err = publish.Verify(ctx, v.sign.Tool, v.repo("filer")+"@"+arm.Digest, publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithRequiredSBOM())
+	if err != nil || got.Digest != arm.Digest || len(got.Verified) != 3 {
+		t.Errorf("verify of the arm64 image = %+v, %v", got, err)
+	}
 
 	// A re-run writes nothing new and attests nothing twice.
 	writes := len(w.Registry.Writes())
@@ -135,4 +151,21 @@ func TestPushRefusesAPlatformImageForAnotherPlatform(t *testing.T) {
 	if tags := w.Registry.Tags(t, v.repo("filer")); len(tags) != 0 {
 		t.Errorf("filer tagged: %v", tags)
 	}
+}
+
+// attestedPlatforms are the --platform values of the attest run for ref, space-separated.
+func attestedPlatforms(w *publishtest.World, ref string) string {
+	for _, run := range w.Runs() {
+		if len(run) < 2 || run[1] != "attest" || !slices.Contains(run, ref) || slices.Contains(run, "--sbom") {
+			continue
+		}
+		var got []string
+		for i, a := range run {
+			if a == "--platform" && i+1 < len(run) {
+				got = append(got, run[i+1])
+			}
+		}
+		return strings.Join(got, " ")
+	}
+	return "(no attest run)"
 }

@@ -2,7 +2,11 @@ package publish
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
+
+	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
@@ -21,8 +25,11 @@ const sbomPath = "/run/shipyard/sbom.cdx.json"
 // AttestSBOMs writes the CycloneDX JSON SBOM of each pushed digest with the pinned Trivy
 // (pulling the digest anonymously, as the scan does), then signs it as an in-toto statement
 // of predicate type https://cyclonedx.org/bom and attaches the Sigstore bundle to the digest
-// as an OCI referrer, like the provenance. A digest that already carries an SBOM bundle
-// signed by the token's identity keeps it: a re-run writes nothing.
+// as an OCI referrer, like the provenance. Of a multi-platform image, each platform image
+// gets the SBOM of what it holds and the index one that lists those images (IndexSBOM),
+// which is what `cosign verify-attestation --type cyclonedx` finds from a tag. A digest
+// that already carries an SBOM bundle signed by the token's identity keeps it: a re-run
+// writes nothing.
 func AttestSBOMs(ctx context.Context, in SignInputs, p *ci.Pipeline, t Target, pushed []Pushed) ([]Evidence, error) {
 	if err := in.check(StepSBOM); err != nil {
 		return nil, err
@@ -42,10 +49,92 @@ func AttestSBOMs(ctx context.Context, in SignInputs, p *ci.Pipeline, t Target, p
 	// What is published is described by the release level's Trivy cache, never one a pull
 	// request's CI wrote.
 	rel := p.AtTrust(trust.Release)
-	return runPerImage(pushed, func(_ int, img Pushed) (Evidence, error) {
-		bom := rel.SBOM(ci.ScanTarget{Name: img.Name, Ref: img.Ref()})
+	subjects := subjectsOf(pushed)
+	return runPerImage(subjectRefs(subjects), func(i int, img Pushed) (Evidence, error) {
+		var bom *dagger.File
+		if listed := subjects[i].listed; len(listed) > 0 {
+			doc, err := IndexSBOM(img, listed)
+			if err != nil {
+				return Evidence{}, fmt.Errorf("%s %s: %w", StepSBOM, img.Name, err)
+			}
+			bom = p.Client.Directory().WithNewFile("index.cdx.json", string(doc)).File("index.cdx.json")
+		} else {
+			bom = rel.SBOM(ci.ScanTarget{Name: img.Name, Ref: img.Ref()})
+		}
 		with := in
 		with.Tool = in.Tool.WithMountedFile(sbomPath, bom)
 		return with.publishStep(ctx, "attest", KindSBOM, CycloneDXPredicateType, t, img, []string{"--sbom", sbomPath})
 	})
+}
+
+// cdxComponent is the part of a CycloneDX component IndexSBOM writes.
+type cdxComponent struct {
+	Type       string        `json:"type"`
+	BOMRef     string        `json:"bom-ref"`
+	Name       string        `json:"name"`
+	Version    string        `json:"version"`
+	Hashes     []cdxHash     `json:"hashes"`
+	Properties []cdxProperty `json:"properties,omitempty"`
+}
+
+type cdxHash struct {
+	Alg     string `json:"alg"`
+	Content string `json:"content"`
+}
+
+type cdxProperty struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// PlatformProperty names a platform image's platform in the index's SBOM.
+const PlatformProperty = "oci:image:platform"
+
+// IndexSBOM is the CycloneDX 1.6 SBOM of an image index: the index as the described
+// component, and each platform image it lists as a container component it depends on, by
+// digest and platform. An index holds no files; the packages are in each platform image's
+// own SBOM, attested on that image's digest. It is a few fields, so it is written here
+// rather than with a CycloneDX library.
+func IndexSBOM(index Pushed, listed []PlatformDigest) ([]byte, error) {
+	if err := index.Check(); err != nil {
+		return nil, err
+	}
+	if len(listed) == 0 {
+		return nil, fmt.Errorf("image %s: an index SBOM needs the platform images it lists", index.Name)
+	}
+	component := func(digest string) cdxComponent {
+		return cdxComponent{
+			Type: "container", BOMRef: index.Repository + "@" + digest, Name: index.Repository, Version: digest,
+			Hashes: []cdxHash{{Alg: "SHA-256", Content: strings.TrimPrefix(digest, "sha256:")}},
+		}
+	}
+	type dependency struct {
+		Ref       string   `json:"ref"`
+		DependsOn []string `json:"dependsOn"`
+	}
+	top := component(index.Digest)
+	dep := dependency{Ref: top.BOMRef}
+	var components []cdxComponent
+	for _, pd := range listed {
+		if !digestRE.MatchString(pd.Digest) || pd.Platform == "" {
+			return nil, fmt.Errorf("image %s: platform image %+v needs a platform and a sha256 digest", index.Name, pd)
+		}
+		c := component(pd.Digest)
+		c.Properties = []cdxProperty{{Name: PlatformProperty, Value: pd.Platform}}
+		components = append(components, c)
+		dep.DependsOn = append(dep.DependsOn, c.BOMRef)
+	}
+	doc := map[string]any{
+		"bomFormat":    "CycloneDX",
+		"specVersion":  "1.6",
+		"version":      1,
+		"metadata":     map[string]any{"component": top},
+		"components":   components,
+		"dependencies": []dependency{dep},
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("image %s: writing the index SBOM: %w", index.Name, err)
+	}
+	return append(b, '\n'), nil
 }

@@ -8,7 +8,9 @@ import (
 // Sign signs each pushed digest keylessly (a Fulcio certificate for the OIDC token's
 // identity, a Rekor entry) with the statement cosign v2.6 signs with --new-bundle-format,
 // and attaches the Sigstore bundle to the digest as an OCI referrer, where `cosign verify`
-// finds it. A digest that already carries its signature keeps it: a re-run writes nothing.
+// finds it. A multi-platform image's index and each of its platform images are signed, as
+// `cosign sign --recursive` does (see Subjects). A digest that already carries its
+// signature keeps it: a re-run writes nothing.
 func Sign(ctx context.Context, in SignInputs, t Target, pushed []Pushed) ([]Evidence, error) {
 	if err := in.check("sign"); err != nil {
 		return nil, err
@@ -22,7 +24,7 @@ func Sign(ctx context.Context, in SignInputs, t Target, pushed []Pushed) ([]Evid
 	if err := checkPublished(ctx, "sign", t, pushed); err != nil {
 		return nil, err
 	}
-	return runPerImage(pushed, func(_ int, p Pushed) (Evidence, error) {
+	return runPerImage(Subjects(pushed), func(_ int, p Pushed) (Evidence, error) {
 		return in.publishStep(ctx, "sign", KindSignature, cosignPredicateType, t, p, nil)
 	})
 }

@@ -86,6 +86,16 @@ func (p Pushed) Check() error {
 	if !digestRE.MatchString(p.Digest) {
 		return fmt.Errorf("image %s: digest %q is not sha256:<64 lowercase hex>", p.Name, p.Digest)
 	}
+	seen := map[string]bool{}
+	for _, pd := range p.Platforms {
+		switch {
+		case pd.Platform == "" || seen[pd.Platform]:
+			return fmt.Errorf("image %s: platform %q is empty or listed twice", p.Name, pd.Platform)
+		case !digestRE.MatchString(pd.Digest):
+			return fmt.Errorf("image %s (%s): digest %q is not sha256:<64 lowercase hex>", p.Name, pd.Platform, pd.Digest)
+		}
+		seen[pd.Platform] = true
+	}
 	return nil
 }
 

@@ -60,11 +60,13 @@ func IdentityPattern(identity string) string {
 // and SLSA provenance from the expected signer that verify against the trusted root, and
 // its SBOM attestation too when the evidence holds one (the attest-sbom step ran). It
 // runs after attest and sign and before any tag moves: whatever the steps reported, a tag
-// never names a digest that does not verify.
+// never names a digest that does not verify. Of a multi-platform image, the index and each
+// platform image are verified (Subjects).
 func VerifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed, evidence []Evidence) ([]Verification, error) {
 	if err := in.check(StepVerifySigned); err != nil {
 		return nil, err
 	}
+	pushed = Subjects(pushed)
 	signer, err := ExpectedSigner(pushed, evidence)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", StepVerifySigned, err)

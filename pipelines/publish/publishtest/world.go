@@ -277,6 +277,9 @@ func (w *World) InstallPlatforms(t testing.TB, e *engine.Engine, platforms []str
 			e.OnExport(engine.ExportRule{Kind: "Container", ChainContains: PlatformBuild(n, p), Write: func(path string) error {
 				return writeLayoutTar(w.PlatformImage(t, n, p), path)
 			}})
+			// Each platform image's SBOM is written from its own digest.
+			target := n + "-" + strings.ReplaceAll(p, "/", "-")
+			w.ServeSBOM(e, target, SBOM(target))
 		}
 	}
 }
@@ -409,6 +412,18 @@ func (w *World) run(x engine.Exec) (string, string, int) {
 				}
 				paths[m.Path] = p
 			}
+		}
+		// A file the graph wrote itself (the index's SBOM): its contents are in the chain.
+		if rest, ok := strings.CutPrefix(m.Source, "directory.withNewFile(contents:"); ok {
+			var contents string
+			if err := json.NewDecoder(strings.NewReader(rest)).Decode(&contents); err != nil {
+				return w.violate("mounted file %s: reading its contents from %s: %v", m.Path, m.Source, err)
+			}
+			p := filepath.Join(tmp, fmt.Sprintf("file-%d", i))
+			if err := os.WriteFile(p, []byte(contents), 0o600); err != nil {
+				return "", err.Error(), 125
+			}
+			paths[m.Path] = p
 		}
 		if _, ok := paths[m.Path]; !ok {
 			return w.violate("mounted file %s (%s) is not a file the test allowed", m.Path, m.Source)

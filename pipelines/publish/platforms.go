@@ -1,0 +1,93 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/registry"
+	"dagger/shipyard/pipelines/ci"
+)
+
+// ResolvePlatforms reads from the registry which platform images each pushed digest lists
+// (none for a single image) and records them in Platforms. A digest names its index for
+// good, so what the registry lists is the truth; a list that travelled with the digest (a
+// handoff between jobs) must say the same, or it is refused: a job that believed it would
+// scan, attest or sign other images than those a user pulls.
+func ResolvePlatforms(ctx context.Context, t Target, pushed []Pushed) ([]Pushed, error) {
+	if err := checkPushed(pushed); err != nil {
+		return nil, err
+	}
+	out := slices.Clone(pushed)
+	err := forEach(len(out), func(i int) error {
+		p := out[i]
+		listed, err := registry.Platforms(ctx, p.Ref(), t.Auth, t.RegistryOptions...)
+		if err != nil {
+			return fmt.Errorf("image %s: %w", p.Name, err)
+		}
+		var read []PlatformDigest
+		for _, l := range listed {
+			read = append(read, PlatformDigest{Platform: l.Platform, Digest: l.Digest})
+		}
+		if p.Platforms != nil && !slices.Equal(p.Platforms, read) {
+			return fmt.Errorf("image %s: the platforms given for %s are %v, the registry's index lists %v", p.Name, p.Ref(), p.Platforms, read)
+		}
+		out[i].Platforms = read
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Subjects are the digests that carry evidence for pushed images: each pushed digest and,
+// for an index, each platform image it lists, named "filer (linux/arm64)" as the scan names
+// it. cosign (verify, verify-attestation) and `gh attestation verify` look evidence up on
+// the digest a tag resolves to, the index, and have no option to pick a platform; a
+// runtime or an admission controller checks the platform image it pulls, and `cosign
+// download sbom --platform` steps down to it. So both carry provenance, SBOM and signature,
+// each statement's subject being the digest it is attached to.
+func Subjects(pushed []Pushed) []Pushed {
+	return subjectRefs(subjectsOf(pushed))
+}
+
+// subject is one digest that carries evidence: the image it belongs to and the platforms
+// its provenance names (every platform of an index, the one of a platform image, none for
+// a single image built for the engine's platform).
+type subject struct {
+	Pushed
+	image     string
+	platforms []string
+	// listed are the platform images an index lists; none for any other image.
+	listed []PlatformDigest
+}
+
+func subjectsOf(pushed []Pushed) []subject {
+	out := make([]subject, 0, len(pushed))
+	for _, p := range pushed {
+		top := subject{Pushed: Pushed{Name: p.Name, Repository: p.Repository, Digest: p.Digest}, image: p.Name, listed: p.Platforms}
+		for _, pd := range p.Platforms {
+			top.platforms = append(top.platforms, pd.Platform)
+		}
+		out = append(out, top)
+		for _, pd := range p.Platforms {
+			out = append(out, subject{
+				Pushed:    Pushed{Name: ci.PlatformTargetName(p.Name, dagger.Platform(pd.Platform)), Repository: p.Repository, Digest: pd.Digest},
+				image:     p.Name,
+				platforms: []string{pd.Platform},
+			})
+		}
+	}
+	return out
+}
+
+func subjectRefs(subjects []subject) []Pushed {
+	out := make([]Pushed, len(subjects))
+	for i, s := range subjects {
+		out[i] = s.Pushed
+	}
+	return out
+}
