@@ -76,8 +76,10 @@ func TestIndexSBOM(t *testing.T) {
 	}
 	var bom struct {
 		BOMFormat, SpecVersion string
-		Metadata               struct{ Component struct{ Type, Name, Version string } }
-		Components             []struct {
+		Metadata               struct {
+			Component struct{ Type, Name, Version string }
+		}
+		Components []struct {
 			Type, Version string
 			BOMRef        string `json:"bom-ref"`
 			Hashes        []struct{ Alg, Content string }
