@@ -91,3 +91,16 @@ func subjectRefs(subjects []subject) []Pushed {
 	}
 	return out
 }
+
+// Scanned are the images a scan of pushed covers, each by its own digest: a single image,
+// or each platform image an index lists (Trivy given an index would pick one platform, and
+// the verdict must cover what every platform runs). They are named as Subjects names them.
+func Scanned(pushed []Pushed) []Pushed {
+	var out []Pushed
+	for _, s := range subjectsOf(pushed) {
+		if len(s.listed) == 0 {
+			out = append(out, s.Pushed)
+		}
+	}
+	return out
+}

@@ -61,35 +61,69 @@ func PushByDigest(ctx context.Context, images []ci.Image, t Target, workdir stri
 
 // pushIndex exports each platform's image as an OCI tarball, then pushes them with the OCI
 // image index that lists them, by digest: the index is what is scanned per platform,
-// attested, signed and tagged. The tarballs stay until the index is written, since the
-// layers are read from them as they are sent.
+// attested, signed and tagged.
 func pushIndex(ctx context.Context, img ci.Image, repo string, t Target, workdir string) (Pushed, error) {
-	images := make([]v1.Image, len(img.Variants))
-	for i, v := range img.Variants {
-		tarball := filepath.Join(workdir, ci.ReportFile(ci.PlatformTargetName(img.Spec.Name, v.Platform))+".oci.tar")
-		if _, err := v.Container.Export(ctx, tarball); err != nil {
-			return Pushed{}, fmt.Errorf("push-by-digest %s (%s): exporting the image as an OCI tarball: %w", img.Spec.Name, v.Platform, err)
-		}
-		defer os.Remove(tarball)
-		pimg, _, err := registry.OpenImage(tarball)
-		if err != nil {
-			return Pushed{}, fmt.Errorf("push-by-digest %s (%s): %w", img.Spec.Name, v.Platform, err)
-		}
-		images[i] = pimg
-	}
-	p, err := PlatformsOf(img, images)
+	idx, platforms, cleanup, err := exportIndex(ctx, img, workdir)
+	// The tarballs stay until the index is written: the layers are read from them as they
+	// are sent.
+	defer cleanup()
 	if err != nil {
-		return Pushed{}, fmt.Errorf("push-by-digest %s: %w", img.Spec.Name, err)
-	}
-	idx, err := registry.NewIndex(images)
-	if err != nil {
-		return Pushed{}, fmt.Errorf("push-by-digest %s: %w", img.Spec.Name, err)
+		return Pushed{}, err
 	}
 	digest, err := registry.PushIndexByDigest(ctx, repo, idx, t.Auth, t.RegistryOptions...)
 	if err != nil {
 		return Pushed{}, fmt.Errorf("push-by-digest %s: %w (nothing was tagged; re-run the step, images already pushed are not sent again)", img.Spec.Name, err)
 	}
-	return Pushed{Name: img.Spec.Name, Repository: repo, Digest: digest, Platforms: p}, nil
+	return Pushed{Name: img.Spec.Name, Repository: repo, Digest: digest, Platforms: platforms}, nil
+}
+
+// BuiltIndex is the digest of the index push-by-digest would push for img, a
+// multi-platform image, and its platform images' digests, without pushing: what a release's
+// dry run reports.
+func BuiltIndex(ctx context.Context, img ci.Image, workdir string) (string, []PlatformDigest, error) {
+	idx, platforms, cleanup, err := exportIndex(ctx, img, workdir)
+	defer cleanup()
+	if err != nil {
+		return "", nil, err
+	}
+	h, err := idx.Digest()
+	if err != nil {
+		return "", nil, fmt.Errorf("image %s: index digest: %w", img.Spec.Name, err)
+	}
+	return h.String(), platforms, nil
+}
+
+// exportIndex exports each platform's image of img into workdir and builds the index that
+// lists them; cleanup removes the tarballs, which the index reads its layers from.
+func exportIndex(ctx context.Context, img ci.Image, workdir string) (v1.ImageIndex, []PlatformDigest, func(), error) {
+	var tarballs []string
+	cleanup := func() {
+		for _, tb := range tarballs {
+			os.Remove(tb)
+		}
+	}
+	images := make([]v1.Image, len(img.Variants))
+	for i, v := range img.Variants {
+		tarball := filepath.Join(workdir, ci.ReportFile(ci.PlatformTargetName(img.Spec.Name, v.Platform))+".oci.tar")
+		if _, err := v.Container.Export(ctx, tarball); err != nil {
+			return nil, nil, cleanup, fmt.Errorf("push-by-digest %s (%s): exporting the image as an OCI tarball: %w", img.Spec.Name, v.Platform, err)
+		}
+		tarballs = append(tarballs, tarball)
+		pimg, _, err := registry.OpenImage(tarball)
+		if err != nil {
+			return nil, nil, cleanup, fmt.Errorf("push-by-digest %s (%s): %w", img.Spec.Name, v.Platform, err)
+		}
+		images[i] = pimg
+	}
+	p, err := PlatformsOf(img, images)
+	if err != nil {
+		return nil, nil, cleanup, fmt.Errorf("push-by-digest %s: %w", img.Spec.Name, err)
+	}
+	idx, err := registry.NewIndex(images)
+	if err != nil {
+		return nil, nil, cleanup, fmt.Errorf("push-by-digest %s: %w", img.Spec.Name, err)
+	}
+	return idx, p, cleanup, nil
 }
 
 // PlatformsOf pairs each platform the image was built for with the digest of the image

@@ -19,20 +19,9 @@ func ScanDigests(ctx context.Context, p *ci.Pipeline, pushed []Pushed, ignore []
 	if err := checkPushed(pushed); err != nil {
 		return nil, nil, fmt.Errorf("scan-digests: %w", err)
 	}
-	targets := make([]ci.ScanTarget, 0, len(pushed))
-	for _, img := range pushed {
-		if len(img.Platforms) == 0 {
-			targets = append(targets, ci.ScanTarget{Name: img.Name, Ref: img.Ref()})
-			continue
-		}
-		// An index is scanned image by image: Trivy given the index would pick one
-		// platform, and the verdict must cover what every platform runs.
-		for _, pd := range img.Platforms {
-			targets = append(targets, ci.ScanTarget{
-				Name: ci.PlatformTargetName(img.Name, dagger.Platform(pd.Platform)),
-				Ref:  img.Repository + "@" + pd.Digest,
-			})
-		}
+	var targets []ci.ScanTarget
+	for _, img := range Scanned(pushed) {
+		targets = append(targets, ci.ScanTarget{Name: img.Name, Ref: img.Ref()})
 	}
 	// What a scan passes is published, so it reads Trivy's database from the release
 	// level's cache, never one that CI of a pull request wrote.

@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,30 +26,52 @@ func Build(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci.Pipelin
 	if err != nil {
 		return nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
 	}
-	errs := make([]error, len(images))
+	builds := platformBuilds(images)
+	errs := make([]error, len(builds))
 	var wg sync.WaitGroup
-	for i, img := range images {
+	for i, b := range builds {
 		wg.Go(func() {
-			if _, err := img.Container.Sync(ctx); err != nil {
-				errs[i] = fmt.Errorf("image %s (%s): %w", img.Spec.Name, img.Spec.Dockerfile, err)
+			if _, err := b.Container.Sync(ctx); err != nil {
+				errs[i] = fmt.Errorf("image %s (%s): %w", b.name, b.image.Spec.Dockerfile, err)
 			}
 		})
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
-		}
+	if err := errors.Join(errs...); err != nil {
+		return nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
 	}
 	cfg.logf("%s: built %s at version %s", StepBuild, imageNames(images), plan.Version)
 	return images, nil
+}
+
+// platformBuild is one container a release builds: an image, or one platform's image of a
+// multi-platform image, named as the scan names it ("filer (linux/arm64)").
+type platformBuild struct {
+	name  string
+	image ci.Image
+	*dagger.Container
+}
+
+// platformBuilds lists every container of images: each platform's, or the one image.
+func platformBuilds(images []ci.Image) []platformBuild {
+	var out []platformBuild
+	for _, img := range images {
+		if len(img.Variants) == 0 {
+			out = append(out, platformBuild{img.Spec.Repository, img, img.Container})
+			continue
+		}
+		for _, v := range img.Variants {
+			out = append(out, platformBuild{ci.PlatformTargetName(img.Spec.Repository, v.Platform), img, v.Container})
+		}
+	}
+	return out
 }
 
 // Describe lists the images of the tagged source as Build would build them (Dockerfile,
 // build arguments) without building anything: the publish job attests the digests the push
 // job built and pushed, and the provenance needs only their recipe.
 func Describe(ctx context.Context, cfg Config, plan releasegate.Plan, src *dagger.Directory) ([]ci.Image, error) {
-	images, err := ci.New(cfg.Client, src).Images(ctx, plan.Version)
+	images, err := cfg.pipeline(src).Images(ctx, plan.Version)
 	if err == nil {
 		err = sameImages(plan, images)
 	}

@@ -41,6 +41,9 @@ type Config struct {
 	Log io.Writer
 	// Pins are the images the builds and scans run; zero means pins.DefaultPins.
 	Pins pins.Pins
+	// Platforms are the platforms each image is built for and published as one image
+	// index; none builds one image for the engine's platform.
+	Platforms []dagger.Platform
 }
 
 // pipeline is the CI graph of src with the configured pins.
@@ -49,6 +52,7 @@ func (c Config) pipeline(src *dagger.Directory) *ci.Pipeline {
 	if c.Pins.Trivy != "" {
 		p.Pins = c.Pins
 	}
+	p.Platforms = c.Platforms
 	return p
 }
 

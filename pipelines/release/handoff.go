@@ -146,11 +146,11 @@ func (h Handoff) matches(cfg Config, plan releasegate.Plan) error {
 	return errors.Join(errs...)
 }
 
-// scansPassed checks that every pushed digest was scanned and passed: the images are
-// attested, signed and tagged only then.
+// scansPassed checks that every pushed digest was scanned and passed (each platform image
+// of a multi-platform image): the images are attested, signed and tagged only then.
 func (h Handoff) scansPassed() error {
 	var errs []error
-	for _, p := range h.Images {
+	for _, p := range publish.Scanned(h.Images) {
 		ok := false
 		for _, s := range h.Scans {
 			if s.Name == p.Name && s.Digest == p.Digest {
@@ -158,7 +158,7 @@ func (h Handoff) scansPassed() error {
 			}
 		}
 		if !ok {
-			errs = append(errs, fmt.Errorf("%s has no passing scan in the handoff: run the scan job first", p.Ref()))
+			errs = append(errs, fmt.Errorf("%s (%s) has no passing scan in the handoff: run the scan job first", p.Ref(), p.Name))
 		}
 	}
 	return errors.Join(errs...)

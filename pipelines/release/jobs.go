@@ -10,6 +10,7 @@ import (
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/registry"
+	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/releasegate"
 )
 
@@ -37,8 +38,14 @@ func ScanJob(ctx context.Context, cfg Config, h Handoff) (Handoff, *dagger.Direc
 	s.plan = h.plan()
 	src := cfg.gitRepo().Commit(h.Commit).Tree(dagger.GitRefTreeOpts{DiscardGitDir: true})
 	s.setPipeline(cfg.pipeline(src))
-	s.images.Pushed = h.Images
-	_, err := flow.Run(ctx, cfg.runner(h.Tag, false), imageSteps(h.Tag, StepScan), s)
+	// The platform images come from the registry's index, read anonymously as the scan
+	// pulls them: the handoff's list must agree with it.
+	pushed, err := publish.ResolvePlatforms(ctx, publish.Target{RegistryOptions: cfg.Images.Target.RegistryOptions}, h.Images)
+	if err != nil {
+		return h, nil, stepErr(StepScan, h.Tag, "pass the push job's output on unchanged, or run the push job again", err)
+	}
+	s.images.Pushed = pushed
+	_, err = flow.Run(ctx, cfg.runner(h.Tag, false), imageSteps(h.Tag, StepScan), s)
 	h.Scans = s.scanRecords()
 	return h, s.images.Reports, err
 }
@@ -63,7 +70,12 @@ func PublishJob(ctx context.Context, cfg Config, h, pushed Handoff) (Report, err
 			return err
 		}
 		s.images.Built = images
-		return stepErr(StepAttest, h.Tag, "pass the push and scan jobs' output on unchanged", h.tiedTo(cfg.Images.Target, images))
+		err = h.tiedTo(cfg.Images.Target, images)
+		if err == nil {
+			// What is attested and signed is what the registry's indexes list.
+			s.images.Pushed, err = publish.ResolvePlatforms(ctx, cfg.Images.Target, h.Images)
+		}
+		return stepErr(StepAttest, h.Tag, "pass the push and scan jobs' output on unchanged", err)
 	}}
 	steps := slices.Concat([]flow.Step[state]{planStep(false), checkHandoff, sourceStep, describe},
 		imageSteps(h.Tag, StepAttest, StepSBOM, StepSign, StepVerifySigned, StepTag))

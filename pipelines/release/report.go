@@ -34,6 +34,21 @@ type ImageReport struct {
 	// Sigstore bundles.
 	Signature   string `json:"signature,omitempty"`
 	Attestation string `json:"attestation,omitempty"`
+	SBOM        string `json:"sbom,omitempty"`
+	// Platforms are the platform images of a multi-platform image, whose Digest is then
+	// the index's; each is scanned and carries its own evidence. Scan is then their
+	// verdict together.
+	Platforms []PlatformReport `json:"platforms,omitempty"`
+}
+
+// PlatformReport is one platform's image of a multi-platform image.
+type PlatformReport struct {
+	Platform    string     `json:"platform"`
+	Digest      string     `json:"digest"`
+	Scan        ScanRecord `json:"scan"`
+	Signature   string     `json:"signature,omitempty"`
+	Attestation string     `json:"attestation,omitempty"`
+	SBOM        string     `json:"sbom,omitempty"`
 }
 
 // Ref is the image's reference by digest, or by its first tag when no digest is known.
@@ -73,17 +88,20 @@ func (r Report) Text() string {
 			fmt.Fprintf(&b, "    latest:      not moved: %s\n", img.LatestSkipped)
 		}
 		if img.Scan.Name != "" {
-			verdict := "passed"
-			if !img.Scan.Passed {
-				verdict = "FAILED"
-			}
-			fmt.Fprintf(&b, "    scan:        %s\n", verdict)
+			fmt.Fprintf(&b, "    scan:        %s\n", verdictWord(img.Scan.Passed))
 		}
 		if img.Attestation != "" {
 			fmt.Fprintf(&b, "    attestation: %s\n", img.Attestation)
 		}
 		if img.Signature != "" {
 			fmt.Fprintf(&b, "    signature:   %s\n", img.Signature)
+		}
+		for _, p := range img.Platforms {
+			fmt.Fprintf(&b, "    %s: %s", p.Platform, p.Digest)
+			if p.Scan.Name != "" {
+				fmt.Fprintf(&b, " (scan %s)", verdictWord(p.Scan.Passed))
+			}
+			b.WriteString("\n")
 		}
 	}
 	rel := r.Release
@@ -102,6 +120,13 @@ func (r Report) Text() string {
 		}
 	}
 	return b.String()
+}
+
+func verdictWord(passed bool) string {
+	if passed {
+		return "passed"
+	}
+	return "FAILED"
 }
 
 func orDash(s string) string {

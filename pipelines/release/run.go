@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
+
+	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/registry"
@@ -65,37 +68,48 @@ var builtDigestsStep = flow.Step[state]{Name: StepPush, Next: nextNothingPublish
 }}
 
 // BuiltDigests exports each built image as an OCI tarball and reads the digest its manifest
-// has, which is what push-by-digest would push, without pushing.
-func BuiltDigests(ctx context.Context, cfg Config, images []ci.Image) (map[string]string, error) {
-	out := map[string]string{}
+// has, which is what push-by-digest would push, without pushing; for a multi-platform image,
+// the digest of the index it would push and of each platform image.
+func BuiltDigests(ctx context.Context, cfg Config, images []ci.Image) (map[string]publish.Pushed, error) {
+	out := map[string]publish.Pushed{}
 	var mu sync.Mutex
 	errs := make([]error, len(images))
 	var wg sync.WaitGroup
 	for i, img := range images {
 		wg.Go(func() {
-			tarball := filepath.Join(cfg.Images.Workdir, img.Spec.Name+".dry-run.oci.tar")
-			if _, err := img.Container.Export(ctx, tarball); err != nil {
-				errs[i] = fmt.Errorf("image %s: exporting it: %w", img.Spec.Name, err)
-				return
-			}
-			defer os.Remove(tarball)
-			v1img, _, err := registry.OpenImage(tarball)
+			built, err := builtDigest(ctx, cfg, img)
 			if err != nil {
-				errs[i] = fmt.Errorf("image %s: %w", img.Spec.Name, err)
-				return
-			}
-			d, err := v1img.Digest()
-			if err != nil {
-				errs[i] = fmt.Errorf("image %s: digest: %w", img.Spec.Name, err)
+				errs[i] = err
 				return
 			}
 			mu.Lock()
-			out[img.Spec.Name] = d.String()
+			out[img.Spec.Name] = built
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
 	return out, errors.Join(errs...)
+}
+
+func builtDigest(ctx context.Context, cfg Config, img ci.Image) (publish.Pushed, error) {
+	if len(img.Variants) > 0 {
+		d, platforms, err := publish.BuiltIndex(ctx, img, cfg.Images.Workdir)
+		return publish.Pushed{Name: img.Spec.Name, Digest: d, Platforms: platforms}, err
+	}
+	tarball := filepath.Join(cfg.Images.Workdir, img.Spec.Name+".dry-run.oci.tar")
+	if _, err := img.Container.Export(ctx, tarball); err != nil {
+		return publish.Pushed{}, fmt.Errorf("image %s: exporting it: %w", img.Spec.Name, err)
+	}
+	defer os.Remove(tarball)
+	v1img, _, err := registry.OpenImage(tarball)
+	if err != nil {
+		return publish.Pushed{}, fmt.Errorf("image %s: %w", img.Spec.Name, err)
+	}
+	d, err := v1img.Digest()
+	if err != nil {
+		return publish.Pushed{}, fmt.Errorf("image %s: digest: %w", img.Spec.Name, err)
+	}
+	return publish.Pushed{Name: img.Spec.Name, Digest: d.String()}, nil
 }
 
 // plannedImages starts the report's images from the builds: each under the repository it
@@ -127,26 +141,87 @@ func (r *Report) imageNamed(name string) *ImageReport {
 	return nil
 }
 
+// target finds what a scan or evidence names: an image ("filer"), or one platform's image
+// of it ("filer (linux/arm64)"), then also returned.
+func (r *Report) target(name string) (*ImageReport, *PlatformReport) {
+	if img := r.imageNamed(name); img != nil {
+		return img, nil
+	}
+	for i := range r.Images {
+		img := &r.Images[i]
+		for j := range img.Platforms {
+			if ci.PlatformTargetName(img.Name, dagger.Platform(img.Platforms[j].Platform)) == name {
+				return img, &img.Platforms[j]
+			}
+		}
+	}
+	return nil, nil
+}
+
+// setDigest records where img is (to be) published; a multi-platform image's platform
+// images too.
+func (img *ImageReport) setDigest(p publish.Pushed) {
+	img.Digest, img.Platforms = p.Digest, nil
+	for _, pd := range p.Platforms {
+		img.Platforms = append(img.Platforms, PlatformReport{Platform: pd.Platform, Digest: pd.Digest})
+	}
+}
+
 func (r *Report) addScans(scans []ScanRecord) {
 	for _, s := range scans {
-		if img := r.imageNamed(s.Name); img != nil {
+		switch img, plat := r.target(s.Name); {
+		case plat != nil:
+			plat.Scan = s
+		case img != nil:
 			img.Scan = s
+		}
+	}
+	for i := range r.Images {
+		if img := &r.Images[i]; len(img.Platforms) > 0 {
+			img.Scan = platformsVerdict(img)
 		}
 	}
 }
 
+// platformsVerdict is the verdict on every platform image together: passed when each was
+// scanned and passed.
+func platformsVerdict(img *ImageReport) ScanRecord {
+	v := ScanRecord{Name: img.Name, Digest: img.Digest, Passed: true}
+	var summaries []string
+	for _, p := range img.Platforms {
+		if p.Scan.Name == "" {
+			v.Passed = false
+			summaries = append(summaries, p.Platform+": not scanned")
+			continue
+		}
+		v.Passed = v.Passed && p.Scan.Passed
+		summaries = append(summaries, p.Platform+": "+p.Scan.Summary)
+	}
+	v.Summary = strings.Join(summaries, "; ")
+	if !slices.ContainsFunc(img.Platforms, func(p PlatformReport) bool { return p.Scan.Name != "" }) {
+		return ScanRecord{}
+	}
+	return v
+}
+
 func (r *Report) addEvidence(ev []publish.Evidence) {
 	for _, e := range ev {
-		img := r.imageNamed(e.Name)
+		img, plat := r.target(e.Name)
 		if img == nil {
 			continue
 		}
 		ref := img.Repository + "@" + e.Referrer
+		sig, att, sbom := &img.Signature, &img.Attestation, &img.SBOM
+		if plat != nil {
+			sig, att, sbom = &plat.Signature, &plat.Attestation, &plat.SBOM
+		}
 		switch e.Kind {
 		case publish.KindSignature:
-			img.Signature = ref
+			*sig = ref
 		case publish.KindAttestation:
-			img.Attestation = ref
+			*att = ref
+		case publish.KindSBOM:
+			*sbom = ref
 		}
 	}
 }

@@ -28,7 +28,7 @@ var scanBuiltStep = flow.Step[state]{Name: StepScan, Next: nextScan, Run: func(c
 }}
 
 func scanRecords(results []ci.ScanResult, pushed []publish.Pushed) []ScanRecord {
-	digests := publish.Digests(pushed)
+	digests := publish.Digests(publish.Scanned(pushed))
 	out := make([]ScanRecord, 0, len(results))
 	for _, r := range results {
 		out = append(out, ScanRecord{Name: r.Name, Digest: digests[r.Name], Passed: r.Verdict.Passed(), Summary: r.Verdict.Summary()})

@@ -20,7 +20,7 @@ type state struct {
 	pipeline *ci.Pipeline
 	images   publish.Images
 	// builtDigests are the digests a dry run would push.
-	builtDigests map[string]string
+	builtDigests map[string]publish.Pushed
 	// handoffScans are the verdicts a previous job handed over.
 	handoffScans []ScanRecord
 	body         Body
@@ -134,14 +134,15 @@ func (s *state) report() Report {
 		return rep
 	}
 	rep.Images = plannedImages(s.cfg, s.plan, s.images.Built)
-	for name, d := range s.builtDigests {
+	for name, built := range s.builtDigests {
 		if img := rep.imageNamed(name); img != nil {
-			img.Digest = d
+			img.setDigest(built)
 		}
 	}
 	for _, p := range s.images.Pushed {
 		if img := rep.imageNamed(p.Name); img != nil {
-			img.Repository, img.Digest, img.Tags = p.Repository, p.Digest, nil
+			img.Repository, img.Tags = p.Repository, nil
+			img.setDigest(p)
 		}
 	}
 	rep.addScans(s.scanRecords())

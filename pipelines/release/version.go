@@ -27,7 +27,8 @@ func (e *VersionMismatchError) Error() string {
 	return fmt.Sprintf("image %s: package %s reports version %q, the tag is for %q", e.Image, e.Package, e.Got, e.Want)
 }
 
-// CheckVersions runs Python inside each built image and compares the installed package's
+// CheckVersions runs Python inside each built image (each platform's, of a multi-platform
+// image) and compares the installed package's
 // version with the plan's, exactly (PEP 440's normal form, as the tag spells it without
 // v). Any difference, or an image where the package cannot be found, publishes nothing.
 func CheckVersions(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci.Pipeline, images []ci.Image) error {
@@ -35,17 +36,19 @@ func CheckVersions(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci
 	if err != nil {
 		return stepErr(StepVersion, plan.Tag, nextNothingPublished, err)
 	}
-	errs := make([]error, len(images))
+	// Every platform's image is checked: each installs the package in its own build.
+	builds := platformBuilds(images)
+	errs := make([]error, len(builds))
 	var wg sync.WaitGroup
-	for i, img := range images {
+	for i, b := range builds {
 		wg.Go(func() {
-			out, err := img.Container.WithExec([]string{"python", "-c", versionScript, pkg}).Stdout(ctx)
+			out, err := b.WithExec([]string{"python", "-c", versionScript, pkg}).Stdout(ctx)
 			if err != nil {
-				errs[i] = fmt.Errorf("image %s: reading the version of %s: %w", img.Spec.Repository, pkg, err)
+				errs[i] = fmt.Errorf("image %s: reading the version of %s: %w", b.name, pkg, err)
 				return
 			}
 			if got := strings.TrimSpace(out); got != plan.Version {
-				errs[i] = &VersionMismatchError{Image: img.Spec.Repository, Package: pkg, Want: plan.Version, Got: got}
+				errs[i] = &VersionMismatchError{Image: b.name, Package: pkg, Want: plan.Version, Got: got}
 			}
 		})
 	}

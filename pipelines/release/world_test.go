@@ -15,6 +15,7 @@ import (
 	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskrepo"
+	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 	"dagger/shipyard/pipelines/releasegate"
@@ -42,6 +43,8 @@ type world struct {
 	program func(e *engine.Engine)
 	// engineOpts configure each fresh engine (e.g. its exec latency).
 	engineOpts []engine.Option
+	// platforms, when set, build every image for each and publish one index.
+	platforms []dagger.Platform
 }
 
 func newWorld(t *testing.T, opts teskrepo.Options) *world {
@@ -72,6 +75,18 @@ func (w *world) freshEngine() {
 	teskrepo.ReportBuiltVersion(w.e)
 	for _, name := range teskImages {
 		w.e.OnFile(engine.FileRule{Path: "/out/" + name + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+	}
+	if len(w.platforms) > 0 {
+		var names []string
+		for _, p := range w.platforms {
+			names = append(names, string(p))
+		}
+		w.pub.InstallPlatforms(w.t, w.e, names, teskImages...)
+		for _, name := range teskImages {
+			for _, p := range w.platforms {
+				w.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(name, p)) + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+			}
+		}
 	}
 	if w.program != nil {
 		w.program(w.e)
@@ -111,7 +126,8 @@ func (w *world) config() Config {
 			},
 			Workdir: w.t.TempDir(),
 		},
-		Log: &w.log,
+		Log:       &w.log,
+		Platforms: w.platforms,
 	}
 }
 
