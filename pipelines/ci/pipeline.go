@@ -3,6 +3,7 @@ package ci
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,20 @@ type Pipeline struct {
 	// Platforms are the platforms each image is built for (linux/amd64, linux/arm64); none
 	// builds one image for the engine's own platform.
 	Platforms []dagger.Platform
+}
+
+// DefaultPlatforms are what published images are built for unless configured: the
+// platforms of the clusters tesk-core runs on, x86-64 servers and arm64 ones (Graviton,
+// Ampere), and of the laptops its developers pull the images on.
+var DefaultPlatforms = []dagger.Platform{"linux/amd64", "linux/arm64"}
+
+// PublishPlatforms are the platforms of published images: those configured (--platform
+// values, checked by ParsePlatforms), or DefaultPlatforms when none are.
+func PublishPlatforms(values []string) ([]dagger.Platform, error) {
+	if len(values) == 0 {
+		return slices.Clone(DefaultPlatforms), nil
+	}
+	return ParsePlatforms(values)
 }
 
 // ParsePlatforms reads --platform values, os/arch[/variant] (linux/amd64, linux/arm64/v8),

@@ -37,3 +37,20 @@ func TestParsePlatforms(t *testing.T) {
 		}
 	}
 }
+
+func TestPublishPlatforms(t *testing.T) {
+	got, err := PublishPlatforms(nil)
+	if err != nil || len(got) != 2 || got[0] != "linux/amd64" || got[1] != "linux/arm64" {
+		t.Errorf("default = %v, %v; want linux/amd64 and linux/arm64", got, err)
+	}
+	got[0] = "linux/s390x" // the caller's copy: the default stays
+	if DefaultPlatforms[0] != "linux/amd64" {
+		t.Error("PublishPlatforms handed out the default itself")
+	}
+	if got, err := PublishPlatforms([]string{"linux/arm64"}); err != nil || len(got) != 1 || got[0] != "linux/arm64" {
+		t.Errorf("configured = %v, %v; want linux/arm64 alone", got, err)
+	}
+	if _, err := PublishPlatforms([]string{"arm64"}); err == nil {
+		t.Error("a malformed platform was accepted")
+	}
+}
