@@ -20,11 +20,14 @@ type PublishedTarget struct {
 	Name   string `json:"name"`
 	Ref    string `json:"ref"`
 	Digest string `json:"digest"`
+	// Platforms are the platform images of a multi-platform image, each scanned by its
+	// own digest and named "<name> (<platform>)" in the reports.
+	Platforms []PlatformDigest `json:"platforms,omitempty"`
 }
 
 // ResolvePublished resolves each <registry>/<org>/<prefix><name>:<tag> to the digest it
-// points at now, anonymously (as a user pulls it), so the scan and its report name exactly
-// what was scanned. A reference by digest is checked to exist.
+// points at now, anonymously (as a user pulls it), and an index to the platform images it
+// lists, so the scan and its report name exactly what was scanned. A reference by digest is checked to exist.
 func ResolvePublished(ctx context.Context, refs []string, prefix string, opts ...registry.Option) ([]PublishedTarget, error) {
 	if len(refs) == 0 {
 		return nil, errors.New("no image references given: pass --ref <registry>/<org>/<name>:<tag>")
@@ -40,12 +43,19 @@ func ResolvePublished(ctx context.Context, refs []string, prefix string, opts ..
 		if err != nil {
 			return fmt.Errorf("%s: %w", ref, err)
 		}
+		listed, err := registry.Platforms(ctx, repo+"@"+digest, registry.Auth{}, opts...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ref, err)
+		}
 		if tag == "" {
 			// A reference by digest names its report after the digest's first characters.
 			tag = strings.TrimPrefix(digest, "sha256:")
 			tag = tag[:min(12, len(tag))]
 		}
 		out[i] = PublishedTarget{Name: strings.TrimPrefix(path.Base(repo), prefix) + "-" + tag, Ref: ref, Digest: digest}
+		for _, l := range listed {
+			out[i].Platforms = append(out[i].Platforms, PlatformDigest{Platform: l.Platform, Digest: l.Digest})
+		}
 		return nil
 	})
 	if err != nil {
@@ -76,7 +86,7 @@ func splitRef(ref string) (repo, tag string, err error) {
 }
 
 // ScanPublished is the weekly scan of published images: it resolves each tag to its
-// digest, scans that digest with Trivy (no credentials, as ScanDigests) under the CI
+// digest, scans that digest (each platform image of a multi-platform image) with Trivy (no credentials, as ScanDigests) under the CI
 // policy, and returns every report (<name>.json, <name>.sarif for code scanning,
 // summary.txt, and targets.json naming the digest of each tag). With fail, findings that
 // the policy blocks fail the call; without it (report only) they are only reported. An
@@ -89,7 +99,9 @@ func ScanPublished(ctx context.Context, p *ci.Pipeline, refs []string, ignore []
 	scan := make([]ci.ScanTarget, 0, len(targets))
 	for _, t := range targets {
 		repo, _, _ := splitRef(t.Ref)
-		scan = append(scan, ci.ScanTarget{Name: t.Name, Ref: repo + "@" + t.Digest})
+		for _, img := range Scanned([]Pushed{{Name: t.Name, Repository: repo, Digest: t.Digest, Platforms: t.Platforms}}) {
+			scan = append(scan, ci.ScanTarget{Name: img.Name, Ref: img.Ref()})
+		}
 	}
 	dir, results, scanErr := p.ScanReports(ctx, scan, ignore)
 	if dir == nil {

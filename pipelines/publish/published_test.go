@@ -96,3 +96,44 @@ func TestScanPublishedByDigest(t *testing.T) {
 		t.Errorf("results %+v, want one named %s", results, name)
 	}
 }
+
+// The weekly scan of a multi-platform image scans each platform image the tag's index
+// lists: a finding only the arm64 image has fails the scan.
+func TestScanPublishedIndex(t *testing.T) {
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	setup := newPlatformEnv(t, w)
+	pushed, err := publish.PushByDigest(ctx, setup.images[:1], setup.target, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Registry.Tag(t, setup.repo("filer"), "latest", pushed[0].Digest)
+
+	v := newEnv(t, w)
+	v.e.OnFile(engine.FileRule{Path: "/out/filer-latest-linux-amd64.json", Contents: cleanReport})
+	v.e.OnFile(engine.FileRule{Path: "/out/filer-latest-linux-arm64.json", Contents: string(corpus.Read(t, "trivy", "debian-buster.json"))})
+	dir, results, err := publish.ScanPublished(ctx, v.p, []string{setup.repo("filer") + ":latest"}, nil, true)
+	if err == nil || !strings.Contains(err.Error(), "filer-latest (linux/arm64) has fixable CRITICAL or HIGH") {
+		t.Fatalf("err = %v, want the arm64 image's findings", err)
+	}
+	if len(results) != 2 || results[0].Name != "filer-latest (linux/amd64)" || !results[0].Verdict.Passed() {
+		t.Errorf("results %+v", results)
+	}
+	var scanned []string
+	for _, x := range v.e.Graph().ExecsWith("trivy image") {
+		scanned = append(scanned, x.Args[len(x.Args)-1])
+	}
+	for _, pd := range pushed[0].Platforms {
+		if !strings.Contains(strings.Join(scanned, " "), setup.repo("filer")+"@"+pd.Digest) {
+			t.Errorf("%s was not scanned by its digest; scanned %v", pd.Platform, scanned)
+		}
+	}
+	raw, err := dir.File("targets.json").Contents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var targets []publish.PublishedTarget
+	if err := json.Unmarshal([]byte(raw), &targets); err != nil || len(targets) != 1 || len(targets[0].Platforms) != 2 || targets[0].Digest != pushed[0].Digest {
+		t.Errorf("targets.json %s (%v)", raw, err)
+	}
+}
