@@ -169,3 +169,30 @@ func attestedPlatforms(w *publishtest.World, ref string) string {
 	}
 	return "(no attest run)"
 }
+
+// Verify with WithPlatforms fails when a platform image lacks what its index has: a runtime
+// pulling that platform would find no signature.
+func TestVerifyRequiresEachPlatformImage(t *testing.T) {
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	v := newPlatformEnv(t, w)
+	pushed, err := publish.PushByDigest(ctx, v.images[:1], v.target, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexOnly := []publish.Pushed{{Name: pushed[0].Name, Repository: pushed[0].Repository, Digest: pushed[0].Digest}}
+	if _, err := publish.Attest(ctx, v.sign, v.target, indexOnly, v.images); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := publish.Sign(ctx, v.sign, v.target, indexOnly); err != nil {
+		t.Fatal(err)
+	}
+	root := v.c.Host().File(w.Sigstore.TrustedRoot)
+	if _, err := publish.Verify(ctx, v.sign.Tool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root); err != nil {
+		t.Fatalf("the index alone: %v", err)
+	}
+	_, err = publish.Verify(ctx, v.sign.Tool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithPlatforms())
+	if err == nil || !strings.Contains(err.Error(), "its linux/amd64 image") {
+		t.Errorf("verify with unsigned platform images = %v, want a failure naming linux/amd64", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,6 +37,11 @@ type Verification struct {
 	Ref      string     `json:"ref"`
 	Digest   string     `json:"digest"`
 	Verified []Verified `json:"verified"`
+	// Platform is the platform of a platform image verified as part of its index.
+	Platform string `json:"platform,omitempty"`
+	// Platforms are the platform images of an index, each verified by its own digest
+	// (WithPlatforms).
+	Platforms []Verification `json:"platforms,omitempty"`
 }
 
 // Verified is one bundle that verified.
@@ -63,6 +69,9 @@ func (v Verification) Text() string {
 			what = "CycloneDX SBOM"
 		}
 		fmt.Fprintf(&b, "  %s by %s (issuer %s), Rekor log index %d, referrer %s\n", what, x.Identity, x.Issuer, x.LogIndex, x.Referrer)
+	}
+	for _, p := range v.Platforms {
+		b.WriteString(strings.ReplaceAll(strings.TrimRight(p.Text(), "\n"), "\n", "\n  ") + "\n")
 	}
 	return b.String()
 }
@@ -92,6 +101,13 @@ type verifyConfig struct {
 	target      *Target
 	minSCTs     int
 	requireSBOM bool
+	platforms   bool
+}
+
+// WithPlatforms also verifies, when the image is a multi-platform image's index, each
+// platform image it lists, by its own digest: what a runtime on that platform pulls.
+func WithPlatforms() VerifyOption {
+	return func(c *verifyConfig) { c.platforms = true }
 }
 
 // WithRequiredSBOM also requires a CycloneDX SBOM attestation from the same signer, besides
@@ -180,5 +196,22 @@ func Verify(ctx context.Context, tool *dagger.Container, image, identityRegexp, 
 	if got.Digest != digest || len(got.Verified) == 0 {
 		return Verification{}, fmt.Errorf("verify %s: supplychain verified %q with %d bundles, want %s", image, got.Digest, len(got.Verified), digest)
 	}
-	return Verification{Image: image, Ref: ref, Digest: digest, Verified: got.Verified}, nil
+	v := Verification{Image: image, Ref: ref, Digest: digest, Verified: got.Verified}
+	if !cfg.platforms {
+		return v, nil
+	}
+	listed, err := registry.Platforms(ctx, ref, auth, ropts...)
+	if err != nil {
+		return Verification{}, fmt.Errorf("verify %s: %w", image, err)
+	}
+	one := append(slices.Clone(opts), func(c *verifyConfig) { c.platforms = false })
+	for _, l := range listed {
+		pv, err := Verify(ctx, tool, repo+"@"+l.Digest, identityRegexp, issuer, trustedRoot, one...)
+		if err != nil {
+			return Verification{}, fmt.Errorf("verify %s, its %s image: %w", image, l.Platform, err)
+		}
+		pv.Platform = l.Platform
+		v.Platforms = append(v.Platforms, pv)
+	}
+	return v, nil
 }
