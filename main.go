@@ -115,11 +115,13 @@ func New(
 	}
 }
 
-// WithPlatforms builds every image for these platforms (e.g. linux/amd64 and
-// linux/arm64) and publishes each as one OCI image index by digest, with its provenance,
-// SBOM and signature on the index digest; each platform's image is scanned. Chain it
-// before images, push-by-digest or publish-dev. The release builds for the engine's own
-// platform only (for now).
+// WithPlatforms sets the platforms images are built for and published as one OCI image
+// index by digest (default linux/amd64 and linux/arm64 for images, push-by-digest,
+// publish-dev and the release): each platform's image is version-checked (release) and
+// scanned, and provenance, SBOM and signature go on the index digest and on each platform
+// image's. A platform other than the engine's runs under the engine's emulation. Chained
+// before image, scan, scan-check, end-to-end or ci, which otherwise build for the engine's
+// platform, it builds those functions' images for these platforms too.
 func (m *Shipyard) WithPlatforms(
 	// A platform, os/arch[/variant] (repeatable).
 	platform []string,
@@ -163,12 +165,30 @@ func (m *Shipyard) pipeline(ctx context.Context, pythonImages []string) (*ci.Pip
 	return p, nil
 }
 
-// images connects the pipeline and builds (lazily) the project's images.
+// images connects the pipeline and builds (lazily) the project's images, for the engine's
+// platform unless with-platforms named others.
 func (m *Shipyard) images(ctx context.Context, version string) (*ci.Pipeline, []ci.Image, error) {
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, nil, err
 	}
+	return imagesOf(ctx, p, version)
+}
+
+// publishedImages is images for publishing: for the platforms of with-platforms, or
+// ci.DefaultPlatforms.
+func (m *Shipyard) publishedImages(ctx context.Context, version string) (*ci.Pipeline, []ci.Image, error) {
+	p, err := m.pipeline(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.Platforms, err = ci.PublishPlatforms(m.Platforms); err != nil {
+		return nil, nil, err
+	}
+	return imagesOf(ctx, p, version)
+}
+
+func imagesOf(ctx context.Context, p *ci.Pipeline, version string) (*ci.Pipeline, []ci.Image, error) {
 	images, err := p.Images(ctx, version)
 	if err != nil {
 		return nil, nil, err
@@ -325,14 +345,16 @@ func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
 }
 
 // Images builds every containers/<name>.Dockerfile (taskmaster and filer) from the root of
-// the repository, with SETUPTOOLS_SCM_PRETEND_VERSION set to --version when given.
+// the repository, with SETUPTOOLS_SCM_PRETEND_VERSION set to --version when given, for each
+// platform images are published for (with-platforms; default linux/amd64 and linux/arm64):
+// one container per image and platform, as push-by-digest publishes them.
 func (m *Shipyard) Images(
 	ctx context.Context,
 	// The package version without v (e.g. 0.11.0rc1); default: from Git history, else 0.0.0.dev0.
 	// +optional
 	version string,
 ) ([]*dagger.Container, error) {
-	_, images, err := m.images(ctx, version)
+	_, images, err := m.publishedImages(ctx, version)
 	if err != nil {
 		return nil, err
 	}

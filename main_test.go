@@ -6,12 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish/publishtest"
 )
 
 // newModule connects a module to a fresh engine double through its own fields: the SDK
@@ -40,7 +43,33 @@ var publishExecs = flowexecs.Publish
 func cleanScans(e *engine.Engine) {
 	for _, img := range []string{"taskmaster", "filer"} {
 		e.OnFile(engine.FileRule{Path: "/out/" + img + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+		for _, p := range ci.DefaultPlatforms {
+			e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(img, p)) + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+		}
 	}
+}
+
+// published is the digest publishing name gives by default: the index of its images for
+// ci.DefaultPlatforms.
+func published(t *testing.T, w *publishtest.World, name string) string {
+	t.Helper()
+	return w.IndexDigest(t, name, defaultPlatforms())
+}
+
+func defaultPlatforms() []string {
+	var out []string
+	for _, p := range ci.DefaultPlatforms {
+		out = append(out, string(p))
+	}
+	return out
+}
+
+// installImages programs e with the images of filer and taskmaster as publishtest builds
+// them, for the engine's platform and for each default platform.
+func installImages(t *testing.T, w *publishtest.World, e *engine.Engine) {
+	t.Helper()
+	w.Install(t, e, "filer", "taskmaster")
+	w.InstallPlatforms(t, e, defaultPlatforms(), "filer", "taskmaster")
 }
 
 func TestPrTitle(t *testing.T) {
@@ -262,8 +291,9 @@ func TestEachCIFunctionRuns(t *testing.T) {
 	if _, err := m.Docs(ctx); err != nil {
 		t.Errorf("docs: %v", err)
 	}
+	// One container per image and default platform.
 	images, err := m.Images(ctx, "0.11.0")
-	if err != nil || len(images) != 2 {
+	if err != nil || len(images) != 4 {
 		t.Fatalf("images: %v %v", images, err)
 	}
 	if _, err := m.Scan(ctx, "0.11.0", ""); err != nil {
@@ -329,4 +359,13 @@ func TestWithPlatformsBuildsEachPlatform(t *testing.T) {
 	if _, err := m.WithPlatforms([]string{"linux"}); err == nil {
 		t.Error("a platform without its architecture was accepted")
 	}
+}
+
+func digestOf(t *testing.T, img interface{ Digest() (v1.Hash, error) }) string {
+	t.Helper()
+	h, err := img.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.String()
 }

@@ -40,8 +40,8 @@ func (m *Shipyard) publicTarget() publish.Target {
 	return publish.Target{Registry: m.Registry, Org: m.Org}
 }
 
-// pushed reads the digests push-by-digest printed, for this source's images in t. The JSON
-// may name some of the images: a job per image passes only its own (push-by-digest --image
+// pushed reads the digests push-by-digest printed, for this source's images in t, with the
+// platform images of each index read from the registry. The JSON may name some of the images: a job per image passes only its own (push-by-digest --image
 // prints one), and the step then handles exactly the images named.
 func (m *Shipyard) pushed(ctx context.Context, digests, version string, t publish.Target) ([]publish.Pushed, []ci.Image, error) {
 	byName, err := publish.ParseDigests(digests)
@@ -54,6 +54,11 @@ func (m *Shipyard) pushed(ctx context.Context, digests, version string, t publis
 	}
 	pushed, err := publish.FromSomeDigests(byName, images, t)
 	if err != nil {
+		return nil, nil, fmt.Errorf("--digests: %w", err)
+	}
+	// A digest may be a multi-platform image's index: its platform images are scanned,
+	// attested and signed too, as the registry lists them.
+	if pushed, err = publish.ResolvePlatforms(ctx, t, pushed); err != nil {
 		return nil, nil, fmt.Errorf("--digests: %w", err)
 	}
 	return pushed, images, nil
@@ -108,7 +113,7 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	p, images, err := m.images(ctx, "")
+	p, images, err := m.publishedImages(ctx, "")
 	if err != nil {
 		return "", err
 	}
@@ -152,7 +157,7 @@ func (m *Shipyard) PushByDigest(
 	if err != nil {
 		return "", err
 	}
-	p, images, err := m.images(ctx, version)
+	p, images, err := m.publishedImages(ctx, version)
 	if err != nil {
 		return "", err
 	}
@@ -214,7 +219,11 @@ func (m *Shipyard) ScanDigests(
 		if err != nil {
 			return nil, fmt.Errorf("--ref: %w", err)
 		}
-		pushed = append(pushed, x)
+		resolved, err := publish.ResolvePlatforms(ctx, m.publicTarget(), []publish.Pushed{x})
+		if err != nil {
+			return nil, fmt.Errorf("--ref: %w", err)
+		}
+		pushed = append(pushed, resolved...)
 	}
 	ignore, err := p.IgnoreFileContent(ctx)
 	if err != nil {
@@ -364,7 +373,8 @@ func (m *Shipyard) ScanPublished(
 // Verify checks, before deploying, that an image has a valid Sigstore signature and SLSA
 // build provenance from the given identity and issuer (e.g. tesk-core's release workflow and
 // GitHub's OIDC issuer), against Sigstore's public-good trusted root (pinned by digest) or
-// --trusted-root. A tag is resolved to its digest first. Prints what was verified.
+// --trusted-root. A tag is resolved to its digest first; a multi-platform image's index is
+// verified, then each platform image it lists, by its own digest. Prints what was verified.
 // +cache="never"
 func (m *Shipyard) Verify(
 	ctx context.Context,
@@ -408,7 +418,7 @@ func (m *Shipyard) Verify(
 			return "", fmt.Errorf("--trusted-root: %w", err)
 		}
 	}
-	opts := []publish.VerifyOption{publish.WithMinSCTs(minScts)}
+	opts := []publish.VerifyOption{publish.WithMinSCTs(minScts), publish.WithPlatforms()}
 	if requireSbom {
 		opts = append(opts, publish.WithRequiredSBOM())
 	}

@@ -23,7 +23,7 @@ func TestPublishStepsPerImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	var byName map[string]string
-	if err := json.Unmarshal([]byte(digests), &byName); err != nil || len(byName) != 1 || byName["taskmaster"] != w.Digest(t, "taskmaster") {
+	if err := json.Unmarshal([]byte(digests), &byName); err != nil || len(byName) != 1 || byName["taskmaster"] != published(t, w, "taskmaster") {
 		t.Fatalf("push-by-digest --image taskmaster printed %s (%v)", digests, err)
 	}
 
@@ -46,14 +46,15 @@ func TestPublishStepsPerImage(t *testing.T) {
 		var ev []struct {
 			Name string `json:"name"`
 		}
-		if err := json.Unmarshal([]byte(out), &ev); err != nil || len(ev) != 1 || ev[0].Name != "taskmaster" {
+		// The index and its two platform images.
+		if err := json.Unmarshal([]byte(out), &ev); err != nil || len(ev) != 3 || ev[0].Name != "taskmaster" || ev[2].Name != "taskmaster (linux/arm64)" {
 			t.Errorf("a step for taskmaster printed (%v)\n%s", err, out)
 		}
 	}
 	if !strings.Contains(tagged, "tesk-core-taskmaster") || strings.Contains(tagged, "tesk-core-filer") {
 		t.Errorf("tag-images for taskmaster printed\n%s", tagged)
 	}
-	if refs := w.Registry.Referrers(t, repoOf(w, "taskmaster"), w.Digest(t, "taskmaster")); len(refs) != 2 {
+	if refs := w.Registry.Referrers(t, repoOf(w, "taskmaster"), published(t, w, "taskmaster")); len(refs) != 2 {
 		t.Errorf("taskmaster referrers %v, want one signature and one provenance", refs)
 	}
 	if tags := w.Registry.Tags(t, repoOf(w, "taskmaster")); len(tags) != 2 {

@@ -36,7 +36,7 @@ func publishModule(t *testing.T, w *publishtest.World, withLogin bool) (*Shipyar
 	m, e := newModule(t, nil, opts...)
 	e.ExpectExecs(publishExecs...)
 	cleanScans(e)
-	w.Install(t, e, "filer", "taskmaster")
+	installImages(t, w, e)
 	m.Registry, m.Org = w.Registry.Host, "elixircloud"
 	if withLogin {
 		m.RegistryUsername = w.Username
@@ -95,7 +95,7 @@ func TestPublishDevThroughTheModule(t *testing.T) {
 		t.Fatalf("output %s: %v", out, err)
 	}
 	for _, n := range []string{"filer", "taskmaster"} {
-		d := w.Digest(t, n)
+		d := published(t, w, n)
 		want := map[string]string{"dev": d, "sha-" + devSHA: d}
 		if res.Digests[n] != d || !reflect.DeepEqual(w.Registry.Tags(t, repoOf(w, n)), want) {
 			t.Errorf("%s: printed %s, tags %v, want %v", n, res.Digests[n], w.Registry.Tags(t, repoOf(w, n)), want)
@@ -110,9 +110,15 @@ func TestPublishDevThroughTheModule(t *testing.T) {
 	if !strings.Contains(text, "verified "+repoOf(w, "filer")+":dev") || !strings.Contains(text, "signature by "+publishtest.Identity) {
 		t.Errorf("verify printed:\n%s", text)
 	}
-	js, err := m.Verify(ctx, repoOf(w, "filer")+"@"+w.Digest(t, "filer"), publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "json", false)
-	if err != nil || !json.Valid([]byte(js)) {
+	js, err := m.Verify(ctx, repoOf(w, "filer")+"@"+published(t, w, "filer"), publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "json", false)
+	var verified publish.Verification
+	if err != nil || json.Unmarshal([]byte(js), &verified) != nil {
 		t.Fatalf("verify --format json: %q, %v", js, err)
+	}
+	// The index, then each platform image by its own digest.
+	if len(verified.Platforms) != 2 || verified.Platforms[1].Platform != "linux/arm64" || len(verified.Platforms[1].Verified) != 3 ||
+		verified.Platforms[1].Digest != digestOf(t, w.PlatformImage(t, "filer", "linux/arm64")) {
+		t.Errorf("verify --format json: %s", js)
 	}
 	// publish-dev attested the SBOM, so --require-sbom passes.
 	withSBOM, err := m.Verify(ctx, repoOf(w, "filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "text", true)
@@ -126,7 +132,7 @@ func TestPublishDevThroughTheModule(t *testing.T) {
 	noSecret(t, w, e.Graph().String(), out, text, js, errText(wrong))
 
 	if *keep != "" {
-		w.Keep(t, *keep, repoOf(w, "filer"), w.Digest(t, "filer"))
+		w.Keep(t, *keep, repoOf(w, "filer"), published(t, w, "filer"))
 	}
 }
 
@@ -144,7 +150,7 @@ func TestPublishStepsOneByOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	var byName map[string]string
-	if err := json.Unmarshal([]byte(digests), &byName); err != nil || byName["filer"] != w.Digest(t, "filer") || len(byName) != 2 {
+	if err := json.Unmarshal([]byte(digests), &byName); err != nil || byName["filer"] != published(t, w, "filer") || len(byName) != 2 {
 		t.Fatalf("push-by-digest printed %s (%v)", digests, err)
 	}
 
@@ -175,7 +181,15 @@ func TestPublishStepsOneByOne(t *testing.T) {
 			}
 		}
 		slices.Sort(scanned)
-		if want := []string{refs[0], refs[1]}; !slices.Equal(scanned, want) {
+		// Each platform image of each index, by its own digest.
+		var want []string
+		for _, n := range []string{"filer", "taskmaster"} {
+			for _, p := range defaultPlatforms() {
+				want = append(want, repoOf(w, n)+"@"+digestOf(t, w.PlatformImage(t, n, p)))
+			}
+		}
+		slices.Sort(want)
+		if !slices.Equal(scanned, want) {
 			t.Errorf("trivy scanned %v, want exactly %v", scanned, want)
 		}
 	}
@@ -224,7 +238,8 @@ func TestPublishStepsOneByOne(t *testing.T) {
 				t.Fatalf("output %s: %v", x.out, err)
 			}
 		}
-		if len(ev) != 2 || len(sv) != 2 || len(reports) != 2 {
+		// Evidence on each index and each of its two platform images; tags on the indexes.
+		if len(ev) != 6 || len(sv) != 6 || len(reports) != 2 {
 			t.Fatalf("round %d printed\n%s\n%s\n%s", round, attested, signed, tagged)
 		}
 		if round == 1 {
@@ -247,7 +262,7 @@ func TestPublishStepsOneByOne(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"filer", "taskmaster"} {
-		if refs := w.Registry.Referrers(t, repoOf(w, n), w.Digest(t, n)); len(refs) != 2 {
+		if refs := w.Registry.Referrers(t, repoOf(w, n), published(t, w, n)); len(refs) != 2 {
 			t.Errorf("%s referrers %v, want one signature and one provenance", n, refs)
 		}
 		if tags := w.Registry.Tags(t, repoOf(w, n)); len(tags) != 2 {

@@ -7,6 +7,7 @@ import (
 
 	sdk "dagger.io/dagger"
 
+	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/release"
 	"dagger/shipyard/pipelines/releasegate"
 )
@@ -117,7 +118,11 @@ func (m *Shipyard) ReleaseScan(
 	if err != nil {
 		return "", err
 	}
-	scanned, _, err := release.ScanJob(ctx, release.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitUrl}, h)
+	cfg := release.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitUrl}
+	if cfg.Pins, err = m.pins(); err != nil {
+		return "", err
+	}
+	scanned, _, err := release.ScanJob(ctx, cfg, h)
 	if err != nil {
 		return "", err
 	}
@@ -237,6 +242,9 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 		return release.Config{}, none, err
 	}
 	if cfg.Pins, err = m.pins(); err != nil {
+		return release.Config{}, none, err
+	}
+	if cfg.Platforms, err = ci.PublishPlatforms(m.Platforms); err != nil {
 		return release.Config{}, none, err
 	}
 	if m.GithubToken != nil && f.gitURL == "" {

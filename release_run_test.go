@@ -35,7 +35,7 @@ func newReleaseWorld(t *testing.T) *releaseWorld {
 	e.ExpectExecs(publishExecs...)
 	dag := m.engine()
 	w := &releaseWorld{m: m, e: e, repo: teskrepo.New(t, teskrepo.Options{}), pub: publishtest.NewWorld(t)}
-	w.pub.Install(t, e, "taskmaster", "filer")
+	installImages(t, w.pub, e)
 	teskrepo.ReportBuiltVersion(e)
 	cleanScans(e)
 	m.Repo = teskrepo.FullName
@@ -195,8 +195,8 @@ func TestReleaseJobsThroughTheModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := te.Requests(); n != 6 {
-		t.Errorf("%d tokens requested, want one per attest, SBOM attest and sign of each image", n)
+	if n := te.Requests(); n != 18 {
+		t.Errorf("%d tokens requested, want one per attest, SBOM attest and sign of each index and platform image", n)
 	}
 	if strings.Count(report, "tags:        0.11.0rc1\n") != 2 || strings.Contains(report, "latest") {
 		t.Errorf("publish report:\n%s", report)

@@ -25,6 +25,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
+	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/testkit/engine"
 )
 
@@ -294,6 +295,25 @@ func PlatformBuild(name, platform string) string {
 	return `dockerfile:"containers/` + name + `.Dockerfile",platform:"` + platform + `"`
 }
 
+// IndexDigest is the digest of the index of name's platform images (PlatformImage), as a
+// multi-platform push writes it for platforms in that order.
+func (w *World) IndexDigest(t testing.TB, name string, platforms []string) string {
+	t.Helper()
+	images := make([]v1.Image, len(platforms))
+	for i, p := range platforms {
+		images[i] = w.PlatformImage(t, name, p)
+	}
+	idx, err := registry.NewIndex(images)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := idx.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.String()
+}
+
 // Digest is the digest of Image(name).
 func (w *World) Digest(t testing.TB, name string) string {
 	t.Helper()
@@ -304,12 +324,17 @@ func (w *World) Digest(t testing.TB, name string) string {
 	return h.String()
 }
 
-// Rebuild makes the next build of name another image, as a build that is not reproducible
-// gives on a fresh engine.
+// Rebuild makes the next build of name (for every platform) another image, as a build that
+// is not reproducible gives on a fresh engine.
 func (w *World) Rebuild(name string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.images, name)
+	for key := range w.images {
+		if strings.HasPrefix(key, name+" (") { // its platform images
+			delete(w.images, key)
+		}
+	}
 }
 
 // Runs lists the argument lists of the supplychain commands run so far.
