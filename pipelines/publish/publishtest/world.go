@@ -427,23 +427,11 @@ func (w *World) run(x engine.Exec) (string, string, int) {
 				paths[m.Path] = f
 			}
 		}
-		// A file an exec in the graph wrote (Trivy's SBOM): the contents the test serves
-		// for it, when the mount's chain is that exec's.
-		for out, contents := range served {
-			if strings.Contains(m.Source, `"--format","cyclonedx"`) && strings.HasSuffix(m.Source, `.file(path:"`+out+`")`) {
-				p := filepath.Join(tmp, fmt.Sprintf("file-%d", i))
-				if err := os.WriteFile(p, []byte(contents), 0o600); err != nil {
-					return "", err.Error(), 125
-				}
-				paths[m.Path] = p
-			}
+		contents, found, err := graphFile(m, served)
+		if err != nil {
+			return w.violate("mounted file %s: %v", m.Path, err)
 		}
-		// A file the graph wrote itself (the index's SBOM): its contents are in the chain.
-		if rest, ok := strings.CutPrefix(m.Source, "directory.withNewFile(contents:"); ok {
-			var contents string
-			if err := json.NewDecoder(strings.NewReader(rest)).Decode(&contents); err != nil {
-				return w.violate("mounted file %s: reading its contents from %s: %v", m.Path, m.Source, err)
-			}
+		if found {
 			p := filepath.Join(tmp, fmt.Sprintf("file-%d", i))
 			if err := os.WriteFile(p, []byte(contents), 0o600); err != nil {
 				return "", err.Error(), 125
@@ -465,6 +453,25 @@ func (w *World) run(x engine.Exec) (string, string, int) {
 	w.runs = append(w.runs, append([]string(nil), x.Args...))
 	w.mu.Unlock()
 	return runSupplychain(context.Background(), w.bin, args, tmp)
+}
+
+// graphFile is the contents of a file the graph made, mounted by m: one an exec wrote
+// (Trivy's SBOM), as the test serves it when the mount's chain is that exec's, or one the
+// graph wrote itself (the index's SBOM), whose contents are in the chain.
+func graphFile(m engine.Mount, served map[string]string) (string, bool, error) {
+	for out, contents := range served {
+		if strings.Contains(m.Source, `"--format","cyclonedx"`) && strings.HasSuffix(m.Source, `.file(path:"`+out+`")`) {
+			return contents, true, nil
+		}
+	}
+	if rest, ok := strings.CutPrefix(m.Source, "directory.withNewFile(contents:"); ok {
+		var contents string
+		if err := json.NewDecoder(strings.NewReader(rest)).Decode(&contents); err != nil {
+			return "", false, fmt.Errorf("reading its contents from %s: %w", m.Source, err)
+		}
+		return contents, true, nil
+	}
+	return "", false, nil
 }
 
 // writeLayoutTar writes img as an OCI image layout in a tar file, as Container.export does.
