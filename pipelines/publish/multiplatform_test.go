@@ -127,10 +127,16 @@ func TestPublishDevMultiPlatform(t *testing.T) {
 		t.Errorf("verify of the arm64 image = %+v, %v", got, err)
 	}
 
-	// A re-run writes nothing new and attests nothing twice.
+	// A re-run writes nothing new and attests nothing twice; it reuses the index that
+	// sha-<commit> names, and still scans each of its platform images.
 	writes := len(w.Registry.Writes())
-	if _, err := publish.PublishDev(ctx, newPlatformEnv(t, w).dev, sha); err != nil {
+	again := newPlatformEnv(t, w)
+	rerun, err := publish.PublishDev(ctx, again.dev, sha)
+	if err != nil {
 		t.Fatalf("re-run: %v", err)
+	}
+	if scanned := slices.Sorted(slices.Values(rerun.Scanned)); !reflect.DeepEqual(scanned, []string{"filer (linux/amd64)", "filer (linux/arm64)", "taskmaster (linux/amd64)", "taskmaster (linux/arm64)"}) {
+		t.Errorf("the re-run scanned %v", scanned)
 	}
 	if extra := w.Registry.Writes()[writes:]; len(extra) != 0 {
 		t.Errorf("the re-run wrote %v", extra)

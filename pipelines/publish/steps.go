@@ -149,6 +149,12 @@ func (s *Images) push(ctx context.Context) error {
 		pushed = append(pushed, fresh[0])
 		fresh = fresh[1:]
 	}
+	if len(s.Reused) > 0 {
+		// A reused digest may be an index: its platform images are scanned and signed too.
+		if pushed, err = ResolvePlatforms(ctx, s.Target, pushed); err != nil {
+			return fmt.Errorf("push-by-digest: %w", err)
+		}
+	}
 	if err := s.checkVersion(ctx, pushed); err != nil {
 		return err
 	}
