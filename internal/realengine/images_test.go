@@ -21,7 +21,10 @@ import (
 // image in containers/, building on the local base image and recording the version the
 // build was given. Python cannot be installed here (no package index), so the images carry
 // a stand-in `python` that answers the release's version check with that version, as
-// tesk-core's images answer with their package's metadata.
+// tesk-core's images answer with their package's metadata; it uses only shell builtins,
+// since under the engine's arm64 emulator a script cannot start another program. Each
+// also records the machine its build step ran on (uname -m), so a test can tell an
+// emulated build from a native one.
 func imageProject(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -30,7 +33,8 @@ func imageProject(t *testing.T) string {
 			"ARG SETUPTOOLS_SCM_PRETEND_VERSION\n" +
 			"LABEL org.opencontainers.image.title=" + img + "\n" +
 			"RUN mkdir -p /opt/tesk && echo \"$SETUPTOOLS_SCM_PRETEND_VERSION\" > /opt/tesk/version && " +
-			"printf '#!/bin/sh\\ncat /opt/tesk/version\\n' > /usr/local/bin/python && chmod +x /usr/local/bin/python\n" +
+			"printf '#!/bin/sh\\nread v < /opt/tesk/version && echo \"$v\"\\n' > /usr/local/bin/python && chmod +x /usr/local/bin/python && " +
+			"uname -m > /opt/tesk/machine\n" +
 			"ENTRYPOINT [\"cat\", \"/opt/tesk/version\"]\n"
 		write(t, filepath.Join(dir, "containers", img+".Dockerfile"), df)
 	}

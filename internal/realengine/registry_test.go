@@ -18,10 +18,12 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	ggcrregistry "github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 // registryPort is the local registry's port: the engine's settings
@@ -32,10 +34,95 @@ const registryPort = "5000"
 // registryHost is how containers and the module reach the local registry.
 const registryHost = gateway + ":" + registryPort
 
-// baseImage is the image the fixtures build on and the signing tool builds in: the kit's
-// Go SDK image (Debian with a Go toolchain whose module proxy is the kit's), pushed to the
-// local registry, by digest.
+// baseImage is the image the fixtures build on and the signing tool builds in: an OCI
+// image index in the local registry, by digest. Its linux/amd64 image is the kit's Go SDK
+// image (Debian with a Go toolchain whose module proxy is the kit's), which the engine picks
+// for its own platform; its linux/arm64 image is a busybox (arm64Image), for the builds the
+// engine emulates.
 var baseImage string
+
+// arm64BusyboxEnv names the arm64 busybox binary .ci/realengine downloads from Debian.
+const arm64BusyboxEnv = "SHIPYARD_ARM64_BUSYBOX"
+
+// arm64Applets are what the fixtures' Dockerfiles call. The engine's emulator (Debian's
+// qemu-aarch64-static) emulates only the process it starts: a program that process
+// executes is an arm64 binary the kernel cannot run. So a RUN step may use only what
+// busybox's shell runs in its own process (its builtins and NOFORK applets, as mkdir,
+// chmod and uname are); cat is there for the entrypoint, which no build runs.
+var arm64Applets = []string{"sh", "mkdir", "echo", "printf", "chmod", "cat", "uname"}
+
+// arm64Image is a linux/arm64 image holding only Debian's static busybox at /bin/busybox,
+// with arm64Applets linked to it.
+func arm64Image(busybox string) (v1.Image, error) {
+	bin, err := os.ReadFile(busybox)
+	if err != nil {
+		return nil, fmt.Errorf("the arm64 busybox (%s, downloaded by .ci/realengine): %w", arm64BusyboxEnv, err)
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, d := range []struct {
+		name string
+		mode int64
+	}{{"bin/", 0o755}, {"etc/", 0o755}, {"tmp/", 0o1777}, {"usr/", 0o755}, {"usr/local/", 0o755}, {"usr/local/bin/", 0o755}} {
+		if err := tw.WriteHeader(&tar.Header{Name: d.name, Mode: d.mode, Typeflag: tar.TypeDir}); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: "bin/busybox", Mode: 0o755, Size: int64(len(bin)), Typeflag: tar.TypeReg}); err != nil {
+		return nil, err
+	}
+	if _, err := tw.Write(bin); err != nil {
+		return nil, err
+	}
+	for _, a := range arm64Applets {
+		if err := tw.WriteHeader(&tar.Header{Name: "bin/" + a, Linkname: "busybox", Mode: 0o777, Typeflag: tar.TypeSymlink}); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf.Bytes())), nil },
+		tarball.WithMediaType(types.OCILayer))
+	if err != nil {
+		return nil, err
+	}
+	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
+	img, err = mutate.ConfigFile(img, &v1.ConfigFile{
+		Architecture: "arm64",
+		OS:           "linux",
+		Config:       v1.Config{Env: []string{"PATH=/usr/local/bin:/bin"}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return mutate.AppendLayers(img, layer)
+}
+
+// pushIndex pushes an OCI image index of the given images (each with the platform its
+// config names) and returns it by digest.
+func pushIndex(repo string, images ...v1.Image) (string, error) {
+	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+	for _, img := range images {
+		cf, err := img.ConfigFile()
+		if err != nil {
+			return "", err
+		}
+		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: cf.Platform()}})
+	}
+	ref, err := name.ParseReference("127.0.0.1:"+registryPort+"/"+repo+":latest", name.Insecure)
+	if err != nil {
+		return "", err
+	}
+	if err := remote.WriteIndex(ref, idx); err != nil {
+		return "", fmt.Errorf("pushing %s: %w", ref, err)
+	}
+	d, err := idx.Digest()
+	if err != nil {
+		return "", err
+	}
+	return registryHost + "/" + repo + "@" + d.String(), nil
+}
 
 func startRegistry() (stop func(), err error) {
 	l, err := net.Listen("tcp", "0.0.0.0:"+registryPort)
@@ -108,11 +195,20 @@ func pushImage(img v1.Image, repo string) (string, error) {
 	return registryHost + "/" + repo + "@" + d.String(), nil
 }
 
-// pushBaseImage pushes the kit's Go SDK image (an OCI layout) to the local registry.
+// pushBaseImage pushes baseImage, the index of the kit's Go SDK image (an OCI layout) and
+// the arm64 busybox image, to the local registry.
 func pushBaseImage() (string, error) {
 	cache := os.Getenv("ENGINE_CACHE")
 	if cache == "" {
 		return "", errors.New("ENGINE_CACHE is unset (start.sh of the engine kit exports it)")
+	}
+	busybox := os.Getenv(arm64BusyboxEnv)
+	if busybox == "" {
+		return "", fmt.Errorf("%s is unset: the linux/arm64 base image needs Debian's arm64 busybox-static binary; run .ci/realengine, which downloads it", arm64BusyboxEnv)
+	}
+	arm64, err := arm64Image(busybox)
+	if err != nil {
+		return "", err
 	}
 	idx, err := layout.ImageIndexFromPath(filepath.Join(cache, "sdk"))
 	if err != nil {
@@ -126,7 +222,7 @@ func pushBaseImage() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	base, err := pushImage(img, "shipyard-test/go-sdk")
+	base, err := pushIndex("shipyard-test/base", img, arm64)
 	if err != nil {
 		return "", err
 	}
