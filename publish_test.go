@@ -107,7 +107,8 @@ func TestPublishDevThroughTheModule(t *testing.T) {
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}
-	if !strings.Contains(text, "verified "+repoOf(w, "filer")+":dev") || !strings.Contains(text, "signature by "+publishtest.Identity) {
+	if !strings.Contains(text, "verified "+repoOf(w, "filer")+":dev") || !strings.Contains(text, "signature by "+publishtest.Identity) ||
+		!strings.Contains(text, "\n  verified "+repoOf(w, "filer")+"@"+digestOf(t, w.PlatformImage(t, "filer", "linux/arm64"))+" (linux/arm64)\n") {
 		t.Errorf("verify printed:\n%s", text)
 	}
 	js, err := m.Verify(ctx, repoOf(w, "filer")+"@"+published(t, w, "filer"), publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "json", false)

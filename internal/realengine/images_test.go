@@ -124,14 +124,19 @@ func TestPushAttestSignTagVerify(t *testing.T) {
 	sigstore := append(append([]string{}, ctor...), "with-sigstore", "--oidc-token", "env://OIDC",
 		"--fulcio-url", sigURL, "--rekor-url", sigURL, "--trusted-root", rootFile,
 		"--builder-id", "https://shipyard.example/realengine", "--build-type", "https://shipyard.example/buildtypes/realengine/v1")
-	call(t, env, append(sigstore, "attest", "--digests", digests, "--sha", strings.Repeat("a", 40))...)
-	call(t, env, append(sigstore, "sign", "--digests", digests)...)
+	// By default each image is an index of linux/amd64 and linux/arm64: the index and each
+	// platform image get provenance and a signature.
+	attested := call(t, env, append(sigstore, "attest", "--digests", digests, "--sha", strings.Repeat("a", 40))...)
+	signed := call(t, env, append(sigstore, "sign", "--digests", digests)...)
+	for _, out := range []string{attested, signed} {
+		mustContain(t, "attest and sign", out, `"filer (linux/arm64)"`, `"taskmaster (linux/amd64)"`, pushed["filer"])
+	}
 	call(t, env, append(ctor, "tag-images", "--digests", digests, "--tag", "0.11.0")...)
 
 	identity := publishtest.IdentityRegexp
 	verified := call(t, env, append(ctor, "verify", "--image", registryHost+"/shipyard-test/tesk-core-filer:0.11.0",
 		"--identity", identity, "--issuer", publishtest.Issuer, "--trusted-root", rootFile)...)
-	mustContain(t, "verify", verified, pushed["filer"])
+	mustContain(t, "verify", verified, pushed["filer"], "(linux/amd64)\n", "(linux/arm64)\n")
 
 	other := "^" + regexp.QuoteMeta("https://github.com/someone/else/.github/workflows/x.yml@refs/heads/main") + "$"
 	r := cli(t, env, "", append([]string{"call"}, append(ctor, "verify", "--image", registryHost+"/shipyard-test/tesk-core-filer:0.11.0",

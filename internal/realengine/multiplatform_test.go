@@ -114,13 +114,14 @@ func TestMultiPlatformImages(t *testing.T) {
 	}
 	sort.Strings(files)
 	t.Logf("scan-digests wrote %s", strings.Join(files, " "))
-	// The JSON carries each image's index digest only, and scan-digests today scans the
-	// index as one target per image (Trivy picks one platform of it): a report per image,
-	// none per platform.
+	// The JSON carries each image's index digest; scan-digests reads the platform images
+	// the index lists from the registry and scans each by its own digest.
 	for _, img := range []string{"filer", "taskmaster"} {
-		for _, ext := range []string{".json", ".sarif"} {
-			if _, err := os.Stat(filepath.Join(reports, img+ext)); err != nil {
-				t.Errorf("scan-digests wrote no %s%s: %v", img, ext, err)
+		for _, platform := range []string{"linux-amd64", "linux-arm64"} {
+			for _, ext := range []string{".json", ".sarif"} {
+				if _, err := os.Stat(filepath.Join(reports, img+"-"+platform+ext)); err != nil {
+					t.Errorf("scan-digests wrote no %s-%s%s: %v", img, platform, ext, err)
+				}
 			}
 		}
 	}

@@ -82,7 +82,7 @@ func teskCoreGit(t *testing.T, repo *githubsim.Repo) (gitURL, sha string) {
 
 // The release rehearsed on a real engine: the gates through the GitHub simulator, the
 // tagged source fetched with Dagger's git API and checked against the gated commit, both
-// images built, the package version checked inside them, the built images scanned (by a
+// images built for linux/amd64 and linux/arm64, the package version checked inside each, the built images scanned (by a
 // Trivy stand-in), and the GitHub release body composed — with nothing published.
 func TestReleaseDryRun(t *testing.T) {
 	t.Parallel()
@@ -95,7 +95,10 @@ func TestReleaseDryRun(t *testing.T) {
 	before := len(repo.Releases())
 	out := call(t, ghEnv, append(ghArgs(api), "--pin", "trivy="+trivyImage,
 		"release", "--tag", "v0.11.0", "--dry-run", "--git-url", gitURL)...)
-	mustContain(t, "the dry run's report", out, "0.11.0", "tesk-core-taskmaster", "tesk-core-filer")
+	// Both default platforms, each built (arm64 under the emulator), version-checked and
+	// scanned: the report lists each platform image with its scan.
+	mustContain(t, "the dry run's report", out, "0.11.0", "tesk-core-taskmaster", "tesk-core-filer",
+		"linux/amd64: sha256:", "linux/arm64: sha256:", "(scan passed)")
 	if got := len(repo.Releases()); got != before {
 		t.Errorf("a dry run created a release (%d before, %d after)", before, got)
 	}

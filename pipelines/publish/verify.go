@@ -57,7 +57,11 @@ type Verified struct {
 // Text renders the verification for a terminal.
 func (v Verification) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "verified %s\n  digest %s\n", v.Image, v.Digest)
+	image := v.Image
+	if v.Platform != "" {
+		image += " (" + v.Platform + ")"
+	}
+	fmt.Fprintf(&b, "verified %s\n  digest %s\n", image, v.Digest)
 	for _, x := range v.Verified {
 		what := x.PredicateType
 		switch x.PredicateType {
@@ -71,7 +75,7 @@ func (v Verification) Text() string {
 		fmt.Fprintf(&b, "  %s by %s (issuer %s), Rekor log index %d, referrer %s\n", what, x.Identity, x.Issuer, x.LogIndex, x.Referrer)
 	}
 	for _, p := range v.Platforms {
-		b.WriteString(strings.ReplaceAll(strings.TrimRight(p.Text(), "\n"), "\n", "\n  ") + "\n")
+		b.WriteString("  " + strings.ReplaceAll(strings.TrimRight(p.Text(), "\n"), "\n", "\n  ") + "\n")
 	}
 	return b.String()
 }
