@@ -133,6 +133,22 @@ func TestPushAttestSignTagVerify(t *testing.T) {
 	}
 	call(t, env, append(ctor, "tag-images", "--digests", digests, "--tag", "0.11.0")...)
 
+	// The weekly scan of the published tag: the tag's index, then each platform image by
+	// its own digest, anonymously.
+	weekly := t.TempDir()
+	call(t, env, "--source", src, "--pin", "trivy="+trivyImage, "scan-published",
+		"--ref", registryHost+"/shipyard-test/tesk-core-filer:0.11.0", "--fail", "export", "--path", weekly)
+	for _, f := range []string{"filer-0.11.0-linux-amd64.json", "filer-0.11.0-linux-arm64.sarif"} {
+		if _, err := os.Stat(filepath.Join(weekly, f)); err != nil {
+			t.Errorf("scan-published wrote no %s: %v", f, err)
+		}
+	}
+	targets, err := os.ReadFile(filepath.Join(weekly, "targets.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "scan-published's targets.json", string(targets), pushed["filer"], `"platform": "linux/arm64"`)
+
 	identity := publishtest.IdentityRegexp
 	verified := call(t, env, append(ctor, "verify", "--image", registryHost+"/shipyard-test/tesk-core-filer:0.11.0",
 		"--identity", identity, "--issuer", publishtest.Issuer, "--trusted-root", rootFile)...)
