@@ -133,10 +133,11 @@ func checkIndex(idx v1.ImageIndex) error {
 	return err
 }
 
-// PlatformImage is one platform's image listed by an index.
-type PlatformImage struct {
-	Platform string
-	Digest   string
+// PlatformDigest is one platform's image listed by an index: its platform, os/arch[/variant],
+// and its digest.
+type PlatformDigest struct {
+	Platform string `json:"platform"`
+	Digest   string `json:"digest"`
 }
 
 // Platforms reads the manifest ref names, with one GET: for an image index, the platform
@@ -146,7 +147,7 @@ type PlatformImage struct {
 // trusting a list that travelled with it. Entries the rule for indexes refuses (nested
 // indexes, no platform, a platform twice) are an error; BuildKit's attestation manifests
 // (platform unknown/unknown) are not images and are left out.
-func Platforms(ctx context.Context, ref string, auth Auth, opts ...Option) ([]PlatformImage, error) {
+func Platforms(ctx context.Context, ref string, auth Auth, opts ...Option) ([]PlatformDigest, error) {
 	out, err := platforms(ctx, ref, auth, opts)
 	if err != nil {
 		return nil, auth.scrub(fmt.Errorf("reading the platforms of %s: %w", ref, err))
@@ -154,7 +155,7 @@ func Platforms(ctx context.Context, ref string, auth Auth, opts ...Option) ([]Pl
 	return out, nil
 }
 
-func platforms(ctx context.Context, ref string, auth Auth, opts []Option) ([]PlatformImage, error) {
+func platforms(ctx context.Context, ref string, auth Auth, opts []Option) ([]PlatformDigest, error) {
 	r, err := parseReference(ref)
 	if err != nil {
 		return nil, err
@@ -181,8 +182,8 @@ func platforms(ctx context.Context, ref string, auth Auth, opts []Option) ([]Pla
 }
 
 // ListedPlatforms is the platform images of an index manifest under the rule for indexes.
-func ListedPlatforms(m *v1.IndexManifest) ([]PlatformImage, error) {
-	var out []PlatformImage
+func ListedPlatforms(m *v1.IndexManifest) ([]PlatformDigest, error) {
+	var out []PlatformDigest
 	var listed []v1.Platform
 	var nested []string
 	for _, d := range m.Manifests {
@@ -198,7 +199,7 @@ func ListedPlatforms(m *v1.IndexManifest) ([]PlatformImage, error) {
 			p = *d.Platform
 		}
 		listed = append(listed, p)
-		out = append(out, PlatformImage{Platform: p.String(), Digest: d.Digest.String()})
+		out = append(out, PlatformDigest{Platform: p.String(), Digest: d.Digest.String()})
 	}
 	if len(nested) > 0 {
 		return nil, fmt.Errorf("the index lists %s, not single-platform image manifests", strings.Join(nested, ", "))

@@ -238,7 +238,7 @@ func TestPlatformsReadsTheIndex(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Platforms: %v", err)
 	}
-	want := []PlatformImage{{"linux/amd64", digestOf(t, imgs[0])}, {"linux/arm64", digestOf(t, imgs[1])}}
+	want := []PlatformDigest{{"linux/amd64", digestOf(t, imgs[0])}, {"linux/arm64", digestOf(t, imgs[1])}}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("Platforms = %v, want %v", got, want)
 	}

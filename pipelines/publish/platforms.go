@@ -23,13 +23,9 @@ func ResolvePlatforms(ctx context.Context, t Target, pushed []Pushed) ([]Pushed,
 	out := slices.Clone(pushed)
 	err := forEach(len(out), func(i int) error {
 		p := out[i]
-		listed, err := registry.Platforms(ctx, p.Ref(), t.Auth, t.RegistryOptions...)
+		read, err := registry.Platforms(ctx, p.Ref(), t.Auth, t.RegistryOptions...)
 		if err != nil {
 			return fmt.Errorf("image %s: %w", p.Name, err)
-		}
-		var read []PlatformDigest
-		for _, l := range listed {
-			read = append(read, PlatformDigest{Platform: l.Platform, Digest: l.Digest})
 		}
 		if p.Platforms != nil && !slices.Equal(p.Platforms, read) {
 			return fmt.Errorf("image %s: the platforms given for %s are %v, the registry's index lists %v", p.Name, p.Ref(), p.Platforms, read)

@@ -129,9 +129,9 @@ func TestPushedCheckRefusesBadPlatformEntries(t *testing.T) {
 		platforms []publish.PlatformDigest
 		wantErr   string
 	}{
-		{"a platform twice", []publish.PlatformDigest{{"linux/amd64", d}, {"linux/amd64", d}}, "listed twice"},
-		{"no platform", []publish.PlatformDigest{{"", d}}, "empty"},
-		{"a tag for a digest", []publish.PlatformDigest{{"linux/arm64", "latest"}}, "not sha256"},
+		{"a platform twice", []publish.PlatformDigest{{Platform: "linux/amd64", Digest: d}, {Platform: "linux/amd64", Digest: d}}, "listed twice"},
+		{"no platform", []publish.PlatformDigest{{Platform: "", Digest: d}}, "empty"},
+		{"a tag for a digest", []publish.PlatformDigest{{Platform: "linux/arm64", Digest: "latest"}}, "not sha256"},
 	} {
 		p := publish.Pushed{Name: "filer", Repository: "docker.io/elixircloud/tesk-core-filer", Digest: d, Platforms: tc.platforms}
 		if err := p.Check(); err == nil || !strings.Contains(err.Error(), tc.wantErr) {

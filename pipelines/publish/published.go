@@ -27,7 +27,8 @@ type PublishedTarget struct {
 
 // ResolvePublished resolves each <registry>/<org>/<prefix><name>:<tag> to the digest it
 // points at now, anonymously (as a user pulls it), and an index to the platform images it
-// lists, so the scan and its report name exactly what was scanned. A reference by digest is checked to exist.
+// lists, so the scan and its report name exactly what was scanned. A reference by digest
+// is checked to exist.
 func ResolvePublished(ctx context.Context, refs []string, prefix string, opts ...registry.Option) ([]PublishedTarget, error) {
 	if len(refs) == 0 {
 		return nil, errors.New("no image references given: pass --ref <registry>/<org>/<name>:<tag>")
@@ -52,10 +53,7 @@ func ResolvePublished(ctx context.Context, refs []string, prefix string, opts ..
 			tag = strings.TrimPrefix(digest, "sha256:")
 			tag = tag[:min(12, len(tag))]
 		}
-		out[i] = PublishedTarget{Name: strings.TrimPrefix(path.Base(repo), prefix) + "-" + tag, Ref: ref, Digest: digest}
-		for _, l := range listed {
-			out[i].Platforms = append(out[i].Platforms, PlatformDigest{Platform: l.Platform, Digest: l.Digest})
-		}
+		out[i] = PublishedTarget{Name: strings.TrimPrefix(path.Base(repo), prefix) + "-" + tag, Ref: ref, Digest: digest, Platforms: listed}
 		return nil
 	})
 	if err != nil {
@@ -86,8 +84,8 @@ func splitRef(ref string) (repo, tag string, err error) {
 }
 
 // ScanPublished is the weekly scan of published images: it resolves each tag to its
-// digest, scans that digest (each platform image of a multi-platform image) with Trivy (no credentials, as ScanDigests) under the CI
-// policy, and returns every report (<name>.json, <name>.sarif for code scanning,
+// digest, scans that digest (each platform image of a multi-platform image) with Trivy (no
+// credentials, as ScanDigests) under the CI policy, and returns every report (<name>.json, <name>.sarif for code scanning,
 // summary.txt, and targets.json naming the digest of each tag). With fail, findings that
 // the policy blocks fail the call; without it (report only) they are only reported. An
 // image that could not be scanned fails the call either way.

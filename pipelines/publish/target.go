@@ -64,10 +64,7 @@ type Pushed struct {
 }
 
 // PlatformDigest is the digest of one platform's image in an index.
-type PlatformDigest struct {
-	Platform string `json:"platform"`
-	Digest   string `json:"digest"`
-}
+type PlatformDigest = registry.PlatformDigest
 
 // Ref is the reference by digest, <repository>@sha256:….
 func (p Pushed) Ref() string { return p.Repository + "@" + p.Digest }

@@ -186,6 +186,9 @@ func (r *Report) addScans(scans []ScanRecord) {
 // platformsVerdict is the verdict on every platform image together: passed when each was
 // scanned and passed.
 func platformsVerdict(img *ImageReport) ScanRecord {
+	if !slices.ContainsFunc(img.Platforms, func(p PlatformReport) bool { return p.Scan.Name != "" }) {
+		return ScanRecord{} // nothing scanned yet
+	}
 	v := ScanRecord{Name: img.Name, Digest: img.Digest, Passed: true}
 	var summaries []string
 	for _, p := range img.Platforms {
@@ -198,9 +201,6 @@ func platformsVerdict(img *ImageReport) ScanRecord {
 		summaries = append(summaries, p.Platform+": "+p.Scan.Summary)
 	}
 	v.Summary = strings.Join(summaries, "; ")
-	if !slices.ContainsFunc(img.Platforms, func(p PlatformReport) bool { return p.Scan.Name != "" }) {
-		return ScanRecord{}
-	}
 	return v
 }
 
