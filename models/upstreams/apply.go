@@ -82,8 +82,10 @@ func ApplyToUpstreams(b []byte, plan UpdatePlan) ([]byte, error) {
 	return f.Marshal()
 }
 
-// Propose writes a proposal of a new line (KindProposed, under PolicyTrackLines) into the
-// file: To joins the generation matrix as its newest entry, and so gets its schema URLs,
+// Propose writes a proposal of a new line (KindProposed) into the file: To joins the
+// generation matrix as its newest entry and the versions it retires leave it (the replaced
+// line under PolicyNewestMinor, the oldest past the count under PolicyMaintainedLines); To
+// gets its schema URLs,
 // which the file holds as templates of the matrix versions. The result must validate
 // (schema URLs defined for To, one version per line); otherwise the file is left as it
 // was and the proposal stays a note for the reviewer.
@@ -94,8 +96,6 @@ func (f *File) Propose(c Change) error {
 		return fmt.Errorf("%s: change %s of %s: only a proposal (kind %q) is proposed, not %q", FilePath, c.To, c.Integration, KindProposed, c.Kind)
 	case in == nil:
 		return fmt.Errorf("%s: integrations.%s: not in the file", FilePath, c.Integration)
-	case in.Policy == PolicyMaintainedMinors:
-		return fmt.Errorf("%s: integrations.%s: under %s a new minor is reported, never edited in", FilePath, c.Integration, PolicyMaintainedMinors)
 	}
 	to, err := ParseVersion(c.To)
 	if err != nil {
@@ -110,7 +110,7 @@ func (f *File) Propose(c Change) error {
 		}
 	}
 	old := in.Versions
-	in.Versions = append(slices.Clone(old), c.To)
+	in.Versions = proposedMatrix(old, c)
 	if errs := f.Validate(); len(errs) > 0 {
 		in.Versions = old
 		f.Validate() // recompile patterns of the restored file
@@ -130,4 +130,22 @@ func ProposeToUpstreams(b []byte, c Change) ([]byte, error) {
 		return nil, err
 	}
 	return f.Marshal()
+}
+
+// proposedMatrix is the matrix after a proposal: the lines it retires gone (by line, so a
+// patch applied to a retired line first does not keep it), To added last.
+func proposedMatrix(matrix []string, c Change) []string {
+	retired := map[Line]bool{}
+	for _, r := range c.Retires {
+		if v, err := ParseVersion(r); err == nil {
+			retired[v.Line()] = true
+		}
+	}
+	var out []string
+	for _, s := range matrix {
+		if v, err := ParseVersion(s); err != nil || !retired[v.Line()] {
+			out = append(out, s)
+		}
+	}
+	return append(out, c.To)
 }

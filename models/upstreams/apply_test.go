@@ -2,7 +2,9 @@ package upstreams_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,24 +127,19 @@ func TestApplyToCookiecutterFixture(t *testing.T) {
 		// the lines that may differ, by their key, and what they must contain afterwards
 		want map[string][]string
 	}{
+		// crd_urls stays: update_releases.yml derives the new patch's URLs from it.
 		{"cert-manager", map[string][]string{
-			"crd_urls": {"download/v1.16.5/cert-manager.crds.yaml"},
 			"versions": {`"'1.16.5'" # kept in step with models/upstreams.json`}}},
 		{"istio", map[string][]string{
-			"crd_urls": {"refs/tags/1.24.4/manifests/charts/base/files/crd-all.gen.yaml"},
 			"versions": {`"'1.24.4'"`}}},
 		{"keda", nil}, // proposal only
 		{"knative-eventing", map[string][]string{
-			"crd_urls": {"download/knative-v1.16.2/eventing-crds.yaml"},
 			"versions": {`"'1.16.2'"`}}},
 		{"knative-serving", map[string][]string{
-			"- https":  {"download/knative-v1.16.1/serving-crds.yaml"},
 			"versions": {`['1.16.1'] # a flow sequence works too`}}},
 		{"kubernetes", map[string][]string{
-			"crd_urls": {"refs/tags/v1.32.2/api/"},
 			"versions": {`"'1.29.14', '1.30.10', '1.31.6', '1.32.2'"`}}},
 		{"kyverno", map[string][]string{
-			"crd_urls": {`'https://github.com/kyverno/kyverno/releases/download/v1.13.4/install.yaml'`},
 			"versions": {`"'1.13.4'"`}}},
 		{"velero", nil},
 	}
@@ -215,11 +212,15 @@ func layoutIntegration(t testing.TB, versions ...string) upstreams.Integration {
 	in := upstreams.Integration{
 		Name: "layout", Repository: "example/layout", TagPrefix: &v, Versions: versions,
 		SchemaURLs: []upstreams.SchemaURL{
-			{URL: "https://example.com/v{version}/a.yaml"},
-			{URL: "https://example.com/v{version}/b.yaml", Since: "1.2.5"},
-			{URL: "https://example.com/v{version}/old.yaml", Until: "1.2.5"},
-			{URL: "https://example.com/v{version}/c.yaml", Since: "1.2.5"},
+			{URL: "https://example.com/releases/download/v{version}/a.yaml"},
+			{URL: "https://example.com/releases/download/v{version}/b.yaml", Since: "1.2.5"},
+			{URL: "https://example.com/releases/download/v{version}/old.yaml", Until: "1.2.5"},
+			{URL: "https://example.com/releases/download/v{version}/c.yaml", Since: "1.2.5"},
 		},
+		Policy: upstreams.PolicyNewestMinor,
+	}
+	if len(versions) > 1 {
+		in.Policy, in.MaintainedLines = upstreams.PolicyMaintainedLines, len(versions)
 	}
 	f := &upstreams.File{
 		Cloudcoil:    upstreams.Cloudcoil{Package: "cloudcoil", Version: "0.5.3", Minor: "0.5"},
@@ -237,7 +238,8 @@ func patch(name, from, to string) upstreams.UpdatePlan {
 
 func TestApplyToCookiecutterShapes(t *testing.T) {
 	in := layoutIntegration(t, "1.1.0", "1.2.3")
-	urls123 := "https://example.com/v1.2.3/a.yaml,https://example.com/v1.2.3/old.yaml"
+	one := layoutIntegration(t, "1.2.3") // one line: its crd_urls may change shape
+	urls123 := "https://example.com/releases/download/v1.2.3/a.yaml,https://example.com/releases/download/v1.2.3/old.yaml"
 	tests := []struct {
 		name string
 		in   upstreams.Integration
@@ -248,15 +250,21 @@ func TestApplyToCookiecutterShapes(t *testing.T) {
 	}{
 		{
 			name: "scalar list grows, separators kept",
+			in:   one, plan: patch("layout", "1.2.3", "1.2.5"),
+			src:  "default_context:\n  crd_urls: " + urls123 + "  # all files\n  versions: \"'1.2.3'\"\n",
+			want: "default_context:\n  crd_urls: https://example.com/releases/download/v1.2.5/a.yaml,https://example.com/releases/download/v1.2.5/b.yaml,https://example.com/releases/download/v1.2.5/c.yaml  # all files\n  versions: \"'1.2.5'\"\n",
+		},
+		{
+			name: "a layout change one crd_urls cannot derive for every line is a template migration",
 			in:   in, plan: patch("layout", "1.2.3", "1.2.5"),
-			src:  "default_context:\n  crd_urls: " + urls123 + "  # all files\n  versions: \"'1.1.0','1.2.3'\"\n",
-			want: "default_context:\n  crd_urls: https://example.com/v1.2.5/a.yaml,https://example.com/v1.2.5/b.yaml,https://example.com/v1.2.5/c.yaml  # all files\n  versions: \"'1.1.0','1.2.5'\"\n",
+			src: "default_context:\n  crd_urls: " + urls123 + "\n  versions: \"'1.1.0','1.2.3'\"\n",
+			err: "models/layout/cookiecutter.yaml: default_context.crd_urls through version_replacement_sed gives 1.1.0 the schema URLs",
 		},
 		{
 			name: "block sequence grows between comments",
-			in:   in, plan: patch("layout", "1.2.3", "1.2.5"),
-			src:  "default_context:\n  # files\n  crd_urls:\n    - https://example.com/v1.2.3/a.yaml\n    - https://example.com/v1.2.3/old.yaml\n  # matrix\n  versions:\n    - 1.1.0\n    - '1.2.3'\n",
-			want: "default_context:\n  # files\n  crd_urls:\n    - https://example.com/v1.2.5/a.yaml\n    - https://example.com/v1.2.5/b.yaml\n    - https://example.com/v1.2.5/c.yaml\n  # matrix\n  versions:\n    - 1.1.0\n    - '1.2.5'\n",
+			in:   one, plan: patch("layout", "1.2.3", "1.2.5"),
+			src:  "default_context:\n  # files\n  crd_urls:\n    - https://example.com/releases/download/v1.2.3/a.yaml\n    - https://example.com/releases/download/v1.2.3/old.yaml\n  # matrix\n  versions:\n    - '1.2.3'\n",
+			want: "default_context:\n  # files\n  crd_urls:\n    - https://example.com/releases/download/v1.2.5/a.yaml\n    - https://example.com/releases/download/v1.2.5/b.yaml\n    - https://example.com/releases/download/v1.2.5/c.yaml\n  # matrix\n  versions:\n    - '1.2.5'\n",
 		},
 		{
 			name: "older line patched: urls of the newest stay",
@@ -285,8 +293,8 @@ func TestApplyToCookiecutterShapes(t *testing.T) {
 		{
 			name: "urls drifted from upstreams.json",
 			in:   in, plan: patch("layout", "1.2.3", "1.2.5"),
-			src: "default_context:\n  crd_urls: https://example.com/v1.2.3/a.yaml\n  versions: \"'1.1.0', '1.2.3'\"\n",
-			err: "default_context.crd_urls [https://example.com/v1.2.3/a.yaml] differs from the schema_urls",
+			src: "default_context:\n  crd_urls: https://example.com/releases/download/v1.2.3/a.yaml\n  versions: \"'1.1.0', '1.2.3'\"\n",
+			err: "default_context.crd_urls through version_replacement_sed gives 1.1.0 the schema URLs [https://example.com/releases/download/v1.1.0/a.yaml]",
 		},
 		{
 			name: "missing key",
@@ -308,20 +316,20 @@ func TestApplyToCookiecutterShapes(t *testing.T) {
 		},
 		{
 			name: "block scalar not edited",
-			in:   in, plan: patch("layout", "1.2.3", "1.2.5"),
-			src: "default_context:\n  crd_urls: >-\n    " + urls123 + "\n  versions: \"'1.1.0', '1.2.3'\"\n",
+			in:   one, plan: patch("layout", "1.2.3", "1.2.5"),
+			src: "default_context:\n  crd_urls: >-\n    " + urls123 + "\n  versions: \"'1.2.3'\"\n",
 			err: "block scalars are not edited in place",
 		},
 		{
 			name: "sequence with a comment between entries cannot grow",
-			in:   in, plan: patch("layout", "1.2.3", "1.2.5"),
-			src: "default_context:\n  crd_urls:\n    - https://example.com/v1.2.3/a.yaml\n    # legacy\n    - https://example.com/v1.2.3/old.yaml\n  versions: \"'1.1.0', '1.2.3'\"\n",
+			in:   one, plan: patch("layout", "1.2.3", "1.2.5"),
+			src: "default_context:\n  crd_urls:\n    - https://example.com/releases/download/v1.2.3/a.yaml\n    # legacy\n    - https://example.com/releases/download/v1.2.3/old.yaml\n  versions: \"'1.2.3'\"\n",
 			err: "not one per consecutive line",
 		},
 		{
 			name: "flow sequence cannot grow",
-			in:   in, plan: patch("layout", "1.2.3", "1.2.5"),
-			src: "default_context:\n  crd_urls: [https://example.com/v1.2.3/a.yaml, https://example.com/v1.2.3/old.yaml]\n  versions: \"'1.1.0', '1.2.3'\"\n",
+			in:   one, plan: patch("layout", "1.2.3", "1.2.5"),
+			src: "default_context:\n  crd_urls: [https://example.com/releases/download/v1.2.3/a.yaml, https://example.com/releases/download/v1.2.3/old.yaml]\n  versions: \"'1.2.3'\"\n",
 			err: "only a non-empty block sequence can be resized",
 		},
 		{
@@ -360,8 +368,8 @@ func FuzzApplyToCookiecutter(f *testing.F) {
 	for _, name := range upstreamstest.Names() {
 		f.Add(upstreamstest.ReadFile(f, upstreams.CookiecutterPath(name)))
 	}
-	f.Add([]byte("default_context:\n  crd_urls:\n    - https://example.com/v1.2.3/a.yaml\n    - https://example.com/v1.2.3/old.yaml\n  versions: [1.1.0, \"1.2.3\"]\n"))
-	f.Add([]byte("# c\ndefault_context:\n  crd_urls: 'https://example.com/v1.2.3/a.yaml,https://example.com/v1.2.3/old.yaml' # c\n  versions: \"'1.1.0', '1.2.3'\"\n"))
+	f.Add([]byte("default_context:\n  crd_urls:\n    - https://example.com/releases/download/v1.2.3/a.yaml\n    - https://example.com/releases/download/v1.2.3/old.yaml\n  versions: [1.1.0, \"1.2.3\"]\n"))
+	f.Add([]byte("# c\ndefault_context:\n  crd_urls: 'https://example.com/releases/download/v1.2.3/a.yaml,https://example.com/releases/download/v1.2.3/old.yaml' # c\n  versions: \"'1.1.0', '1.2.3'\"\n"))
 	f.Add([]byte("default_context: &a\n  crd_urls: !!str x\n  versions: *a\n"))
 	in := layoutIntegration(f, "1.1.0", "1.2.3")
 	plan := upstreams.UpdatePlan{Changes: append(patch("layout", "1.2.3", "1.2.5").Changes, patch("layout", "1.1.0", "1.1.4").Changes...)}
@@ -382,4 +390,60 @@ func FuzzApplyToCookiecutter(f *testing.F) {
 			t.Fatal(fmt.Sprint("an empty plan must not change the file: ", err))
 		}
 	})
+}
+
+// The real contract: update_releases.yml rewrites the first "<sed>X.Y.Z/" of each URL.
+func TestDeriveSchemaURLs(t *testing.T) {
+	v := func(s string) upstreams.Version { x, _ := upstreams.ParseVersion(s); return x }
+	tests := []struct {
+		name, sed string
+		urls      []string
+		version   string
+		want      []string
+	}{
+		{"release asset, older crd_urls", "releases/download/v",
+			[]string{"https://github.com/cert-manager/cert-manager/releases/download/v1.16.3/cert-manager.crds.yaml"}, "1.17.1",
+			[]string{"https://github.com/cert-manager/cert-manager/releases/download/v1.17.1/cert-manager.crds.yaml"}},
+		{"bare tag", "refs/tags/", []string{"https://raw.githubusercontent.com/istio/istio/refs/tags/1.24.2/manifests/crd-all.gen.yaml"}, "1.25.0",
+			[]string{"https://raw.githubusercontent.com/istio/istio/refs/tags/1.25.0/manifests/crd-all.gen.yaml"}},
+		{"only the first occurrence: the asset name keeps its version", "releases/download/v",
+			[]string{"https://github.com/kedacore/keda/releases/download/v2.16.1/keda-2.16.1-crds.yaml"}, "2.17.0",
+			[]string{"https://github.com/kedacore/keda/releases/download/v2.17.0/keda-2.16.1-crds.yaml"}},
+		{"each URL of a list", "refs/tags/v", []string{"https://x/refs/tags/v1.15.2/a.yaml", "https://x/refs/tags/v1.15.2/b.yaml"}, "1.16.0",
+			[]string{"https://x/refs/tags/v1.16.0/a.yaml", "https://x/refs/tags/v1.16.0/b.yaml"}},
+		{"no match leaves the URL", "releases/download/v", []string{"https://x/refs/tags/v1.15.2/a.yaml"}, "1.16.0",
+			[]string{"https://x/refs/tags/v1.15.2/a.yaml"}},
+		{"the version must end in a slash", "releases/download/knative-v", []string{"https://x/releases/download/knative-v1.17.0.yaml"}, "1.18.0",
+			[]string{"https://x/releases/download/knative-v1.17.0.yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := upstreams.DeriveSchemaURLs(tt.urls, tt.sed, v(tt.version)); !slices.Equal(got, tt.want) {
+				t.Errorf("DeriveSchemaURLs = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// KEDA's asset name repeats the version, which the template's rewrite does not reach: a
+// patch therefore names the new version's URLs in crd_urls, and two KEDA lines would need
+// a template migration.
+func TestKEDAPatchMovesCrdURLs(t *testing.T) {
+	f, _ := fixtureFile(t)
+	keda := *f.Integrations["keda"]
+	before := upstreamstest.ReadFile(t, upstreams.CookiecutterPath("keda"))
+	after, err := upstreams.ApplyToCookiecutter(before, keda, patch("keda", "2.16.1", "2.16.4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(after), "releases/download/v2.16.4/keda-2.16.4-crds.yaml") || !strings.Contains(string(after), `versions: "'2.16.4'"`) {
+		t.Errorf("keda after the patch:\n%s", after)
+	}
+	two := keda
+	two.Versions, two.Policy, two.MaintainedLines = []string{"2.15.0", "2.16.1"}, upstreams.PolicyMaintainedLines, 2
+	src := strings.Replace(string(before), `versions: "'2.16.1'"`, `versions: "'2.15.0', '2.16.1'"`, 1)
+	var migration *upstreams.TemplateMigrationError
+	if err := upstreams.CheckCookiecutter([]byte(src), two); !errors.As(err, &migration) || migration.Version != "2.15.0" || !strings.Contains(migration.Fix(), "per line") {
+		t.Errorf("two KEDA lines: err = %v, want a template migration for 2.15.0", err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -18,27 +19,79 @@ func CookiecutterPath(name string) string { return "models/" + name + "/cookiecu
 // The keys ApplyToCookiecutter reads and edits, under the top-level default_context mapping:
 //
 //	default_context:
-//	  crd_urls: <schema files of the newest matrix version>
-//	  versions: <the generation matrix>
+//	  crd_urls: <schema files of one version>
+//	  versions: <the release lines: the generation matrix>
+//	  version_replacement_sed: <what precedes the version in crd_urls>
 //
-// Each may be a scalar, as Cloudcoil writes them — crd_urls comma-joined
+// This is Cloudcoil's contract: each model repository's update_releases.yml builds each
+// line of versions from crd_urls by rewriting, in each URL, the first
+// "<version_replacement_sed>X.Y.Z/" to that line's version. So crd_urls may name an
+// older version than versions holds (cert-manager: crd_urls at 1.16.3, versions 1.17.1),
+// and only the derived URLs have to be right.
+//
+// crd_urls and versions may be scalars, as Cloudcoil writes them — crd_urls comma-joined
 // ("https://…/a.yaml,https://…/b.yaml") and versions as a quoted list
-// ("'1.31.5', '1.32.1'") — or a YAML sequence of scalars. Every other key, comment and
+// ("'1.31.5', '1.32.1'") — or YAML sequences of scalars. Every other key, comment and
 // blank line is left byte for byte as it was.
 const (
 	cookiecutterContextKey = "default_context"
 	cookiecutterURLsKey    = "crd_urls"
 	cookiecutterMatrixKey  = "versions"
+	cookiecutterSedKey     = "version_replacement_sed"
 )
 
+// DeriveSchemaURLs is what update_releases.yml makes of crd_urls for one line: in each
+// URL, the first "<sed>X.Y.Z/" becomes "<sed><version>/"; a URL without it stays as it is.
+func DeriveSchemaURLs(crdURLs []string, sed string, v Version) []string {
+	out := make([]string, len(crdURLs))
+	if sed == "" {
+		copy(out, crdURLs)
+		return out
+	}
+	re := regexp.MustCompile(regexp.QuoteMeta(sed) + `[0-9]+\.[0-9]+\.[0-9]+/`)
+	for i, u := range crdURLs {
+		done := false
+		out[i] = re.ReplaceAllStringFunc(u, func(m string) string {
+			if done {
+				return m
+			}
+			done = true
+			return sed + v.String() + "/"
+		})
+	}
+	return out
+}
+
+// TemplateMigrationError says the template's one crd_urls cannot give every line its
+// schema URLs through version_replacement_sed: the template itself has to change (for
+// example to one URL list per line), which is a maintainer's proposal, not an edit.
+type TemplateMigrationError struct {
+	Path    string
+	Version string
+	Derived []string
+	Want    []string
+}
+
+func (e *TemplateMigrationError) Error() string {
+	return fmt.Sprintf("%s: %s.%s through %s gives %s the schema URLs %v, but %s names %v",
+		e.Path, cookiecutterContextKey, cookiecutterURLsKey, cookiecutterSedKey, e.Version, e.Derived, FilePath, e.Want)
+}
+
+// Fix is the template migration to propose.
+func (e *TemplateMigrationError) Fix() string {
+	return "the template derives every line's URLs from one crd_urls; migrate it to list the schema URLs per line " +
+		"(or the URLs' layout to keep the version once, after " + cookiecutterSedKey + "), then update this integration by hand"
+}
+
 // ApplyToCookiecutter applies the plan's patch changes of one integration to the bytes of its
-// models/<name>/cookiecutter.yaml: the matrix entries in versions and, with them, the schema
-// URLs in crd_urls (rendered for the newest matrix version, which the generated repository's
-// main branch builds). The YAML is read as a yaml.v3 node tree, which locates each value;
+// models/<name>/cookiecutter.yaml: the matrix entries in versions and, only when the
+// template could not derive the new lines' schema URLs from it, crd_urls (then rendered for
+// the newest line). The YAML is read as a yaml.v3 node tree, which locates each value;
 // only those values' characters are replaced, so comments, key order and formatting stay.
-// Before editing it checks that the file agrees with integration (same matrix, same URLs):
-// a file that drifted from models/upstreams.json is an error, not something to guess about.
-// A plan without patches for this integration returns b unchanged.
+// Before editing it checks that the file agrees with integration (same lines, and each
+// line's URLs derived as update_releases.yml derives them): a file that drifted from
+// models/upstreams.json is an error, not something to guess about. A plan without
+// patches for this integration returns b unchanged.
 func ApplyToCookiecutter(b []byte, integration Integration, plan UpdatePlan) ([]byte, error) {
 	path := CookiecutterPath(integration.Name)
 	var patches []Change
@@ -64,9 +117,9 @@ func ApplyToCookiecutter(b []byte, integration Integration, plan UpdatePlan) ([]
 }
 
 // ProposeToCookiecutter writes a proposal of a new line (KindProposed) into the bytes of
-// the integration's cookiecutter.yaml: the version joins the end of the matrix and, as the
-// newest, gives crd_urls its schema URLs. It checks the file against integration (the
-// entry before the proposal) as ApplyToCookiecutter does.
+// the integration's cookiecutter.yaml: the version joins the end of the matrix and the
+// versions it retires leave it. It checks the file against integration (the entry before
+// the proposal) as ApplyToCookiecutter does.
 func ProposeToCookiecutter(b []byte, integration Integration, c Change) ([]byte, error) {
 	if c.Kind != KindProposed || c.Integration != integration.Name {
 		return nil, fmt.Errorf("%s: %s %s of %s is not a proposal of this integration", CookiecutterPath(integration.Name), c.Kind, c.To, c.Integration)
@@ -75,13 +128,13 @@ func ProposeToCookiecutter(b []byte, integration Integration, c Change) ([]byte,
 		if slices.Contains(matrix, c.To) {
 			return nil, fmt.Errorf("%s: %s.%s already holds %s", CookiecutterPath(integration.Name), cookiecutterContextKey, cookiecutterMatrixKey, c.To)
 		}
-		return append(matrix, c.To), nil
+		return proposedMatrix(matrix, c), nil
 	})
 }
 
-// editCookiecutter rewrites the matrix with edit and crd_urls with the schema URLs of the
-// new matrix's newest version, in place, failing closed when the result parses to
-// anything but the intended tree.
+// editCookiecutter rewrites the matrix with edit and, when the template could not derive
+// the new lines from crd_urls as it stands, crd_urls with the schema URLs of the newest
+// line, in place, failing closed when the result parses to anything but the intended tree.
 func editCookiecutter(b []byte, integration Integration, editMatrix func(matrix []string) ([]string, error)) ([]byte, error) {
 	path := CookiecutterPath(integration.Name)
 	doc, err := readCookiecutter(b, path)
@@ -99,9 +152,17 @@ func editCookiecutter(b []byte, integration Integration, editMatrix func(matrix 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	urls, err := integration.SchemaURLsFor(newest)
-	if err != nil {
-		return nil, err
+	urls := doc.urls.items
+	if err := doc.derives(integration, urls, matrix); err != nil {
+		// crd_urls as it stands does not reach the new lines: name the newest line's
+		// URLs, the shape real practice moves it to, if the template derives every line
+		// from those.
+		if urls, err = integration.SchemaURLsFor(newest); err != nil {
+			return nil, err
+		}
+		if err := doc.derives(integration, urls, matrix); err != nil {
+			return nil, err
+		}
 	}
 
 	var edits []edit
@@ -129,7 +190,9 @@ func editCookiecutter(b []byte, integration Integration, editMatrix func(matrix 
 }
 
 // CheckCookiecutter reports whether the cookiecutter.yaml bytes agree with the integration's
-// entry in models/upstreams.json: the same matrix and the schema URLs of its newest version.
+// entry in models/upstreams.json: the same lines, each deriving its schema URLs from
+// crd_urls through version_replacement_sed as update_releases.yml does. A
+// *TemplateMigrationError says the template cannot express the entry at all.
 func CheckCookiecutter(b []byte, integration Integration) error {
 	doc, err := readCookiecutter(b, CookiecutterPath(integration.Name))
 	if err != nil {
@@ -144,7 +207,12 @@ type cookiecutter struct {
 	root     *yaml.Node // mutated by rewrite into the tree the edited file must parse to
 	versions *valueList
 	urls     *valueList
+	sed      string // version_replacement_sed
 }
+
+// templateDefaultSed is version_replacement_sed in the template's cookiecutter.json, which
+// cookiecutter uses when an integration's file leaves the key out.
+const templateDefaultSed = "releases/download/v"
 
 func readCookiecutter(b []byte, path string) (*cookiecutter, error) {
 	var root yaml.Node
@@ -166,6 +234,13 @@ func readCookiecutter(b []byte, path string) (*cookiecutter, error) {
 	if doc.urls, err = readList(ctx, cookiecutterURLsKey, ","); err != nil {
 		return nil, fmt.Errorf("%s: %s.%w", path, cookiecutterContextKey, err)
 	}
+	doc.sed = templateDefaultSed
+	if n := mappingValue(ctx, cookiecutterSedKey); n != nil {
+		if n.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("%s: %s.%s: want a scalar", path, cookiecutterContextKey, cookiecutterSedKey)
+		}
+		doc.sed = n.Value
+	}
 	for i, s := range doc.versions.items {
 		if _, err := ParseVersion(s); err != nil {
 			return nil, fmt.Errorf("%s: %s.%s[%d]: %w", path, cookiecutterContextKey, cookiecutterMatrixKey, i, err)
@@ -178,20 +253,27 @@ func (doc *cookiecutter) check(in Integration) error {
 	got := slices.Sorted(slices.Values(doc.versions.items))
 	want := slices.Sorted(slices.Values(in.Versions))
 	if !slices.Equal(got, want) {
-		return fmt.Errorf("%s: %s.%s %v differs from %s integrations.%s.versions %v",
+		return fmt.Errorf("%s: %s.%s %v differs from %s integrations.%s.versions %v: make them the same release lines",
 			doc.path, cookiecutterContextKey, cookiecutterMatrixKey, doc.versions.items, FilePath, in.Name, in.Versions)
 	}
-	newest, err := newestOf(doc.versions.items)
-	if err != nil {
-		return fmt.Errorf("%s: %w", doc.path, err)
-	}
-	urls, err := in.SchemaURLsFor(newest)
-	if err != nil {
-		return err
-	}
-	if !slices.Equal(doc.urls.items, urls) {
-		return fmt.Errorf("%s: %s.%s %v differs from the schema_urls of %s integrations.%s at %s: %v",
-			doc.path, cookiecutterContextKey, cookiecutterURLsKey, doc.urls.items, FilePath, in.Name, newest, urls)
+	return doc.derives(in, doc.urls.items, doc.versions.items)
+}
+
+// derives checks that crd_urls gives every line of matrix the schema URLs the integration
+// names for it.
+func (doc *cookiecutter) derives(in Integration, crdURLs, matrix []string) error {
+	for _, s := range matrix {
+		v, err := ParseVersion(s)
+		if err != nil {
+			return fmt.Errorf("%s: %s.%s: %w", doc.path, cookiecutterContextKey, cookiecutterMatrixKey, err)
+		}
+		want, err := in.SchemaURLsFor(v)
+		if err != nil {
+			return err
+		}
+		if derived := DeriveSchemaURLs(crdURLs, doc.sed, v); !slices.Equal(derived, want) {
+			return &TemplateMigrationError{Path: doc.path, Version: s, Derived: derived, Want: want}
+		}
 	}
 	return nil
 }

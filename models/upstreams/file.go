@@ -18,15 +18,16 @@ import (
 // about the file starts with it so a reader knows which file to open.
 const FilePath = "models/upstreams.json"
 
-// Update policies of an integration.
+// Update policies of an integration: every integration names one. Both apply the patches
+// of each tracked line; they differ in what a newer minor or major proposes.
 const (
-	// PolicyTrackLines (the default, also spelled by leaving policy out) takes patch updates
-	// of every tracked line and proposes newer minors and majors for review.
-	PolicyTrackLines = "track-lines"
-	// PolicyMaintainedMinors takes patch updates of the listed minors only; a newer minor is
-	// reported, never proposed as an edit, because adding one also means changing the
-	// support policy and the cluster CI images in the same change.
-	PolicyMaintainedMinors = "maintained-minors"
+	// PolicyNewestMinor tracks one line, the newest: a newer minor or major is proposed as
+	// a replacement of that line (the real history: cert-manager 1.16.3 became 1.17.1).
+	PolicyNewestMinor = "newest-minor"
+	// PolicyMaintainedLines keeps MaintainedLines lines (Kubernetes: four minors): a newer
+	// minor is proposed as an added line, and the oldest lines beyond the count are retired
+	// in the same proposal, as they reach upstream end of life.
+	PolicyMaintainedLines = "maintained-lines"
 )
 
 // File is models/upstreams.json. The file is machine-formatted: Marshal writes it back with
@@ -35,6 +36,13 @@ const (
 type File struct {
 	Cloudcoil    Cloudcoil               `json:"cloudcoil"`
 	Integrations map[string]*Integration `json:"integrations"`
+
+	// Problems are the integrations Parse set aside: each entry that does not read or
+	// breaks a rule is left out of Integrations, kept as written in skipped (Marshal writes
+	// it back unchanged), and named here with its fix, so one bad entry never stops the
+	// others.
+	Problems []Problem      `json:"-"`
+	skipped  map[string]any // the set-aside entries as decoded JSON
 }
 
 // Cloudcoil is the requirement on the Cloudcoil package shared by the runtime and the
@@ -61,15 +69,16 @@ type Integration struct {
 	// TagPattern is the alternative to TagPrefix: a regular expression matched against the
 	// whole tag, with one named group "version" that must capture exactly "X.Y.Z".
 	TagPattern string `json:"tag_pattern,omitempty"`
-	// Versions is the generation matrix: one version per tracked minor line, ascending.
+	// Versions is the generation matrix: one version per tracked minor line, ascending;
+	// cookiecutter.yaml's versions holds the same release lines.
 	Versions []string `json:"versions"`
 	// SchemaURLs are the schema files of one version; a file may apply to a range of
 	// versions only, so a URL layout can change at a given version.
 	SchemaURLs []SchemaURL `json:"schema_urls"`
-	// Policy is PolicyTrackLines (default when empty) or PolicyMaintainedMinors.
-	Policy string `json:"policy,omitempty"`
-	// MaintainedMinors lists the minor lines ("1.31") under PolicyMaintainedMinors.
-	MaintainedMinors []string `json:"maintained_minors,omitempty"`
+	// Policy is PolicyNewestMinor or PolicyMaintainedLines.
+	Policy string `json:"policy"`
+	// MaintainedLines is how many lines PolicyMaintainedLines keeps.
+	MaintainedLines int `json:"maintained_lines,omitempty"`
 
 	pattern *regexp.Regexp // compiled TagPattern, set by Validate
 }
@@ -90,7 +99,7 @@ const VersionPlaceholder = "{version}"
 var (
 	topKeys         = []string{"cloudcoil", "integrations"}
 	cloudcoilKeys   = []string{"package", "version", "minor"}
-	integrationKeys = []string{"repository", "tag_prefix", "tag_pattern", "versions", "schema_urls", "policy", "maintained_minors"}
+	integrationKeys = []string{"repository", "tag_prefix", "tag_pattern", "versions", "schema_urls", "policy", "maintained_lines"}
 	schemaURLKeys   = []string{"url", "since", "until"}
 )
 
@@ -122,7 +131,7 @@ func Parse(b []byte) (*File, error) {
 			for _, e := range entries {
 				in, err := decodeIntegration(e.value)
 				if err != nil {
-					fail("integrations."+e.key, err)
+					f.setAside(e.key, e.value, []error{fmt.Errorf("%s: integrations.%s: %w", FilePath, e.key, err)})
 					continue
 				}
 				in.Name = e.key
@@ -140,10 +149,40 @@ func Parse(b []byte) (*File, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if errs := f.Validate(); len(errs) > 0 {
+	if errs := f.validateShared(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	raw := map[string]json.RawMessage{}
+	for _, kv := range top {
+		if kv.key == "integrations" {
+			entries, _ := objectFields(kv.value) // read above
+			for _, e := range entries {
+				raw[e.key] = e.value
+			}
+		}
+	}
+	for _, name := range f.Names() {
+		if errs := f.Integrations[name].validate(name); len(errs) > 0 {
+			delete(f.Integrations, name)
+			f.setAside(name, raw[name], errs)
+		}
+	}
 	return f, nil
+}
+
+// setAside leaves an integration out of the run, keeping its entry as written.
+func (f *File) setAside(name string, raw json.RawMessage, errs []error) {
+	if f.skipped == nil {
+		f.skipped = map[string]any{}
+	}
+	var v any
+	_ = json.Unmarshal(raw, &v) // raw is one JSON value, read by objectFields
+	f.skipped[name] = v
+	f.Problems = append(f.Problems, Problem{
+		Integration: name, File: FilePath,
+		Problem: errors.Join(errs...).Error(),
+		Fix:     "correct the entry as the message says; the other integrations were updated without it",
+	})
 }
 
 func decodeIntegration(raw json.RawMessage) (*Integration, error) {
@@ -247,6 +286,15 @@ var (
 // Validate checks the rules Parse cannot express as types. Each message names the file, the
 // integration and the field. It also compiles tag patterns for ReleaseVersion.
 func (f *File) Validate() []error {
+	errs := f.validateShared()
+	for _, name := range f.Names() {
+		errs = append(errs, f.Integrations[name].validate(name)...)
+	}
+	return errs
+}
+
+// validateShared checks the cloudcoil section, which every integration depends on.
+func (f *File) validateShared() []error {
 	var errs []error
 	fail := func(path, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s: %s", FilePath, path, fmt.Sprintf(format, args...)))
@@ -266,24 +314,30 @@ func (f *File) Validate() []error {
 		fail("cloudcoil.version", "%s is outside the compatible minor %s", c.Version, c.Minor)
 	}
 
-	for _, name := range f.Names() {
-		in := f.Integrations[name]
-		p := "integrations." + name
-		if in == nil {
-			fail(p, "must be an object")
-			continue
-		}
-		in.Name = name
-		if !integrationName.MatchString(name) {
-			fail(p, "name must be lower-case letters, digits and dashes (it is the folder under models/)")
-		}
-		if _, err := reponame.Parse(in.Repository); err != nil {
-			fail(p+".repository", "%q is not a GitHub repository owner/name (%v)", in.Repository, err)
-		}
-		errs = append(errs, in.validateTags(p)...)
-		errs = append(errs, in.validateMatrix(p)...)
-		errs = append(errs, in.validateSchemaURLs(p)...)
+	return errs
+}
+
+// validate checks one integration's entry.
+func (in *Integration) validate(name string) []error {
+	var errs []error
+	fail := func(path, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s: %s", FilePath, path, fmt.Sprintf(format, args...)))
 	}
+	p := "integrations." + name
+	if in == nil {
+		fail(p, "must be an object")
+		return errs
+	}
+	in.Name = name
+	if !integrationName.MatchString(name) {
+		fail(p, "name must be lower-case letters, digits and dashes (it is the folder under models/)")
+	}
+	if _, err := reponame.Parse(in.Repository); err != nil {
+		fail(p+".repository", "%q is not a GitHub repository owner/name (%v)", in.Repository, err)
+	}
+	errs = append(errs, in.validateTags(p)...)
+	errs = append(errs, in.validateMatrix(p)...)
+	errs = append(errs, in.validateSchemaURLs(p)...)
 	return errs
 }
 
@@ -362,37 +416,23 @@ func (in *Integration) validateMatrix(p string) []error {
 	}
 
 	switch in.Policy {
-	case "", PolicyTrackLines:
-		if len(in.MaintainedMinors) > 0 {
-			fail(p+".maintained_minors", "only allowed with policy %q", PolicyMaintainedMinors)
+	case PolicyNewestMinor:
+		if in.MaintainedLines != 0 {
+			fail(p+".maintained_lines", "only allowed with policy %q", PolicyMaintainedLines)
 		}
-	case PolicyMaintainedMinors:
-		if len(in.MaintainedMinors) == 0 {
-			fail(p+".maintained_minors", "policy %q needs the list of maintained minors", PolicyMaintainedMinors)
+		if len(in.Versions) > 1 {
+			fail(p+".versions", "policy %q tracks one line, the newest; for several lines use %q with maintained_lines", PolicyNewestMinor, PolicyMaintainedLines)
 		}
-		maintained := map[Line]bool{}
-		for i, s := range in.MaintainedMinors {
-			l, err := ParseLine(s)
-			if err != nil {
-				fail(fmt.Sprintf("%s.maintained_minors[%d]", p, i), "%v", err)
-				continue
-			}
-			if maintained[l] {
-				fail(fmt.Sprintf("%s.maintained_minors[%d]", p, i), "%s is listed twice", s)
-			}
-			maintained[l] = true
-			if !lines[l] {
-				// The matrix and the support policy change together; a gap means one was missed.
-				fail(fmt.Sprintf("%s.maintained_minors[%d]", p, i), "%s has no entry in versions", s)
-			}
+	case PolicyMaintainedLines:
+		if in.MaintainedLines < 1 {
+			fail(p+".maintained_lines", "policy %q needs how many lines are kept (at least 1)", PolicyMaintainedLines)
+		} else if len(in.Versions) > in.MaintainedLines {
+			fail(p+".versions", "%d lines, more than maintained_lines %d: retire the oldest", len(in.Versions), in.MaintainedLines)
 		}
-		for i, s := range in.Versions {
-			if v, err := ParseVersion(s); err == nil && !maintained[v.Line()] {
-				fail(fmt.Sprintf("%s.versions[%d]", p, i), "%s is not in a maintained minor", s)
-			}
-		}
+	case "":
+		fail(p+".policy", "missing: set %q (one line, a newer minor replaces it) or %q with maintained_lines (a newer minor is added, the oldest retired)", PolicyNewestMinor, PolicyMaintainedLines)
 	default:
-		fail(p+".policy", "%q is not a policy (want %q or %q)", in.Policy, PolicyTrackLines, PolicyMaintainedMinors)
+		fail(p+".policy", "%q is not a policy (want %q or %q)", in.Policy, PolicyNewestMinor, PolicyMaintainedLines)
 	}
 	return errs
 }
@@ -502,13 +542,24 @@ func (in *Integration) SchemaURLsFor(v Version) ([]string, error) {
 	return out, nil
 }
 
-// Marshal writes the file in its stable machine format (see File).
+// Marshal writes the file in its stable machine format (see File). Entries Parse set aside
+// are written back with their content unchanged.
 func (f *File) Marshal() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // keep & and < in URLs readable
-	if err := enc.Encode(f); err != nil {
+	out := struct {
+		Cloudcoil    Cloudcoil      `json:"cloudcoil"`
+		Integrations map[string]any `json:"integrations"`
+	}{Cloudcoil: f.Cloudcoil, Integrations: map[string]any{}}
+	for name, in := range f.Integrations {
+		out.Integrations[name] = in
+	}
+	for name, v := range f.skipped {
+		out.Integrations[name] = v
+	}
+	if err := enc.Encode(out); err != nil {
 		return nil, fmt.Errorf("%s: encode: %w", FilePath, err)
 	}
 	return buf.Bytes(), nil

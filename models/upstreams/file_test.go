@@ -2,6 +2,7 @@ package upstreams_test
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -79,15 +80,16 @@ const validFile = `{
       "repository": "istio/istio",
       "tag_prefix": "",
       "versions": ["1.24.2"],
-      "schema_urls": [{"url": "https://example.com/{version}/crds.yaml"}]
+      "schema_urls": [{"url": "https://example.com/{version}/crds.yaml"}],
+      "policy": "newest-minor"
     },
     "kubernetes": {
       "repository": "kubernetes/kubernetes",
       "tag_prefix": "v",
       "versions": ["1.31.5", "1.32.1"],
       "schema_urls": [{"url": "https://example.com/v{version}/swagger.json"}],
-      "policy": "maintained-minors",
-      "maintained_minors": ["1.31", "1.32"]
+      "policy": "maintained-lines",
+      "maintained_lines": 2
     }
   }
 }`
@@ -101,7 +103,7 @@ func TestParseRejects(t *testing.T) {
 		want           string // every message starts with the file and names the path
 	}{
 		{"unknown top-level field", `"cloudcoil": {`, `"cloudcoll": {"x": 1}, "cloudcoil": {`, "models/upstreams.json: cloudcoll: unknown field"},
-		{"unknown integration field", `"tag_prefix": "",`, `"tag_prefix": "", "tag_prefx": "v",`, "models/upstreams.json: integrations.istio: tag_prefx: unknown field"},
+		{"unknown integration field, the other kept", `"tag_prefix": "",`, `"tag_prefix": "", "tag_prefx": "v",`, "models/upstreams.json: integrations.istio: tag_prefx: unknown field"},
 		{"unknown schema url field", `"https://example.com/{version}/crds.yaml"}`, `"https://example.com/{version}/crds.yaml", "sinse": "1.2"}`, "integrations.istio: schema_urls[0]: sinse: unknown field"},
 		{"unknown cloudcoil field", `"minor": "0.5"`, `"minor": "0.5", "range": ">=0.5"`, "cloudcoil: range: unknown field"},
 		{"duplicate integration", `"kubernetes": {`, `"istio": {}, "kubernetes": {`, "integrations: istio: duplicate field"},
@@ -122,11 +124,14 @@ func TestParseRejects(t *testing.T) {
 		{"bad matrix version", `"versions": ["1.24.2"]`, `"versions": ["v1.24.2"]`, "integrations.istio.versions[0]: "},
 		{"two versions of a line", `"versions": ["1.24.2"]`, `"versions": ["1.24.2", "1.24.3"]`, "integrations.istio.versions[1]: 1.24.3 repeats the minor line 1.24"},
 		{"unsorted matrix", `"versions": ["1.31.5", "1.32.1"]`, `"versions": ["1.32.1", "1.31.5"]`, "integrations.kubernetes.versions[1]: 1.31.5 comes after 1.32.1"},
-		{"unknown policy", `"policy": "maintained-minors"`, `"policy": "patch"`, "integrations.kubernetes.policy: "},
-		{"maintained minor without entry", `["1.31", "1.32"]`, `["1.30", "1.31", "1.32"]`, "integrations.kubernetes.maintained_minors[0]: 1.30 has no entry in versions"},
-		{"entry outside maintained minors", `["1.31", "1.32"]`, `["1.32"]`, "integrations.kubernetes.versions[0]: 1.31.5 is not in a maintained minor"},
-		{"bad maintained minor", `["1.31", "1.32"]`, `["1.31", "1.32.0"]`, "integrations.kubernetes.maintained_minors[1]: "},
-		{"maintained minors without the policy", `"tag_prefix": "",`, `"tag_prefix": "", "maintained_minors": ["1.24"],`, "integrations.istio.maintained_minors: only allowed"},
+		{"unknown policy", `"policy": "maintained-lines"`, `"policy": "patch"`, "integrations.kubernetes.policy: "},
+		{"no policy", `,
+      "policy": "newest-minor"`, ``, "integrations.istio.policy: missing: set \"newest-minor\""},
+		{"more lines than maintained", `"maintained_lines": 2`, `"maintained_lines": 1`, "integrations.kubernetes.versions: 2 lines, more than maintained_lines 1"},
+		{"maintained lines missing", `,
+      "maintained_lines": 2`, ``, "integrations.kubernetes.maintained_lines: policy \"maintained-lines\" needs how many lines"},
+		{"maintained lines without the policy", `"tag_prefix": "",`, `"tag_prefix": "", "maintained_lines": 2,`, "integrations.istio.maintained_lines: only allowed"},
+		{"newest-minor with two lines", `"versions": ["1.24.2"]`, `"versions": ["1.23.1", "1.24.2"]`, "integrations.istio.versions: policy \"newest-minor\" tracks one line"},
 		{"no schema urls", `"schema_urls": [{"url": "https://example.com/{version}/crds.yaml"}]`, `"schema_urls": []`, "integrations.istio.schema_urls: must list"},
 		{"url without placeholder", `"https://example.com/{version}/crds.yaml"`, `"https://example.com/crds.yaml"`, "integrations.istio.schema_urls[0].url: "},
 		{"url with unknown placeholder", `"https://example.com/{version}/crds.yaml"`, `"https://example.com/{version}/{tag}.yaml"`, "integrations.istio.schema_urls[0].url: unknown placeholder {tag}"},
@@ -145,9 +150,17 @@ func TestParseRejects(t *testing.T) {
 			if in == validFile {
 				t.Fatalf("the case does not change the file: %q not found", tt.old)
 			}
-			_, err := upstreams.Parse([]byte(in))
+			f, err := upstreams.Parse([]byte(in))
 			if err == nil {
-				t.Fatalf("Parse accepted the file")
+				// A broken integration is set aside, named with its file; the others stay.
+				if len(f.Problems) != 1 {
+					t.Fatalf("Parse accepted the file")
+				}
+				p := f.Problems[0]
+				if p.File != upstreams.FilePath || f.Integrations[p.Integration] != nil || len(f.Integrations) != 1 {
+					t.Errorf("problem %+v: want the one integration set aside, the other kept", p)
+				}
+				err = errors.New(p.Problem)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v\nwant it to contain %q", err, tt.want)

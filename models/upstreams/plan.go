@@ -13,11 +13,10 @@ const (
 	// KindPatch is a newer patch in a tracked line: applied (matrix and schema URLs together).
 	KindPatch Kind = "patch"
 	// KindProposed is a newer minor or major than the highest tracked line: proposed for
-	// review, never applied automatically.
+	// review as its own commit, never applied automatically. Under PolicyNewestMinor it
+	// replaces the tracked line; under PolicyMaintainedLines it is added and the oldest
+	// lines beyond the count are retired.
 	KindProposed Kind = "proposed"
-	// KindReported is a newer minor under PolicyMaintainedMinors: reported only, because
-	// adding a minor also changes the support policy and the cluster CI images.
-	KindReported Kind = "reported"
 	// KindCloudcoil is a newer Cloudcoil release within the compatible minor: applied.
 	KindCloudcoil Kind = "cloudcoil"
 	// KindMigration is a newer Cloudcoil minor or major: needs a deliberate migration.
@@ -35,8 +34,13 @@ type Change struct {
 	Tag string `json:"tag,omitempty"`
 	// ReleaseURL links the upstream release page (GitHub release, or the PyPI release).
 	ReleaseURL string `json:"release_url"`
-	// SchemaURLs are the schema files of To, for patch changes.
+	// SchemaURLs are the schema files of To, for patch changes and proposals.
 	SchemaURLs []string `json:"schema_urls,omitempty"`
+	// Policy is the integration's policy, for proposals.
+	Policy string `json:"policy,omitempty"`
+	// Retires lists the matrix versions a proposal removes: the line it replaces under
+	// PolicyNewestMinor, the lines past the count under PolicyMaintainedLines.
+	Retires []string `json:"retires,omitempty"`
 	// Applied is true when the change is written to the files; the others need review.
 	Applied bool `json:"applied"`
 }
@@ -45,6 +49,8 @@ type Change struct {
 // integrations by name, each with its patches (ascending) before any proposal.
 type UpdatePlan struct {
 	Changes []Change `json:"changes"`
+	// Problems are what the run left out, each with its file and fix.
+	Problems []Problem `json:"problems"`
 }
 
 // PyPIInfo is what Cloudcoil's update needs from PyPI: every version with files, and whether
@@ -67,7 +73,7 @@ type PyPIRelease struct {
 // per integration name (as Candidates returns them; any order) and Cloudcoil's PyPI data. It
 // never downgrades, and an integration without discovered releases yields no change.
 func Plan(file *File, discovered map[string][]Version, cloudcoil PyPIInfo) UpdatePlan {
-	plan := UpdatePlan{Changes: []Change{}}
+	plan := UpdatePlan{Changes: []Change{}, Problems: append([]Problem{}, file.Problems...)}
 	plan.Changes = append(plan.Changes, planCloudcoil(file.Cloudcoil, cloudcoil)...)
 	for _, name := range file.Names() {
 		if in := file.Integrations[name]; in != nil {
@@ -89,20 +95,8 @@ func planIntegration(name string, in *Integration, found []Version) []Change {
 	}
 	slices.SortFunc(matrix, Version.Compare)
 
-	// Under PolicyMaintainedMinors only the maintained lines take patches (Validate also
-	// keeps the matrix inside them; this holds for a file that skipped it).
-	maintained := map[Line]bool{}
-	for _, m := range in.MaintainedMinors {
-		if l, err := ParseLine(m); err == nil {
-			maintained[l] = true
-		}
-	}
-
 	var changes []Change
 	for _, cur := range matrix {
-		if in.Policy == PolicyMaintainedMinors && !maintained[cur.Line()] {
-			continue
-		}
 		best, ok := newestIn(found, patchesFrom(cur))
 		if !ok || best.Compare(cur) <= 0 {
 			continue
@@ -118,28 +112,37 @@ func planIntegration(name string, in *Integration, found []Version) []Change {
 	// Everything above the highest tracked line is one decision for a person: offer the
 	// newest release, whose notes cover the lines in between.
 	highest := matrix[len(matrix)-1]
-	var top *Version
-	if newer, ok := newestIn(found, beyond(highest.Line())); ok {
-		top = &newer
-	}
-	if top != nil {
-		kind := KindProposed
-		if in.Policy == PolicyMaintainedMinors {
-			kind = KindReported
-		}
+	if top, ok := newestIn(found, beyond(highest.Line())); ok {
 		proposal := Change{
-			Integration: name, Kind: kind,
-			From: highest.String(), To: top.String(), Tag: in.tagFor(*top),
-			ReleaseURL: in.releaseURL(*top),
+			Integration: name, Kind: KindProposed, Policy: in.Policy,
+			From: highest.String(), To: top.String(), Tag: in.tagFor(top),
+			ReleaseURL: in.releaseURL(top), Retires: in.retiredBy(),
 		}
-		if kind == KindProposed {
-			// The proposal commit adds these with the matrix entry; none when the file's
-			// schema URL ranges do not reach the new line.
-			proposal.SchemaURLs, _ = in.SchemaURLsFor(*top)
-		}
+		// None when the file's schema URL ranges do not reach the new line.
+		proposal.SchemaURLs, _ = in.SchemaURLsFor(top)
 		changes = append(changes, proposal)
 	}
 	return changes
+}
+
+// retiredBy lists the matrix versions a new line retires under the integration's policy:
+// the tracked line under PolicyNewestMinor, the oldest lines past MaintainedLines under
+// PolicyMaintainedLines.
+func (in *Integration) retiredBy() []string {
+	matrix, err := in.Matrix()
+	if err != nil {
+		return nil
+	}
+	keep := 1
+	if in.Policy == PolicyMaintainedLines {
+		keep = in.MaintainedLines
+	}
+	var out []string
+	for len(matrix)+1 > keep && len(matrix) > 0 {
+		out = append(out, matrix[0].String())
+		matrix = matrix[1:]
+	}
+	return out
 }
 
 // tagFor is the tag of a discovered version, or the prefix spelling when the version was not
@@ -210,8 +213,20 @@ func pypiReleaseURL(pkg, version string) string {
 	return "https://pypi.org/project/" + NormalizeName(pkg) + "/" + version + "/"
 }
 
-// Empty reports whether there is no update at all, applied or for review.
-func (p UpdatePlan) Empty() bool { return len(p.Changes) == 0 }
+// Empty reports whether there is no update at all, applied or for review, and no problem.
+func (p UpdatePlan) Empty() bool { return len(p.Changes) == 0 && len(p.Problems) == 0 }
+
+// Without leaves one integration's changes out of the plan and records why: the run goes
+// on with the others.
+func (p UpdatePlan) Without(problem Problem) UpdatePlan {
+	out := UpdatePlan{Changes: []Change{}, Problems: append(append([]Problem{}, p.Problems...), problem)}
+	for _, c := range p.Changes {
+		if c.Integration != problem.Integration {
+			out.Changes = append(out.Changes, c)
+		}
+	}
+	return out
+}
 
 // Applied returns the changes written to the files.
 func (p UpdatePlan) Applied() []Change {
@@ -234,9 +249,13 @@ func (c Change) describe() string {
 	case KindPatch:
 		return "patch"
 	case KindProposed:
-		return "proposed for review: new " + c.newWhat()
-	case KindReported:
-		return "reported only: new " + c.newWhat() + "; adding a minor also needs the support policy and cluster CI images changed together"
+		if len(c.Retires) > 0 {
+			if c.Policy == PolicyMaintainedLines {
+				return "proposed for review: new " + c.newWhat() + " added, retiring " + strings.Join(c.Retires, ", ")
+			}
+			return "proposed for review: new " + c.newWhat() + " replacing " + strings.Join(c.Retires, ", ")
+		}
+		return "proposed for review: new " + c.newWhat() + " added"
 	case KindCloudcoil:
 		return "Cloudcoil update within its compatible minor"
 	case KindMigration:
@@ -262,6 +281,9 @@ func (p UpdatePlan) Text() string {
 	var b strings.Builder
 	for _, c := range p.Changes {
 		fmt.Fprintf(&b, "%s: %s → %s (%s)\n", c.Integration, c.From, c.To, c.describe())
+	}
+	for _, pr := range p.Problems {
+		fmt.Fprintf(&b, "skipped %s\n", pr)
 	}
 	return b.String()
 }
@@ -306,6 +328,13 @@ func (p UpdatePlan) PRBody() string {
 			b.WriteString(c.reviewSteps())
 		}
 	}
+	if len(p.Problems) > 0 {
+		b.WriteString("\n## Skipped (not updated)\n\n")
+		b.WriteString("Each of these was left as it is; the rest of this pull request does not depend on it.\n\n")
+		for _, pr := range p.Problems {
+			fmt.Fprintf(&b, "- **%s** `%s`: %s\n  - [ ] %s\n", pr.Integration, pr.File, pr.Problem, pr.Fix)
+		}
+	}
 	if p.Empty() {
 		b.WriteString("\nNo updates are pending.\n")
 	}
@@ -325,12 +354,16 @@ func (c Change) reviewSteps() string {
 		if len(c.SchemaURLs) == 0 {
 			return fmt.Sprintf("  - [ ] no schema URL of %s[`schema_urls`] reaches %s: add one, then the matrix entry, by hand\n", FilePath, c.To)
 		}
-		return fmt.Sprintf("  - [ ] review the commit of this pull request that adds %s to the matrix with its %d schema URL(s); drop the commit to decline\n", c.To, len(c.SchemaURLs))
-	case KindReported:
-		return fmt.Sprintf("  - [ ] support policy: add the %s line (and remove the minor that reaches end of life)\n"+
-			"  - [ ] cluster CI images: add the %s node image\n"+
-			"  - [ ] generation matrix: %s `maintained_minors` and `versions`, and %s, in the same change\n",
-			line, line, FilePath, CookiecutterPath(c.Integration))
+		steps := fmt.Sprintf("  - [ ] review the commit of this pull request that moves the matrix of %s and %s to %s; drop the commit to decline\n",
+			FilePath, CookiecutterPath(c.Integration), c.To)
+		if c.Policy == PolicyMaintainedLines {
+			steps += fmt.Sprintf("  - [ ] support policy and cluster CI images: add the %s line", line)
+			if len(c.Retires) > 0 {
+				steps += ", retire " + strings.Join(c.Retires, ", ") + " (end of life)"
+			}
+			steps += "\n"
+		}
+		return steps
 	case KindMigration:
 		return fmt.Sprintf("  - [ ] migrate the template and the generator to Cloudcoil %s, then move `cloudcoil.minor` and `cloudcoil.version` in %s\n", line, FilePath)
 	}

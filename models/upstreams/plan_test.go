@@ -11,13 +11,19 @@ import (
 )
 
 // planFile builds a one-integration file for the rule cases.
-func planFile(t *testing.T, versions []string, policy string, maintained []string) *upstreams.File {
+func planFile(t *testing.T, versions []string, policy string, maintained int) *upstreams.File {
 	t.Helper()
 	v := "v"
 	in := &upstreams.Integration{
 		Repository: "example/project", TagPrefix: &v, Versions: versions,
 		SchemaURLs: []upstreams.SchemaURL{{URL: "https://example.com/v{version}/crds.yaml"}},
-		Policy:     policy, MaintainedMinors: maintained,
+		Policy:     policy, MaintainedLines: maintained,
+	}
+	if policy == "" {
+		in.Policy = upstreams.PolicyNewestMinor
+		if len(versions) > 1 {
+			in.Policy, in.MaintainedLines = upstreams.PolicyMaintainedLines, len(versions)
+		}
 	}
 	f := &upstreams.File{
 		Cloudcoil:    upstreams.Cloudcoil{Package: "cloudcoil", Version: "0.5.3", Minor: "0.5"},
@@ -53,35 +59,35 @@ func summary(p upstreams.UpdatePlan) []string {
 }
 
 func TestPlanIntegrationRules(t *testing.T) {
-	k8s := []string{"1.31", "1.32"}
+	k8s := 2
 	tests := []struct {
 		name       string
 		matrix     []string
 		policy     string
-		maintained []string
+		maintained int
 		found      []string
 		want       []string
 	}{
-		{"nothing discovered", []string{"1.2.3"}, "", nil, nil, nil},
-		{"up to date", []string{"1.2.3"}, "", nil, []string{"v1.2.3", "v1.2.2"}, nil},
-		{"patch in line, numeric", []string{"1.2.3"}, "", nil, []string{"v1.2.9", "v1.2.10", "v1.2.4"},
+		{"nothing discovered", []string{"1.2.3"}, "", 0, nil, nil},
+		{"up to date", []string{"1.2.3"}, "", 0, []string{"v1.2.3", "v1.2.2"}, nil},
+		{"patch in line, numeric", []string{"1.2.3"}, "", 0, []string{"v1.2.9", "v1.2.10", "v1.2.4"},
 			[]string{"project patch 1.2.3→1.2.10 true"}},
-		{"never downgrades", []string{"1.2.5"}, "", nil, []string{"v1.2.4"}, nil},
-		{"older line ignored", []string{"1.2.3"}, "", nil, []string{"v1.1.9"}, nil},
-		{"each tracked line", []string{"1.1.0", "1.2.0"}, "", nil, []string{"v1.1.4", "v1.2.1"},
+		{"never downgrades", []string{"1.2.5"}, "", 0, []string{"v1.2.4"}, nil},
+		{"older line ignored", []string{"1.2.3"}, "", 0, []string{"v1.1.9"}, nil},
+		{"each tracked line", []string{"1.1.0", "1.2.0"}, "", 0, []string{"v1.1.4", "v1.2.1"},
 			[]string{"project patch 1.1.0→1.1.4 true", "project patch 1.2.0→1.2.1 true"}},
-		{"gap line between tracked lines ignored", []string{"1.1.0", "1.3.0"}, "", nil, []string{"v1.2.7"}, nil},
-		{"newer minor proposed", []string{"1.2.3"}, "", nil, []string{"v1.3.0", "v1.3.1"},
+		{"gap line between tracked lines ignored", []string{"1.1.0", "1.3.0"}, "", 0, []string{"v1.2.7"}, nil},
+		{"newer minor proposed", []string{"1.2.3"}, "", 0, []string{"v1.3.0", "v1.3.1"},
 			[]string{"project proposed 1.2.3→1.3.1 false"}},
-		{"newer major proposed, one proposal", []string{"1.2.3"}, "", nil, []string{"v1.3.1", "v2.0.0", "v1.4.0"},
+		{"newer major proposed, one proposal", []string{"1.2.3"}, "", 0, []string{"v1.3.1", "v2.0.0", "v1.4.0"},
 			[]string{"project proposed 1.2.3→2.0.0 false"}},
-		{"patch and proposal", []string{"1.2.3"}, "track-lines", nil, []string{"v1.2.4", "v1.3.0"},
+		{"patch and proposal", []string{"1.2.3"}, "newest-minor", 0, []string{"v1.2.4", "v1.3.0"},
 			[]string{"project patch 1.2.3→1.2.4 true", "project proposed 1.2.3→1.3.0 false"}},
-		{"maintained minors: patches only", []string{"1.31.5", "1.32.1"}, "maintained-minors", k8s, []string{"v1.31.6", "v1.32.3", "v1.32.2"},
+		{"maintained lines: patches of each", []string{"1.31.5", "1.32.1"}, "maintained-lines", k8s, []string{"v1.31.6", "v1.32.3", "v1.32.2"},
 			[]string{"project patch 1.31.5→1.31.6 true", "project patch 1.32.1→1.32.3 true"}},
-		{"maintained minors: newer minor reported", []string{"1.31.5", "1.32.1"}, "maintained-minors", k8s, []string{"v1.33.0", "v1.34.1"},
-			[]string{"project reported 1.32.1→1.34.1 false"}},
-		{"maintained minors: older line ignored", []string{"1.31.5", "1.32.1"}, "maintained-minors", k8s, []string{"v1.30.14"}, nil},
+		{"maintained lines: newer minor proposed", []string{"1.31.5", "1.32.1"}, "maintained-lines", k8s, []string{"v1.33.0", "v1.34.1"},
+			[]string{"project proposed 1.32.1→1.34.1 false"}},
+		{"maintained lines: older line ignored", []string{"1.31.5", "1.32.1"}, "maintained-lines", k8s, []string{"v1.30.14"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,7 +140,7 @@ func TestPlanCloudcoilRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := planFile(t, []string{"1.0.0"}, "", nil)
+			f := planFile(t, []string{"1.0.0"}, "", 0)
 			got := upstreams.Plan(f, nil, upstreams.PyPIInfo{Name: "cloudcoil", Releases: tt.releases})
 			if strings.Join(summary(got), "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("Plan =\n%s\nwant\n%s", strings.Join(summary(got), "\n"), strings.Join(tt.want, "\n"))
@@ -181,7 +187,7 @@ func TestPlanFixture(t *testing.T) {
 		"kubernetes patch 1.30.9→1.30.10 true",
 		"kubernetes patch 1.31.5→1.31.6 true",
 		"kubernetes patch 1.32.1→1.32.2 true",
-		"kubernetes reported 1.32.1→1.33.1 false",
+		"kubernetes proposed 1.32.1→1.33.1 false",
 		"kyverno patch 1.13.2→1.13.4 true",
 	}
 	if got := summary(plan); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -199,8 +205,8 @@ func TestPlanFixture(t *testing.T) {
 	text := plan.Text()
 	for _, line := range []string{
 		"istio: 1.24.2 → 1.24.4 (patch)\n",
-		"istio: 1.24.2 → 1.25.1 (proposed for review: new minor)\n",
-		"kubernetes: 1.32.1 → 1.33.1 (reported only: new minor; adding a minor also needs the support policy and cluster CI images changed together)\n",
+		"istio: 1.24.2 → 1.25.1 (proposed for review: new minor replacing 1.24.2)\n",
+		"kubernetes: 1.32.1 → 1.33.1 (proposed for review: new minor added, retiring 1.29.13)\n",
 		"cloudcoil: 0.5.3 → 0.6.1 (new Cloudcoil minor: needs a deliberate migration, not applied)\n",
 	} {
 		if !strings.Contains(text, line) {
@@ -226,7 +232,7 @@ func TestPlanFixture(t *testing.T) {
 			t.Errorf("PRBody() lists %s %s → %s outside its section (applied=%v)", c.Integration, c.From, c.To, c.Applied)
 		}
 	}
-	if !strings.Contains(review, "**kubernetes** 1.32.1 → [v1.33.1](https://github.com/kubernetes/kubernetes/releases/tag/v1.33.1): reported only") {
+	if !strings.Contains(review, "**kubernetes** 1.32.1 → [v1.33.1](https://github.com/kubernetes/kubernetes/releases/tag/v1.33.1): proposed for review: new minor added, retiring 1.29.13") {
 		t.Errorf("PRBody() review section:\n%s", review)
 	}
 	if _, again := fixturePlan(t); again.PRBody() != body || again.PRTitle() != plan.PRTitle() {
@@ -241,18 +247,19 @@ func TestPlanFixture(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || len(back.Changes) != len(plan.Changes) {
 		t.Fatalf("JSON round trip: %v", err)
 	}
-	if !strings.Contains(string(b), `{"integration":"istio","kind":"patch","from":"1.24.2","to":"1.24.4","tag":"1.24.4","release_url":"https://github.com/istio/istio/releases/tag/1.24.4","schema_urls":["https://raw.githubusercontent.com/istio/istio/refs/tags/1.24.4/manifests/charts/base/files/crd-all.gen.yaml"],"applied":true}`) {
+	if !strings.Contains(string(b), `{"integration":"istio","kind":"patch","from":"1.24.2","to":"1.24.4","tag":"1.24.4","release_url":"https://github.com/istio/istio/releases/tag/1.24.4","schema_urls":["https://raw.githubusercontent.com/istio/istio/refs/tags/1.24.4/manifests/charts/base/files/crd-all.gen.yaml"],"applied":true}`) ||
+		!strings.Contains(string(b), `"kind":"proposed","from":"1.32.1","to":"1.33.1","tag":"v1.33.1","release_url":"https://github.com/kubernetes/kubernetes/releases/tag/v1.33.1","schema_urls":["https://raw.githubusercontent.com/kubernetes/kubernetes/refs/tags/v1.33.1/api/openapi-spec/swagger.json"],"policy":"maintained-lines","retires":["1.29.13"],"applied":false}`) {
 		t.Errorf("JSON shape: %s", b)
 	}
 }
 
 func TestPlanEmptyAndTitles(t *testing.T) {
-	f := planFile(t, []string{"1.2.3"}, "", nil)
+	f := planFile(t, []string{"1.2.3"}, "", 0)
 	empty := upstreams.Plan(f, nil, upstreams.PyPIInfo{})
 	if !empty.Empty() || empty.HasEdits() || empty.Text() != "No updates available.\n" {
 		t.Errorf("empty plan: Empty=%v HasEdits=%v Text=%q", empty.Empty(), empty.HasEdits(), empty.Text())
 	}
-	if b, _ := json.Marshal(empty); string(b) != `{"changes":[]}` {
+	if b, _ := json.Marshal(empty); string(b) != `{"changes":[],"problems":[]}` {
 		t.Errorf("empty plan JSON = %s, want an empty list, not null", b)
 	}
 	if !strings.Contains(empty.PRBody(), "No updates are pending.") {

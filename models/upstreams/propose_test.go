@@ -36,7 +36,8 @@ func TestProposeAddsTheLineAndItsSchemaURLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := parsed.Integrations["istio"]
-	if want := append(before, c.To); !slices.Equal(in.Versions, want) {
+	// Istio tracks the newest minor: the proposal replaces its line.
+	if want := []string{c.To}; !slices.Equal(in.Versions, want) || slices.Equal(before, want) {
 		t.Errorf("istio matrix %v, want %v", in.Versions, want)
 	}
 	to, _ := upstreams.ParseVersion(c.To)
@@ -67,19 +68,12 @@ func TestProposeAddsTheLineAndItsSchemaURLs(t *testing.T) {
 func TestProposeRefuses(t *testing.T) {
 	_, plan := fixturePlan(t)
 	istio := proposal(t, plan, "istio")
-	var reported upstreams.Change
-	for _, c := range plan.Changes {
-		if c.Kind == upstreams.KindReported {
-			reported = c
-		}
-	}
 	tests := []struct {
 		name   string
 		change upstreams.Change
 		want   string
 	}{
 		{"a patch", upstreams.Change{Integration: "istio", Kind: upstreams.KindPatch, From: "1.24.2", To: "1.24.4"}, "only a proposal"},
-		{"maintained minors", func() upstreams.Change { c := reported; c.Kind = upstreams.KindProposed; return c }(), "reported, never edited in"},
 		{"unknown integration", upstreams.Change{Integration: "nope", Kind: upstreams.KindProposed, To: "1.0.0"}, "not in the file"},
 		{"not beyond the tracked lines", func() upstreams.Change { c := istio; c.To = "1.24.9"; return c }(), "is not beyond the tracked line"},
 	}
@@ -102,10 +96,8 @@ func TestPRBodyTellsTheReviewerWhatToDo(t *testing.T) {
 	body := plan.PRBody()
 	for _, want := range []string{
 		"never merged automatically",
-		"  - [ ] review the commit of this pull request that adds 1.25.1 to the matrix with its 1 schema URL(s)",
-		"  - [ ] support policy: add the 1.33 line",
-		"  - [ ] cluster CI images: add the 1.33 node image",
-		"  - [ ] generation matrix: models/upstreams.json `maintained_minors` and `versions`, and models/kubernetes/cookiecutter.yaml, in the same change",
+		"  - [ ] review the commit of this pull request that moves the matrix of models/upstreams.json and models/istio/cookiecutter.yaml to 1.25.1; drop the commit to decline",
+		"  - [ ] support policy and cluster CI images: add the 1.33 line, retire 1.29.13 (end of life)",
 		"  - [ ] migrate the template and the generator to Cloudcoil 0.6",
 	} {
 		if !strings.Contains(body, want) {

@@ -1,6 +1,8 @@
 package upstreams
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	goversion "github.com/hashicorp/go-version"
@@ -68,25 +70,46 @@ func TestNewestIn(t *testing.T) {
 	}
 }
 
-// A file that skipped Validate with a matrix line outside the maintained minors gets no
-// patch for it: under PolicyMaintainedMinors only the maintained lines take updates.
-func TestMaintainedMinorsOnly(t *testing.T) {
+// The two policies differ only in what a newer minor proposes: newest-minor replaces its
+// one line, maintained-lines adds one and retires the oldest past the count.
+func TestPolicyProposals(t *testing.T) {
 	v := "v"
-	in := &Integration{Repository: "kubernetes/kubernetes", TagPrefix: &v,
-		Versions: []string{"1.30.1", "1.31.1"}, Policy: PolicyMaintainedMinors, MaintainedMinors: []string{"1.31"},
-		SchemaURLs: []SchemaURL{{URL: "https://example.com/v{version}/crds.yaml"}}}
-	var found []Version
-	for _, s := range []string{"1.30.9", "1.31.4", "1.33.0"} {
-		x, _ := ParseVersion(s)
-		found = append(found, x)
+	tests := []struct {
+		name     string
+		policy   string
+		lines    int
+		versions []string
+		found    []string
+		want     []string // kind from→to retiring
+	}{
+		{"newest-minor replaces its line", PolicyNewestMinor, 0, []string{"1.16.3"}, []string{"1.16.5", "1.17.0", "1.17.1"},
+			[]string{"patch 1.16.3→1.16.5 []", "proposed 1.16.3→1.17.1 [1.16.3]"}},
+		{"maintained-lines adds and retires the oldest", PolicyMaintainedLines, 4, []string{"1.29.13", "1.30.9", "1.31.5", "1.32.1"},
+			[]string{"1.29.14", "1.32.3", "1.33.0"},
+			[]string{"patch 1.29.13→1.29.14 []", "patch 1.32.1→1.32.3 []", "proposed 1.32.1→1.33.0 [1.29.13]"}},
+		{"maintained-lines below its count only adds", PolicyMaintainedLines, 4, []string{"1.31.5", "1.32.1"}, []string{"1.33.2"},
+			[]string{"proposed 1.32.1→1.33.2 []"}},
+		{"nothing newer", PolicyNewestMinor, 0, []string{"2.5.1"}, []string{"2.4.0", "2.5.1"}, nil},
 	}
-	changes := planIntegration("kubernetes", in, found)
-	var got []string
-	for _, c := range changes {
-		got = append(got, string(c.Kind)+" "+c.From+"→"+c.To)
-	}
-	want := []string{"patch 1.31.1→1.31.4", "reported 1.31.1→1.33.0"}
-	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
-		t.Errorf("changes = %q, want %q", got, want)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &Integration{Name: "x", Repository: "o/x", TagPrefix: &v, Versions: tt.versions, Policy: tt.policy, MaintainedLines: tt.lines,
+				SchemaURLs: []SchemaURL{{URL: "https://example.com/v{version}/crds.yaml"}}}
+			if errs := in.validate("x"); len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			var found []Version
+			for _, s := range tt.found {
+				x, _ := ParseVersion(s)
+				found = append(found, x)
+			}
+			var got []string
+			for _, c := range planIntegration("x", in, found) {
+				got = append(got, fmt.Sprintf("%s %s→%s %v", c.Kind, c.From, c.To, c.Retires))
+			}
+			if strings.Join(got, "; ") != strings.Join(tt.want, "; ") {
+				t.Errorf("changes = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

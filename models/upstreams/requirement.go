@@ -2,78 +2,227 @@ package upstreams
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/pelletier/go-toml/v2/unstable"
 )
 
-// Where the Cloudcoil generator repository declares its requirement on Cloudcoil, besides
-// cloudcoil.version in models/upstreams.json (the version generation pins): the model
-// template's pyproject.toml, whose [project] dependencies hold the runtime requirement
-// ("cloudcoil>=X.Y.Z,<X.(Y+1)") and whose dev dependency group holds the generation
-// requirement ("cloudcoil[codegen,…]>=X.Y.Z,<X.(Y+1)"). The template is a Jinja file,
-// not TOML, so requirements are found as the quoted strings that name the package.
+// TemplatePyproject is where the Cloudcoil generator repository declares its requirement on
+// Cloudcoil, besides cloudcoil.version in models/upstreams.json: the model template's
+// pyproject.toml. In the real template the runtime requirement is "cloudcoil>=0.4.0" in
+// [project].dependencies, with no upper bound, and the generation requirement is
+// "cloudcoil[codegen,test]" in the dev dependency group, with no version at all.
 const TemplatePyproject = "cookiecutter/models-{{ cookiecutter.model_name }}/pyproject.toml"
 
-// quoted is a TOML basic string on one line, without escapes (requirements have none).
-var quoted = regexp.MustCompile(`"([^"\\\n]*)"`)
+// Requirement is one requirement on a package, found where pyproject.toml declares
+// requirements: [project].dependencies, [project].optional-dependencies.<extra> and
+// [dependency-groups].<group>. Strings anywhere else (keywords, coverage paths, build
+// settings) are not requirements, whatever they spell.
+type Requirement struct {
+	// Table is where it sits: "project.dependencies", "project.optional-dependencies.test",
+	// "dependency-groups.dev".
+	Table string `json:"table"`
+	// Line is its 1-based line in the file.
+	Line int `json:"line"`
+	// Text is the requirement as written.
+	Text string `json:"text"`
+
+	start, end int // the string's content in the file, quotes excluded
+}
 
 // requirementOf splits a PEP 508 requirement into its name, extras ("[codegen]" or "")
 // and version specifier.
 var requirementOf = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*([^;]*?)\s*(;.*)?$`)
 
-// RaiseRequirement moves the lower bound of every requirement on pkg in data (the file at
-// path) to version, keeping its upper bound, extras and spelling: the shared runtime and
-// generation requirements advance only within their compatible minor. Each requirement
-// must read ">=A,<B" with A in minor and B the next minor (B = X.(Y+1)); one that does not
-// is an error naming the file, line and fix, since moving it is a migration. A bound
-// already at or above version stays. found counts the requirements on pkg; zero means the
-// file declares none.
-func RaiseRequirement(path string, data []byte, pkg string, minor Line, version string) (out []byte, found int, err error) {
-	to, ok := parseFinalPy(version)
-	if !ok || !releasesOf(minor).Check(to.v.semver()) {
-		return nil, 0, fmt.Errorf("%s: cannot raise %s to %q: not a final release of the compatible minor %s", path, pkg, version, minor)
-	}
-	changed := false
-	var b bytes.Buffer
-	at := 0
-	for _, m := range quoted.FindAllSubmatchIndex(data, -1) {
-		req := string(data[m[2]:m[3]])
-		parts := requirementOf.FindStringSubmatch(req)
-		if parts == nil || NormalizeName(parts[1]) != NormalizeName(pkg) {
-			continue
+// jinjaTag is a Jinja statement or comment; expressions ({{ … }}) sit inside TOML strings
+// in the model template and are left as they are.
+var jinjaTag = regexp.MustCompile(`(?s)\{%.*?%\}|\{#.*?#\}`)
+
+// blankJinja replaces Jinja statements and comments with spaces, keeping every byte offset
+// and line, so the template reads as TOML and positions found in it are positions in the
+// file.
+func blankJinja(data []byte) []byte {
+	out := bytes.Clone(data)
+	for _, m := range jinjaTag.FindAllIndex(data, -1) {
+		for i := m[0]; i < m[1]; i++ {
+			if out[i] != '\n' {
+				out[i] = ' '
+			}
 		}
-		found++
-		line := 1 + bytes.Count(data[:m[0]], []byte("\n"))
-		lower, lowerAt, err := checkMinorRange(parts[3], minor)
-		if err != nil {
-			return nil, 0, fmt.Errorf("%s:%d: %q: %w; moving Cloudcoil to another minor is a deliberate migration: edit it by hand", path, line, req, err)
-		}
-		if lower.compare(to) >= 0 {
-			continue
-		}
-		// The lower bound's text sits at lowerAt within the specifier, which starts where
-		// the requirement's specifier does.
-		specStart := m[2] + strings.Index(req, parts[3])
-		start := specStart + lowerAt
-		b.Write(data[at:start])
-		b.WriteString(version)
-		at = start + len(lower.text)
-		changed = true
 	}
-	if !changed {
-		return data, found, nil
-	}
-	b.Write(data[at:])
-	return b.Bytes(), found, nil
+	return out
 }
 
-// checkMinorRange reads a specifier ">=A,<B" (in either order, spaces allowed) and checks
-// that it is exactly the minor's range from A: A in minor, B its next minor. It returns
-// A and where A's text starts in spec.
-func checkMinorRange(spec string, minor Line) (pyVersion, int, error) {
+// FindRequirements reads the requirements on pkg that data (the file at path, a
+// pyproject.toml or the model template's Jinja text of one) declares, in file order. The
+// file is read structurally, through a TOML parser, after Jinja statements are blanked out.
+func FindRequirements(path string, data []byte, pkg string) ([]Requirement, error) {
+	src := blankJinja(data)
+	var p unstable.Parser
+	p.Reset(src)
+	var table []string
+	var out []Requirement
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			table = keyParts(e.Key())
+		case unstable.KeyValue:
+			full := append(append([]string{}, table...), keyParts(e.Key())...)
+			kind := requirementTable(full)
+			if kind == "" {
+				continue
+			}
+			value := e.Value()
+			if value.Kind != unstable.Array {
+				return nil, fmt.Errorf("%s:%d: %s: want an array of requirement strings", path, keyLine(&p, e), strings.Join(full, "."))
+			}
+			items := value.Children()
+			for items.Next() {
+				item := items.Node()
+				if item.Kind != unstable.String {
+					continue // {include-group = "…"} in a dependency group
+				}
+				raw := item.Raw
+				text := string(item.Data)
+				start, end := int(raw.Offset)+1, int(raw.Offset+raw.Length)-1
+				parts := requirementOf.FindStringSubmatch(text)
+				if parts == nil || NormalizeName(parts[1]) != NormalizeName(pkg) {
+					continue
+				}
+				if start < 0 || end > len(data) || end < start || string(data[start:end]) != text {
+					line := 1 + bytes.Count(data[:min(int(raw.Offset), len(data))], []byte("\n"))
+					return nil, fmt.Errorf("%s:%d: %q: write the requirement as a plain \"…\" string without escapes, so it can be edited in place", path, line, text)
+				}
+				out = append(out, Requirement{
+					Table: strings.Join(full, "."), Line: 1 + bytes.Count(data[:start], []byte("\n")),
+					Text: text, start: start, end: end,
+				})
+			}
+		}
+	}
+	if err := p.Error(); err != nil {
+		var perr *unstable.ParserError
+		if errors.As(err, &perr) {
+			line, col := p.Shape(p.Range(perr.Highlight)).Start.Line, p.Shape(p.Range(perr.Highlight)).Start.Column
+			return nil, fmt.Errorf("%s:%d:%d: not TOML once Jinja statements are set aside: %s; fix the file so its requirements can be read", path, line, col, perr.Message)
+		}
+		return nil, fmt.Errorf("%s: not TOML once Jinja statements are set aside: %w", path, err)
+	}
+	return out, nil
+}
+
+// keyLine is the line of a key-value expression's first key.
+func keyLine(p *unstable.Parser, e *unstable.Node) int {
+	it := e.Key()
+	if !it.Next() {
+		return 0
+	}
+	return p.Shape(it.Node().Raw).Start.Line
+}
+
+// requirementTable says whether a key path holds requirements: it returns the path's name
+// or "" when it does not.
+func requirementTable(key []string) string {
+	switch {
+	case len(key) == 2 && key[0] == "project" && key[1] == "dependencies":
+		return "dependencies"
+	case len(key) == 3 && key[0] == "project" && key[1] == "optional-dependencies":
+		return "optional-dependencies"
+	case len(key) == 2 && key[0] == "dependency-groups":
+		return "dependency-groups"
+	}
+	return ""
+}
+
+func keyParts(it unstable.Iterator) []string {
+	var parts []string
+	for it.Next() {
+		parts = append(parts, string(it.Node().Data))
+	}
+	return parts
+}
+
+// RaiseRequirement moves the lower bound of every requirement on pkg in data (the file at
+// path) to version, a final release of minor, keeping everything else byte for byte: the
+// requirement advances within its own minor. A requirement without a lower bound
+// ("cloudcoil[codegen,test]") has nothing to move; an upper bound, when there is one, must
+// admit version. A lower bound of another minor, or a clause other than >= and <, is an
+// error naming the file, line and fix: moving to another minor is a migration, which a
+// maintainer makes. A bound already at or above version stays. It returns the
+// requirements it found.
+func RaiseRequirement(path string, data []byte, pkg string, minor Line, version string) (out []byte, found []Requirement, err error) {
+	to, ok := parseFinalPy(version)
+	if !ok || to.line() != minor {
+		return nil, nil, fmt.Errorf("%s: cannot raise %s to %q: not a final release of its minor %s", path, pkg, version, minor)
+	}
+	reqs, err := FindRequirements(path, data, pkg)
+	if err != nil {
+		return nil, nil, err
+	}
+	var edits []edit
+	for _, r := range reqs {
+		parts := requirementOf.FindStringSubmatch(r.Text)
+		spec := parts[3]
+		lower, lowerAt, err := lowerBound(spec, minor, to)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: %s %q: %w", path, r.Line, r.Table, r.Text, err)
+		}
+		if lowerAt < 0 || lower.compare(to) >= 0 {
+			continue
+		}
+		specStart := r.start + strings.Index(r.Text, spec)
+		edits = append(edits, edit{start: specStart + lowerAt, end: specStart + lowerAt + len(lower.text), text: version})
+	}
+	if len(edits) == 0 {
+		return data, reqs, nil
+	}
+	return splice(data, edits), reqs, nil
+}
+
+// RequirementMinor reads the minor of the lower bound of the requirements on pkg in data:
+// the minor the template currently stands on. ok is false when no requirement has a lower
+// bound; requirements whose lower bounds name different minors are an error.
+func RequirementMinor(path string, data []byte, pkg string) (Line, bool, error) {
+	reqs, err := FindRequirements(path, data, pkg)
+	if err != nil {
+		return Line{}, false, err
+	}
+	var minor Line
+	ok := false
+	for _, r := range reqs {
+		spec := requirementOf.FindStringSubmatch(r.Text)[3]
+		for _, clause := range strings.Split(spec, ",") {
+			c := strings.TrimSpace(clause)
+			text, isLower := strings.CutPrefix(c, ">=")
+			if !isLower {
+				continue
+			}
+			v, final := parseFinalPy(strings.TrimSpace(text))
+			if !final {
+				return Line{}, false, fmt.Errorf("%s:%d: %q: the lower bound is not a final release X.Y[.Z]", path, r.Line, r.Text)
+			}
+			if ok && v.line() != minor {
+				return Line{}, false, fmt.Errorf("%s:%d: %q: its minor %s differs from %s of another requirement on %s; make them agree", path, r.Line, r.Text, v.line(), minor, pkg)
+			}
+			minor, ok = v.line(), true
+		}
+	}
+	return minor, ok, nil
+}
+
+// lowerBound reads a specifier's clauses: at most one lower bound ">=A" (A a final
+// release of minor) and upper bounds "<B" that admit to. It returns A and where A's text
+// starts in spec, or -1 when there is no lower bound.
+func lowerBound(spec string, minor Line, to pyVersion) (pyVersion, int, error) {
 	var lower pyVersion
-	lowerAt, haveUpper := -1, false
+	lowerAt := -1
+	if strings.TrimSpace(spec) == "" {
+		return lower, -1, nil
+	}
 	offset := 0
 	for _, clause := range strings.Split(spec, ",") {
 		c := strings.TrimSpace(clause)
@@ -83,23 +232,28 @@ func checkMinorRange(spec string, minor Line) (pyVersion, int, error) {
 		case strings.HasPrefix(c, ">="):
 			text := strings.TrimSpace(c[2:])
 			v, ok := parseFinalPy(text)
-			if !ok || !releasesOf(minor).Check(v.v.semver()) {
-				return pyVersion{}, 0, fmt.Errorf("the lower bound %s is not a release of the compatible minor %s", text, minor)
+			if !ok {
+				return lower, 0, fmt.Errorf("the lower bound %q is not a final release X.Y[.Z]; write >=X.Y.Z", text)
+			}
+			if v.line() != minor {
+				return lower, 0, fmt.Errorf("the lower bound %s is not in the minor %s that Cloudcoil advances within; moving to another minor is a migration: edit the template and %s by hand", text, minor, FilePath)
+			}
+			if lowerAt >= 0 {
+				return lower, 0, errors.New("two lower bounds; keep one >=X.Y.Z")
 			}
 			lower, lowerAt = v, clauseAt+strings.Index(c, text)
 		case strings.HasPrefix(c, "<") && !strings.HasPrefix(c, "<="):
 			text := strings.TrimSpace(c[1:])
 			v, ok := parseFinalPy(text)
-			if !ok || v.v.Patch != 0 || v.v.Line() != (Line{Major: minor.Major, Minor: minor.Minor + 1}) {
-				return pyVersion{}, 0, fmt.Errorf("the upper bound %s is not the next minor %d.%d", text, minor.Major, minor.Minor+1)
+			if !ok {
+				return lower, 0, fmt.Errorf("the upper bound %q is not a final release X.Y[.Z]", text)
 			}
-			haveUpper = true
+			if to.compare(v) >= 0 {
+				return lower, 0, fmt.Errorf("the upper bound <%s excludes %s; raising it is a migration: edit it by hand", text, to.text)
+			}
 		default:
-			return pyVersion{}, 0, fmt.Errorf("the clause %q is not >=X.Y.Z or <X.Y", c)
+			return lower, 0, fmt.Errorf("the clause %q is neither >=X.Y.Z nor <X.Y; write the requirement as >=X.Y.Z (optionally ,<X.Y)", c)
 		}
-	}
-	if lowerAt < 0 || !haveUpper {
-		return pyVersion{}, 0, fmt.Errorf("want >=X.Y.Z,<X.(Y+1) within the compatible minor %s", minor)
 	}
 	return lower, lowerAt, nil
 }

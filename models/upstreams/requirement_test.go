@@ -1,51 +1,75 @@
 package upstreams_test
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/models/upstreams"
 )
 
+// templatePyproject has the real template's shapes: an unbounded runtime requirement, a
+// Jinja loop inside the dependencies array, a generation requirement without a version,
+// and strings that name cloudcoil but are no requirement (a keyword, a coverage path,
+// hatch's only-include).
 const templatePyproject = `[project]
 name = "cloudcoil.models.{{ cookiecutter.module_name }}"
 dependencies = [
-    "cloudcoil>=0.5.3,<0.6",
+    "cloudcoil>=0.4.0",
 {%- if cookiecutter.dependencies %}
-    "{{ cookiecutter.dependencies }}",
+{%- for dependency in cookiecutter.dependencies.split(',') %}
+    "{{ dependency | trim }}",
+{%- endfor %}
 {%- endif %}
 ]
+keywords = ["kubernetes", "cloudcoil", "cloudcoil-models"]
+
+[project.optional-dependencies]
+test = ["cloudcoil [test] >= 0.4.1 , < 0.5"]
 
 [dependency-groups]
 dev = [
-    "pytest>=8.3",
-    "cloudcoil[codegen,test] >= 0.5.3, < 0.6",
-    "cloudcoil-models-extra>=1.0",
+    "pytest>=8.3.4",
+    "cloudcoil[codegen,test]"
 ]
+
+[tool.coverage.run]
+omit = ["cloudcoil/models/**"]
+
+[tool.hatch.build.targets.wheel]
+only-include = ["cloudcoil"]
 `
 
 func TestRaiseRequirement(t *testing.T) {
-	minor := upstreams.Line{Major: 0, Minor: 5}
+	minor := upstreams.Line{Major: 0, Minor: 4}
 	tests := []struct {
 		name      string
 		data      string
 		version   string
 		want      string // the output, "" when an error is wanted
-		wantFound int
+		wantFound []string
 		wantErr   string
 	}{
-		{"both requirements move, spelling kept", templatePyproject, "0.5.4",
-			strings.NewReplacer(`"cloudcoil>=0.5.3,<0.6"`, `"cloudcoil>=0.5.4,<0.6"`, `>= 0.5.3, < 0.6"`, `>= 0.5.4, < 0.6"`).Replace(templatePyproject), 2, ""},
-		{"already there", strings.ReplaceAll(templatePyproject, "0.5.3", "0.5.4"), "0.5.4",
-			strings.ReplaceAll(templatePyproject, "0.5.3", "0.5.4"), 2, ""},
-		{"a file that declares none", "[project]\ndependencies = [\"httpx\"]\n", "0.5.4", "[project]\ndependencies = [\"httpx\"]\n", 0, ""},
-		{"a requirement of another minor", strings.Replace(templatePyproject, "cloudcoil>=0.5.3,<0.6", "cloudcoil>=0.4.1,<0.5", 1), "0.5.4",
-			"", 0, "pyproject.toml:4: \"cloudcoil>=0.4.1,<0.5\": the lower bound 0.4.1 is not a release of the compatible minor 0.5; moving Cloudcoil to another minor is a deliberate migration"},
-		{"an open upper bound", strings.Replace(templatePyproject, "cloudcoil>=0.5.3,<0.6", "cloudcoil>=0.5.3", 1), "0.5.4",
-			"", 0, "want >=X.Y.Z,<X.(Y+1)"},
-		{"a pin", strings.Replace(templatePyproject, "cloudcoil>=0.5.3,<0.6", "cloudcoil==0.5.3", 1), "0.5.4",
-			"", 0, `the clause "==0.5.3" is not`},
-		{"a new minor is never applied", templatePyproject, "0.6.1", "", 0, "not a final release of the compatible minor 0.5"},
+		{"lower bounds move within their minor, spelling kept", templatePyproject, "0.4.5",
+			strings.NewReplacer(`"cloudcoil>=0.4.0"`, `"cloudcoil>=0.4.5"`, `>= 0.4.1 , < 0.5`, `>= 0.4.5 , < 0.5`).Replace(templatePyproject),
+			[]string{"project.dependencies:4", "project.optional-dependencies.test:14", "dependency-groups.dev:19"}, ""},
+		{"already there", strings.ReplaceAll(templatePyproject, "0.4.0", "0.4.5"), "0.4.1",
+			strings.ReplaceAll(templatePyproject, "0.4.0", "0.4.5"), []string{"project.dependencies:4", "project.optional-dependencies.test:14", "dependency-groups.dev:19"}, ""},
+		{"a file that declares none", "[project]\ndependencies = [\"httpx\"]\nkeywords = [\"cloudcoil\"]\n", "0.4.5",
+			"[project]\ndependencies = [\"httpx\"]\nkeywords = [\"cloudcoil\"]\n", nil, ""},
+		{"a requirement of another minor", strings.Replace(templatePyproject, "cloudcoil>=0.4.0", "cloudcoil>=0.3.1", 1), "0.4.5",
+			"", nil, `pyproject.toml:4: project.dependencies "cloudcoil>=0.3.1": the lower bound 0.3.1 is not in the minor 0.4`},
+		{"an upper bound that excludes the version", strings.Replace(templatePyproject, "cloudcoil>=0.4.0", "cloudcoil>=0.4.0,<0.4.3", 1), "0.4.5",
+			"", nil, "the upper bound <0.4.3 excludes 0.4.5"},
+		{"a pin", strings.Replace(templatePyproject, "cloudcoil>=0.4.0", "cloudcoil==0.4.0", 1), "0.4.5",
+			"", nil, `the clause "==0.4.0" is neither`},
+		{"a new minor is never applied", templatePyproject, "0.5.1", "", nil, "not a final release of its minor 0.4"},
+		{"not TOML", "[project\ndependencies = [\"cloudcoil>=0.4.0\"]\n", "0.4.5", "", nil, "pyproject.toml:1:"},
+		{"dependencies not an array", "[project]\ndependencies = \"cloudcoil>=0.4.0\"\n", "0.4.5", "", nil, "pyproject.toml:2: project.dependencies: want an array"},
+		{"an escaped requirement", "[project]\ndependencies = [\"cloudcoil\\u003e=0.4.0\"]\n", "0.4.5", "", nil, "without escapes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,23 +83,73 @@ func TestRaiseRequirement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(out) != tc.want || found != tc.wantFound {
-				t.Errorf("found %d (want %d), out:\n%s\nwant:\n%s", found, tc.wantFound, out, tc.want)
+			var where []string
+			for _, r := range found {
+				where = append(where, r.Table+":"+strconv.Itoa(r.Line))
+			}
+			if string(out) != tc.want || strings.Join(where, " ") != strings.Join(tc.wantFound, " ") {
+				t.Errorf("found %q (want %q), out:\n%s\nwant:\n%s", where, tc.wantFound, out, tc.want)
 			}
 		})
 	}
 }
 
+func TestRequirementMinor(t *testing.T) {
+	minor, ok, err := upstreams.RequirementMinor("pyproject.toml", []byte(templatePyproject), "cloudcoil")
+	if err != nil || !ok || minor != (upstreams.Line{Major: 0, Minor: 4}) {
+		t.Errorf("RequirementMinor = %v, %v, %v; want 0.4", minor, ok, err)
+	}
+	mixed := strings.Replace(templatePyproject, ">= 0.4.1", ">= 0.5.0", 1)
+	if _, _, err := upstreams.RequirementMinor("pyproject.toml", []byte(mixed), "cloudcoil"); err == nil || !strings.Contains(err.Error(), "pyproject.toml:14:") {
+		t.Errorf("mixed minors: err = %v", err)
+	}
+	if _, ok, err := upstreams.RequirementMinor("pyproject.toml", []byte("[project]\ndependencies = [\"cloudcoil\"]\n"), "cloudcoil"); ok || err != nil {
+		t.Errorf("no lower bound: ok %v, err %v", ok, err)
+	}
+}
+
+// TestRequirementsOfTheRealTemplate reads the real model template: exactly two
+// requirements on Cloudcoil (the unbounded runtime one and the generation one without a
+// version), none of the other strings that name it, and raising within 0.4 edits exactly
+// the lower bound's bytes.
+func TestRequirementsOfTheRealTemplate(t *testing.T) {
+	path := filepath.Join(corpus.Dir(t, "cloudcoil"), "tree", filepath.FromSlash(upstreams.TemplatePyproject))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, err := upstreams.FindRequirements(upstreams.TemplatePyproject, data, "cloudcoil")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 2 || reqs[0].Text != "cloudcoil>=0.4.0" || reqs[0].Table != "project.dependencies" ||
+		reqs[1].Text != "cloudcoil[codegen,test]" || reqs[1].Table != "dependency-groups.dev" {
+		t.Fatalf("requirements = %+v", reqs)
+	}
+	out, _, err := upstreams.RaiseRequirement(upstreams.TemplatePyproject, data, "cloudcoil", upstreams.Line{Major: 0, Minor: 4}, "0.4.7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(string(data), `"cloudcoil>=0.4.0",`, `"cloudcoil>=0.4.7",`, 1); string(out) != want {
+		t.Errorf("the edit is not exactly the lower bound:\n%s", out)
+	}
+	if _, _, err := upstreams.RaiseRequirement(upstreams.TemplatePyproject, data, "cloudcoil", upstreams.Line{Major: 0, Minor: 5}, "0.5.2"); err == nil ||
+		!strings.Contains(err.Error(), upstreams.TemplatePyproject+":17:") || !strings.Contains(err.Error(), "migration") {
+		t.Errorf("a requirement on 0.4 raised to 0.5: err = %v", err)
+	}
+}
+
 func FuzzRaiseRequirement(f *testing.F) {
-	f.Add([]byte(templatePyproject), "0.5.4")
-	f.Add([]byte(`x = ["cloudcoil>=0.5.3,<0.6", "cloudcoil [a]>=0.5.0 ,<0.6"]`), "0.5.9")
+	f.Add([]byte(templatePyproject), "0.4.4")
+	f.Add([]byte(`[project]
+dependencies = ["cloudcoil>=0.4.3,<0.5", "cloudcoil [a]>=0.4.0 ,<0.6"]`), "0.4.9")
 	f.Fuzz(func(t *testing.T, data []byte, version string) {
-		out, _, err := upstreams.RaiseRequirement("pyproject.toml", data, "cloudcoil", upstreams.Line{Major: 0, Minor: 5}, version)
+		out, _, err := upstreams.RaiseRequirement("pyproject.toml", data, "cloudcoil", upstreams.Line{Major: 0, Minor: 4}, version)
 		if err != nil {
 			return
 		}
 		// Raising again to the same version changes nothing.
-		again, _, err := upstreams.RaiseRequirement("pyproject.toml", out, "cloudcoil", upstreams.Line{Major: 0, Minor: 5}, version)
+		again, _, err := upstreams.RaiseRequirement("pyproject.toml", out, "cloudcoil", upstreams.Line{Major: 0, Minor: 4}, version)
 		if err != nil || string(again) != string(out) {
 			t.Errorf("not idempotent: %v\n%q\n%q", err, out, again)
 		}

@@ -18,14 +18,14 @@ type commitSpec struct {
 }
 
 // planCommits lays out the automation branch as reviewable commits on the base head:
-// first the applied updates; then each proposal (a new line of a track-lines
-// integration) as its own commit adding the matrix entry and its schema URLs, so a
-// reviewer can take or drop each; and, when neither exists but something still needs
-// review (a maintained-minors minor, a Cloudcoil migration), one commit without file
-// changes that carries the checklist, so the pull request can exist: GitHub opens none
-// without a commit. A proposal that cannot be written (no schema URL reaches it) is
-// left to the body and noted. An empty plan lays out nothing.
-func planCommits(src *sources, plan upstreams.UpdatePlan) ([]commitSpec, []string, error) {
+// first the applied updates; then each proposal (a new line, replacing or added as the
+// integration's policy says) as its own commit moving the matrix, so a reviewer can take
+// or drop each; and, when neither exists but something still needs review (a Cloudcoil
+// migration, a skipped integration), one commit without file changes that carries the
+// checklist, so the pull request can exist: GitHub opens none without a commit. A
+// proposal that cannot be written (no schema URL reaches it, or the template cannot
+// derive it) is left to the body as a problem. An empty plan lays out nothing.
+func planCommits(src *sources, plan upstreams.UpdatePlan) ([]commitSpec, []upstreams.Problem, error) {
 	applied, err := desiredFiles(src, plan)
 	if err != nil {
 		return nil, nil, err
@@ -35,14 +35,16 @@ func planCommits(src *sources, plan upstreams.UpdatePlan) ([]commitSpec, []strin
 		specs = append(specs, commitSpec{Message: commitMessage(plan), Files: applied})
 	}
 	state := overlay(nil, applied)
-	var notes []string
+	var problems []upstreams.Problem
 	for _, c := range plan.Changes {
 		if c.Kind != upstreams.KindProposed {
 			continue
 		}
 		files, err := proposalFiles(src, state, c)
 		if err != nil {
-			notes = append(notes, fmt.Sprintf("%s %s is listed for review but not proposed as a commit: %v", c.Integration, c.To, err))
+			p := problemOf(c.Integration, upstreams.CookiecutterPath(c.Integration), err)
+			p.Problem = fmt.Sprintf("the proposal of %s is listed for review but not written as a commit: %s", c.To, p.Problem)
+			problems = append(problems, p)
 			continue
 		}
 		state = overlay(state, files)
@@ -51,7 +53,7 @@ func planCommits(src *sources, plan upstreams.UpdatePlan) ([]commitSpec, []strin
 	if len(specs) == 0 && !plan.Empty() {
 		specs = append(specs, commitSpec{Message: reviewMessage(plan)})
 	}
-	return specs, notes, nil
+	return specs, problems, nil
 }
 
 // overlay is the state (changed files by path) with files written over it.
@@ -153,6 +155,9 @@ func reviewMessage(plan upstreams.UpdatePlan) string {
 		if !c.Applied {
 			fmt.Fprintf(&b, "- %s %s → %s (%s)\n", c.Integration, c.From, c.To, c.Kind)
 		}
+	}
+	for _, p := range plan.Problems {
+		fmt.Fprintf(&b, "- %s skipped: fix %s\n", p.Integration, p.File)
 	}
 	b.WriteString("\nWritten by dagger call model-versions from models/upstreams.json.\n")
 	return b.String()

@@ -131,8 +131,15 @@ func (r *run) discover(ctx context.Context, file *upstreams.File) (map[string][]
 		}
 		if err != nil {
 			if errors.Is(err, github.ErrNotFound) {
-				return nil, fmt.Errorf("%s: integrations.%s.repository %s: no such repository on GitHub: fix the owner/name, or give the token read access to it: %w",
-					upstreams.FilePath, strings.Join(names, ", integrations."), ins[0].Repository, err)
+				// One wrong repository name stops only its integrations.
+				for _, name := range names {
+					r.discoveryProblems = append(r.discoveryProblems, upstreams.Problem{
+						Integration: name, File: upstreams.FilePath,
+						Problem: fmt.Sprintf("integrations.%s.repository %s: no such repository on GitHub", name, ins[0].Repository),
+						Fix:     "fix the owner/name, or give the token read access to it",
+					})
+				}
+				continue
 			}
 			return nil, fmt.Errorf("%s: integrations.%s: releases of %s: %w", upstreams.FilePath, strings.Join(names, ", "), ins[0].Repository, err)
 		}

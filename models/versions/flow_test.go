@@ -93,7 +93,8 @@ func (w *world) checkBranch(t *testing.T, plan upstreams.UpdatePlan) {
 	if base := chain[len(chain)-1]; base != w.Repo.Branch("main") {
 		t.Fatalf("the branch's %d commits sit on %s, want main's head %s", commits, base, w.Repo.Branch("main"))
 	}
-	// Each proposal commit adds its line to the matrix, and nothing else of the matrix.
+	// Each proposal commit moves the matrix as its policy says: the retired lines leave,
+	// the new one joins, nothing else moves.
 	for i, c := range proposals {
 		commit, parent := chain[len(proposals)-1-i], chain[len(proposals)-i]
 		before, errB := upstreams.Parse([]byte(w.Repo.Files(parent)[upstreams.FilePath]))
@@ -102,7 +103,13 @@ func (w *world) checkBranch(t *testing.T, plan upstreams.UpdatePlan) {
 			t.Fatalf("proposal %s %s: %v %v", c.Integration, c.To, errB, errA)
 		}
 		got := after.Integrations[c.Integration].Versions
-		want := append(slices.Clone(before.Integrations[c.Integration].Versions), c.To)
+		var want []string
+		for _, v := range before.Integrations[c.Integration].Versions {
+			if !slices.ContainsFunc(c.Retires, func(r string) bool { return lineOf(r) == lineOf(v) }) {
+				want = append(want, v)
+			}
+		}
+		want = append(want, c.To)
 		if !slices.Equal(got, want) {
 			t.Errorf("proposal commit of %s: matrix %v, want %v", c.Integration, got, want)
 		}
@@ -113,7 +120,16 @@ func (w *world) checkBranch(t *testing.T, plan upstreams.UpdatePlan) {
 		t.Fatalf("upstreams.json on the branch: %v", err)
 	}
 	want := map[string]map[string]bool{} // integration → versions the branch adds
+	retired := map[string]bool{}         // integration + line a proposal retires
+	for _, c := range plan.Changes {
+		for _, r := range c.Retires {
+			retired[c.Integration+" "+lineOf(r)] = true
+		}
+	}
 	add := func(name, v string) {
+		if retired[name+" "+lineOf(v)] {
+			return
+		}
 		if want[name] == nil {
 			want[name] = map[string]bool{}
 		}
@@ -127,9 +143,19 @@ func (w *world) checkBranch(t *testing.T, plan upstreams.UpdatePlan) {
 			t.Errorf("cloudcoil.version %s, want %s", file.Cloudcoil.Version, c.To)
 		}
 	}
+	skipped := map[string]bool{}
+	for _, p := range plan.Problems {
+		skipped[p.Integration] = true
+	}
 	for _, name := range file.Names() {
 		in := file.Integrations[name]
 		path := upstreams.CookiecutterPath(name)
+		if skipped[name] {
+			if onBranch[path] != onMain[path] {
+				t.Errorf("%s was skipped but changed on the branch", path)
+			}
+			continue
+		}
 		if err := upstreams.CheckCookiecutter([]byte(onBranch[path]), *in); err != nil {
 			t.Errorf("%s and %s disagree on the branch: %v", path, upstreams.FilePath, err)
 		}
@@ -153,7 +179,7 @@ func (w *world) checkBranch(t *testing.T, plan upstreams.UpdatePlan) {
 		if c.Kind != upstreams.KindCloudcoil {
 			continue
 		}
-		for _, req := range []string{`"cloudcoil>=` + c.To + `,<`, `"cloudcoil[codegen]>=` + c.To + `,<`} {
+		for _, req := range []string{`"cloudcoil>=` + c.To + `",`, `"cloudcoil[codegen,test]"`} {
 			if !strings.Contains(onBranch[template], req) {
 				t.Errorf("%s on the branch lacks %s…:\n%s", template, req, onBranch[template])
 			}
@@ -202,11 +228,12 @@ func TestModelVersionsScenario(t *testing.T) {
 	w.checkBranch(t, r1.Plan)
 	body1 := pulls[0].Body
 	// One commit for the applied updates and one per proposal (cert-manager, istio, keda,
-	// knative-eventing), each a tree and a commit; then the ref and the pull request.
-	if got := versionstest.Writes(log1); strings.Join(got, "\n") != strings.Join(rebuildWrites(5, "POST /repos/cloudcoil/cloudcoil/git/refs", "POST /repos/cloudcoil/cloudcoil/pulls"), "\n") || r1.Requests.Writes != 12 {
-		t.Errorf("first run writes %v (report %d), want 5 trees and commits, the ref and the pull request", got, r1.Requests.Writes)
+	// knative-eventing, kubernetes), each a tree and a commit; then the ref and the pull
+	// request.
+	if got := versionstest.Writes(log1); strings.Join(got, "\n") != strings.Join(rebuildWrites(6, "POST /repos/cloudcoil/cloudcoil/git/refs", "POST /repos/cloudcoil/cloudcoil/pulls"), "\n") || r1.Requests.Writes != 14 {
+		t.Errorf("first run writes %v (report %d), want 6 trees and commits, the ref and the pull request", got, r1.Requests.Writes)
 	}
-	if !strings.Contains(pulls[0].Body, "never merged automatically") || !strings.Contains(pulls[0].Body, "- [ ] review the commit of this pull request that adds 1.25.1") {
+	if !strings.Contains(pulls[0].Body, "never merged automatically") || !strings.Contains(pulls[0].Body, "- [ ] review the commit of this pull request that moves the matrix of models/upstreams.json and models/istio/cookiecutter.yaml to 1.25.1") {
 		t.Errorf("the body does not say the proposals need review:\n%s", pulls[0].Body)
 	}
 
@@ -226,7 +253,7 @@ func TestModelVersionsScenario(t *testing.T) {
 	if w.Repo.Files(versions.Branch)["CONTRIBUTING.md"] == "" {
 		t.Errorf("the rebuilt branch is not on main's current head")
 	}
-	wantWrites := rebuildWrites(5,
+	wantWrites := rebuildWrites(6,
 		"PATCH /repos/cloudcoil/cloudcoil/git/refs/heads/automation/model-versions",
 		"PATCH /repos/cloudcoil/cloudcoil/pulls/1")
 	if got := versionstest.Writes(log2); strings.Join(got, "\n") != strings.Join(wantWrites, "\n") {
@@ -260,8 +287,8 @@ func TestModelVersionsScenario(t *testing.T) {
 	}
 
 	// The maintainers merge the branch, proposals included (here as their own commit on
-	// main). What is left needs a person: the Cloudcoil migration and Kubernetes' new
-	// minor. The pull request stays open, rebuilt as one commit without changes that
+	// main; Kubernetes' new minor among them). What is left needs a person: the Cloudcoil
+	// migration. The pull request stays open, rebuilt as one commit without changes that
 	// carries the checklist.
 	merged := map[string]string{}
 	for _, p := range r3.Files {
@@ -274,7 +301,7 @@ func TestModelVersionsScenario(t *testing.T) {
 	if r4.Action != versions.ActionUpdated || pulls[0].State != "open" || len(pulls) != 1 {
 		t.Fatalf("after the merge: action %s, pull requests %+v", r4.Action, pulls)
 	}
-	for _, want := range []string{"Needs review", "- [ ] cluster CI images: add the 1.33 node image", "- [ ] migrate the template and the generator to Cloudcoil 0.6"} {
+	for _, want := range []string{"Needs review", "- [ ] migrate the template and the generator to Cloudcoil 0.6"} {
 		if !strings.Contains(pulls[0].Body, want) {
 			t.Errorf("the open pull request's body lacks %q:\n%s", want, pulls[0].Body)
 		}
@@ -293,21 +320,18 @@ func TestModelVersionsScenario(t *testing.T) {
 		t.Errorf("writes after the merge %v, want %v", got, wantWrites)
 	}
 
-	// The maintainers add Kubernetes 1.33 (policy, images, matrix) and migrate to Cloudcoil
-	// 0.6: nothing is pending, so the pull request is closed; the branch stays.
+	// The maintainers migrate to Cloudcoil 0.6: nothing is pending, so the pull request is
+	// closed; the branch stays.
 	done, err := upstreams.Parse([]byte(w.Repo.Files("main")[upstreams.FilePath]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	k8s := done.Integrations["kubernetes"]
-	k8s.MaintainedMinors = append(k8s.MaintainedMinors, "1.33")
-	k8s.Versions = append(k8s.Versions, "1.33.1")
 	done.Cloudcoil.Minor, done.Cloudcoil.Version = "0.6", "0.6.1"
 	raw, err := done.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Repo.CommitOnBranch("main", "Kubernetes 1.33, Cloudcoil 0.6", map[string]string{upstreams.FilePath: string(raw)})
+	w.Repo.CommitOnBranch("main", "Cloudcoil 0.6", map[string]string{upstreams.FilePath: string(raw)})
 	r5, log5 := w.run(t, false)
 	perRun["resolved"] = count(log5)
 	pulls = w.Repo.PullRequests()
@@ -333,6 +357,15 @@ func TestModelVersionsScenario(t *testing.T) {
 		}
 	}
 	t.Logf("GitHub requests per run: %v (PyPI: 1 each)", perRun)
+}
+
+// lineOf is the minor line of an X.Y.Z version.
+func lineOf(v string) string {
+	parsed, err := upstreams.ParseVersion(v)
+	if err != nil {
+		return v
+	}
+	return parsed.Line().String()
 }
 
 // rebuildWrites are the writes of a branch rebuild of n commits with files (a tree and a
@@ -537,18 +570,6 @@ func TestModelVersionsErrorsNameTheFix(t *testing.T) {
 			o.Repo = "cloudcoil"
 			return o
 		}, `--repo "cloudcoil": want the Cloudcoil generator repository as owner/name`},
-		{"upstream repository gone", func(w *world) versions.Options {
-			w.Repo.CommitOnBranch("main", "rename", map[string]string{
-				upstreams.FilePath: strings.Replace(w.Repo.Files("main")[upstreams.FilePath], `"kedacore/keda"`, `"kedacore/keda-gone"`, 1),
-			})
-			return w.options(false)
-		}, "integrations.keda.repository kedacore/keda-gone: no such repository on GitHub"},
-		{"cookiecutter missing", func(w *world) versions.Options {
-			files := w.Repo.Files("main")
-			delete(files, "models/istio/cookiecutter.yaml")
-			w.Repo.SetBranch("main", w.Repo.AddCommit("drop", nil, files))
-			return w.options(false)
-		}, "integrations.istio: models/istio/cookiecutter.yaml does not exist at main"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -561,6 +582,78 @@ func TestModelVersionsErrorsNameTheFix(t *testing.T) {
 			if writes := w.GitHub.Writes(); len(writes) != 0 {
 				t.Errorf("a failed run wrote %v", writes)
 			}
+		})
+	}
+}
+
+// TestModelVersionsSkipsOnlyTheBrokenIntegration breaks one integration at a time: the run
+// still updates the others and opens the pull request, and the output and the pull
+// request name the skipped integration with its file and its fix.
+func TestModelVersionsSkipsOnlyTheBrokenIntegration(t *testing.T) {
+	tests := []struct {
+		name        string
+		integration string
+		arrange     func(w *world)
+		want        []string // in the problem: file, what, fix
+	}{
+		{"upstream repository gone", "keda", func(w *world) {
+			w.Repo.CommitOnBranch("main", "rename", map[string]string{
+				upstreams.FilePath: strings.Replace(w.Repo.Files("main")[upstreams.FilePath], `"kedacore/keda"`, `"kedacore/keda-gone"`, 1),
+			})
+		}, []string{"models/upstreams.json", "integrations.keda.repository kedacore/keda-gone: no such repository on GitHub", "fix the owner/name"}},
+		{"cookiecutter missing", "istio", func(w *world) {
+			files := w.Repo.Files("main")
+			delete(files, "models/istio/cookiecutter.yaml")
+			w.Repo.SetBranch("main", w.Repo.AddCommit("drop", nil, files))
+		}, []string{"models/istio/cookiecutter.yaml", "does not exist at main", "add it, or remove integrations.istio"}},
+		{"cookiecutter drifted", "kyverno", func(w *world) {
+			w.Repo.CommitOnBranch("main", "drift", map[string]string{
+				"models/kyverno/cookiecutter.yaml": strings.Replace(w.Repo.Files("main")["models/kyverno/cookiecutter.yaml"], "'1.13.2'", "'1.13.1'", 1),
+			})
+		}, []string{"models/kyverno/cookiecutter.yaml", "default_context.versions [1.13.1] differs", "back in step"}},
+		{"entry breaks a rule", "velero", func(w *world) {
+			w.Repo.CommitOnBranch("main", "typo", map[string]string{
+				upstreams.FilePath: strings.Replace(w.Repo.Files("main")[upstreams.FilePath], `"vmware-tanzu/velero"`, `"vmware-tanzu"`, 1),
+			})
+		}, []string{"models/upstreams.json", "integrations.velero.repository", "the other integrations were updated without it"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			tt.arrange(w)
+			r, err := versions.RunWithCache(context.Background(), w.setup(), w.options(false))
+			if err != nil {
+				t.Fatalf("one broken integration stopped the run: %v", err)
+			}
+			if r.Action != versions.ActionOpened || !r.Plan.HasEdits() {
+				t.Fatalf("action %s: the other integrations were not updated\n%s", r.Action, r.Text())
+			}
+			var problem *upstreams.Problem
+			for i, p := range r.Plan.Problems {
+				if p.Integration == tt.integration {
+					problem = &r.Plan.Problems[i]
+				}
+			}
+			if problem == nil || len(r.Plan.Problems) != 1 {
+				t.Fatalf("problems %+v, want one for %s", r.Plan.Problems, tt.integration)
+			}
+			if got := problem.File + " " + problem.Problem + " " + problem.Fix; !strings.Contains(problem.File, tt.want[0]) ||
+				!strings.Contains(got, tt.want[1]) || !strings.Contains(problem.Fix, tt.want[2]) {
+				t.Errorf("problem %+v, want %q", *problem, tt.want)
+			}
+			for _, c := range r.Plan.Changes {
+				if c.Integration == tt.integration {
+					t.Errorf("the skipped integration still has a change: %+v", c)
+				}
+			}
+			body := w.Repo.PullRequests()[0].Body
+			if !strings.Contains(body, "## Skipped") || !strings.Contains(body, "**"+tt.integration+"** `"+problem.File+"`") || !strings.Contains(body, problem.Fix) {
+				t.Errorf("the pull request body does not name the skipped integration:\n%s", body)
+			}
+			if text := r.Text(); !strings.Contains(text, "skipped "+tt.integration+": "+problem.File) {
+				t.Errorf("the output does not name it:\n%s", text)
+			}
+			w.checkBranch(t, r.Plan)
 		})
 	}
 }

@@ -226,10 +226,10 @@ func TestPlanCommits(t *testing.T) {
 	}
 	istio, keda := file.Integrations["istio"], file.Integrations["keda"]
 	patch := upstreams.Change{Integration: "istio", Kind: upstreams.KindPatch, From: istio.Versions[0], To: "1.24.4", Applied: true}
-	proposeIstio := upstreams.Change{Integration: "istio", Kind: upstreams.KindProposed, From: istio.Versions[0], To: "1.25.1"}
-	proposeKeda := upstreams.Change{Integration: "keda", Kind: upstreams.KindProposed, From: keda.Versions[len(keda.Versions)-1], To: "2.17.0"}
-	proposeFar := upstreams.Change{Integration: "istio", Kind: upstreams.KindProposed, From: istio.Versions[0], To: "1.24.9"}
-	reported := upstreams.Change{Integration: "kubernetes", Kind: upstreams.KindReported, From: "1.32.1", To: "1.33.1"}
+	proposeIstio := upstreams.Change{Integration: "istio", Kind: upstreams.KindProposed, From: istio.Versions[0], To: "1.25.1", Retires: istio.Versions}
+	proposeKeda := upstreams.Change{Integration: "keda", Kind: upstreams.KindProposed, From: keda.Versions[len(keda.Versions)-1], To: "2.17.0", Retires: keda.Versions}
+	proposeFar := upstreams.Change{Integration: "istio", Kind: upstreams.KindProposed, From: istio.Versions[0], To: "1.24.9", Retires: istio.Versions}
+	migration := upstreams.Change{Integration: "cloudcoil", Kind: upstreams.KindMigration, From: "0.5.3", To: "0.6.1"}
 	src := func() *sources {
 		s := &sources{upstreamsJSON: raw, file: file, cookiecutters: map[string][]byte{}}
 		for _, name := range []string{"istio", "keda"} {
@@ -251,9 +251,9 @@ func TestPlanCommits(t *testing.T) {
 			"feat(models): propose istio 1.25.1, a new line (needs review) | models/upstreams.json models/istio/cookiecutter.yaml",
 			"feat(models): propose keda 2.17.0, a new line (needs review) | models/upstreams.json models/istio/cookiecutter.yaml models/keda/cookiecutter.yaml",
 		}, 0},
-		{"only a reported minor: one commit without changes", []upstreams.Change{reported},
+		{"only a migration: one commit without changes", []upstreams.Change{migration},
 			[]string{"chore(models): upstream model versions to review | "}, 0},
-		{"a proposal that cannot be written is noted", []upstreams.Change{proposeFar},
+		{"a proposal that cannot be written is a problem", []upstreams.Change{proposeFar},
 			[]string{"chore(models): upstream model versions to review | "}, 1},
 	}
 	for _, tc := range tests {
@@ -293,11 +293,11 @@ func TestRaisedRequirements(t *testing.T) {
 		want     string // the raised file's requirement, "" for no change
 		wantErr  string
 	}{
-		{"moves within the minor", template, move, `"cloudcoil[codegen]>=0.5.4,<0.6"`, ""},
+		{"moves within the minor", template, move, `"cloudcoil[codegen,test]"`, ""},
 		{"no Cloudcoil update", template, upstreams.UpdatePlan{}, "", ""},
 		{"no template", nil, move, "", ""},
-		{"a template on another minor is a migration", []byte(strings.ReplaceAll(string(template), "0.5.3,<0.6", "0.4.2,<0.5")), move, "",
-			upstreams.TemplatePyproject + ":8: \"cloudcoil>=0.4.2,<0.5\""},
+		{"a template on another minor is a migration", []byte(strings.ReplaceAll(string(template), "cloudcoil>=0.5.3", "cloudcoil>=0.4.2")), move, "",
+			upstreams.TemplatePyproject + ":10: project.dependencies \"cloudcoil>=0.4.2\": the lower bound 0.4.2 is not in the minor 0.5"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -322,7 +322,7 @@ func TestRaisedRequirements(t *testing.T) {
 				return
 			}
 			if len(got) != 1 || got[0].Path != upstreams.TemplatePyproject || !strings.Contains(string(got[0].Content), tc.want) ||
-				!strings.Contains(string(got[0].Content), `"cloudcoil>=0.5.4,<0.6"`) {
+				!strings.Contains(string(got[0].Content), `"cloudcoil>=0.5.4",`) {
 				t.Errorf("changes %+v", got)
 			}
 		})

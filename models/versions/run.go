@@ -113,6 +113,8 @@ type run struct {
 
 	src   *sources
 	found map[string][]upstreams.Version // final releases by integration
+	// discoveryProblems are the integrations whose upstream could not be listed.
+	discoveryProblems []upstreams.Problem
 	pypiV upstreams.PyPIInfo
 	plan  upstreams.UpdatePlan
 	specs []commitSpec // the automation branch's commits on the base head

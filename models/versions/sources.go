@@ -48,24 +48,31 @@ func (r *run) readSources(ctx context.Context) (*sources, error) {
 }
 
 // readCookiecutters reads the cookiecutter.yaml of each integration with an applied patch
-// or a proposal, and only those: the others are not edited, so reading them would only cost requests.
-func (r *run) readCookiecutters(ctx context.Context, src *sources, plan upstreams.UpdatePlan) error {
+// or a proposal, and only those: the others are not edited, so reading them would only
+// cost requests. An integration whose file is missing is left out of the plan, named.
+func (r *run) readCookiecutters(ctx context.Context, src *sources, plan upstreams.UpdatePlan) (upstreams.UpdatePlan, error) {
+	missing := map[string]bool{}
 	for _, name := range append(patchedIntegrations(plan), proposedIntegrations(plan)...) {
-		if _, read := src.cookiecutters[name]; read {
+		if _, read := src.cookiecutters[name]; read || missing[name] {
 			continue
 		}
 		path := upstreams.CookiecutterPath(name)
 		b, found, err := r.gh.FileAt(ctx, r.owner, r.name, path, src.head)
 		if err != nil {
-			return err
+			return plan, err
 		}
 		if !found {
-			return fmt.Errorf("%s: integrations.%s: %s does not exist at %s (%s): add it, or remove the integration",
-				upstreams.FilePath, name, path, r.opts.Base, short(src.head))
+			missing[name] = true
+			plan = plan.Without(upstreams.Problem{
+				Integration: name, File: path,
+				Problem: fmt.Sprintf("does not exist at %s (%s)", r.opts.Base, short(src.head)),
+				Fix:     "add it, or remove integrations." + name + " from " + upstreams.FilePath,
+			})
+			continue
 		}
 		src.cookiecutters[name] = b
 	}
-	return nil
+	return plan, nil
 }
 
 // patchedIntegrations lists, in plan order, the integrations with an applied patch.

@@ -85,25 +85,29 @@ func (r *run) readPyPI(ctx context.Context) error {
 // decide is the plan, a pure function of what was read.
 func (r *run) decide(context.Context) error {
 	r.plan = upstreams.Plan(r.src.file, r.found, r.pypiV)
+	r.plan.Problems = append(r.plan.Problems, r.discoveryProblems...)
 	r.report.Plan = r.plan
 	return nil
 }
 
 // readEdited reads, at the base head, the files the plan edits and only those.
-func (r *run) readEdited(ctx context.Context) error {
-	if err := r.readCookiecutters(ctx, r.src, r.plan); err != nil {
+func (r *run) readEdited(ctx context.Context) (err error) {
+	if r.plan, err = r.readCookiecutters(ctx, r.src, r.plan); err != nil {
 		return err
 	}
+	r.report.Plan = r.plan
 	return r.readRequirements(ctx, r.src, r.plan)
 }
 
 func (r *run) layOut(context.Context) error {
-	specs, notes, err := planCommits(r.src, r.plan)
+	r.plan = screen(r.src, r.plan)
+	specs, problems, err := planCommits(r.src, r.plan)
 	if err != nil {
 		return err
 	}
+	r.plan.Problems = append(r.plan.Problems, problems...)
+	r.report.Plan = r.plan
 	r.specs = specs
-	r.report.Notes = append(r.report.Notes, notes...)
 	if len(specs) > 0 {
 		for _, c := range specs[len(specs)-1].Files {
 			r.report.Files = append(r.report.Files, c.Path)

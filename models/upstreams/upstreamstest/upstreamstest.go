@@ -1,6 +1,6 @@
 // Package upstreamstest holds the fixture generator repository for model-versions tests: a
 // Cloudcoil-style tree with models/upstreams.json and models/<name>/cookiecutter.yaml for
-// eight integrations (kubernetes with maintained minors, istio without a "v", knative with
+// eight integrations (kubernetes with maintained lines, istio without a "v", knative with
 // "knative-v" both by prefix and by pattern, cert-manager, keda, kyverno, velero with
 // several schema files), the upstream GitHub releases those integrations see — with the
 // traps real repositories have — and Cloudcoil's PyPI history.

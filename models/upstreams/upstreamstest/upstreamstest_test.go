@@ -29,8 +29,8 @@ func TestGeneratorRepo(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-	if len(files) != len(Names())+2 || !slices.Contains(files, upstreams.TemplatePyproject) {
-		t.Errorf("tracked files = %q, want upstreams.json, the template's pyproject.toml and one cookiecutter.yaml per integration", files)
+	if len(files) != len(Names())+5 || !slices.Contains(files, upstreams.TemplatePyproject) {
+		t.Errorf("tracked files = %q, want upstreams.json, the template's pyproject.toml, one cookiecutter.yaml per integration and three overlays", files)
 	}
 	b1, err := os.ReadFile(filepath.Join(a, "models", "upstreams.json"))
 	if err != nil {
