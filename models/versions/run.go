@@ -115,9 +115,9 @@ type run struct {
 	found map[string][]upstreams.Version // final releases by integration
 	// discoveryProblems are the integrations whose upstream could not be listed.
 	discoveryProblems []upstreams.Problem
-	pypiV upstreams.PyPIInfo
-	plan  upstreams.UpdatePlan
-	specs []commitSpec // the automation branch's commits on the base head
+	pypiV             upstreams.PyPIInfo
+	plan              upstreams.UpdatePlan
+	specs             []commitSpec // the automation branch's commits on the base head
 
 	pr     github.PullRequest // the open pull request, when open
 	open   bool
