@@ -35,6 +35,7 @@ var cachePolicies = map[string]struct{ policy, why string }{
 	"model-versions":          {"never", "reads GitHub and PyPI, writes a branch and a pull request"},
 	"check-extras":            {"never", "reads PyPI, whose projects appear after the first upload"},
 	"model-lines":             {"", "the checkout's pyproject.toml only"},
+	"propose-upstreams":       {"", "the checkout's cookiecutter.yaml files and template only"},
 	"model-release":           {"never", "reads and writes GitHub releases, branches and tags"},
 	"publish-check":           {"never", "the gate before an upload: reads the tag and installs from PyPI"},
 	"release-plan":            {"never", "reads tags, releases and CI runs on GitHub"},

@@ -75,3 +75,40 @@ func (m *Shipyard) ModelVersions(
 	}
 	return report.Format(format)
 }
+
+// ProposeUpstreams proposes the first models/upstreams.json of a Cloudcoil repository
+// (--source) that has none: model-versions needs it. It is read from each
+// models/<name>/cookiecutter.yaml (the release lines in versions, the schema URLs of one
+// version in crd_urls and the rewrite version_replacement_sed that derives the others) and
+// from the template's requirement on Cloudcoil. The text names every field inferred by a
+// rule of thumb (each integration's policy, Cloudcoil's minor) and every field it could
+// not infer (left empty, so the file does not validate until filled in); --format file
+// prints only the file, to redirect into models/upstreams.json.
+func (m *Shipyard) ProposeUpstreams(
+	ctx context.Context,
+	// Output: text (what to confirm, then the file) or file (the file only).
+	// +optional
+	// +default="text"
+	format string,
+) (string, error) {
+	if format != "text" && format != "file" {
+		return "", fmt.Errorf("--format %q: want text or file", format)
+	}
+	c, err := m.session(ctx)
+	if err != nil {
+		return "", err
+	}
+	src, err := toSDKDirectory(ctx, c, m.Source)
+	if err != nil {
+		return "", fmt.Errorf("source: %w", err)
+	}
+	proposal, err := versions.ProposeUpstreams(ctx, src, "cloudcoil")
+	if err != nil {
+		return "", err
+	}
+	if format == "file" {
+		raw, err := proposal.File.Marshal()
+		return string(raw), err
+	}
+	return proposal.Text()
+}

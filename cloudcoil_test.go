@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,8 +11,10 @@ import (
 
 	sdk "dagger.io/dagger"
 
+	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/versions"
 	"dagger/shipyard/models/versions/versionstest"
 )
@@ -186,3 +189,41 @@ func TestModelVersionsNeedsAWorkflowTriggeringToken(t *testing.T) {
 }
 
 func githubsimWrites(s *githubsim.Server) []string { return versionstest.Writes(s.Requests()) }
+
+// TestProposeUpstreamsOnTheRealTree runs propose-upstreams through the module on the real
+// Cloudcoil tree, which has no models/upstreams.json: the file it prints is the one the
+// adoption guide commits, and model-versions reads it.
+func TestProposeUpstreamsOnTheRealTree(t *testing.T) {
+	t.Parallel()
+	tree := filepath.Join(corpus.Dir(t, "cloudcoil"), "tree")
+	e := engine.New(t, engine.StrictExecs())
+	c := e.Client(context.Background())
+	m := New(c.Host().Directory(tree), versionstest.Repository, nil, "", "docker.io", "elixircloud", "", nil, nil)
+	m.clients = clients{sdk: c, dag: c}
+	ctx := context.Background()
+
+	file, err := m.ProposeUpstreams(ctx, "file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := upstreams.Parse([]byte(file))
+	if err != nil || len(f.Problems) != 0 || len(f.Integrations) != 12 {
+		t.Fatalf("the proposed file: %v, problems %v, %d integrations", err, f.Problems, len(f.Integrations))
+	}
+	text, err := m.ProposeUpstreams(ctx, "text")
+	if err != nil || !strings.HasSuffix(text, file) || !strings.Contains(text, "- integrations.kubernetes.policy: models/kubernetes/cookiecutter.yaml keeps 4 lines") {
+		t.Errorf("text: %v\n%s", err, text)
+	}
+	if _, err := m.ProposeUpstreams(ctx, "yaml"); err == nil || !strings.Contains(err.Error(), `--format "yaml"`) {
+		t.Errorf("bad format: err = %v", err)
+	}
+	if len(e.Graph().Execs()) != 0 {
+		t.Errorf("reading files ran %d commands", len(e.Graph().Execs()))
+	}
+
+	empty := New(c.Host().Directory(t.TempDir()), versionstest.Repository, nil, "", "docker.io", "elixircloud", "", nil, nil)
+	empty.clients = clients{sdk: c, dag: c}
+	if _, err := empty.ProposeUpstreams(ctx, "text"); err == nil || !strings.Contains(err.Error(), "models/") {
+		t.Errorf("a checkout without models/: err = %v", err)
+	}
+}

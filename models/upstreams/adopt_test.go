@@ -1,0 +1,153 @@
+package upstreams_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/models/upstreams"
+	"dagger/shipyard/models/upstreams/upstreamstest"
+)
+
+// realTree reads the real Cloudcoil tree's cookiecutter.yaml files (by integration) and
+// its model template's pyproject.toml.
+func realTree(t *testing.T) (map[string][]byte, []byte) {
+	t.Helper()
+	root := filepath.Join(corpus.Dir(t, "cloudcoil"), "tree")
+	entries, err := os.ReadDir(filepath.Join(root, "models"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cookiecutters := map[string][]byte{}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(upstreams.CookiecutterPath(e.Name()))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cookiecutters[e.Name()] = b
+	}
+	template, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(upstreams.TemplatePyproject)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cookiecutters, template
+}
+
+// TestProposeFileRoundTripsTheRealTree proposes models/upstreams.json for the 12 real
+// integrations: the file parses with every integration kept, every real cookiecutter.yaml
+// agrees with it under the template's rewrite (crd_urls older than versions included), it
+// infers everything but the policies, which it names, and it says how it read Cloudcoil.
+func TestProposeFileRoundTripsTheRealTree(t *testing.T) {
+	cookiecutters, template := realTree(t)
+	p, err := upstreams.ProposeFile(cookiecutters, template, "cloudcoil")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := p.File.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := upstreams.Parse(raw)
+	if err != nil {
+		t.Fatalf("the proposal does not parse: %v\n%s", err, raw)
+	}
+	if len(f.Problems) != 0 || len(f.Integrations) != 12 {
+		t.Fatalf("%d integrations, problems %v", len(f.Integrations), f.Problems)
+	}
+	again, _ := f.Marshal()
+	if string(again) != string(raw) {
+		t.Errorf("the proposal is not in the machine format")
+	}
+	for name, b := range cookiecutters {
+		if err := upstreams.CheckCookiecutter(b, *f.Integrations[name]); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if len(p.Unresolved) != 0 {
+		t.Errorf("unresolved on the real tree: %+v", p.Unresolved)
+	}
+	var assumed []string
+	for _, a := range p.Assumed {
+		assumed = append(assumed, a.Path)
+	}
+	if len(assumed) != 13 || !slices.Contains(assumed, "cloudcoil.minor") || !slices.Contains(assumed, "integrations.velero.policy") {
+		t.Errorf("assumed %q, want cloudcoil.minor and each integration's policy", assumed)
+	}
+	if c := f.Cloudcoil; c.Package != "cloudcoil" || c.Version != "0.4.0" || c.Minor != "0.4" {
+		t.Errorf("cloudcoil = %+v, want 0.4.0 in 0.4 (the template's cloudcoil>=0.4.0)", c)
+	}
+	for name, want := range map[string]string{
+		"cert-manager":     "cert-manager/cert-manager v newest-minor https://github.com/cert-manager/cert-manager/releases/download/v{version}/cert-manager.crds.yaml",
+		"istio":            "istio/istio  newest-minor https://raw.githubusercontent.com/istio/istio/refs/tags/{version}/manifests/charts/base/files/crd-all.gen.yaml",
+		"keda":             "kedacore/keda v newest-minor https://github.com/kedacore/keda/releases/download/v{version}/keda-{version}-crds.yaml",
+		"knative-eventing": "knative/eventing knative-v newest-minor https://github.com/knative/eventing/releases/download/knative-v{version}/eventing-crds.yaml",
+		"kubernetes":       "kubernetes/kubernetes v maintained-lines https://raw.githubusercontent.com/kubernetes/kubernetes/refs/tags/v{version}/api/openapi-spec/swagger.json",
+		"fluxcd":           "fluxcd/flux2 v newest-minor https://github.com/fluxcd/flux2/releases/download/v{version}/install.yaml",
+	} {
+		in := f.Integrations[name]
+		got := in.Repository + " " + *in.TagPrefix + " " + in.Policy + " " + in.SchemaURLs[0].URL
+		if got != want {
+			t.Errorf("%s: %s\nwant %s", name, got, want)
+		}
+	}
+	if k := f.Integrations["kubernetes"]; k.MaintainedLines != 4 || strings.Join(k.Versions, " ") != "1.29.13 1.30.9 1.31.5 1.32.1" {
+		t.Errorf("kubernetes: %d lines, %v", k.MaintainedLines, k.Versions)
+	}
+	if n := len(f.Integrations["velero"].SchemaURLs); n != 13 {
+		t.Errorf("velero has %d schema URLs, want 13", n)
+	}
+	text, err := p.Text()
+	if err != nil || !strings.Contains(text, "Inferred by a rule of thumb (confirm):\n- cloudcoil.minor:") || !strings.HasSuffix(text, string(raw)) {
+		t.Errorf("Text():\n%s", text)
+	}
+}
+
+func TestProposeFileNamesWhatItCannotInfer(t *testing.T) {
+	template := upstreamstest.ReadFile(t, upstreams.TemplatePyproject)
+	tests := []struct {
+		name       string
+		yaml       string
+		template   []byte
+		unresolved []string
+	}{
+		{"not GitHub", "default_context:\n  crd_urls: https://example.com/releases/download/v1.2.3/crds.yaml\n  versions: \"'1.2.3'\"\n", template,
+			[]string{"integrations.x.repository"}},
+		{"rewrite finds no version", "default_context:\n  crd_urls: https://github.com/o/x/releases/download/latest/crds.yaml\n  versions: \"'1.2.3'\"\n", template,
+			[]string{"integrations.x.schema_urls"}},
+		{"another path before the version", "default_context:\n  crd_urls: https://github.com/o/x/archive/v1.2.3/crds.yaml\n  versions: \"'1.2.3'\"\n  version_replacement_sed: archive/v\n", template,
+			[]string{"integrations.x.repository", "integrations.x.tag_prefix"}},
+		{"no template", "default_context:\n  crd_urls: https://github.com/o/x/releases/download/v1.2.3/crds.yaml\n  versions: \"'1.2.3'\"\n", nil,
+			[]string{"cloudcoil.version", "cloudcoil.minor"}},
+		{"a template without a lower bound", "default_context:\n  crd_urls: https://github.com/o/x/releases/download/v1.2.3/crds.yaml\n  versions: \"'1.2.3'\"\n",
+			[]byte("[project]\ndependencies = [\"cloudcoil\"]\n"), []string{"cloudcoil.version", "cloudcoil.minor"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := upstreams.ProposeFile(map[string][]byte{"x": []byte(tt.yaml)}, tt.template, "cloudcoil")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range p.Unresolved {
+				got = append(got, f.Path)
+			}
+			if strings.Join(got, " ") != strings.Join(tt.unresolved, " ") {
+				t.Errorf("unresolved %q, want %q", got, tt.unresolved)
+			}
+			// What it could not infer keeps the file from validating until it is filled in.
+			raw, _ := p.File.Marshal()
+			if f, err := upstreams.Parse(raw); err == nil && len(f.Problems) == 0 {
+				t.Errorf("a proposal with unresolved fields validates:\n%s", raw)
+			}
+		})
+	}
+	if _, err := upstreams.ProposeFile(map[string][]byte{"x": []byte("default_context: [")}, template, "cloudcoil"); err == nil || !strings.Contains(err.Error(), "models/x/cookiecutter.yaml") {
+		t.Errorf("an unreadable cookiecutter.yaml: err = %v", err)
+	}
+}
