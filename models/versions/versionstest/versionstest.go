@@ -11,6 +11,7 @@ import (
 
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )
 
@@ -29,13 +30,10 @@ type World struct {
 	Upstream map[string]*githubsim.Repo // by owner/name
 }
 
-// New starts both simulators (closed when the test ends) and seeds them.
+// New starts both simulators (closed when the test ends) and seeds them with the fixture
+// generator repository, its upstreams' releases and Cloudcoil's PyPI history.
 func New(t testing.TB) *World {
 	t.Helper()
-	w := &World{GitHub: githubsim.New(t), PyPI: pypisim.New(t), Upstream: map[string]*githubsim.Repo{}}
-	w.GitHub.AddToken(Token, githubsim.Token{PushAccess: true})
-	owner, name, _ := strings.Cut(Repository, "/")
-	w.Repo = w.GitHub.AddRepo(owner, name)
 	files := map[string]string{}
 	err := fs.WalkDir(upstreamstest.GeneratorFS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -48,18 +46,30 @@ func New(t testing.TB) *World {
 	if err != nil {
 		t.Fatalf("fixture generator repository: %v", err)
 	}
+	w := NewFrom(t, files, upstreamstest.Releases())
+	upstreamstest.SeedPyPI(w.PyPI)
+	return w
+}
+
+// NewFrom starts both simulators with files on branch main of the generator repository and
+// the given upstream releases (by owner/name, newest first); PyPI starts empty.
+func NewFrom(t testing.TB, files map[string]string, releases map[string][]upstreams.Release) *World {
+	t.Helper()
+	w := &World{GitHub: githubsim.New(t), PyPI: pypisim.New(t), Upstream: map[string]*githubsim.Repo{}}
+	w.GitHub.AddToken(Token, githubsim.Token{PushAccess: true})
+	owner, name, _ := strings.Cut(Repository, "/")
+	w.Repo = w.GitHub.AddRepo(owner, name)
 	w.Repo.CommitOnBranch("main", "Add model sources", files)
-	for full, releases := range upstreamstest.Releases() {
+	for full, rels := range releases {
 		owner, name, _ := strings.Cut(full, "/")
 		r := w.GitHub.AddRepo(owner, name)
-		// The fixture lists releases newest first; the simulator orders them by creation.
-		for i := len(releases) - 1; i >= 0; i-- {
-			rel := releases[i]
+		// Listed newest first; the simulator orders them by creation.
+		for i := len(rels) - 1; i >= 0; i-- {
+			rel := rels[i]
 			r.AddRelease(githubsim.Release{TagName: rel.Tag, Draft: rel.Draft, Prerelease: rel.Prerelease})
 		}
 		w.Upstream[full] = r
 	}
-	upstreamstest.SeedPyPI(w.PyPI)
 	return w
 }
 

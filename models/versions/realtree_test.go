@@ -1,0 +1,218 @@
+package versions_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/models/upstreams"
+	"dagger/shipyard/models/versions"
+	"dagger/shipyard/models/versions/versionstest"
+)
+
+// realReleases are upstream release lists written for the real tree's 12 integrations,
+// newest first, in each project's real tag scheme and with its traps (pre-releases, Go
+// module tags beside Knative's product tags, Helm chart tags): every integration has a
+// patch; cert-manager, Istio and Prometheus Operator (newest-minor) and Kubernetes
+// (maintained-lines) have a new minor.
+var realReleases = map[string][]upstreams.Release{
+	"cert-manager/cert-manager":               {{Tag: "v1.18.0"}, {Tag: "v1.17.2"}, {Tag: "v1.17.1"}, {Tag: "v1.16.3"}},
+	"fluxcd/flux2":                            {{Tag: "v2.6.0-rc.1", Prerelease: true}, {Tag: "v2.5.2"}, {Tag: "v2.5.1"}},
+	"istio/istio":                             {{Tag: "1.25.0"}, {Tag: "1.24.3"}, {Tag: "1.24.2"}},
+	"kedacore/keda":                           {{Tag: "v2.16.2"}, {Tag: "v2.16.1"}},
+	"knative/eventing":                        {{Tag: "knative-v1.17.2"}, {Tag: "v0.44.2"}, {Tag: "knative-v1.17.1"}},
+	"knative/serving":                         {{Tag: "knative-v1.17.1"}, {Tag: "knative-v1.17.0"}},
+	"buildpacks-community/kpack":              {{Tag: "v0.16.2"}, {Tag: "v0.16.1"}},
+	"kubernetes/kubernetes":                   {{Tag: "v1.33.0"}, {Tag: "v1.33.0-rc.0", Prerelease: true}, {Tag: "v1.32.3"}, {Tag: "v1.31.7"}, {Tag: "v1.30.11"}, {Tag: "v1.29.15"}, {Tag: "v1.32.1"}, {Tag: "v1.31.5"}, {Tag: "v1.30.9"}, {Tag: "v1.29.13"}},
+	"kyverno/kyverno":                         {{Tag: "v1.13.5"}, {Tag: "v1.13.4"}},
+	"prometheus-operator/prometheus-operator": {{Tag: "v0.81.0"}, {Tag: "v0.80.2"}, {Tag: "v0.80.1"}},
+	"bitnami-labs/sealed-secrets":             {{Tag: "v0.28.1"}, {Tag: "helm-v2.17.0"}, {Tag: "v0.28.0"}},
+	"vmware-tanzu/velero":                     {{Tag: "v1.15.3"}, {Tag: "v1.15.2"}},
+}
+
+// realWorld seeds the simulators as a maintainer adopting Shipyard would stand: the real
+// tree on main, plus the models/upstreams.json that propose-upstreams wrote for it (the
+// adoption walk of docs/cloudcoil.md); the releases above; and Cloudcoil on PyPI with
+// newer patches of 0.4 (the template's minor) and a 0.5 line.
+func realWorld(t *testing.T) *world {
+	t.Helper()
+	root := filepath.Join(corpus.Dir(t, "cloudcoil"), "tree")
+	files := map[string]string{}
+	for _, top := range []string{"models", "cookiecutter", "Makefile", "pyproject.toml", "uv.lock"} {
+		err := filepath.WalkDir(filepath.Join(root, top), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(root, p)
+			files[filepath.ToSlash(rel)] = string(b)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	cookiecutters := map[string][]byte{}
+	for p, b := range files {
+		if name, ok := strings.CutSuffix(strings.TrimPrefix(p, "models/"), "/cookiecutter.yaml"); ok && !strings.Contains(name, "/") {
+			cookiecutters[name] = []byte(b)
+		}
+	}
+	proposal, err := upstreams.ProposeFile(cookiecutters, []byte(files[upstreams.TemplatePyproject]), "cloudcoil")
+	if err != nil || len(proposal.Unresolved) != 0 {
+		t.Fatalf("propose-upstreams on the real tree: %v, unresolved %v", err, proposal.Unresolved)
+	}
+	raw, err := proposal.File.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files[upstreams.FilePath] = string(raw)
+	w := &world{World: versionstest.NewFrom(t, files, realReleases), cacheFile: filepath.Join(t.TempDir(), "etags")}
+	for _, v := range []string{"0.4.0", "0.4.1", "0.4.2", "0.5.0", "0.5.1"} {
+		w.PyPI.AddRelease("cloudcoil", v)
+	}
+	return w
+}
+
+// realPlan is the plan the real tree and the releases above give.
+var realPlan = []string{
+	"cloudcoil cloudcoil 0.4.0→0.4.2 true",
+	"cloudcoil migration 0.4.0→0.5.1 false",
+	"cert-manager patch 1.17.1→1.17.2 true",
+	"cert-manager proposed 1.17.1→1.18.0 false",
+	"fluxcd patch 2.5.1→2.5.2 true",
+	"istio patch 1.24.2→1.24.3 true",
+	"istio proposed 1.24.2→1.25.0 false",
+	"keda patch 2.16.1→2.16.2 true",
+	"knative-eventing patch 1.17.1→1.17.2 true",
+	"knative-serving patch 1.17.0→1.17.1 true",
+	"kpack patch 0.16.1→0.16.2 true",
+	"kubernetes patch 1.29.13→1.29.15 true",
+	"kubernetes patch 1.30.9→1.30.11 true",
+	"kubernetes patch 1.31.5→1.31.7 true",
+	"kubernetes patch 1.32.1→1.32.3 true",
+	"kubernetes proposed 1.32.1→1.33.0 false",
+	"kyverno patch 1.13.4→1.13.5 true",
+	"prometheus-operator patch 0.80.1→0.80.2 true",
+	"prometheus-operator proposed 0.80.1→0.81.0 false",
+	"sealed-secrets patch 0.28.0→0.28.1 true",
+	"velero patch 1.15.2→1.15.3 true",
+}
+
+func planSummary(p upstreams.UpdatePlan) []string {
+	var out []string
+	for _, c := range p.Changes {
+		out = append(out, c.Integration+" "+string(c.Kind)+" "+c.From+"→"+c.To+" "+map[bool]string{true: "true", false: "false"}[c.Applied])
+	}
+	return out
+}
+
+// TestModelVersionsCheckOnTheRealTree: --check prints the whole plan of the 12 real
+// integrations, with each policy's proposal and Cloudcoil's move, and writes nothing.
+func TestModelVersionsCheckOnTheRealTree(t *testing.T) {
+	w := realWorld(t)
+	r, log := w.run(t, true)
+	if got := planSummary(r.Plan); strings.Join(got, "\n") != strings.Join(realPlan, "\n") {
+		t.Errorf("plan\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(realPlan, "\n"))
+	}
+	if len(r.Plan.Problems) != 0 || r.Action != versions.ActionChecked || len(versionstest.Writes(log)) != 0 {
+		t.Errorf("problems %v, action %s, writes %v", r.Plan.Problems, r.Action, versionstest.Writes(log))
+	}
+	text := r.Text()
+	for _, line := range []string{
+		"cert-manager: 1.17.1 → 1.18.0 (proposed for review: new minor replacing 1.17.1)\n",
+		"kubernetes: 1.32.1 → 1.33.0 (proposed for review: new minor added, retiring 1.29.13)\n",
+		"cloudcoil: 0.4.0 → 0.4.2 (Cloudcoil update within its compatible minor)\n",
+		"cloudcoil: 0.4.0 → 0.5.1 (new Cloudcoil minor: needs a deliberate migration, not applied)\n",
+		"Check only: no file, branch or pull request was changed.\n",
+	} {
+		if !strings.Contains(text, line) {
+			t.Errorf("the output lacks %q:\n%s", line, text)
+		}
+	}
+	for _, name := range []string{"cert-manager", "fluxcd", "istio", "keda", "knative-eventing", "knative-serving", "kpack", "kubernetes", "kyverno", "prometheus-operator", "sealed-secrets", "velero"} {
+		if !strings.Contains(text, "\n"+name+": ") {
+			t.Errorf("the plan does not name %s", name)
+		}
+	}
+}
+
+// TestModelVersionsRunOnTheRealTree: one run opens one pull request whose branch holds the
+// expected edits of the real files — versions moved, crd_urls left where the template's
+// rewrite reaches the new lines (cert-manager's stays at 1.16.3) and moved where it does
+// not (KEDA's asset name), each proposal following its policy, the template's unbounded
+// requirement raised within 0.4 — and nothing else.
+func TestModelVersionsRunOnTheRealTree(t *testing.T) {
+	w := realWorld(t)
+	main := w.Repo.Files("main")
+	r, _ := w.run(t, false)
+	pulls := w.Repo.PullRequests()
+	if r.Action != versions.ActionOpened || len(pulls) != 1 || len(r.Plan.Problems) != 0 {
+		t.Fatalf("action %s, %d pull requests, problems %v\n%s", r.Action, len(pulls), r.Plan.Problems, r.Text())
+	}
+	w.checkBranch(t, r.Plan)
+	branch := w.Repo.Files(versions.Branch)
+
+	// Each changed line, per file, as "-old" and "+new".
+	diff := func(path string) []string {
+		a, b := strings.Split(main[path], "\n"), strings.Split(branch[path], "\n")
+		if len(a) != len(b) {
+			t.Fatalf("%s: %d lines became %d", path, len(a), len(b))
+		}
+		var out []string
+		for i := range a {
+			if a[i] != b[i] {
+				out = append(out, "-"+strings.TrimSpace(a[i]), "+"+strings.TrimSpace(b[i]))
+			}
+		}
+		return out
+	}
+	for path, want := range map[string][]string{
+		"models/cert-manager/cookiecutter.yaml": {`-versions: "'1.17.1'"`, `+versions: "'1.18.0'"`},
+		"models/kubernetes/cookiecutter.yaml":   {`-versions: "'1.29.13', '1.30.9', '1.31.5', '1.32.1'"`, `+versions: "'1.30.11', '1.31.7', '1.32.3', '1.33.0'"`},
+		"models/keda/cookiecutter.yaml": {
+			"-crd_urls: https://github.com/kedacore/keda/releases/download/v2.16.1/keda-2.16.1-crds.yaml",
+			"+crd_urls: https://github.com/kedacore/keda/releases/download/v2.16.2/keda-2.16.2-crds.yaml",
+			`-versions: "'2.16.1'"`, `+versions: "'2.16.2'"`},
+		"models/velero/cookiecutter.yaml": {`-versions: "'1.15.2'"`, `+versions: "'1.15.3'"`},
+		upstreams.TemplatePyproject:       {`-"cloudcoil>=0.4.0",`, `+"cloudcoil>=0.4.2",`},
+	} {
+		if got := diff(path); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s changed\n%s\nwant\n%s", path, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	var changed []string
+	for p, content := range branch {
+		if main[p] != content {
+			changed = append(changed, p)
+		}
+	}
+	slices.Sort(changed)
+	if len(changed) != 14 || !slices.Contains(changed, upstreams.FilePath) {
+		t.Errorf("changed files %q, want upstreams.json, the template and the 12 cookiecutter.yaml", changed)
+	}
+	file, err := upstreams.Parse([]byte(branch[upstreams.FilePath]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := file.Cloudcoil; c.Version != "0.4.2" || c.Minor != "0.4" {
+		t.Errorf("cloudcoil %+v", c)
+	}
+	body := pulls[0].Body
+	for _, want := range []string{
+		"- [ ] migrate the template and the generator to Cloudcoil 0.5",
+		"- [ ] review the commit of this pull request that moves the matrix of models/upstreams.json and models/cert-manager/cookiecutter.yaml to 1.18.0",
+		"- [ ] support policy and cluster CI images: add the 1.33 line, retire 1.29.13 (end of life)",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the body lacks %q:\n%s", want, body)
+		}
+	}
+	// Run again: nothing to write.
+	if again, log := w.run(t, false); again.Action != versions.ActionUnchanged || len(versionstest.Writes(log)) != 0 {
+		t.Errorf("a re-run: action %s, writes %v", again.Action, versionstest.Writes(log))
+	}
+}
