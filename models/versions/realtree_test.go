@@ -1,80 +1,20 @@
 package versions_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/versions"
 	"dagger/shipyard/models/versions/versionstest"
 )
 
-// realReleases are upstream release lists written for the real tree's 12 integrations,
-// newest first, in each project's real tag scheme and with its traps (pre-releases, Go
-// module tags beside Knative's product tags, Helm chart tags): every integration has a
-// patch; cert-manager, Istio and Prometheus Operator (newest-minor) and Kubernetes
-// (maintained-lines) have a new minor.
-var realReleases = map[string][]upstreams.Release{
-	"cert-manager/cert-manager":               {{Tag: "v1.18.0"}, {Tag: "v1.17.2"}, {Tag: "v1.17.1"}, {Tag: "v1.16.3"}},
-	"fluxcd/flux2":                            {{Tag: "v2.6.0-rc.1", Prerelease: true}, {Tag: "v2.5.2"}, {Tag: "v2.5.1"}},
-	"istio/istio":                             {{Tag: "1.25.0"}, {Tag: "1.24.3"}, {Tag: "1.24.2"}},
-	"kedacore/keda":                           {{Tag: "v2.16.2"}, {Tag: "v2.16.1"}},
-	"knative/eventing":                        {{Tag: "knative-v1.17.2"}, {Tag: "v0.44.2"}, {Tag: "knative-v1.17.1"}},
-	"knative/serving":                         {{Tag: "knative-v1.17.1"}, {Tag: "knative-v1.17.0"}},
-	"buildpacks-community/kpack":              {{Tag: "v0.16.2"}, {Tag: "v0.16.1"}},
-	"kubernetes/kubernetes":                   {{Tag: "v1.33.0"}, {Tag: "v1.33.0-rc.0", Prerelease: true}, {Tag: "v1.32.3"}, {Tag: "v1.31.7"}, {Tag: "v1.30.11"}, {Tag: "v1.29.15"}, {Tag: "v1.32.1"}, {Tag: "v1.31.5"}, {Tag: "v1.30.9"}, {Tag: "v1.29.13"}},
-	"kyverno/kyverno":                         {{Tag: "v1.13.5"}, {Tag: "v1.13.4"}},
-	"prometheus-operator/prometheus-operator": {{Tag: "v0.81.0"}, {Tag: "v0.80.2"}, {Tag: "v0.80.1"}},
-	"bitnami-labs/sealed-secrets":             {{Tag: "v0.28.1"}, {Tag: "helm-v2.17.0"}, {Tag: "v0.28.0"}},
-	"vmware-tanzu/velero":                     {{Tag: "v1.15.3"}, {Tag: "v1.15.2"}},
-}
-
-// realWorld seeds the simulators as a maintainer adopting Shipyard would stand: the real
-// tree on main, plus the models/upstreams.json that propose-upstreams wrote for it (the
-// adoption walk of docs/cloudcoil.md); the releases above; and Cloudcoil on PyPI with
-// newer patches of 0.4 (the template's minor) and a 0.5 line.
+// realWorld is the real tree as adopted (versionstest.NewRealTree).
 func realWorld(t *testing.T) *world {
 	t.Helper()
-	root := filepath.Join(corpus.Dir(t, "cloudcoil"), "tree")
-	files := map[string]string{}
-	for _, top := range []string{"models", "cookiecutter", "Makefile", "pyproject.toml", "uv.lock"} {
-		err := filepath.WalkDir(filepath.Join(root, top), func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := os.ReadFile(p)
-			rel, _ := filepath.Rel(root, p)
-			files[filepath.ToSlash(rel)] = string(b)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	cookiecutters := map[string][]byte{}
-	for p, b := range files {
-		if name, ok := strings.CutSuffix(strings.TrimPrefix(p, "models/"), "/cookiecutter.yaml"); ok && !strings.Contains(name, "/") {
-			cookiecutters[name] = []byte(b)
-		}
-	}
-	proposal, err := upstreams.ProposeFile(cookiecutters, []byte(files[upstreams.TemplatePyproject]), "cloudcoil")
-	if err != nil || len(proposal.Unresolved) != 0 {
-		t.Fatalf("propose-upstreams on the real tree: %v, unresolved %v", err, proposal.Unresolved)
-	}
-	raw, err := proposal.File.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	files[upstreams.FilePath] = string(raw)
-	w := &world{World: versionstest.NewFrom(t, files, realReleases), cacheFile: filepath.Join(t.TempDir(), "etags")}
-	for _, v := range []string{"0.4.0", "0.4.1", "0.4.2", "0.5.0", "0.5.1"} {
-		w.PyPI.AddRelease("cloudcoil", v)
-	}
-	return w
+	return &world{World: versionstest.NewRealTree(t), cacheFile: filepath.Join(t.TempDir(), "etags")}
 }
 
 // realPlan is the plan the real tree and the releases above give.
