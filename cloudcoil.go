@@ -15,8 +15,10 @@ import (
 // each upstream (drafts, pre-releases and tags outside the product's scheme ignored) and
 // Cloudcoil's versions on PyPI, and plans: patches of tracked lines are applied to
 // upstreams.json and each models/<name>/cookiecutter.yaml together; new upstream minors
-// and majors are proposed for review (Kubernetes' only reported) and a new Cloudcoil minor
-// needs a deliberate migration. One pull request from automation/model-versions holds
+// and majors are proposed for review as each integration's policy says (newest-minor
+// replaces its line, maintained-lines adds one and retires the oldest) and a new Cloudcoil
+// minor is a migration item. An integration that cannot be updated is skipped and named
+// with its file and fix; the others go on. One pull request from automation/model-versions holds
 // every applied update; later runs rebuild that branch on the base branch's head and
 // update the pull request, write nothing when it is current, and close it once nothing is
 // left to apply. With --check it prints the plan and changes nothing.
@@ -32,8 +34,8 @@ import (
 // +cache="never"
 func (m *Shipyard) ModelVersions(
 	ctx context.Context,
-	// Print the available updates (per integration: current → new, patch or proposed) and
-	// change nothing: no file, branch or pull request.
+	// Print the whole plan (per integration: current → new, patch or proposed; every
+	// skipped integration with its fix) and change nothing: no file, branch or pull request.
 	// +optional
 	check bool,
 	// Output format: text or json.

@@ -1,8 +1,8 @@
 // Package upstreams decides Cloudcoil's upstream model version updates: it reads
 // models/upstreams.json, maps upstream release tags to versions, plans the updates (patches
-// applied, newer minors proposed or reported, Cloudcoil kept within its minor) and edits
-// models/upstreams.json and models/<name>/cookiecutter.yaml in place. Everything here is
-// pure over bytes and plain data, except FetchPyPI; the GitHub calls, the branch and the
+// applied, newer minors proposed as each integration's policy says, Cloudcoil kept within
+// its minor) and edits models/upstreams.json and models/<name>/cookiecutter.yaml in place.
+// Everything here is pure over bytes and plain data, except FetchPyPI; the GitHub calls, the branch and the
 // pull request belong to the flow that calls, in order:
 //
 //	file, err := upstreams.Parse(upstreamsJSON)
@@ -33,7 +33,8 @@
 //	      "schema_urls": [
 //	        {"url": "https://…/refs/tags/{version}/…/crds/crd-all.gen.yaml", "until": "1.24"},
 //	        {"url": "https://…/refs/tags/{version}/…/files/crd-all.gen.yaml", "since": "1.24"}
-//	      ]
+//	      ],
+//	      "policy": "newest-minor"
 //	    },
 //	    "knative-serving": {
 //	      "repository": "knative/serving",
@@ -42,8 +43,8 @@
 //	    },
 //	    "kubernetes": {
 //	      …,
-//	      "policy": "maintained-minors",
-//	      "maintained_minors": ["1.31", "1.32"]
+//	      "policy": "maintained-lines",
+//	      "maintained_lines": 4
 //	    }
 //	  }
 //	}
@@ -52,9 +53,14 @@
 // against the whole tag, with one named group "version"); whatever the mapping, only an
 // exact X.Y.Z without leading zeros is a release. schema_urls hold the placeholder
 // {version} (X.Y.Z, the tag prefix spelled in the URL); since is inclusive, until
-// exclusive, each X.Y or X.Y.Z. policy is "track-lines" (the default: patches of every
-// tracked line applied, the newest newer minor or major proposed for review) or
-// "maintained-minors" (patches of the listed minors only; a newer minor is reported, as
-// adding one also changes the support policy and the cluster CI images). Every maintained
-// minor has exactly one matrix entry and the reverse.
+// exclusive, each X.Y or X.Y.Z. policy is required: "newest-minor" (one line; a newer minor
+// or major is proposed as its replacement) or "maintained-lines" with maintained_lines N (a
+// newer minor is proposed as an added line, the oldest past N retired). Either way the
+// patches of every line are applied. An entry that breaks a rule is set aside as a Problem
+// and the others go on.
+//
+// cookiecutter.yaml holds the same lines in versions, and one crd_urls from which Cloudcoil's
+// update_releases.yml derives each line's URLs through version_replacement_sed
+// (DeriveSchemaURLs); CheckCookiecutter holds the two files to that rule. ProposeFile writes
+// a first upstreams.json from the cookiecutter.yaml files of a repository that has none.
 package upstreams

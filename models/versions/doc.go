@@ -28,8 +28,8 @@
 // against the rate limit. RunWithCache carries that cache between runs (processes) through
 // a CacheStore: a file, or a Dagger cache volume (VolumeStore).
 //
-// A plan whose changes all need review (new minors proposed, Kubernetes minors reported, a
-// Cloudcoil migration) edits no file: there is nothing to commit and GitHub refuses a pull
-// request without commits, so the run reports them and, if a pull request is still open
-// from an earlier run, closes it with the proposals listed in its description.
+// A plan whose items all need a person (a Cloudcoil migration, a skipped integration) edits
+// no file; GitHub opens no pull request without a commit, so the branch gets one commit
+// without file changes that carries the checklist. An integration that cannot be updated
+// never stops the others: it leaves the plan as an upstreams.Problem with its file and fix.
 package versions
