@@ -2,8 +2,8 @@
 // models/upstreams.json, maps upstream release tags to versions, plans the updates (patches
 // applied, newer minors proposed as each integration's policy says, Cloudcoil kept within
 // its minor) and edits models/upstreams.json and models/<name>/cookiecutter.yaml in place.
-// Everything here is pure over bytes and plain data, except FetchPyPI; the GitHub calls, the branch and the
-// pull request belong to the flow that calls, in order:
+// Everything here is pure over bytes and plain data, except FetchPyPI; the GitHub calls,
+// the branch and the pull request belong to the flow that calls, in order:
 //
 //	file, err := upstreams.Parse(upstreamsJSON)
 //	for each name: discovered[name] = upstreams.Candidates(*file.Integrations[name], releases)
