@@ -1,8 +1,10 @@
 package upstreams_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -150,4 +152,74 @@ func TestProposeFileNamesWhatItCannotInfer(t *testing.T) {
 	if _, err := upstreams.ProposeFile(map[string][]byte{"x": []byte("default_context: [")}, template, "cloudcoil"); err == nil || !strings.Contains(err.Error(), "models/x/cookiecutter.yaml") {
 		t.Errorf("an unreadable cookiecutter.yaml: err = %v", err)
 	}
+}
+
+// TestPoliciesMatchTheRealHistory replays the real "Bump model versions (#110)": it touched
+// exactly the cookiecutter.yaml of cert-manager, fluxcd, kyverno and prometheus-operator,
+// whose crd_urls still name the version before. From that version, a newest-minor proposal
+// of today's version gives each real file byte for byte: the line replaced, crd_urls left
+// for update_releases.yml to rewrite. Kubernetes keeps several lines: maintained-lines.
+func TestPoliciesMatchTheRealHistory(t *testing.T) {
+	history := string(corpus.Read(t, "cloudcoil", "history.txt"))
+	commit, _, _ := strings.Cut(history[strings.Index(history, "Bump model versions (#110)"):], "\ncommit ")
+	var touched []string
+	for _, line := range strings.Split(commit, "\n")[1:] {
+		if f := strings.Split(line, "\t"); len(f) == 2 {
+			touched = append(touched, f[1])
+		}
+	}
+	bumped := []string{"cert-manager", "fluxcd", "kyverno", "prometheus-operator"}
+	var want []string
+	for _, name := range bumped {
+		want = append(want, upstreams.CookiecutterPath(name))
+	}
+	if strings.Join(touched, " ") != strings.Join(want, " ") {
+		t.Fatalf("#110 touched %q", touched)
+	}
+
+	cookiecutters, template := realTree(t)
+	p, err := upstreams.ProposeFile(cookiecutters, template, "cloudcoil")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range bumped {
+		now := p.File.Integrations[name]
+		if now.Policy != upstreams.PolicyNewestMinor || len(now.Versions) != 1 {
+			t.Fatalf("%s: policy %s, lines %v", name, now.Policy, now.Versions)
+		}
+		// The state before #110: one line, at the version crd_urls still names.
+		crd := regexpFind(t, string(cookiecutters[name]), `download/v([0-9]+\.[0-9]+\.[0-9]+)/`)
+		realLine := fmt.Sprintf("versions: \"'%s'\"", now.Versions[0])
+		before := strings.Replace(string(cookiecutters[name]), realLine, fmt.Sprintf("versions: \"'%s'\"", crd), 1)
+		prior := *now
+		prior.Versions = []string{crd}
+		f := &upstreams.File{Cloudcoil: p.File.Cloudcoil, Integrations: map[string]*upstreams.Integration{name: &prior}}
+		if errs := f.Validate(); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		found := versions(t, "v"+crd, "v"+now.Versions[0])
+		plan := upstreams.Plan(f, map[string][]upstreams.Version{name: found}, upstreams.PyPIInfo{})
+		if len(plan.Changes) != 1 || plan.Changes[0].Kind != upstreams.KindProposed || strings.Join(plan.Changes[0].Retires, " ") != crd {
+			t.Fatalf("%s: plan %+v, want one proposal replacing %s", name, plan.Changes, crd)
+		}
+		after, err := upstreams.ProposeToCookiecutter([]byte(before), prior, plan.Changes[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(after) != string(cookiecutters[name]) {
+			t.Errorf("%s: the proposal gives\n%s\nthe real file is\n%s", name, after, cookiecutters[name])
+		}
+	}
+	if k := p.File.Integrations["kubernetes"]; k.Policy != upstreams.PolicyMaintainedLines || k.MaintainedLines != 4 {
+		t.Errorf("kubernetes: %s %d", k.Policy, k.MaintainedLines)
+	}
+}
+
+func regexpFind(t *testing.T, s, expr string) string {
+	t.Helper()
+	m := regexp.MustCompile(expr).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("%s not in %q", expr, s)
+	}
+	return m[1]
 }
