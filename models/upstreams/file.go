@@ -41,8 +41,8 @@ type File struct {
 	// breaks a rule is left out of Integrations, kept as written in skipped (Marshal writes
 	// it back unchanged), and named here with its fix, so one bad entry never stops the
 	// others.
-	Problems []Problem      `json:"-"`
-	skipped  map[string]any // the set-aside entries as decoded JSON
+	Problems []Problem                  `json:"-"`
+	skipped  map[string]json.RawMessage // the set-aside entries, as written
 }
 
 // Cloudcoil is the requirement on the Cloudcoil package shared by the runtime and the
@@ -173,11 +173,10 @@ func Parse(b []byte) (*File, error) {
 // setAside leaves an integration out of the run, keeping its entry as written.
 func (f *File) setAside(name string, raw json.RawMessage, errs []error) {
 	if f.skipped == nil {
-		f.skipped = map[string]any{}
+		f.skipped = map[string]json.RawMessage{}
 	}
-	var v any
-	_ = json.Unmarshal(raw, &v) // raw is one JSON value, read by objectFields
-	f.skipped[name] = v
+	// As written, duplicates and key order included: decoding it would quietly repair it.
+	f.skipped[name] = raw
 	f.Problems = append(f.Problems, Problem{
 		Integration: name, File: FilePath,
 		Problem: errors.Join(errs...).Error(),
