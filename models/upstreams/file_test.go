@@ -161,6 +161,13 @@ func TestParseRejects(t *testing.T) {
 					t.Errorf("problem %+v: want the one integration set aside, the other kept", p)
 				}
 				err = errors.New(p.Problem)
+				// Written back, the entry is still there and still set aside: nothing repairs
+				// or drops it behind the maintainer's back.
+				out, merr := f.Marshal()
+				again, perr := upstreams.Parse(out)
+				if merr != nil || perr != nil || len(again.Problems) != 1 || again.Problems[0].Problem != p.Problem {
+					t.Errorf("written back: %v %v %+v\n%s", merr, perr, again, out)
+				}
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v\nwant it to contain %q", err, tt.want)
