@@ -152,7 +152,9 @@ func TestModelVersionsRunOnTheRealTree(t *testing.T) {
 		}
 	}
 	// Run again: nothing to write.
-	if again, log := w.run(t, false); again.Action != versions.ActionUnchanged || len(versionstest.Writes(log)) != 0 {
+	again, log := w.run(t, false)
+	if again.Action != versions.ActionUnchanged || len(versionstest.Writes(log)) != 0 {
 		t.Errorf("a re-run: action %s, writes %v", again.Action, versionstest.Writes(log))
 	}
+	t.Logf("requests: first run %+v; re-run %+v", r.Requests, again.Requests)
 }
