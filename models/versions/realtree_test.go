@@ -158,3 +158,39 @@ func TestModelVersionsRunOnTheRealTree(t *testing.T) {
 	}
 	t.Logf("requests: first run %+v; re-run %+v", r.Requests, again.Requests)
 }
+
+// TestModelVersionsTemplateOnAnotherMinor: the template's requirement names another minor
+// than models/upstreams.json. Cloudcoil's move is skipped and named with the template and
+// the fix; every integration is still updated, and the migration item stays.
+func TestModelVersionsTemplateOnAnotherMinor(t *testing.T) {
+	w := realWorld(t)
+	template := w.Repo.Files("main")[upstreams.TemplatePyproject]
+	w.Repo.CommitOnBranch("main", "template on 0.3", map[string]string{
+		upstreams.TemplatePyproject: strings.Replace(template, `"cloudcoil>=0.4.0"`, `"cloudcoil>=0.3.9"`, 1),
+	})
+	r, _ := w.run(t, false)
+	if r.Action != versions.ActionOpened || len(r.Plan.Problems) != 1 {
+		t.Fatalf("action %s, problems %+v", r.Action, r.Plan.Problems)
+	}
+	p := r.Plan.Problems[0]
+	if p.Integration != "cloudcoil" || p.File != upstreams.TemplatePyproject || !strings.Contains(p.Problem, ":17: project.dependencies \"cloudcoil>=0.3.9\"") ||
+		!strings.Contains(p.Fix, "cloudcoil.minor") {
+		t.Errorf("problem %+v", p)
+	}
+	var kinds []string
+	for _, c := range r.Plan.Changes {
+		if c.Integration == "cloudcoil" {
+			kinds = append(kinds, string(c.Kind))
+		}
+	}
+	if strings.Join(kinds, " ") != "migration" || len(r.Plan.Changes) != len(realPlan)-1 {
+		t.Errorf("cloudcoil changes %q, %d changes in all", kinds, len(r.Plan.Changes))
+	}
+	branch := w.Repo.Files(versions.Branch)
+	if branch[upstreams.TemplatePyproject] != w.Repo.Files("main")[upstreams.TemplatePyproject] {
+		t.Errorf("the template changed on the branch")
+	}
+	if f, err := upstreams.Parse([]byte(branch[upstreams.FilePath])); err != nil || f.Cloudcoil.Version != "0.4.0" {
+		t.Errorf("cloudcoil.version moved without the template: %v %+v", err, f)
+	}
+}

@@ -22,10 +22,18 @@ func screen(src *sources, plan upstreams.UpdatePlan) upstreams.UpdatePlan {
 	}
 	if _, err := raisedRequirements(src, plan); err != nil {
 		pkg := src.file.Cloudcoil.Package
-		plan = plan.Without(upstreams.Problem{
+		problem := upstreams.Problem{
 			Integration: pkg, File: upstreams.TemplatePyproject, Problem: err.Error(),
 			Fix: "make the template's requirement on " + pkg + " read >=X.Y.Z within cloudcoil.minor of " + upstreams.FilePath + ", or migrate both together",
-		})
+		}
+		// Only the move within the minor is left out; a migration item stays for review.
+		kept := upstreams.UpdatePlan{Changes: []upstreams.Change{}, Problems: append(append([]upstreams.Problem{}, plan.Problems...), problem)}
+		for _, c := range plan.Changes {
+			if c.Kind != upstreams.KindCloudcoil {
+				kept.Changes = append(kept.Changes, c)
+			}
+		}
+		plan = kept
 	}
 	return plan
 }
