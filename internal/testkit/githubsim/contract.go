@@ -27,11 +27,10 @@ import (
 // against the operation's schema for that status. A disagreement fails the test that
 // started the simulator, when it ends.
 //
-// Answers that apply to every endpoint, not to one operation, are checked against the
-// description's basic-error schema instead of the operation's list of statuses: a bad or
-// missing token (401), a spent rate limit (403/429) and injected faults (5xx, secondary
-// rate limits). GitHub documents these once, on its authentication and rate-limit pages,
-// not per operation.
+// A status the operation does not list is right only where GitHub gives it on any
+// endpoint (anyEndpointAnswer; a 304 to a conditional GET) or where the description is
+// known to leave it out (undocumentedAnswers); its body is then held to the description's
+// error schemas.
 
 // contract checks one server's traffic against the description.
 type contract struct {
