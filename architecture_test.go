@@ -24,3 +24,22 @@ func TestSystemsDoNotImportEachOther(t *testing.T) {
 		}
 	}
 }
+
+// The module binary links no test tooling: the simulators and the check of the GitHub
+// simulator against GitHub's API description (kin-openapi) stay in tests, so the module
+// Dagger compiles on a user's first call does not grow with them.
+func TestModuleLinksNoTestTooling(t *testing.T) {
+	out, err := exec.Command("go", "list", "-overlay=internal/testkit/daggerstandin/overlay.json", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps .: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) == 0 {
+		t.Fatal("go list -deps . listed nothing")
+	}
+	for _, dep := range deps {
+		if strings.HasPrefix(dep, "github.com/getkin/") || strings.HasPrefix(dep, "dagger/shipyard/internal/testkit/") {
+			t.Errorf("the module package depends on %s", dep)
+		}
+	}
+}

@@ -6,6 +6,7 @@ require (
 	dagger.io/dagger v0.21.8
 	github.com/aquasecurity/go-pep440-version v0.0.1
 	github.com/bmatcuk/doublestar/v4 v4.10.0
+	github.com/getkin/kin-openapi v0.152.0
 	github.com/google/go-containerregistry v0.21.5
 	github.com/google/go-github/v84 v84.0.0
 	github.com/hashicorp/go-version v1.9.0
@@ -13,6 +14,15 @@ require (
 	github.com/rhysd/actionlint v1.7.12
 	github.com/vektah/gqlparser/v2 v2.5.64
 	gopkg.in/yaml.v3 v3.0.1
+)
+
+require (
+	github.com/go-openapi/jsonpointer v0.22.5 // indirect
+	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
+	github.com/oasdiff/yaml v0.1.1 // indirect
+	github.com/oasdiff/yaml3 v0.0.14 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	golang.org/x/text v0.34.0 // indirect
 )
 
 require (

@@ -179,5 +179,29 @@ func (c *call) runJSON(w *workflow, run *WorkflowRun) map[string]any {
 		"cancel_url":           self + "/cancel",
 		"previous_attempt_url": previous,
 		"workflow_url":         c.repoURL("/actions/workflows/%d", w.id),
+		"check_suite_url":      c.repoURL("/check-suites/%d", run.ID),
+		"artifacts_url":        self + "/artifacts",
+		"head_commit":          c.headCommitJSON(run.HeadSHA),
+		"repository":           c.s.repository(c.repo),
+		"head_repository":      c.s.repository(c.repo),
+		"pull_requests":        []any{},
+	}
+}
+
+// headCommitJSON is the simple-commit shape of a run's head commit; null when the
+// repository has no record of that commit.
+func (c *call) headCommitJSON(sha string) any {
+	cm, ok := c.repo.commits[sha]
+	if !ok {
+		return nil
+	}
+	who := map[string]any{"name": "Maintainer", "email": "maintainer@example.org"}
+	return map[string]any{
+		"id":        sha,
+		"tree_id":   treeSHA(cm.tree),
+		"message":   cm.message,
+		"timestamp": timestamp(cm.date),
+		"author":    who,
+		"committer": who,
 	}
 }

@@ -23,18 +23,25 @@ func (c *call) commitJSON(sha string) map[string]any {
 		})
 	}
 	who := map[string]any{"name": "Maintainer", "email": "maintainer@example.org", "date": timestamp(cm.date)}
+	tree := treeSHA(cm.tree)
 	return map[string]any{
-		"sha":      sha,
-		"node_id":  nodeID("COMMIT", sha),
-		"url":      c.repoURL("/commits/%s", sha),
-		"html_url": c.htmlURL("/commit/%s", sha),
+		"sha":          sha,
+		"node_id":      nodeID("COMMIT", sha),
+		"url":          c.repoURL("/commits/%s", sha),
+		"html_url":     c.htmlURL("/commit/%s", sha),
+		"comments_url": c.repoURL("/commits/%s/comments", sha),
 		"commit": map[string]any{
-			"message":   cm.message,
-			"author":    who,
-			"committer": who,
-			"url":       c.repoURL("/git/commits/%s", sha),
+			"message":       cm.message,
+			"author":        who,
+			"committer":     who,
+			"url":           c.repoURL("/git/commits/%s", sha),
+			"comment_count": 0,
+			"tree":          map[string]any{"sha": tree, "url": c.repoURL("/git/trees/%s", tree)},
 		},
-		"parents": parents,
+		// The seeded author's email belongs to no GitHub account: GitHub sends null.
+		"author":    nil,
+		"committer": nil,
+		"parents":   parents,
 	}
 }
 
@@ -152,17 +159,51 @@ func (r *Repo) changedFiles(from, to string) []map[string]any {
 	}
 	sort.Strings(sorted)
 	files := []map[string]any{}
+	entry := func(p, status string, old, cur []byte, at string) map[string]any {
+		sha := blobSHA(cur)
+		if status == "removed" {
+			sha = blobSHA(old)
+		}
+		add, del := lineDelta(old, cur)
+		return map[string]any{
+			"filename": p, "status": status, "sha": sha,
+			"additions": add, "deletions": del, "changes": add + del,
+			"blob_url":     "https://github.com/" + r.FullName() + "/blob/" + at + "/" + p,
+			"raw_url":      "https://github.com/" + r.FullName() + "/raw/" + at + "/" + p,
+			"contents_url": r.s.URL + "/repos/" + r.FullName() + "/contents/" + p + "?ref=" + at,
+		}
+	}
 	for _, p := range sorted {
 		old, inA := a[p]
 		cur, inB := b[p]
 		switch {
 		case !inA:
-			files = append(files, map[string]any{"filename": p, "status": "added", "sha": blobSHA(cur)})
+			files = append(files, entry(p, "added", nil, cur, to))
 		case !inB:
-			files = append(files, map[string]any{"filename": p, "status": "removed", "sha": blobSHA(old)})
+			files = append(files, entry(p, "removed", old, nil, from))
 		case string(old) != string(cur):
-			files = append(files, map[string]any{"filename": p, "status": "modified", "sha": blobSHA(cur)})
+			files = append(files, entry(p, "modified", old, cur, to))
 		}
 	}
 	return files
+}
+
+// lineDelta counts the lines only in cur (additions) and only in old (deletions), as
+// multisets: enough for a diff's counts, not for its hunks.
+func lineDelta(old, cur []byte) (additions, deletions int) {
+	seen := map[string]int{}
+	for l := range strings.Lines(string(old)) {
+		seen[l]++
+	}
+	for l := range strings.Lines(string(cur)) {
+		if seen[l] > 0 {
+			seen[l]--
+			continue
+		}
+		additions++
+	}
+	for _, n := range seen {
+		deletions += n
+	}
+	return additions, deletions
 }

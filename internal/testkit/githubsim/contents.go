@@ -61,9 +61,12 @@ func getContents(c *call) reply {
 	for _, n := range names {
 		full := prefix + n
 		if children[n] {
+			sha := blobSHA([]byte(full))
+			self, git, html := c.repoURL("/contents/%s?ref=%s", full, ref), c.repoURL("/git/trees/%s", sha), c.htmlURL("/tree/%s/%s", ref, full)
 			entries = append(entries, map[string]any{
-				"type": "dir", "name": n, "path": full, "size": 0, "sha": blobSHA([]byte(full)),
-				"url": c.repoURL("/contents/%s?ref=%s", full, ref), "html_url": c.htmlURL("/tree/%s/%s", ref, full),
+				"type": "dir", "name": n, "path": full, "size": 0, "sha": sha,
+				"url": self, "git_url": git, "html_url": html, "download_url": nil,
+				"_links": map[string]any{"self": self, "git": git, "html": html},
 			})
 			continue
 		}

@@ -138,6 +138,10 @@ func TestGitDataErrors(t *testing.T) {
 			}
 		})
 	}
+	// Two of the requests lack a field GitHub's description requires, on purpose.
+	expectMismatches(t, s,
+		"POST /repos/octo/demo/git/trees (operation POST /repos/{owner}/{repo}/git/trees): request: request body: doesn't match schema: /: missing required tree",
+		"POST /repos/octo/demo/git/commits (operation POST /repos/{owner}/{repo}/git/commits): request: request body: doesn't match schema: /: missing required message")
 	if repo.Branch("other") != main || repo.Branch("main") != ahead {
 		t.Errorf("branches after the updates: other %s, main %s", repo.Branch("other"), repo.Branch("main"))
 	}

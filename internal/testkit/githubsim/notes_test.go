@@ -143,12 +143,17 @@ func TestGenerateNotesRefusals(t *testing.T) {
 		body   string
 		status int
 		field  string
+		// offDescription is the disagreement with GitHub's description the request
+		// makes on purpose.
+		offDescription string
 	}{
-		{"read-only token", false, `{"tag_name":"v0.2.0"}`, http.StatusForbidden, ""},
-		{"no tag name", true, `{"previous_tag_name":"v0.1.0"}`, http.StatusUnprocessableEntity, "tag_name"},
-		{"unknown previous tag", true, `{"tag_name":"v0.2.0","previous_tag_name":"v0.0.9"}`, http.StatusUnprocessableEntity, "previous_tag_name"},
-		{"new tag at an unknown commitish", true, `{"tag_name":"v9.0.0","target_commitish":"nope"}`, http.StatusUnprocessableEntity, "target_commitish"},
-		{"malformed JSON", true, `{"tag_name":`, http.StatusBadRequest, ""},
+		{"read-only token", false, `{"tag_name":"v0.2.0"}`, http.StatusForbidden, "", ""},
+		{"no tag name", true, `{"previous_tag_name":"v0.1.0"}`, http.StatusUnprocessableEntity, "tag_name",
+			"request body: doesn't match schema: /: missing required tag_name"},
+		{"unknown previous tag", true, `{"tag_name":"v0.2.0","previous_tag_name":"v0.0.9"}`, http.StatusUnprocessableEntity, "previous_tag_name", ""},
+		{"new tag at an unknown commitish", true, `{"tag_name":"v9.0.0","target_commitish":"nope"}`, http.StatusUnprocessableEntity, "target_commitish", ""},
+		{"malformed JSON", true, `{"tag_name":`, http.StatusBadRequest, "",
+			"request body has an error: failed to decode request body: unexpected EOF"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,6 +171,9 @@ func TestGenerateNotesRefusals(t *testing.T) {
 			}
 			if len(repo.Releases()) != 0 {
 				t.Error("a refused request saved a release")
+			}
+			if tt.offDescription != "" {
+				expectMismatches(t, s, "POST /repos/octo/demo/releases/generate-notes (operation POST /repos/{owner}/{repo}/releases/generate-notes): request: "+tt.offDescription)
 			}
 		})
 	}

@@ -123,11 +123,8 @@ func (c *call) branchJSON(label, ref, sha string) map[string]any {
 		"label": label,
 		"ref":   ref,
 		"sha":   sha,
-		"user":  map[string]any{"login": c.repo.owner, "type": "Organization"},
-		"repo": map[string]any{
-			"id": c.repo.id, "name": c.repo.name, "full_name": c.repo.FullName(),
-			"html_url": c.htmlURL(""), "url": c.repoURL(""),
-		},
+		"user":  c.s.user(c.repo.owner, "Organization"),
+		"repo":  c.s.repository(c.repo),
 	}
 }
 
@@ -147,6 +144,7 @@ func (c *call) pullJSON(pr *PullRequest) map[string]any {
 		mergedAt = optTime(pr.ClosedAt)
 	}
 	self := c.repoURL("/pulls/%d", pr.Number)
+	link := func(href string) map[string]string { return map[string]string{"href": href} }
 	return map[string]any{
 		"url":                 self,
 		"id":                  pr.id,
@@ -159,7 +157,7 @@ func (c *call) pullJSON(pr *PullRequest) map[string]any {
 		"state":               pr.State,
 		"locked":              false,
 		"title":               pr.Title,
-		"user":                map[string]any{"login": "automation-bot", "type": "User"},
+		"user":                c.s.user("automation-bot", "User"),
 		"body":                nullable(pr.Body),
 		"created_at":          timestamp(pr.CreatedAt),
 		"updated_at":          timestamp(pr.UpdatedAt),
@@ -173,7 +171,63 @@ func (c *call) pullJSON(pr *PullRequest) map[string]any {
 		"commits_url":         self + "/commits",
 		"review_comments_url": self + "/comments",
 		"statuses_url":        c.repoURL("/statuses/%s", headSHA),
+		"comments_url":        c.repoURL("/issues/%d/comments", pr.Number),
+		"review_comment_url":  c.repoURL("/pulls/comments{/number}"),
+		"assignee":            nil,
+		"milestone":           nil,
+		"labels":              []any{},
+		"merge_commit_sha":    nil,
+		"auto_merge":          nil,
+		"_links": map[string]any{
+			"self":            link(self),
+			"html":            link(c.htmlURL("/pull/%d", pr.Number)),
+			"issue":           link(c.repoURL("/issues/%d", pr.Number)),
+			"comments":        link(c.repoURL("/issues/%d/comments", pr.Number)),
+			"review_comments": link(self + "/comments"),
+			"review_comment":  link(c.repoURL("/pulls/comments{/number}")),
+			"commits":         link(self + "/commits"),
+			"statuses":        link(c.repoURL("/statuses/%s", headSHA)),
+		},
 	}
+}
+
+// fullPullJSON is the pull-request shape of a single pull request (get, create, update):
+// the list's shape plus GitHub's counts of its commits and changes, against the base
+// branch's head.
+func (c *call) fullPullJSON(pr *PullRequest) map[string]any {
+	body := c.pullJSON(pr)
+	head := body["head"].(map[string]any)["sha"].(string)
+	base := c.repo.branches[pr.Base]
+	commits, additions, deletions, changed := 0, 0, 0, 0
+	if _, ok := c.repo.commits[head]; ok && base != "" {
+		fromBase := c.repo.ancestors(base)
+		for sha := range c.repo.ancestors(head) {
+			if !fromBase[sha] {
+				commits++
+			}
+		}
+		for _, f := range c.repo.changedFiles(base, head) {
+			additions += f["additions"].(int)
+			deletions += f["deletions"].(int)
+			changed++
+		}
+	}
+	var mergedBy any
+	if pr.Merged {
+		mergedBy = c.s.user("automation-bot", "User")
+	}
+	body["commits"] = commits
+	body["additions"] = additions
+	body["deletions"] = deletions
+	body["changed_files"] = changed
+	body["comments"] = 0
+	body["review_comments"] = 0
+	body["maintainer_can_modify"] = false
+	// GitHub computes mergeability in the background; until then it answers null.
+	body["mergeable"] = nil
+	body["mergeable_state"] = "unknown"
+	body["merged_by"] = mergedBy
+	return body
 }
 
 // listPulls answers GET /repos/{owner}/{repo}/pulls with the state (open, closed, all;
@@ -222,7 +276,7 @@ func getPull(c *call) reply {
 	if err != nil || pr == nil {
 		return notFound("/pulls/pulls#get-a-pull-request")
 	}
-	return okJSON(c.pullJSON(pr))
+	return okJSON(c.fullPullJSON(pr))
 }
 
 // createPull answers POST /repos/{owner}/{repo}/pulls. Like GitHub it refuses a second open
@@ -273,7 +327,7 @@ func createPull(c *call) reply {
 			Message: fmt.Sprintf("No commits between %s and %s", in.Base, head)})
 	}
 	pr := c.repo.addPullLocked(PullRequest{Title: in.Title, Body: in.Body, Head: head, Base: in.Base, Draft: in.Draft})
-	rep := reply{status: http.StatusCreated, body: c.pullJSON(pr)}
+	rep := reply{status: http.StatusCreated, body: c.fullPullJSON(pr)}
 	rep.header = http.Header{"Location": {c.repoURL("/pulls/%d", pr.Number)}}
 	return rep
 }
@@ -343,5 +397,5 @@ func updatePull(c *call) reply {
 		}
 		*pr = next
 	}
-	return okJSON(c.pullJSON(pr))
+	return okJSON(c.fullPullJSON(pr))
 }

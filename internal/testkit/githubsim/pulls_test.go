@@ -137,6 +137,8 @@ func TestPullRequestErrors(t *testing.T) {
 			}
 		})
 	}
+	// "merged" is not a state GitHub's description allows, on purpose.
+	expectMismatches(t, s, `GET /repos/octo/demo/pulls (operation GET /repos/{owner}/{repo}/pulls): request: parameter "state" in query: /: value is not one of the allowed values ["open","closed","all"]`)
 }
 
 func TestPullRequestListFilters(t *testing.T) {

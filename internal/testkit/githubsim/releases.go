@@ -107,7 +107,7 @@ func (c *call) releaseJSON(rel *Release) map[string]any {
 		"immutable":        false,
 		"created_at":       timestamp(rel.CreatedAt),
 		"published_at":     published,
-		"author":           map[string]any{"login": "github-actions[bot]", "id": 41898282, "type": "Bot"},
+		"author":           c.s.user("github-actions[bot]", "Bot"),
 		"assets":           []any{},
 	}
 }

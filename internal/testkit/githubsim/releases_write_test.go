@@ -140,6 +140,7 @@ func TestGetAndDeleteRelease(t *testing.T) {
 	if resp := get(t, s, http.MethodGet, "/repos/octo/demo/releases/not-a-number", nil, "", nil); resp.StatusCode != 404 {
 		t.Errorf("malformed id: %d", resp.StatusCode)
 	}
+	expectMismatches(t, s, `GET /repos/octo/demo/releases/not-a-number (operation GET /repos/{owner}/{repo}/releases/{release_id}): request: parameter "release_id" in path has an error: value not-a-number: an invalid integer`)
 }
 
 func TestListTagsPeeledAndPaginated(t *testing.T) {

@@ -5,6 +5,9 @@
 // (404, 409, 422). Faults (5xx, secondary and primary rate limits, lost responses) can be
 // injected per endpoint, and every request is logged so tests can count API calls.
 //
+// Every request and every answer is checked against GitHub's own REST API description
+// (contract.go): a disagreement fails the test that started the simulator.
+//
 // State is seeded through exported methods (AddToken, AddRepo, Repo.CommitOnBranch,
 // Repo.AnnotatedTag, Repo.AddWorkflowRun, Repo.AddRelease, ...). Endpoints live one
 // resource per file (refs.go, tags.go, commits.go, contents.go, actions.go,
@@ -51,6 +54,8 @@ type Server struct {
 	requestSeq int64     // X-GitHub-Request-Id values
 	seedTime   time.Time // deterministic timestamps for seeded objects
 	anonymous  *Token    // answers unauthenticated reads when set
+	unchecked  bool      // serve without checking traffic against GitHub's API description
+	contract   *contract // checks traffic against GitHub's API description; nil when unchecked
 }
 
 // Option configures a Server.
@@ -95,7 +100,16 @@ func New(tb testing.TB, opts ...Option) *Server {
 	s.mux.HandleFunc("/", s.serve(route{pattern: "", handle: func(*call) reply {
 		return notFound("")
 	}}))
-	s.srv = httptest.NewServer(s.mux)
+	var handler http.Handler = s.mux
+	if !s.unchecked {
+		s.contract = newContract(tb)
+	}
+	if s.contract != nil {
+		handler = s.contract.middleware(handler)
+		// Registered before Close, so it runs after the last request was answered.
+		tb.Cleanup(func() { s.contract.report(tb) })
+	}
+	s.srv = httptest.NewServer(handler)
 	s.URL = s.srv.URL
 	tb.Cleanup(s.srv.Close)
 	return s
@@ -247,6 +261,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, rt route) {
 
 	tok, msg := s.authenticate(r)
 	if tok == nil {
+		markProtocolAnswer(r)
 		entry.Status = s.write(w, r, nil, errorReply(http.StatusUnauthorized, msg, ""), false)
 		return
 	}
@@ -254,11 +269,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, rt route) {
 
 	fault := s.takeFault(r)
 	if fault != nil && !fault.AfterEffect {
+		markProtocolAnswer(r)
 		entry.Fault = true
 		entry.Status = s.write(w, r, tok, fault.reply(s, tok), false)
 		return
 	}
 	if tok.remaining <= 0 {
+		markProtocolAnswer(r)
 		entry.Status = s.write(w, r, tok, primaryLimitReply(http.StatusForbidden, tok.Limit, tok.used, tok.reset), false)
 		return
 	}
@@ -275,9 +292,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, rt route) {
 		rep = notFound("")
 	} else {
 		rep = rt.handle(c)
+		if isPermissionRefusal(rep) {
+			markProtocolAnswer(r)
+		}
 	}
 	if fault != nil {
 		// The request took effect but its response is lost on the way back.
+		markProtocolAnswer(r)
 		entry.Fault = true
 		entry.Status = s.write(w, r, tok, fault.reply(s, tok), false)
 		return

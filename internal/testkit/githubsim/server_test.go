@@ -22,6 +22,9 @@ func get(t *testing.T, s *Server, method, path string, header http.Header, body 
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+testToken)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for k, v := range header {
 		req.Header[k] = v
 	}
@@ -157,7 +160,14 @@ func TestErrorShapesAndAuth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, _ := http.NewRequest(tt.method, s.URL+tt.path, strings.NewReader(`{"tag_name":"v1"}`))
+			var payload io.Reader
+			if tt.method == http.MethodPost {
+				payload = strings.NewReader(`{"tag_name":"v1"}`)
+			}
+			req, _ := http.NewRequest(tt.method, s.URL+tt.path, payload)
+			if payload != nil {
+				req.Header.Set("Content-Type", "application/json")
+			}
 			if tt.auth != "" {
 				req.Header.Set("Authorization", tt.auth)
 			}
@@ -176,6 +186,8 @@ func TestErrorShapesAndAuth(t *testing.T) {
 			}
 		})
 	}
+	// /nope is no path of GitHub's API: the check reports it, as this test expects.
+	expectMismatches(t, s, "GET /nope (no operation): request: "+errNoOperation.Error())
 }
 
 func TestGitDataAndCompare(t *testing.T) {

@@ -36,7 +36,7 @@ func main() {
 	public := flag.String("public-url", "http://10.87.0.1:8080", "the base URL clients use (links in answers)")
 	flag.Parse()
 
-	sim := githubsim.New(program{}, githubsim.WithAnonymousReads())
+	sim := githubsim.New(program{}, githubsim.WithAnonymousReads(), githubsim.WithoutDescriptionCheck())
 	teskdemo.Seed(sim, teskdemo.Notes)
 	// The simulator listens on a loopback port of its own; -addr forwards to it.
 	target, err := url.Parse(sim.URL)
