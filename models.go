@@ -196,16 +196,21 @@ func (m *Shipyard) CheckExtras(
 }
 
 // ModelLines lists a model repository's release lines (--source, its main checkout): one
-// per upstream version configured in pyproject.toml's [tool.cloudcoil-models]
-// upstream-versions, oldest first, each with its release-<major>.<minor> branch; newest is
-// the line main carries. Returns a JSON array for a GitHub Actions matrix (include:
-// ${{ fromJSON(…) }}), so Update Versions runs model-release once per line.
+// per upstream version of the model_version matrix the Cloudcoil template renders from
+// versions in cookiecutter.yaml (into Shipyard's release workflow, or the template's own
+// Update Versions workflow), oldest first, each with its release-<major>.<minor> branch;
+// newest is the line main carries. Returns a JSON array for a GitHub Actions matrix
+// (include: ${{ fromJSON(…) }}), so the release workflow runs model-release once per line.
 func (m *Shipyard) ModelLines(ctx context.Context) (string, error) {
-	data, err := m.Source.File("pyproject.toml").Contents(ctx)
+	_, src, err := m.modelEnv(ctx)
 	if err != nil {
-		return "", fmt.Errorf("pyproject.toml: %w", err)
+		return "", err
 	}
-	lines, err := modelrelease.ReleaseLines([]byte(data))
+	cfg, err := modelrelease.ReadLineConfig(ctx, src)
+	if err != nil {
+		return "", err
+	}
+	lines, err := modelrelease.ReleaseLines(cfg)
 	if err != nil {
 		return "", err
 	}

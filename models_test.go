@@ -103,7 +103,7 @@ func TestModelReleaseThroughTheModule(t *testing.T) {
 
 	// An unknown upstream fails with what to do, and still without the token.
 	_, err = m.ModelRelease(ctx, "1.18.0", false, false, false, mainSHA, pypi.URL())
-	if err == nil || !strings.Contains(err.Error(), "upstream 1.18.0 is not configured") {
+	if err == nil || !strings.Contains(err.Error(), "upstream 1.18.0 is not one of the release lines") {
 		t.Fatalf("err = %v", err)
 	}
 	noCredentialIn(t, e, plan, out, err.Error())
