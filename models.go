@@ -31,10 +31,11 @@ func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, *sdk.Directo
 }
 
 // GenRepo renders an integration's generated repository from the Cloudcoil repository
-// (--source): the shared cookiecutter template with models/<name>/cookiecutter.yaml, the
-// integration's overlays copied over it, and the models generated with the published
-// Cloudcoil version models/upstreams.json requires. Returns the repository; export it,
-// or run check-artifacts on it.
+// (--source) by running its own make gen-repo-<name>: cookiecutter with
+// models/<name>/cookiecutter.yaml, then the template's hook, which runs uv sync and uv add
+// cloudcoil -U and appends the integration's overlays. The models are then generated with
+// the published Cloudcoil version (models/upstreams.json's when the repository has it).
+// Returns the repository; export it, or run check-artifacts on it.
 // +cache="session"
 func (m *Shipyard) GenRepo(
 	ctx context.Context,

@@ -141,7 +141,10 @@ func cloudcoilRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	upstreamstest.WriteGenerator(t, dir)
-	files := map[string]string{"cookiecutter/cookiecutter.json": `{"model_name": ""}` + "\n"}
+	files := map[string]string{
+		"cookiecutter/cookiecutter.json": `{"model_name": ""}` + "\n",
+		"Makefile":                       "gen-repo-%:\n\tuvx cookiecutter --no-input --output-dir=output --config-file=models/$*/cookiecutter.yaml cookiecutter _config_dir=$$PWD/models/$*\n",
+	}
 	for _, name := range upstreamstest.Names() {
 		for p, c := range fixtures.ModelRepoFiles(t, nil) {
 			files["models/"+name+"/"+p] = c
@@ -235,10 +238,10 @@ func TestGenRepoThroughTheModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := dir.Exists(ctx, "pyproject.toml"); err != nil || !ok {
-		t.Errorf("generated repository: %v, %v", ok, err)
+	if got, err := dir.File("pyproject.toml").Contents(ctx); err != nil || !strings.Contains(got, `namespace = "cloudcoil.models.cert_manager"`) {
+		t.Errorf("generated repository: %v\n%s", err, got)
 	}
-	if _, err := m.GenRepo(ctx, "linkerd"); err == nil || !strings.Contains(err.Error(), `no integration "linkerd"`) {
+	if _, err := m.GenRepo(ctx, "linkerd"); err == nil || !strings.Contains(err.Error(), "models/linkerd/cookiecutter.yaml is missing") {
 		t.Errorf("unknown integration: %v", err)
 	}
 	noCredentialIn(t, e)
