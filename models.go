@@ -244,14 +244,15 @@ func (m *Shipyard) PublishCheck(
 	return m.fromSDKDirectory(ctx, out)
 }
 
-// ModelCi is the repository CI of a model repository: on the checkout (--source) as it
-// is, with no regeneration, it installs the locked environment and runs the repository's
-// own make targets concurrently — lint (ruff and mypy in the template), typecheck when
-// the Makefile has one, test, and check-artifacts, whose wheel and sdist in dist/ are then
-// checked against the checkout by Shipyard's artifact rules. A Makefile without lint,
-// test or check-artifacts is an error naming the target. Returns summary.md,
-// results.json and check-artifacts.txt; fails with the table when a target fails. It
-// uses no credential.
+// ModelCi is the repository CI of a model repository, as the template's ci.yml runs it:
+// on the checkout (--source) as it is, with no regeneration, it installs the locked
+// environment with all extras and runs the repository's make targets concurrently: lint
+// (ruff and mypy in the template), typecheck when the Makefile has one, and test on
+// every Python version the classifiers or requires-python name, in parallel; uv build
+// makes the wheel and sdist, which Shipyard's artifact rules check against the checkout.
+// A Makefile without lint or test is an error naming the target and the template's
+// recipe. Returns summary.md, results.json and check-artifacts.txt; fails with the table
+// when a job fails. It uses no credential.
 func (m *Shipyard) ModelCi(ctx context.Context) (*dagger.Directory, error) {
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
