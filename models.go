@@ -327,3 +327,17 @@ func (m *Shipyard) UpdateRepos(
 	}
 	return updates.Text(), nil
 }
+
+// ModelTemplatePatch is the change Shipyard asks of Cloudcoil's model template, as a
+// patch to apply at the root of the Cloudcoil repository with git apply -p1: Shipyard's
+// release, CI and publish workflows in the template (wrapped in {% raw %}, so update-repos
+// keeps them), update_releases.yml and test_pypi_publish.yml removed, and the
+// cloudcoil_models entry point declared. gen-repo renders the patched template the same
+// way as the original. Returns a directory holding cloudcoil-template.patch; export it.
+func (m *Shipyard) ModelTemplatePatch(ctx context.Context) (*dagger.Directory, error) {
+	c, err := m.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.fromSDKDirectory(ctx, c.Directory().WithNewFile("cloudcoil-template.patch", modelrelease.TemplatePatch))
+}
