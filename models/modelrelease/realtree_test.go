@@ -110,3 +110,46 @@ func TestValidateModelsRealIntegrations(t *testing.T) {
 		}
 	}
 }
+
+// model-release --dry-run of the real cert-manager integration, generated from the real
+// template and from the patched one: the real template's unbounded cloudcoil>=0.4.0 is
+// refused by the dependency check (the seed's requirement advances within one minor),
+// naming the bound it wants; the patched template's range passes and the dry run plans
+// the first release, 1.17.1.0, writing nothing.
+func TestModelReleaseDryRunRealCertManager(t *testing.T) {
+	for _, tc := range []struct {
+		template, root, wantErr string
+	}{
+		{"real", cloudcoilTree(t), `cloudcoil requirement ">=0.4.0": want exactly one lower bound and one upper bound`},
+		{"patched", patchedCloudcoil(t), ""},
+	} {
+		t.Run(tc.template, func(t *testing.T) {
+			_, rendered, err := cookiecutter.Integration(tc.root, "cert-manager")
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := newWorld(t)
+			files := patchedCheckout(rendered, "cert-manager")
+			// The hook's uv add cloudcoil -U locks the newest Cloudcoil the requirement
+			// allows: a 0.4 release under the patched template's range.
+			files["uv.lock"] = strings.ReplaceAll(fixtures.ModelRepoFiles(t, nil)["uv.lock"], "0.5.3", "0.4.5")
+			w.setCheckout(files)
+			lines, err := ParseLineConfig(UpdateReleasesWorkflow, []byte(rendered[UpdateReleasesWorkflow]))
+			if tc.template == "patched" {
+				lines, err = ParseLineConfig(ShipyardReleaseWorkflow, []byte(rendered[ShipyardReleaseWorkflow]))
+			}
+			if err != nil || len(lines.Versions) != 1 {
+				t.Fatalf("lines %+v, %v", lines, err)
+			}
+			res, _, err := w.run(ReleaseOptions{Upstream: lines.Versions[0], DryRun: true}, nil, lines.Versions[0]+".0")
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+			} else if err != nil || res.Plan.Version != "1.17.1.0" {
+				t.Fatalf("dry run: %v\n%s", err, res.Text())
+			}
+			w.noWrites()
+		})
+	}
+}
