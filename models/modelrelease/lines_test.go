@@ -210,3 +210,23 @@ func TestAPatchOnAnOldLineReleasesOnlyThatLine(t *testing.T) {
 		t.Errorf("%d releases, want 1.16.3.0, 1.17.1.0 and 1.16.4.0", n)
 	}
 }
+
+// FuzzParseLineConfig feeds arbitrary workflow text to the release-lines reader: it never
+// panics, an error names the file, and what it accepts has a prefix.
+func FuzzParseLineConfig(f *testing.F) {
+	f.Add("jobs:\n  u:\n    strategy:\n      matrix:\n        model_version: ['1.29.13', '1.32.1']\n    steps:\n      - run: sed -i \"s|refs/tags/v[0-9]\\+\\.[0-9]\\+\\.[0-9]\\+/|x|\" pyproject.toml\n")
+	f.Add("jobs:\n  r:\n    strategy:\n      matrix:\n        model_version: ['2.16.1']\n    env:\n      MODEL_VERSION_PREFIX: releases/download/v\n")
+	f.Add("jobs: [")
+	f.Fuzz(func(t *testing.T, workflow string) {
+		cfg, err := ParseLineConfig("w.yml", []byte(workflow))
+		if err != nil {
+			if !strings.Contains(err.Error(), "w.yml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if strings.TrimSpace(cfg.Prefix) == "" || cfg.Path != "w.yml" {
+			t.Fatalf("accepted %+v", cfg)
+		}
+	})
+}
