@@ -31,10 +31,11 @@ func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, *sdk.Directo
 }
 
 // GenRepo renders an integration's generated repository from the Cloudcoil repository
-// (--source): the shared cookiecutter template with models/<name>/cookiecutter.yaml, the
-// integration's overlays copied over it, and the models generated with the published
-// Cloudcoil version models/upstreams.json requires. Returns the repository; export it,
-// or run check-artifacts on it.
+// (--source) by running its own make gen-repo-<name>: cookiecutter with
+// models/<name>/cookiecutter.yaml, then the template's hook, which runs uv sync and uv add
+// cloudcoil -U and appends the integration's overlays. The models are then generated with
+// the published Cloudcoil version (models/upstreams.json's when the repository has it).
+// Returns the repository; export it, or run check-artifacts on it.
 // +cache="session"
 func (m *Shipyard) GenRepo(
 	ctx context.Context,
@@ -196,16 +197,21 @@ func (m *Shipyard) CheckExtras(
 }
 
 // ModelLines lists a model repository's release lines (--source, its main checkout): one
-// per upstream version configured in pyproject.toml's [tool.cloudcoil-models]
-// upstream-versions, oldest first, each with its release-<major>.<minor> branch; newest is
-// the line main carries. Returns a JSON array for a GitHub Actions matrix (include:
-// ${{ fromJSON(…) }}), so Update Versions runs model-release once per line.
+// per upstream version of the model_version matrix the Cloudcoil template renders from
+// versions in cookiecutter.yaml (into Shipyard's release workflow, or the template's own
+// Update Versions workflow), oldest first, each with its release-<major>.<minor> branch;
+// newest is the line main carries. Returns a JSON array for a GitHub Actions matrix
+// (include: ${{ fromJSON(…) }}), so the release workflow runs model-release once per line.
 func (m *Shipyard) ModelLines(ctx context.Context) (string, error) {
-	data, err := m.Source.File("pyproject.toml").Contents(ctx)
+	_, src, err := m.modelEnv(ctx)
 	if err != nil {
-		return "", fmt.Errorf("pyproject.toml: %w", err)
+		return "", err
 	}
-	lines, err := modelrelease.ReleaseLines([]byte(data))
+	cfg, err := modelrelease.ReadLineConfig(ctx, src)
+	if err != nil {
+		return "", err
+	}
+	lines, err := modelrelease.ReleaseLines(cfg)
 	if err != nil {
 		return "", err
 	}
@@ -238,14 +244,15 @@ func (m *Shipyard) PublishCheck(
 	return m.fromSDKDirectory(ctx, out)
 }
 
-// ModelCi is the repository CI of a model repository: on the checkout (--source) as it
-// is, with no regeneration, it installs the locked environment and runs the repository's
-// own make targets concurrently — lint (ruff and mypy in the template), typecheck when
-// the Makefile has one, test, and check-artifacts, whose wheel and sdist in dist/ are then
-// checked against the checkout by Shipyard's artifact rules. A Makefile without lint,
-// test or check-artifacts is an error naming the target. Returns summary.md,
-// results.json and check-artifacts.txt; fails with the table when a target fails. It
-// uses no credential.
+// ModelCi is the repository CI of a model repository, as the template's ci.yml runs it:
+// on the checkout (--source) as it is, with no regeneration, it installs the locked
+// environment with all extras and runs the repository's make targets concurrently: lint
+// (ruff and mypy in the template), typecheck when the Makefile has one, and test on
+// every Python version the classifiers or requires-python name, in parallel; uv build
+// makes the wheel and sdist, which Shipyard's artifact rules check against the checkout.
+// A Makefile without lint or test is an error naming the target and the template's
+// recipe. Returns summary.md, results.json and check-artifacts.txt; fails with the table
+// when a job fails. It uses no credential.
 func (m *Shipyard) ModelCi(ctx context.Context) (*dagger.Directory, error) {
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
@@ -319,4 +326,18 @@ func (m *Shipyard) UpdateRepos(
 		return "", fmt.Errorf("%w\n\n%s", err, updates.Text())
 	}
 	return updates.Text(), nil
+}
+
+// ModelTemplatePatch is the change Shipyard asks of Cloudcoil's model template, as a
+// patch to apply at the root of the Cloudcoil repository with git apply -p1: Shipyard's
+// release, CI and publish workflows in the template (wrapped in {% raw %}, so update-repos
+// keeps them), update_releases.yml and test_pypi_publish.yml removed, and the
+// cloudcoil_models entry point declared. gen-repo renders the patched template the same
+// way as the original. Returns a directory holding cloudcoil-template.patch; export it.
+func (m *Shipyard) ModelTemplatePatch(ctx context.Context) (*dagger.Directory, error) {
+	c, err := m.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.fromSDKDirectory(ctx, c.Directory().WithNewFile("cloudcoil-template.patch", modelrelease.TemplatePatch))
 }

@@ -103,7 +103,7 @@ func TestModelReleaseThroughTheModule(t *testing.T) {
 
 	// An unknown upstream fails with what to do, and still without the token.
 	_, err = m.ModelRelease(ctx, "1.18.0", false, false, false, mainSHA, pypi.URL())
-	if err == nil || !strings.Contains(err.Error(), "upstream 1.18.0 is not configured") {
+	if err == nil || !strings.Contains(err.Error(), "upstream 1.18.0 is not one of the release lines") {
 		t.Fatalf("err = %v", err)
 	}
 	noCredentialIn(t, e, plan, out, err.Error())
@@ -141,7 +141,10 @@ func cloudcoilRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	upstreamstest.WriteGenerator(t, dir)
-	files := map[string]string{"cookiecutter/cookiecutter.json": `{"model_name": ""}` + "\n"}
+	files := map[string]string{
+		"cookiecutter/cookiecutter.json": `{"model_name": ""}` + "\n",
+		"Makefile":                       "gen-repo-%:\n\tuvx cookiecutter --no-input --output-dir=output --config-file=models/$*/cookiecutter.yaml cookiecutter _config_dir=$$PWD/models/$*\n",
+	}
 	for _, name := range upstreamstest.Names() {
 		for p, c := range fixtures.ModelRepoFiles(t, nil) {
 			files["models/"+name+"/"+p] = c
@@ -235,10 +238,10 @@ func TestGenRepoThroughTheModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := dir.Exists(ctx, "pyproject.toml"); err != nil || !ok {
-		t.Errorf("generated repository: %v, %v", ok, err)
+	if got, err := dir.File("pyproject.toml").Contents(ctx); err != nil || !strings.Contains(got, `namespace = "cloudcoil.models.cert_manager"`) {
+		t.Errorf("generated repository: %v\n%s", err, got)
 	}
-	if _, err := m.GenRepo(ctx, "linkerd"); err == nil || !strings.Contains(err.Error(), `no integration "linkerd"`) {
+	if _, err := m.GenRepo(ctx, "linkerd"); err == nil || !strings.Contains(err.Error(), "models/linkerd/cookiecutter.yaml is missing") {
 		t.Errorf("unknown integration: %v", err)
 	}
 	noCredentialIn(t, e)

@@ -30,6 +30,8 @@ type Artifact struct {
 	// Files maps each regular file's path in the archive (for an sdist,
 	// including Root) to its digest and size.
 	Files map[string]ArtifactFile
+	// EntryPoints is the wheel's <Root>/entry_points.txt, nil when it has none.
+	EntryPoints []byte
 }
 
 // ArtifactFile identifies the bytes of one archived file.
@@ -127,7 +129,10 @@ func (c *collector) add(name string, declared int64, r io.Reader) error {
 	return nil
 }
 
-var wheelMetadataPath = regexp.MustCompile(`^[^/]+\.dist-info/METADATA$`)
+var (
+	wheelMetadataPath    = regexp.MustCompile(`^[^/]+\.dist-info/METADATA$`)
+	wheelEntryPointsPath = regexp.MustCompile(`^[^/]+\.dist-info/entry_points\.txt$`)
+)
 
 // ReadWheel reads a wheel (a zip archive) of size bytes.
 func (l ArchiveLimits) ReadWheel(r io.ReaderAt, size int64) (Artifact, error) {
@@ -135,7 +140,9 @@ func (l ArchiveLimits) ReadWheel(r io.ReaderAt, size int64) (Artifact, error) {
 	if err != nil {
 		return Artifact{}, fmt.Errorf("read wheel: %w", err)
 	}
-	c := newCollector(l, wheelMetadataPath.MatchString)
+	c := newCollector(l, func(name string) bool {
+		return wheelMetadataPath.MatchString(name) || wheelEntryPointsPath.MatchString(name)
+	})
 	for _, f := range zr.File {
 		if err := readZipEntry(c, f); err != nil {
 			return Artifact{}, fmt.Errorf("read wheel: %w", err)
@@ -143,12 +150,15 @@ func (l ArchiveLimits) ReadWheel(r io.ReaderAt, size int64) (Artifact, error) {
 	}
 	var metas []string
 	for name := range c.metadata {
-		metas = append(metas, name)
+		if wheelMetadataPath.MatchString(name) {
+			metas = append(metas, name)
+		}
 	}
 	if len(metas) != 1 {
 		return Artifact{}, fmt.Errorf("read wheel: want one *.dist-info/METADATA, found %d", len(metas))
 	}
 	a := Artifact{Kind: "wheel", Root: path.Dir(metas[0]), Files: c.files}
+	a.EntryPoints = c.metadata[a.Root+"/entry_points.txt"]
 	if a.Name, a.Version, err = parseCoreMetadata(c.metadata[metas[0]]); err != nil {
 		return Artifact{}, fmt.Errorf("read wheel: %s: %w", metas[0], err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -32,37 +31,33 @@ func (p Problem) String() string {
 }
 
 // ArtifactRules configures the check-artifacts rules for a repository's
-// layout. The zero value disables the lookup and manifest checks; use
+// layout. The zero value disables the model discovery check; use
 // DefaultArtifactRules for Cloudcoil's generated repositories.
 type ArtifactRules struct {
 	// ImportRoot is the checkout directory that is the root of the import path
 	// in a wheel: "" for a flat layout, "src" for a src layout.
 	ImportRoot string
 
-	// ResourceLookup is the resource registry, relative to the package
-	// directory; empty disables the check. It must list at least one resource
-	// kind, since a package whose lookup is empty imports fine and resolves
-	// nothing. A ".json" file must hold a non-empty object or array; any other
-	// file is Python and must assign ResourceTable a non-empty {…}, […] or (…)
-	// literal at module level (the last assignment counts, as in Python).
-	ResourceLookup string
-	ResourceTable  string
+	// EntryPointGroup is the entry point group Cloudcoil finds model packages
+	// through at run time (cloudcoil/resources.py: entry_points(group=…)); empty
+	// disables the discovery check. Every entry of the group a wheel declares
+	// must resolve to a module in the wheel, and the module each codegen
+	// namespace names must be found, by an entry point or by NamespaceRoot,
+	// and define at least one resource model: a package whose models are never
+	// found, or that has none, imports fine and resolves nothing.
+	EntryPointGroup string
 
-	// GeneratedManifest is a JSON array of the paths, relative to the package
-	// directory, that the generator wrote; empty disables the check. Each
-	// listed file must exist in the checkout, which catches modules lost
-	// between generation and build.
-	GeneratedManifest string
+	// NamespaceRoot is the package whose direct subpackages Cloudcoil scans
+	// for models without an entry point (_Scheme._namespace_packages).
+	NamespaceRoot string
 }
 
 // DefaultArtifactRules match the generated Cloudcoil model repositories: a
-// flat layout, the kind lookup "_lookup.py" whose _MODELS dict maps
-// (kind, apiVersion) to a model, and the ".cloudcoil-generated.json" list of
-// generated files.
+// flat layout, models found through the cloudcoil_models entry points or as
+// cloudcoil.models.<name>.
 var DefaultArtifactRules = ArtifactRules{
-	ResourceLookup:    "_lookup.py",
-	ResourceTable:     "_MODELS",
-	GeneratedManifest: ".cloudcoil-generated.json",
+	EntryPointGroup: "cloudcoil_models",
+	NamespaceRoot:   "cloudcoil.models",
 }
 
 // CheckArtifacts applies DefaultArtifactRules.
@@ -76,10 +71,13 @@ func CheckArtifacts(checkout fs.FS, pkgDir string, wheel, sdist Artifact) []Prob
 // "cloudcoil/models/kubernetes". It reports:
 //
 //   - a package without __init__.py or without model modules (any .py other
-//     than __init__.py and the lookup), and model modules with nothing but
-//     blank lines, comments and a docstring;
-//   - files listed in GeneratedManifest but missing, and an empty or missing
-//     ResourceLookup;
+//     than __init__.py), and model modules with nothing but blank lines,
+//     comments and a docstring;
+//   - models Cloudcoil would not find in the wheel: a codegen namespace
+//     ([[tool.cloudcoil.codegen.models]] namespace) that no entry point of
+//     EntryPointGroup names and that is not directly under NamespaceRoot, an
+//     entry point that resolves to no module in the wheel, and a found module
+//     that defines no resource model (no class deriving from Resource);
 //   - wheel files under the import path of pkgDir, and sdist files under
 //     "<root>/<pkgDir>", that are missing, extra, or differ in bytes from the
 //     checkout (caches such as __pycache__ are not part of the checkout);
@@ -139,11 +137,12 @@ func (r ArtifactRules) Check(checkout fs.FS, pkgDir string, wheel, sdist Artifac
 		add(pkgDir, "cannot read the package directory: %v", err)
 		return sortProblems(ps)
 	}
-	r.checkModules(add, pkgDir, local, contents)
-	r.checkManifest(add, checkout, pkgDir, local)
-	r.checkLookup(add, pkgDir, contents)
+	checkModules(add, pkgDir, local, contents)
 	for _, b := range usable {
 		compareFiles(add, b.kind, b.art, b.prefix, local)
+		if b.kind == "wheel" {
+			r.checkDiscovery(add, checkout, b.art)
+		}
 	}
 	return sortProblems(ps)
 }
@@ -257,13 +256,13 @@ func packageFiles(checkout fs.FS, pkgDir string) (map[string]ArtifactFile, map[s
 	return files, contents, err
 }
 
-func (r ArtifactRules) checkModules(add addFunc, pkgDir string, local map[string]ArtifactFile, contents map[string][]byte) {
+func checkModules(add addFunc, pkgDir string, local map[string]ArtifactFile, contents map[string][]byte) {
 	if _, ok := local["__init__.py"]; !ok {
 		add(pkgDir+"/__init__.py", "package __init__.py is missing")
 	}
 	modules := 0
 	for rel, data := range contents {
-		if !strings.HasSuffix(rel, ".py") || path.Base(rel) == "__init__.py" || rel == r.ResourceLookup {
+		if !strings.HasSuffix(rel, ".py") || path.Base(rel) == "__init__.py" {
 			continue
 		}
 		modules++
@@ -274,110 +273,6 @@ func (r ArtifactRules) checkModules(add addFunc, pkgDir string, local map[string
 	if modules == 0 {
 		add(pkgDir, "no model modules")
 	}
-}
-
-func (r ArtifactRules) checkManifest(add addFunc, checkout fs.FS, pkgDir string, local map[string]ArtifactFile) {
-	if r.GeneratedManifest == "" {
-		return
-	}
-	p := pkgDir + "/" + r.GeneratedManifest
-	data, err := fs.ReadFile(checkout, p)
-	if err != nil {
-		add(p, "generated-files manifest is missing: %v", err)
-		return
-	}
-	var listed []string
-	if err := json.Unmarshal(data, &listed); err != nil {
-		add(p, "generated-files manifest is not a JSON array of paths: %v", err)
-		return
-	}
-	if len(listed) == 0 {
-		add(p, "generated-files manifest lists no files")
-	}
-	for _, rel := range listed {
-		if !fs.ValidPath(rel) || rel == "." {
-			add(p, "manifest entry %q is not a relative slash-separated path", rel)
-			continue
-		}
-		if _, ok := local[rel]; !ok {
-			add(pkgDir+"/"+rel, "generated file listed in %s is missing", r.GeneratedManifest)
-		}
-	}
-}
-
-func (r ArtifactRules) checkLookup(add addFunc, pkgDir string, contents map[string][]byte) {
-	if r.ResourceLookup == "" {
-		return
-	}
-	p := pkgDir + "/" + r.ResourceLookup
-	data, ok := contents[r.ResourceLookup]
-	if !ok {
-		add(p, "resource lookup is missing")
-		return
-	}
-	if strings.HasSuffix(r.ResourceLookup, ".json") {
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
-			add(p, "resource lookup is not valid JSON: %v", err)
-			return
-		}
-		switch v := v.(type) {
-		case map[string]any:
-			if len(v) == 0 {
-				add(p, "resource lookup is empty")
-			}
-		case []any:
-			if len(v) == 0 {
-				add(p, "resource lookup is empty")
-			}
-		default:
-			add(p, "resource lookup must be a JSON object or array")
-		}
-		return
-	}
-	if r.ResourceTable == "" {
-		add(p, "rules name no table to look for in the resource lookup")
-		return
-	}
-	entries, err := pythonTableHasEntries(data, r.ResourceTable)
-	switch {
-	case err != nil:
-		add(p, "resource lookup: %v", err)
-	case !entries:
-		add(p, "resource lookup is empty: %s lists no resource kinds", r.ResourceTable)
-	}
-}
-
-// pythonTableHasEntries reports whether the last module-level assignment of
-// table in a Python source is a bracketed literal with anything in it.
-func pythonTableHasEntries(src []byte, table string) (bool, error) {
-	assign := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(table) + `[ \t]*(?::[^=\n]*)?=[ \t]*`)
-	locs := assign.FindAllIndex(src, -1)
-	if locs == nil {
-		return false, fmt.Errorf("%s is not assigned at module level", table)
-	}
-	rest := src[locs[len(locs)-1][1]:]
-	closers := map[byte]byte{'{': '}', '[': ']', '(': ')'}
-	if len(rest) == 0 || closers[rest[0]] == 0 {
-		return false, fmt.Errorf("%s is not a {…}, […] or (…) literal, so its entries cannot be checked", table)
-	}
-	closer := closers[rest[0]]
-	rest = rest[1:]
-	for {
-		rest = bytes.TrimLeft(rest, " \t\r\n\\")
-		if len(rest) > 0 && rest[0] == '#' {
-			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-				rest = rest[i:]
-				continue
-			}
-			rest = nil
-		}
-		break
-	}
-	if len(rest) == 0 {
-		return false, fmt.Errorf("%s literal is not closed", table)
-	}
-	return rest[0] != closer, nil
 }
 
 var stringPrefix = regexp.MustCompile(`^[rRuUbBfF]{1,2}["']`)

@@ -41,6 +41,9 @@ type StringValue struct {
 	Text string
 	// Line is the 1-based line the value starts on.
 	Line int
+	// Element is the value's index in the array it is an element of (input = ["a", "b"]
+	// gives elements 0 and 1 at one key), or -1 for a value that is not in an array.
+	Element int
 
 	start, end int // byte offsets of the value, quotes included
 }
@@ -97,12 +100,13 @@ func (d *Document) pair(p *unstable.Parser, table []string, entry int, kv *unsta
 	}
 	start := int(r.Offset)
 	d.pairs = append(d.pairs, StringValue{
-		Key:   strings.Join(append(slices.Clone(table), keyOf(kv)...), "."),
-		Entry: entry,
-		Text:  string(d.data[start : start+int(r.Length)]),
-		Line:  p.Shape(r).Start.Line,
-		start: start,
-		end:   start + int(r.Length),
+		Key:     strings.Join(append(slices.Clone(table), keyOf(kv)...), "."),
+		Entry:   entry,
+		Element: -1,
+		Text:    string(d.data[start : start+int(r.Length)]),
+		Line:    p.Shape(r).Start.Line,
+		start:   start,
+		end:     start + int(r.Length),
 	})
 }
 
@@ -111,16 +115,16 @@ func (d *Document) keyValue(p *unstable.Parser, table []string, entry int, kv *u
 	v := kv.Value()
 	switch v.Kind {
 	case unstable.String:
-		r := v.Raw
-		start := int(r.Offset)
-		d.strings = append(d.strings, StringValue{
-			Key:   strings.Join(key, "."),
-			Entry: entry,
-			Text:  string(v.Data),
-			Line:  p.Shape(r).Start.Line,
-			start: start,
-			end:   start + int(r.Length),
-		})
+		d.str(p, key, entry, -1, v)
+	case unstable.Array:
+		// Strings of an array (the template writes codegen input as one) are located one
+		// by one, so an edit replaces exactly one element.
+		i := 0
+		for it := v.Children(); it.Next(); i++ {
+			if c := it.Node(); c.Kind == unstable.String {
+				d.str(p, key, entry, i, c)
+			}
+		}
 	case unstable.InlineTable:
 		for it := v.Children(); it.Next(); {
 			if c := it.Node(); c.Kind == unstable.KeyValue {
@@ -128,6 +132,20 @@ func (d *Document) keyValue(p *unstable.Parser, table []string, entry int, kv *u
 			}
 		}
 	}
+}
+
+func (d *Document) str(p *unstable.Parser, key []string, entry, element int, v *unstable.Node) {
+	r := v.Raw
+	start := int(r.Offset)
+	d.strings = append(d.strings, StringValue{
+		Key:     strings.Join(key, "."),
+		Entry:   entry,
+		Element: element,
+		Text:    string(v.Data),
+		Line:    p.Shape(r).Start.Line,
+		start:   start,
+		end:     start + int(r.Length),
+	})
 }
 
 func keyOf(n *unstable.Node) []string {
@@ -203,7 +221,8 @@ func (d *Document) Tables(key ...string) []map[string]any {
 }
 
 // StringValues returns where the string values at a dotted key are written, in file
-// order (one per [[array table]] entry that has it).
+// order (one per [[array table]] entry that has it, and one per string element of an
+// array).
 func (d *Document) StringValues(key string) []StringValue {
 	var out []StringValue
 	for _, s := range d.strings {

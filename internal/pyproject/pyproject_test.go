@@ -1,6 +1,7 @@
 package pyproject
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -59,12 +60,9 @@ func TestModelRepoPyproject(t *testing.T) {
 	if len(vs) != 1 || vs[0].Text != "1.17.1.0" || vs[0].Line != 3 || vs[0].Entry != -1 {
 		t.Fatalf("project.version located as %+v", vs)
 	}
-	ups, _, err := d.Strings("tool", "cloudcoil-models", "upstream-versions")
-	if err != nil || !slices.Equal(ups, []string{"1.16.3", "1.17.1"}) {
-		t.Errorf("upstream-versions = %q, %v", ups, err)
-	}
+	// The template writes input as an array: each element is located.
 	inputs := d.StringValues("tool.cloudcoil.codegen.models.input")
-	if len(inputs) != 1 || inputs[0].Entry != 0 || !strings.Contains(inputs[0].Text, "/v1.17.1/") {
+	if len(inputs) != 1 || inputs[0].Entry != 0 || inputs[0].Element != 0 || !strings.Contains(inputs[0].Text, "/v1.17.1/") {
 		t.Errorf("codegen inputs located as %+v", inputs)
 	}
 	if got := len(d.Tables("tool", "cloudcoil", "codegen", "models")); got != 1 {
@@ -76,6 +74,26 @@ func TestModelRepoPyproject(t *testing.T) {
 	want := strings.Replace(string(data), `version = "1.17.1.0"`, `version = "1.17.1.3"`, 1)
 	if string(out) != want {
 		t.Errorf("Apply changed more than the value:\n%s", out)
+	}
+}
+
+func TestArrayElementsAreLocatedExactly(t *testing.T) {
+	data := []byte("[[m]]\ninput = [\n  \"a\", # first\n  'b',\n  1,\n  \"c\"]\nx = \"d\"\n")
+	d := mustParse(t, "p.toml", data)
+	vs := d.StringValues("m.input")
+	var got []string
+	for _, v := range vs {
+		got = append(got, fmt.Sprintf("%s@%d:%d", v.Text, v.Element, v.Line))
+	}
+	if want := []string{"a@0:3", "b@1:4", "c@3:6"}; !slices.Equal(got, want) {
+		t.Fatalf("elements %v, want %v", got, want)
+	}
+	if x := d.StringValues("m.x"); len(x) != 1 || x[0].Element != -1 {
+		t.Errorf("a plain string located as %+v", x)
+	}
+	out := d.Apply(Edit{Value: vs[1], Raw: Quote("B")}, Edit{Value: vs[2], Raw: Quote("C")})
+	if want := "[[m]]\ninput = [\n  \"a\", # first\n  \"B\",\n  1,\n  \"C\"]\nx = \"d\"\n"; string(out) != want {
+		t.Errorf("Apply =\n%s\nwant\n%s", out, want)
 	}
 }
 

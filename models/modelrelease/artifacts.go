@@ -105,17 +105,11 @@ func readArtifact(ctx context.Context, built *dagger.Container, distDir, name st
 
 // artifactRules are the check-artifacts rules for a generated repository's layout: the
 // import root is src/ only when the package lives there (the template keeps it at the
-// root), and the generated-files manifest is checked only when the checkout has one, since
-// Cloudcoil's generator writes none; the completeness of the modules is then what the
-// other rules check (model modules present and not empty, the lookup not empty, the
-// artifacts equal to the checkout).
-func artifactRules(tree Tree, pkgDir string) models.ArtifactRules {
+// root).
+func artifactRules(pkgDir string) models.ArtifactRules {
 	r := models.DefaultArtifactRules
 	if strings.HasPrefix(pkgDir, "src/") {
 		r.ImportRoot = "src"
-	}
-	if _, ok := tree[pkgDir+"/"+r.GeneratedManifest]; !ok {
-		r.GeneratedManifest = ""
 	}
 	return r
 }
@@ -160,7 +154,7 @@ func (r ArtifactReport) Text() string {
 
 // checkBuilt applies the artifact rules to a checkout held in memory and its artifacts.
 func checkBuilt(tree Tree, pkgDir string, built Built) []models.Problem {
-	return artifactRules(tree, pkgDir).Check(tree.FS(), pkgDir, built.Wheel, built.Sdist)
+	return artifactRules(pkgDir).Check(tree.FS(), pkgDir, built.Wheel, built.Sdist)
 }
 
 // CheckArtifacts builds a generated repository's wheel and sdist as it is (no generation)

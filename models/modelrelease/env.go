@@ -13,10 +13,6 @@ import (
 // images and Cloudcoil's generator both support.
 const DefaultPython = "3.13"
 
-// cookiecutterRequirement pins the template renderer, so a new cookiecutter release
-// cannot change generated repositories between two runs.
-const cookiecutterRequirement = "cookiecutter==2.6.0"
-
 // Env is what every graph of this package shares: the session's client and the pinned
 // images (pipelines/ci's pins, the single place images are pinned).
 type Env struct {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 )
 
@@ -46,6 +47,8 @@ func TestChecksFor(t *testing.T) {
 func TestValidateModelsNamesAMissingTarget(t *testing.T) {
 	env, e := newEnv(t)
 	renderAnything(e)
+	// What the template and keda's Makefile overlay rendered lacks a test target.
+	e.OnFile(engine.FileRule{Path: "output/models-x/Makefile", ChainContains: "gen-repo-keda", Contents: "lint:\n\truff check .\n"})
 	src := generatorRepo(t, env, map[string]string{"models/keda/Makefile": "lint:\n\truff check .\n"})
 	v, err := env.ValidateModels(context.Background(), src, ValidateOptions{Changed: []string{"models/keda/Makefile"}})
 	if err == nil || !strings.Contains(err.Error(), "| keda: test | failed") {

@@ -8,24 +8,37 @@ import (
 
 	"dagger.io/dagger"
 
+	pytoml "dagger/shipyard/internal/pyproject"
+	"dagger/shipyard/models"
 	"dagger/shipyard/models/upstreams"
 )
 
 // TemplateDir is the shared cookiecutter template in the Cloudcoil repository.
 const TemplateDir = "cookiecutter"
 
-// RenderDir is where cookiecutter writes the rendered repository, one folder.
-const RenderDir = "/out"
+// SourceDir is where the Cloudcoil checkout sits in the rendering container: the
+// Makefile's gen-repo-% target runs there and writes output/models-<name>.
+const SourceDir = "/src"
+
+// RenderDir is where `make gen-repo-<name>` writes the rendered repository, one folder
+// (its --output-dir=output, under SourceDir).
+const RenderDir = SourceDir + "/output"
+
+// GenRepoTarget is the root Makefile's pattern rule that renders an integration.
+const GenRepoTarget = "gen-repo-%"
 
 // integrationDir is an integration's source folder: cookiecutter.yaml and the overlays.
 func integrationDir(name string) string { return "models/" + name }
 
 // GenRepo renders an integration's generated repository from the Cloudcoil repository
-// source and generates its models, as `make gen-repo-<name>` does: cookiecutter renders
-// TemplateDir with models/<name>/cookiecutter.yaml, the integration's overlays (every
-// other file under models/<name>/: pyproject.toml, schema, README, Makefile, tests) are
-// copied over the result, and the generator runs with the published Cloudcoil version
-// models/upstreams.json requires, locked exactly, never the source's own Cloudcoil code.
+// source and generates its models. The rendering is the repository's own `make
+// gen-repo-<name>`, the command its maintainers run, so Shipyard and a maintainer get the
+// same tree: cookiecutter renders TemplateDir with models/<name>/cookiecutter.yaml and
+// _config_dir=models/<name>, and the template's post-generation hook runs uv sync and uv
+// add cloudcoil -U, appends the integration's overlays (Makefile, pyproject.toml,
+// README.md) to the rendered files and runs make fix-lint. The generator then runs with
+// the published Cloudcoil version: the one models/upstreams.json requires, locked
+// exactly, when the repository has that file; else the newest the hook's uv add locked.
 func (e Env) GenRepo(ctx context.Context, source *dagger.Directory, name string) (*dagger.Directory, error) {
 	gen, err := e.genRepo(ctx, source, name)
 	if err != nil {
@@ -40,50 +53,138 @@ func (e Env) GenRepo(ctx context.Context, source *dagger.Directory, name string)
 // genRepo is GenRepo's graph, unevaluated past the rendering: the container whose /repo
 // is the generated repository.
 func (e Env) genRepo(ctx context.Context, source *dagger.Directory, name string) (*dagger.Container, error) {
-	file, err := readUpstreams(ctx, source)
+	pin, err := e.renderPrerequisites(ctx, source, name)
 	if err != nil {
 		return nil, err
 	}
-	if file.Integrations[name] == nil {
-		return nil, fmt.Errorf("%s: no integration %q (known: %s); add its entry, models/%s/cookiecutter.yaml and its tests",
-			upstreams.FilePath, name, strings.Join(file.Names(), ", "), name)
-	}
-	config := upstreams.CookiecutterPath(name)
-	for _, p := range []string{config, TemplateDir + "/cookiecutter.json"} {
-		ok, err := source.Exists(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("gen-repo %s: looking for %s: %w", name, p, err)
-		}
-		if !ok {
-			return nil, fmt.Errorf("gen-repo %s: %s is missing; an integration is rendered from the shared template %s/ with its own %s", name, p, TemplateDir, config)
-		}
-	}
-	// Only the template and this integration's folder go in, so a change elsewhere
-	// leaves the rendering cached.
-	inputs := source.Filter(dagger.DirectoryFilterOpts{Include: []string{TemplateDir + "/", integrationDir(name) + "/"}})
-	ctr, err := e.python(inputs)
+	// Only the Makefile, the template and this integration's folder go in, so a change
+	// elsewhere leaves the rendering cached.
+	inputs := source.Filter(dagger.DirectoryFilterOpts{Include: []string{MakefilePath, TemplateDir + "/", integrationDir(name) + "/"}})
+	ctr, err := e.python(e.Client.Directory())
 	if err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}
-	rendered := ctr.WithExec([]string{
-		"uvx", "--from", cookiecutterRequirement, "cookiecutter", TemplateDir,
-		"--no-input", "--config-file", config, "--output-dir", RenderDir,
-	})
+	if ctr, err = e.withMake(ctr); err != nil {
+		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
+	}
+	rendered := ctr.
+		WithDirectory(SourceDir, inputs).
+		WithWorkdir(SourceDir).
+		WithExec([]string{"make", "gen-repo-" + name})
 	entries, err := rendered.Directory(RenderDir).Entries(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("gen-repo %s: rendering %s with %s: %w", name, TemplateDir, config, err)
+		return nil, fmt.Errorf("gen-repo %s: make gen-repo-%s: %w", name, name, err)
 	}
 	if len(entries) != 1 || !strings.HasSuffix(entries[0], "/") {
 		slices.Sort(entries)
-		return nil, fmt.Errorf("gen-repo %s: the template rendered %q; want one repository folder", name, entries)
+		return nil, fmt.Errorf("gen-repo %s: make gen-repo-%s rendered %q in output/; want one repository folder", name, name, entries)
 	}
-	overlays := source.Directory(integrationDir(name)).Filter(dagger.DirectoryFilterOpts{Exclude: []string{"cookiecutter.yaml"}})
-	repo := rendered.Directory(RenderDir+"/"+strings.TrimSuffix(entries[0], "/")).WithDirectory(".", overlays)
-	gen, err := e.generate(repo, file.Cloudcoil.Version)
+	repo := rendered.Directory(RenderDir + "/" + strings.TrimSuffix(entries[0], "/"))
+	pyproject, err := repo.File(pyprojectPath).Contents(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("gen-repo %s: the rendered repository has no %s: %w", name, pyprojectPath, err)
+	}
+	if err := CheckRendered(name, []byte(pyproject)); err != nil {
+		return nil, err
+	}
+	gen, err := e.generate(repo, pin)
 	if err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}
 	return gen, nil
+}
+
+// renderPrerequisites checks that source can render name: the template, the
+// integration's cookiecutter.yaml and the root Makefile's gen-repo-% target. It returns
+// the Cloudcoil version models/upstreams.json requires ("" when the repository has no
+// such file, as Cloudcoil before Shipyard).
+func (e Env) renderPrerequisites(ctx context.Context, source *dagger.Directory, name string) (string, error) {
+	config := upstreams.CookiecutterPath(name)
+	for _, p := range []string{config, TemplateDir + "/cookiecutter.json", MakefilePath} {
+		ok, err := source.Exists(ctx, p)
+		if err != nil {
+			return "", fmt.Errorf("gen-repo %s: looking for %s: %w", name, p, err)
+		}
+		if !ok {
+			if p == config {
+				known, _ := integrations(ctx, source)
+				return "", fmt.Errorf("gen-repo %s: %s is missing; an integration is rendered from the shared template %s/ with its own %s (integrations here: %s)",
+					name, p, TemplateDir, config, strings.Join(known, ", "))
+			}
+			return "", fmt.Errorf("gen-repo %s: %s is missing; is --source the Cloudcoil repository?", name, p)
+		}
+	}
+	makefile, err := source.File(MakefilePath).Contents(ctx)
+	if err != nil {
+		return "", fmt.Errorf("gen-repo %s: %s: %w", name, MakefilePath, err)
+	}
+	if !models.ParseMakefile(makefile).Has("gen-repo-" + name) {
+		return "", fmt.Errorf("gen-repo %s: %s has no %s rule, which renders an integration as its maintainers do; add Cloudcoil's:\n%s", name, MakefilePath, GenRepoTarget, genRepoRule)
+	}
+	ok, err := source.Exists(ctx, upstreams.FilePath)
+	if err != nil || !ok {
+		return "", err
+	}
+	file, err := readUpstreams(ctx, source)
+	if err != nil {
+		return "", err
+	}
+	return file.Cloudcoil.Version, nil
+}
+
+// genRepoRule is the rule as Cloudcoil's Makefile writes it.
+const genRepoRule = "gen-repo-%:\n\trm -rf output/models-$*\n\tuvx cookiecutter --no-input --output-dir=output --config-file=models/$*/cookiecutter.yaml cookiecutter _config_dir=$$PWD/models/$*"
+
+// CheckRendered refuses a rendered repository whose pyproject.toml lost what the
+// template writes: [project]'s literal name and version and the generator's settings
+// (a codegen namespace and input URLs). A rendering that replaced the template's
+// pyproject.toml with the integration's overlay instead of appending it has none of them.
+func CheckRendered(name string, pyproject []byte) error {
+	where := fmt.Sprintf("gen-repo %s: the rendered %s", name, pyprojectPath)
+	doc, err := pytoml.Parse(pyprojectPath, pyproject)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if _, err := ReadProject(pyproject); err != nil {
+		return fmt.Errorf("%s: %w (the template's [project] must come first and models/%s/%s be appended to it, as the template's post-generation hook does)", where, err, name, pyprojectPath)
+	}
+	entries := 0
+	for _, v := range doc.StringValues(codegenNamespaceKey) {
+		if v.Entry >= 0 {
+			entries++
+		}
+	}
+	urls := 0
+	for _, v := range doc.StringValues(codegenURLKey) {
+		if v.Entry >= 0 {
+			urls++
+		}
+	}
+	if entries == 0 || urls == 0 {
+		return fmt.Errorf("%s has no [[tool.cloudcoil.codegen.models]] with a namespace and input URLs; the template writes them from crd_urls in models/%s/cookiecutter.yaml", where, name)
+	}
+	return nil
+}
+
+// integrations are the folders under models/ that hold a cookiecutter.yaml: what
+// `make gen-all-repos` renders.
+func integrations(ctx context.Context, source *dagger.Directory) ([]string, error) {
+	entries, err := source.Directory("models").Entries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		name := strings.TrimSuffix(e, "/")
+		if name == e {
+			continue // a file, such as upstreams.json
+		}
+		if ok, err := source.Exists(ctx, upstreams.CookiecutterPath(name)); err == nil && ok {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // readUpstreams reads and validates the generator repository's upstreams file.

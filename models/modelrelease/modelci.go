@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"dagger.io/dagger"
@@ -13,13 +16,21 @@ import (
 	"dagger/shipyard/models"
 )
 
-// RepoDistDir is where the template's build target writes the wheel and sdist, in the
-// checkout: what `make check-artifacts` leaves for Shipyard's artifact rules.
-const RepoDistDir = "/repo/dist"
+// CITargets are the make targets model-ci needs a model repository to have: the
+// template's lint (ruff and mypy) and test. The seed's check-artifacts is Shipyard's own
+// check of the wheel and sdist that uv build makes; a repository that also has a
+// check-artifacts target gets it run too.
+var CITargets = []string{TargetLint, TargetTest}
 
-// CITargets are the targets the repository CI of a model repository runs, as the seed
-// names them: make lint test check-artifacts.
-var CITargets = []string{TargetLint, TargetTest, TargetCheckArtifacts}
+// targetRecipes are the template's recipes, for the error that asks to add a target.
+var targetRecipes = map[string]string{
+	TargetLint: "lint:\n\tuv run ruff check cloudcoil tests\n\tuv run ruff format --check cloudcoil tests\n\tuv run mypy -p cloudcoil.models.<module>",
+	TargetTest: "test:\n\tuv run python -m pytest",
+}
+
+// ciSyncArgs install the locked environment with every extra and the dev group, as the
+// template's ci.yml does (uv sync --all-extras --dev).
+var ciSyncArgs = []string{"uv", "sync", "--frozen", "--all-extras"}
 
 // CIReport is the outcome of ModelCI.
 type CIReport struct {
@@ -43,13 +54,17 @@ func (r CIReport) Dir(c *dagger.Client) (*dagger.Directory, error) {
 	return dir, nil
 }
 
-// ModelCI is the repository CI of a model repository: on the checkout as it is, with no
-// regeneration, it installs the locked environment and runs the repository's own targets
-// concurrently — lint (ruff and mypy in the template), typecheck when the Makefile has
-// one, test, and check-artifacts, after which Shipyard's artifact rules check the wheel
-// and sdist the target left in dist/ against the checkout. A Makefile without one of
-// CITargets is an error naming it before anything runs. The graph holds no secret. The
-// error, when a job failed, carries the summary table; the report is returned either way.
+// ModelCI is the repository CI of a model repository, as the template's own ci.yml runs
+// it: on the checkout as it is, with no regeneration, it installs the locked environment
+// with all extras and runs the repository's targets concurrently: lint (ruff and mypy in
+// the template) and typecheck when the Makefile has one on the default Python, and test
+// on every Python version the classifiers or requires-python name, each on its own
+// pinned image, in parallel. Meanwhile uv build makes the wheel and sdist and
+// Shipyard's artifact rules check them against the checkout (the artifacts job); a
+// repository with a check-artifacts target of its own has it run as well. A Makefile
+// without lint or test is an error naming the target and the template's recipe before
+// anything runs. The graph holds no secret. The error, when a job failed, carries the
+// summary table; the report is returned either way.
 func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, error) {
 	var r CIReport
 	makefile, err := repo.File(MakefilePath).Contents(ctx)
@@ -57,11 +72,13 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, err
 		return r, fmt.Errorf("model-ci: %s: %w (the repository CI runs make %s)", MakefilePath, err, strings.Join(CITargets, " "))
 	}
 	if err := models.RequireTargets(MakefilePath, makefile, "model-ci", CITargets...); err != nil {
-		return r, fmt.Errorf("model-ci: %w", err)
-	}
-	checks, err := ChecksFor(makefile, "model-ci")
-	if err != nil {
-		return r, fmt.Errorf("model-ci: %w", err)
+		var recipes []string
+		for _, t := range CITargets {
+			if !models.ParseMakefile(makefile).Has(t) {
+				recipes = append(recipes, targetRecipes[t])
+			}
+		}
+		return r, fmt.Errorf("model-ci: %w; the Cloudcoil template's:\n%s", err, strings.Join(recipes, "\n\n"))
 	}
 	tree, err := ReadTree(ctx, repo, DefaultTreeLimits)
 	if err != nil {
@@ -71,35 +88,76 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, err
 	if err != nil {
 		return r, fmt.Errorf("model-ci: %w", err)
 	}
-	ctr, err := e.python(repo.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}))
+	pythons, err := PythonVersions(tree[pyprojectPath], slices.Sorted(maps.Keys(e.Pins.Python)))
 	if err != nil {
 		return r, fmt.Errorf("model-ci: %w", err)
 	}
-	if ctr, err = e.withMake(ctr); err != nil {
+	source := repo.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository})
+	installed := func(python string) (*dagger.Container, error) {
+		env := e
+		env.Python = python
+		ctr, err := env.python(source)
+		if err != nil {
+			return nil, err
+		}
+		if ctr, err = env.withMake(ctr); err != nil {
+			return nil, err
+		}
+		return ctr.WithExec(ciSyncArgs), nil
+	}
+	ctr, err := installed(e.Python)
+	if err != nil {
 		return r, fmt.Errorf("model-ci: %w", err)
 	}
-	ctr = ctr.WithExec(syncArgs)
+	m := models.ParseMakefile(makefile)
+	checks := []Check{makeCheck(TargetLint)}
+	if m.Has(TargetTypecheck) {
+		checks = append(checks, makeCheck(TargetTypecheck))
+	}
+	if m.Has(TargetCheckArtifacts) {
+		checks = append(checks, makeCheck(TargetCheckArtifacts))
+	}
 
 	start := time.Now()
 	_, err = ctr.Sync(ctx)
 	r.Summary.Jobs = append(r.Summary.Jobs, jobs.Result("install", time.Since(start), err))
 	if err != nil {
-		for _, c := range append(checks, makeCheck(TargetCheckArtifacts)) {
+		for _, c := range checks {
 			r.Summary.Jobs = append(r.Summary.Jobs, jobs.JobResult{Name: c.Name, Status: jobs.Skipped, Reason: "the locked environment did not install"})
 		}
+		for _, v := range pythons {
+			r.Summary.Jobs = append(r.Summary.Jobs, jobs.JobResult{Name: testJob(v), Status: jobs.Skipped, Reason: "the locked environment did not install"})
+		}
+		r.Summary.Jobs = append(r.Summary.Jobs, jobs.JobResult{Name: ArtifactsJob, Status: jobs.Skipped, Reason: "the locked environment did not install"})
 		return r, fmt.Errorf("model-ci: %w", r.Summary.Err())
 	}
 	done := make(chan jobs.JobResult, 1)
 	go func() {
 		start := time.Now()
-		report, err := e.checkArtifactsTarget(ctx, ctr, tree, pkgDir)
+		report, err := e.checkBuild(ctx, ctr, tree, pkgDir)
 		r.Artifacts = report
 		if err == nil {
 			err = report.Err()
 		}
-		done <- jobs.Result(TargetCheckArtifacts, time.Since(start), err)
+		done <- jobs.Result(ArtifactsJob, time.Since(start), err)
 	}()
+	tests := make([]jobs.JobResult, len(pythons))
+	var wg sync.WaitGroup
+	for i, v := range pythons {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			c, err := installed(v)
+			if err == nil {
+				_, err = c.WithExec([]string{"make", TargetTest}).Sync(ctx)
+			}
+			tests[i] = jobs.Result(testJob(v), time.Since(start), err)
+		}()
+	}
 	r.Summary.Jobs = append(r.Summary.Jobs, runEach(ctx, ctr, "", checks)...)
+	wg.Wait()
+	r.Summary.Jobs = append(r.Summary.Jobs, tests...)
 	r.Summary.Jobs = append(r.Summary.Jobs, <-done)
 	if err := r.Summary.Err(); err != nil {
 		return r, fmt.Errorf("model-ci: %w", err) // the error carries the table
@@ -107,14 +165,21 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, err
 	return r, nil
 }
 
-// checkArtifactsTarget runs the repository's check-artifacts target in ctr's /repo and
-// applies the artifact rules to the wheel and sdist it left in dist/.
-func (e Env) checkArtifactsTarget(ctx context.Context, ctr *dagger.Container, tree Tree, pkgDir string) (ArtifactReport, error) {
+// ArtifactsJob is model-ci's job that builds with uv build and runs Shipyard's artifact
+// rules.
+const ArtifactsJob = "artifacts"
+
+// testJob names the test job of one Python version.
+func testJob(python string) string { return TargetTest + " (Python " + python + ")" }
+
+// checkBuild builds the wheel and sdist with uv build in ctr's /repo and applies the
+// artifact rules to them.
+func (e Env) checkBuild(ctx context.Context, ctr *dagger.Container, tree Tree, pkgDir string) (ArtifactReport, error) {
 	project, err := ReadProject(tree[pyprojectPath])
 	if err != nil {
 		return ArtifactReport{}, err
 	}
-	built, err := readBuilt(ctx, ctr.WithExec([]string{"make", TargetCheckArtifacts}), RepoDistDir, "make "+TargetCheckArtifacts)
+	built, err := e.build(ctx, ctr)
 	if err != nil {
 		return ArtifactReport{}, err
 	}

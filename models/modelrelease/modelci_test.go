@@ -2,21 +2,13 @@ package modelrelease
 
 import (
 	"context"
-	"encoding/base64"
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 )
-
-// serveRepoDist makes the double list dist in the checkout's dist/, where the template's
-// build target writes, and read the archives back as the graph does.
-func serveRepoDist(e *engine.Engine, dist fixtures.Distributions) {
-	e.OnEntries(engine.DirRule{Path: RepoDistDir, Entries: []string{dist.SdistName, dist.WheelName}})
-	e.OnFile(engine.FileRule{Path: EncodedDir + "/" + dist.WheelName + ".b64", Contents: base64.StdEncoding.EncodeToString(dist.Wheel)})
-	e.OnFile(engine.FileRule{Path: EncodedDir + "/" + dist.SdistName + ".b64", Contents: base64.StdEncoding.EncodeToString(dist.Sdist)})
-}
 
 func TestModelCI(t *testing.T) {
 	oneByte := func(kind string, files map[string]string) {
@@ -32,14 +24,22 @@ func TestModelCI(t *testing.T) {
 		wantErr  string
 		wantRows []string
 	}{
-		{name: "the template's checkout passes", wantRows: []string{"| install | passed", "| lint | passed", "| test | passed", "| check-artifacts | passed"}},
-		{name: "a failing test target fails the run, the others still report",
+		{name: "the template's checkout passes on every Python it names", wantRows: []string{"| install | passed", "| lint | passed",
+			"| test (Python 3.10) | passed", "| test (Python 3.11) | passed", "| test (Python 3.12) | passed", "| test (Python 3.13) | passed", "| artifacts | passed"}},
+		{name: "a test failing on one Python fails the run, the others still report",
 			program: func(e *engine.Engine) {
-				e.OnExec(engine.ExecRule{ArgsContain: "make test", ExitCode: 2, Stderr: "FAILED tests/test_import.py::test_has_model_modules"})
+				e.OnExec(engine.ExecRule{ArgsContain: "make test", Image: fixturesPythonImage(t, "3.11"), ExitCode: 2, Stderr: "FAILED tests/test_import.py::test_has_modules"})
 			},
-			wantErr: "1 job(s) failed: test", wantRows: []string{"| test | failed", "| lint | passed", "| check-artifacts | passed"}},
-		{name: "an artifact that differs from the checkout fails check-artifacts", edit: oneByte,
-			wantErr: "check-artifacts", wantRows: []string{"| check-artifacts | failed", "| test | passed"}},
+			wantErr: "1 job(s) failed: test (Python 3.11)", wantRows: []string{"| test (Python 3.11) | failed", "| test (Python 3.12) | passed", "| lint | passed", "| artifacts | passed"}},
+		{name: "an artifact that differs from the checkout fails the artifacts job", edit: oneByte,
+			wantErr: "artifacts", wantRows: []string{"| artifacts | failed", "| test (Python 3.13) | passed"}},
+		{name: "a classifier requires-python excludes is refused",
+			changes:  map[string]string{pyprojectPath: strings.Replace(fixtures.ModelRepoFiles(t, nil)[pyprojectPath], "requires-python = \">=3.10\"", "requires-python = \">=3.12\"", 1)},
+			wantErr:  "names Python 3.10, which requires-python \">=3.12\" excludes",
+			wantRows: nil},
+		{name: "a check-artifacts target of its own runs too",
+			changes:  map[string]string{"Makefile": fixtures.ModelRepoFiles(t, nil)["Makefile"] + "\ncheck-artifacts:\n\tuv build\n"},
+			wantRows: []string{"| check-artifacts | passed", "| artifacts | passed"}},
 		{name: "a typecheck target of its own runs too",
 			changes:  map[string]string{"Makefile": fixtures.ModelRepoFiles(t, nil)["Makefile"] + "\ntypecheck:\n\tuv run --frozen mypy -p cloudcoil.models.cert_manager\n"},
 			program:  func(e *engine.Engine) { e.ExpectExecs("make typecheck") },
@@ -48,7 +48,7 @@ func TestModelCI(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env, e := newEnv(t)
-			serveRepoDist(e, fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, tt.changes), tt.edit))
+			serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, tt.changes), tt.edit))
 			if tt.program != nil {
 				tt.program(e)
 			}
@@ -56,7 +56,7 @@ func TestModelCI(t *testing.T) {
 			if tt.wantErr == "" && err != nil {
 				t.Fatalf("%v", err)
 			}
-			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), r.Summary.Table())) {
+			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr) || (tt.wantRows != nil && !strings.Contains(err.Error(), r.Summary.Table()))) {
 				t.Fatalf("err = %v, want %q with the table", err, tt.wantErr)
 			}
 			table := r.Summary.Table()
@@ -71,7 +71,10 @@ func TestModelCI(t *testing.T) {
 					t.Errorf("model-ci regenerated: %q", args)
 				}
 			}
-			if !hasExec(e, "uv sync --frozen") {
+			if tt.wantRows == nil {
+				return // refused before running
+			}
+			if !hasExec(e, "uv sync --frozen --all-extras") {
 				t.Errorf("the locked environment was not installed: %q", execArgs(e))
 			}
 			dir, err := r.Dir(env.Client)
@@ -92,7 +95,7 @@ func TestModelCIRefusesAMakefileWithoutItsTargets(t *testing.T) {
 	tests := []struct {
 		name, makefile, want string
 	}{
-		{"no check-artifacts", "lint:\n\truff check .\ntest:\n\tpytest\n", "model-ci: Makefile: no target check-artifacts, which model-ci runs (make lint test check-artifacts); add it to Makefile"},
+		{"no test", "lint:\n\truff check .\n", "model-ci: Makefile: no target test, which model-ci runs (make lint test); add it to Makefile; the Cloudcoil template's:\ntest:\n\tuv run python -m pytest"},
 		{"no Makefile", "", "model-ci: Makefile: "},
 	}
 	for _, tt := range tests {
@@ -107,4 +110,14 @@ func TestModelCIRefusesAMakefileWithoutItsTargets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fixturesPythonImage is the pinned image of a Python minor.
+func fixturesPythonImage(t *testing.T, minor string) string {
+	t.Helper()
+	img, err := pins.DefaultPins().PythonImage(minor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }

@@ -12,27 +12,29 @@ import (
 	"dagger/shipyard/models/upstreams"
 )
 
-// The model repository's pyproject.toml, as the Cloudcoil template renders it:
+// The model repository's pyproject.toml, as the Cloudcoil template renders it (the
+// integration's overlay appended after the codegen entry):
 //
 //	[project]
 //	name = "cloudcoil.models.cert_manager"
-//	version = "1.17.1.0"
-//	dependencies = ["cloudcoil>=0.5.3,<0.6"]
-//
-//	[tool.cloudcoil-models]
-//	upstream-versions = ["1.16.3", "1.17.1"]   # one per minor line, from models/upstreams.json
-//	version-prefix = "releases/download/v"     # what precedes the version in schema URLs
-//
+//	version = "0.0.0"
+//	dependencies = [
+//	    "cloudcoil>=0.4.0",
+//	]
+//	…
 //	[[tool.cloudcoil.codegen.models]]
-//	input = "https://github.com/cert-manager/cert-manager/releases/download/v1.17.1/…"
+//	namespace = "cloudcoil.models.cert_manager"
+//	input = [
+//	    "https://github.com/cert-manager/cert-manager/releases/download/v1.17.1/cert-manager.crds.yaml",
+//	]
+//	crd-namespace = "io.cert-manager"
 //
-// The functions here read the file with the TOML parser and edit only the bytes of the
-// values they set, keeping every other byte, so the file stays the template's.
+// The release lines are not in this file: the template renders them into a workflow (see
+// LineConfig). The functions here read the file with the TOML parser and edit only the
+// bytes of the values they set, keeping every other byte, so the file stays the
+// template's.
 const (
 	pyprojectPath = "pyproject.toml"
-	modelsTable   = "tool.cloudcoil-models"
-	upstreamsKey  = "upstream-versions"
-	versionPrefix = "version-prefix"
 	codegenURLKey = "tool.cloudcoil.codegen.models.input" // in each [[…models]] entry
 	// codegenNamespaceKey is the generated package's import path, in each entry.
 	codegenNamespaceKey = "tool.cloudcoil.codegen.models.namespace"
@@ -86,55 +88,20 @@ func SetVersion(data []byte, version string) ([]byte, error) {
 	return doc.Apply(pytoml.Edit{Value: values[0], Raw: pytoml.Quote(version)}), nil
 }
 
-// Upstreams reads [tool.cloudcoil-models]: the upstream versions this repository releases
-// and the text that precedes a version in its schema URLs.
-func Upstreams(data []byte) (versions []string, prefix string, err error) {
-	doc, err := pytoml.Parse(pyprojectPath, data)
-	if err != nil {
-		return nil, "", err
-	}
-	return upstreamsOf(doc)
-}
-
-func upstreamsOf(doc *pytoml.Document) (versions []string, prefix string, err error) {
-	versions, found, err := doc.Strings("tool", "cloudcoil-models", upstreamsKey)
-	if err != nil {
-		return nil, "", err
-	}
-	if !found {
-		return nil, "", fmt.Errorf("%s: [%s] has no %s = [\"X.Y.Z\", …]; the model template writes it from models/upstreams.json", pyprojectPath, modelsTable, upstreamsKey)
-	}
-	for _, v := range versions {
-		if _, err := upstreams.ParseVersion(v); err != nil {
-			return nil, "", fmt.Errorf("%s: [%s] %s: %q is not an X.Y.Z version", pyprojectPath, modelsTable, upstreamsKey, v)
-		}
-	}
-	prefix, _, err = doc.String("tool", "cloudcoil-models", versionPrefix)
-	if err != nil {
-		return nil, "", err
-	}
-	if prefix == "" {
-		return nil, "", fmt.Errorf("%s: [%s] has no %s = \"…\" (the text before the version in schema URLs, e.g. \"refs/tags/v\")", pyprojectPath, modelsTable, versionPrefix)
-	}
-	return versions, prefix, nil
-}
-
 // SelectUpstream points the generator at one configured upstream version: it must be one
-// of upstream-versions, and every codegen input URL has the version that follows
-// version-prefix replaced by it (each occurrence of that version in the URL, since some
-// release assets repeat it, as in …/download/v2.16.1/keda-2.16.1-crds.yaml).
-func SelectUpstream(data []byte, upstream string) ([]byte, error) {
+// of the repository's release lines, and in every codegen input URL (a string, or each
+// string of an array, as the template writes it) the version that follows the lines'
+// prefix is replaced by it: each occurrence of that version in the URL, since some
+// release assets repeat it, as in …/download/v2.16.1/keda-2.16.1-crds.yaml. Only the
+// bytes of the changed URLs change.
+func SelectUpstream(data []byte, lines LineConfig, upstream string) ([]byte, error) {
 	doc, err := pytoml.Parse(pyprojectPath, data)
 	if err != nil {
 		return nil, err
 	}
-	versions, prefix, err := upstreamsOf(doc)
-	if err != nil {
-		return nil, err
-	}
-	if !slices.Contains(versions, upstream) {
-		return nil, fmt.Errorf("%s: upstream %s is not configured (%s = %q); add it to models/upstreams.json in Cloudcoil and let the template update reach this repository",
-			pyprojectPath, upstream, upstreamsKey, versions)
+	if !slices.Contains(lines.Versions, upstream) {
+		return nil, fmt.Errorf("%s: upstream %s is not one of the release lines %q; add it to versions in models/<name>/cookiecutter.yaml in Cloudcoil and let update-repos bring the template's change here",
+			lines.Path, upstream, lines.Versions)
 	}
 	var edits []pytoml.Edit
 	for _, v := range doc.StringValues(codegenURLKey) {
@@ -142,18 +109,19 @@ func SelectUpstream(data []byte, upstream string) ([]byte, error) {
 			continue // a [tool.cloudcoil.codegen.models] table, not an entry of the array
 		}
 		url := v.Text
-		at := strings.Index(url, prefix)
+		at := strings.Index(url, lines.Prefix)
 		if at < 0 {
 			continue
 		}
-		current := versionInURL.FindString(url[at+len(prefix):])
+		current := versionInURL.FindString(url[at+len(lines.Prefix):])
 		if current == "" {
-			return nil, fmt.Errorf("%s:%d: input %q: no X.Y.Z after %q", pyprojectPath, v.Line, url, prefix)
+			return nil, fmt.Errorf("%s:%d: input %q: no X.Y.Z after %q", pyprojectPath, v.Line, url, lines.Prefix)
 		}
 		edits = append(edits, pytoml.Edit{Value: v, Raw: pytoml.Quote(strings.ReplaceAll(url, current, upstream))})
 	}
 	if len(edits) == 0 {
-		return nil, fmt.Errorf("%s: no [[tool.cloudcoil.codegen.models]] input URL contains %q, so the upstream version cannot be selected", pyprojectPath, prefix)
+		return nil, fmt.Errorf("%s: no [[tool.cloudcoil.codegen.models]] input URL contains %q (the version prefix %s names), so the upstream version cannot be selected; make crd_urls and version_replacement_sed in cookiecutter.yaml agree",
+			pyprojectPath, lines.Prefix, lines.Path)
 	}
 	return doc.Apply(edits...), nil
 }
@@ -221,23 +189,10 @@ func versionParts(v string) ([4]uint64, bool) {
 
 // NewestUpstream is the highest configured upstream version: the one main's checkout
 // generates, and what a push to main releases when no version is named.
-func NewestUpstream(pyproject []byte) (string, error) {
-	versions, _, err := Upstreams(pyproject)
+func NewestUpstream(lines LineConfig) (string, error) {
+	all, err := ReleaseLines(lines)
 	if err != nil {
 		return "", err
 	}
-	if len(versions) == 0 {
-		return "", fmt.Errorf("%s: [%s] %s is empty: list the upstream versions this repository releases", pyprojectPath, modelsTable, upstreamsKey)
-	}
-	var newest upstreams.Version
-	for i, v := range versions {
-		u, err := upstreams.ParseVersion(v) // checked by Upstreams
-		if err != nil {
-			return "", fmt.Errorf("%s: [%s] %s: %w", pyprojectPath, modelsTable, upstreamsKey, err)
-		}
-		if i == 0 || u.Compare(newest) > 0 {
-			newest = u
-		}
-	}
-	return newest.String(), nil
+	return all[len(all)-1].Upstream, nil
 }

@@ -1,7 +1,6 @@
 package modelrelease
 
 import (
-	"slices"
 	"strings"
 	"testing"
 )
@@ -11,56 +10,51 @@ name = "cloudcoil.models.keda"
 version = "2.16.1.0"  # set by the release
 dependencies = ["cloudcoil>=0.5.3,<0.6"]
 
-[tool.cloudcoil-models]
-upstream-versions = ["2.15.2", "2.16.1"]
-version-prefix = "releases/download/v"
-
 [[tool.cloudcoil.codegen.models]]
 namespace = "cloudcoil.models.keda"
-input = "https://github.com/kedacore/keda/releases/download/v2.16.1/keda-2.16.1-crds.yaml"
+input = [
+    "https://github.com/kedacore/keda/releases/download/v2.16.1/keda-2.16.1-crds.yaml",
+    "https://example.org/unversioned.yaml",
+]
 
 [[tool.cloudcoil.codegen.models]]
 namespace = "cloudcoil.models.keda.extra"
-input = "https://example.org/unversioned.yaml"
+input = "https://github.com/kedacore/keda/releases/download/v2.16.1/extra.yaml"
 `
 
+var kedaLines = LineConfig{Path: UpdateReleasesWorkflow, Versions: []string{"2.15.2", "2.16.1"}, Prefix: "releases/download/v"}
+
 func TestSelectUpstream(t *testing.T) {
+	const current = "releases/download/v2.16.1/keda-2.16.1-crds.yaml"
 	tests := []struct {
 		name     string
 		file     string
+		lines    LineConfig
 		upstream string
-		wantURL  string // the edited input line's URL
+		want     string // the file SelectUpstream returns
 		wantErr  string
 	}{
-		{name: "both occurrences of the version change", file: pyproject, upstream: "2.15.2",
-			wantURL: "https://github.com/kedacore/keda/releases/download/v2.15.2/keda-2.15.2-crds.yaml"},
-		{name: "the current version is a no-op", file: pyproject, upstream: "2.16.1",
-			wantURL: "https://github.com/kedacore/keda/releases/download/v2.16.1/keda-2.16.1-crds.yaml"},
-		{name: "an unconfigured upstream is refused", file: pyproject, upstream: "2.17.0", wantErr: "not configured"},
-		{name: "no table", file: "[project]\nname = \"x\"\n", upstream: "1.0.0", wantErr: "[tool.cloudcoil-models] has no upstream-versions"},
-		{name: "no prefix", file: strings.Replace(pyproject, `version-prefix = "releases/download/v"`, "", 1), upstream: "2.15.2", wantErr: "no version-prefix"},
-		{name: "malformed matrix entry", file: strings.Replace(pyproject, `"2.15.2", "2.16.1"`, `"2.15", "2.16.1"`, 1), upstream: "2.16.1", wantErr: `"2.15" is not an X.Y.Z`},
-		{name: "no URL has the prefix", file: strings.Replace(pyproject, "releases/download/v2.16.1", "raw/2.16.1", 1), upstream: "2.15.2", wantErr: "no [[tool.cloudcoil.codegen.models]] input URL"},
+		{name: "both occurrences of the version change, in an array and a string", file: pyproject, lines: kedaLines, upstream: "2.15.2",
+			want: strings.ReplaceAll(strings.Replace(pyproject, current, "releases/download/v2.15.2/keda-2.15.2-crds.yaml", 1), "v2.16.1/extra", "v2.15.2/extra")},
+		{name: "the current version is a no-op", file: pyproject, lines: kedaLines, upstream: "2.16.1", want: pyproject},
+		{name: "an unconfigured upstream is refused", file: pyproject, lines: kedaLines, upstream: "2.17.0", wantErr: "not one of the release lines"},
+		{name: "no URL has the prefix", file: strings.ReplaceAll(pyproject, "releases/download/v2.16.1", "raw/2.16.1"), lines: kedaLines, upstream: "2.15.2", wantErr: "no [[tool.cloudcoil.codegen.models]] input URL"},
+		{name: "prefix without a version", file: strings.Replace(pyproject, "download/v2.16.1/keda", "download/vlatest/keda", 1), lines: kedaLines, upstream: "2.15.2", wantErr: "pyproject.toml:9: input"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := SelectUpstream([]byte(tt.file), tt.upstream)
+			got, err := SelectUpstream([]byte(tt.file), tt.lines, tt.upstream)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "pyproject.toml") {
-					t.Fatalf("err = %v, want one naming pyproject.toml and %q", err, tt.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(string(got), `input = "`+tt.wantURL+`"`) {
-				t.Errorf("edited file lacks %s:\n%s", tt.wantURL, got)
-			}
-			// Everything but the edited URL stays byte for byte.
-			want := strings.Replace(tt.file, "https://github.com/kedacore/keda/releases/download/v2.16.1/keda-2.16.1-crds.yaml", tt.wantURL, 1)
-			if string(got) != want {
-				t.Errorf("other bytes changed:\n%s", got)
+			if string(got) != tt.want {
+				t.Errorf("SelectUpstream =\n%s\nwant\n%s", got, tt.want)
 			}
 		})
 	}
@@ -104,14 +98,6 @@ func TestProjectVersion(t *testing.T) {
 	}
 	if got, err := SetVersion([]byte(other), "1.0.0.1"); err != nil || string(got) != strings.Replace(other, "'v1.0.0.0'", `"1.0.0.1"`, 1) {
 		t.Errorf("SetVersion(dotted keys) = %q, %v", got, err)
-	}
-}
-
-func TestUpstreamsMultiLineArray(t *testing.T) {
-	file := "[tool.cloudcoil-models]\nupstream-versions = [\n  \"1.16.3\", # oldest kept\n  \"1.17.1\",\n]\nversion-prefix = \"v\"\n"
-	got, prefix, err := Upstreams([]byte(file))
-	if err != nil || !slices.Equal(got, []string{"1.16.3", "1.17.1"}) || prefix != "v" {
-		t.Errorf("Upstreams = %q, %q, %v", got, prefix, err)
 	}
 }
 

@@ -33,7 +33,8 @@ func (e Env) PublishCheck(ctx context.Context, source *dagger.Directory, tag str
 		return ArtifactReport{}, fmt.Errorf("publish-check: %w", err)
 	}
 	if project.Version != version {
-		return ArtifactReport{}, fmt.Errorf("publish-check: tag %s does not match %s's version %s; publish the release whose tag is the committed version", tag, pyprojectPath, project.Version)
+		_, hasRecord := tree[RecordPath]
+		return ArtifactReport{}, fmt.Errorf("publish-check: %w", versionMismatch(tag, version, project.Version, hasRecord))
 	}
 	pkgDir, err := FindPackageDir(tree)
 	if err != nil {
@@ -78,4 +79,19 @@ func checkRecord(data []byte, tree Tree, pkgDir, version string) []models.Proble
 		ps = append(ps, models.Problem{Path: RecordPath, Message: "the package files differ from what the release run fingerprinted; release them through a release run"})
 	}
 	return ps
+}
+
+// versionMismatch explains a tag whose version is not the committed one. A tag made before
+// Shipyard, by the template's update_releases.yml, is the usual case: that workflow
+// commits <upstream>.0 on every release branch commit and set the tag's version only
+// while building, so the commit is not the package its tag names, and publishing it
+// would upload files no check saw.
+func versionMismatch(tag, version, committed string, hasRecord bool) error {
+	upTag, n, okTag := parseVersion(version)
+	upCommitted, m, okCommitted := parseVersion(committed)
+	if !hasRecord && okTag && okCommitted && upTag == upCommitted && m == 0 && n > 0 {
+		return fmt.Errorf("tag %s was made before Shipyard: its commit has no %s and carries %s, as the template's update_releases.yml committed <upstream>.0 and set the tag's version only while building; Shipyard publishes only a commit whose version is the tag's, so publish this tag with the workflow that made it, or release upstream %s again with model-release, which commits the version it tags",
+			tag, RecordPath, committed, upTag)
+	}
+	return fmt.Errorf("tag %s does not match %s's version %s; publish the release whose tag is the committed version", tag, pyprojectPath, committed)
 }

@@ -22,6 +22,10 @@ func TestPublishCheck(t *testing.T) {
 		{name: "the tag's checkout passes", tag: "1.17.1.0"},
 		{name: "a leading v is accepted", tag: "v1.17.1.0"},
 		{name: "a tag that is not the committed version", tag: "1.17.1.1", want: "does not match pyproject.toml's version 1.17.1.0"},
+		// update_releases.yml committed 1.17.1.0 and tagged 1.17.1.1 without a record.
+		{name: "a tag made before Shipyard is refused with why", tag: "1.17.1.1", changes: map[string]string{RecordPath: ""},
+			want: "tag 1.17.1.1 was made before Shipyard: its commit has no .cloudcoil-release.json and carries 1.17.1.0"},
+		{name: "a tag made before Shipyard at packaging 0 is publishable", tag: "1.17.1.0", changes: map[string]string{RecordPath: ""}},
 		{name: "not a model release tag", tag: "1.17.1", want: "want a model release tag"},
 		{
 			name: "a file edited after the release run", tag: "1.17.1.0",

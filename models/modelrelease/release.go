@@ -20,8 +20,8 @@ import (
 type ReleaseOptions struct {
 	// Repo is the model repository, owner/name (e.g. cloudcoil/models-kubernetes).
 	Repo string
-	// Upstream is the upstream version to release, one of the repository's configured
-	// upstream-versions.
+	// Upstream is the upstream version to release, one of the repository's release lines
+	// (the model_version matrix the template renders).
 	Upstream string
 	// Commit is the commit of main the source is a checkout of; empty means main's head
 	// when the run starts. Publication stops if main is elsewhere when the run writes.

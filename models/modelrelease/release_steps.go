@@ -45,7 +45,7 @@ type run struct {
 func prepareSteps() []flow.Step[run] {
 	return []flow.Step[run]{
 		{Name: "select upstream", Run: on((*run).selectUpstream),
-			Next: "pass --repo owner/name and --upstream X.Y.Z, one of pyproject.toml's [tool.cloudcoil-models] upstream-versions"},
+			Next: "pass --repo owner/name and --upstream X.Y.Z, one of the model_version matrix the template renders into the release workflow"},
 		{Name: "check token", Run: on((*run).checkToken),
 			Next: "rerun once the token has that access; nothing was built or written"},
 		{Name: "read main", Run: on((*run).readMain),
@@ -106,11 +106,15 @@ func (s *run) selectUpstream(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pyprojectPath, err)
 	}
-	upstream, branch, err := resolveUpstream([]byte(data), s.o.Upstream)
+	lines, err := ReadLineConfig(ctx, s.source)
 	if err != nil {
 		return err
 	}
-	selected, err := SelectLine([]byte(data), upstream)
+	upstream, branch, err := resolveUpstream(lines, s.o.Upstream)
+	if err != nil {
+		return err
+	}
+	selected, err := SelectUpstream([]byte(data), lines, upstream)
 	if err != nil {
 		return err
 	}
@@ -126,10 +130,10 @@ func (s *run) selectUpstream(ctx context.Context) error {
 
 // resolveUpstream is the upstream a run releases (given, else the newest configured)
 // and its release branch.
-func resolveUpstream(pyproject []byte, given string) (upstream, branch string, err error) {
+func resolveUpstream(lines LineConfig, given string) (upstream, branch string, err error) {
 	upstream = given
 	if upstream == "" {
-		if upstream, err = NewestUpstream(pyproject); err != nil {
+		if upstream, err = NewestUpstream(lines); err != nil {
 			return "", "", fmt.Errorf("no --upstream given: %w", err)
 		}
 	}

@@ -50,7 +50,7 @@ func TestCheckAccess(t *testing.T) {
 }
 
 func TestResolveUpstream(t *testing.T) {
-	pyproject := fixtureFile(t, pyprojectPath) // upstream-versions = ["1.16.3", "1.17.1"]
+	lines := fixtureLines(t, "") // model_version: ['1.16.3', '1.17.1']
 	tests := []struct {
 		given, wantUp, wantBranch, wantErr string
 	}{
@@ -60,14 +60,14 @@ func TestResolveUpstream(t *testing.T) {
 		{"v1.x", "", "", "want the upstream version X.Y.Z"},
 	}
 	for _, tc := range tests {
-		up, branch, err := resolveUpstream(pyproject, tc.given)
+		up, branch, err := resolveUpstream(lines, tc.given)
 		if up != tc.wantUp || branch != tc.wantBranch || (err == nil) != (tc.wantErr == "") ||
 			(err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
 			t.Errorf("resolveUpstream(%q) = %q, %q, %v", tc.given, up, branch, err)
 		}
 	}
-	if _, _, err := resolveUpstream([]byte("[project]\nname = \"x\"\n"), ""); err == nil || !strings.Contains(err.Error(), "no --upstream given") {
-		t.Errorf("a pyproject without upstream-versions: %v", err)
+	if _, _, err := resolveUpstream(LineConfig{Path: UpdateReleasesWorkflow}, ""); err == nil || !strings.Contains(err.Error(), "no --upstream given") {
+		t.Errorf("a repository without lines: %v", err)
 	}
 }
 

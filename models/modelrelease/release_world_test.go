@@ -89,8 +89,12 @@ func (w *world) serve(e *engine.Engine, version string, edit func(kind string, f
 	w.t.Helper()
 	files := fixtures.ModelRepoFiles(w.t, w.changes)
 	upstream, _, _ := parseVersion(version)
-	// The release builds its line's pyproject.toml: SelectLine's, with the version set.
-	line, err := SelectLine([]byte(files[pyprojectPath]), upstream)
+	// The release builds its line's pyproject.toml: SelectUpstream's, with the version set.
+	lines, err := ParseLineConfig(UpdateReleasesWorkflow, []byte(files[UpdateReleasesWorkflow]))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	line, err := SelectUpstream([]byte(files[pyprojectPath]), lines, upstream)
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -42,12 +42,10 @@ func TestFindPackageDir(t *testing.T) {
 }
 
 func TestArtifactRulesFollowTheLayout(t *testing.T) {
-	root := artifactRules(Tree{"cloudcoil/models/keda/v1.py": nil}, "cloudcoil/models/keda")
-	if root.ImportRoot != "" || root.GeneratedManifest != "" {
-		t.Errorf("root layout without a manifest: %+v", root)
+	if root := artifactRules("cloudcoil/models/keda"); root.ImportRoot != "" || root.EntryPointGroup != "cloudcoil_models" {
+		t.Errorf("root layout: %+v", root)
 	}
-	src := artifactRules(Tree{"src/cloudcoil/models/keda/.cloudcoil-generated.json": []byte("[]")}, "src/cloudcoil/models/keda")
-	if src.ImportRoot != "src" || src.GeneratedManifest == "" {
-		t.Errorf("src layout with a manifest: %+v", src)
+	if src := artifactRules("src/cloudcoil/models/keda"); src.ImportRoot != "src" {
+		t.Errorf("src layout: %+v", src)
 	}
 }

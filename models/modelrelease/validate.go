@@ -102,11 +102,22 @@ func (v Validation) ListJSON() string {
 // opts.Name alone when given (it must be one of models/upstreams.json's), else those the
 // change requires (models.ChangedIntegrationsWithUpstreams), else all of them.
 func SelectIntegrations(ctx context.Context, source *dagger.Directory, opts ValidateOptions) (Validation, error) {
-	file, err := readUpstreams(ctx, source)
+	// Cloudcoil before Shipyard has no models/upstreams.json: its integrations are the
+	// folders under models/ with a cookiecutter.yaml, as its gen-all-repos target says.
+	hasUpstreams, err := source.Exists(ctx, upstreams.FilePath)
 	if err != nil {
-		return Validation{}, err
+		return Validation{}, fmt.Errorf("looking for %s: %w", upstreams.FilePath, err)
 	}
-	all := file.Names()
+	var all []string
+	if hasUpstreams {
+		file, err := readUpstreams(ctx, source)
+		if err != nil {
+			return Validation{}, err
+		}
+		all = file.Names()
+	} else if all, err = integrations(ctx, source); err != nil {
+		return Validation{}, fmt.Errorf("listing models/: %w", err)
+	}
 	var v Validation
 	switch {
 	case opts.Name != "":

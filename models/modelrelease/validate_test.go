@@ -2,8 +2,11 @@ package modelrelease
 
 import (
 	"context"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,9 +26,10 @@ func generatorRepo(t *testing.T, env Env, changes map[string]string) *dagger.Dir
 	dir := t.TempDir()
 	upstreamstest.WriteGenerator(t, dir)
 	files := map[string]string{
-		"cookiecutter/cookiecutter.json":                  `{"model_name": "", "repo_name": "models-{{ cookiecutter.model_name }}"}` + "\n",
-		"cookiecutter/{{cookiecutter.repo_name}}/LICENSE": "Apache License 2.0\n",
-		"cookiecutter/hooks/post_gen_project.py":          "print('rendered')\n",
+		"Makefile":                       "REPOS := $(shell ls models | sed 's/\\/$$//')\n\n" + genRepoRule + "\n",
+		"cookiecutter/cookiecutter.json": `{"model_name": "model", "module_name": "{{ cookiecutter.model_name | replace('-', '_') }}", "_config_dir": ""}` + "\n",
+		"cookiecutter/models-{{ cookiecutter.model_name }}/LICENSE": "Apache License 2.0\n",
+		"cookiecutter/hooks/post_gen_project.sh":                    "#!/bin/bash\nuv sync\n",
 	}
 	for _, name := range upstreamstest.Names() {
 		for p, c := range fixtures.ModelRepoFiles(t, nil) {
@@ -55,9 +59,63 @@ func generatorRepo(t *testing.T, env Env, changes map[string]string) *dagger.Dir
 }
 
 // renderAnything makes every cookiecutter run in the double render one repository folder.
+// renderAnything programs the double so that any make gen-repo-<name> renders one
+// repository whose pyproject.toml is the model repository fixture's, as the template and
+// the appended overlay give it.
 func renderAnything(e *engine.Engine) {
 	e.OnEntries(engine.DirRule{Path: RenderDir, Entries: []string{"models-x/"}})
+	serveRendered(e, "models-x", fixtureFiles)
 }
+
+// serveRendered is modelreleasetest.ServeRendered, which this package's tests cannot
+// import (it imports this package); the fixture files come from the same place.
+func serveRendered(e *engine.Engine, folder string, files map[string]string) {
+	dirs := map[string][]string{}
+	for p, content := range files {
+		e.OnFile(engine.FileRule{Path: "output/" + folder + "/" + p, ChainContains: "gen-repo-", Contents: content})
+		for child := p; ; {
+			parent := path.Dir(child)
+			entry := path.Base(child)
+			if child != p {
+				entry += "/"
+			}
+			if !slices.Contains(dirs[parent], entry) {
+				dirs[parent] = append(dirs[parent], entry)
+			}
+			if parent == "." {
+				break
+			}
+			child = parent
+		}
+	}
+	for d, entries := range dirs {
+		slices.Sort(entries)
+		p := RenderDir + "/" + folder
+		if d != "." {
+			p += "/" + d
+		}
+		e.OnEntries(engine.DirRule{Path: p, ChainContains: "gen-repo-", Entries: entries})
+	}
+}
+
+// fixtureFiles are the model repository fixture's files: what the double renders.
+var fixtureFiles = func() map[string]string {
+	root := filepath.Join("..", "..", "internal", "testkit", "fixtures", "modelrepo")
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		panic(err) // the fixture is part of the repository
+	}
+	return files
+}()
 
 func noSecrets(t *testing.T, e *engine.Engine) {
 	t.Helper()
@@ -97,15 +155,29 @@ func TestGenRepo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The overlays are part of the result: the integration's own files win over the template.
-	if ok, err := repo.Exists(ctx, "pyproject.toml"); err != nil || !ok {
-		t.Errorf("overlay pyproject.toml: %v, %v", ok, err)
+	if got, err := repo.File(pyprojectPath).Contents(ctx); err != nil || got != fixtureFiles[pyprojectPath] {
+		t.Errorf("the generated repository's pyproject.toml is not the rendered one: %v", err)
 	}
-	if ok, _ := repo.Exists(ctx, "cookiecutter.yaml"); ok {
-		t.Error("the cookiecutter config was copied into the repository")
+	var render engine.Exec
+	for _, x := range e.Graph().Execs() {
+		if strings.Join(x.Args, " ") == "make gen-repo-cert-manager" {
+			render = x
+		}
+	}
+	// The repository's own target, in the checkout with the Makefile, the template and
+	// this integration's folder (its overlays and cookiecutter.yaml), and nothing else.
+	if render.Args == nil || render.Workdir != SourceDir {
+		t.Fatalf("no make gen-repo-cert-manager in %s:\n%s", SourceDir, strings.Join(execArgs(e), "\n"))
+	}
+	for _, want := range []string{`filter(include:["Makefile","cookiecutter/","models/cert-manager/"])`} {
+		if !strings.Contains(render.Chain, want) {
+			t.Errorf("the rendering's inputs lack %s in %s", want, render.Chain)
+		}
+	}
+	if strings.Contains(render.Chain, "models/keda") {
+		t.Error("another integration's folder is an input of the rendering")
 	}
 	for _, want := range []string{
-		"uvx --from cookiecutter==2.6.0 cookiecutter cookiecutter --no-input --config-file models/cert-manager/cookiecutter.yaml --output-dir /out",
 		// The published Cloudcoil version models/upstreams.json requires, exactly.
 		"uv lock --upgrade-package cloudcoil==0.5.3",
 		"uv sync --frozen",
@@ -130,7 +202,8 @@ func TestGenRepoRefusesWhatItCannotRender(t *testing.T) {
 		entries           []string
 		want              string
 	}{
-		{"unknown integration", "linkerd", nil, []string{"models-x/"}, `models/upstreams.json: no integration "linkerd"`},
+		{"unknown integration", "linkerd", nil, []string{"models-x/"}, `models/linkerd/cookiecutter.yaml is missing; an integration is rendered from the shared template cookiecutter/ with its own models/linkerd/cookiecutter.yaml (integrations here: cert-manager, istio,`},
+		{"no gen-repo rule", "keda", map[string]string{"Makefile": "test:\n\tpytest\n"}, []string{"models-x/"}, "Makefile has no gen-repo-% rule"},
 		{"missing config", "keda", map[string]string{"models/keda/cookiecutter.yaml": ""}, []string{"models-x/"}, "models/keda/cookiecutter.yaml is missing"},
 		{"missing template", "keda", map[string]string{"cookiecutter/cookiecutter.json": ""}, []string{"models-x/"}, "cookiecutter/cookiecutter.json is missing"},
 		{"template renders two folders", "keda", nil, []string{"a/", "b/"}, "want one repository folder"},

@@ -43,7 +43,7 @@ var Publish = append([]string{SigningTool}, Scan...)
 
 // Model are the commands of the Cloudcoil model flows.
 var Model = []string{
-	"uvx --from cookiecutter==2.6.0 cookiecutter cookiecutter --no-input --config-file models/",
+	"make gen-repo-",
 	"uv lock --upgrade-package cloudcoil",
 	"uv lock",
 	"uv sync --frozen",

@@ -44,6 +44,9 @@ type File struct {
 	Yanked         bool
 	YankedReason   string
 	Size           int
+	// Data is the file's bytes, when the test serves them: the JSON API then gives their
+	// sha256 and a url on the simulator that downloads them.
+	Data []byte
 }
 
 // Request is one entry of the request log.
@@ -239,6 +242,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) int {
 		http.Error(w, http.StatusText(status), status)
 		return status
 	}
+	if file, ok := strings.CutPrefix(r.URL.Path, "/packages/"); ok {
+		return s.download(w, file)
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/pypi/")
 	name, ok2 := strings.CutSuffix(rest, "/json")
 	if !ok || !ok2 || name == "" || strings.Contains(name, "/") {
@@ -270,6 +276,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) int {
 		_, _ = w.Write(body)
 	}
 	return http.StatusOK
+}
+
+// download serves the bytes of a file added with Data.
+func (s *Server) download(w http.ResponseWriter, filename string) int {
+	for _, p := range s.projects {
+		for _, files := range p.files {
+			for _, f := range files {
+				if f.Filename == filename && f.Data != nil {
+					w.Header().Set("Content-Type", "application/octet-stream")
+					w.WriteHeader(http.StatusOK)
+					_, _ = w.Write(f.Data)
+					return http.StatusOK
+				}
+			}
+		}
+	}
+	return notFound(w)
 }
 
 func notFound(w http.ResponseWriter) int {
@@ -328,7 +351,7 @@ func (s *Server) document(p *project) documentJSON {
 	for _, v := range p.versions {
 		files := make([]fileJSON, 0, len(p.files[v]))
 		for _, f := range p.files[v] {
-			files = append(files, fileDocument(f))
+			files = append(files, fileDocument(f, s.URL()))
 		}
 		doc.Releases[v] = files
 	}
@@ -351,8 +374,11 @@ func (s *Server) document(p *project) documentJSON {
 	return doc
 }
 
-func fileDocument(f File) fileJSON {
+func fileDocument(f File, base string) fileJSON {
 	sha := sha256.Sum256([]byte(f.Filename))
+	if f.Data != nil {
+		sha = sha256.Sum256(f.Data)
+	}
 	md := md5.Sum([]byte(f.Filename))
 	blake := sha256.Sum256([]byte("blake2b:" + f.Filename)) // stands in for blake2b-256: same length, deterministic
 	python := "py3"
@@ -377,6 +403,9 @@ func fileDocument(f File) fileJSON {
 		URL:               "https://files.pythonhosted.org/packages/" + hex.EncodeToString(blake[:1]) + "/" + hex.EncodeToString(blake[1:2]) + "/" + hex.EncodeToString(blake[2:]) + "/" + f.Filename,
 		Yanked:            f.Yanked,
 		YankedReason:      nil,
+	}
+	if f.Data != nil {
+		out.URL = base + "/packages/" + f.Filename
 	}
 	if f.Yanked {
 		out.YankedReason = nullable(f.YankedReason)

@@ -6,6 +6,12 @@ package modelreleasetest
 import (
 	"encoding/base64"
 	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
@@ -32,8 +38,62 @@ func VersionChain(version string) string {
 	return fmt.Sprintf(`version = \"%s\"`, version)
 }
 
-// RenderOneFolder makes every cookiecutter run render one repository folder, as the
-// Cloudcoil template does.
+// RenderOneFolder makes every make gen-repo-<name> render one repository folder, as the
+// Cloudcoil template does, holding the model repository fixture's files.
 func RenderOneFolder(e *engine.Engine) {
 	e.OnEntries(engine.DirRule{Path: modelrelease.RenderDir, Entries: []string{"models-rendered/"}})
+	ServeRendered(e, "models-rendered", modelRepoFiles())
+}
+
+// ServeRendered makes the repository make gen-repo-<name> writes to output/<folder> hold
+// files (path → contents): its folders list them and each reads back, as an exec's output
+// does on a real engine.
+func ServeRendered(e *engine.Engine, folder string, files map[string]string) {
+	dirs := map[string][]string{}
+	for p, content := range files {
+		e.OnFile(engine.FileRule{Path: "output/" + folder + "/" + p, ChainContains: "gen-repo-", Contents: content})
+		for child := p; ; {
+			parent := path.Dir(child)
+			entry := path.Base(child)
+			if child != p {
+				entry += "/"
+			}
+			if !slices.Contains(dirs[parent], entry) {
+				dirs[parent] = append(dirs[parent], entry)
+			}
+			if parent == "." {
+				break
+			}
+			child = parent
+		}
+	}
+	for d, entries := range dirs {
+		slices.Sort(entries)
+		p := modelrelease.RenderDir + "/" + folder
+		if d != "." {
+			p += "/" + d
+		}
+		e.OnEntries(engine.DirRule{Path: p, ChainContains: "gen-repo-", Entries: entries})
+	}
+}
+
+// modelRepoFiles reads the model repository fixture, which sits beside this package's
+// source in the repository.
+func modelRepoFiles() map[string]string {
+	_, here, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(here), "..", "..", "..", "internal", "testkit", "fixtures", "modelrepo")
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		panic(fmt.Sprintf("model repository fixture: %v", err)) // part of the repository
+	}
+	return files
 }

@@ -1,0 +1,142 @@
+package modelrelease
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dagger.io/dagger"
+
+	pytoml "dagger/shipyard/internal/pyproject"
+	"dagger/shipyard/internal/testkit/cookiecutter"
+	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/testkit/engine"
+)
+
+// cloudcoilTree is the real Cloudcoil repository of the corpus.
+func cloudcoilTree(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(corpus.Dir(t, "cloudcoil"), "tree")
+}
+
+// realIntegrations are the integrations of the real repository: its models/ folders.
+func realIntegrations(t testing.TB, root string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(root, "models", "*", "cookiecutter.yaml"))
+	if err != nil || len(dirs) != 12 {
+		t.Fatalf("%d integrations in the corpus (%v), want 12", len(dirs), err)
+	}
+	names := make([]string, len(dirs))
+	for i, d := range dirs {
+		names[i] = filepath.Base(filepath.Dir(d))
+	}
+	return names
+}
+
+// renderReal programs the double so that make gen-repo-<name> in the real checkout
+// renders what the test kit's own renderer of the template gives, and returns that.
+func renderReal(t testing.TB, e *engine.Engine, root, name string) map[string]string {
+	t.Helper()
+	project, files, err := cookiecutter.Integration(root, name)
+	if err != nil {
+		t.Fatalf("%s: independent render: %v", name, err)
+	}
+	e.OnEntries(engine.DirRule{Path: RenderDir, ChainContains: "gen-repo-" + name, Entries: []string{project + "/"}})
+	serveRendered(e, project, files)
+	return files
+}
+
+// Every real integration goes through gen-repo on the double: the repository's own
+// make gen-repo-<name> runs in the real checkout, and what it renders (checked against an
+// independent render of the real template) keeps the template's [project] and codegen
+// settings with the integration's overlays appended, which the old overwrite lost.
+func TestGenRepoRealIntegrations(t *testing.T) {
+	root := cloudcoilTree(t)
+	for _, name := range realIntegrations(t, root) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			env, e := newEnv(t)
+			files := renderReal(t, e, root, name)
+			source := env.Client.Host().Directory(root)
+			repo, err := env.GenRepo(ctx, source, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasExec(e, "make gen-repo-"+name) {
+				t.Fatalf("no make gen-repo-%s in\n%s", name, strings.Join(execArgs(e), "\n"))
+			}
+			got, err := repo.File(pyprojectPath).Contents(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			overlay, _ := os.ReadFile(filepath.Join(root, "models", name, pyprojectPath))
+			if !strings.HasPrefix(got, "[project]\n") || !strings.HasSuffix(got, string(overlay)) {
+				t.Errorf("pyproject.toml is not the template's with the overlay appended:\n%s", got)
+			}
+			doc, err := pytoml.Parse(pyprojectPath, []byte(got))
+			if err != nil {
+				t.Fatal(err)
+			}
+			module := strings.ReplaceAll(name, "-", "_")
+			ns := doc.StringValues(codegenNamespaceKey)
+			if len(ns) != 1 || ns[0].Text != "cloudcoil.models."+module {
+				t.Errorf("codegen namespace %+v", ns)
+			}
+			if urls := doc.StringValues(codegenURLKey); len(urls) == 0 || urls[0].Element != 0 {
+				t.Errorf("codegen input %+v, want the template's array", urls)
+			}
+			readme, _ := os.ReadFile(filepath.Join(root, "models", name, "README.md"))
+			if !strings.HasSuffix(files["README.md"], string(readme)) {
+				t.Error("README.md overlay not appended")
+			}
+			// Overwriting instead of appending, as Shipyard once did, is refused.
+			if err := CheckRendered(name, overlay); err == nil {
+				t.Error("CheckRendered accepted the overlay alone")
+			}
+		})
+	}
+}
+
+func TestCheckRendered(t *testing.T) {
+	const ok = "[project]\nname = \"cloudcoil.models.keda\"\nversion = \"0.0.0\"\n\n[[tool.cloudcoil.codegen.models]]\nnamespace = \"cloudcoil.models.keda\"\ninput = [\n    \"https://x/v1.0.0/a.yaml\",\n]\n"
+	tests := []struct{ name, file, want string }{
+		{"the template's shape", ok, ""},
+		{"an empty overlay alone", "", "[project] has no literal name"},
+		{"a transformations overlay alone", "transformations = []\n", "[project] has no literal name"},
+		{"no codegen entry", ok[:strings.Index(ok, "[[tool")], "no [[tool.cloudcoil.codegen.models]]"},
+		{"no input", strings.Replace(ok, "input = [\n    \"https://x/v1.0.0/a.yaml\",\n]", "input = []", 1), "no [[tool.cloudcoil.codegen.models]]"},
+		{"not TOML", ok + "[[tool\n", "pyproject.toml:10"},
+	}
+	for _, tt := range tests {
+		err := CheckRendered("keda", []byte(tt.file))
+		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
+		}
+		if err != nil && !strings.Contains(err.Error(), "gen-repo keda") {
+			t.Errorf("%s: error does not name the command and integration: %v", tt.name, err)
+		}
+	}
+}
+
+// BenchmarkGenRepoKubernetes renders the Kubernetes integration of the real repository
+// on the engine double: the graph from the checkout to the generated repository.
+func BenchmarkGenRepoKubernetes(b *testing.B) {
+	root := cloudcoilTree(b)
+	e := engine.New(b, engine.StrictExecs())
+	e.ExpectExecs(modelExecs...)
+	renderReal(b, e, root, "kubernetes")
+	env := NewEnv(e.Client(context.Background()))
+	var source *dagger.Directory = env.Client.Host().Directory(root)
+	b.ResetTimer()
+	for b.Loop() {
+		repo, err := env.GenRepo(context.Background(), source, "kubernetes")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := repo.File(pyprojectPath).Contents(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

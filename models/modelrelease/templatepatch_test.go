@@ -1,0 +1,179 @@
+package modelrelease
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"dagger/shipyard/internal/testkit/cookiecutter"
+	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/models"
+)
+
+// patchedCloudcoil copies the real repository's template, integrations and Makefile to a
+// temporary folder and applies TemplatePatch there with git apply, as a maintainer would.
+func patchedCloudcoil(t testing.TB) string {
+	t.Helper()
+	src := cloudcoilTree(t)
+	dir := t.TempDir()
+	cp := exec.Command("cp", "-r", filepath.Join(src, "cookiecutter"), filepath.Join(src, "models"), filepath.Join(src, "Makefile"), dir)
+	if out, err := cp.CombinedOutput(); err != nil {
+		t.Fatalf("copy the corpus: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("chmod", "-R", "u+w", dir).CombinedOutput(); err != nil {
+		t.Fatalf("chmod: %v\n%s", err, out)
+	}
+	apply := exec.Command("git", "apply", "-p1", "-")
+	apply.Dir = dir
+	apply.Stdin = strings.NewReader(TemplatePatch)
+	if out, err := apply.CombinedOutput(); err != nil {
+		t.Fatalf("git apply the template patch to the real template: %v\n%s", err, out)
+	}
+	return dir
+}
+
+type releaseTriggers struct {
+	On struct {
+		Release struct {
+			Types []string `yaml:"types"`
+		} `yaml:"release"`
+	} `yaml:"on"`
+}
+
+// The patch applies to the real template, and each real integration rendered from the
+// patched template has Shipyard's workflows with its own lines, one release flow, a
+// publish on `released` only, and the entry point Cloudcoil finds its models by.
+func TestTemplatePatchOnTheRealIntegrations(t *testing.T) {
+	patched := patchedCloudcoil(t)
+	original := cloudcoilTree(t)
+	examples := filepath.Join("..", "..", "examples", "github-actions", "cloudcoil")
+	for _, name := range realIntegrations(t, original) {
+		t.Run(name, func(t *testing.T) {
+			_, before, err := cookiecutter.Integration(original, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, files, err := cookiecutter.Integration(patched, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, gone := range []string{UpdateReleasesWorkflow, ".github/workflows/test_pypi_publish.yml"} {
+				if _, ok := files[gone]; ok {
+					t.Errorf("%s survived the patch: two release flows", gone)
+				}
+			}
+			// The lines and prefix are the ones the original template rendered.
+			want, err := ParseLineConfig(UpdateReleasesWorkflow, []byte(before[UpdateReleasesWorkflow]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ParseLineConfig(ShipyardReleaseWorkflow, []byte(files[ShipyardReleaseWorkflow]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Versions, want.Versions) || got.Prefix != want.Prefix {
+				t.Errorf("patched lines %+v, original %+v", got, want)
+			}
+			for _, v := range got.Versions {
+				if _, err := SelectUpstream([]byte(files[pyprojectPath]), got, v); err != nil {
+					t.Errorf("select %s: %v", v, err)
+				}
+			}
+			// The wrappers render as they are: the examples, word for word.
+			for file, example := range map[string]string{".github/workflows/ci.yml": "model-ci.yml", ".github/workflows/pypi_publish.yml": "pypi_publish.yml"} {
+				data, err := os.ReadFile(filepath.Join(examples, example))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.TrimSpace(files[file]) != strings.TrimSpace(string(data)) {
+					t.Errorf("%s does not render as examples/github-actions/cloudcoil/%s", file, example)
+				}
+			}
+			var pub releaseTriggers
+			if err := yaml.Unmarshal([]byte(files[".github/workflows/pypi_publish.yml"]), &pub); err != nil || !slices.Equal(pub.On.Release.Types, []string{"released"}) {
+				t.Errorf("pypi_publish.yml triggers on %v (%v), want [released]", pub.On.Release.Types, err)
+			}
+			for p, c := range files {
+				if strings.Contains(c, "{%") || strings.Contains(c, "{{ cookiecutter") {
+					t.Errorf("%s kept template syntax", p)
+				}
+			}
+			if err := CheckRendered(name, []byte(files[pyprojectPath])); err != nil {
+				t.Error(err)
+			}
+			// A wheel built from the patched repository declares the entry point, and the
+			// artifact rules follow it to the generated models.
+			checkout := patchedCheckout(files, name)
+			dist := fixtures.BuildDistributions(t, checkout, nil)
+			tree := Tree{}
+			for p, c := range checkout {
+				tree[p] = []byte(c)
+			}
+			pkgDir := "cloudcoil/models/" + strings.ReplaceAll(name, "-", "_")
+			wheel, sdist := readDist(t, dist)
+			if !strings.Contains(string(wheel.EntryPoints), "[cloudcoil_models]") {
+				t.Fatalf("the wheel declares no cloudcoil_models entry point:\n%s", wheel.EntryPoints)
+			}
+			if ps := models.CheckArtifacts(tree.FS(), pkgDir, wheel, sdist); len(ps) != 0 {
+				t.Errorf("artifact problems: %v", ps)
+			}
+		})
+	}
+}
+
+// patchedCheckout is a rendered repository after a release run: a version set and one
+// generated module in the real generator's shape.
+func patchedCheckout(files map[string]string, name string) map[string]string {
+	out := map[string]string{}
+	for p, c := range files {
+		out[p] = c
+	}
+	module := strings.ReplaceAll(name, "-", "_")
+	out[pyprojectPath] = strings.Replace(out[pyprojectPath], `version = "0.0.0"`, `version = "1.0.0.0"`, 1)
+	pkg := "cloudcoil/models/" + module
+	out[pkg+"/__init__.py"] = "from . import v1 as v1\n"
+	out[pkg+"/v1.py"] = "# Generated by cloudcoil-model-codegen v0.5.3\n# DO NOT EDIT\n\nfrom cloudcoil.resources import Resource\n\n\nclass Example(Resource):\n    pass\n"
+	return out
+}
+
+func readDist(t *testing.T, dist fixtures.Distributions) (models.Artifact, models.Artifact) {
+	t.Helper()
+	wheel, err := models.ReadWheel(strings.NewReader(string(dist.Wheel)), int64(len(dist.Wheel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdist, err := models.ReadSdist(strings.NewReader(string(dist.Sdist)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wheel, sdist
+}
+
+// gen-repo renders the patched template the same way: make gen-repo-<name> in the
+// patched checkout, on the double, for every real integration.
+func TestGenRepoPatchedIntegrations(t *testing.T) {
+	root := patchedCloudcoil(t)
+	for _, name := range realIntegrations(t, root) {
+		t.Run(name, func(t *testing.T) {
+			env, e := newEnv(t)
+			files := renderReal(t, e, root, name)
+			repo, err := env.GenRepo(context.Background(), env.Client.Host().Directory(root), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := repo.File(ShipyardReleaseWorkflow).Contents(context.Background())
+			if err != nil || got != files[ShipyardReleaseWorkflow] {
+				t.Errorf("the generated repository lacks the rendered %s: %v", ShipyardReleaseWorkflow, err)
+			}
+			if !hasExec(e, "make gen-repo-"+name) {
+				t.Errorf("no make gen-repo-%s", name)
+			}
+		})
+	}
+}
