@@ -43,12 +43,12 @@ func (m *Shipyard) publicTarget() publish.Target {
 // pushed reads the digests push-by-digest printed, for this source's images in t, with the
 // platform images of each index read from the registry. The JSON may name some of the images: a job per image passes only its own (push-by-digest --image
 // prints one), and the step then handles exactly the images named.
-func (m *Shipyard) pushed(ctx context.Context, digests, version string, t publish.Target) ([]publish.Pushed, []ci.Image, error) {
+func (m *Shipyard) pushed(ctx context.Context, fn, digests, version string, t publish.Target) ([]publish.Pushed, []ci.Image, error) {
 	byName, err := publish.ParseDigests(digests)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--digests: %w", err)
 	}
-	_, images, err := m.images(ctx, version)
+	_, images, err := m.images(ctx, fn, version)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -65,7 +65,7 @@ func (m *Shipyard) pushed(ctx context.Context, digests, version string, t publis
 }
 
 // withLogin is pushed for the steps that write: the digests and the target with its login.
-func (m *Shipyard) withLogin(ctx context.Context, digests, version string) ([]publish.Pushed, []ci.Image, publish.Target, error) {
+func (m *Shipyard) withLogin(ctx context.Context, fn, digests, version string) ([]publish.Pushed, []ci.Image, publish.Target, error) {
 	c, err := m.session(ctx)
 	if err != nil {
 		return nil, nil, publish.Target{}, err
@@ -74,7 +74,7 @@ func (m *Shipyard) withLogin(ctx context.Context, digests, version string) ([]pu
 	if err != nil {
 		return nil, nil, publish.Target{}, err
 	}
-	pushed, images, err := m.pushed(ctx, digests, version, t)
+	pushed, images, err := m.pushed(ctx, fn, digests, version, t)
 	return pushed, images, t, err
 }
 
@@ -109,11 +109,11 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, prov)
+	in, err := m.signInputs(ctx, "publish-dev", c, prov)
 	if err != nil {
 		return "", err
 	}
-	p, images, err := m.publishedImages(ctx, "")
+	p, images, err := m.publishedImages(ctx, "publish-dev", "")
 	if err != nil {
 		return "", err
 	}
@@ -157,7 +157,7 @@ func (m *Shipyard) PushByDigest(
 	if err != nil {
 		return "", err
 	}
-	p, images, err := m.publishedImages(ctx, version)
+	p, images, err := m.publishedImages(ctx, "push-by-digest", version)
 	if err != nil {
 		return "", err
 	}
@@ -201,7 +201,7 @@ func (m *Shipyard) ScanDigests(
 	// +optional
 	digests string,
 ) (*dagger.Directory, error) {
-	p, err := m.pipeline(ctx, nil)
+	p, err := m.pipeline(ctx, "scan-digests", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (m *Shipyard) ScanDigests(
 	}
 	var pushed []publish.Pushed
 	if digests != "" {
-		if pushed, _, err = m.pushed(ctx, digests, "", m.publicTarget()); err != nil {
+		if pushed, _, err = m.pushed(ctx, "scan-digests", digests, "", m.publicTarget()); err != nil {
 			return nil, err
 		}
 	}
@@ -255,7 +255,7 @@ func (m *Shipyard) Attest(
 	// +optional
 	version string,
 ) (string, error) {
-	pushed, images, t, err := m.withLogin(ctx, digests, version)
+	pushed, images, t, err := m.withLogin(ctx, "attest", digests, version)
 	if err != nil {
 		return "", err
 	}
@@ -274,7 +274,7 @@ func (m *Shipyard) Attest(
 	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, images); err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, prov)
+	in, err := m.signInputs(ctx, "attest", c, prov)
 	if err != nil {
 		return "", err
 	}
@@ -295,7 +295,7 @@ func (m *Shipyard) Sign(
 	// The digests push-by-digest printed, as JSON; the images it names, all or some.
 	digests string,
 ) (string, error) {
-	pushed, _, t, err := m.withLogin(ctx, digests, "")
+	pushed, _, t, err := m.withLogin(ctx, "sign", digests, "")
 	if err != nil {
 		return "", err
 	}
@@ -303,7 +303,7 @@ func (m *Shipyard) Sign(
 	if err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, publish.Provenance{})
+	in, err := m.signInputs(ctx, "sign", c, publish.Provenance{})
 	if err != nil {
 		return "", err
 	}
@@ -327,7 +327,7 @@ func (m *Shipyard) TagImages(
 	// The tags to set (repeatable), e.g. sha-<commit> and dev.
 	tag []string,
 ) (string, error) {
-	pushed, _, t, err := m.withLogin(ctx, digests, "")
+	pushed, _, t, err := m.withLogin(ctx, "tag-images", digests, "")
 	if err != nil {
 		return "", err
 	}
@@ -355,7 +355,7 @@ func (m *Shipyard) ScanPublished(
 	// +optional
 	fail bool,
 ) (*dagger.Directory, error) {
-	p, err := m.pipeline(ctx, nil)
+	p, err := m.pipeline(ctx, "scan-published", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -408,10 +408,6 @@ func (m *Shipyard) Verify(
 	if err != nil {
 		return "", err
 	}
-	src, err := m.supplychainSource(ctx, c)
-	if err != nil {
-		return "", err
-	}
 	root := publish.PublicGoodTrustedRoot(c)
 	if trustedRoot != nil {
 		if root, err = toSDKFile(ctx, c, trustedRoot); err != nil {
@@ -429,11 +425,11 @@ func (m *Shipyard) Verify(
 		}
 		opts = append(opts, publish.WithRegistryLogin(t))
 	}
-	pins, err := m.pins()
+	tool, err := m.tool(ctx, "verify", c)
 	if err != nil {
 		return "", err
 	}
-	v, err := publish.Verify(ctx, publish.Tool(c, src, pins.Go), strings.TrimSpace(image), identity, issuer, root, opts...)
+	v, err := publish.Verify(ctx, tool, strings.TrimSpace(image), identity, issuer, root, opts...)
 	if err != nil {
 		return "", err
 	}
