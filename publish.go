@@ -130,7 +130,12 @@ func (m *Shipyard) PublishDev(
 		return "", err
 	}
 	defer cleanup()
-	res, err := publish.PublishDev(ctx, publish.DevConfig{Pipeline: p, Images: images, Target: t, Sign: in, Ignore: ignore, Workdir: dir}, sha)
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	res, err := publish.PublishDev(ctx, publish.DevConfig{Pipeline: p, Images: images, Target: t, Sign: in, Ignore: ignore, Workdir: dir,
+		DevOrder: publish.GitHubDevOrder(gh, m.Repo, t)}, sha)
 	if err != nil {
 		return "", err
 	}
@@ -317,8 +322,11 @@ func (m *Shipyard) Sign(
 // TagImages points tags at the pushed digests, after they were scanned, attested and
 // signed. It plans every tag of every image first: a version (0.11.0) or commit tag
 // (sha-<commit>) already on another digest is refused, naming both digests, and then no tag
-// of any image is written. dev moves; latest is the release's to set. A tag already on its
-// digest is kept. Prints what was written and kept, as JSON.
+// of any image is written. dev moves, with the commit's sha-<commit> tag in the same call,
+// and only while that commit is still the newest of the dev branch (of --repo, read through
+// the GitHub API) with an image: a re-run of an older run leaves dev, and reports it
+// skipped. latest is the release's to set. A tag already on its digest is kept. Prints
+// what was written, kept and skipped, as JSON.
 // +cache="never"
 func (m *Shipyard) TagImages(
 	ctx context.Context,
@@ -331,7 +339,11 @@ func (m *Shipyard) TagImages(
 	if err != nil {
 		return "", err
 	}
-	reports, err := publish.TagImages(ctx, t, pushed, tag, nil)
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	reports, err := publish.TagImages(ctx, t, pushed, tag, nil, publish.GitHubDevOrder(gh, m.Repo, t))
 	if err != nil {
 		return "", err
 	}
