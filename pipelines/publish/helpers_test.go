@@ -102,7 +102,9 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 
 // newestCommit is the commit-order recheck of a dev branch whose newest commit is always
 // the one being published (the module's tests run the GitHub one).
-func newestCommit(context.Context, string, string, string) (bool, string, error) { return true, "", nil }
+func newestCommit(context.Context, string, string, string) (bool, string, error) {
+	return true, "", nil
+}
 
 func (v *env) repo(name string) string { return v.w.Registry.Host + "/" + org + "/tesk-core-" + name }
 
