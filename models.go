@@ -109,12 +109,17 @@ func (m *Shipyard) ValidateModels(
 // CheckArtifacts builds a generated model repository (--source) as it is and checks the
 // wheel and sdist against the checkout: package files identical in set and bytes, names
 // and versions equal to pyproject.toml's, no empty resource lookup, no missing or empty
-// model module. Returns the report; fails with every problem.
+// model module. Returns the report; fails with every problem. On a tree that is not a
+// model repository (tesk-core's, with Shipyard installed as a toolchain) it skips, saying
+// why.
 // +check
 func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
 	env, src, err := m.modelEnv(ctx, "check-artifacts")
 	if err != nil {
 		return "", err
+	}
+	if skip, err := notModelRepository(ctx, src); skip != "" || err != nil {
+		return skip, err
 	}
 	report, err := env.CheckArtifacts(ctx, src)
 	if err != nil {
