@@ -260,11 +260,11 @@ func (m *Shipyard) Attest(
 	// +optional
 	version string,
 ) (string, error) {
-	pushed, images, t, err := m.withLogin(ctx, "attest", digests, version)
+	prov, err := m.provenance(sha, ref)
 	if err != nil {
 		return "", err
 	}
-	prov, err := m.provenance(sha, ref)
+	pushed, images, t, err := m.withLogin(ctx, "attest", digests, version)
 	if err != nil {
 		return "", err
 	}

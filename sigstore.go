@@ -130,7 +130,8 @@ func (m *Shipyard) hasIdentityToken() bool {
 }
 
 // provenance describes a build of this repository at commit sha on ref (both empty for a
-// release, whose flow sets them from its plan).
+// release, whose flow sets them from its plan). In GitHub Actions the repository is the
+// run's, which --repo must name.
 func (m *Shipyard) provenance(sha, ref string) (publish.Provenance, error) {
 	gh, err := publish.ParseGitHubEnv(m.GithubEnv)
 	if err != nil {
@@ -140,8 +141,12 @@ func (m *Shipyard) provenance(sha, ref string) (publish.Provenance, error) {
 	if err != nil {
 		return publish.Provenance{}, err
 	}
+	repo, err := publish.SourceRepository(m.Repo, gh)
+	if err != nil {
+		return publish.Provenance{}, err
+	}
 	return publish.Provenance{
-		SourceRepository: web + m.Repo, SourceRef: ref, SourceCommit: sha,
+		SourceRepository: web + repo, SourceRef: ref, SourceCommit: sha,
 		BuilderID: m.BuilderID, BuildType: m.BuildType, InvocationID: m.InvocationID, GitHub: gh,
 	}, nil
 }
