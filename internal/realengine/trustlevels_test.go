@@ -113,7 +113,13 @@ func TestDaggerCheckPassesInTeskCoreWithShipyardAsAToolchain(t *testing.T) {
 		t.Fatalf("dagger.json toolchains: %s", raw)
 	}
 	offline := []string{"lint", "test-check", "docs", "scan-check", "end-to-end"}
-	toolchains[0].(map[string]any)["ignoreChecks"] = offline
+	// A pattern that matches no check excludes nothing (core/schema/workspace.go), so both
+	// spellings of each name are given: bare, and with the toolchain's prefix.
+	var ignore []string
+	for _, c := range offline {
+		ignore = append(ignore, c, "shipyard:"+c)
+	}
+	toolchains[0].(map[string]any)["ignoreChecks"] = ignore
 	if raw, err = json.MarshalIndent(manifest, "", "  "); err != nil {
 		t.Fatal(err)
 	}
