@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"dagger/shipyard/internal/modsurface"
@@ -39,6 +40,9 @@ var overridingPins = func() []string {
 type trustRun struct {
 	run  func(t *testing.T, pin []string) []string
 	none string
+	// shared names rows whose functions one call chain runs together (the release jobs),
+	// called once per pin for all of them.
+	shared string
 }
 
 // teskCall runs a tesk-core CI function on the fixture tree (with a Git history).
@@ -248,10 +252,10 @@ var trustRuns = map[string]trustRun{
 	}),
 
 	"release":                 {run: releaseRun},
-	"release-push":            {run: releaseJobs},
-	"release-scan":            {run: releaseJobs},
-	"release-publish":         {run: releaseJobs},
-	"release-publish-release": {run: releaseJobs},
+	"release-push":            {run: releaseJobs, shared: "release jobs"},
+	"release-scan":            {run: releaseJobs, shared: "release jobs"},
+	"release-publish":         {run: releaseJobs, shared: "release jobs"},
+	"release-publish-release": {run: releaseJobs, shared: "release jobs"},
 }
 
 func releaseRun(t *testing.T, pin []string) []string {
@@ -293,6 +297,46 @@ func TestTrustLevelsKeepCachesApart(t *testing.T) {
 
 	type mounts struct{ def, pinned []string }
 	got := map[string]mounts{}
+	var mu sync.Mutex
+	record := func(name string, pinned bool, vols []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		mt := got[name]
+		if pinned {
+			mt.pinned = vols
+		} else {
+			mt.def = vols
+		}
+		got[name] = mt
+	}
+	// Every call on its own engine double, concurrently; the group returns when all did.
+	t.Run("calls", func(t *testing.T) {
+		done := map[string]bool{}
+		for _, name := range slices.Sorted(maps.Keys(trustRuns)) {
+			r := trustRuns[name]
+			if r.run == nil || done[r.shared] {
+				continue
+			}
+			if r.shared != "" {
+				done[r.shared] = true
+			}
+			for _, pinned := range []bool{false, true} {
+				label, pin := "/default-pins", []string(nil)
+				if pinned {
+					label, pin = "/own-pins", overridingPins
+				}
+				t.Run(name+label, func(t *testing.T) {
+					t.Parallel()
+					vols := r.run(t, pin)
+					for _, other := range slices.Sorted(maps.Keys(trustRuns)) {
+						if other == name || (r.shared != "" && trustRuns[other].shared == r.shared) {
+							record(other, pinned, vols)
+						}
+					}
+				})
+			}
+		}
+	})
 	for _, name := range slices.Sorted(maps.Keys(trustRuns)) {
 		r := trustRuns[name]
 		if r.run == nil {
@@ -301,16 +345,13 @@ func TestTrustLevelsKeepCachesApart(t *testing.T) {
 			}
 			continue
 		}
-		var mt mounts
-		t.Run(name+"/default-pins", func(t *testing.T) { mt.def = r.run(t, nil) })
-		t.Run(name+"/own-pins", func(t *testing.T) { mt.pinned = r.run(t, overridingPins) })
+		mt := got[name]
 		switch {
 		case r.none == "" && len(mt.def) == 0:
 			t.Errorf("%s mounted no cache volume: say why in trustRuns (mountsNone)", name)
 		case r.none != "" && len(mt.def)+len(mt.pinned) > 0:
-			t.Errorf("%s mounts %v, though it %s", name, append(mt.def, mt.pinned...), r.none)
+			t.Errorf("%s mounts %v, though it %s", name, append(slices.Clone(mt.def), mt.pinned...), r.none)
 		}
-		got[name] = mt
 	}
 
 	level := func(name string) trust.Level { l, _ := trust.Of(name); return l }
