@@ -39,3 +39,38 @@ func TestCheckArtifactsSkipsOutsideAModelRepository(t *testing.T) {
 		t.Errorf("a broken pyproject.toml: %v", err)
 	}
 }
+
+// Installed as a toolchain in a Cloudcoil model repository, `dagger check` runs tesk-core's
+// checks there: they skip, saying why, and run nothing.
+func TestTeskCoreChecksSkipInAModelRepository(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m, e := newModule(t, nil)
+	m.Source = m.engine().Host().Directory(fixtures.ModelRepo(t, nil))
+	checks := map[string]func() (string, error){
+		"lint":       func() (string, error) { return m.Lint(ctx) },
+		"test-check": func() (string, error) { return m.TestCheck(ctx) },
+		"scan-check": func() (string, error) { return m.ScanCheck(ctx) },
+		"end-to-end": func() (string, error) { return m.EndToEnd(ctx, "default") },
+		"docs": func() (string, error) {
+			d, err := m.Docs(ctx)
+			if err != nil {
+				return "", err
+			}
+			entries, err := d.Entries(ctx)
+			return strings.Join(entries, ","), err
+		},
+	}
+	for name, check := range checks {
+		out, err := check()
+		if err != nil {
+			t.Errorf("%s in a model repository failed: %v", name, err)
+		}
+		if name != "docs" && (!strings.Contains(out, name+" skipped") || !strings.Contains(out, "Cloudcoil model repository")) {
+			t.Errorf("%s: the skip does not say why: %q", name, out)
+		}
+	}
+	if x := e.Graph().Execs(); len(x) != 0 {
+		t.Errorf("the skipped checks ran %d commands", len(x))
+	}
+}

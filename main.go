@@ -223,8 +223,12 @@ func (m *Shipyard) PrTitle(
 
 // Lint runs the hooks of .pre-commit-config.yaml on every file (docs/ included), `uv lock
 // --check` and cffconvert's validation of CITATION.cff, in containers. Returns their output.
+// On a Cloudcoil model repository (Shipyard installed there as a toolchain) it skips.
 // +check
 func (m *Shipyard) Lint(ctx context.Context) (string, error) {
+	if skip, err := m.teskCheckSkipped(ctx, "lint"); skip != "" || err != nil {
+		return skip, err
+	}
 	p, err := m.pipeline(ctx, "lint", nil)
 	if err != nil {
 		return "", err
@@ -279,9 +283,13 @@ func (m *Shipyard) testMatrix(ctx context.Context, fn string, python, pythonImag
 }
 
 // TestCheck runs the tests as Test does and fails when they fail: the check `dagger check`
-// runs. Use Test to keep the reports.
+// runs. Use Test to keep the reports. On a Cloudcoil model repository (Shipyard installed
+// there as a toolchain) it skips.
 // +check
 func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
+	if skip, err := m.teskCheckSkipped(ctx, "test-check"); skip != "" || err != nil {
+		return skip, err
+	}
 	p, versions, err := m.testMatrix(ctx, "test-check", nil, nil, ci.LevelAll)
 	if err != nil {
 		return "", err
@@ -336,9 +344,16 @@ func (m *Shipyard) PatchCoverage(
 	return m.fromSDKDirectory(ctx, out)
 }
 
-// Docs builds the docs with `mkdocs build --strict` and returns the site.
+// Docs builds the docs with `mkdocs build --strict` and returns the site. On a Cloudcoil
+// model repository (Shipyard installed there as a toolchain) it skips: an empty site.
 // +check
 func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
+	if skip, err := m.teskCheckSkipped(ctx, "docs"); skip != "" || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return m.engine().Directory(), nil // nothing to build: an empty site
+	}
 	p, err := m.pipeline(ctx, "docs", nil)
 	if err != nil {
 		return nil, err
@@ -441,10 +456,14 @@ func (m *Shipyard) Scan(
 }
 
 // ScanCheck scans the images as Scan does and fails on its verdict: the check `dagger check`
-// runs. Use Scan to keep the reports.
+// runs. Use Scan to keep the reports. On a Cloudcoil model repository (Shipyard installed
+// there as a toolchain) it skips.
 // +check
 // +cache="session"
 func (m *Shipyard) ScanCheck(ctx context.Context) (string, error) {
+	if skip, err := m.teskCheckSkipped(ctx, "scan-check"); skip != "" || err != nil {
+		return skip, err
+	}
 	p, images, err := m.images(ctx, "scan-check", "")
 	if err != nil {
 		return "", err
@@ -459,6 +478,7 @@ func (m *Shipyard) ScanCheck(ctx context.Context) (string, error) {
 // from the same source loaded into it, the manifests of tests/e2e/manifests applied and the
 // HTTP server pod awaited. Returns pytest's output. The k3s service runs with insecure root
 // capabilities: never call e2e on an engine shared with publish or release jobs.
+// On a Cloudcoil model repository (Shipyard installed there as a toolchain) it skips.
 // +check
 func (m *Shipyard) EndToEnd(
 	ctx context.Context,
@@ -466,6 +486,9 @@ func (m *Shipyard) EndToEnd(
 	// +default="default"
 	namespace string,
 ) (string, error) {
+	if skip, err := m.teskCheckSkipped(ctx, "end-to-end"); skip != "" || err != nil {
+		return skip, err
+	}
 	p, images, err := m.images(ctx, "end-to-end", "")
 	if err != nil {
 		return "", err
