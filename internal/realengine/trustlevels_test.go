@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/models/versions/versionstest"
 )
 
@@ -145,5 +146,66 @@ func TestDaggerCheckPassesInTeskCoreWithShipyardAsAToolchain(t *testing.T) {
 	if !strings.Contains(out, "check-artifacts") {
 		t.Errorf("dagger check did not run check-artifacts:\n%s", tail(out, 40))
 	}
+	t.Logf("dagger check:\n%s", tail(out, 30))
+}
+
+// A Cloudcoil model repository with Shipyard as a toolchain: tesk-core's checks skip on
+// its tree, so `dagger check` passes. check-artifacts, the model repository's own check,
+// needs PyPI to build the package and cannot run on this offline engine; the project lists
+// it in ignoreChecks.
+func TestDaggerCheckPassesInAModelRepositoryWithShipyardAsAToolchain(t *testing.T) {
+	t.Parallel()
+	project := fixtures.ModelRepo(t, nil)
+	if err := copyTree(repoRoot, filepath.Join(project, "toolchains", "shipyard")); err != nil {
+		t.Fatal(err)
+	}
+	must := func(name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir = project
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s\n%s", name, strings.Join(args, " "), err, out, tail(stderr.String(), 60))
+		}
+		return string(out) + stderr.String()
+	}
+	if _, err := os.Stat(filepath.Join(project, ".git")); err != nil {
+		must("git", "init", "-q")
+	}
+	must(daggerCLI, "init")
+	must("git", "add", "-A")
+	must("git", "commit", "-q", "-m", "a model repository with Shipyard vendored as a toolchain")
+	must(daggerCLI, "--progress=plain", "toolchain", "install", "./toolchains/shipyard")
+	path := filepath.Join(project, "dagger.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest map[string]any
+	if err := json.Unmarshal(raw, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	toolchains, _ := manifest["toolchains"].([]any)
+	if len(toolchains) != 1 {
+		t.Fatalf("dagger.json toolchains: %s", raw)
+	}
+	toolchains[0].(map[string]any)["ignoreChecks"] = []string{"check-artifacts", "shipyard:check-artifacts"}
+	if raw, err = json.MarshalIndent(manifest, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	listed := must(daggerCLI, "check", "-l")
+	for _, c := range []string{"shipyard:lint", "shipyard:test-check", "shipyard:docs", "shipyard:scan-check", "shipyard:end-to-end"} {
+		if !strings.Contains(listed, c) {
+			t.Errorf("dagger check -l does not list %s:\n%s", c, listed)
+		}
+	}
+	out := must(daggerCLI, "--progress=plain", "check")
 	t.Logf("dagger check:\n%s", tail(out, 30))
 }
