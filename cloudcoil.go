@@ -67,7 +67,7 @@ func (m *Shipyard) ModelVersions(
 	setup := versions.Setup{
 		APIURL: m.GithubAPI,
 		Token:  versions.Token(token),
-		Cache:  versions.VolumeStore{Client: c, Image: versions.CacheImage(pins)},
+		Cache:  versions.VolumeStore{Client: c, Image: versions.CacheImage(pins), Volume: modelVersionsVolume(pins)},
 	}
 	// RunWithCache refuses a writing run without a token (versions.RequireToken) before it
 	// loads the cache or sends a request.

@@ -13,20 +13,24 @@ import (
 // (a settings page or an API call). For tesk-core (--system tesk-core): only admins may
 // create v* tags and nobody may move or delete them (tag rulesets); the environment
 // release accepts only v* tags and has required reviewers; release and dev-images have
-// the secrets DOCKERHUB_LOGIN and DOCKERHUB_TOKEN (names only; values are never read);
-// "CI passed" is required on dev and main; Dependabot and CODEOWNERS are configured; the
-// workflows pin Shipyard to a commit. For a Cloudcoil model repository (--system
-// cloudcoil-model, with --repo cloudcoil/models-<name>): AUTO_PUBLISH_MODELS is true,
-// false or absent; CI_GITHUB_TOKEN is a repository, organisation or environment secret;
+// the secrets DOCKERHUB_LOGIN and DOCKERHUB_TOKEN (names only; values are never read),
+// which are no repository or organisation secrets; "CI passed" is required on dev and
+// main; Dependabot and CODEOWNERS are configured; the workflows pin Shipyard to a commit.
+// For a Cloudcoil model repository (--system cloudcoil-model, with --repo
+// cloudcoil/models-<name>): AUTO_PUBLISH_MODELS is true, false or absent; CI_GITHUB_TOKEN
+// is a secret of the environment automation and no repository or organisation secret;
 // pypi_publish.yml grants id-token: write only to its upload job; and where to check the
-// PyPI trusted publisher, which GitHub's API cannot show. A setting the token may not
+// PyPI trusted publisher, which GitHub's API cannot show. For Cloudcoil's generator
+// repository (--system cloudcoil-generator): CI_GITHUB_TOKEN's place, as for a model
+// repository. A setting the token may not
 // read is reported as "cannot check" with the permission needed, never as a pass. Fails
 // (with the report as its error) when a check fails; "cannot check" alone only warns,
 // unless --strict.
 // +cache="never"
 func (m *Shipyard) Doctor(
 	ctx context.Context,
-	// Which system's repository --repo is: tesk-core or cloudcoil-model.
+	// Which system's repository --repo is: tesk-core, cloudcoil-model or
+	// cloudcoil-generator.
 	// +default="tesk-core"
 	system string,
 	// Output format: text or json.
@@ -61,6 +65,12 @@ func (m *Shipyard) Doctor(
 			return "", fmt.Errorf("doctor: %w", err)
 		}
 		report = doctor.EvaluateModel(facts)
+	case doctor.CloudcoilGenerator:
+		facts, err := doctor.GatherGenerator(ctx, gh, m.Repo)
+		if err != nil {
+			return "", fmt.Errorf("doctor: %w", err)
+		}
+		report = doctor.EvaluateGenerator(facts)
 	}
 	out := report.Text()
 	if format == "json" {

@@ -75,7 +75,7 @@ func TestDoctorThroughTheModule(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if len(report.Findings) != 11 {
+	if len(report.Findings) != 12 {
 		t.Fatalf("%d findings:\n%s", len(report.Findings), out)
 	}
 	for _, f := range report.Findings {
@@ -84,7 +84,7 @@ func TestDoctorThroughTheModule(t *testing.T) {
 		}
 	}
 	text, err := m.Doctor(ctx, "tesk-core", "text", false)
-	if err != nil || !strings.Contains(text, "11 passed, 0 failed") {
+	if err != nil || !strings.Contains(text, "12 passed, 0 failed") {
 		t.Errorf("text %q, %v", text, err)
 	}
 	if strings.Contains(out+text, doctorToken) {

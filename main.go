@@ -16,6 +16,7 @@ import (
 
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/pins"
+	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -139,8 +140,13 @@ func (m *Shipyard) pins() (pins.Pins, error) {
 	return pins.DefaultPins().WithOverrides(m.Pin)
 }
 
-// pipeline connects the CI graph to the session with this module's source and image pins.
-func (m *Shipyard) pipeline(ctx context.Context, pythonImages []string) (*ci.Pipeline, error) {
+// pipeline connects the CI graph to the session with this module's source and image pins,
+// at the trust level of the calling function fn (its CLI name).
+func (m *Shipyard) pipeline(ctx context.Context, fn string, pythonImages []string) (*ci.Pipeline, error) {
+	level, err := trust.Of(fn)
+	if err != nil {
+		return nil, err
+	}
 	c, err := m.session(ctx)
 	if err != nil {
 		return nil, err
@@ -152,7 +158,7 @@ func (m *Shipyard) pipeline(ctx context.Context, pythonImages []string) (*ci.Pip
 	if err := ci.CheckCallerTree(ctx, src); err != nil {
 		return nil, err
 	}
-	p := ci.New(c, src)
+	p := ci.New(c, src).AtTrust(level)
 	if p.Pins, err = m.pins(); err != nil {
 		return nil, err
 	}
@@ -167,8 +173,8 @@ func (m *Shipyard) pipeline(ctx context.Context, pythonImages []string) (*ci.Pip
 
 // images connects the pipeline and builds (lazily) the project's images, for the engine's
 // platform unless with-platforms named others.
-func (m *Shipyard) images(ctx context.Context, version string) (*ci.Pipeline, []ci.Image, error) {
-	p, err := m.pipeline(ctx, nil)
+func (m *Shipyard) images(ctx context.Context, fn, version string) (*ci.Pipeline, []ci.Image, error) {
+	p, err := m.pipeline(ctx, fn, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,8 +183,8 @@ func (m *Shipyard) images(ctx context.Context, version string) (*ci.Pipeline, []
 
 // publishedImages is images for publishing: for the platforms of with-platforms, or
 // ci.DefaultPlatforms.
-func (m *Shipyard) publishedImages(ctx context.Context, version string) (*ci.Pipeline, []ci.Image, error) {
-	p, err := m.pipeline(ctx, nil)
+func (m *Shipyard) publishedImages(ctx context.Context, fn, version string) (*ci.Pipeline, []ci.Image, error) {
+	p, err := m.pipeline(ctx, fn, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -217,9 +223,13 @@ func (m *Shipyard) PrTitle(
 
 // Lint runs the hooks of .pre-commit-config.yaml on every file (docs/ included), `uv lock
 // --check` and cffconvert's validation of CITATION.cff, in containers. Returns their output.
+// On a Cloudcoil model repository (Shipyard installed there as a toolchain) it skips.
 // +check
 func (m *Shipyard) Lint(ctx context.Context) (string, error) {
-	p, err := m.pipeline(ctx, nil)
+	if skip, err := m.teskCheckSkipped(ctx, "lint"); skip != "" || err != nil {
+		return skip, err
+	}
+	p, err := m.pipeline(ctx, "lint", nil)
 	if err != nil {
 		return "", err
 	}
@@ -244,7 +254,7 @@ func (m *Shipyard) Test(
 	// +default="all"
 	level string,
 ) (*dagger.Directory, error) {
-	p, versions, err := m.testMatrix(ctx, python, pythonImage, level)
+	p, versions, err := m.testMatrix(ctx, "test", python, pythonImage, level)
 	if err != nil {
 		return nil, err
 	}
@@ -252,13 +262,13 @@ func (m *Shipyard) Test(
 	return m.fromSDKDirectory(ctx, out)
 }
 
-// testMatrix connects the pipeline and decides the versions to test, refusing a
+// testMatrix connects the pipeline of the function fn and decides the versions to test, refusing a
 // configuration error (an unknown level, an unpinned version) before anything runs.
-func (m *Shipyard) testMatrix(ctx context.Context, python, pythonImage []string, level string) (*ci.Pipeline, []string, error) {
+func (m *Shipyard) testMatrix(ctx context.Context, fn string, python, pythonImage []string, level string) (*ci.Pipeline, []string, error) {
 	if err := ci.CheckLevel(level); err != nil {
 		return nil, nil, err
 	}
-	p, err := m.pipeline(ctx, pythonImage)
+	p, err := m.pipeline(ctx, fn, pythonImage)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -273,10 +283,14 @@ func (m *Shipyard) testMatrix(ctx context.Context, python, pythonImage []string,
 }
 
 // TestCheck runs the tests as Test does and fails when they fail: the check `dagger check`
-// runs. Use Test to keep the reports.
+// runs. Use Test to keep the reports. On a Cloudcoil model repository (Shipyard installed
+// there as a toolchain) it skips.
 // +check
 func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
-	p, versions, err := m.testMatrix(ctx, nil, nil, ci.LevelAll)
+	if skip, err := m.teskCheckSkipped(ctx, "test-check"); skip != "" || err != nil {
+		return skip, err
+	}
+	p, versions, err := m.testMatrix(ctx, "test-check", nil, nil, ci.LevelAll)
 	if err != nil {
 		return "", err
 	}
@@ -289,7 +303,7 @@ func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
 // PythonVersions prints the test matrix read from pyproject.toml as a JSON list (e.g.
 // ["3.10","3.11","3.12","3.13"]), for a workflow's strategy.matrix.
 func (m *Shipyard) PythonVersions(ctx context.Context) (string, error) {
-	p, err := m.pipeline(ctx, nil)
+	p, err := m.pipeline(ctx, "python-versions", nil)
 	if err != nil {
 		return "", err
 	}
@@ -319,7 +333,7 @@ func (m *Shipyard) PatchCoverage(
 	// +optional
 	python string,
 ) (*dagger.Directory, error) {
-	p, err := m.pipeline(ctx, nil)
+	p, err := m.pipeline(ctx, "patch-coverage", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -330,10 +344,17 @@ func (m *Shipyard) PatchCoverage(
 	return m.fromSDKDirectory(ctx, out)
 }
 
-// Docs builds the docs with `mkdocs build --strict` and returns the site.
+// Docs builds the docs with `mkdocs build --strict` and returns the site. On a Cloudcoil
+// model repository (Shipyard installed there as a toolchain) it skips: an empty site.
 // +check
 func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
-	p, err := m.pipeline(ctx, nil)
+	if skip, err := m.teskCheckSkipped(ctx, "docs"); skip != "" || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return m.engine().Directory(), nil // nothing to build: an empty site
+	}
+	p, err := m.pipeline(ctx, "docs", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +375,7 @@ func (m *Shipyard) Images(
 	// +optional
 	version string,
 ) ([]*dagger.Container, error) {
-	_, images, err := m.publishedImages(ctx, version)
+	_, images, err := m.publishedImages(ctx, "images", version)
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +409,7 @@ func (m *Shipyard) Image(
 	// +optional
 	version string,
 ) (*dagger.Container, error) {
-	p, err := m.pipeline(ctx, nil)
+	p, err := m.pipeline(ctx, "image", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +437,7 @@ func (m *Shipyard) Scan(
 	// +optional
 	image string,
 ) (*dagger.Directory, error) {
-	p, images, err := m.images(ctx, version)
+	p, images, err := m.images(ctx, "scan", version)
 	if err != nil {
 		return nil, err
 	}
@@ -435,11 +456,15 @@ func (m *Shipyard) Scan(
 }
 
 // ScanCheck scans the images as Scan does and fails on its verdict: the check `dagger check`
-// runs. Use Scan to keep the reports.
+// runs. Use Scan to keep the reports. On a Cloudcoil model repository (Shipyard installed
+// there as a toolchain) it skips.
 // +check
 // +cache="session"
 func (m *Shipyard) ScanCheck(ctx context.Context) (string, error) {
-	p, images, err := m.images(ctx, "")
+	if skip, err := m.teskCheckSkipped(ctx, "scan-check"); skip != "" || err != nil {
+		return skip, err
+	}
+	p, images, err := m.images(ctx, "scan-check", "")
 	if err != nil {
 		return "", err
 	}
@@ -453,6 +478,7 @@ func (m *Shipyard) ScanCheck(ctx context.Context) (string, error) {
 // from the same source loaded into it, the manifests of tests/e2e/manifests applied and the
 // HTTP server pod awaited. Returns pytest's output. The k3s service runs with insecure root
 // capabilities: never call e2e on an engine shared with publish or release jobs.
+// On a Cloudcoil model repository (Shipyard installed there as a toolchain) it skips.
 // +check
 func (m *Shipyard) EndToEnd(
 	ctx context.Context,
@@ -460,7 +486,10 @@ func (m *Shipyard) EndToEnd(
 	// +default="default"
 	namespace string,
 ) (string, error) {
-	p, images, err := m.images(ctx, "")
+	if skip, err := m.teskCheckSkipped(ctx, "end-to-end"); skip != "" || err != nil {
+		return skip, err
+	}
+	p, images, err := m.images(ctx, "end-to-end", "")
 	if err != nil {
 		return "", err
 	}
@@ -494,7 +523,7 @@ func (m *Shipyard) Ci(
 	if err := ci.CheckLevel(level); err != nil {
 		return nil, err
 	}
-	p, err := m.pipeline(ctx, pythonImage)
+	p, err := m.pipeline(ctx, "ci", pythonImage)
 	if err != nil {
 		return nil, err
 	}

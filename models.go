@@ -7,14 +7,20 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/models/modelrelease"
 )
 
 // The Cloudcoil model package functions: glue over models/modelrelease, where the graphs
 // and the rules live.
 
-// modelEnv connects the model graphs to the session and hands them the source.
-func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, *sdk.Directory, error) {
+// modelEnv connects the model graphs to the session, at the trust level of the calling
+// function fn (its CLI name), and hands them the source.
+func (m *Shipyard) modelEnv(ctx context.Context, fn string) (modelrelease.Env, *sdk.Directory, error) {
+	level, err := trust.Of(fn)
+	if err != nil {
+		return modelrelease.Env{}, nil, err
+	}
 	c, err := m.session(ctx)
 	if err != nil {
 		return modelrelease.Env{}, nil, err
@@ -24,6 +30,7 @@ func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, *sdk.Directo
 		return modelrelease.Env{}, nil, fmt.Errorf("source: %w", err)
 	}
 	env := modelrelease.NewEnv(c)
+	env.Trust = level
 	if env.Pins, err = m.pins(); err != nil {
 		return modelrelease.Env{}, nil, err
 	}
@@ -42,7 +49,7 @@ func (m *Shipyard) GenRepo(
 	// The integration, a folder under models/ (e.g. kubernetes).
 	name string,
 ) (*dagger.Directory, error) {
-	env, src, err := m.modelEnv(ctx)
+	env, src, err := m.modelEnv(ctx, "gen-repo")
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +88,7 @@ func (m *Shipyard) ValidateModels(
 	// +optional
 	list bool,
 ) (string, error) {
-	env, src, err := m.modelEnv(ctx)
+	env, src, err := m.modelEnv(ctx, "validate-models")
 	if err != nil {
 		return "", err
 	}
@@ -103,12 +110,17 @@ func (m *Shipyard) ValidateModels(
 // CheckArtifacts builds a generated model repository (--source) as it is and checks the
 // wheel and sdist against the checkout: package files identical in set and bytes, names
 // and versions equal to pyproject.toml's, no empty resource lookup, no missing or empty
-// model module. Returns the report; fails with every problem.
+// model module. Returns the report; fails with every problem. On a tree that is not a
+// model repository (tesk-core's, with Shipyard installed as a toolchain) it skips, saying
+// why.
 // +check
 func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
-	env, src, err := m.modelEnv(ctx)
+	env, src, err := m.modelEnv(ctx, "check-artifacts")
 	if err != nil {
 		return "", err
+	}
+	if skip, err := notModelRepository(ctx, src); skip != "" || err != nil {
+		return skip, err
 	}
 	report, err := env.CheckArtifacts(ctx, src)
 	if err != nil {
@@ -154,7 +166,7 @@ func (m *Shipyard) ModelRelease(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
-	env, src, err := m.modelEnv(ctx)
+	env, src, err := m.modelEnv(ctx, "model-release")
 	if err != nil {
 		return "", err
 	}
@@ -230,7 +242,7 @@ func (m *Shipyard) PublishCheck(
 	// The release tag, <upstream>.<packaging> (e.g. 1.31.5.2).
 	tag string,
 ) (*dagger.Directory, error) {
-	env, src, err := m.modelEnv(ctx)
+	env, src, err := m.modelEnv(ctx, "publish-check")
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +266,7 @@ func (m *Shipyard) PublishCheck(
 // recipe. Returns summary.md, results.json and check-artifacts.txt; fails with the table
 // when a job fails. It uses no credential.
 func (m *Shipyard) ModelCi(ctx context.Context) (*dagger.Directory, error) {
-	env, src, err := m.modelEnv(ctx)
+	env, src, err := m.modelEnv(ctx, "model-ci")
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +285,7 @@ func (m *Shipyard) ModelCi(ctx context.Context) (*dagger.Directory, error) {
 // models/upstreams.json, as a JSON array (e.g. ["cert-manager","keda"]): the matrix of
 // update-repos' wrapper, one job per integration.
 func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
-	_, src, err := m.modelEnv(ctx)
+	_, src, err := m.modelEnv(ctx, "model-integrations")
 	if err != nil {
 		return "", err
 	}
@@ -311,7 +323,7 @@ func (m *Shipyard) UpdateRepos(
 	// +optional
 	dryRun bool,
 ) (string, error) {
-	env, src, err := m.modelEnv(ctx)
+	env, src, err := m.modelEnv(ctx, "update-repos")
 	if err != nil {
 		return "", err
 	}

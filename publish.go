@@ -43,12 +43,12 @@ func (m *Shipyard) publicTarget() publish.Target {
 // pushed reads the digests push-by-digest printed, for this source's images in t, with the
 // platform images of each index read from the registry. The JSON may name some of the images: a job per image passes only its own (push-by-digest --image
 // prints one), and the step then handles exactly the images named.
-func (m *Shipyard) pushed(ctx context.Context, digests, version string, t publish.Target) ([]publish.Pushed, []ci.Image, error) {
+func (m *Shipyard) pushed(ctx context.Context, fn, digests, version string, t publish.Target) ([]publish.Pushed, []ci.Image, error) {
 	byName, err := publish.ParseDigests(digests)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--digests: %w", err)
 	}
-	_, images, err := m.images(ctx, version)
+	_, images, err := m.images(ctx, fn, version)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -65,7 +65,7 @@ func (m *Shipyard) pushed(ctx context.Context, digests, version string, t publis
 }
 
 // withLogin is pushed for the steps that write: the digests and the target with its login.
-func (m *Shipyard) withLogin(ctx context.Context, digests, version string) ([]publish.Pushed, []ci.Image, publish.Target, error) {
+func (m *Shipyard) withLogin(ctx context.Context, fn, digests, version string) ([]publish.Pushed, []ci.Image, publish.Target, error) {
 	c, err := m.session(ctx)
 	if err != nil {
 		return nil, nil, publish.Target{}, err
@@ -74,7 +74,7 @@ func (m *Shipyard) withLogin(ctx context.Context, digests, version string) ([]pu
 	if err != nil {
 		return nil, nil, publish.Target{}, err
 	}
-	pushed, images, err := m.pushed(ctx, digests, version, t)
+	pushed, images, err := m.pushed(ctx, fn, digests, version, t)
 	return pushed, images, t, err
 }
 
@@ -109,11 +109,11 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, prov)
+	in, err := m.signInputs(ctx, "publish-dev", c, prov)
 	if err != nil {
 		return "", err
 	}
-	p, images, err := m.publishedImages(ctx, "")
+	p, images, err := m.publishedImages(ctx, "publish-dev", "")
 	if err != nil {
 		return "", err
 	}
@@ -130,7 +130,12 @@ func (m *Shipyard) PublishDev(
 		return "", err
 	}
 	defer cleanup()
-	res, err := publish.PublishDev(ctx, publish.DevConfig{Pipeline: p, Images: images, Target: t, Sign: in, Ignore: ignore, Workdir: dir}, sha)
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	res, err := publish.PublishDev(ctx, publish.DevConfig{Pipeline: p, Images: images, Target: t, Sign: in, Ignore: ignore, Workdir: dir,
+		DevOrder: publish.GitHubDevOrder(gh, m.Repo, t)}, sha)
 	if err != nil {
 		return "", err
 	}
@@ -157,7 +162,7 @@ func (m *Shipyard) PushByDigest(
 	if err != nil {
 		return "", err
 	}
-	p, images, err := m.publishedImages(ctx, version)
+	p, images, err := m.publishedImages(ctx, "push-by-digest", version)
 	if err != nil {
 		return "", err
 	}
@@ -201,7 +206,7 @@ func (m *Shipyard) ScanDigests(
 	// +optional
 	digests string,
 ) (*dagger.Directory, error) {
-	p, err := m.pipeline(ctx, nil)
+	p, err := m.pipeline(ctx, "scan-digests", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +215,7 @@ func (m *Shipyard) ScanDigests(
 	}
 	var pushed []publish.Pushed
 	if digests != "" {
-		if pushed, _, err = m.pushed(ctx, digests, "", m.publicTarget()); err != nil {
+		if pushed, _, err = m.pushed(ctx, "scan-digests", digests, "", m.publicTarget()); err != nil {
 			return nil, err
 		}
 	}
@@ -255,11 +260,11 @@ func (m *Shipyard) Attest(
 	// +optional
 	version string,
 ) (string, error) {
-	pushed, images, t, err := m.withLogin(ctx, digests, version)
+	prov, err := m.provenance(sha, ref)
 	if err != nil {
 		return "", err
 	}
-	prov, err := m.provenance(sha, ref)
+	pushed, images, t, err := m.withLogin(ctx, "attest", digests, version)
 	if err != nil {
 		return "", err
 	}
@@ -274,7 +279,7 @@ func (m *Shipyard) Attest(
 	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, images); err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, prov)
+	in, err := m.signInputs(ctx, "attest", c, prov)
 	if err != nil {
 		return "", err
 	}
@@ -295,7 +300,7 @@ func (m *Shipyard) Sign(
 	// The digests push-by-digest printed, as JSON; the images it names, all or some.
 	digests string,
 ) (string, error) {
-	pushed, _, t, err := m.withLogin(ctx, digests, "")
+	pushed, _, t, err := m.withLogin(ctx, "sign", digests, "")
 	if err != nil {
 		return "", err
 	}
@@ -303,7 +308,7 @@ func (m *Shipyard) Sign(
 	if err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, c, publish.Provenance{})
+	in, err := m.signInputs(ctx, "sign", c, publish.Provenance{})
 	if err != nil {
 		return "", err
 	}
@@ -317,8 +322,11 @@ func (m *Shipyard) Sign(
 // TagImages points tags at the pushed digests, after they were scanned, attested and
 // signed. It plans every tag of every image first: a version (0.11.0) or commit tag
 // (sha-<commit>) already on another digest is refused, naming both digests, and then no tag
-// of any image is written. dev moves; latest is the release's to set. A tag already on its
-// digest is kept. Prints what was written and kept, as JSON.
+// of any image is written. dev moves, with the commit's sha-<commit> tag in the same call,
+// and only while that commit is still the newest of the dev branch (of --repo, read through
+// the GitHub API) with an image: a re-run of an older run leaves dev, and reports it
+// skipped. latest is the release's to set. A tag already on its digest is kept. Prints
+// what was written, kept and skipped, as JSON.
 // +cache="never"
 func (m *Shipyard) TagImages(
 	ctx context.Context,
@@ -327,11 +335,15 @@ func (m *Shipyard) TagImages(
 	// The tags to set (repeatable), e.g. sha-<commit> and dev.
 	tag []string,
 ) (string, error) {
-	pushed, _, t, err := m.withLogin(ctx, digests, "")
+	pushed, _, t, err := m.withLogin(ctx, "tag-images", digests, "")
 	if err != nil {
 		return "", err
 	}
-	reports, err := publish.TagImages(ctx, t, pushed, tag, nil)
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	reports, err := publish.TagImages(ctx, t, pushed, tag, nil, publish.GitHubDevOrder(gh, m.Repo, t))
 	if err != nil {
 		return "", err
 	}
@@ -355,7 +367,7 @@ func (m *Shipyard) ScanPublished(
 	// +optional
 	fail bool,
 ) (*dagger.Directory, error) {
-	p, err := m.pipeline(ctx, nil)
+	p, err := m.pipeline(ctx, "scan-published", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -408,10 +420,6 @@ func (m *Shipyard) Verify(
 	if err != nil {
 		return "", err
 	}
-	src, err := m.supplychainSource(ctx, c)
-	if err != nil {
-		return "", err
-	}
 	root := publish.PublicGoodTrustedRoot(c)
 	if trustedRoot != nil {
 		if root, err = toSDKFile(ctx, c, trustedRoot); err != nil {
@@ -429,11 +437,11 @@ func (m *Shipyard) Verify(
 		}
 		opts = append(opts, publish.WithRegistryLogin(t))
 	}
-	pins, err := m.pins()
+	tool, err := m.tool(ctx, "verify", c)
 	if err != nil {
 		return "", err
 	}
-	v, err := publish.Verify(ctx, publish.Tool(c, src, pins.Go), strings.TrimSpace(image), identity, issuer, root, opts...)
+	v, err := publish.Verify(ctx, tool, strings.TrimSpace(image), identity, issuer, root, opts...)
 	if err != nil {
 		return "", err
 	}

@@ -7,6 +7,7 @@ import (
 
 	sdk "dagger.io/dagger"
 
+	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/release"
 	"dagger/shipyard/pipelines/releasegate"
@@ -47,7 +48,7 @@ func (m *Shipyard) Release(
 	if err := checkFormat(format); err != nil {
 		return "", err
 	}
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, signing: !dryRun})
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, signing: !dryRun})
 	if err != nil {
 		return "", err
 	}
@@ -81,7 +82,7 @@ func (m *Shipyard) ReleasePush(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release-push", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
 	if err != nil {
 		return "", err
 	}
@@ -118,7 +119,11 @@ func (m *Shipyard) ReleaseScan(
 	if err != nil {
 		return "", err
 	}
-	cfg := release.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitUrl}
+	level, err := trust.Of("release-scan")
+	if err != nil {
+		return "", err
+	}
+	cfg := release.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitUrl, Trust: level}
 	if cfg.Pins, err = m.pins(); err != nil {
 		return "", err
 	}
@@ -162,7 +167,7 @@ func (m *Shipyard) ReleasePublish(
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
 	}
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, gitURL: gitUrl, signing: true})
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release-publish", workflow: workflow, gitURL: gitUrl, signing: true})
 	if err != nil {
 		return "", err
 	}
@@ -195,7 +200,7 @@ func (m *Shipyard) ReleasePublishRelease(
 	if err := checkFormat(format); err != nil {
 		return "", err
 	}
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow})
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release-publish-release", workflow: workflow})
 	if err != nil {
 		return "", err
 	}
@@ -214,6 +219,8 @@ type releaseFlags struct {
 	workflow, pythonPackage, gitURL string
 	// signing: the function attests and signs, so it needs the token and the tool.
 	signing bool
+	// function is the calling function's CLI name, which decides its trust level.
+	function string
 }
 
 // releaseConfig turns the module's arguments into the release flow's configuration. Tokens
@@ -221,6 +228,10 @@ type releaseFlags struct {
 // containers get them as secrets. cleanup removes the work directory of image tarballs.
 func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.Config, func(), error) {
 	none := func() {}
+	level, err := trust.Of(f.function)
+	if err != nil {
+		return release.Config{}, none, err
+	}
 	gh, err := m.githubClient(ctx)
 	if err != nil {
 		return release.Config{}, none, err
@@ -229,14 +240,14 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 	if err != nil {
 		return release.Config{}, none, err
 	}
-	steps, err := m.imageSteps(ctx, c, f.signing)
+	steps, err := m.imageSteps(ctx, f.function, c, f.signing)
 	if err != nil {
 		return release.Config{}, none, err
 	}
 	cfg := release.Config{
 		Client: c, GitHub: gh, Repo: m.Repo,
 		Gates:  releasegate.Config{Workflow: f.workflow, ImageOrg: m.Org},
-		GitURL: f.gitURL, Package: f.pythonPackage, Images: steps, Log: os.Stderr,
+		GitURL: f.gitURL, Package: f.pythonPackage, Images: steps, Log: os.Stderr, Trust: level,
 	}
 	if cfg.GitHubWeb, err = m.githubWeb(); err != nil {
 		return release.Config{}, none, err
@@ -264,7 +275,7 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 // imageSteps are the registry target and, when the function signs, the signing inputs
 // with-sigstore gave; the source of the provenance (repository, tag, commit) is the
 // release's own.
-func (m *Shipyard) imageSteps(ctx context.Context, c *sdk.Client, signing bool) (release.ImageConfig, error) {
+func (m *Shipyard) imageSteps(ctx context.Context, fn string, c *sdk.Client, signing bool) (release.ImageConfig, error) {
 	target, err := m.target(ctx, c)
 	if err != nil || !signing {
 		return release.ImageConfig{Target: target}, err
@@ -276,7 +287,7 @@ func (m *Shipyard) imageSteps(ctx context.Context, c *sdk.Client, signing bool) 
 	if err != nil {
 		return release.ImageConfig{}, err
 	}
-	in, err := m.signInputs(ctx, c, prov)
+	in, err := m.signInputs(ctx, fn, c, prov)
 	return release.ImageConfig{Target: target, Sign: in}, err
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/publish"
 )
 
@@ -78,16 +79,12 @@ var errNoIdentityToken = errors.New("--oidc-token: attesting and signing need an
 // signInputs gathers what attest and sign need: the tool, the token, Sigstore's URLs, the
 // trusted root (default: the public-good one, pinned) that an earlier run's bundle and the
 // new evidence must verify against, and prov, the provenance.
-func (m *Shipyard) signInputs(ctx context.Context, c *sdk.Client, prov publish.Provenance) (publish.SignInputs, error) {
-	src, err := m.supplychainSource(ctx, c)
+func (m *Shipyard) signInputs(ctx context.Context, fn string, c *sdk.Client, prov publish.Provenance) (publish.SignInputs, error) {
+	tool, err := m.tool(ctx, fn, c)
 	if err != nil {
 		return publish.SignInputs{}, err
 	}
-	pins, err := m.pins()
-	if err != nil {
-		return publish.SignInputs{}, err
-	}
-	in := publish.SignInputs{Tool: publish.Tool(c, src, pins.Go), FulcioURL: m.FulcioURL, RekorURL: m.RekorURL,
+	in := publish.SignInputs{Tool: tool, FulcioURL: m.FulcioURL, RekorURL: m.RekorURL,
 		TrustedRoot: publish.PublicGoodTrustedRoot(c), Provenance: prov}
 	if in.OIDCToken, err = toSDKSecret(ctx, c, m.OidcToken); err != nil {
 		return publish.SignInputs{}, fmt.Errorf("--oidc-token: %w", err)
@@ -109,13 +106,32 @@ func (m *Shipyard) signInputs(ctx context.Context, c *sdk.Client, prov publish.P
 	return in, nil
 }
 
+// tool is the signing tool, built with the Go caches of the calling function fn's trust
+// level and pins.
+func (m *Shipyard) tool(ctx context.Context, fn string, c *sdk.Client) (*sdk.Container, error) {
+	level, err := trust.Of(fn)
+	if err != nil {
+		return nil, err
+	}
+	src, err := m.supplychainSource(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	pins, err := m.pins()
+	if err != nil {
+		return nil, err
+	}
+	return publish.Tool(c, src, pins, level), nil
+}
+
 // hasIdentityToken is whether with-sigstore gave a way to get an identity token.
 func (m *Shipyard) hasIdentityToken() bool {
 	return m.OidcToken != nil || m.ActionsIDTokenRequestURL != nil || m.ActionsIDTokenRequestToken != nil
 }
 
 // provenance describes a build of this repository at commit sha on ref (both empty for a
-// release, whose flow sets them from its plan).
+// release, whose flow sets them from its plan). In GitHub Actions the repository is the
+// run's, which --repo must name.
 func (m *Shipyard) provenance(sha, ref string) (publish.Provenance, error) {
 	gh, err := publish.ParseGitHubEnv(m.GithubEnv)
 	if err != nil {
@@ -125,8 +141,12 @@ func (m *Shipyard) provenance(sha, ref string) (publish.Provenance, error) {
 	if err != nil {
 		return publish.Provenance{}, err
 	}
+	repo, err := publish.SourceRepository(m.Repo, gh)
+	if err != nil {
+		return publish.Provenance{}, err
+	}
 	return publish.Provenance{
-		SourceRepository: web + m.Repo, SourceRef: ref, SourceCommit: sha,
+		SourceRepository: web + repo, SourceRef: ref, SourceCommit: sha,
 		BuilderID: m.BuilderID, BuildType: m.BuildType, InvocationID: m.InvocationID, GitHub: gh,
 	}, nil
 }

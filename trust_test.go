@@ -2,122 +2,388 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"dagger/shipyard/internal/modsurface"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/internal/testkit/teskrepo"
+	"dagger/shipyard/internal/trust"
+	"dagger/shipyard/models/modelrelease"
 	"dagger/shipyard/models/modelrelease/modelreleasetest"
+	"dagger/shipyard/models/versions/versionstest"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
 
-// TestNoCacheSharedBetweenRepositoryCodeAndPublishing runs every job that runs the
-// repository's (or a pull request's) code and every job that publishes, each on its own
-// engine double, and checks on the recorded graphs that no cache volume of the first kind
-// is mounted by the second: code of a pull request must not be able to plant a download
-// (a wheel, a hook, a Trivy database) that a publishing step then uses.
-func TestNoCacheSharedBetweenRepositoryCodeAndPublishing(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	caches := func(e *engine.Engine) []string { return e.Graph().CacheVolumes() }
-	untrusted := map[string][]string{} // job → cache volumes
-	publishing := map[string][]string{}
+// overridingPins replace every image Shipyard pins: a caller's own images, which may write
+// anything into a volume they mount.
+var overridingPins = func() []string {
+	const d = "@sha256:9999999999999999999999999999999999999999999999999999999999999999"
+	var out []string
+	for _, n := range []string{"python-3.10", "python-3.11", "python-3.12", "python-3.13", "uv", "trivy", "k3s", "go"} {
+		out = append(out, n+"=mirror.example/"+n+":own"+d)
+	}
+	return out
+}()
 
-	// tesk-core CI: every job of a pull request.
-	{
-		m, e := newModule(t, nil)
+// trustRun calls one function of the module on a fresh engine double with the given --pin
+// values and returns the cache volumes its graph mounted. none says why a function mounts
+// no cache volume: with a call, the test checks that it mounts none; without one, it runs
+// no container at all.
+type trustRun struct {
+	run  func(t *testing.T, pin []string) []string
+	none string
+	// shared names rows whose functions one call chain runs together (the release jobs),
+	// called once per pin for all of them.
+	shared string
+}
+
+// teskCall runs a tesk-core CI function on the fixture tree (with a Git history).
+func teskCall(call func(ctx context.Context, m *Shipyard) error) trustRun {
+	return trustRun{run: func(t *testing.T, pin []string) []string {
+		m, e := newModule(t, map[string]string{".git/HEAD": "ref: refs/heads/feature\n"})
 		e.ExpectExecs(ciExecs...)
+		// patch-coverage's diff and report: nothing changed, nothing measured.
+		e.OnExec(engine.ExecRule{ArgsContain: "diff --unified=0"})
+		e.OnFile(engine.FileRule{Path: "coverage.xml", Contents: `<?xml version="1.0" ?><coverage version="7.6.1"><sources><source>/src/src</source></sources><packages/></coverage>`})
 		cleanScans(e)
-		if _, err := m.Ci(ctx, "fix: retry uploads", nil, nil, "all", "default"); err != nil {
-			t.Fatalf("ci: %v", err)
+		m.Pin = pin
+		if err := call(context.Background(), m); err != nil {
+			t.Fatal(err)
 		}
-		untrusted["ci"] = caches(e)
-	}
-	// Cloudcoil: validate-models, gen-repo and check-artifacts run a pull request's code.
-	{
-		m, e := modelModule(t, cloudcoilRepo(t))
-		modelreleasetest.RenderOneFolder(e)
-		modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
-		if _, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml"}, "", false); err != nil {
-			t.Fatalf("validate-models: %v", err)
-		}
-		if _, err := m.GenRepo(ctx, "velero"); err != nil {
-			t.Fatalf("gen-repo: %v", err)
-		}
-		untrusted["validate-models, gen-repo"] = caches(e)
-	}
-	{
-		m, e := modelModule(t, fixtures.ModelRepo(t, nil))
-		modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
-		if _, err := m.CheckArtifacts(ctx); err != nil {
-			t.Fatalf("check-artifacts: %v", err)
-		}
-		untrusted["check-artifacts"] = caches(e)
-	}
+		return e.Graph().CacheVolumes()
+	}}
+}
 
-	// tesk-core publishing: publish-dev chains push, scan-digests (the release's scan
-	// step too), attest, sign and tag.
-	{
-		w := publishtest.NewWorld(t)
-		m, e := publishModule(t, w, true)
-		if _, err := withSigstore(m, w, nil).PublishDev(ctx, devSHA); err != nil {
-			t.Fatalf("publish-dev: %v", err)
+// modelCall runs a Cloudcoil function on the generator repository (gen) or a generated
+// model repository.
+func modelCall(gen bool, call func(ctx context.Context, t *testing.T, m *Shipyard) error) trustRun {
+	return trustRun{run: func(t *testing.T, pin []string) []string {
+		var m *Shipyard
+		var e *engine.Engine
+		if gen {
+			m, e = modelModule(t, cloudcoilRepo(t))
+			modelreleasetest.RenderOneFolder(e)
+		} else {
+			m, e = modelModule(t, fixtures.ModelRepo(t, nil))
 		}
-		publishing["publish-dev"] = caches(e)
-	}
-	// Cloudcoil publishing: publish-check builds what goes to PyPI; model-release builds
-	// and pushes the release branch.
-	{
 		files := fixtures.ModelRepoFiles(t, nil)
-		m, e := modelModule(t, fixtures.ModelRepo(t, nil))
-		modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
-		if _, err := m.PublishCheck(ctx, "1.17.1.0"); err != nil {
-			t.Fatalf("publish-check: %v", err)
+		dist := fixtures.BuildDistributions(t, files, nil)
+		modelreleasetest.ServeDistributions(e, "", dist)
+		e.OnEntries(engine.DirRule{Path: modelrelease.RepoDistDir, Entries: []string{dist.SdistName, dist.WheelName}})
+		m.Pin = pin
+		if err := call(context.Background(), t, m); err != nil {
+			t.Fatal(err)
 		}
-		publishing["publish-check"] = caches(e)
+		return e.Graph().CacheVolumes()
+	}}
+}
+
+// publishCall runs an image step of tesk-core on a world where push-by-digest has run.
+func publishCall(call func(ctx context.Context, t *testing.T, w *publishtest.World, m *Shipyard, digests string) error) trustRun {
+	return trustRun{run: func(t *testing.T, pin []string) []string {
+		ctx := context.Background()
+		w := publishtest.NewWorld(t)
+		push, _ := publishModule(t, w, true)
+		digests, err := push.PushByDigest(ctx, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, e := publishModule(t, w, true)
+		m.Pin = pin
+		if err := call(ctx, t, w, m, digests); err != nil {
+			t.Fatal(err)
+		}
+		return e.Graph().CacheVolumes()
+	}}
+}
+
+// releaseJobs runs the release's four jobs one after another on one engine, as a release
+// workflow run does on a persistent runner.
+func releaseJobs(t *testing.T, pin []string) []string {
+	ctx := context.Background()
+	w := newReleaseWorld(t)
+	w.tag(t, "v0.11.0rc1")
+	w.m.Pin = pin
+	pushed, err := w.m.ReleasePush(ctx, "v0.11.0rc1", "ci.yml", "", teskrepo.GitURL)
+	if err != nil {
+		t.Fatal(err)
 	}
-	{
+	scanned, err := w.m.ReleaseScan(ctx, pushed, teskrepo.GitURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.signing(w.oidc, nil, nil).ReleasePublish(ctx, scanned, pushed, "json", "ci.yml", teskrepo.GitURL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.m.ReleasePublishRelease(ctx, "v0.11.0rc1", "text", "ci.yml"); err != nil {
+		t.Fatal(err)
+	}
+	return w.e.Graph().CacheVolumes()
+}
+
+// mountsNone is a call of a function that must mount no cache volume, and why.
+func mountsNone(why string, r trustRun) trustRun { r.none = why; return r }
+
+var trustRuns = map[string]trustRun{
+	"pr-title":       {none: "checks its argument"},
+	"release-plan":   {none: "reads GitHub"},
+	"doctor":         {none: "reads GitHub"},
+	"with-sigstore":  {none: "returns settings"},
+	"with-platforms": {none: "returns settings"},
+	"check-extras":   {none: "reads PyPI"},
+	"lint":           teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.Lint(ctx); return err }),
+	"test": teskCall(func(ctx context.Context, m *Shipyard) error {
+		_, err := m.Test(ctx, []string{"3.12"}, nil, "all")
+		return err
+	}),
+	"test-check":      teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.TestCheck(ctx); return err }),
+	"python-versions": mountsNone("reads pyproject.toml", teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.PythonVersions(ctx); return err })),
+	"patch-coverage": teskCall(func(ctx context.Context, m *Shipyard) error {
+		_, err := m.PatchCoverage(ctx, "origin/dev", "3.12")
+		return err
+	}),
+	"docs":       teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.Docs(ctx); return err }),
+	"image":      mountsNone("a Dockerfile build mounts no cache", teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.Image(ctx, "filer", ""); return err })),
+	"images":     mountsNone("Dockerfile builds mount no cache", teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.Images(ctx, ""); return err })),
+	"scan":       teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.Scan(ctx, "", ""); return err }),
+	"scan-check": teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.ScanCheck(ctx); return err }),
+	"end-to-end": teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.EndToEnd(ctx, "default"); return err }),
+	"ci": teskCall(func(ctx context.Context, m *Shipyard) error {
+		_, err := m.Ci(ctx, "fix: retry uploads", nil, nil, "all", "default")
+		return err
+	}),
+
+	"gen-repo": modelCall(true, func(ctx context.Context, t *testing.T, m *Shipyard) error {
+		_, err := m.GenRepo(ctx, "velero")
+		return err
+	}),
+	"validate-models": modelCall(true, func(ctx context.Context, t *testing.T, m *Shipyard) error {
+		_, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml"}, "", false)
+		return err
+	}),
+	"model-integrations": mountsNone("reads upstreams.json", modelCall(true, func(ctx context.Context, t *testing.T, m *Shipyard) error {
+		_, err := m.ModelIntegrations(ctx)
+		return err
+	})),
+	"check-artifacts": modelCall(false, func(ctx context.Context, t *testing.T, m *Shipyard) error {
+		_, err := m.CheckArtifacts(ctx)
+		return err
+	}),
+	"model-ci":    modelCall(false, func(ctx context.Context, t *testing.T, m *Shipyard) error { _, err := m.ModelCi(ctx); return err }),
+	"model-lines": mountsNone("reads pyproject.toml", modelCall(false, func(ctx context.Context, t *testing.T, m *Shipyard) error { _, err := m.ModelLines(ctx); return err })),
+	"publish-check": modelCall(false, func(ctx context.Context, t *testing.T, m *Shipyard) error {
+		_, err := m.PublishCheck(ctx, "1.17.1.0")
+		return err
+	}),
+	"model-release": modelCall(false, func(ctx context.Context, t *testing.T, m *Shipyard) error {
 		sim := githubsim.New(t)
 		sim.AddToken(modelToken, githubsim.Token{PushAccess: true})
 		repo := sim.AddRepo("cloudcoil", "models-cert-manager")
-		files := fixtures.ModelRepoFiles(t, nil)
-		mainSHA := repo.CommitOnBranch("main", "Update generated models", files)
-		pypi := pypisim.New(t)
-		m, e := modelModule(t, fixtures.ModelRepo(t, nil))
+		mainSHA := repo.CommitOnBranch("main", "Update generated models", fixtures.ModelRepoFiles(t, nil))
 		m.Repo, m.GithubAPI = "cloudcoil/models-cert-manager", sim.URL+"/"
-		modelreleasetest.ServeDistributions(e, modelreleasetest.VersionChain("1.17.1.0"), fixtures.BuildDistributions(t, files, nil))
-		if _, err := m.ModelRelease(ctx, "1.17.1", false, false, false, mainSHA, pypi.URL()); err != nil {
-			t.Fatalf("model-release: %v", err)
+		_, err := m.ModelRelease(ctx, "1.17.1", false, false, false, mainSHA, pypisim.New(t).URL())
+		return err
+	}),
+	"update-repos": modelCall(true, func(ctx context.Context, t *testing.T, m *Shipyard) error {
+		sim := githubsim.New(t)
+		sim.AddToken(modelToken, githubsim.Token{PushAccess: true})
+		sim.AddRepo("cloudcoil", "models-keda").CommitOnBranch("main", "Initial generation", map[string]string{"README.md": "old\n"})
+		m.GithubAPI = sim.URL + "/"
+		_, err := m.UpdateRepos(ctx, []string{"keda"}, "cloudcoil", "0123456789abcdef0123456789abcdef01234567", false)
+		return err
+	}),
+	"model-versions": {run: func(t *testing.T, pin []string) []string {
+		w := versionstest.New(t)
+		m, e := modelVersionsModule(t, w, versionstest.Token)
+		m.Pin = pin
+		if _, err := m.ModelVersions(context.Background(), true, "text", "main", w.PyPI.URL()); err != nil {
+			t.Fatal(err)
 		}
-		publishing["model-release"] = caches(e)
+		return e.Graph().CacheVolumes()
+	}},
+
+	"push-by-digest": mountsNone("Dockerfile builds mount no cache", publishCall(func(ctx context.Context, t *testing.T, w *publishtest.World, m *Shipyard, _ string) error {
+		_, err := m.PushByDigest(ctx, "", "")
+		return err
+	})),
+	"scan-digests": publishCall(func(ctx context.Context, t *testing.T, w *publishtest.World, m *Shipyard, digests string) error {
+		_, err := m.ScanDigests(ctx, nil, digests)
+		return err
+	}),
+	"attest": publishCall(func(ctx context.Context, t *testing.T, w *publishtest.World, m *Shipyard, digests string) error {
+		_, err := withSigstore(m, w, nil).Attest(ctx, digests, devSHA, "refs/heads/dev", "")
+		return err
+	}),
+	"sign": publishCall(func(ctx context.Context, t *testing.T, w *publishtest.World, m *Shipyard, digests string) error {
+		_, err := withSigstore(m, w, nil).Sign(ctx, digests)
+		return err
+	}),
+	"tag-images": mountsNone("registry calls only", publishCall(func(ctx context.Context, t *testing.T, w *publishtest.World, m *Shipyard, digests string) error {
+		_, err := m.TagImages(ctx, digests, []string{"sha-" + devSHA})
+		return err
+	})),
+	"publish-dev": publishCall(func(ctx context.Context, t *testing.T, w *publishtest.World, m *Shipyard, _ string) error {
+		_, err := withSigstore(m, w, nil).PublishDev(ctx, devSHA)
+		return err
+	}),
+	"verify": publishCall(func(ctx context.Context, t *testing.T, w *publishtest.World, m *Shipyard, digests string) error {
+		publisher, _ := publishModule(t, w, true)
+		if _, err := withSigstore(publisher, w, nil).PublishDev(ctx, devSHA); err != nil {
+			return err
+		}
+		root := m.engine().Host().File(w.Sigstore.TrustedRoot)
+		_, err := m.Verify(ctx, repoOf(w, "filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "text", false)
+		return err
+	}),
+	"scan-published": publishCall(func(ctx context.Context, t *testing.T, w *publishtest.World, m *Shipyard, digests string) error {
+		if _, err := m.TagImages(ctx, digests, []string{"sha-" + devSHA}); err != nil {
+			return err
+		}
+		_, err := m.ScanPublished(ctx, []string{repoOf(w, "filer") + ":sha-" + devSHA}, false)
+		return err
+	}),
+
+	"release":                 {run: releaseRun},
+	"release-push":            {run: releaseJobs, shared: "release jobs"},
+	"release-scan":            {run: releaseJobs, shared: "release jobs"},
+	"release-publish":         {run: releaseJobs, shared: "release jobs"},
+	"release-publish-release": {run: releaseJobs, shared: "release jobs"},
+}
+
+func releaseRun(t *testing.T, pin []string) []string {
+	w := newReleaseWorld(t)
+	w.tag(t, "v0.11.0")
+	w.m.Pin = pin
+	if _, err := w.release(context.Background(), "v0.11.0", false, "text"); err != nil {
+		t.Fatal(err)
+	}
+	return w.e.Graph().CacheVolumes()
+}
+
+// TestTrustLevelsKeepCachesApart is the trust table and the per-pin rule, for every function
+// of the module, on the recorded graphs of real calls:
+//   - every function has a trust level (internal/trust) and a row here;
+//   - no cache volume mounted by a function that runs at the pull-request level is mounted
+//     by one that pushes, signs, tags, releases or publishes (or feeds one);
+//   - a call with overriding --pin images mounts no volume that any default-pin call of a
+//     release-level function mounts, and no volume of the default pins at its own level.
+func TestTrustLevelsKeepCachesApart(t *testing.T) {
+	t.Parallel()
+	s, err := modsurface.FromSource(".", "Shipyard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range s.Names() {
+		if _, err := trust.Of(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if _, ok := trustRuns[name]; !ok {
+			t.Errorf("%s: no row in trustRuns; add a call that shows its cache volumes", name)
+		}
+	}
+	for _, name := range trust.Functions() {
+		if _, ok := s.Functions[name]; !ok {
+			t.Errorf("the trust table names %s, which the module does not declare", name)
+		}
 	}
 
-	for job, vols := range untrusted {
-		if len(vols) == 0 {
-			t.Errorf("%s mounted no cache volume: the test no longer sees its caches", job)
+	type mounts struct{ def, pinned []string }
+	got := map[string]mounts{}
+	var mu sync.Mutex
+	record := func(name string, pinned bool, vols []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		mt := got[name]
+		if pinned {
+			mt.pinned = vols
+		} else {
+			mt.def = vols
 		}
+		got[name] = mt
 	}
-	for _, pub := range slices.Sorted(maps.Keys(publishing)) {
-		if len(publishing[pub]) == 0 {
-			t.Errorf("%s mounted no cache volume: the test no longer sees its caches", pub)
-		}
-		for _, job := range slices.Sorted(maps.Keys(untrusted)) {
-			for _, v := range publishing[pub] {
-				if slices.Contains(untrusted[job], v) {
-					t.Errorf("cache volume %q is mounted by %s (repository code) and by %s (publishing)", v, job, pub)
+	// Every call on its own engine double, concurrently; the group returns when all did.
+	t.Run("calls", func(t *testing.T) {
+		done := map[string]bool{}
+		for _, name := range slices.Sorted(maps.Keys(trustRuns)) {
+			r := trustRuns[name]
+			if r.run == nil || done[r.shared] {
+				continue
+			}
+			if r.shared != "" {
+				done[r.shared] = true
+			}
+			for _, pinned := range []bool{false, true} {
+				label, pin := "/default-pins", []string(nil)
+				if pinned {
+					label, pin = "/own-pins", overridingPins
 				}
+				t.Run(name+label, func(t *testing.T) {
+					t.Parallel()
+					vols := r.run(t, pin)
+					for _, other := range slices.Sorted(maps.Keys(trustRuns)) {
+						if other == name || (r.shared != "" && trustRuns[other].shared == r.shared) {
+							record(other, pinned, vols)
+						}
+					}
+				})
 			}
 		}
-		for _, v := range publishing[pub] {
-			if strings.HasSuffix(v, "-untrusted") {
-				t.Errorf("%s mounts the untrusted volume %q", pub, v)
+	})
+	for _, name := range slices.Sorted(maps.Keys(trustRuns)) {
+		r := trustRuns[name]
+		if r.run == nil {
+			if r.none == "" {
+				t.Errorf("%s: neither a call nor a reason it mounts nothing", name)
+			}
+			continue
+		}
+		mt := got[name]
+		switch {
+		case r.none == "" && len(mt.def) == 0:
+			t.Errorf("%s mounted no cache volume: say why in trustRuns (mountsNone)", name)
+		case r.none != "" && len(mt.def)+len(mt.pinned) > 0:
+			t.Errorf("%s mounts %v, though it %s", name, append(slices.Clone(mt.def), mt.pinned...), r.none)
+		}
+	}
+
+	level := func(name string) trust.Level { l, _ := trust.Of(name); return l }
+	releaseVolumes := map[string][]string{} // volume → release-level functions mounting it with the default pins
+	for name, mt := range got {
+		if level(name) == trust.Release {
+			for _, v := range mt.def {
+				releaseVolumes[v] = append(releaseVolumes[v], name)
 			}
 		}
 	}
-	t.Logf("repository code: %v", untrusted)
-	t.Logf("publishing: %v", publishing)
+	for _, name := range slices.Sorted(maps.Keys(got)) {
+		mt := got[name]
+		for _, v := range mt.def {
+			if level(name) == trust.Untrusted && len(releaseVolumes[v]) > 0 {
+				t.Errorf("cache volume %q is mounted by %s (pull-request level) and by %v (release level)", v, name, releaseVolumes[v])
+			}
+		}
+		for _, v := range mt.pinned {
+			if len(releaseVolumes[v]) > 0 {
+				t.Errorf("%s with overriding --pin images mounts %q, which %v mount with the default pins", name, v, releaseVolumes[v])
+			}
+			if slices.Contains(mt.def, v) {
+				t.Errorf("%s mounts %q both with the default pins and with overriding ones", name, v)
+			}
+		}
+		want := "-" + level(name).String() + "-"
+		for _, v := range append(slices.Clone(mt.def), mt.pinned...) {
+			if !strings.Contains(v, want) {
+				t.Errorf("%s (%s level) mounts %q, not a volume of its level", name, level(name), v)
+			}
+		}
+	}
+	t.Log(fmt.Sprint(got))
 }

@@ -77,8 +77,9 @@ func split(repo string) (string, string, error) {
 
 // GatherTesk reads tesk-core's settings: the tag rulesets (each in full), the
 // environments with release's deployment policies and both environments' secret names,
-// the required checks of dev and main, and the files of the default branch. About 15
-// requests, run concurrently by group.
+// the repository's and the shared organisation secrets' names, the required checks of dev
+// and main, and the files of the default branch. About 17 requests, run concurrently by
+// group.
 func GatherTesk(ctx context.Context, gh *github.Client, repo string) (TeskFacts, error) {
 	owner, name, err := split(repo)
 	if err != nil {
@@ -93,6 +94,18 @@ func GatherTesk(ctx context.Context, gh *github.Client, repo string) (TeskFacts,
 		return err
 	})
 	c.run(func() error { return gatherEnvironments(ctx, gh, owner, name, &f) })
+	c.run(func() error {
+		names, err := gh.SecretNames(ctx, owner, name)
+		f.RepoSecrets = names
+		f.RepoSecretsDenied, err = denied(err)
+		return err
+	})
+	c.run(func() error {
+		names, err := gh.OrgSecretNames(ctx, owner, name)
+		f.OrgSecrets = names
+		f.OrgSecretsDenied, err = denied(err)
+		return err
+	})
 	var mu sync.Mutex
 	for _, b := range ProtectedBranches {
 		c.run(func() error {
@@ -186,56 +199,14 @@ func GatherModel(ctx context.Context, gh *github.Client, repo string) (ModelFact
 		return ModelFacts{}, err
 	}
 	f := ModelFacts{Repo: repo, SecretSources: map[string]bool{}}
-	var (
-		c  collector
-		mu sync.Mutex
-	)
-	source := func(where string, names []string, err error) error {
-		no, err := denied(err)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if no {
-			f.SecretsDenied = append(f.SecretsDenied, where)
-			return nil
-		}
-		f.SecretSources[where] = slices.Contains(names, CITokenSecret)
-		return nil
-	}
+	var c collector
 	c.run(func() error {
 		vars, err := gh.Variables(ctx, owner, name)
 		f.Variables = vars
 		f.VariablesDenied, err = denied(err)
 		return err
 	})
-	c.run(func() error {
-		names, err := gh.SecretNames(ctx, owner, name)
-		return source("the repository", names, err)
-	})
-	c.run(func() error {
-		names, err := gh.OrgSecretNames(ctx, owner, name)
-		return source("the organisation", names, err)
-	})
-	c.run(func() error {
-		envs, err := gh.Environments(ctx, owner, name)
-		if no, err := denied(err); err != nil || no {
-			if no {
-				mu.Lock()
-				f.SecretsDenied = append(f.SecretsDenied, "the environments")
-				mu.Unlock()
-			}
-			return err
-		}
-		for _, e := range envs {
-			names, err := gh.EnvironmentSecretNames(ctx, owner, name, e.Name)
-			if err := source("the environment "+e.Name, names, err); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	gatherTokenSources(ctx, gh, owner, name, &f, &c)
 	c.run(func() error {
 		var err error
 		f.Publish, err = readFile(ctx, gh, owner, name, PublishWorkflow)
@@ -255,4 +226,65 @@ func GatherModel(ctx context.Context, gh *github.Client, repo string) (ModelFact
 	err = c.wait()
 	slices.Sort(f.SecretsDenied)
 	return f, err
+}
+
+// GatherGenerator reads where CI_GITHUB_TOKEN could come from in Cloudcoil's generator
+// repository: repository, organisation and environment secret names.
+func GatherGenerator(ctx context.Context, gh *github.Client, repo string) (ModelFacts, error) {
+	owner, name, err := split(repo)
+	if err != nil {
+		return ModelFacts{}, err
+	}
+	f := ModelFacts{Repo: repo, SecretSources: map[string]bool{}}
+	var c collector
+	gatherTokenSources(ctx, gh, owner, name, &f, &c)
+	err = c.wait()
+	slices.Sort(f.SecretsDenied)
+	return f, err
+}
+
+// gatherTokenSources starts, on c, the reads of every place CI_GITHUB_TOKEN could come
+// from, recording into f.SecretSources and f.SecretsDenied.
+func gatherTokenSources(ctx context.Context, gh *github.Client, owner, name string, f *ModelFacts, c *collector) {
+	var mu sync.Mutex
+	source := func(where string, names []string, err error) error {
+		no, err := denied(err)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if no {
+			f.SecretsDenied = append(f.SecretsDenied, where)
+			return nil
+		}
+		f.SecretSources[where] = slices.Contains(names, CITokenSecret)
+		return nil
+	}
+	c.run(func() error {
+		names, err := gh.SecretNames(ctx, owner, name)
+		return source(sourceRepository, names, err)
+	})
+	c.run(func() error {
+		names, err := gh.OrgSecretNames(ctx, owner, name)
+		return source(sourceOrg, names, err)
+	})
+	c.run(func() error {
+		envs, err := gh.Environments(ctx, owner, name)
+		if no, err := denied(err); err != nil || no {
+			if no {
+				mu.Lock()
+				f.SecretsDenied = append(f.SecretsDenied, "the environments")
+				mu.Unlock()
+			}
+			return err
+		}
+		for _, e := range envs {
+			names, err := gh.EnvironmentSecretNames(ctx, owner, name, e.Name)
+			if err := source("the environment "+e.Name, names, err); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -78,6 +78,8 @@ func TestTeskThroughTheSimulator(t *testing.T) {
 			"release-tags-only": CannotCheck, "release-reviewers": CannotCheck,
 			"environment-secrets:release": CannotCheck, "environment-secrets:dev-images": CannotCheck,
 		}},
+		{"Docker Hub token as a repository secret", nil, func(r *githubsim.Repo) { r.AddSecret("DOCKERHUB_TOKEN") },
+			map[string]Status{"dockerhub-secrets-in-environments": Fail}},
 		{"a token without environment secrets", []string{"environments"}, func(*githubsim.Repo) {}, map[string]Status{
 			"environment-secrets:release": CannotCheck, "environment-secrets:dev-images": CannotCheck,
 		}},
@@ -118,6 +120,7 @@ func TestTeskFailingEverythingThroughTheSimulator(t *testing.T) {
 		Bypass: []githubsim.BypassActor{{ActorType: "Integration", ActorID: 99}}})
 	repo.ProtectBranch("dev", "lint")
 	repo.AddEnvironment(githubsim.Environment{Name: ReleaseEnv, Policy: "protected"})
+	repo.AddSecret("DOCKERHUB_TOKEN")
 	f, err := GatherTesk(context.Background(), client(t, sim, simToken), "elixir-cloud-aai/tesk-core")
 	if err != nil {
 		t.Fatal(err)
@@ -163,10 +166,10 @@ func TestModelThroughTheSimulator(t *testing.T) {
 		want  map[string]Status
 	}{
 		{"every setting right", nil, func(s *githubsim.Server) { seedGoodModel(s).SetVariable(AutoPublishVar, "true") }, map[string]Status{}},
-		{"token shared by the organisation", []string{"environments"}, func(s *githubsim.Server) {
+		{"token shared by the organisation", nil, func(s *githubsim.Server) {
 			r := seedGoodModel(s)
 			r.AddOrgSecret(CITokenSecret)
-		}, map[string]Status{}},
+		}, map[string]Status{"ci-github-token": Fail}},
 		{"misconfigured", nil, func(s *githubsim.Server) {
 			r := s.AddRepo("cloudcoil", "models-keda")
 			r.CommitOnBranch("main", "init", map[string]string{
@@ -179,7 +182,7 @@ func TestModelThroughTheSimulator(t *testing.T) {
 			r := s.AddRepo("cloudcoil", "models-keda")
 			r.CommitOnBranch("main", "init", map[string]string{"README.md": "x"})
 			r.AddSecret(CITokenSecret)
-		}, map[string]Status{"pypi-publish-workflow": Fail}},
+		}, map[string]Status{"pypi-publish-workflow": Fail, "ci-github-token": Fail}},
 		{"a reader's token", []string{"variables", "secrets", "environments"}, func(s *githubsim.Server) { seedGoodModel(s) },
 			map[string]Status{"auto-publish-variable": CannotCheck, "ci-github-token": CannotCheck}},
 	}
@@ -221,9 +224,9 @@ func TestGatherRequestCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 3 rulesets (list + 2 tag rulesets), environments + release's policies + 2 secret
-	// lists, 2 × (branch rules + protection), dependabot, CODEOWNERS, the workflows'
-	// directory and 1 workflow.
-	if n := c.Requests(); n != 3+4+4+2+2 {
+	// lists, repository and organisation secrets, 2 × (branch rules + protection),
+	// dependabot, CODEOWNERS, the workflows' directory and 1 workflow.
+	if n := c.Requests(); n != 3+4+2+4+2+2 {
 		t.Errorf("tesk-core took %d requests", n)
 	}
 	model := githubsim.New(t)
@@ -237,5 +240,45 @@ func TestGatherRequestCounts(t *testing.T) {
 	// pypi_publish.yml and pyproject.toml.
 	if n := c.Requests(); n != 1+2+3+2 {
 		t.Errorf("the model repository took %d requests", n)
+	}
+}
+
+// Cloudcoil's generator repository: CI_GITHUB_TOKEN in the environment automation only.
+func TestGeneratorThroughTheSimulator(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		seed func(*githubsim.Repo)
+		want Status
+		says string
+	}{
+		{"in automation", func(r *githubsim.Repo) {
+			r.AddEnvironment(githubsim.Environment{Name: AutomationEnv, Secrets: []string{CITokenSecret}})
+		}, Pass, "environment automation only"},
+		{"a repository secret", func(r *githubsim.Repo) { r.AddSecret(CITokenSecret) }, Fail, "a secret of the repository"},
+		{"no automation environment", func(r *githubsim.Repo) {
+			r.AddEnvironment(githubsim.Environment{Name: "pypi", Secrets: []string{CITokenSecret}})
+		}, Fail, "not a secret of the environment automation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sim := githubsim.New(t)
+			sim.AddToken(simToken, githubsim.Token{})
+			r := sim.AddRepo("cloudcoil", "cloudcoil")
+			tt.seed(r)
+			c := client(t, sim, simToken)
+			f, err := GatherGenerator(ctx, c, "cloudcoil/cloudcoil")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := EvaluateGenerator(f)
+			if len(rep.Findings) != 1 || rep.Findings[0].Status != tt.want || !strings.Contains(rep.Findings[0].Summary, tt.says) || rep.System != CloudcoilGenerator {
+				t.Errorf("report:\n%s", rep.Text())
+			}
+			// repository and organisation secrets, environments and their secret lists.
+			if n := c.Requests(); n > 2+1+1 {
+				t.Errorf("%d requests", n)
+			}
+		})
 	}
 }

@@ -33,6 +33,12 @@ type ModelFacts struct {
 	Distribution string `json:"distribution,omitempty"`
 }
 
+// EvaluateGenerator decides the checks of Cloudcoil's generator repository, where
+// model-versions and update-repos run with CI_GITHUB_TOKEN: the token's place.
+func EvaluateGenerator(f ModelFacts) Report {
+	return Report{Repo: f.Repo, System: CloudcoilGenerator, Findings: []Finding{ciToken(f)}}
+}
+
 // EvaluateModel decides every Cloudcoil model repository check.
 func EvaluateModel(f ModelFacts) Report {
 	r := Report{Repo: f.Repo, System: CloudcoilModel}
@@ -61,25 +67,44 @@ func autoPublish(f ModelFacts) Finding {
 		fmt.Sprintf("https://github.com/%s/settings/variables/actions → %s: set it to true or false, or delete it; or `gh variable set %s --body true --repo %s`", f.Repo, AutoPublishVar, AutoPublishVar, f.Repo))
 }
 
-// ciToken: CI_GITHUB_TOKEN is a repository, organisation or environment secret.
+// The places CI_GITHUB_TOKEN can come from, as ModelFacts.SecretSources names them.
+const (
+	// AutomationEnv is the environment the wrappers' jobs that hold CI_GITHUB_TOKEN run in.
+	AutomationEnv    = "automation"
+	sourceAutomation = "the environment " + AutomationEnv
+	sourceRepository = "the repository"
+	sourceOrg        = "the organisation"
+)
+
+// ciToken: CI_GITHUB_TOKEN is a secret of the environment automation, as the wrappers
+// expect, and not a repository or organisation secret, which every workflow of the
+// repository (a pull request's included) can read.
 func ciToken(f ModelFacts) Finding {
 	const check = "ci-github-token"
-	why := "model-release pushes the release branch and writes the release with it; the default GITHUB_TOKEN's release events would not start the PyPI upload"
-	var have []string
-	for src, ok := range f.SecretSources {
-		if ok {
-			have = append(have, src)
+	why := "the token pushes branches, writes releases and opens pull requests: kept in the environment automation, only the jobs that name it (on the branches its policy allows) get it; as a repository or organisation secret every workflow of the repository can read it"
+	var exposed []string
+	for _, src := range []string{sourceRepository, sourceOrg} {
+		if f.SecretSources[src] {
+			exposed = append(exposed, src)
 		}
 	}
-	slices.Sort(have)
-	if len(have) > 0 {
-		return pass(check, CITokenSecret+" is available as a secret of "+strings.Join(have, ", ")+" (names only; values are never read)")
+	if len(exposed) > 0 {
+		return fail(check, CITokenSecret+" is a secret of "+strings.Join(exposed, " and "), why,
+			fmt.Sprintf("keep it only in the environment %s: `gh secret set %s --env %s --repo %s`, then `gh secret delete %s --repo %s` (an organisation secret: stop sharing it with the repository)",
+				AutomationEnv, CITokenSecret, AutomationEnv, f.Repo, CITokenSecret, f.Repo))
 	}
-	if len(f.SecretsDenied) > 0 {
-		return cannot(check, "the secrets of "+strings.Join(f.SecretsDenied, ", "), permSecrets+" and "+permEnvironments, why)
+	denied := slices.Clone(f.SecretsDenied)
+	if f.SecretSources[sourceAutomation] {
+		if len(denied) > 0 {
+			return cannot(check, "whether "+CITokenSecret+" is also a secret of "+strings.Join(denied, ", "), permSecrets, why)
+		}
+		return pass(check, CITokenSecret+" is a secret of the environment "+AutomationEnv+" only (names only; values are never read)")
 	}
-	return fail(check, CITokenSecret+" is neither a repository, an organisation nor an environment secret", why,
-		fmt.Sprintf("keep it as a secret of the environment automation: `gh secret set %s --env automation --repo %s` (or share the organisation secret with the repository)", CITokenSecret, f.Repo))
+	if len(denied) > 0 {
+		return cannot(check, "the secrets of "+strings.Join(denied, ", "), permSecrets+" and "+permEnvironments, why)
+	}
+	return fail(check, CITokenSecret+" is not a secret of the environment "+AutomationEnv, why,
+		fmt.Sprintf("create the environment %s (deployments from main only) and keep the token there: `gh secret set %s --env %s --repo %s`", AutomationEnv, CITokenSecret, AutomationEnv, f.Repo))
 }
 
 // publishWorkflow: pypi_publish.yml exists and only its upload job may mint an identity

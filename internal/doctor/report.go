@@ -24,15 +24,18 @@ const (
 	TeskCore System = "tesk-core"
 	// CloudcoilModel is a Cloudcoil model repository (cloudcoil/models-<name>).
 	CloudcoilModel System = "cloudcoil-model"
+	// CloudcoilGenerator is Cloudcoil's generator repository, which runs model-versions
+	// and update-repos.
+	CloudcoilGenerator System = "cloudcoil-generator"
 )
 
 // ParseSystem checks a --system value.
 func ParseSystem(s string) (System, error) {
 	switch System(s) {
-	case TeskCore, CloudcoilModel:
+	case TeskCore, CloudcoilModel, CloudcoilGenerator:
 		return System(s), nil
 	}
-	return "", fmt.Errorf("--system %q: want %s or %s", s, TeskCore, CloudcoilModel)
+	return "", fmt.Errorf("--system %q: want %s, %s or %s", s, TeskCore, CloudcoilModel, CloudcoilGenerator)
 }
 
 // Status is a check's outcome.

@@ -120,6 +120,12 @@ func TestEvaluateTesk(t *testing.T) {
 			e.SecretNames = []string{"DOCKERHUB_LOGIN"}
 			f.Environments[DevImagesEnv] = e
 		}, "environment-secrets:dev-images", Fail, "DOCKERHUB_TOKEN"},
+		{"Docker Hub login as a repository secret", func(f *TeskFacts) { f.RepoSecrets = []string{"DOCKERHUB_LOGIN", "OTHER"} },
+			"dockerhub-secrets-in-environments", Fail, "DOCKERHUB_LOGIN"},
+		{"Docker Hub token as an organisation secret", func(f *TeskFacts) { f.OrgSecrets = []string{"DOCKERHUB_TOKEN"} },
+			"dockerhub-secrets-in-environments", Fail, "DOCKERHUB_TOKEN"},
+		{"repository secrets hidden", func(f *TeskFacts) { f.RepoSecrets, f.RepoSecretsDenied = nil, true },
+			"dockerhub-secrets-in-environments", CannotCheck, "repository"},
 		{"dev-images secrets denied", func(f *TeskFacts) {
 			e := f.Environments[DevImagesEnv]
 			e.SecretNames, e.SecretNamesDenied = nil, true
@@ -158,7 +164,7 @@ func TestEvaluateTesk(t *testing.T) {
 			t.Fatalf("the good repository: %+v", f)
 		}
 	}
-	if len(base.Findings) != 11 || !base.OK(true) {
+	if len(base.Findings) != 12 || !base.OK(true) {
 		t.Fatalf("%d findings, OK %v", len(base.Findings), base.OK(true))
 	}
 	for _, tt := range tests {
@@ -244,15 +250,27 @@ func TestEvaluateModel(t *testing.T) {
 		{"auto publish off", func(f *ModelFacts) { f.Variables[AutoPublishVar] = "false" }, "", Pass, ""},
 		{"auto publish yes", func(f *ModelFacts) { f.Variables[AutoPublishVar] = "yes" }, "auto-publish-variable", Fail, `"yes"`},
 		{"variables denied", func(f *ModelFacts) { f.Variables, f.VariablesDenied = nil, true }, "auto-publish-variable", CannotCheck, "variables"},
-		{"token nowhere", func(f *ModelFacts) { f.SecretSources["the environment automation"] = false }, "ci-github-token", Fail, "neither"},
+		{"token nowhere", func(f *ModelFacts) { f.SecretSources["the environment automation"] = false }, "ci-github-token", Fail, "not a secret of the environment automation"},
 		{"token as an organisation secret", func(f *ModelFacts) {
-			f.SecretSources = map[string]bool{"the organisation": true}
-			f.SecretsDenied = []string{"the repository"}
-		}, "", Pass, ""},
+			f.SecretSources = map[string]bool{"the organisation": true, "the repository": false}
+		}, "ci-github-token", Fail, "a secret of the organisation"},
+		{"token as a repository secret", func(f *ModelFacts) {
+			f.SecretSources = map[string]bool{"the repository": true, "the organisation": false}
+		}, "ci-github-token", Fail, "a secret of the repository"},
+		{"token in automation and the repository", func(f *ModelFacts) { f.SecretSources["the repository"] = true },
+			"ci-github-token", Fail, "a secret of the repository"},
+		{"token in another environment", func(f *ModelFacts) {
+			f.SecretSources["the environment automation"] = false
+			f.SecretSources["the environment pypi"] = true
+		}, "ci-github-token", Fail, "not a secret of the environment automation"},
 		{"token unknown", func(f *ModelFacts) {
 			f.SecretSources = map[string]bool{"the repository": false}
 			f.SecretsDenied = []string{"the environments", "the organisation"}
 		}, "ci-github-token", CannotCheck, "the environments, the organisation"},
+		{"token in automation, repository secrets hidden", func(f *ModelFacts) {
+			delete(f.SecretSources, "the repository")
+			f.SecretsDenied = []string{"the repository"}
+		}, "ci-github-token", CannotCheck, "the repository"},
 		{"no publish workflow", func(f *ModelFacts) { f.Publish = File{Path: PublishWorkflow} }, "pypi-publish-workflow", Fail, "does not exist"},
 		{"id-token for every job", func(f *ModelFacts) {
 			f.Publish.Content = strings.Replace(goodPublish, "permissions: {}", "permissions:\n  id-token: write", 1)
@@ -310,7 +328,7 @@ func TestReportText(t *testing.T) {
 	r := EvaluateTesk(f)
 	text := r.Text()
 	for _, want := range []string{
-		"doctor: elixir-cloud-aai/tesk-core (tesk-core): 9 passed, 1 failed, 1 cannot be checked, 0 to check by hand",
+		"doctor: elixir-cloud-aai/tesk-core (tesk-core): 10 passed, 1 failed, 1 cannot be checked, 0 to check by hand",
 		"[fail] required-check:dev: \"CI passed\" is not required on dev",
 		"    fix: https://github.com/elixir-cloud-aai/tesk-core/settings/rules → New branch ruleset",
 		"[cannot-check] tag-create: the token may not read who may bypass",
@@ -327,7 +345,7 @@ func TestReportText(t *testing.T) {
 }
 
 func TestParseSystem(t *testing.T) {
-	for _, s := range []string{"tesk-core", "cloudcoil-model"} {
+	for _, s := range []string{"tesk-core", "cloudcoil-model", "cloudcoil-generator"} {
 		if got, err := ParseSystem(s); err != nil || string(got) != s {
 			t.Errorf("%s: %v %v", s, got, err)
 		}

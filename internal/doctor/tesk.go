@@ -68,9 +68,15 @@ type EnvFacts struct {
 
 // TeskFacts is what the tesk-core checks look at.
 type TeskFacts struct {
-	Repo              string                  `json:"repo"`
-	TagRulesets       []github.Ruleset        `json:"tag_rulesets"`
-	TagRulesetsDenied bool                    `json:"tag_rulesets_denied,omitempty"`
+	Repo              string           `json:"repo"`
+	TagRulesets       []github.Ruleset `json:"tag_rulesets"`
+	TagRulesetsDenied bool             `json:"tag_rulesets_denied,omitempty"`
+	// RepoSecrets and OrgSecrets are the names of the repository's secrets and of the
+	// organisation secrets shared with it: every workflow of the repository reads them.
+	RepoSecrets       []string                `json:"repo_secrets,omitempty"`
+	RepoSecretsDenied bool                    `json:"repo_secrets_denied,omitempty"`
+	OrgSecrets        []string                `json:"org_secrets,omitempty"`
+	OrgSecretsDenied  bool                    `json:"org_secrets_denied,omitempty"`
 	EnvironmentsRead  bool                    `json:"environments_read"` // false: denied
 	Environments      map[string]EnvFacts     `json:"environments"`      // by name: ReleaseEnv, DevImagesEnv
 	Checks            map[string]BranchChecks `json:"checks"`            // by branch
@@ -88,6 +94,7 @@ func EvaluateTesk(f TeskFacts) Report {
 	for _, env := range []string{ReleaseEnv, DevImagesEnv} {
 		r.Findings = append(r.Findings, envSecrets(f, env))
 	}
+	r.Findings = append(r.Findings, dockerHubOnlyInEnvironments(f))
 	for _, b := range ProtectedBranches {
 		r.Findings = append(r.Findings, requiredCheck(f, b))
 	}
@@ -347,6 +354,44 @@ func envSecrets(f TeskFacts, env string) Finding {
 			fmt.Sprintf("%s/%s → Environment secrets; or %s", envURL(f.Repo), env, strings.Join(cmds, " and ")))
 	}
 	return pass(check, "the environment "+env+" has "+strings.Join(DockerHubSecrets, " and ")+" (names only; values are never read)")
+}
+
+// dockerHubOnlyInEnvironments: the Docker Hub secrets are not repository or organisation
+// secrets, which every workflow of the repository can read.
+func dockerHubOnlyInEnvironments(f TeskFacts) Finding {
+	const check = "dockerhub-secrets-in-environments"
+	why := "the Docker Hub token publishes images: in the environments release and dev-images only their jobs get it; as a repository or organisation secret every workflow, a pull request's included, can read it"
+	var exposed, cmds []string
+	for _, s := range DockerHubSecrets {
+		if slices.Contains(f.RepoSecrets, s) {
+			exposed = append(exposed, s+" (repository)")
+			cmds = append(cmds, fmt.Sprintf("`gh secret delete %s --repo %s`", s, f.Repo))
+		}
+		if slices.Contains(f.OrgSecrets, s) {
+			exposed = append(exposed, s+" (organisation)")
+		}
+	}
+	if len(exposed) > 0 {
+		fix := "keep them only as secrets of the environments " + ReleaseEnv + " and " + DevImagesEnv
+		if len(cmds) > 0 {
+			fix += ": " + strings.Join(cmds, " and ")
+		}
+		if len(cmds) < len(exposed) {
+			fix += "; stop sharing the organisation secrets with " + f.Repo
+		}
+		return fail(check, "Docker Hub secrets outside the environments: "+strings.Join(exposed, ", "), why, fix)
+	}
+	var denied []string
+	if f.RepoSecretsDenied {
+		denied = append(denied, "the repository")
+	}
+	if f.OrgSecretsDenied {
+		denied = append(denied, "the organisation")
+	}
+	if len(denied) > 0 {
+		return cannot(check, "the secret names of "+strings.Join(denied, " and "), permSecrets, why)
+	}
+	return pass(check, "no Docker Hub secret is a repository or organisation secret (names only; values are never read)")
 }
 
 // requiredCheck: RequiredCheck is required on the branch, by a ruleset or by classic

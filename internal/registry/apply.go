@@ -54,7 +54,8 @@ func orAbsent(d string) string {
 // writing, it re-resolves the plan's immutable tags and writes nothing if any
 // changed since the plan. latest is written last, and only if stillLatest
 // says so right before; if it says no, latest is skipped and reported, not an
-// error. A plan that moves or creates latest needs a stillLatest.
+// error. A plan that moves or creates latest needs a stillLatest. Likewise a
+// plan that moves dev needs WithStillNewest, asked right before dev moves.
 //
 // Registries have no compare-and-swap for tags, so a publisher that writes
 // between the recheck and the write (a window of one request) is not seen;
@@ -75,6 +76,17 @@ func applyTags(ctx context.Context, repo, digest string, plan TagPlan, auth Auth
 	immutable, writes := planShape(plan)
 	if stillLatest == nil && slices.ContainsFunc(plan.Actions, func(a TagAction) bool { return a.Tag == TagLatest && a.Action != ActionKeep }) {
 		return report, errors.New("the plan sets latest but no stillLatest check was given")
+	}
+	var stillNewest StillNewest
+	for _, o := range opts {
+		var cfg config
+		o(&cfg)
+		if cfg.stillNewest != nil {
+			stillNewest = cfg.stillNewest
+		}
+	}
+	if stillNewest == nil && slices.ContainsFunc(plan.Actions, func(a TagAction) bool { return a.Tag == TagDev && a.Action == ActionMove }) {
+		return report, errors.New("the plan moves dev but no recheck of the commit order on dev was given")
 	}
 	if !writes && len(immutable) == 0 {
 		report.Kept = append(report.Kept, plan.Actions...)
@@ -120,6 +132,16 @@ func applyTags(ctx context.Context, repo, digest string, plan TagPlan, auth Auth
 			}
 			if !ok {
 				report.Skipped = append(report.Skipped, SkippedTag{Tag: a.Tag, Reason: "no longer the highest release: latest left " + leftOn(a)})
+				continue
+			}
+		}
+		if a.Tag == TagDev && a.Action == ActionMove {
+			ok, why, err := stillNewest(ctx, a.From)
+			if err != nil {
+				return report, fmt.Errorf("recheck dev: %w", err)
+			}
+			if !ok {
+				report.Skipped = append(report.Skipped, SkippedTag{Tag: a.Tag, Reason: why})
 				continue
 			}
 		}

@@ -21,7 +21,7 @@ func tagWith(t *testing.T, reg *testRegistry, repo, digest string, tags ...strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, err := ApplyTags(t.Context(), repo, digest, plan, reg.auth, always(true), reg.opts()...)
+	report, err := ApplyTags(t.Context(), repo, digest, plan, reg.auth, always(true), append(reg.opts(), WithStillNewest(newest(true, "")))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +30,10 @@ func tagWith(t *testing.T, reg *testRegistry, repo, digest string, tags ...strin
 
 func always(ok bool) StillLatest {
 	return func(context.Context) (bool, error) { return ok, nil }
+}
+
+func newest(ok bool, why string) StillNewest {
+	return func(context.Context, string) (bool, string, error) { return ok, why, nil }
 }
 
 func writtenTags(r ApplyReport) []string {
@@ -133,6 +137,28 @@ func TestApplyTagsMovesDev(t *testing.T) {
 	if got := reg.state(t, repo); !equalMaps(got, want) {
 		t.Errorf("state = %v, want %v", got, want)
 	}
+
+	// Back to the first image, as a re-run of the older run would: refused without the
+	// commit-order recheck, skipped and reported when it says no.
+	plan, err := PlanTags(repo, first, []string{"sha-1111111", "dev"}, map[string]string{"sha-1111111": first, "dev": second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ApplyTags(t.Context(), repo, first, plan, reg.auth, nil, reg.opts()...); err == nil || !strings.Contains(err.Error(), "commit order on dev") {
+		t.Errorf("dev moved without a recheck: %v", err)
+	}
+	var askedFrom string
+	older := func(_ context.Context, from string) (bool, string, error) {
+		askedFrom = from
+		return false, "a newer commit", nil
+	}
+	report, err = ApplyTags(t.Context(), repo, first, plan, reg.auth, nil, append(reg.opts(), WithStillNewest(older))...)
+	if err != nil || len(report.Skipped) != 1 || report.Skipped[0].Tag != "dev" || askedFrom != second {
+		t.Errorf("report %+v, %v; recheck asked about %q", report, err, askedFrom)
+	}
+	if got := reg.state(t, repo); !equalMaps(got, want) {
+		t.Errorf("state = %v, want %v", got, want)
+	}
 }
 
 func TestApplyTagsLatestIsRecheckedBeforeItMoves(t *testing.T) {
@@ -225,7 +251,7 @@ func TestApplyTagsRefusesWhenAnotherPublisherTaggedTheVersion(t *testing.T) {
 	before := reg.state(t, repo)
 	mark := reg.mark()
 
-	report, err := ApplyTags(t.Context(), repo, ours, plan, reg.auth, always(true), reg.opts()...)
+	report, err := ApplyTags(t.Context(), repo, ours, plan, reg.auth, always(true), append(reg.opts(), WithStillNewest(newest(true, "")))...)
 	var ce *ConcurrentTagError
 	if !errors.As(err, &ce) {
 		t.Fatalf("ApplyTags error = %v, want a ConcurrentTagError", err)

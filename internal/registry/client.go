@@ -18,9 +18,16 @@ import (
 type Option func(*config)
 
 type config struct {
-	transport http.RoundTripper
-	backoff   *remote.Backoff
-	jobs      int
+	transport   http.RoundTripper
+	backoff     *remote.Backoff
+	jobs        int
+	stillNewest StillNewest
+}
+
+// WithStillNewest gives ApplyTags the recheck it asks right before dev moves
+// (StillNewestOnDev decides it); other calls ignore it.
+func WithStillNewest(f StillNewest) Option {
+	return func(c *config) { c.stillNewest = f }
 }
 
 // WithTransport sets the HTTP transport (a proxy, custom TLS roots). Plain

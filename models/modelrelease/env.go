@@ -21,8 +21,8 @@ type Env struct {
 	// Python is a key of Pins.Python.
 	Python string
 	// Trust is the level of the uv cache volume (pipelines/ci's levels, whose volumes the
-	// CI graph shares): Untrusted by default; publish-check and model-release run at
-	// Release, since what they build is published.
+	// CI graph shares): Untrusted by default; the module sets each function's level from
+	// internal/trust, and publish-check and model-release raise it to Release themselves.
 	Trust trust.Level
 }
 
@@ -49,7 +49,7 @@ func (e Env) python(repo *dagger.Directory) (*dagger.Container, error) {
 		From(image).
 		WithFile("/usr/local/bin/uv", uv).
 		WithFile("/usr/local/bin/uvx", uvx).
-		WithMountedCache("/root/.cache/uv", e.Client.CacheVolume(e.Trust.CacheVolumeName(trust.UVCacheVolume))).
+		WithMountedCache("/root/.cache/uv", e.Client.CacheVolume(e.Trust.CacheVolumeName(trust.UVCacheVolume, e.Pins))).
 		WithEnvVariable("UV_LINK_MODE", "copy").
 		WithEnvVariable("UV_PYTHON_DOWNLOADS", "never").
 		WithEnvVariable("UV_PROJECT_ENVIRONMENT", "/venv").

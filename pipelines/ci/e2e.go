@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"dagger.io/dagger"
+	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/trust"
 )
 
@@ -138,11 +139,11 @@ func (p *Pipeline) kubeconfigVolumeName(ctx context.Context, src *dagger.Directo
 		}
 		ids = append(ids, img.Spec.Repository+"="+string(id))
 	}
-	return kubeconfigVolumeFor(p.Trust, ids), nil
+	return kubeconfigVolumeFor(p.Trust, p.Pins, ids), nil
 }
 
 // kubeconfigVolumeFor is the volume's name for a run's input keys, in any order.
-func kubeconfigVolumeFor(t trust.Level, inputs []string) string {
+func kubeconfigVolumeFor(t trust.Level, p pins.Pins, inputs []string) string {
 	sorted := slices.Clone(inputs)
 	slices.Sort(sorted)
 	h := sha256.New()
@@ -150,7 +151,7 @@ func kubeconfigVolumeFor(t trust.Level, inputs []string) string {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
-	return t.CacheVolumeName(kubeconfigVolume) + "-" + hex.EncodeToString(h.Sum(nil))[:16]
+	return t.CacheVolumeName(kubeconfigVolume, p) + "-" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // E2E runs the end-to-end tests in namespace ("" for default) and returns pytest's output.

@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -208,4 +209,23 @@ func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, image
 	return runPerImage(subjectRefs(subjects), func(i int, p Pushed) (Evidence, error) {
 		return in.publishStep(ctx, "attest", KindAttestation, slsaPredicateType, t, p, extra[i])
 	})
+}
+
+// SourceRepository is the repository (owner/name) a build's provenance names as its
+// source: in GitHub Actions the run's own, GITHUB_REPOSITORY of githubEnv, so a fork's
+// workflow never attests a build as upstream's. repo (--repo) must then name the same
+// repository: the registry, the releases and the provenance would otherwise disagree about
+// where the image comes from. Outside Actions, repo.
+func SourceRepository(repo string, githubEnv map[string]string) (string, error) {
+	run, ok := githubEnv["GITHUB_REPOSITORY"]
+	if !ok {
+		return repo, nil
+	}
+	if run == "" {
+		return "", errors.New("--github-env GITHUB_REPOSITORY is empty: pass the run's, GITHUB_REPOSITORY=$GITHUB_REPOSITORY")
+	}
+	if !strings.EqualFold(run, repo) {
+		return "", fmt.Errorf("--repo %s is not the repository this run builds (GITHUB_REPOSITORY=%s): the provenance would name the wrong source; pass --repo \"$GITHUB_REPOSITORY\"", repo, run)
+	}
+	return run, nil
 }

@@ -24,6 +24,9 @@ type DevConfig struct {
 	Ignore []byte
 	// Workdir holds the OCI tarballs during the push.
 	Workdir string
+	// DevOrder rechecks, right before dev moves, that the commit is still the newest of
+	// dev with an image (GitHubDevOrder).
+	DevOrder DevOrder
 }
 
 // DevResult is what PublishDev did, as far as it got. Its JSON is what the workflow logs.
@@ -64,7 +67,7 @@ var devAdvice = Advice{
 // what an earlier run completed (a pushed digest, a bundle already attached, a tag already
 // on its digest), so re-running after success changes nothing.
 func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error) {
-	s := &Images{Target: d.Target, Sign: d.Sign, Pipeline: d.Pipeline, Built: d.Images, Workdir: d.Workdir, Ignore: d.Ignore}
+	s := &Images{Target: d.Target, Sign: d.Sign, Pipeline: d.Pipeline, Built: d.Images, Workdir: d.Workdir, Ignore: d.Ignore, DevOrder: d.DevOrder}
 	if s.Ignore == nil {
 		s.Ignore = []byte{}
 	}

@@ -53,6 +53,8 @@ type Images struct {
 	Tags        []string
 	Latest      bool
 	StillLatest registry.StillLatest
+	// DevOrder rechecks the commit order on dev right before dev moves (publish-dev).
+	DevOrder DevOrder
 	// Log receives one line per outcome (nil: none).
 	Log func(format string, args ...any)
 
@@ -281,7 +283,7 @@ func (s *Images) verifySigned(ctx context.Context) error {
 // then, when Latest, moves latest for every image together or for none.
 func (s *Images) tag(ctx context.Context) error {
 	var err error
-	s.Applied, err = TagImages(ctx, s.Target, s.Pushed, s.Tags, nil)
+	s.Applied, err = TagImages(ctx, s.Target, s.Pushed, s.Tags, nil, s.DevOrder)
 	if err != nil {
 		return err
 	}

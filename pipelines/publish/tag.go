@@ -30,9 +30,14 @@ func DevTags(sha string) ([]string, error) {
 // latest is refused without stillLatest: it follows the highest release, so only a flow
 // that rechecks that right before writing (the release) sets it.
 //
+// dev follows the newest commit of the dev branch: it needs the commit's sha-<commit> tag in
+// the same call, and devOrder, asked right before dev moves; dev is left (and reported
+// skipped) when it is on the image of a newer commit, so a re-run of an older run never
+// moves it back.
+//
 // Call it only after the digests were scanned, attested and signed: that is what makes a
 // moving tag safe to follow.
-func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, stillLatest registry.StillLatest) ([]registry.ApplyReport, error) {
+func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, stillLatest registry.StillLatest, devOrder DevOrder) ([]registry.ApplyReport, error) {
 	if err := t.check(); err != nil {
 		return nil, fmt.Errorf("tag-images: %w", err)
 	}
@@ -46,8 +51,12 @@ func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, st
 		return nil, errors.New("tag-images: latest follows the highest release and is set by the release flow, " +
 			"which rechecks it right before writing; no stillLatest recheck was given, so nothing was tagged")
 	}
+	commit, err := devCommit(tags)
+	if err != nil {
+		return nil, fmt.Errorf("tag-images: nothing was tagged: %w", err)
+	}
 	plans := make([]registry.TagPlan, len(pushed))
-	err := forEach(len(pushed), func(i int) error {
+	err = forEach(len(pushed), func(i int) error {
 		p := pushed[i]
 		existing, err := registry.ResolveTags(ctx, p.Repository, tags, t.Auth, t.RegistryOptions...)
 		if err != nil {
@@ -65,7 +74,13 @@ func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, st
 	}
 	var reports []registry.ApplyReport
 	for i, p := range pushed {
-		report, err := registry.ApplyTags(ctx, p.Repository, p.Digest, plans[i], t.Auth, stillLatest, t.RegistryOptions...)
+		opts := t.RegistryOptions
+		if devOrder != nil {
+			opts = append(slices.Clone(opts), registry.WithStillNewest(func(ctx context.Context, from string) (bool, string, error) {
+				return devOrder(ctx, p.Repository, commit, from)
+			}))
+		}
+		report, err := registry.ApplyTags(ctx, p.Repository, p.Digest, plans[i], t.Auth, stillLatest, opts...)
 		reports = append(reports, report)
 		if err != nil {
 			return reports, fmt.Errorf("tag-images %s: %w (tags already written stay; re-run the step to finish)", p.Name, err)

@@ -15,7 +15,7 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	w := publishtest.NewWorld(t)
 	v := newEnv(t, w)
 	first := v.pushed(t)
-	if _, err := publish.TagImages(ctx, v.target, first, []string{"0.11.0", "sha-" + sha}, nil); err != nil {
+	if _, err := publish.TagImages(ctx, v.target, first, []string{"0.11.0", "sha-" + sha}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	before := v.tags(t)
@@ -39,7 +39,7 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := publish.TagImages(ctx, v.target, second, tt.tags, nil)
+			_, err := publish.TagImages(ctx, v.target, second, tt.tags, nil, nil)
 			for _, want := range tt.wantErr {
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Fatalf("err = %v, want %q", err, want)
@@ -59,7 +59,7 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	}
 
 	// The same digests again: kept, nothing written.
-	reports, err := publish.TagImages(ctx, v.target, first, []string{"0.11.0", "sha-" + sha}, nil)
+	reports, err := publish.TagImages(ctx, v.target, first, []string{"0.11.0", "sha-" + sha}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +73,11 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	}
 
 	// latest needs the caller's recheck; a release gives one, and it moves last.
-	if _, err := publish.TagImages(ctx, v.target, first, []string{"latest"}, nil); err == nil || !strings.Contains(err.Error(), "stillLatest") {
+	if _, err := publish.TagImages(ctx, v.target, first, []string{"latest"}, nil, nil); err == nil || !strings.Contains(err.Error(), "stillLatest") {
 		t.Errorf("latest without a recheck: %v", err)
 	}
 	asked := 0
-	reports, err = publish.TagImages(ctx, v.target, first, []string{"0.11.0", "latest"}, func(context.Context) (bool, error) { asked++; return true, nil })
+	reports, err = publish.TagImages(ctx, v.target, first, []string{"0.11.0", "latest"}, func(context.Context) (bool, error) { asked++; return true, nil }, nil)
 	if err != nil || asked != 2 || reports[0].Written[0].Tag != "latest" {
 		t.Fatalf("latest: %+v, %v (asked %d)", reports, err, asked)
 	}

@@ -11,12 +11,15 @@ import (
 
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/registry"
+	"dagger/shipyard/internal/trust"
 )
 
 // DefaultGoImage builds the supplychain command (the Go pin of the CI pins).
 const DefaultGoImage = pins.DefaultGoImage
 
-// Cache volumes of the Go build: modules and compiled packages, shared by every run.
+// Cache volumes of the Go build: modules and compiled packages, shared by the runs of one
+// trust level and one set of pins (the signing tool they compile later holds the token and
+// the registry password).
 const (
 	goModCacheVolume   = "shipyard-go-mod"
 	goBuildCacheVolume = "shipyard-go-build"
@@ -35,18 +38,20 @@ const (
 
 // Tool returns a container with the supplychain command at /usr/local/bin/supplychain,
 // built from its source (the supplychain folder of this repository, its own Go module) in
-// goImage (DefaultGoImage when empty). The build has Go module and build caches; Dagger
+// p's Go image (DefaultGoImage when empty). The build has Go module and build caches of
+// level and p; Dagger
 // caches the result, so only the steps that sign or verify build it, once. Test files and
 // docs are left out of the build input so that changing them rebuilds nothing.
-func Tool(client *dagger.Client, supplychainSrc *dagger.Directory, goImage string) *dagger.Container {
+func Tool(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
+	goImage := p.Go
 	if goImage == "" {
 		goImage = DefaultGoImage
 	}
 	src := supplychainSrc.Filter(dagger.DirectoryFilterOpts{Exclude: []string{"**/*_test.go", "**/*.md", "**/testdata/"}})
 	built := client.Container().
 		From(goImage).
-		WithMountedCache("/go/pkg/mod", client.CacheVolume(goModCacheVolume)).
-		WithMountedCache("/root/.cache/go-build", client.CacheVolume(goBuildCacheVolume)).
+		WithMountedCache("/go/pkg/mod", client.CacheVolume(level.CacheVolumeName(goModCacheVolume, p))).
+		WithMountedCache("/root/.cache/go-build", client.CacheVolume(level.CacheVolumeName(goBuildCacheVolume, p))).
 		WithEnvVariable("CGO_ENABLED", "0").
 		WithDirectory("/src", src).
 		WithWorkdir("/src").

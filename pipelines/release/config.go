@@ -10,6 +10,7 @@ import (
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/reponame"
+	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/releasegate"
 )
@@ -44,6 +45,9 @@ type Config struct {
 	// Platforms are the platforms each image is built for and published as one image
 	// index; none builds one image for the engine's platform.
 	Platforms []dagger.Platform
+	// Trust is the level of the cache volumes the release's graphs mount (the calling
+	// function's, from internal/trust).
+	Trust trust.Level
 }
 
 // pipeline is the CI graph of src with the configured pins.
@@ -53,6 +57,7 @@ func (c Config) pipeline(src *dagger.Directory) *ci.Pipeline {
 		p.Pins = c.Pins
 	}
 	p.Platforms = c.Platforms
+	p.Trust = c.Trust
 	return p
 }
 

@@ -10,11 +10,13 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskrepo"
+	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
@@ -117,7 +119,7 @@ func (w *world) config() Config {
 				Auth: registry.Auth{Username: w.pub.Username, Password: w.pub.Password},
 			},
 			Sign: publish.SignInputs{
-				Tool:        publish.Tool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), ""),
+				Tool:        publish.Tool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.Release),
 				OIDCToken:   c.SetSecret(publishtest.OIDCTokenSecret, w.pub.Token),
 				FulcioURL:   w.pub.Sigstore.URL,
 				RekorURL:    w.pub.Sigstore.URL,

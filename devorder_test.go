@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/pipelines/publish/publishtest"
+)
+
+// A re-run of an older dev run's tag step must not move dev back: dev follows the newest
+// commit of the dev branch, as latest follows the highest release.
+func TestTagImagesNeverMovesDevBackToAnOlderCommit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	sim := githubsim.New(t, githubsim.WithAnonymousReads())
+	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
+	older := repo.CommitOnBranch("dev", "fix: retry uploads", map[string]string{"README.md": "1\n"})
+	newer := repo.CommitOnBranch("dev", "feat: stream logs", map[string]string{"README.md": "2\n"})
+	job := func() *Shipyard {
+		m, _ := publishModule(t, w, true)
+		m.GithubAPI = sim.URL + "/"
+		return m
+	}
+	devOf := func(name string) string { return w.Registry.Tags(t, repoOf(w, name))["dev"] }
+
+	// The older commit's run pushes and tags; then the newer commit's run does.
+	oldDigests, err := job().PushByDigest(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job().TagImages(ctx, oldDigests, []string{"sha-" + older, "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	w.Rebuild("filer")
+	w.Rebuild("taskmaster")
+	newDigests, err := job().PushByDigest(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job().TagImages(ctx, newDigests, []string{"sha-" + newer, "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]string
+	if err := json.Unmarshal([]byte(newDigests), &want); err != nil {
+		t.Fatal(err)
+	}
+	if got := devOf("filer"); got != want["filer"] {
+		t.Fatalf("dev on %s after the newer commit's run, want %s", got, want["filer"])
+	}
+
+	// "Re-run all jobs" of the older run: its commit tag is kept, dev stays on the newer image.
+	out, err := job().TagImages(ctx, oldDigests, []string{"sha-" + older, "dev"})
+	if err != nil {
+		t.Fatalf("the re-run failed: %v", err)
+	}
+	for _, n := range []string{"filer", "taskmaster"} {
+		if got := devOf(n); got != want[n] {
+			t.Errorf("%s: the re-run of the older commit moved dev back to %s (want %s)", n, got, want[n])
+		}
+	}
+	if !strings.Contains(out, "a newer commit of dev") {
+		t.Errorf("the report does not say why dev stayed:\n%s", out)
+	}
+
+	// dev without the commit's tag has no place in the order: refused before any write.
+	if _, err := job().TagImages(ctx, oldDigests, []string{"dev"}); err == nil || !strings.Contains(err.Error(), "sha-<full commit SHA>") {
+		t.Errorf("dev alone: %v", err)
+	}
+	// A commit that is not on dev never moves it.
+	feature := repo.CommitOnBranch("feature", "wip", map[string]string{"README.md": "3\n"})
+	w.Rebuild("filer")
+	w.Rebuild("taskmaster")
+	featureDigests, err := job().PushByDigest(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = job().TagImages(ctx, featureDigests, []string{"sha-" + feature, "dev"})
+	if err != nil || devOf("filer") != want["filer"] || !strings.Contains(out, "is not on the dev branch") {
+		t.Errorf("a commit off dev: dev on %s, %v\n%s", devOf("filer"), err, out)
+	}
+}

@@ -1,0 +1,43 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+)
+
+// StillNewest is asked immediately before dev moves off the digest from, as StillLatest
+// is before latest moves: it says whether the image being tagged is still of the newest
+// commit of the dev branch that has an image, and if not, why.
+type StillNewest func(ctx context.Context, from string) (ok bool, why string, err error)
+
+// DevHistory is what the dev branch says about the commit being tagged: whether the commit
+// is on dev, and the commits of dev after it (newest last), complete unless dev is too far
+// ahead to list them all.
+type DevHistory struct {
+	Commit   string
+	OnDev    bool
+	Newer    []string
+	Complete bool
+}
+
+// CommitTag is the tag naming the image of one commit, sha-<commit>.
+func CommitTag(commit string) string { return "sha-" + commit }
+
+// StillNewestOnDev decides, by commit order on dev, whether dev may move to the image of
+// h.Commit while it points at devNow. commitTags holds the digests of the sha-<commit>
+// tags of h.Newer that exist. dev moves only to a commit on dev, and never off the image of
+// a newer commit: a re-run of an older run's tag step then leaves dev where it is.
+func StillNewestOnDev(h DevHistory, commitTags map[string]string, devNow string) (bool, string) {
+	switch {
+	case !h.OnDev:
+		return false, fmt.Sprintf("commit %s is not on the dev branch: dev left on %s", h.Commit, devNow)
+	case !h.Complete:
+		return false, fmt.Sprintf("dev has more commits after %s than one comparison lists: dev left on %s", h.Commit, devNow)
+	}
+	for i := len(h.Newer) - 1; i >= 0; i-- {
+		if c := h.Newer[i]; commitTags[CommitTag(c)] == devNow {
+			return false, fmt.Sprintf("dev is on the image of %s, a newer commit of dev than %s: dev left on %s", c, h.Commit, devNow)
+		}
+	}
+	return true, ""
+}

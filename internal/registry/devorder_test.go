@@ -1,0 +1,39 @@
+package registry
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStillNewestOnDev(t *testing.T) {
+	t.Parallel()
+	const ours, c2, c3 = "c1", "c2", "c3"
+	const devNow, other = "sha256:now", "sha256:other"
+	tests := []struct {
+		name   string
+		h      DevHistory
+		images map[string]string
+		want   bool
+		why    string
+	}{
+		{name: "our commit is dev's head", h: DevHistory{Commit: ours, OnDev: true, Complete: true}, want: true},
+		{name: "newer commits without images", h: DevHistory{Commit: ours, OnDev: true, Newer: []string{c2, c3}, Complete: true}, want: true},
+		{name: "dev on an image of no newer commit", h: DevHistory{Commit: ours, OnDev: true, Newer: []string{c2}, Complete: true},
+			images: map[string]string{"sha-c2": other}, want: true},
+		{name: "dev on the newest commit's image", h: DevHistory{Commit: ours, OnDev: true, Newer: []string{c2, c3}, Complete: true},
+			images: map[string]string{"sha-c2": other, "sha-c3": devNow}, why: "image of c3, a newer commit"},
+		{name: "dev on a newer commit's image", h: DevHistory{Commit: ours, OnDev: true, Newer: []string{c2, c3}, Complete: true},
+			images: map[string]string{"sha-c2": devNow}, why: "image of c2, a newer commit"},
+		{name: "commit off dev", h: DevHistory{Commit: ours, Complete: true}, why: "not on the dev branch"},
+		{name: "too far behind to list", h: DevHistory{Commit: ours, OnDev: true, Newer: []string{c2}}, why: "more commits after c1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ok, why := StillNewestOnDev(tt.h, tt.images, devNow)
+			if ok != tt.want || !strings.Contains(why, tt.why) || (!ok && !strings.Contains(why, devNow)) {
+				t.Errorf("StillNewestOnDev = %t, %q; want %t with %q", ok, why, tt.want, tt.why)
+			}
+		})
+	}
+}
