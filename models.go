@@ -215,7 +215,7 @@ func (m *Shipyard) CheckExtras(
 // newest is the line main carries. Returns a JSON array for a GitHub Actions matrix
 // (include: ${{ fromJSON(…) }}), so the release workflow runs model-release once per line.
 func (m *Shipyard) ModelLines(ctx context.Context) (string, error) {
-	_, src, err := m.modelEnv(ctx)
+	_, src, err := m.modelEnv(ctx, "model-lines")
 	if err != nil {
 		return "", err
 	}

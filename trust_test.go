@@ -16,7 +16,6 @@ import (
 	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/internal/testkit/teskrepo"
 	"dagger/shipyard/internal/trust"
-	"dagger/shipyard/models/modelrelease"
 	"dagger/shipyard/models/modelrelease/modelreleasetest"
 	"dagger/shipyard/models/versions/versionstest"
 	"dagger/shipyard/pipelines/publish/publishtest"
@@ -77,7 +76,6 @@ func modelCall(gen bool, call func(ctx context.Context, t *testing.T, m *Shipyar
 		files := fixtures.ModelRepoFiles(t, nil)
 		dist := fixtures.BuildDistributions(t, files, nil)
 		modelreleasetest.ServeDistributions(e, "", dist)
-		e.OnEntries(engine.DirRule{Path: modelrelease.RepoDistDir, Entries: []string{dist.SdistName, dist.WheelName}})
 		m.Pin = pin
 		if err := call(context.Background(), t, m); err != nil {
 			t.Fatal(err)
@@ -179,6 +177,14 @@ var trustRuns = map[string]trustRun{
 	}),
 	"model-ci":    modelCall(false, func(ctx context.Context, t *testing.T, m *Shipyard) error { _, err := m.ModelCi(ctx); return err }),
 	"model-lines": mountsNone("reads pyproject.toml", modelCall(false, func(ctx context.Context, t *testing.T, m *Shipyard) error { _, err := m.ModelLines(ctx); return err })),
+	"propose-upstreams": mountsNone("reads cookiecutter.yaml files", modelCall(true, func(ctx context.Context, t *testing.T, m *Shipyard) error {
+		_, err := m.ProposeUpstreams(ctx, "file")
+		return err
+	})),
+	"model-template-patch": mountsNone("a file built into the module", modelCall(false, func(ctx context.Context, t *testing.T, m *Shipyard) error {
+		_, err := m.ModelTemplatePatch(ctx)
+		return err
+	})),
 	"publish-check": modelCall(false, func(ctx context.Context, t *testing.T, m *Shipyard) error {
 		_, err := m.PublishCheck(ctx, "1.17.1.0")
 		return err

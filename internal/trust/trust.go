@@ -63,13 +63,15 @@ var functions = map[string]Level{
 	"with-platforms":  Untrusted, // settings only
 
 	// Cloudcoil checks of a pull request's tree.
-	"gen-repo":           Untrusted,
-	"validate-models":    Untrusted,
-	"check-artifacts":    Untrusted,
-	"model-ci":           Untrusted,
-	"model-integrations": Untrusted,
-	"model-lines":        Untrusted,
-	"check-extras":       Untrusted, // reads PyPI only; runs no container
+	"gen-repo":             Untrusted,
+	"validate-models":      Untrusted,
+	"check-artifacts":      Untrusted,
+	"model-ci":             Untrusted,
+	"model-integrations":   Untrusted,
+	"model-lines":          Untrusted,
+	"check-extras":         Untrusted, // reads PyPI only; runs no container
+	"propose-upstreams":    Untrusted, // reads the tree only; runs no container
+	"model-template-patch": Untrusted, // a file built into the module
 
 	// tesk-core publishing: each writes to the registry, Sigstore or GitHub, or is the
 	// check a write waits for.
