@@ -30,7 +30,7 @@ func modelVersionsModule(t *testing.T, w *versionstest.World, token string) (*Sh
 	if token != "" {
 		secret = c.SetSecret("github-token", token)
 	}
-	m := New(nil, versionstest.Repository, secret, w.GitHub.URL, "docker.io", "elixircloud", "", nil, nil)
+	m := New(nil, versionstest.Repository, secret, w.GitHub.URL, "docker.io", "elixircloud", "", nil, nil, false)
 	m.clients = clients{sdk: c, dag: c}
 	return m, e
 }
