@@ -122,3 +122,19 @@ func checkReadmeBlock(t *testing.T, anchor, got string) {
 		t.Errorf("README.md shows, after %q:\n%s\nthe demo prints:\n%s\n(if the change is intended: go test -run %s -update .)", anchor, want, got, t.Name())
 	}
 }
+
+// The release's steps after the gates fetch the tag over git, which the demo does not
+// serve: with --demo they refuse before anything runs rather than fetch GitHub's real
+// repository.
+func TestDemoReleaseRefusesBeforeAnythingRuns(t *testing.T) {
+	t.Parallel()
+	m, e := newModule(t, nil)
+	m.Demo = true
+	_, err := m.Release(context.Background(), "v0.11.0", true, "text", "ci.yml", "", "")
+	if err == nil || !strings.Contains(err.Error(), "--demo covers the release gates only (release-plan)") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(e.Graph().Services()) != 0 || len(e.Graph().Execs()) != 0 {
+		t.Fatalf("services %+v, execs %+v", e.Graph().Services(), e.Graph().Execs())
+	}
+}
