@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The README's two commands, run exactly as written, from the checkout: the first sets up
@@ -38,7 +39,9 @@ func TestReadmeQuickStart(t *testing.T) {
 		cmd.Dir = repoRoot
 		// A newcomer's shell: none of the engine variables the suite was started with.
 		cmd.Env = withoutEngineVars(os.Environ())
+		start := time.Now()
 		out, err := cmd.Output()
+		t.Logf("%s (%.1fs)", line, time.Since(start).Seconds())
 		if err != nil {
 			var stderr string
 			if ee, ok := err.(*exec.ExitError); ok {
