@@ -9,6 +9,7 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/demo"
 )
 
 // The module receives the engine-generated types (internal/dagger); pipelines/ and models/
@@ -30,6 +31,10 @@ type clients struct {
 	dag *dagger.Client
 	// supplychain is the supplychain command's source; nil is the module's own folder.
 	supplychain *sdk.Directory
+	// demoBuilder and demoSource build the demo server; nil are the module's own runtime
+	// container and source.
+	demoBuilder *sdk.Container
+	demoSource  *sdk.Directory
 }
 
 // connectSDK joins the module's session with the published SDK; inside a module, Connect
@@ -71,6 +76,59 @@ func (m *Shipyard) supplychainSource(ctx context.Context, c *sdk.Client) (*sdk.D
 		return nil, fmt.Errorf("the module's supplychain folder: %w", err)
 	}
 	return c.LoadDirectoryFromID(sdk.DirectoryID(id)), nil
+}
+
+// demoEndpoints starts the demo server (--demo), built from the module's own source in the
+// module's own runtime container (the one image every engine that runs this module has),
+// and returns loopback URLs of this process that forward to it.
+func (m *Shipyard) demoEndpoints(ctx context.Context) (demo.Endpoints, error) {
+	c, err := m.session(ctx)
+	if err != nil {
+		return demo.Endpoints{}, err
+	}
+	builder, src := m.clients.demoBuilder, m.clients.demoSource
+	if builder == nil || src == nil {
+		id, err := m.engine().CurrentModule().Source().ID(ctx)
+		if err != nil {
+			return demo.Endpoints{}, fmt.Errorf("the module's source: %w", err)
+		}
+		src = c.LoadDirectoryFromID(sdk.DirectoryID(id))
+		builder = src.AsModule().Runtime()
+	}
+	e, err := demo.Start(ctx, demo.Service(c, builder, src))
+	if err != nil {
+		return demo.Endpoints{}, err
+	}
+	for _, u := range []*string{&e.GitHubAPI, &e.PyPI} {
+		if *u, err = demo.Loopback(ctx, *u); err != nil {
+			return demo.Endpoints{}, err
+		}
+	}
+	return e, nil
+}
+
+// githubAPI is the GitHub API base URL: --github-api, or the demo server's with --demo.
+func (m *Shipyard) githubAPI(ctx context.Context) (string, error) {
+	if !m.Demo {
+		return m.GithubAPI, nil
+	}
+	if m.GithubToken != nil {
+		return "", fmt.Errorf("--demo answers from Shipyard's own demo repositories, which need no token: drop --github-token (or --demo, to work on GitHub)")
+	}
+	e, err := m.demoEndpoints(ctx)
+	if err != nil {
+		return "", err
+	}
+	return e.GitHubAPI, nil
+}
+
+// demoPyPI is the demo server's PyPI, for --demo.
+func (m *Shipyard) demoPyPI(ctx context.Context) (string, error) {
+	e, err := m.demoEndpoints(ctx)
+	if err != nil {
+		return "", err
+	}
+	return e.PyPI, nil
 }
 
 func toSDKDirectory(ctx context.Context, c *sdk.Client, d *dagger.Directory) (*sdk.Directory, error) {

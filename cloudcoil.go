@@ -64,10 +64,21 @@ func (m *Shipyard) ModelVersions(
 	if err != nil {
 		return "", err
 	}
+	api, err := m.githubAPI(ctx)
+	if err != nil {
+		return "", err
+	}
 	setup := versions.Setup{
-		APIURL: m.GithubAPI,
+		APIURL: api,
 		Token:  versions.Token(token),
 		Cache:  versions.VolumeStore{Client: c, Image: versions.CacheImage(pins), Volume: modelVersionsVolume(pins)},
+	}
+	if m.Demo {
+		// A fresh demo each run: nothing worth an ETag cache, and no image to pull for it.
+		setup.Cache = nil
+		if pypiUrl, err = m.demoPyPI(ctx); err != nil {
+			return "", err
+		}
 	}
 	// RunWithCache refuses a writing run without a token (versions.RequireToken) before it
 	// loads the cache or sends a request.

@@ -42,6 +42,8 @@ type Shipyard struct {
 	Pin []string
 	// +private
 	Platforms []string
+	// +private
+	Demo bool
 
 	// The signing settings with-sigstore gives.
 
@@ -102,6 +104,11 @@ func New(
 	// trivy, k3s, go), e.g. to pull from a mirror or an air-gapped registry.
 	// +optional
 	pin []string,
+	// Work on Shipyard's demo repositories (tesk-core at v0.11.0, Cloudcoil) and a demo
+	// PyPI instead of GitHub and PyPI: Shipyard builds its demo server from its own source
+	// and runs it as a Dagger service. No token, no network; replaces --github-api.
+	// +optional
+	demo bool,
 ) *Shipyard {
 	return &Shipyard{
 		Source:           source,
@@ -113,6 +120,7 @@ func New(
 		RegistryUsername: registryUsername,
 		RegistryPassword: registryPassword,
 		Pin:              pin,
+		Demo:             demo,
 	}
 }
 

@@ -27,7 +27,7 @@ func newModule(t *testing.T, changes map[string]string, opts ...engine.Option) (
 	e := engine.New(t, append([]engine.Option{engine.StrictExecs()}, opts...)...)
 	c := e.Client(context.Background())
 	src := c.Host().Directory(fixtures.TeskCore(t, changes))
-	m := New(src, "elixir-cloud-aai/tesk-core", nil, "https://api.github.com/", "docker.io", "elixircloud", "", nil, nil)
+	m := New(src, "elixir-cloud-aai/tesk-core", nil, "https://api.github.com/", "docker.io", "elixircloud", "", nil, nil, false)
 	m.clients = clients{sdk: c, dag: c}
 	return m, e
 }
@@ -74,7 +74,7 @@ func installImages(t *testing.T, w *publishtest.World, e *engine.Engine) {
 
 func TestPrTitle(t *testing.T) {
 	t.Parallel()
-	m := New(nil, "", nil, "", "", "", "", nil, nil)
+	m := New(nil, "", nil, "", "", "", "", nil, nil, false)
 	if _, err := m.PrTitle("feat(filer)!: drop FTP"); err != nil {
 		t.Fatal(err)
 	}

@@ -11,13 +11,17 @@ import (
 
 // githubClient opens the GitHub API with the constructor's token, read into memory only.
 func (m *Shipyard) githubClient(ctx context.Context) (*github.Client, error) {
+	api, err := m.githubAPI(ctx)
+	if err != nil {
+		return nil, err
+	}
 	token, err := plaintext(ctx, m.GithubToken)
 	if err != nil {
 		return nil, fmt.Errorf("--github-token: %w", err)
 	}
-	gh, err := github.NewClient(m.GithubAPI, token)
+	gh, err := github.NewClient(api, token)
 	if err != nil {
-		return nil, fmt.Errorf("GitHub API %s: %w", m.GithubAPI, err)
+		return nil, fmt.Errorf("GitHub API %s: %w", api, err)
 	}
 	return gh, nil
 }

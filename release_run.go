@@ -228,6 +228,11 @@ type releaseFlags struct {
 // containers get them as secrets. cleanup removes the work directory of image tarballs.
 func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.Config, func(), error) {
 	none := func() {}
+	if m.Demo {
+		// Past the gates the release fetches the tag over git, which the demo server does
+		// not serve: without this it would fetch GitHub's real repository.
+		return release.Config{}, none, fmt.Errorf("--demo covers the release gates only (release-plan): the release's later steps fetch the tagged source over git, which the demo repository does not serve; run release with --github-token on the real repository")
+	}
 	level, err := trust.Of(f.function)
 	if err != nil {
 		return release.Config{}, none, err

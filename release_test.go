@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/testkit/demoserver"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskdemo"
@@ -138,7 +140,8 @@ func TestReleasePlanReportsEveryViolation(t *testing.T) {
 }
 
 // The README's quick start prints exactly what release-plan prints for the demo
-// repository, read without a token (as the demo server answers).
+// repository, read without a token through the demo server's handler (cmd/demo-server
+// serves the same).
 func TestReadmeQuickStartOutput(t *testing.T) {
 	t.Parallel()
 	readme, err := os.ReadFile("README.md")
@@ -149,10 +152,10 @@ func TestReadmeQuickStartOutput(t *testing.T) {
 	if !ok {
 		t.Fatal("README.md has no text block with the release plan")
 	}
-	sim := githubsim.New(t, githubsim.WithAnonymousReads())
-	teskdemo.Seed(sim, teskdemo.Notes)
+	srv := httptest.NewServer(demoserver.New(t).GitHubHandler())
+	t.Cleanup(srv.Close)
 	m, _ := newModule(t, nil, engine.AllowSecretPlaintext())
-	m.GithubAPI = sim.URL + "/"
+	m.GithubAPI = srv.URL + "/"
 	got, err := m.ReleasePlan(context.Background(), teskdemo.Tag, "text", "ci.yml")
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,9 @@ func TestTheModuleSourceDeclaresItsFunctions(t *testing.T) {
 	if src := s.Constructor.Args["source"]; src.Type != "Directory" || src.DefaultPath != "/" || src.Required() {
 		t.Errorf("constructor --source = %+v", src)
 	}
+	if d := s.Constructor.Args["demo"]; d.Type != "Boolean" || d.Required() {
+		t.Errorf("constructor --demo = %+v, want an optional Boolean", d)
+	}
 	if !s.Functions["lint"].Check {
 		t.Error("lint carries +check")
 	}

@@ -6,15 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
+	"time"
 )
 
 // The README's two commands, run exactly as written, from the checkout: the first sets up
-// the CLI and the engine (already running here, so it only checks its caches, serves the
-// demo repository and puts dagger on PATH); the second prints the plan the README shows.
+// the CLI and the engine (already running here, so it only checks its caches and puts
+// dagger on PATH); the second prints the plan the README shows, from the demo server that
+// --demo builds and runs as a Dagger service: no server runs outside the engine. Then the
+// Cloudcoil demo's command prints its README block.
 func TestReadmeQuickStart(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
@@ -32,15 +33,15 @@ func TestReadmeQuickStart(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("the quick start has %d commands, want 2:\n%s", len(lines), commands)
 	}
-	t.Cleanup(func() { stopDemo(t) })
-
 	run := func(line string) string {
 		t.Helper()
 		cmd := exec.Command("bash", "-c", line)
 		cmd.Dir = repoRoot
 		// A newcomer's shell: none of the engine variables the suite was started with.
 		cmd.Env = withoutEngineVars(os.Environ())
+		start := time.Now()
 		out, err := cmd.Output()
+		t.Logf("%s (%.1fs)", line, time.Since(start).Seconds())
 		if err != nil {
 			var stderr string
 			if ee, ok := err.(*exec.ExitError); ok {
@@ -54,6 +55,19 @@ func TestReadmeQuickStart(t *testing.T) {
 	got := run(lines[1])
 	if strings.TrimSpace(got) != strings.TrimSpace(want) {
 		t.Errorf("README.md shows:\n%s\nthe command printed:\n%s", want, got)
+	}
+
+	cloudcoil, ok := readmeBlock(string(readme), "```sh\n", "dagger call --demo --repo cloudcoil/cloudcoil ")
+	if !ok {
+		t.Fatal("README.md has no sh block with the Cloudcoil demo")
+	}
+	_, after, _ := strings.Cut(string(readme), cloudcoil+"```\n\n")
+	wantCloudcoil, ok := readmeBlock(after, "```text\n", "")
+	if !ok || !strings.HasPrefix(after, "```text\n") {
+		t.Fatal("README.md has no text block right after the Cloudcoil demo's command")
+	}
+	if got := run(strings.TrimSpace(cloudcoil)); strings.TrimSpace(got) != strings.TrimSpace(wantCloudcoil) {
+		t.Errorf("README.md shows:\n%s\nthe Cloudcoil demo printed:\n%s", wantCloudcoil, got)
 	}
 }
 
@@ -79,16 +93,4 @@ func withoutEngineVars(env []string) []string {
 		}
 	}
 	return out
-}
-
-// stopDemo stops the demo server scripts/engine started (by its recorded pid), leaving the
-// engine to the suite.
-func stopDemo(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(os.Getenv("ENGINE_CACHE"), "demo-github.pid"))
-	if err != nil {
-		return
-	}
-	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
-	}
 }

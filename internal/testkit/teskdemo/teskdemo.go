@@ -2,8 +2,8 @@
 // prepared as the release process asks (CITATION.cff, curated notes, CI passed for its push
 // to dev, main moved to it) and tagged with a signed, annotated tag that GitHub verified.
 // The module's tests seed it to check the README's sample output, and the demo server
-// (cmd/demo-github) serves it so a newcomer can run release-plan with no token and no
-// network.
+// (internal/testkit/demoserver) serves it so a newcomer can run release-plan with --demo,
+// with no token and no network.
 package teskdemo
 
 import (

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/demo"
+	"dagger/shipyard/internal/testkit/demoserver"
+	"dagger/shipyard/internal/testkit/engine"
+)
+
+// --demo points the GitHub client at the demo server it starts, built from the module's
+// source, through a loopback forwarder of this process; without --demo nothing is built or
+// started. (The engine double's service hostnames resolve nowhere, so here the forwarder
+// reports the service's endpoint unreachable: it was given the started service's.)
+func TestDemoPointsGitHubAtTheDemoServer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m, e := newModule(t, nil)
+	c := m.clients.sdk
+	m.clients.demoBuilder = c.Container().From("golang:1.26")
+	m.clients.demoSource = c.Host().Directory(".", dagger.HostDirectoryOpts{Include: demo.Sources})
+	e.ExpectExecs("go build -trimpath -o /shipyard-demo/demo-server " + demo.Package)
+
+	if api, err := m.githubAPI(ctx); err != nil || api != "https://api.github.com/" || len(e.Graph().Services()) != 0 {
+		t.Fatalf("without --demo: %q, %v, services %+v", api, err, e.Graph().Services())
+	}
+	m.Demo = true
+	_, err := m.githubAPI(ctx)
+	services := e.Graph().Services()
+	if len(services) != 1 || !services[0].Started {
+		t.Fatalf("--demo: services %+v", services)
+	}
+	if err == nil || !regexp.MustCompile(`demo server at svc-[0-9a-f]+:8080 is not reachable`).MatchString(err.Error()) {
+		t.Fatalf("--demo: err = %v", err)
+	}
+	if builds := e.Graph().ExecsWith("go build"); len(builds) != 1 {
+		t.Fatalf("the demo server was built %d times", len(builds))
+	}
+}
+
+// A token has no use against the demo and would go to a server that is not GitHub: --demo
+// refuses it before starting anything.
+func TestDemoRefusesAToken(t *testing.T) {
+	t.Parallel()
+	m, e := newModule(t, nil)
+	m.Demo = true
+	m.GithubToken = m.engine().SetSecret("token", "ghp_demo0SECRET")
+	_, err := m.ReleasePlan(context.Background(), "v0.11.0", "text", "ci.yml")
+	if err == nil || !strings.Contains(err.Error(), "drop --github-token") {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(err.Error(), "ghp_demo0SECRET") || len(e.Graph().Services()) != 0 {
+		t.Fatalf("err %v, services %+v", err, e.Graph().Services())
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the README's demo output blocks from what the demos print")
+
+// The README's Cloudcoil demo prints exactly what model-versions --check prints for the demo
+// Cloudcoil repository and PyPI, served by the demo server's handlers. When model-versions'
+// output changes on purpose, `go test -run TestReadmeCloudcoilDemoOutput -update .`
+// rewrites the block.
+func TestReadmeCloudcoilDemoOutput(t *testing.T) {
+	w := demoserver.New(t)
+	gh := httptest.NewServer(w.GitHubHandler())
+	t.Cleanup(gh.Close)
+	pypi := httptest.NewServer(w.PyPI)
+	t.Cleanup(pypi.Close)
+	e := engine.New(t, engine.StrictExecs(), engine.AllowSecretPlaintext())
+	e.ExpectExecs("cat /cache/etags.b64", `mv "$t" /cache/etags.b64`)
+	c := e.Client(context.Background())
+	m := New(nil, "cloudcoil/cloudcoil", nil, gh.URL+"/", "docker.io", "elixircloud", "", nil, nil, false)
+	m.clients = clients{sdk: c, dag: c}
+	got, err := m.ModelVersions(context.Background(), true, "text", "main", pypi.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReadmeBlock(t, cloudcoilDemoBlock, got)
+}
+
+// cloudcoilDemoBlock is where the README shows the Cloudcoil demo's output: the text block
+// right after the line running it.
+const cloudcoilDemoBlock = "dagger call --demo --repo cloudcoil/cloudcoil model-versions --check\n```\n\n"
+
+// checkReadmeBlock compares the text block that follows anchor in README.md with got, or
+// with -update writes got there.
+func checkReadmeBlock(t *testing.T, anchor, got string) {
+	t.Helper()
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	before, after, ok := strings.Cut(readme, anchor)
+	if !ok {
+		t.Fatalf("README.md has no %q", anchor)
+	}
+	body, ok := strings.CutPrefix(after, "```text\n")
+	if !ok {
+		t.Fatalf("README.md: no text block right after %q", anchor)
+	}
+	want, rest, ok := strings.Cut(body, "```")
+	if !ok {
+		t.Fatalf("README.md: the text block after %q is not closed", anchor)
+	}
+	got = strings.TrimSpace(got) + "\n"
+	if *update {
+		if err := os.WriteFile("README.md", []byte(before+anchor+"```text\n"+got+"```"+rest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if want != got {
+		t.Errorf("README.md shows, after %q:\n%s\nthe demo prints:\n%s\n(if the change is intended: go test -run %s -update .)", anchor, want, got, t.Name())
+	}
+}
+
+// The release's steps after the gates fetch the tag over git, which the demo does not
+// serve: with --demo they refuse before anything runs rather than fetch GitHub's real
+// repository.
+func TestDemoReleaseRefusesBeforeAnythingRuns(t *testing.T) {
+	t.Parallel()
+	m, e := newModule(t, nil)
+	m.Demo = true
+	_, err := m.Release(context.Background(), "v0.11.0", true, "text", "ci.yml", "", "")
+	if err == nil || !strings.Contains(err.Error(), "--demo covers the release gates only (release-plan)") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(e.Graph().Services()) != 0 || len(e.Graph().Execs()) != 0 {
+		t.Fatalf("services %+v, execs %+v", e.Graph().Services(), e.Graph().Execs())
+	}
+}

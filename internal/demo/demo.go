@@ -1,0 +1,82 @@
+// Package demo runs Shipyard's demo world (internal/testkit/demoserver) as a Dagger service:
+// the demo server is built from the module's own source in the module's own runtime
+// container, which every engine already has (it runs the module), so `--demo` pulls no
+// image and needs no token, no registry and no server outside the engine.
+package demo
+
+import (
+	"context"
+	"fmt"
+
+	"dagger.io/dagger"
+)
+
+// Package is the demo server's command, relative to the module's root.
+const Package = "./internal/testkit/demoserver/cmd/demo-server"
+
+// Sources are the module's files the command is built from: its package and the packages
+// it imports (a test holds this list to `go list -deps`), so editing anything else
+// rebuilds nothing.
+var Sources = []string{
+	"go.mod", "go.sum",
+	"internal/testkit/demoserver/**",
+	"internal/testkit/corpus/**",
+	"internal/testkit/githubsim/**",
+	"internal/testkit/pypisim/**",
+	"internal/testkit/teskdemo/**",
+	"internal/version/**",
+}
+
+const binary = "/usr/local/bin/demo-server"
+
+// The ports the service exposes.
+const (
+	GitHubPort = 8080
+	PyPIPort   = 8081
+)
+
+// Service builds the demo server from moduleSrc (the module's root) in builder, a container
+// with the Go toolchain, and returns it as a service on demoserver's ports. The server
+// runs alone in an empty container: it is one static binary.
+func Service(c *dagger.Client, builder *dagger.Container, moduleSrc *dagger.Directory) *dagger.Service {
+	src := moduleSrc.Filter(dagger.DirectoryFilterOpts{Include: Sources, Exclude: []string{"**/*_test.go", "**/testdata/"}})
+	bin := builder.
+		WithEnvVariable("CGO_ENABLED", "0").
+		WithMountedDirectory("/shipyard-demo/src", src).
+		WithWorkdir("/shipyard-demo/src").
+		WithExec([]string{"go", "build", "-trimpath", "-o", "/shipyard-demo/demo-server", Package}).
+		File("/shipyard-demo/demo-server")
+	return c.Container().
+		WithFile(binary, bin, dagger.ContainerWithFileOpts{Permissions: 0o755}).
+		WithExposedPort(GitHubPort).
+		WithExposedPort(PyPIPort).
+		AsService(dagger.ContainerAsServiceOpts{Args: []string{binary,
+			"-github-addr", fmt.Sprintf("0.0.0.0:%d", GitHubPort), "-pypi-addr", fmt.Sprintf("0.0.0.0:%d", PyPIPort)}})
+}
+
+// Endpoints are the base URLs of the running demo, each ending in a slash.
+type Endpoints struct {
+	GitHubAPI string
+	PyPI      string
+}
+
+// Start starts svc (once per session: Dagger keeps one instance per service) and returns
+// where this process reaches it.
+func Start(ctx context.Context, svc *dagger.Service) (Endpoints, error) {
+	started, err := svc.Start(ctx)
+	if err != nil {
+		return Endpoints{}, fmt.Errorf("starting the demo server: %w", err)
+	}
+	var e Endpoints
+	for _, p := range []struct {
+		port int
+		url  *string
+	}{{GitHubPort, &e.GitHubAPI}, {PyPIPort, &e.PyPI}} {
+		u, err := started.Endpoint(ctx, dagger.ServiceEndpointOpts{Port: p.port, Scheme: "http"})
+		if err != nil {
+			return Endpoints{}, fmt.Errorf("the demo server's port %d: %w", p.port, err)
+		}
+		*p.url = u + "/"
+	}
+	return e, nil
+}
