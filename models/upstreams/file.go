@@ -177,9 +177,14 @@ func (f *File) setAside(name string, raw json.RawMessage, errs []error) {
 	}
 	// As written, duplicates and key order included: decoding it would quietly repair it.
 	f.skipped[name] = raw
+	// The problem names its file once: the validation errors start with it too.
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = strings.TrimPrefix(err.Error(), FilePath+": ")
+	}
 	f.Problems = append(f.Problems, Problem{
 		Integration: name, File: FilePath,
-		Problem: errors.Join(errs...).Error(),
+		Problem: strings.Join(msgs, "; "),
 		Fix:     "correct the entry as the message says; the other integrations were updated without it",
 	})
 }

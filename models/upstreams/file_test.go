@@ -160,7 +160,10 @@ func TestParseRejects(t *testing.T) {
 				if p.File != upstreams.FilePath || f.Integrations[p.Integration] != nil || len(f.Integrations) != 1 {
 					t.Errorf("problem %+v: want the one integration set aside, the other kept", p)
 				}
-				err = errors.New(p.Problem)
+				if strings.Contains(p.String(), p.File+": "+p.File) {
+					t.Errorf("problem %q names its file twice", p)
+				}
+				err = errors.New(p.File + ": " + p.Problem)
 				// Written back, the entry is still there and still set aside: nothing repairs
 				// or drops it behind the maintainer's back.
 				out, merr := f.Marshal()
