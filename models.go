@@ -283,8 +283,10 @@ func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
 // as gen-repo does and pushes it to the main branch of <owner>/models-<name> through the
 // GitHub API (tree, commit, ref update) as a regular fast-forward commit on main's head,
 // never a force push. A main that moved meanwhile (diverged) is an error naming it; an
-// unchanged tree pushes nothing; one integration's failure leaves the others pushed.
-// Give --github-token CI_GITHUB_TOKEN, so the push starts the repository's own workflows
+// unchanged tree pushes nothing; one integration's failure leaves the others pushed. A
+// source older than the repository's last generation (a re-run of an older run) is
+// refused, naming both commits. Give --repo the Cloudcoil repository and
+// --github-token CI_GITHUB_TOKEN, so the push starts the repository's own workflows
 // (GitHub starts none for the default GITHUB_TOKEN's pushes). Returns one line per
 // repository; fails when any update failed.
 // +cache="never"
@@ -296,8 +298,10 @@ func (m *Shipyard) UpdateRepos(
 	// The owner of the model repositories.
 	// +default="cloudcoil"
 	owner string,
-	// The Cloudcoil commit the source is a checkout of (github.sha), for the commit
-	// message.
+	// The Cloudcoil commit the source is a checkout of (github.sha), a full SHA; required
+	// unless --dry-run. It must be the head of main of --repo (the Cloudcoil repository)
+	// or descend from the commit the model repository was last generated from, so a
+	// re-run of an older run never reverts a repository; the commit message records it.
 	// +optional
 	commit string,
 	// Generate and read main only: write nothing.
@@ -313,7 +317,7 @@ func (m *Shipyard) UpdateRepos(
 		return "", err
 	}
 	updates, err := env.UpdateRepos(ctx, gh, src, modelrelease.UpdateOptions{
-		Names: name, Owner: owner, SourceCommit: commit, DryRun: dryRun,
+		Names: name, Owner: owner, SourceRepo: m.Repo, SourceCommit: commit, DryRun: dryRun,
 	})
 	if err != nil {
 		return "", fmt.Errorf("%w\n\n%s", err, updates.Text())

@@ -36,8 +36,12 @@ type UpdateOptions struct {
 	Owner string
 	// Branch is the branch to push (default "main").
 	Branch string
-	// SourceCommit is the Cloudcoil commit generated from, for the commit message.
-	SourceCommit string
+	// SourceRepo is the Cloudcoil repository (owner/name) and SourceBranch its main branch
+	// (default "main"); SourceCommit, a full SHA, is the commit of it generated from. It
+	// must be SourceBranch's head or descend from the commit the model repository's last
+	// generation records (CheckSource); the commit message records it. A dry run may leave
+	// it empty, and then skips that check.
+	SourceRepo, SourceBranch, SourceCommit string
 	// DryRun generates and compares, and pushes nothing.
 	DryRun bool
 	// Log receives one line per step (nil: none).
@@ -118,6 +122,12 @@ func (e Env) UpdateRepos(ctx context.Context, gh *github.Client, source *dagger.
 	if o.Branch == "" {
 		o.Branch = "main"
 	}
+	if o.SourceBranch == "" {
+		o.SourceBranch = "main"
+	}
+	if !fullSHA.MatchString(o.SourceCommit) && (o.SourceCommit != "" || !o.DryRun) {
+		return nil, fmt.Errorf("update-repos: the source commit %q is not a full commit SHA: give --commit the Cloudcoil commit the source is a checkout of (github.sha in a workflow)", o.SourceCommit)
+	}
 	file, err := readUpstreams(ctx, source)
 	if err != nil {
 		return nil, err
@@ -195,6 +205,20 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 			},
 		},
 		{
+			Name: "check source",
+			Next: "run update-repos for Cloudcoil " + o.SourceBranch + "'s head (a new run, or a re-run of the newest run) rather than re-running an older one",
+			Run: func(ctx context.Context, s *updateState) error {
+				if o.SourceCommit == "" {
+					return nil // a dry run without --commit: nothing is pushed
+				}
+				f, err := sourceFacts(ctx, gh, o, s.owner, s.repo, s.head)
+				if err != nil {
+					return err
+				}
+				return CheckSource(f)
+			},
+		},
+		{
 			Name:   "write tree",
 			Writes: true,
 			Next:   "re-run the update; a tree object changes no branch",
@@ -251,5 +275,9 @@ func UpdateMessage(name, sourceCommit string) string {
 	if sourceCommit != "" {
 		from = "Cloudcoil at " + sourceCommit
 	}
-	return fmt.Sprintf("Update generated models and template of %s\n\nRendered and generated from %s by Shipyard's update-repos.\n", name, from)
+	msg := fmt.Sprintf("Update generated models and template of %s\n\nRendered and generated from %s by Shipyard's update-repos.\n", name, from)
+	if sourceCommit != "" {
+		msg += "\n" + SourceTrailer + ": " + sourceCommit + "\n"
+	}
+	return msg
 }

@@ -16,19 +16,31 @@ import (
 
 const updateToken = "ghp_ci_github_token_for_updates"
 
+// sourceRepo is Cloudcoil's repository in the simulator; sourceHead the head of its main
+// after modelRepos.
+const sourceRepo = "cloudcoil/cloudcoil"
+
 // modelRepos is a GitHub simulator with cloudcoil/models-<name> for each name, main at a
-// commit holding an older generation.
+// commit holding an older generation, and cloudcoil/cloudcoil with a main branch.
 func modelRepos(t *testing.T, names ...string) (*githubsim.Server, map[string]*githubsim.Repo) {
 	t.Helper()
 	sim := githubsim.New(t)
 	sim.AddToken(updateToken, githubsim.Token{PushAccess: true})
 	repos := map[string]*githubsim.Repo{}
+	src := sim.AddRepo("cloudcoil", "cloudcoil")
+	src.CommitOnBranch("main", "Initial commit", map[string]string{"README.md": "Cloudcoil\n"})
+	repos[sourceRepo] = src
 	for _, n := range names {
 		r := sim.AddRepo(DefaultModelOwner, "models-"+n)
 		r.CommitOnBranch("main", "Initial generation", map[string]string{"README.md": "old\n", "stale.py": "x = 1\n"})
 		repos[n] = r
 	}
 	return sim, repos
+}
+
+// fromHead are the options of an update from Cloudcoil main's head.
+func fromHead(repos map[string]*githubsim.Repo, names ...string) UpdateOptions {
+	return UpdateOptions{Names: names, SourceRepo: sourceRepo, SourceCommit: repos[sourceRepo].Branch("main")}
 }
 
 func updateClient(t *testing.T, sim *githubsim.Server, rt http.RoundTripper) *github.Client {
@@ -55,10 +67,9 @@ func TestUpdateReposOneFailureLeavesTheOthersPushed(t *testing.T) {
 	e.OnExec(engine.ExecRule{ArgsContain: "cloudcoil-model-codegen", ExitCode: 1, Stderr: "error: schema 404",
 		Match: func(x engine.Exec) bool { return strings.Contains(x.Chain, "models/velero") }})
 	var log []string
-	up, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{
-		Names: []string{"keda", "istio", "velero"}, SourceCommit: "0123456789abcdef",
-		Log: func(f string, a ...any) { log = append(log, f) },
-	})
+	o := fromHead(repos, "keda", "istio", "velero")
+	o.Log = func(f string, a ...any) { log = append(log, f) }
+	up, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
 	if err == nil || !strings.Contains(err.Error(), "update-repos: 1 of 3 failed") || !strings.Contains(err.Error(), "update-repos velero: generate") {
 		t.Fatalf("err = %v", err)
 	}
@@ -99,12 +110,12 @@ func TestUpdateReposUnchangedTreePushesNothing(t *testing.T) {
 	sim, repos := modelRepos(t, "keda")
 	env, e := newEnv(t)
 	renderAnything(e)
-	first, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{Names: []string{"keda"}})
+	first, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || first[0].Commit == "" {
 		t.Fatalf("first: %+v, %v", first, err)
 	}
 	sim.ResetLog()
-	again, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{Names: []string{"keda"}})
+	again, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || !again[0].Unchanged || again[0].Commit != "" || repos["keda"].Branch("main") != first[0].Commit {
 		t.Fatalf("again: %+v, %v", again, err)
 	}
@@ -147,7 +158,7 @@ func TestUpdateReposRefusesADivergedMain(t *testing.T) {
 	})
 	env, e := newEnv(t)
 	renderAnything(e)
-	up, err := env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), UpdateOptions{Names: []string{"keda"}})
+	up, err := env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err == nil || flow.FailedStep(up[0].Err) != "push" || !strings.Contains(err.Error(), "main of cloudcoil/models-keda diverged") {
 		t.Fatalf("err = %v", err)
 	}
@@ -168,11 +179,170 @@ func TestUpdateReposDryRunWritesNothing(t *testing.T) {
 }
 
 func TestUpdateReposNamesAMissingRepository(t *testing.T) {
-	sim, _ := modelRepos(t, "keda")
+	sim, repos := modelRepos(t, "keda")
 	env, e := newEnv(t)
 	renderAnything(e)
-	_, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{Names: []string{"istio"}})
+	_, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "istio"))
 	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio has no branch main") || !strings.Contains(err.Error(), "next: create cloudcoil/models-istio") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// TestUpdateReposRefusesAnOlderSource: after a run for a newer Cloudcoil commit pushed, a
+// re-run of an older run (its source neither main's head nor a descendant of the recorded
+// commit) is refused before anything is written, naming both commits; the newer run's own
+// re-run still converges, and a newer source pushes.
+func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
+	ctx := context.Background()
+	sim, repos := modelRepos(t, "keda")
+	src := repos[sourceRepo]
+	older := src.Branch("main")
+	newer := src.CommitOnBranch("main", "Update keda to v2.16.0", map[string]string{"models/upstreams.json": "{}\n"})
+	env, e := newEnv(t)
+	renderAnything(e)
+
+	newGen := generatorRepo(t, env, map[string]string{"models/keda/README.md": "# keda, newer generation\n"})
+	pushed, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), newGen, fromHead(repos, "keda"))
+	if err != nil || pushed[0].Commit == "" {
+		t.Fatalf("the newer run: %+v, %v", pushed, err)
+	}
+	if got := RecordedSource(repos["keda"].Message(pushed[0].Commit)); got != newer {
+		t.Fatalf("the pushed commit records %q, want %s", got, newer)
+	}
+	// Cloudcoil's main moves on, so neither run's source is its head any more.
+	latest := src.CommitOnBranch("main", "docs", map[string]string{"README.md": "Cloudcoil, docs\n"})
+
+	sim.ResetLog()
+	o := fromHead(repos, "keda")
+	o.SourceCommit = older
+	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+	if err == nil || flow.FailedStep(up[0].Err) != "check source" {
+		t.Fatalf("the older run's re-run: %+v, %v", up, err)
+	}
+	for _, want := range []string{older, newer, latest, "revert cloudcoil/models-keda", "next: run update-repos for Cloudcoil main's head"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not name %q:\n%v", want, err)
+		}
+	}
+	if len(sim.Writes()) != 0 || repos["keda"].Branch("main") != pushed[0].Commit {
+		t.Errorf("the refused run wrote %v; main at %s", sim.Writes(), repos["keda"].Branch("main"))
+	}
+
+	o.SourceCommit = newer
+	again, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), newGen, o)
+	if err != nil || !again[0].Unchanged {
+		t.Errorf("the newer run's re-run: %+v, %v", again, err)
+	}
+	o.SourceCommit = latest
+	last, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+	if err != nil || last[0].Commit == "" {
+		t.Errorf("a run from main's head: %+v, %v", last, err)
+	}
+}
+
+// TestUpdateReposRefusesASourceWithNoRecord: a repository whose history records no
+// generation accepts only Cloudcoil main's head.
+func TestUpdateReposRefusesASourceWithNoRecord(t *testing.T) {
+	sim, repos := modelRepos(t, "keda")
+	older := repos[sourceRepo].Branch("main")
+	repos[sourceRepo].CommitOnBranch("main", "newer", map[string]string{"README.md": "newer\n"})
+	env, e := newEnv(t)
+	renderAnything(e)
+	o := fromHead(repos, "keda")
+	o.SourceCommit = older
+	_, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+	if err == nil || !strings.Contains(err.Error(), "no commit among the last 50 of cloudcoil/models-keda records") || !strings.Contains(err.Error(), older) {
+		t.Fatalf("err = %v", err)
+	}
+	if len(sim.Writes()) != 0 {
+		t.Errorf("writes: %v", sim.Writes())
+	}
+}
+
+func TestUpdateReposSourceArguments(t *testing.T) {
+	sim, repos := modelRepos(t, "keda")
+	env, e := newEnv(t)
+	renderAnything(e)
+	tests := []struct {
+		name string
+		edit func(*UpdateOptions)
+		want string
+	}{
+		{"no commit", func(o *UpdateOptions) { o.SourceCommit = "" }, "give --commit"},
+		{"short commit", func(o *UpdateOptions) { o.SourceCommit = o.SourceCommit[:12] }, "not a full commit SHA"},
+		{"no repository", func(o *UpdateOptions) { o.SourceRepo = "cloudcoil" }, `"cloudcoil" is not owner/name`},
+		{"another repository", func(o *UpdateOptions) { o.SourceRepo = "elixir-cloud-aai/tesk-core" }, "elixir-cloud-aai/tesk-core has no branch main"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := fromHead(repos, "keda")
+			tt.edit(&o)
+			_, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if len(sim.Writes()) != 0 {
+		t.Errorf("writes: %v", sim.Writes())
+	}
+}
+
+func TestCheckSource(t *testing.T) {
+	base := SourceFacts{SourceRepo: sourceRepo, SourceBranch: "main", MainHead: strings.Repeat("c", 40),
+		ModelRepo: "cloudcoil/models-keda", Generated: strings.Repeat("9", 40)}
+	tests := []struct {
+		name             string
+		source, recorded string
+		descends         bool
+		want             string // "" allows the push
+	}{
+		{"main's head", base.MainHead, "", false, ""},
+		{"main's head, older than the record", base.MainHead, strings.Repeat("b", 40), false, ""},
+		{"descends from the record", strings.Repeat("a", 40), strings.Repeat("b", 40), true, ""},
+		{"is the record (a re-run of the same run)", strings.Repeat("b", 40), strings.Repeat("b", 40), true, ""},
+		{"older than the record", strings.Repeat("a", 40), strings.Repeat("b", 40), false, "does not descend from " + strings.Repeat("b", 40)},
+		{"no record", strings.Repeat("a", 40), "", false, "records the Cloudcoil commit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := base
+			f.Source, f.Recorded, f.Descends = tt.source, tt.recorded, tt.descends
+			err := CheckSource(f)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), tt.source) || !strings.Contains(err.Error(), base.MainHead)):
+				t.Errorf("err = %v, want %q naming the source and main's head", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRecordedSource(t *testing.T) {
+	sha := strings.Repeat("ab", 20)
+	tests := []struct{ message, want string }{
+		{UpdateMessage("keda", sha), sha},
+		{"Fix the README\n", ""},
+		{"Update\n\nCloudcoil-Commit: " + sha[:12] + "\n", ""},
+		{"Update\n\nCloudcoil-Commit: " + strings.Repeat("1", 40) + "\nCloudcoil-Commit: " + sha + "\n", sha},
+		{"Update\n\nsee Cloudcoil-Commit: " + sha + "\n", ""},
+		{"Update\r\n\r\nCloudcoil-Commit: " + sha + "\r\n", sha},
+	}
+	for _, tt := range tests {
+		if got := RecordedSource(tt.message); got != tt.want {
+			t.Errorf("RecordedSource(%q) = %q, want %q", tt.message, got, tt.want)
+		}
+	}
+}
+
+func FuzzRecordedSource(f *testing.F) {
+	f.Add(UpdateMessage("keda", strings.Repeat("ab", 20)))
+	f.Add("Cloudcoil-Commit: \n")
+	f.Fuzz(func(t *testing.T, message string) {
+		got := RecordedSource(message)
+		if got != "" && (!fullSHA.MatchString(got) || !strings.Contains(message, SourceTrailer+": "+got)) {
+			t.Errorf("RecordedSource(%q) = %q: not a full SHA of a trailer in the message", message, got)
+		}
+	})
 }

@@ -122,6 +122,16 @@ func (r *Repo) Parents(sha string) []string {
 	return nil
 }
 
+// Message returns a commit's message ("" for an unknown commit).
+func (r *Repo) Message(sha string) string {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if c, ok := r.commits[sha]; ok {
+		return c.message
+	}
+	return ""
+}
+
 // noPushAccess is GitHub's answer to a write by a token without push access.
 func noPushAccess(docs string) reply {
 	return errorReply(http.StatusForbidden, "Resource not accessible by integration", docs)
