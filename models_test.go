@@ -336,6 +336,8 @@ func TestUpdateReposThroughTheModule(t *testing.T) {
 	m.GithubAPI = sim.URL + "/"
 	m.Repo = "cloudcoil/cloudcoil"
 	modelreleasetest.RenderOneFolder(e)
+	generated := fixtures.ModelRepoFiles(t, nil)
+	modelreleasetest.ServeGenerated(t, e, "", generated, nil)
 	list, err := m.ModelIntegrations(ctx)
 	if err != nil || !strings.HasPrefix(list, "[") || !strings.Contains(list, `"keda"`) {
 		t.Fatalf("integrations %q, %v", list, err)
@@ -345,6 +347,9 @@ func TestUpdateReposThroughTheModule(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	head := keda.Branch("main")
+	if files := keda.Files(head); len(files) != len(generated) || files["Makefile"] != generated["Makefile"] {
+		t.Errorf("pushed %d files, want the %d generated", len(files), len(generated))
+	}
 	if got := modelrelease.RecordedSource(keda.Message(head)); got != source {
 		t.Errorf("the commit records source %q, want %s", got, source)
 	}

@@ -18,7 +18,9 @@ import (
 // branch of its model repository (cloudcoil/models-<name>), whose own Update Versions
 // workflow then releases it. The push is a regular commit on main's head through the Git
 // data API (tree, commit, ref update without force): GitHub moves the branch only when
-// the commit descends from its head, so a push never discards anyone's commit.
+// the commit descends from its head, so a push never discards anyone's commit. The tree
+// keeps the generation's modes and bytes (ReadGenerated) and is written in bounded
+// requests carrying only what differs from main (github.Client.WriteTree).
 
 // DefaultModelOwner owns the model repositories.
 const DefaultModelOwner = "cloudcoil"
@@ -105,8 +107,9 @@ func Integrations(ctx context.Context, source *dagger.Directory) (string, error)
 // updateState is one integration's update as its steps fill it in.
 type updateState struct {
 	name, owner, repo, branch string
-	files                     Tree
+	files                     []github.TreeFile
 	head, headTree            string
+	current                   []github.TreeEntry // headTree's entries
 	tree, commit              string
 }
 
@@ -184,7 +187,7 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 				if err != nil {
 					return err
 				}
-				s.files, err = ReadTree(ctx, dir, DefaultTreeLimits)
+				s.files, err = e.ReadGenerated(ctx, dir, DefaultTreeLimits)
 				return err
 			},
 		},
@@ -200,8 +203,17 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 					return fmt.Errorf("%s has no branch %s (or CI_GITHUB_TOKEN cannot read it)", repo, s.branch)
 				}
 				s.head = head
-				s.headTree, err = gh.CommitTree(ctx, s.owner, s.repo, head)
-				return err
+				if s.headTree, err = gh.CommitTree(ctx, s.owner, s.repo, head); err != nil {
+					return err
+				}
+				var complete bool
+				if s.current, complete, err = gh.Tree(ctx, s.owner, s.repo, s.headTree); err != nil {
+					return err
+				}
+				if !complete {
+					s.current = nil // GitHub cut the listing: send every file, on no base
+				}
+				return nil
 			},
 		},
 		{
@@ -223,8 +235,12 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 			Writes: true,
 			Next:   "re-run the update; a tree object changes no branch",
 			Run: func(ctx context.Context, s *updateState) error {
+				base := s.headTree
+				if s.current == nil {
+					base = ""
+				}
 				var err error
-				s.tree, err = gh.CreateTree(ctx, s.owner, s.repo, "", fullTree(s.files))
+				s.tree, err = gh.WriteTree(ctx, s.owner, s.repo, base, s.current, s.files, github.DefaultTreeBatches)
 				return err
 			},
 		},
@@ -257,16 +273,6 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 	u := RepoUpdate{Name: name, Repo: repo, Head: st.head, Commit: st.commit, Steps: ran, Err: err}
 	u.Unchanged = err == nil && st.tree != "" && st.tree == st.headTree
 	return u
-}
-
-// fullTree is every file of the generated repository: a tree without a base, so files the
-// generation no longer writes are gone from main too.
-func fullTree(files Tree) []github.TreeChange {
-	changes := make([]github.TreeChange, 0, len(files))
-	for _, p := range files.Paths() {
-		changes = append(changes, github.TreeChange{Path: p, Content: files[p]})
-	}
-	return changes
 }
 
 // UpdateMessage is the commit message of a repository update.

@@ -64,6 +64,7 @@ func TestUpdateReposOneFailureLeavesTheOthersPushed(t *testing.T) {
 	}
 	env, e := newEnv(t)
 	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	e.OnExec(engine.ExecRule{ArgsContain: "cloudcoil-model-codegen", ExitCode: 1, Stderr: "error: schema 404",
 		Match: func(x engine.Exec) bool { return strings.Contains(x.Chain, "models/velero") }})
 	var log []string
@@ -110,6 +111,7 @@ func TestUpdateReposUnchangedTreePushesNothing(t *testing.T) {
 	sim, repos := modelRepos(t, "keda")
 	env, e := newEnv(t)
 	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	first, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || first[0].Commit == "" {
 		t.Fatalf("first: %+v, %v", first, err)
@@ -158,6 +160,7 @@ func TestUpdateReposRefusesADivergedMain(t *testing.T) {
 	})
 	env, e := newEnv(t)
 	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	up, err := env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err == nil || flow.FailedStep(up[0].Err) != "push" || !strings.Contains(err.Error(), "main of cloudcoil/models-keda diverged") {
 		t.Fatalf("err = %v", err)
@@ -172,6 +175,7 @@ func TestUpdateReposDryRunWritesNothing(t *testing.T) {
 	head := repos["keda"].Branch("main")
 	env, e := newEnv(t)
 	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	up, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{Names: []string{"keda"}, DryRun: true})
 	if err != nil || up[0].Commit != "" || up[0].Head != head || len(sim.Writes()) != 0 {
 		t.Fatalf("%+v, %v, writes %v", up, err, sim.Writes())
@@ -182,6 +186,7 @@ func TestUpdateReposNamesAMissingRepository(t *testing.T) {
 	sim, repos := modelRepos(t, "keda")
 	env, e := newEnv(t)
 	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	_, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "istio"))
 	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio has no branch main") || !strings.Contains(err.Error(), "next: create cloudcoil/models-istio") {
 		t.Fatalf("err = %v", err)
@@ -200,7 +205,10 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 	newer := src.CommitOnBranch("main", "Update keda to v2.16.0", map[string]string{"models/upstreams.json": "{}\n"})
 	env, e := newEnv(t)
 	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 
+	newerFiles := fixtures.ModelRepoFiles(t, map[string]string{"README.md": "# keda, newer generation\n"})
+	serveGenerated(t, e, "", newerFiles, nil)
 	newGen := generatorRepo(t, env, map[string]string{"models/keda/README.md": "# keda, newer generation\n"})
 	pushed, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), newGen, fromHead(repos, "keda"))
 	if err != nil || pushed[0].Commit == "" {
@@ -213,6 +221,7 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 	latest := src.CommitOnBranch("main", "docs", map[string]string{"README.md": "Cloudcoil, docs\n"})
 
 	sim.ResetLog()
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil) // the older generation
 	o := fromHead(repos, "keda")
 	o.SourceCommit = older
 	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
@@ -229,11 +238,13 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 	}
 
 	o.SourceCommit = newer
+	serveGenerated(t, e, "", newerFiles, nil)
 	again, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), newGen, o)
 	if err != nil || !again[0].Unchanged {
 		t.Errorf("the newer run's re-run: %+v, %v", again, err)
 	}
 	o.SourceCommit = latest
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	last, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
 	if err != nil || last[0].Commit == "" {
 		t.Errorf("a run from main's head: %+v, %v", last, err)
@@ -248,6 +259,7 @@ func TestUpdateReposRefusesASourceWithNoRecord(t *testing.T) {
 	repos[sourceRepo].CommitOnBranch("main", "newer", map[string]string{"README.md": "newer\n"})
 	env, e := newEnv(t)
 	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	o := fromHead(repos, "keda")
 	o.SourceCommit = older
 	_, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
@@ -263,6 +275,7 @@ func TestUpdateReposSourceArguments(t *testing.T) {
 	sim, repos := modelRepos(t, "keda")
 	env, e := newEnv(t)
 	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	tests := []struct {
 		name string
 		edit func(*UpdateOptions)
@@ -345,4 +358,45 @@ func FuzzRecordedSource(f *testing.F) {
 			t.Errorf("RecordedSource(%q) = %q: not a full SHA of a trailer in the message", message, got)
 		}
 	})
+}
+
+// TestUpdateReposKeepsModesAndBytes: an executable script, a symlink and a file that is
+// not UTF-8 reach the model repository as the generation wrote them; a later update that
+// changes one file sends only that file.
+func TestUpdateReposKeepsModesAndBytes(t *testing.T) {
+	ctx := context.Background()
+	sim, repos := modelRepos(t, "keda")
+	env, e := newEnv(t)
+	renderAnything(e)
+	files := fixtures.ModelRepoFiles(t, map[string]string{
+		"scripts/regenerate.sh": "#!/bin/sh\nmake gen-models\n",
+		"docs/README.md":        "../README.md",
+		"docs/logo.png":         "\x89PNG\r\n\x1a\n\x00\xff\xfe",
+	})
+	modes := map[string]string{"scripts/regenerate.sh": fixtures.ArchiveExecutable, "docs/README.md": fixtures.ArchiveSymlink}
+	serveGenerated(t, e, "", files, modes)
+	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
+	if err != nil || up[0].Commit == "" {
+		t.Fatalf("%+v, %v", up, err)
+	}
+	got, gotModes := repos["keda"].Files("main"), repos["keda"].Modes("main")
+	if got["docs/logo.png"] != files["docs/logo.png"] || got["docs/README.md"] != "../README.md" || len(got) != len(files) {
+		t.Errorf("pushed %d files (logo %q, link %q), want %d", len(got), got["docs/logo.png"], got["docs/README.md"], len(files))
+	}
+	if gotModes["scripts/regenerate.sh"] != github.ModeExecutable || gotModes["docs/README.md"] != github.ModeSymlink || len(gotModes) != 2 {
+		t.Errorf("modes %v", gotModes)
+	}
+
+	files["README.md"] = "# keda\n\nregenerated\n"
+	serveGenerated(t, e, "", files, modes)
+	sim.ResetLog()
+	if _, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda")); err != nil {
+		t.Fatal(err)
+	}
+	if n, b := sim.Count("POST", "/repos/cloudcoil/models-keda/git/trees"), sim.Count("POST", "/repos/cloudcoil/models-keda/git/blobs"); n != 1 || b != 0 {
+		t.Errorf("%d tree and %d blob requests for one changed text file, want 1 and 0", n, b)
+	}
+	if got := repos["keda"].Files("main"); got["README.md"] != files["README.md"] || repos["keda"].Modes("main")["scripts/regenerate.sh"] != github.ModeExecutable {
+		t.Errorf("after the second update: README %q, modes %v", got["README.md"], repos["keda"].Modes("main"))
+	}
 }

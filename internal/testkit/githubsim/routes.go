@@ -19,6 +19,7 @@ var routeGroups = []func() []route{
 	releaseRoutes,
 	releaseWriteRoutes,
 	gitDataRoutes,
+	blobRoutes,
 	pullRoutes,
 	notesRoutes,
 	repoRoutes,

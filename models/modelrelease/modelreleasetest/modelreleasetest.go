@@ -6,6 +6,7 @@ package modelreleasetest
 import (
 	"encoding/base64"
 	"fmt"
+	"testing"
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
@@ -36,4 +37,15 @@ func VersionChain(version string) string {
 // Cloudcoil template does.
 func RenderOneFolder(e *engine.Engine) {
 	e.OnEntries(engine.DirRule{Path: modelrelease.RenderDir, Entries: []string{"models-rendered/"}})
+}
+
+// ServeGenerated makes the archive update-repos reads of a generated repository, on a
+// container whose chain contains chain ("" for any), the archive of files with modes
+// (fixtures.RepoArchive), as one piece.
+func ServeGenerated(t testing.TB, e *engine.Engine, chain string, files, modes map[string]string) {
+	t.Helper()
+	piece := modelrelease.ArchivePiece + "0000"
+	e.OnEntries(engine.DirRule{Path: modelrelease.ArchiveDir, ChainContains: chain, Entries: []string{piece}})
+	e.OnFile(engine.FileRule{Path: modelrelease.ArchiveDir + "/" + piece, ChainContains: chain,
+		Contents: base64.StdEncoding.EncodeToString(fixtures.RepoArchive(t, files, modes))})
 }
