@@ -262,9 +262,10 @@ func (m *Shipyard) ModelCi(ctx context.Context) (*dagger.Directory, error) {
 	return m.fromSDKDirectory(ctx, dir)
 }
 
-// ModelIntegrations lists the integrations of the Cloudcoil repository (--source), from
-// models/upstreams.json, as a JSON array (e.g. ["cert-manager","keda"]): the matrix of
-// update-repos' wrapper, one job per integration.
+// ModelIntegrations lists the integrations of the Cloudcoil repository (--source), every
+// folder under models/ as its Makefile's publish-all-repos takes them, as a JSON array
+// (e.g. ["cert-manager","keda"]): the matrix of update-repos' wrapper, one job per
+// integration.
 func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
 	_, src, err := m.modelEnv(ctx)
 	if err != nil {
@@ -279,13 +280,16 @@ func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
 
 // UpdateRepos is the repository update after a source update is merged in Cloudcoil
 // (--source, the merged checkout): for each integration (--name, repeatable; default:
-// every one), concurrently and each on its own, it renders and generates the repository
+// every folder under models/; those models/upstreams.json leaves out are named in the
+// output), concurrently and each on its own, it renders and generates the repository
 // as gen-repo does and pushes it to the main branch of <owner>/models-<name> through the
 // GitHub API (tree, commit, ref update) as a regular fast-forward commit on main's head,
 // never a force push. A main that moved meanwhile (diverged) is an error naming it; an
 // unchanged tree pushes nothing; one integration's failure leaves the others pushed. A
 // source older than the repository's last generation (a re-run of an older run) is
-// refused, naming both commits. Give --repo the Cloudcoil repository and
+// refused, naming both commits. A model repository that does not exist is created as
+// publish-repo-% creates it (public, a README, its description and topics) when the token
+// may, and otherwise the error names the gh command. Give --repo the Cloudcoil repository and
 // --github-token CI_GITHUB_TOKEN, so the push starts the repository's own workflows
 // (GitHub starts none for the default GITHUB_TOKEN's pushes). Returns one line per
 // repository; fails when any update failed.

@@ -356,10 +356,10 @@ func TestUpdateReposThroughTheModule(t *testing.T) {
 	if parents := keda.Parents(head); len(parents) != 1 || parents[0] != old {
 		t.Errorf("main at %s with parents %v; want a commit on %s", head, parents, old)
 	}
-	// A repository that does not exist is a failure naming it; the output says so.
-	_, err = m.UpdateRepos(ctx, []string{"istio"}, "cloudcoil", source, false)
-	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio has no branch main") {
-		t.Errorf("err = %v", err)
+	// A repository that does not exist is created, as publish-repo-% does.
+	created, err := m.UpdateRepos(ctx, []string{"istio"}, "cloudcoil", source, false)
+	if err != nil || !strings.Contains(created, "cloudcoil/models-istio: pushed") || sim.Repo("cloudcoil/models-istio") == nil {
+		t.Errorf("%v\n%s", err, created)
 	}
 	noCredentialIn(t, e, out, fmt.Sprint(err))
 }

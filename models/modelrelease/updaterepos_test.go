@@ -3,6 +3,7 @@ package modelrelease
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/models/upstreams/upstreamstest"
 )
 
 const updateToken = "ghp_ci_github_token_for_updates"
@@ -182,14 +184,109 @@ func TestUpdateReposDryRunWritesNothing(t *testing.T) {
 	}
 }
 
-func TestUpdateReposNamesAMissingRepository(t *testing.T) {
+// TestUpdateReposCreatesAMissingRepository: as Cloudcoil's publish-repo-% does, a model
+// repository that does not exist is created (public, with a README, its description and
+// topics) when the token may, then receives the generation; when the token may not, the
+// error names the exact gh command; a dry run creates nothing.
+func TestUpdateReposCreatesAMissingRepository(t *testing.T) {
+	ctx := context.Background()
 	sim, repos := modelRepos(t, "keda")
 	env, e := newEnv(t)
 	renderAnything(e)
+	generated := fixtures.ModelRepoFiles(t, nil)
+	serveGenerated(t, e, "", generated, nil)
+	source := generatorRepo(t, env, nil)
+
+	o := fromHead(repos, "istio", "velero")
+	o.DryRun = true
+	dry, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), source, o)
+	if err != nil || !dry[0].Missing || len(sim.Writes()) != 0 || sim.Repo("cloudcoil/models-istio") != nil {
+		t.Fatalf("dry run: %+v, %v, writes %v", dry, err, sim.Writes())
+	}
+	if !strings.Contains(dry.Text(), "cloudcoil/models-istio: generated; does not exist yet") {
+		t.Errorf("dry run text:\n%s", dry.Text())
+	}
+
+	o.DryRun = false
+	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), source, o)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, up.Text())
+	}
+	for i, name := range []string{"istio", "velero"} {
+		r := sim.Repo("cloudcoil/models-" + name)
+		if r == nil || !up[i].Created || up[i].Commit == "" || r.Branch("main") != up[i].Commit {
+			t.Fatalf("%s: %+v", name, up[i])
+		}
+		if r.Description() != "Generated model repository for "+name || strings.Join(r.Topics(), ",") != "cloudcoil,cloudcoil-models" {
+			t.Errorf("%s: description %q, topics %v", name, r.Description(), r.Topics())
+		}
+		if files := r.Files("main"); len(files) != len(generated) || files["Makefile"] != generated["Makefile"] {
+			t.Errorf("%s: %d files at main, want the %d generated", name, len(files), len(generated))
+		}
+		if parents := r.Parents(up[i].Commit); len(parents) != 1 || r.Files(parents[0])["README.md"] != "# models-"+name+"\nGenerated model repository for "+name+"\n" {
+			t.Errorf("%s: the update is not on the README commit of the creation", name)
+		}
+	}
+	text := up.Text()
+	for _, want := range []string{"cloudcoil/models-istio: pushed", "(created the repository)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	again, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), source, o)
+	if err != nil || !again[0].Unchanged || again[0].Created {
+		t.Errorf("re-run: %+v, %v", again, err)
+	}
+}
+
+func TestUpdateReposNamesTheCommandWhenItMayNotCreate(t *testing.T) {
+	sim, repos := modelRepos(t, "keda")
+	const weak = "ghp_push_but_no_administration"
+	sim.AddToken(weak, githubsim.Token{PushAccess: true, Lacks: []string{"administration"}})
+	gh, err := github.NewClient(sim.URL, weak, github.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, e := newEnv(t)
+	renderAnything(e)
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	_, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "istio"))
-	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio has no branch main") || !strings.Contains(err.Error(), "next: create cloudcoil/models-istio") {
+	_, err = env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), fromHead(repos, "istio"))
+	want := `next: create it as Cloudcoil's publish-repo-istio does: gh repo create cloudcoil/models-istio --add-readme --public --description "Generated model repository for istio" && gh repo edit --add-topic cloudcoil --add-topic cloudcoil-models cloudcoil/models-istio`
+	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio does not exist, and CI_GITHUB_TOKEN may not create it") || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v", err)
+	}
+	if sim.Repo("cloudcoil/models-istio") != nil {
+		t.Error("created anyway")
+	}
+	if _, err := env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), fromHead(repos, "nope")); err == nil || !strings.Contains(err.Error(), "models/ has no folder nope") {
+		t.Errorf("an unknown name: %v", err)
+	}
+}
+
+// TestModelFolders: every folder under models/ is an integration to publish, as the
+// Makefile's REPOS; those models/upstreams.json leaves out are named in the output.
+func TestModelFolders(t *testing.T) {
+	ctx := context.Background()
+	env, _ := newEnv(t)
+	source := generatorRepo(t, env, map[string]string{"models/extra/x.yaml": "x\n"})
+	got, err := ModelFolders(ctx, source)
+	if want := append(upstreamstest.Names(), "extra"); err != nil || !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		t.Errorf("ModelFolders = %v, %v", got, err)
+	}
+	left, err := untracked(ctx, source, got)
+	if err != nil || len(left) != 1 || !left["extra"] {
+		t.Errorf("untracked = %v, %v", left, err)
+	}
+	list, err := Integrations(ctx, source)
+	if err != nil || !strings.Contains(list, `"extra"`) || !strings.Contains(list, `"keda"`) {
+		t.Errorf("Integrations = %s, %v", list, err)
+	}
+	text := Updates{{Name: "keda", Repo: "cloudcoil/models-keda", Head: "abc", Commit: "def", Created: true}, {Name: "extra", Repo: "cloudcoil/models-extra", Head: "abc", Unchanged: true, Untracked: true}}.Text()
+	if !strings.Contains(text, "cloudcoil/models-keda: pushed def on abc (created the repository)\n") || !strings.HasSuffix(text, "Not in models/upstreams.json (model-versions does not follow their upstreams): extra\n") {
+		t.Errorf("text:\n%s", text)
+	}
+	if _, err := ModelFolders(context.Background(), generatorRepo(t, env, map[string]string{"models/Bad Name/x.yaml": "x\n"})); err == nil || !strings.Contains(err.Error(), "models/Bad Name/: not a name") {
+		t.Errorf("a bad folder name: %v", err)
 	}
 }
 

@@ -93,6 +93,9 @@ func sourceFacts(ctx context.Context, gh *github.Client, o UpdateOptions, owner,
 	}
 	sha := head
 	for range MaxGeneratedSearch {
+		if sha == "" {
+			break // a repository still to be created records nothing
+		}
 		c, err := gh.Commit(ctx, owner, repo, sha)
 		if err != nil {
 			return f, err

@@ -20,6 +20,7 @@ var routeGroups = []func() []route{
 	releaseWriteRoutes,
 	gitDataRoutes,
 	blobRoutes,
+	repoCreateRoutes,
 	pullRoutes,
 	notesRoutes,
 	repoRoutes,
