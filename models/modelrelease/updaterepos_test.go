@@ -497,3 +497,38 @@ func TestUpdateReposKeepsModesAndBytes(t *testing.T) {
 		t.Errorf("after the second update: README %q, modes %v", got["README.md"], repos["keda"].Modes("main"))
 	}
 }
+
+// TestReleasePushKeepsModes: the release commit is written on its parent's tree, so an
+// executable or symlink that update-repos put on main stays one on the release branch,
+// although the tree model-release reads carries no modes.
+func TestReleasePushKeepsModes(t *testing.T) {
+	ctx := context.Background()
+	sim, repos := modelRepos(t, "keda")
+	env, e := newEnv(t)
+	renderAnything(e)
+	files := fixtures.ModelRepoFiles(t, map[string]string{"scripts/regenerate.sh": "#!/bin/sh\n", "docs/README.md": "../README.md"})
+	serveGenerated(t, e, "", files, map[string]string{"scripts/regenerate.sh": fixtures.ArchiveExecutable, "docs/README.md": fixtures.ArchiveSymlink})
+	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := Tree{}
+	for p, c := range files {
+		tree[p] = []byte(c)
+	}
+	tree["README.md"] = []byte("# keda 1.0\n")
+	r := remote{gh: updateClient(t, sim, nil), owner: "cloudcoil", repo: "models-keda", main: "main"}
+	plan := Plan{Version: "2.16.0.0", Upstream: "v2.16.0", Branch: "release-2.16", Push: true, Parent: up[0].Commit, CreateBranch: true,
+		Record: Record{Fingerprint: "sha256:" + strings.Repeat("0", 64)}}
+	commit, err := r.push(ctx, plan, tree, up[0].Commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes := repos["keda"].Modes(commit)
+	if modes["scripts/regenerate.sh"] != github.ModeExecutable || modes["docs/README.md"] != github.ModeSymlink {
+		t.Errorf("modes on the release branch: %v", modes)
+	}
+	if got := repos["keda"].Files("release-2.16"); got["README.md"] != "# keda 1.0\n" || got[RecordPath] == "" {
+		t.Errorf("release branch files: README %q, record %q", got["README.md"], got[RecordPath])
+	}
+}
