@@ -281,9 +281,10 @@ func (m *Shipyard) ModelCi(ctx context.Context) (*dagger.Directory, error) {
 	return m.fromSDKDirectory(ctx, dir)
 }
 
-// ModelIntegrations lists the integrations of the Cloudcoil repository (--source), from
-// models/upstreams.json, as a JSON array (e.g. ["cert-manager","keda"]): the matrix of
-// update-repos' wrapper, one job per integration.
+// ModelIntegrations lists the integrations of the Cloudcoil repository (--source), every
+// folder under models/ as its Makefile's publish-all-repos takes them, as a JSON array
+// (e.g. ["cert-manager","keda"]): the matrix of update-repos' wrapper, one job per
+// integration.
 func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
 	_, src, err := m.modelEnv(ctx, "model-integrations")
 	if err != nil {
@@ -298,12 +299,17 @@ func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
 
 // UpdateRepos is the repository update after a source update is merged in Cloudcoil
 // (--source, the merged checkout): for each integration (--name, repeatable; default:
-// every one), concurrently and each on its own, it renders and generates the repository
+// every folder under models/; those models/upstreams.json leaves out are named in the
+// output), concurrently and each on its own, it renders and generates the repository
 // as gen-repo does and pushes it to the main branch of <owner>/models-<name> through the
 // GitHub API (tree, commit, ref update) as a regular fast-forward commit on main's head,
 // never a force push. A main that moved meanwhile (diverged) is an error naming it; an
-// unchanged tree pushes nothing; one integration's failure leaves the others pushed.
-// Give --github-token CI_GITHUB_TOKEN, so the push starts the repository's own workflows
+// unchanged tree pushes nothing; one integration's failure leaves the others pushed. A
+// source older than the repository's last generation (a re-run of an older run) is
+// refused, naming both commits. A model repository that does not exist is created as
+// publish-repo-% creates it (public, a README, its description and topics) when the token
+// may, and otherwise the error names the gh command. Give --repo the Cloudcoil repository and
+// --github-token CI_GITHUB_TOKEN, so the push starts the repository's own workflows
 // (GitHub starts none for the default GITHUB_TOKEN's pushes). Returns one line per
 // repository; fails when any update failed.
 // +cache="never"
@@ -315,8 +321,10 @@ func (m *Shipyard) UpdateRepos(
 	// The owner of the model repositories.
 	// +default="cloudcoil"
 	owner string,
-	// The Cloudcoil commit the source is a checkout of (github.sha), for the commit
-	// message.
+	// The Cloudcoil commit the source is a checkout of (github.sha), a full SHA; required
+	// unless --dry-run. It must be the head of main of --repo (the Cloudcoil repository)
+	// or descend from the commit the model repository was last generated from, so a
+	// re-run of an older run never reverts a repository; the commit message records it.
 	// +optional
 	commit string,
 	// Generate and read main only: write nothing.
@@ -332,7 +340,7 @@ func (m *Shipyard) UpdateRepos(
 		return "", err
 	}
 	updates, err := env.UpdateRepos(ctx, gh, src, modelrelease.UpdateOptions{
-		Names: name, Owner: owner, SourceCommit: commit, DryRun: dryRun,
+		Names: name, Owner: owner, SourceRepo: m.Repo, SourceCommit: commit, DryRun: dryRun,
 	})
 	if err != nil {
 		return "", fmt.Errorf("%w\n\n%s", err, updates.Text())

@@ -333,26 +333,36 @@ func TestUpdateReposThroughTheModule(t *testing.T) {
 	sim.AddToken(modelToken, githubsim.Token{PushAccess: true})
 	keda := sim.AddRepo("cloudcoil", "models-keda")
 	old := keda.CommitOnBranch("main", "Initial generation", map[string]string{"README.md": "old\n"})
+	source := sim.AddRepo("cloudcoil", "cloudcoil").CommitOnBranch("main", "Merge the update", map[string]string{"README.md": "Cloudcoil\n"})
 
 	m, e := modelModule(t, cloudcoilRepo(t))
 	m.GithubAPI = sim.URL + "/"
+	m.Repo = "cloudcoil/cloudcoil"
 	modelreleasetest.RenderOneFolder(e)
+	generated := fixtures.ModelRepoFiles(t, nil)
+	modelreleasetest.ServeGenerated(t, e, "", generated, nil)
 	list, err := m.ModelIntegrations(ctx)
 	if err != nil || !strings.HasPrefix(list, "[") || !strings.Contains(list, `"keda"`) {
 		t.Fatalf("integrations %q, %v", list, err)
 	}
-	out, err := m.UpdateRepos(ctx, []string{"keda"}, "cloudcoil", "0123456789abcdef0123456789abcdef01234567", false)
+	out, err := m.UpdateRepos(ctx, []string{"keda"}, "cloudcoil", source, false)
 	if err != nil || !strings.Contains(out, "cloudcoil/models-keda: pushed") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	head := keda.Branch("main")
+	if files := keda.Files(head); len(files) != len(generated) || files["Makefile"] != generated["Makefile"] {
+		t.Errorf("pushed %d files, want the %d generated", len(files), len(generated))
+	}
+	if got := modelrelease.RecordedSource(keda.Message(head)); got != source {
+		t.Errorf("the commit records source %q, want %s", got, source)
+	}
 	if parents := keda.Parents(head); len(parents) != 1 || parents[0] != old {
 		t.Errorf("main at %s with parents %v; want a commit on %s", head, parents, old)
 	}
-	// A repository that does not exist is a failure naming it; the output says so.
-	_, err = m.UpdateRepos(ctx, []string{"istio"}, "cloudcoil", "", false)
-	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio has no branch main") {
-		t.Errorf("err = %v", err)
+	// A repository that does not exist is created, as publish-repo-% does.
+	created, err := m.UpdateRepos(ctx, []string{"istio"}, "cloudcoil", source, false)
+	if err != nil || !strings.Contains(created, "cloudcoil/models-istio: pushed") || sim.Repo("cloudcoil/models-istio") == nil {
+		t.Errorf("%v\n%s", err, created)
 	}
 	noCredentialIn(t, e, out, fmt.Sprint(err))
 }

@@ -70,6 +70,8 @@ func modelCall(gen bool, call func(ctx context.Context, t *testing.T, m *Shipyar
 		if gen {
 			m, e = modelModule(t, cloudcoilRepo(t))
 			modelreleasetest.RenderOneFolder(e)
+			// What update-repos reads back of a generation: the rendered repository's archive.
+			modelreleasetest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 		} else {
 			m, e = modelModule(t, fixtures.ModelRepo(t, nil))
 		}
@@ -202,8 +204,10 @@ var trustRuns = map[string]trustRun{
 		sim := githubsim.New(t)
 		sim.AddToken(modelToken, githubsim.Token{PushAccess: true})
 		sim.AddRepo("cloudcoil", "models-keda").CommitOnBranch("main", "Initial generation", map[string]string{"README.md": "old\n"})
-		m.GithubAPI = sim.URL + "/"
-		_, err := m.UpdateRepos(ctx, []string{"keda"}, "cloudcoil", "0123456789abcdef0123456789abcdef01234567", false)
+		// update-repos pushes only Cloudcoil main's head (or a descendant of the last one).
+		source := sim.AddRepo("cloudcoil", "cloudcoil").CommitOnBranch("main", "Merge the update", map[string]string{"README.md": "Cloudcoil\n"})
+		m.GithubAPI, m.Repo = sim.URL+"/", "cloudcoil/cloudcoil"
+		_, err := m.UpdateRepos(ctx, []string{"keda"}, "cloudcoil", source, false)
 		return err
 	}),
 	"model-versions": {run: func(t *testing.T, pin []string) []string {

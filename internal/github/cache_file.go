@@ -3,24 +3,86 @@ package github
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"sort"
+	"strings"
 )
 
 // A Cache lives as long as its process, but the runs that should answer each other with
 // 304s (a scheduled job, a re-run) are separate processes. Export and Import carry the
 // cache from one to the next through storage the caller owns: a file, or a Dagger cache
 // volume. The bytes hold response bodies the token could read (repository contents,
-// releases, pull requests), keyed by a hash of the token, never the token itself; keep
-// them where the token's readers alone can reach.
+// releases, pull requests); keep them where the token's readers alone can reach.
+//
+// Whoever can write that storage could swap a body while keeping its key and ETag, and a
+// 304 would then replay it as GitHub's answer. So each exported entry carries a MAC over
+// its key, ETag, headers and body, keyed by a key derived from the token (a CacheSeal),
+// and Import drops an entry whose MAC fails: that request is then sent unconditionally
+// and fetched again. Keys hold no value derived from the token, so the export reveals
+// nothing about it.
 
 // cacheFileFormat names the exported layout; Import refuses any other, so a changed layout
 // starts cold instead of misreading an old file.
-const cacheFileFormat = "shipyard-github-etag-cache/1"
+const cacheFileFormat = "shipyard-github-etag-cache/2"
+
+// CacheSeal binds an exported cache to the token that read it: a MAC key and the scope
+// the client's cache keys carry in memory, both derived from the token with HKDF. It
+// holds no token and formats as "[redacted]".
+type CacheSeal struct {
+	mac   []byte
+	scope string
+}
+
+func (CacheSeal) String() string   { return "[redacted]" }
+func (CacheSeal) GoString() string { return "[redacted]" }
+
+// NewCacheSeal derives the seal of a token. An anonymous client has no secret to seal
+// with, so its cache cannot be trusted across runs: an empty token is an error.
+func NewCacheSeal(token string) (CacheSeal, error) {
+	if token == "" {
+		return CacheSeal{}, errors.New("github: an ETag cache is sealed with the token, and there is none")
+	}
+	mac, err := hkdf.Key(sha256.New, []byte(token), nil, "shipyard github etag cache mac", 32)
+	if err != nil {
+		return CacheSeal{}, fmt.Errorf("github: deriving the ETag cache key: %w", err)
+	}
+	return CacheSeal{mac: mac, scope: cacheScope(token)}, nil
+}
+
+// cacheScope is the in-memory prefix of a token's cache keys, so that two tokens (which
+// may see different answers) never share an entry. It is never exported.
+func cacheScope(token string) string {
+	if token == "" {
+		return ""
+	}
+	m := hmac.New(sha256.New, []byte(token))
+	m.Write([]byte("shipyard github etag cache scope"))
+	return hex.EncodeToString(m.Sum(nil)[:8])
+}
+
+// sum is the MAC of one entry: every field length-prefixed, so no two entries share the
+// bytes it covers.
+func (s CacheSeal) sum(e cacheFileEntry) ([]byte, error) {
+	header, err := json.Marshal(e.Header)
+	if err != nil {
+		return nil, err
+	}
+	m := hmac.New(sha256.New, s.mac)
+	for _, field := range [][]byte{[]byte(cacheFileFormat), []byte(e.Key), []byte(e.ETag), header, e.Body} {
+		_ = binary.Write(m, binary.BigEndian, uint64(len(field)))
+		m.Write(field)
+	}
+	return m.Sum(nil), nil
+}
 
 // maxCacheFile bounds an imported cache once decompressed, well above the cache's own bound
 // of entries times maxCachedBody that a real export stays under.
@@ -36,21 +98,37 @@ type cacheFileEntry struct {
 	ETag   string      `json:"etag"`
 	Header http.Header `json:"header"`
 	Body   []byte      `json:"body"`
+	MAC    []byte      `json:"mac"`
 }
 
-// Export returns the cache's entries as gzip-compressed JSON. Entries are sorted by key and
-// the gzip header carries no time, so the same cache exports the same bytes (and a Dagger
-// step writing them stays cached when nothing changed).
-func (c *Cache) Export() ([]byte, error) {
+// Export returns the entries of the seal's token as gzip-compressed JSON, each with its
+// MAC, its key without the token's scope. Entries are sorted by key and the gzip header
+// carries no time, so the same cache exports the same bytes (and a Dagger step writing
+// them stays cached when nothing changed).
+func (c *Cache) Export(seal CacheSeal) ([]byte, error) {
+	if seal.mac == nil {
+		return nil, errors.New("github: export ETag cache: no seal (NewCacheSeal)")
+	}
 	c.mu.Lock()
 	f := cacheFile{Format: cacheFileFormat, Entries: make([]cacheFileEntry, 0, len(c.entries))}
 	for k, e := range c.entries {
+		key, ok := strings.CutPrefix(k, seal.scope+" ")
+		if !ok {
+			continue // another token's answer
+		}
 		h := e.header.Clone()
 		h.Del("Set-Cookie") // GitHub's API sets none; never persist one if it did
-		f.Entries = append(f.Entries, cacheFileEntry{Key: k, ETag: e.etag, Header: h, Body: e.body})
+		f.Entries = append(f.Entries, cacheFileEntry{Key: key, ETag: e.etag, Header: h, Body: e.body})
 	}
 	c.mu.Unlock()
 	sort.Slice(f.Entries, func(i, j int) bool { return f.Entries[i].Key < f.Entries[j].Key })
+	for i := range f.Entries {
+		mac, err := seal.sum(f.Entries[i])
+		if err != nil {
+			return nil, fmt.Errorf("github: export ETag cache: %w", err)
+		}
+		f.Entries[i].MAC = mac
+	}
 
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
@@ -63,46 +141,64 @@ func (c *Cache) Export() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Import adds the entries of an exported cache, replacing entries with the same key; past
-// the cache's size the usual eviction applies. Data that is not an export of this format
-// is an error and leaves the cache unchanged: the caller then simply starts cold, which
-// costs full requests but never a wrong answer, since every entry is revalidated by GitHub
-// before it is used.
-func (c *Cache) Import(data []byte) error {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+// Import adds the entries of an export sealed with the same token, replacing entries with
+// the same key; past the cache's size the usual eviction applies. An entry whose MAC does
+// not match (changed by someone without the token, or sealed with another token) is
+// dropped, so its request goes out unconditionally; dropped counts them. Data that is not
+// an export of this format is an error and leaves the cache unchanged: the caller then
+// starts cold, which costs full requests but never a wrong answer.
+func (c *Cache) Import(data []byte, seal CacheSeal) (dropped int, err error) {
+	if seal.mac == nil {
+		return 0, errors.New("github: import ETag cache: no seal (NewCacheSeal)")
+	}
+	entries, err := readCacheFile(data)
 	if err != nil {
-		return fmt.Errorf("github: import ETag cache: not a gzip-compressed export: %w", err)
+		return 0, err
 	}
-	raw, err := io.ReadAll(io.LimitReader(zr, maxCacheFile+1))
-	if err != nil {
-		return fmt.Errorf("github: import ETag cache: %w", err)
-	}
-	if len(raw) > maxCacheFile {
-		return fmt.Errorf("github: import ETag cache: larger than %d bytes once decompressed", maxCacheFile)
-	}
-	var f cacheFile
-	if err := json.Unmarshal(raw, &f); err != nil {
-		return fmt.Errorf("github: import ETag cache: %w", err)
-	}
-	if f.Format != cacheFileFormat {
-		return fmt.Errorf("github: import ETag cache: format %q, want %q (an export of another version starts cold)", f.Format, cacheFileFormat)
-	}
-	for i, e := range f.Entries {
-		if e.Key == "" || e.ETag == "" {
-			return fmt.Errorf("github: import ETag cache: entry %d has no key or ETag", i)
+	for _, e := range entries {
+		want, err := seal.sum(e)
+		if err != nil || !hmac.Equal(e.MAC, want) {
+			dropped++
+			continue
 		}
-		if len(e.Body) > maxCachedBody {
-			return errors.New("github: import ETag cache: an entry is larger than the cache keeps")
-		}
-	}
-	for _, e := range f.Entries {
 		h := e.Header
 		if h == nil {
 			h = http.Header{}
 		}
-		c.put(e.Key, &cacheEntry{etag: e.ETag, body: e.Body, header: h})
+		c.put(seal.scope+" "+e.Key, &cacheEntry{etag: e.ETag, body: e.Body, header: h})
 	}
-	return nil
+	return dropped, nil
+}
+
+// readCacheFile decodes and bounds an export.
+func readCacheFile(data []byte) ([]cacheFileEntry, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("github: import ETag cache: not a gzip-compressed export: %w", err)
+	}
+	raw, err := io.ReadAll(io.LimitReader(zr, maxCacheFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("github: import ETag cache: %w", err)
+	}
+	if len(raw) > maxCacheFile {
+		return nil, fmt.Errorf("github: import ETag cache: larger than %d bytes once decompressed", maxCacheFile)
+	}
+	var f cacheFile
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, fmt.Errorf("github: import ETag cache: %w", err)
+	}
+	if f.Format != cacheFileFormat {
+		return nil, fmt.Errorf("github: import ETag cache: format %q, want %q (an export of another version starts cold)", f.Format, cacheFileFormat)
+	}
+	for i, e := range f.Entries {
+		if e.Key == "" || e.ETag == "" {
+			return nil, fmt.Errorf("github: import ETag cache: entry %d has no key or ETag", i)
+		}
+		if len(e.Body) > maxCachedBody {
+			return nil, errors.New("github: import ETag cache: an entry is larger than the cache keeps")
+		}
+	}
+	return f.Entries, nil
 }
 
 // Len is the number of responses the cache holds.

@@ -9,15 +9,13 @@
 // bounds every request in time; and it counts requests.
 //
 // The token lives only in memory, in the transport: it is never part of a URL, an error or
-// a log line, and the cache knows it only by a hash. It goes only to the API's own host,
-// never across a redirect elsewhere, and never over plain http beyond loopback (and the
-// engine's test network, see plainHTTPAllowed).
+// a log line, and the cache knows it only by keys derived from it (see CacheSeal). It goes
+// only to the API's own host, never across a redirect elsewhere, and never over plain
+// http beyond loopback (and the engine's test network, see plainHTTPAllowed).
 package github
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -118,7 +116,7 @@ func WithTransport(rt http.RoundTripper) Option {
 }
 
 // WithCache shares an ETag cache between clients, e.g. across the steps of one run.
-// Entries are keyed by URL and a hash of the token, so clients with different tokens
+// Entries are keyed by URL and a key derived from the token, so clients with different tokens
 // never see each other's responses.
 func WithCache(c *Cache) Option {
 	return func(t *transport) { t.cache = c }
@@ -175,8 +173,7 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 	}
 	if token != "" {
 		t.auth = secret("Bearer " + token)
-		sum := sha256.Sum256([]byte(token))
-		t.tokenID = hex.EncodeToString(sum[:8])
+		t.tokenID = cacheScope(token)
 	}
 	for _, o := range opts {
 		o(t)

@@ -55,7 +55,7 @@ type fixture struct {
 	c     *Client
 }
 
-func setup(t *testing.T, push bool, opts ...Option) *fixture {
+func setup(t testing.TB, push bool, opts ...Option) *fixture {
 	t.Helper()
 	clock := newFakeClock()
 	sim := githubsim.New(t, githubsim.WithClock(clock.Now))

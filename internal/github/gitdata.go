@@ -34,15 +34,33 @@ func (c *Client) BranchHead(ctx context.Context, owner, repo, branch string) (sh
 
 // CommitTree returns the tree SHA of a commit, the base a new tree is built on.
 func (c *Client) CommitTree(ctx context.Context, owner, repo, sha string) (string, error) {
+	commit, err := c.Commit(ctx, owner, repo, sha)
+	if err != nil {
+		return "", err
+	}
+	return commit.Tree, nil
+}
+
+// GitCommit is a commit object: its message, tree and parents.
+type GitCommit struct {
+	SHA, Message, Tree string
+	Parents            []string
+}
+
+// Commit reads a commit object through the Git database API (a full SHA).
+func (c *Client) Commit(ctx context.Context, owner, repo, sha string) (GitCommit, error) {
 	commit, resp, err := c.gh.Git.GetCommit(ctx, seg(owner), seg(repo), seg(sha))
 	if err = apiErr(resp, err); err != nil {
-		return "", fmt.Errorf("github: commit %s of %s/%s: %w", sha, owner, repo, err)
+		return GitCommit{}, fmt.Errorf("github: commit %s of %s/%s: %w", sha, owner, repo, err)
 	}
-	tree := commit.GetTree().GetSHA()
-	if tree == "" {
-		return "", fmt.Errorf("github: commit %s of %s/%s has no tree in GitHub's answer", sha, owner, repo)
+	out := GitCommit{SHA: commit.GetSHA(), Message: commit.GetMessage(), Tree: commit.GetTree().GetSHA()}
+	if out.Tree == "" {
+		return GitCommit{}, fmt.Errorf("github: commit %s of %s/%s has no tree in GitHub's answer", sha, owner, repo)
 	}
-	return tree, nil
+	for _, p := range commit.Parents {
+		out.Parents = append(out.Parents, p.GetSHA())
+	}
+	return out, nil
 }
 
 // TreeChange is one path of a new tree: a regular file (mode 100644) with Content, or,

@@ -44,6 +44,9 @@ func TestPushACommitAndMoveBranches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got, err := f.c.Commit(ctx, "octo", "demo", commit); err != nil || got.SHA != commit || got.Message != "chore: v2" || got.Tree != tree || len(got.Parents) != 1 || got.Parents[0] != main {
+		t.Errorf("Commit(%s) = %+v, %v", commit, got, err)
+	}
 	if err := f.c.CreateBranch(ctx, "octo", "demo", "automation/x", commit); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 type transport struct {
 	base    http.RoundTripper
 	auth    secret // Authorization header value; empty for anonymous access
-	tokenID string // hash of the token, for cache keys
+	tokenID string // cacheScope of the token, for cache keys in memory
 	// api is the API's scheme and host: the token goes there and nowhere else, so a
 	// redirect elsewhere (a release asset's storage, a moved host) is followed without it.
 	api *url.URL

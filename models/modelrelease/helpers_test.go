@@ -40,3 +40,15 @@ func hostRepo(t *testing.T, env Env, changes map[string]string) *dagger.Director
 	t.Helper()
 	return env.Client.Host().Directory(fixtures.ModelRepo(t, changes))
 }
+
+// serveGenerated programs the double so that ReadGenerated, on a container whose chain
+// contains chain (any, when empty), finds the archive of files (see fixtures.RepoArchive)
+// in two pieces.
+func serveGenerated(t *testing.T, e *engine.Engine, chain string, files, modes map[string]string) {
+	t.Helper()
+	text := base64.StdEncoding.EncodeToString(fixtures.RepoArchive(t, files, modes))
+	half := len(text) / 2
+	e.OnEntries(engine.DirRule{Path: ArchiveDir, ChainContains: chain, Entries: []string{ArchivePiece + "0000", ArchivePiece + "0001"}})
+	e.OnFile(engine.FileRule{Path: ArchiveDir + "/" + ArchivePiece + "0000", ChainContains: chain, Contents: text[:half]})
+	e.OnFile(engine.FileRule{Path: ArchiveDir + "/" + ArchivePiece + "0001", ChainContains: chain, Contents: text[half:]})
+}

@@ -9,23 +9,37 @@ import (
 )
 
 // push writes the release commit and moves the release branch to it without force. The
-// commit's tree is exactly the generated repository with the record (a full tree, no
-// base, so files the generation no longer writes are gone), its parent the head the plan
-// read, or main's commit for a new branch. GitHub then accepts the move only if nobody
+// commit's tree is exactly the generated repository with the record (files the generation
+// no longer writes are gone), written on the parent's tree so only what differs is sent
+// (github.Client.WriteTree), its parent the head the plan read, or main's commit for a
+// new branch. GitHub then accepts the move only if nobody
 // moved the branch since the plan read it: a lost race wraps errLostRace. When the head
 // already records this exact release, nothing is written and the head is the commit.
 func (r remote) push(ctx context.Context, plan Plan, files Tree, start string) (string, error) {
 	if !plan.Push {
 		return plan.Parent, nil
 	}
-	changes := make([]github.TreeChange, 0, len(files)+1)
+	// Mode "": the modes the parent has (an executable made by update-repos stays one),
+	// since the tree read here carries none.
+	changes := make([]github.TreeFile, 0, len(files)+1)
 	for _, p := range files.Paths() {
 		if p != RecordPath {
-			changes = append(changes, github.TreeChange{Path: p, Content: files[p]})
+			changes = append(changes, github.TreeFile{Path: p, Content: files[p]})
 		}
 	}
-	changes = append(changes, github.TreeChange{Path: RecordPath, Content: plan.Record.Marshal()})
-	tree, err := r.gh.CreateTree(ctx, r.owner, r.repo, "", changes)
+	changes = append(changes, github.TreeFile{Path: RecordPath, Content: plan.Record.Marshal()})
+	base, err := r.gh.CommitTree(ctx, r.owner, r.repo, plan.Parent)
+	if err != nil {
+		return "", fmt.Errorf("push %s: %w", plan.Branch, err)
+	}
+	current, complete, err := r.gh.Tree(ctx, r.owner, r.repo, base)
+	if err != nil {
+		return "", fmt.Errorf("push %s: %w", plan.Branch, err)
+	}
+	if !complete {
+		base, current = "", nil // a cut listing: send every file, on no base
+	}
+	tree, err := r.gh.WriteTree(ctx, r.owner, r.repo, base, current, changes, github.DefaultTreeBatches)
 	if err != nil {
 		return "", fmt.Errorf("push %s: %w", plan.Branch, err)
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -11,6 +14,7 @@ import (
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/models/upstreams"
 )
 
 // Repository updates: after a source update is merged in Cloudcoil, each integration's
@@ -18,7 +22,9 @@ import (
 // branch of its model repository (cloudcoil/models-<name>), whose own Update Versions
 // workflow then releases it. The push is a regular commit on main's head through the Git
 // data API (tree, commit, ref update without force): GitHub moves the branch only when
-// the commit descends from its head, so a push never discards anyone's commit.
+// the commit descends from its head, so a push never discards anyone's commit. The tree
+// keeps the generation's modes and bytes (ReadGenerated) and is written in bounded
+// requests carrying only what differs from main (github.Client.WriteTree).
 
 // DefaultModelOwner owns the model repositories.
 const DefaultModelOwner = "cloudcoil"
@@ -28,16 +34,39 @@ func ModelRepoName(owner, name string) string {
 	return owner + "/models-" + name
 }
 
+// Model repositories that do not exist yet are created as Cloudcoil's publish-repo-% target
+// creates them (gh repo create --add-readme --public --description …, then the topics).
+const (
+	modelRepoTopicCloudcoil = "cloudcoil"
+	modelRepoTopicModels    = "cloudcoil-models"
+)
+
+// ModelRepoDescription is the description publish-repo-% gives a model repository.
+func ModelRepoDescription(name string) string { return "Generated model repository for " + name }
+
+// CreateRepoCommand is the exact command (publish-repo-%'s) that creates a model
+// repository, for a maintainer when the token may not.
+func CreateRepoCommand(owner, name string) string {
+	repo := ModelRepoName(owner, name)
+	return fmt.Sprintf("gh repo create %s --add-readme --public --description %q && gh repo edit --add-topic %s --add-topic %s %s",
+		repo, ModelRepoDescription(name), modelRepoTopicCloudcoil, modelRepoTopicModels, repo)
+}
+
 // UpdateOptions configure UpdateRepos.
 type UpdateOptions struct {
-	// Names are the integrations to update; empty means every one of models/upstreams.json.
+	// Names are the integrations to update; empty means every folder under models/, as
+	// the Makefile's publish-all-repos does.
 	Names []string
 	// Owner owns the model repositories (default DefaultModelOwner).
 	Owner string
 	// Branch is the branch to push (default "main").
 	Branch string
-	// SourceCommit is the Cloudcoil commit generated from, for the commit message.
-	SourceCommit string
+	// SourceRepo is the Cloudcoil repository (owner/name) and SourceBranch its main branch
+	// (default "main"); SourceCommit, a full SHA, is the commit of it generated from. It
+	// must be SourceBranch's head or descend from the commit the model repository's last
+	// generation records (CheckSource); the commit message records it. A dry run may leave
+	// it empty, and then skips that check.
+	SourceRepo, SourceBranch, SourceCommit string
 	// DryRun generates and compares, and pushes nothing.
 	DryRun bool
 	// Log receives one line per step (nil: none).
@@ -51,6 +80,12 @@ type RepoUpdate struct {
 	Head, Commit string
 	// Unchanged says main already holds exactly the generated tree.
 	Unchanged bool
+	// Created says the update created the repository; Missing that it does not exist (a
+	// dry run, or a token that may not create it).
+	Created, Missing bool
+	// Untracked says models/upstreams.json leaves the integration out, so model-versions
+	// does not follow its upstream.
+	Untracked bool
 	// Steps are the flow's steps that ran.
 	Steps []string
 	Err   error
@@ -74,35 +109,100 @@ func (u Updates) Err() error {
 func (u Updates) Text() string {
 	var b strings.Builder
 	for _, r := range u {
+		note := ""
+		if r.Created {
+			note = " (created the repository)"
+		}
 		switch {
 		case r.Err != nil:
 			fmt.Fprintf(&b, "%s: failed (%s): %v\n", r.Repo, flow.FailedStep(r.Err), r.Err)
 		case r.Unchanged:
 			fmt.Fprintf(&b, "%s: unchanged at %.12s; nothing pushed\n", r.Repo, r.Head)
+		case r.Commit == "" && r.Missing:
+			fmt.Fprintf(&b, "%s: generated; does not exist yet, and this dry run creates nothing\n", r.Repo)
 		case r.Commit == "":
 			fmt.Fprintf(&b, "%s: generated and read %.12s; dry run, nothing written\n", r.Repo, r.Head)
 		default:
-			fmt.Fprintf(&b, "%s: pushed %.12s on %.12s\n", r.Repo, r.Commit, r.Head)
+			fmt.Fprintf(&b, "%s: pushed %.12s on %.12s%s\n", r.Repo, r.Commit, r.Head, note)
 		}
+	}
+	var untracked []string
+	for _, r := range u {
+		if r.Untracked {
+			untracked = append(untracked, r.Name)
+		}
+	}
+	if len(untracked) > 0 {
+		fmt.Fprintf(&b, "Not in %s (model-versions does not follow their upstreams): %s\n", upstreams.FilePath, strings.Join(untracked, ", "))
 	}
 	return b.String()
 }
 
-// Integrations lists the integrations of the Cloudcoil repository's models/upstreams.json,
-// sorted, as a JSON array for a workflow matrix.
+// Integrations lists the integrations of the Cloudcoil repository, every folder under
+// models/ (ModelFolders), as a JSON array for update-repos' workflow matrix.
 func Integrations(ctx context.Context, source *dagger.Directory) (string, error) {
-	file, err := readUpstreams(ctx, source)
+	folders, err := ModelFolders(ctx, source)
 	if err != nil {
 		return "", err
 	}
-	return Validation{Integrations: file.Names()}.ListJSON(), nil
+	return Validation{Integrations: folders}.ListJSON(), nil
+}
+
+var integrationName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// ModelFolders lists the folders under models/ of the Cloudcoil repository, sorted: the
+// integrations the Makefile publishes (REPOS := $(shell ls models)), each to
+// <owner>/models-<folder>.
+func ModelFolders(ctx context.Context, source *dagger.Directory) ([]string, error) {
+	entries, err := source.Directory("models").Entries(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("models/: %w (is --source the Cloudcoil repository?)", err)
+	}
+	var folders []string
+	for _, e := range entries {
+		name, isDir := strings.CutSuffix(e, "/")
+		if !isDir {
+			continue
+		}
+		if !integrationName.MatchString(name) {
+			return nil, fmt.Errorf("models/%s/: not a name for a repository models-<name> (lowercase letters, digits, '.', '_' and '-'); rename the folder", name)
+		}
+		folders = append(folders, name)
+	}
+	if len(folders) == 0 {
+		return nil, errors.New("models/ holds no integration folder (is --source the Cloudcoil repository?)")
+	}
+	sort.Strings(folders)
+	return folders, nil
+}
+
+// untracked are the folders models/upstreams.json leaves out (none when there is no such
+// file: nothing is tracked, which model-versions says itself).
+func untracked(ctx context.Context, source *dagger.Directory, folders []string) (map[string]bool, error) {
+	ok, err := source.Exists(ctx, upstreams.FilePath)
+	if err != nil || !ok {
+		return nil, err
+	}
+	file, err := readUpstreams(ctx, source)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, f := range folders {
+		if !slices.Contains(file.Names(), f) {
+			out[f] = true
+		}
+	}
+	return out, nil
 }
 
 // updateState is one integration's update as its steps fill it in.
 type updateState struct {
 	name, owner, repo, branch string
-	files                     Tree
+	missing, created          bool // the repository does not exist; this update created it
+	files                     []github.TreeFile
 	head, headTree            string
+	current                   []github.TreeEntry // headTree's entries
 	tree, commit              string
 }
 
@@ -118,7 +218,17 @@ func (e Env) UpdateRepos(ctx context.Context, gh *github.Client, source *dagger.
 	if o.Branch == "" {
 		o.Branch = "main"
 	}
-	file, err := readUpstreams(ctx, source)
+	if o.SourceBranch == "" {
+		o.SourceBranch = "main"
+	}
+	if !fullSHA.MatchString(o.SourceCommit) && (o.SourceCommit != "" || !o.DryRun) {
+		return nil, fmt.Errorf("update-repos: the source commit %q is not a full commit SHA: give --commit the Cloudcoil commit the source is a checkout of (github.sha in a workflow)", o.SourceCommit)
+	}
+	folders, err := ModelFolders(ctx, source)
+	if err != nil {
+		return nil, err
+	}
+	left, err := untracked(ctx, source, folders)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +243,12 @@ func (e Env) UpdateRepos(ctx context.Context, gh *github.Client, source *dagger.
 	}
 	names := o.Names
 	if len(names) == 0 {
-		names = file.Names()
+		names = folders
+	}
+	for _, n := range names {
+		if !slices.Contains(folders, n) {
+			return nil, fmt.Errorf("update-repos --name %s: models/ has no folder %s (integrations: %s)", n, n, strings.Join(folders, ", "))
+		}
 	}
 	out := make(Updates, len(names))
 	var wg sync.WaitGroup
@@ -142,6 +257,7 @@ func (e Env) UpdateRepos(ctx context.Context, gh *github.Client, source *dagger.
 		go func() {
 			defer wg.Done()
 			out[i] = e.updateRepo(ctx, gh, source, name, o)
+			out[i].Untracked = left[name]
 		}()
 	}
 	wg.Wait()
@@ -174,24 +290,71 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 				if err != nil {
 					return err
 				}
-				s.files, err = ReadTree(ctx, dir, DefaultTreeLimits)
+				s.files, err = e.ReadGenerated(ctx, dir, DefaultTreeLimits)
 				return err
 			},
 		},
 		{
 			Name: "read " + o.Branch,
-			Next: "create " + repo + " with a " + o.Branch + " branch and give CI_GITHUB_TOKEN contents write access to it",
+			Next: "give CI_GITHUB_TOKEN contents write access to " + repo + ", whose " + o.Branch + " branch receives the generation",
 			Run: func(ctx context.Context, s *updateState) error {
-				head, ok, err := gh.BranchHead(ctx, s.owner, s.repo, s.branch)
+				ok, err := readHead(ctx, gh, s)
+				if err != nil || ok {
+					return err
+				}
+				_, found, err := gh.RepoPermissions(ctx, s.owner, s.repo)
+				if err != nil {
+					return err
+				}
+				if found {
+					return fmt.Errorf("%s has no branch %s: push one (e.g. its README) first", repo, s.branch)
+				}
+				s.missing = true // created by the step "create repository"
+				return nil
+			},
+		},
+		{
+			Name: "check source",
+			Next: "run update-repos for Cloudcoil " + o.SourceBranch + "'s head (a new run, or a re-run of the newest run) rather than re-running an older one",
+			Run: func(ctx context.Context, s *updateState) error {
+				if o.SourceCommit == "" {
+					return nil // a dry run without --commit: nothing is pushed
+				}
+				f, err := sourceFacts(ctx, gh, o, s.owner, s.repo, s.head)
+				if err != nil {
+					return err
+				}
+				return CheckSource(f)
+			},
+		},
+		{
+			Name:   "create repository",
+			Writes: true,
+			Next:   "create it as Cloudcoil's publish-repo-" + name + " does: " + CreateRepoCommand(o.Owner, name) + "; or give CI_GITHUB_TOKEN the organisation's administration permission",
+			Run: func(ctx context.Context, s *updateState) error {
+				if !s.missing {
+					return nil
+				}
+				err := gh.CreateOrgRepo(ctx, s.owner, github.NewRepository{Name: s.repo, Description: ModelRepoDescription(name), Public: true, WithReadme: true})
+				switch {
+				case errors.Is(err, github.ErrNotAllowed):
+					return fmt.Errorf("%s does not exist, and CI_GITHUB_TOKEN may not create it: %w", repo, err)
+				case err != nil && !errors.Is(err, github.ErrAlreadyExists):
+					return err
+				}
+				if err := gh.ReplaceTopics(ctx, s.owner, s.repo, []string{modelRepoTopicCloudcoil, modelRepoTopicModels}); err != nil {
+					return fmt.Errorf("%s was created, but not its topics: %w", repo, err)
+				}
+				s.created = true
+				ok, err := readHead(ctx, gh, s)
 				if err != nil {
 					return err
 				}
 				if !ok {
-					return fmt.Errorf("%s has no branch %s (or CI_GITHUB_TOKEN cannot read it)", repo, s.branch)
+					return fmt.Errorf("%s was created with a README, but has no branch %s: is its default branch another?", repo, s.branch)
 				}
-				s.head = head
-				s.headTree, err = gh.CommitTree(ctx, s.owner, s.repo, head)
-				return err
+				s.missing = false
+				return nil
 			},
 		},
 		{
@@ -199,8 +362,12 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 			Writes: true,
 			Next:   "re-run the update; a tree object changes no branch",
 			Run: func(ctx context.Context, s *updateState) error {
+				base := s.headTree
+				if s.current == nil {
+					base = ""
+				}
 				var err error
-				s.tree, err = gh.CreateTree(ctx, s.owner, s.repo, "", fullTree(s.files))
+				s.tree, err = gh.WriteTree(ctx, s.owner, s.repo, base, s.current, s.files, github.DefaultTreeBatches)
 				return err
 			},
 		},
@@ -230,19 +397,30 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 		},
 	}
 	ran, err := flow.Run(ctx, flow.Runner{Flow: "update-repos " + name, Log: o.Log, DryRun: o.DryRun}, steps, st)
-	u := RepoUpdate{Name: name, Repo: repo, Head: st.head, Commit: st.commit, Steps: ran, Err: err}
+	u := RepoUpdate{Name: name, Repo: repo, Head: st.head, Commit: st.commit, Steps: ran, Err: err, Created: st.created, Missing: st.missing}
 	u.Unchanged = err == nil && st.tree != "" && st.tree == st.headTree
 	return u
 }
 
-// fullTree is every file of the generated repository: a tree without a base, so files the
-// generation no longer writes are gone from main too.
-func fullTree(files Tree) []github.TreeChange {
-	changes := make([]github.TreeChange, 0, len(files))
-	for _, p := range files.Paths() {
-		changes = append(changes, github.TreeChange{Path: p, Content: files[p]})
+// readHead reads the branch's head, its tree and the tree's entries into s; ok is false
+// when the branch does not exist.
+func readHead(ctx context.Context, gh *github.Client, s *updateState) (ok bool, err error) {
+	head, ok, err := gh.BranchHead(ctx, s.owner, s.repo, s.branch)
+	if err != nil || !ok {
+		return false, err
 	}
-	return changes
+	s.head = head
+	if s.headTree, err = gh.CommitTree(ctx, s.owner, s.repo, head); err != nil {
+		return false, err
+	}
+	var complete bool
+	if s.current, complete, err = gh.Tree(ctx, s.owner, s.repo, s.headTree); err != nil {
+		return false, err
+	}
+	if !complete {
+		s.current = nil // GitHub cut the listing: send every file, on no base
+	}
+	return true, nil
 }
 
 // UpdateMessage is the commit message of a repository update.
@@ -251,5 +429,9 @@ func UpdateMessage(name, sourceCommit string) string {
 	if sourceCommit != "" {
 		from = "Cloudcoil at " + sourceCommit
 	}
-	return fmt.Sprintf("Update generated models and template of %s\n\nRendered and generated from %s by Shipyard's update-repos.\n", name, from)
+	msg := fmt.Sprintf("Update generated models and template of %s\n\nRendered and generated from %s by Shipyard's update-repos.\n", name, from)
+	if sourceCommit != "" {
+		msg += "\n" + SourceTrailer + ": " + sourceCommit + "\n"
+	}
+	return msg
 }

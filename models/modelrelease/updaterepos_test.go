@@ -3,6 +3,7 @@ package modelrelease
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,23 +13,36 @@ import (
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/models/upstreams/upstreamstest"
 )
 
 const updateToken = "ghp_ci_github_token_for_updates"
 
+// sourceRepo is Cloudcoil's repository in the simulator; sourceHead the head of its main
+// after modelRepos.
+const sourceRepo = "cloudcoil/cloudcoil"
+
 // modelRepos is a GitHub simulator with cloudcoil/models-<name> for each name, main at a
-// commit holding an older generation.
+// commit holding an older generation, and cloudcoil/cloudcoil with a main branch.
 func modelRepos(t *testing.T, names ...string) (*githubsim.Server, map[string]*githubsim.Repo) {
 	t.Helper()
 	sim := githubsim.New(t)
 	sim.AddToken(updateToken, githubsim.Token{PushAccess: true})
 	repos := map[string]*githubsim.Repo{}
+	src := sim.AddRepo("cloudcoil", "cloudcoil")
+	src.CommitOnBranch("main", "Initial commit", map[string]string{"README.md": "Cloudcoil\n"})
+	repos[sourceRepo] = src
 	for _, n := range names {
 		r := sim.AddRepo(DefaultModelOwner, "models-"+n)
 		r.CommitOnBranch("main", "Initial generation", map[string]string{"README.md": "old\n", "stale.py": "x = 1\n"})
 		repos[n] = r
 	}
 	return sim, repos
+}
+
+// fromHead are the options of an update from Cloudcoil main's head.
+func fromHead(repos map[string]*githubsim.Repo, names ...string) UpdateOptions {
+	return UpdateOptions{Names: names, SourceRepo: sourceRepo, SourceCommit: repos[sourceRepo].Branch("main")}
 }
 
 func updateClient(t *testing.T, sim *githubsim.Server, rt http.RoundTripper) *github.Client {
@@ -52,13 +66,13 @@ func TestUpdateReposOneFailureLeavesTheOthersPushed(t *testing.T) {
 	}
 	env, e := newEnv(t)
 	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	e.OnExec(engine.ExecRule{ArgsContain: "cloudcoil-model-codegen", ExitCode: 1, Stderr: "error: schema 404",
 		Match: func(x engine.Exec) bool { return strings.Contains(x.Chain, "models/velero") }})
 	var log []string
-	up, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{
-		Names: []string{"keda", "istio", "velero"}, SourceCommit: "0123456789abcdef",
-		Log: func(f string, a ...any) { log = append(log, f) },
-	})
+	o := fromHead(repos, "keda", "istio", "velero")
+	o.Log = func(f string, a ...any) { log = append(log, f) }
+	up, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
 	if err == nil || !strings.Contains(err.Error(), "update-repos: 1 of 3 failed") || !strings.Contains(err.Error(), "update-repos velero: generate") {
 		t.Fatalf("err = %v", err)
 	}
@@ -99,12 +113,13 @@ func TestUpdateReposUnchangedTreePushesNothing(t *testing.T) {
 	sim, repos := modelRepos(t, "keda")
 	env, e := newEnv(t)
 	renderAnything(e)
-	first, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{Names: []string{"keda"}})
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	first, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || first[0].Commit == "" {
 		t.Fatalf("first: %+v, %v", first, err)
 	}
 	sim.ResetLog()
-	again, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{Names: []string{"keda"}})
+	again, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || !again[0].Unchanged || again[0].Commit != "" || repos["keda"].Branch("main") != first[0].Commit {
 		t.Fatalf("again: %+v, %v", again, err)
 	}
@@ -147,7 +162,8 @@ func TestUpdateReposRefusesADivergedMain(t *testing.T) {
 	})
 	env, e := newEnv(t)
 	renderAnything(e)
-	up, err := env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), UpdateOptions{Names: []string{"keda"}})
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	up, err := env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err == nil || flow.FailedStep(up[0].Err) != "push" || !strings.Contains(err.Error(), "main of cloudcoil/models-keda diverged") {
 		t.Fatalf("err = %v", err)
 	}
@@ -161,18 +177,358 @@ func TestUpdateReposDryRunWritesNothing(t *testing.T) {
 	head := repos["keda"].Branch("main")
 	env, e := newEnv(t)
 	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	up, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{Names: []string{"keda"}, DryRun: true})
 	if err != nil || up[0].Commit != "" || up[0].Head != head || len(sim.Writes()) != 0 {
 		t.Fatalf("%+v, %v, writes %v", up, err, sim.Writes())
 	}
 }
 
-func TestUpdateReposNamesAMissingRepository(t *testing.T) {
-	sim, _ := modelRepos(t, "keda")
+// TestUpdateReposCreatesAMissingRepository: as Cloudcoil's publish-repo-% does, a model
+// repository that does not exist is created (public, with a README, its description and
+// topics) when the token may, then receives the generation; when the token may not, the
+// error names the exact gh command; a dry run creates nothing.
+func TestUpdateReposCreatesAMissingRepository(t *testing.T) {
+	ctx := context.Background()
+	sim, repos := modelRepos(t, "keda")
 	env, e := newEnv(t)
 	renderAnything(e)
-	_, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{Names: []string{"istio"}})
-	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio has no branch main") || !strings.Contains(err.Error(), "next: create cloudcoil/models-istio") {
+	generated := fixtures.ModelRepoFiles(t, nil)
+	serveGenerated(t, e, "", generated, nil)
+	source := generatorRepo(t, env, nil)
+
+	o := fromHead(repos, "istio", "velero")
+	o.DryRun = true
+	dry, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), source, o)
+	if err != nil || !dry[0].Missing || len(sim.Writes()) != 0 || sim.Repo("cloudcoil/models-istio") != nil {
+		t.Fatalf("dry run: %+v, %v, writes %v", dry, err, sim.Writes())
+	}
+	if !strings.Contains(dry.Text(), "cloudcoil/models-istio: generated; does not exist yet") {
+		t.Errorf("dry run text:\n%s", dry.Text())
+	}
+
+	o.DryRun = false
+	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), source, o)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, up.Text())
+	}
+	for i, name := range []string{"istio", "velero"} {
+		r := sim.Repo("cloudcoil/models-" + name)
+		if r == nil || !up[i].Created || up[i].Commit == "" || r.Branch("main") != up[i].Commit {
+			t.Fatalf("%s: %+v", name, up[i])
+		}
+		if r.Description() != "Generated model repository for "+name || strings.Join(r.Topics(), ",") != "cloudcoil,cloudcoil-models" {
+			t.Errorf("%s: description %q, topics %v", name, r.Description(), r.Topics())
+		}
+		if files := r.Files("main"); len(files) != len(generated) || files["Makefile"] != generated["Makefile"] {
+			t.Errorf("%s: %d files at main, want the %d generated", name, len(files), len(generated))
+		}
+		if parents := r.Parents(up[i].Commit); len(parents) != 1 || r.Files(parents[0])["README.md"] != "# models-"+name+"\nGenerated model repository for "+name+"\n" {
+			t.Errorf("%s: the update is not on the README commit of the creation", name)
+		}
+	}
+	text := up.Text()
+	for _, want := range []string{"cloudcoil/models-istio: pushed", "(created the repository)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	again, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), source, o)
+	if err != nil || !again[0].Unchanged || again[0].Created {
+		t.Errorf("re-run: %+v, %v", again, err)
+	}
+}
+
+func TestUpdateReposNamesTheCommandWhenItMayNotCreate(t *testing.T) {
+	sim, repos := modelRepos(t, "keda")
+	const weak = "ghp_push_but_no_administration"
+	sim.AddToken(weak, githubsim.Token{PushAccess: true, Lacks: []string{"administration"}})
+	gh, err := github.NewClient(sim.URL, weak, github.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, e := newEnv(t)
+	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	_, err = env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), fromHead(repos, "istio"))
+	want := `next: create it as Cloudcoil's publish-repo-istio does: gh repo create cloudcoil/models-istio --add-readme --public --description "Generated model repository for istio" && gh repo edit --add-topic cloudcoil --add-topic cloudcoil-models cloudcoil/models-istio`
+	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio does not exist, and CI_GITHUB_TOKEN may not create it") || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v", err)
+	}
+	if sim.Repo("cloudcoil/models-istio") != nil {
+		t.Error("created anyway")
+	}
+	if _, err := env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), fromHead(repos, "nope")); err == nil || !strings.Contains(err.Error(), "models/ has no folder nope") {
+		t.Errorf("an unknown name: %v", err)
+	}
+}
+
+// TestModelFolders: every folder under models/ is an integration to publish, as the
+// Makefile's REPOS; those models/upstreams.json leaves out are named in the output.
+func TestModelFolders(t *testing.T) {
+	ctx := context.Background()
+	env, _ := newEnv(t)
+	source := generatorRepo(t, env, map[string]string{"models/extra/x.yaml": "x\n"})
+	got, err := ModelFolders(ctx, source)
+	if want := append(upstreamstest.Names(), "extra"); err != nil || !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		t.Errorf("ModelFolders = %v, %v", got, err)
+	}
+	left, err := untracked(ctx, source, got)
+	if err != nil || len(left) != 1 || !left["extra"] {
+		t.Errorf("untracked = %v, %v", left, err)
+	}
+	list, err := Integrations(ctx, source)
+	if err != nil || !strings.Contains(list, `"extra"`) || !strings.Contains(list, `"keda"`) {
+		t.Errorf("Integrations = %s, %v", list, err)
+	}
+	text := Updates{{Name: "keda", Repo: "cloudcoil/models-keda", Head: "abc", Commit: "def", Created: true}, {Name: "extra", Repo: "cloudcoil/models-extra", Head: "abc", Unchanged: true, Untracked: true}}.Text()
+	if !strings.Contains(text, "cloudcoil/models-keda: pushed def on abc (created the repository)\n") || !strings.HasSuffix(text, "Not in models/upstreams.json (model-versions does not follow their upstreams): extra\n") {
+		t.Errorf("text:\n%s", text)
+	}
+	if _, err := ModelFolders(context.Background(), generatorRepo(t, env, map[string]string{"models/Bad Name/x.yaml": "x\n"})); err == nil || !strings.Contains(err.Error(), "models/Bad Name/: not a name") {
+		t.Errorf("a bad folder name: %v", err)
+	}
+}
+
+// TestUpdateReposRefusesAnOlderSource: after a run for a newer Cloudcoil commit pushed, a
+// re-run of an older run (its source neither main's head nor a descendant of the recorded
+// commit) is refused before anything is written, naming both commits; the newer run's own
+// re-run still converges, and a newer source pushes.
+func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
+	ctx := context.Background()
+	sim, repos := modelRepos(t, "keda")
+	src := repos[sourceRepo]
+	older := src.Branch("main")
+	newer := src.CommitOnBranch("main", "Update keda to v2.16.0", map[string]string{"models/upstreams.json": "{}\n"})
+	env, e := newEnv(t)
+	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+
+	newerFiles := fixtures.ModelRepoFiles(t, map[string]string{"README.md": "# keda, newer generation\n"})
+	serveGenerated(t, e, "", newerFiles, nil)
+	newGen := generatorRepo(t, env, map[string]string{"models/keda/README.md": "# keda, newer generation\n"})
+	pushed, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), newGen, fromHead(repos, "keda"))
+	if err != nil || pushed[0].Commit == "" {
+		t.Fatalf("the newer run: %+v, %v", pushed, err)
+	}
+	if got := RecordedSource(repos["keda"].Message(pushed[0].Commit)); got != newer {
+		t.Fatalf("the pushed commit records %q, want %s", got, newer)
+	}
+	// Cloudcoil's main moves on, so neither run's source is its head any more.
+	latest := src.CommitOnBranch("main", "docs", map[string]string{"README.md": "Cloudcoil, docs\n"})
+
+	sim.ResetLog()
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil) // the older generation
+	o := fromHead(repos, "keda")
+	o.SourceCommit = older
+	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+	if err == nil || flow.FailedStep(up[0].Err) != "check source" {
+		t.Fatalf("the older run's re-run: %+v, %v", up, err)
+	}
+	for _, want := range []string{older, newer, latest, "revert cloudcoil/models-keda", "next: run update-repos for Cloudcoil main's head"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not name %q:\n%v", want, err)
+		}
+	}
+	if len(sim.Writes()) != 0 || repos["keda"].Branch("main") != pushed[0].Commit {
+		t.Errorf("the refused run wrote %v; main at %s", sim.Writes(), repos["keda"].Branch("main"))
+	}
+
+	o.SourceCommit = newer
+	serveGenerated(t, e, "", newerFiles, nil)
+	again, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), newGen, o)
+	if err != nil || !again[0].Unchanged {
+		t.Errorf("the newer run's re-run: %+v, %v", again, err)
+	}
+	o.SourceCommit = latest
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	last, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+	if err != nil || last[0].Commit == "" {
+		t.Errorf("a run from main's head: %+v, %v", last, err)
+	}
+}
+
+// TestUpdateReposRefusesASourceWithNoRecord: a repository whose history records no
+// generation accepts only Cloudcoil main's head.
+func TestUpdateReposRefusesASourceWithNoRecord(t *testing.T) {
+	sim, repos := modelRepos(t, "keda")
+	older := repos[sourceRepo].Branch("main")
+	repos[sourceRepo].CommitOnBranch("main", "newer", map[string]string{"README.md": "newer\n"})
+	env, e := newEnv(t)
+	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	o := fromHead(repos, "keda")
+	o.SourceCommit = older
+	_, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+	if err == nil || !strings.Contains(err.Error(), "no commit among the last 50 of cloudcoil/models-keda records") || !strings.Contains(err.Error(), older) {
+		t.Fatalf("err = %v", err)
+	}
+	if len(sim.Writes()) != 0 {
+		t.Errorf("writes: %v", sim.Writes())
+	}
+}
+
+func TestUpdateReposSourceArguments(t *testing.T) {
+	sim, repos := modelRepos(t, "keda")
+	env, e := newEnv(t)
+	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	tests := []struct {
+		name string
+		edit func(*UpdateOptions)
+		want string
+	}{
+		{"no commit", func(o *UpdateOptions) { o.SourceCommit = "" }, "give --commit"},
+		{"short commit", func(o *UpdateOptions) { o.SourceCommit = o.SourceCommit[:12] }, "not a full commit SHA"},
+		{"no repository", func(o *UpdateOptions) { o.SourceRepo = "cloudcoil" }, `"cloudcoil" is not owner/name`},
+		{"another repository", func(o *UpdateOptions) { o.SourceRepo = "elixir-cloud-aai/tesk-core" }, "elixir-cloud-aai/tesk-core has no branch main"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := fromHead(repos, "keda")
+			tt.edit(&o)
+			_, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if len(sim.Writes()) != 0 {
+		t.Errorf("writes: %v", sim.Writes())
+	}
+}
+
+func TestCheckSource(t *testing.T) {
+	base := SourceFacts{SourceRepo: sourceRepo, SourceBranch: "main", MainHead: strings.Repeat("c", 40),
+		ModelRepo: "cloudcoil/models-keda", Generated: strings.Repeat("9", 40)}
+	tests := []struct {
+		name             string
+		source, recorded string
+		descends         bool
+		want             string // "" allows the push
+	}{
+		{"main's head", base.MainHead, "", false, ""},
+		{"main's head, older than the record", base.MainHead, strings.Repeat("b", 40), false, ""},
+		{"descends from the record", strings.Repeat("a", 40), strings.Repeat("b", 40), true, ""},
+		{"is the record (a re-run of the same run)", strings.Repeat("b", 40), strings.Repeat("b", 40), true, ""},
+		{"older than the record", strings.Repeat("a", 40), strings.Repeat("b", 40), false, "does not descend from " + strings.Repeat("b", 40)},
+		{"no record", strings.Repeat("a", 40), "", false, "records the Cloudcoil commit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := base
+			f.Source, f.Recorded, f.Descends = tt.source, tt.recorded, tt.descends
+			err := CheckSource(f)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), tt.source) || !strings.Contains(err.Error(), base.MainHead)):
+				t.Errorf("err = %v, want %q naming the source and main's head", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRecordedSource(t *testing.T) {
+	sha := strings.Repeat("ab", 20)
+	tests := []struct{ message, want string }{
+		{UpdateMessage("keda", sha), sha},
+		{"Fix the README\n", ""},
+		{"Update\n\nCloudcoil-Commit: " + sha[:12] + "\n", ""},
+		{"Update\n\nCloudcoil-Commit: " + strings.Repeat("1", 40) + "\nCloudcoil-Commit: " + sha + "\n", sha},
+		{"Update\n\nsee Cloudcoil-Commit: " + sha + "\n", ""},
+		{"Update\r\n\r\nCloudcoil-Commit: " + sha + "\r\n", sha},
+	}
+	for _, tt := range tests {
+		if got := RecordedSource(tt.message); got != tt.want {
+			t.Errorf("RecordedSource(%q) = %q, want %q", tt.message, got, tt.want)
+		}
+	}
+}
+
+func FuzzRecordedSource(f *testing.F) {
+	f.Add(UpdateMessage("keda", strings.Repeat("ab", 20)))
+	f.Add("Cloudcoil-Commit: \n")
+	f.Fuzz(func(t *testing.T, message string) {
+		got := RecordedSource(message)
+		if got != "" && (!fullSHA.MatchString(got) || !strings.Contains(message, SourceTrailer+": "+got)) {
+			t.Errorf("RecordedSource(%q) = %q: not a full SHA of a trailer in the message", message, got)
+		}
+	})
+}
+
+// TestUpdateReposKeepsModesAndBytes: an executable script, a symlink and a file that is
+// not UTF-8 reach the model repository as the generation wrote them; a later update that
+// changes one file sends only that file.
+func TestUpdateReposKeepsModesAndBytes(t *testing.T) {
+	ctx := context.Background()
+	sim, repos := modelRepos(t, "keda")
+	env, e := newEnv(t)
+	renderAnything(e)
+	files := fixtures.ModelRepoFiles(t, map[string]string{
+		"scripts/regenerate.sh": "#!/bin/sh\nmake gen-models\n",
+		"docs/README.md":        "../README.md",
+		"docs/logo.png":         "\x89PNG\r\n\x1a\n\x00\xff\xfe",
+	})
+	modes := map[string]string{"scripts/regenerate.sh": fixtures.ArchiveExecutable, "docs/README.md": fixtures.ArchiveSymlink}
+	serveGenerated(t, e, "", files, modes)
+	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
+	if err != nil || up[0].Commit == "" {
+		t.Fatalf("%+v, %v", up, err)
+	}
+	got, gotModes := repos["keda"].Files("main"), repos["keda"].Modes("main")
+	if got["docs/logo.png"] != files["docs/logo.png"] || got["docs/README.md"] != "../README.md" || len(got) != len(files) {
+		t.Errorf("pushed %d files (logo %q, link %q), want %d", len(got), got["docs/logo.png"], got["docs/README.md"], len(files))
+	}
+	if gotModes["scripts/regenerate.sh"] != github.ModeExecutable || gotModes["docs/README.md"] != github.ModeSymlink || len(gotModes) != 2 {
+		t.Errorf("modes %v", gotModes)
+	}
+
+	files["README.md"] = "# keda\n\nregenerated\n"
+	serveGenerated(t, e, "", files, modes)
+	sim.ResetLog()
+	if _, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda")); err != nil {
+		t.Fatal(err)
+	}
+	if n, b := sim.Count("POST", "/repos/cloudcoil/models-keda/git/trees"), sim.Count("POST", "/repos/cloudcoil/models-keda/git/blobs"); n != 1 || b != 0 {
+		t.Errorf("%d tree and %d blob requests for one changed text file, want 1 and 0", n, b)
+	}
+	if got := repos["keda"].Files("main"); got["README.md"] != files["README.md"] || repos["keda"].Modes("main")["scripts/regenerate.sh"] != github.ModeExecutable {
+		t.Errorf("after the second update: README %q, modes %v", got["README.md"], repos["keda"].Modes("main"))
+	}
+}
+
+// TestReleasePushKeepsModes: the release commit is written on its parent's tree, so an
+// executable or symlink that update-repos put on main stays one on the release branch,
+// although the tree model-release reads carries no modes.
+func TestReleasePushKeepsModes(t *testing.T) {
+	ctx := context.Background()
+	sim, repos := modelRepos(t, "keda")
+	env, e := newEnv(t)
+	renderAnything(e)
+	files := fixtures.ModelRepoFiles(t, map[string]string{"scripts/regenerate.sh": "#!/bin/sh\n", "docs/README.md": "../README.md"})
+	serveGenerated(t, e, "", files, map[string]string{"scripts/regenerate.sh": fixtures.ArchiveExecutable, "docs/README.md": fixtures.ArchiveSymlink})
+	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := Tree{}
+	for p, c := range files {
+		tree[p] = []byte(c)
+	}
+	tree["README.md"] = []byte("# keda 1.0\n")
+	r := remote{gh: updateClient(t, sim, nil), owner: "cloudcoil", repo: "models-keda", main: "main"}
+	plan := Plan{Version: "2.16.0.0", Upstream: "v2.16.0", Branch: "release-2.16", Push: true, Parent: up[0].Commit, CreateBranch: true,
+		Record: Record{Fingerprint: "sha256:" + strings.Repeat("0", 64)}}
+	commit, err := r.push(ctx, plan, tree, up[0].Commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes := repos["keda"].Modes(commit)
+	if modes["scripts/regenerate.sh"] != github.ModeExecutable || modes["docs/README.md"] != github.ModeSymlink {
+		t.Errorf("modes on the release branch: %v", modes)
+	}
+	if got := repos["keda"].Files("release-2.16"); got["README.md"] != "# keda 1.0\n" || got[RecordPath] == "" {
+		t.Errorf("release branch files: README %q, record %q", got["README.md"], got[RecordPath])
 	}
 }

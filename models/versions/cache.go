@@ -97,7 +97,10 @@ type Setup struct {
 // setup.Cache kept from the previous run, and saved back afterwards (also after a failed
 // run: what it read is still valid). A cache that cannot be loaded or saved is a note in
 // the report, not a failure: without it the run costs full requests but is just as correct,
-// since GitHub revalidates every cached answer before it is used. A run that writes
+// since GitHub revalidates every cached answer before it is used. Each stored answer is
+// sealed with a key derived from the token (github.CacheSeal): one that fails its check is
+// dropped and fetched again, and a run without a token neither reads nor writes the store.
+// A run that writes
 // without a token is refused (RequireToken) before anything is loaded or sent.
 func RunWithCache(ctx context.Context, setup Setup, opts Options) (Report, error) {
 	if err := RequireToken(setup.Token, opts.Check); err != nil {
@@ -105,14 +108,28 @@ func RunWithCache(ctx context.Context, setup Setup, opts Options) (Report, error
 	}
 	cache := github.NewCache(0)
 	var notes []string
-	if setup.Cache != nil {
-		data, err := setup.Cache.Load(ctx)
+	store := setup.Cache
+	var seal github.CacheSeal
+	if store != nil {
+		var err error
+		if seal, err = github.NewCacheSeal(string(setup.Token)); err != nil {
+			// Without a token nothing can tell a stored answer from a planted one.
+			notes = append(notes, "ETag cache not used without a token: its entries are sealed with one")
+			store = nil
+		}
+	}
+	if store != nil {
+		data, err := store.Load(ctx)
 		switch {
 		case err != nil:
 			notes = append(notes, fmt.Sprintf("ETag cache not loaded, starting cold: %v", err))
 		case data != nil:
-			if err := cache.Import(data); err != nil {
+			dropped, err := cache.Import(data, seal)
+			if err != nil {
 				notes = append(notes, fmt.Sprintf("ETag cache not used, starting cold: %v", err))
+			}
+			if dropped > 0 {
+				notes = append(notes, fmt.Sprintf("ETag cache: dropped %d stored answer(s) that fail their integrity check (changed, or stored with another token); fetched again", dropped))
 			}
 		}
 	}
@@ -122,10 +139,10 @@ func RunWithCache(ctx context.Context, setup Setup, opts Options) (Report, error
 	}
 	report, runErr := Run(ctx, Deps{GitHub: client, PyPI: setup.PyPI}, opts)
 	report.Notes = append(notes, report.Notes...)
-	if setup.Cache != nil {
-		data, err := cache.Export()
+	if store != nil {
+		data, err := cache.Export(seal)
 		if err == nil {
-			err = setup.Cache.Save(ctx, data)
+			err = store.Save(ctx, data)
 		}
 		if err != nil {
 			report.Notes = append(report.Notes, fmt.Sprintf("ETag cache not saved, the next run starts cold: %v", err))

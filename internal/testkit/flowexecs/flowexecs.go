@@ -55,4 +55,6 @@ var Model = []string{
 	"uv build --out-dir /dist",
 	"base64 -w 0 /dist/",
 	"base64 -w 0 /repo/dist/",
+	// update-repos: the generated repository archived with its modes
+	"mkdir -p /out/tree && tar -C /repo",
 }

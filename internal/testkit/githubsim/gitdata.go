@@ -35,6 +35,10 @@ type repoExtras struct {
 	trees      map[string]map[string][]byte // tree SHA → files (path → content)
 	pulls      []*PullRequest
 	nextNumber int
+	// Modes other than 100644 (100755, 120000), by path: of the trees created through the
+	// API (by tree SHA) and of the commits made of them (by commit SHA).
+	treeModes, commitModes map[string]map[string]string
+	blobs                  map[string][]byte // blobs created through the API, by SHA
 }
 
 var extrasByRepo sync.Map // *Repo → *repoExtras
@@ -45,40 +49,64 @@ func (r *Repo) extras() *repoExtras {
 	if x, ok := extrasByRepo.Load(r); ok {
 		return x.(*repoExtras)
 	}
-	x, loaded := extrasByRepo.LoadOrStore(r, &repoExtras{trees: map[string]map[string][]byte{}, nextNumber: 1})
+	x, loaded := extrasByRepo.LoadOrStore(r, &repoExtras{
+		trees: map[string]map[string][]byte{}, nextNumber: 1,
+		treeModes: map[string]map[string]string{}, commitModes: map[string]map[string]string{}, blobs: map[string][]byte{},
+	})
 	if !loaded {
 		r.s.tb.Cleanup(func() { extrasByRepo.Delete(r) })
 	}
 	return x.(*repoExtras)
 }
 
+// modeFile is the mode of a regular file, which the mode maps leave out.
+const modeFile = "100644"
+
 // treeSHA names a file tree by its content: the same files give the same SHA, as in Git
 // (the hash is not Git's own tree encoding, which the simulator never exposes).
-func treeSHA(tree map[string][]byte) string {
+func treeSHA(tree map[string][]byte) string { return treeSHAModes(tree, nil) }
+
+// treeSHAModes is treeSHA of a tree whose entries may have modes other than 100644, which
+// count as in Git: an executable bit alone makes another tree.
+func treeSHAModes(tree map[string][]byte, modes map[string]string) string {
 	paths := slices.Sorted(maps.Keys(tree))
 	h := sha1.New()
 	fmt.Fprint(h, "tree\n")
 	for _, p := range paths {
+		if m, ok := modes[p]; ok && m != modeFile {
+			fmt.Fprintf(h, "%s %s %s\n", p, blobSHA(tree[p]), m)
+			continue
+		}
 		fmt.Fprintf(h, "%s %s\n", p, blobSHA(tree[p]))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// treeBySHA finds a tree object: one created through the API, or the tree of a commit.
-func (r *Repo) treeBySHA(sha string) (map[string][]byte, bool) {
-	if t, ok := r.extras().trees[sha]; ok {
-		return t, true
+// commitTreeSHA is the SHA of a commit's tree, its modes included.
+func (r *Repo) commitTreeSHA(sha string) string {
+	return treeSHAModes(r.commits[sha].tree, r.extras().commitModes[sha])
+}
+
+// treeBySHA finds a tree object: one created through the API, or the tree of a commit. The
+// modes map holds the entries that are not 100644.
+func (r *Repo) treeBySHA(sha string) (files map[string][]byte, modes map[string]string, ok bool) {
+	x := r.extras()
+	if t, ok := x.trees[sha]; ok {
+		return t, x.treeModes[sha], true
 	}
-	for _, c := range r.commits {
-		if treeSHA(c.tree) == sha {
-			return c.tree, true
+	for csha, c := range r.commits {
+		if r.commitTreeSHA(csha) == sha {
+			return c.tree, x.commitModes[csha], true
 		}
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // blobBySHA finds a file's content by its blob SHA anywhere in the repository.
 func (r *Repo) blobBySHA(sha string) ([]byte, bool) {
+	if b, ok := r.extras().blobs[sha]; ok {
+		return b, true
+	}
 	for _, t := range r.extras().trees {
 		for _, content := range t {
 			if blobSHA(content) == sha {
@@ -112,6 +140,18 @@ func (r *Repo) Files(ref string) map[string]string {
 	return out
 }
 
+// Modes returns the modes other than 100644 (100755, 120000) of the files of a branch, tag
+// or commit, by path, for tests that check what a flow pushed.
+func (r *Repo) Modes(ref string) map[string]string {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	sha, ok := r.resolve(ref)
+	if !ok {
+		return nil
+	}
+	return maps.Clone(r.extras().commitModes[sha])
+}
+
 // Parents returns a commit's parents (nil for an unknown commit).
 func (r *Repo) Parents(sha string) []string {
 	r.s.mu.Lock()
@@ -120,6 +160,16 @@ func (r *Repo) Parents(sha string) []string {
 		return slices.Clone(c.parents)
 	}
 	return nil
+}
+
+// Message returns a commit's message ("" for an unknown commit).
+func (r *Repo) Message(sha string) string {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if c, ok := r.commits[sha]; ok {
+		return c.message
+	}
+	return ""
 }
 
 // noPushAccess is GitHub's answer to a write by a token without push access.
@@ -150,7 +200,8 @@ func validTreePath(p string) bool {
 // createTree answers POST /repos/{owner}/{repo}/git/trees: the base tree (if any) with
 // each entry applied in order. An entry sets a file from inline "content" or an existing
 // blob "sha"; "sha": null deletes the path (a file, or a folder with everything in it).
-// Only file modes (100644, 100755) are modelled.
+// File modes 100644 and 100755 and symlinks (120000, whose content is the link's target)
+// are modelled; subtrees (040000) and submodules (160000) are not.
 func createTree(c *call) reply {
 	const docs = "/git/trees#create-a-tree"
 	if !c.token.PushAccess {
@@ -166,13 +217,16 @@ func createTree(c *call) reply {
 	if in.Tree == nil {
 		return validationFailed(docs, fieldError{Resource: "Tree", Code: "missing_field", Field: "tree"})
 	}
-	files := map[string][]byte{}
+	files, modes := map[string][]byte{}, map[string]string{}
 	if in.BaseTree != "" {
-		base, ok := c.repo.treeBySHA(in.BaseTree)
+		base, baseModes, ok := c.repo.treeBySHA(in.BaseTree)
 		if !ok {
 			return gitUnprocessable("base_tree is not a valid tree oid", docs)
 		}
-		files = maps.Clone(base)
+		files, modes = maps.Clone(base), maps.Clone(baseModes)
+		if modes == nil {
+			modes = map[string]string{}
+		}
 	}
 	for i, raw := range in.Tree {
 		var p, mode string
@@ -185,15 +239,22 @@ func createTree(c *call) reply {
 		contentRaw, hasContent := raw["content"]
 		if hasSHA && string(shaRaw) == "null" {
 			delete(files, p)
+			delete(modes, p)
 			for f := range files {
 				if strings.HasPrefix(f, p+"/") {
 					delete(files, f)
+					delete(modes, f)
 				}
 			}
 			continue
 		}
-		if mode != "100644" && mode != "100755" {
-			return gitUnprocessable(fmt.Sprintf("tree.mode %q is not a file mode the simulator models (100644, 100755)", mode), docs)
+		if mode != modeFile && mode != "100755" && mode != "120000" {
+			return gitUnprocessable(fmt.Sprintf("tree.mode %q is not a file mode the simulator models (100644, 100755, 120000)", mode), docs)
+		}
+		if mode == modeFile {
+			delete(modes, p)
+		} else {
+			modes[p] = mode
 		}
 		switch {
 		case hasContent && hasSHA:
@@ -216,33 +277,37 @@ func createTree(c *call) reply {
 			return gitUnprocessable("Must supply either tree.sha or tree.content", docs)
 		}
 	}
-	sha := treeSHA(files)
+	sha := treeSHAModes(files, modes)
 	c.repo.extras().trees[sha] = files
-	rep := reply{status: http.StatusCreated, body: c.treeJSON(sha, files)}
+	if len(modes) > 0 {
+		c.repo.extras().treeModes[sha] = modes
+	}
+	rep := reply{status: http.StatusCreated, body: c.treeJSON(sha, files, modes)}
 	rep.header = http.Header{"Location": {c.repoURL("/git/trees/%s", sha)}}
 	return rep
 }
 
 // treeJSON is a tree object with its top-level entries, as create-a-tree returns it.
-func (c *call) treeJSON(sha string, files map[string][]byte) map[string]any {
+func (c *call) treeJSON(sha string, files map[string][]byte, modes map[string]string) map[string]any {
 	dirs := map[string]map[string][]byte{}
+	dirModes := map[string]map[string]string{}
 	var entries []map[string]any
 	for p, content := range files {
 		name, rest, isDir := strings.Cut(p, "/")
 		if isDir {
 			if dirs[name] == nil {
-				dirs[name] = map[string][]byte{}
+				dirs[name], dirModes[name] = map[string][]byte{}, map[string]string{}
 			}
 			dirs[name][rest] = content
+			if m, ok := modes[p]; ok {
+				dirModes[name][rest] = m
+			}
 			continue
 		}
-		entries = append(entries, map[string]any{
-			"path": name, "mode": "100644", "type": "blob", "size": len(content),
-			"sha": blobSHA(content), "url": c.repoURL("/git/blobs/%s", blobSHA(content)),
-		})
+		entries = append(entries, c.blobEntry(name, content, modes[p]))
 	}
 	for name, sub := range dirs {
-		s := treeSHA(sub)
+		s := treeSHAModes(sub, dirModes[name])
 		entries = append(entries, map[string]any{
 			"path": name, "mode": "040000", "type": "tree", "sha": s, "url": c.repoURL("/git/trees/%s", s),
 		})
@@ -264,7 +329,7 @@ func (c *call) gitCommitJSON(sha string) map[string]any {
 		})
 	}
 	who := map[string]any{"name": "Maintainer", "email": "maintainer@example.org", "date": timestamp(cm.date)}
-	tree := treeSHA(cm.tree)
+	tree := c.repo.commitTreeSHA(sha)
 	return map[string]any{
 		"sha":       sha,
 		"node_id":   nodeID("COMMIT", sha),
@@ -308,7 +373,7 @@ func createGitCommit(c *call) reply {
 	if in.Message == nil {
 		return validationFailed(docs, fieldError{Resource: "Commit", Code: "missing_field", Field: "message"})
 	}
-	tree, ok := c.repo.treeBySHA(in.Tree)
+	tree, modes, ok := c.repo.treeBySHA(in.Tree)
 	if !ok {
 		return gitUnprocessable("Tree SHA does not exist", docs)
 	}
@@ -318,6 +383,9 @@ func createGitCommit(c *call) reply {
 		}
 	}
 	sha := c.repo.addTreeCommitLocked(*in.Message, in.Parents, tree)
+	if len(modes) > 0 {
+		c.repo.extras().commitModes[sha] = maps.Clone(modes)
+	}
 	rep := reply{status: http.StatusCreated, body: c.gitCommitJSON(sha)}
 	rep.header = http.Header{"Location": {c.repoURL("/git/commits/%s", sha)}}
 	return rep

@@ -41,6 +41,10 @@ type commit struct {
 func (s *Server) AddRepo(owner, name string) *Repo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.addRepoLocked(owner, name)
+}
+
+func (s *Server) addRepoLocked(owner, name string) *Repo {
 	r := &Repo{
 		s: s, owner: owner, name: name, id: s.newID(), defaultBranch: "main",
 		commits:    map[string]*commit{},

@@ -19,6 +19,8 @@ var routeGroups = []func() []route{
 	releaseRoutes,
 	releaseWriteRoutes,
 	gitDataRoutes,
+	blobRoutes,
+	repoCreateRoutes,
 	pullRoutes,
 	notesRoutes,
 	repoRoutes,

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"testing"
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
@@ -96,4 +97,15 @@ func modelRepoFiles() map[string]string {
 		panic(fmt.Sprintf("model repository fixture: %v", err)) // part of the repository
 	}
 	return files
+}
+
+// ServeGenerated makes the archive update-repos reads of a generated repository, on a
+// container whose chain contains chain ("" for any), the archive of files with modes
+// (fixtures.RepoArchive), as one piece.
+func ServeGenerated(t testing.TB, e *engine.Engine, chain string, files, modes map[string]string) {
+	t.Helper()
+	piece := modelrelease.ArchivePiece + "0000"
+	e.OnEntries(engine.DirRule{Path: modelrelease.ArchiveDir, ChainContains: chain, Entries: []string{piece}})
+	e.OnFile(engine.FileRule{Path: modelrelease.ArchiveDir + "/" + piece, ChainContains: chain,
+		Contents: base64.StdEncoding.EncodeToString(fixtures.RepoArchive(t, files, modes))})
 }

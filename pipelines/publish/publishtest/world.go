@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,12 +104,23 @@ func (w *World) SecretValues() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	out := []string{w.Password, w.Token, w.ExpiredToken}
-	for _, k := range []string{TokenRequestURLSecret, TokenRequestTokenSecret} {
-		if v := w.Secrets[k]; v != "" {
-			out = append(out, v)
-		}
+	if v := w.Secrets[TokenRequestTokenSecret]; v != "" {
+		out = append(out, v)
+	}
+	if v := w.Secrets[TokenRequestURLSecret]; v != "" {
+		out = append(out, URLSecret(v))
 	}
 	return append(out, w.issued...)
+}
+
+// URLSecret is the secret material of a URL: its path and query. Its scheme, host and port
+// are not secret, and the local registry's address (in every output) may share their bytes.
+func URLSecret(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" {
+		return raw
+	}
+	return u.RequestURI()
 }
 
 // TokenEndpoint serves GitHub Actions' identity token endpoint: with the bearer token in

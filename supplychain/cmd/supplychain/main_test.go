@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,13 +130,33 @@ func (w *world) run(stdin string, args ...string) (int, string, string) {
 // noSecret fails if text holds the secret or any 12-byte piece of it.
 func noSecret(t *testing.T, where, text, secret string) {
 	t.Helper()
-	const piece = 12
-	for i := 0; i+piece <= len(secret); i++ {
-		if strings.Contains(text, secret[i:i+piece]) {
-			t.Errorf("%s holds secret bytes %d..%d", where, i, i+piece)
-			return
+	if i := leakedPiece(text, secret); i >= 0 {
+		t.Errorf("%s holds secret bytes %d..%d", where, i, i+secretPiece)
+	}
+}
+
+// secretPiece is the shortest run of a secret's bytes that counts as a leak.
+const secretPiece = 12
+
+// leakedPiece is the offset of the first secretPiece-byte run of secret found in text, or -1.
+func leakedPiece(text, secret string) int {
+	for i := 0; i+secretPiece <= len(secret); i++ {
+		if strings.Contains(text, secret[i:i+secretPiece]) {
+			return i
 		}
 	}
+	return -1
+}
+
+// urlSecrets is the secret material of a URL: its path and query. Its scheme, host and
+// port are not secret, and another local server's address may share their bytes.
+func urlSecrets(t *testing.T, raw string) []string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" {
+		t.Fatalf("token request URL %q: %v", raw, err)
+	}
+	return []string{u.RequestURI()}
 }
 
 func (w *world) publishArgs(cmd, image string) []string {
@@ -332,7 +353,7 @@ func TestTokenRequested(t *testing.T) {
 	}))
 	defer srv.Close()
 	requestURL := srv.URL + "/_apis/distributedtask/hubs/build/plans/1/jobs/2/idtoken?api-version=2.0"
-	w.secrets = append(w.secrets, bearer, requestURL)
+	w.secrets = append(append(w.secrets, bearer), urlSecrets(t, requestURL)...)
 	if err := os.WriteFile(w.path("request-url"), []byte(requestURL+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -588,5 +609,40 @@ func TestCommandSBOM(t *testing.T) {
 	}
 	if code, out, errOut := w.run("", verifySBOM...); code != 0 || !strings.Contains(out, "https://cyclonedx.org/bom") {
 		t.Errorf("verify requiring the SBOM: exit %d: %s%s", code, out, errOut)
+	}
+}
+
+// TestSecretCheck: the check finds each kind of real secret material and nothing else; in
+// particular a token endpoint on 127.0.0.1 shares its host and port prefix with the local
+// registry, whose address is in every output.
+func TestSecretCheck(t *testing.T) {
+	bearer := "ghs_request_" + strings.Repeat("b", 24)
+	token := testsigstore.Token(map[string]any{"iss": issuer, "nonce": randomSecret(t, "")})
+	requestURL := "http://127.0.0.1:40567/_apis/distributedtask/hubs/build/plans/" + randomSecret(t, "") + "/idtoken?api-version=2.0"
+	secrets := append([]string{bearer, token}, urlSecrets(t, requestURL)...)
+	tests := []struct {
+		name, text string
+		leak       bool
+	}{
+		{"the registry's address", `{"image": "127.0.0.1:40123/org/filer@sha256:` + strings.Repeat("1", 64) + `"}`, false},
+		{"the token endpoint's host alone", "asked http://127.0.0.1:40567/ for a token", false},
+		{"the bearer token", "Authorization: bearer " + bearer, true},
+		{"a piece of the bearer token", "using " + bearer[3:17], true},
+		{"the identity token", "token " + token, true},
+		{"the endpoint's URL", "GET " + requestURL, true},
+		{"the endpoint's path", "GET " + requestURL[len("http://127.0.0.1:40567"):strings.Index(requestURL, "?")], true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			found := false
+			for _, s := range secrets {
+				if leakedPiece(tt.text, s) >= 0 {
+					found = true
+				}
+			}
+			if found != tt.leak {
+				t.Errorf("leak found = %v in %q, want %v", found, tt.text, tt.leak)
+			}
+		})
 	}
 }
