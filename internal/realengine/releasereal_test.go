@@ -189,7 +189,7 @@ func TestReleasePublishesForReal(t *testing.T) {
 		cosignVerifyAll(t, local+name, d, publishtest.Identity, rootFile)
 	}
 	weekly := t.TempDir()
-	call(t, nil, "--pin", "trivy="+trivyImage, "scan-published", "--ref", registryHost+"/"+org+"/tesk-core-filer:0.11.0",
+	call(t, nil, "--source", imageProject(t), "--pin", "trivy="+trivyImage, "scan-published", "--ref", registryHost+"/"+org+"/tesk-core-filer:0.11.0",
 		"--fail", "export", "--path", weekly)
 	for _, platform := range []string{"linux-amd64", "linux-arm64"} {
 		for _, ext := range []string{".json", ".sarif"} {
