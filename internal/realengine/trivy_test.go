@@ -180,4 +180,39 @@ func TestScanGatesWithRealTrivy(t *testing.T) {
 			}
 		})
 	}
+
+	// The same acceptance on a pushed digest, whose SARIF locations Trivy writes as the
+	// reference's repository: the accepted findings are still marked suppressed.
+	t.Run("accepted findings of a pushed digest", func(t *testing.T) {
+		t.Parallel()
+		src := imageProject(t)
+		write(t, filepath.Join(src, ".trivyignore.yaml"), ignore(future))
+		const password = "realengine0registry0SECRET"
+		env := map[string]string{"REGPASS": password}
+		digests := call(t, env, "--source", src, "--registry", registryHost, "--org", "shipyard-gates",
+			"--registry-username", "bot", "--registry-password", "env://REGPASS",
+			"with-platforms", "--platform", "linux/amd64", "push-by-digest", "--version", "0.11.0", "--image", "taskmaster")
+		reports := t.TempDir()
+		call(t, nil, "--source", src, "--registry", registryHost, "--org", "shipyard-gates", "--pin", "trivy="+trivyGateImage,
+			"scan-digests", "--digests", digests, "export", "--path", reports)
+		if !verdictPassed(t, reports) {
+			summary, _ := os.ReadFile(filepath.Join(reports, "summary.txt"))
+			t.Errorf("scan-digests did not pass with the findings accepted:\n%s", summary)
+		}
+		matches, _ := filepath.Glob(filepath.Join(reports, "*.sarif"))
+		if len(matches) == 0 {
+			t.Fatal("scan-digests wrote no SARIF")
+		}
+		for _, m := range matches {
+			suppressed := sarifSuppressed(t, m)
+			for _, id := range []string{vulnFixableCritical, vulnFixableHigh} {
+				if !suppressed[id] {
+					t.Errorf("%s: %s is not marked suppressed: %v", filepath.Base(m), id, suppressed)
+				}
+			}
+			if suppressed[vulnUnfixedCritical] {
+				t.Errorf("%s: %s, accepted by no entry, is marked suppressed", filepath.Base(m), vulnUnfixedCritical)
+			}
+		}
+	})
 }
