@@ -681,6 +681,12 @@ func KeepReadme(digest string, platforms []KeptPlatform, referrers int) string {
 		fmt.Fprintf(&b, "  %-12s %s\n", p.Platform+":", p.Digest)
 		digests = append(digests, p.Digest)
 	}
+	// The SBOM example reads the first platform image's (linux/amd64 by default), the
+	// image that holds packages; an index's SBOM lists only its platform images.
+	sbomOf := digest
+	if len(platforms) > 0 {
+		sbomOf = platforms[0].Digest
+	}
 	fmt.Fprintf(&b, `identity:  %[2]s
 issuer:    %[3]s
 referrers: %[1]d (on the index and on each platform image: the cosign signature, the
@@ -728,6 +734,6 @@ the engine reaches over HTTPS, e.g. a repository of your own on Docker Hub:
   dagger call verify --image docker.io/<you>/shipyard-demo:signed \
     --identity "$ID" --issuer "$ISSUER" \
     --trusted-root trusted_root.json
-`, referrers, Identity, Issuer, KeepRepo, IdentityRegexp, strings.Join(digests, " "), digests[len(digests)-1])
+`, referrers, Identity, Issuer, KeepRepo, IdentityRegexp, strings.Join(digests, " "), sbomOf)
 	return b.String()
 }
