@@ -182,7 +182,8 @@ func TestReleasePublishesForReal(t *testing.T) {
 
 	// 4. publish-dev of the dev head, and the weekly scan of the released tag.
 	devEnv := envFor(publishtest.WorkflowRef, "repo:elixir-cloud-aai/tesk-core:ref:refs/heads/dev")
-	dev := call(t, devEnv, append(append([]string{}, signing...), "publish-dev", "--sha", shas[1])...)
+	// publish-dev builds from the checkout it is given (the dev head's tree: the same files).
+	dev := call(t, devEnv, append(append([]string{"--source", imageProject(t)}, signing...), "publish-dev", "--sha", shas[1])...)
 	outputs = append(outputs, dev)
 	var devRes struct{ Digests map[string]string }
 	if err := json.Unmarshal([]byte(dev), &devRes); err != nil || len(devRes.Digests) != 2 {
