@@ -1,8 +1,11 @@
 package modelrelease
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+
+	"dagger/shipyard/internal/version"
 )
 
 func lockWith(cloudcoil string) string {
@@ -63,4 +66,29 @@ func TestCheckCloudcoilDependency(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Whatever the requirement and the lock say, the check never panics, and what it accepts
+// locks a final release at or above the lower bound, inside the lower bound's minor.
+func FuzzCheckCloudcoilDependency(f *testing.F) {
+	for _, seed := range [][2]string{
+		{">=0.4.0", "0.4.5"}, {">=0.4.0", "0.5.0"}, {">=0.5.3,<0.6", "0.5.4"}, {"~=0.5.3", "0.5.3"},
+		{"<0.5", "0.4.5"}, {">=0.4", "1"}, {">=1.2.3.4,<1.3", "1.2.9"}, {"==0.5.3", "0.5.3"}, {">=,<", ""},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, spec, locked string) {
+		pyproject := "[project]\nname = \"m\"\nversion = \"1\"\ndependencies = [" + strconv.Quote("cloudcoil"+spec) + "]\n"
+		if len(CheckCloudcoilDependency([]byte(pyproject), []byte(lockWith(locked)))) > 0 {
+			return
+		}
+		low, _, _, err := minorRange(strings.TrimSpace(spec))
+		if err != nil {
+			t.Fatalf("accepted %q, whose range does not parse: %v", spec, err)
+		}
+		v, err := version.ParseRelease(locked)
+		if err != nil || v.Compare(low) < 0 || v[0] != low[0] || minorOf(v) != low[1] {
+			t.Fatalf("accepted cloudcoil%s locked at %q (%v)", spec, locked, err)
+		}
+	})
 }
