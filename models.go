@@ -42,13 +42,28 @@ func (m *Shipyard) modelEnv(ctx context.Context, fn string) (modelrelease.Env, *
 // models/<name>/cookiecutter.yaml, then the template's hook, which runs uv sync and uv add
 // cloudcoil -U and appends the integration's overlays. The models are then generated with
 // the published Cloudcoil version (models/upstreams.json's when the repository has it).
-// Returns the repository; export it, or run check-artifacts on it.
+// Returns the repository; export it, or run check-artifacts on it. With --template-patch
+// it renders nothing and returns a directory holding cloudcoil-template.patch, the change
+// Shipyard asks of the template (what model-template-patch returns).
 // +cache="session"
 func (m *Shipyard) GenRepo(
 	ctx context.Context,
 	// The integration, a folder under models/ (e.g. kubernetes).
+	// +optional
 	name string,
+	// Return only cloudcoil-template.patch, to apply with git apply -p1 at the root of the
+	// Cloudcoil repository, instead of a generated repository.
+	// +optional
+	templatePatch bool,
 ) (*dagger.Directory, error) {
+	switch {
+	case templatePatch && name != "":
+		return nil, fmt.Errorf("gen-repo: --template-patch returns the template patch, not a repository: drop --name %s, or drop --template-patch", name)
+	case templatePatch:
+		return m.ModelTemplatePatch(ctx)
+	case name == "":
+		return nil, fmt.Errorf("gen-repo: give --name <integration> (a folder under models/ with a cookiecutter.yaml), or --template-patch for the template patch")
+	}
 	env, src, err := m.modelEnv(ctx, "gen-repo")
 	if err != nil {
 		return nil, err

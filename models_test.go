@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -234,17 +235,50 @@ func TestGenRepoThroughTheModule(t *testing.T) {
 	ctx := context.Background()
 	m, e := modelModule(t, cloudcoilRepo(t))
 	modelreleasetest.RenderOneFolder(e)
-	dir, err := m.GenRepo(ctx, "velero")
+	dir, err := m.GenRepo(ctx, "velero", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, err := dir.File("pyproject.toml").Contents(ctx); err != nil || !strings.Contains(got, `namespace = "cloudcoil.models.cert_manager"`) {
 		t.Errorf("generated repository: %v\n%s", err, got)
 	}
-	if _, err := m.GenRepo(ctx, "linkerd"); err == nil || !strings.Contains(err.Error(), "models/linkerd/cookiecutter.yaml is missing") {
+	if _, err := m.GenRepo(ctx, "linkerd", false); err == nil || !strings.Contains(err.Error(), "models/linkerd/cookiecutter.yaml is missing") {
 		t.Errorf("unknown integration: %v", err)
 	}
 	noCredentialIn(t, e)
+}
+
+// gen-repo --template-patch is the patch issue readers are pointed at: the directory
+// holds the patch alone, byte for byte what model-template-patch exports, and nothing
+// is rendered; --name with it, or neither, is refused saying what to give.
+func TestGenRepoTemplatePatchThroughTheModule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m, e := modelModule(t, cloudcoilRepo(t))
+	dir, err := m.GenRepo(ctx, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := dir.Entries(ctx)
+	if err != nil || !slices.Equal(entries, []string{"cloudcoil-template.patch"}) {
+		t.Fatalf("entries %v, %v; want the patch alone", entries, err)
+	}
+	got, err := dir.File("cloudcoil-template.patch").Contents(ctx)
+	if err != nil || got != modelrelease.TemplatePatch {
+		t.Errorf("patch: %v; %d bytes, want the %d of the embedded patch", err, len(got), len(modelrelease.TemplatePatch))
+	}
+	if execs := e.Graph().Execs(); len(execs) != 0 {
+		t.Errorf("--template-patch ran %d execs, want none", len(execs))
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"velero", "drop --name velero, or drop --template-patch"},
+		{"", "give --name <integration>"},
+	} {
+		_, err := m.GenRepo(ctx, tc.name, tc.name != "")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("gen-repo --name %q: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
 }
 
 func TestCheckArtifactsThroughTheModule(t *testing.T) {

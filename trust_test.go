@@ -162,7 +162,7 @@ var trustRuns = map[string]trustRun{
 	}),
 
 	"gen-repo": modelCall(true, func(ctx context.Context, t *testing.T, m *Shipyard) error {
-		_, err := m.GenRepo(ctx, "velero")
+		_, err := m.GenRepo(ctx, "velero", false)
 		return err
 	}),
 	"validate-models": modelCall(true, func(ctx context.Context, t *testing.T, m *Shipyard) error {

@@ -16,7 +16,7 @@ import (
 )
 
 // The functions of the real Cloudcoil template that read only files run on a real
-// engine: the template patch, the integrations of the real repository (which has no
+// engine: the template patch (model-template-patch and gen-repo --template-patch), the integrations of the real repository (which has no
 // models/upstreams.json) and the release lines of a real integration as the real and the
 // patched template render them. (gen-repo, model-ci and check-artifacts install from
 // PyPI, which cannot be reached here; the engine double proves those graphs.)
@@ -27,6 +27,12 @@ func TestCloudcoilRealTemplate(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(out, "cloudcoil-template.patch"))
 	if err != nil || string(got) != modelrelease.TemplatePatch {
 		t.Errorf("model-template-patch exported %d bytes (%v), want the embedded patch", len(got), err)
+	}
+	viaGenRepo := t.TempDir()
+	call(t, nil, "gen-repo", "--template-patch", "export", "--path", viaGenRepo)
+	entries, err := os.ReadDir(viaGenRepo)
+	if got, _ := os.ReadFile(filepath.Join(viaGenRepo, "cloudcoil-template.patch")); err != nil || len(entries) != 1 || string(got) != modelrelease.TemplatePatch {
+		t.Errorf("gen-repo --template-patch exported %d entries (%v), want the embedded patch alone", len(entries), err)
 	}
 
 	root := filepath.Join(corpus.Dir(t, "cloudcoil"), "tree")

@@ -19,10 +19,11 @@ var (
 )
 
 // CheckCloudcoilDependency is the Cloudcoil dependency check of a release: the project
-// requires cloudcoil exactly once, within one minor line (">=X.Y.Z,<X.(Y+1)" or
-// "~=X.Y.Z"), since a new Cloudcoil minor is a deliberate migration and never arrives in
-// a packaging revision; and uv.lock locks a final cloudcoil release inside that range, so
-// the models are generated and tested with a version users can install.
+// requires cloudcoil exactly once, with a lower bound, and uv.lock locks a final cloudcoil
+// release that satisfies it within the lower bound's minor X.Y, since a new Cloudcoil
+// minor is a deliberate migration and never arrives in a packaging revision. A bounded
+// requirement (">=X.Y.Z,<X.(Y+1)" or "~=X.Y.Z") must itself stay in that minor; the real
+// template's unbounded ">=X.Y.Z" is held to it through the lock alone.
 func CheckCloudcoilDependency(pyproject, lock []byte) []models.Problem {
 	var ps []models.Problem
 	add := func(p, format string, args ...any) {
@@ -44,9 +45,10 @@ func CheckCloudcoilDependency(pyproject, lock []byte) []models.Problem {
 		add(pyprojectPath, "[project] dependencies must require %s once, found %d requirement(s)", cloudcoilPackage, len(specs))
 		return ps
 	}
-	low, high, err := minorRange(specs[0])
+	spec := strings.TrimSpace(specs[0])
+	low, high, bounded, err := minorRange(spec)
 	if err != nil {
-		add(pyprojectPath, "%s requirement %q: %v", cloudcoilPackage, specs[0], err)
+		add(pyprojectPath, "%s requirement %q: %v", cloudcoilPackage, spec, err)
 		return ps
 	}
 	locked, err := lockedVersion(lock, cloudcoilPackage)
@@ -59,15 +61,23 @@ func CheckCloudcoilDependency(pyproject, lock []byte) []models.Problem {
 	switch {
 	case !ok:
 		add("uv.lock", "%s %s is not a final release; lock a released version", cloudcoilPackage, locked)
-	case v.Compare(low) < 0 || v.Compare(high) >= 0:
-		add("uv.lock", "%s %s is outside the required range %s; run uv lock --upgrade-package %s", cloudcoilPackage, locked, strings.TrimSpace(specs[0]), cloudcoilPackage)
+	case bounded && (v.Compare(low) < 0 || v.Compare(high) >= 0):
+		add("uv.lock", "%s %s is outside the required range %s; run uv lock --upgrade-package %s", cloudcoilPackage, locked, spec, cloudcoilPackage)
+	case v.Compare(low) < 0:
+		add("uv.lock", "%s %s is below the requirement %q in %s; run uv lock --upgrade-package %s", cloudcoilPackage, locked, spec, pyprojectPath, cloudcoilPackage)
+	case v.Compare(high) >= 0:
+		minor := fmt.Sprintf("%d.%d", low[0], low[1])
+		lockedMinor := fmt.Sprintf("%d.%d", v[0], minorOf(v))
+		add("uv.lock", "%s %s is outside Cloudcoil %s, the minor of the requirement %q in %s; lock a %s release (uv lock --upgrade-package %s==%s.Z) or migrate to %s by raising the lower bound in %s to >=%s.0",
+			cloudcoilPackage, locked, minor, spec, pyprojectPath, minor, cloudcoilPackage, minor, lockedMinor, pyprojectPath, lockedMinor)
 	}
 	return ps
 }
 
-// minorRange reads the lower bound and the exclusive upper bound of a requirement that
-// must stay in one minor line.
-func minorRange(spec string) (low, high version.Release, err error) {
+// minorRange reads the lower bound of a requirement and the exclusive upper bound of the
+// minor it must stay in: the requirement's own (bounded), or the lower bound's next minor
+// when the requirement has none.
+func minorRange(spec string) (low, high version.Release, bounded bool, err error) {
 	var lows, highs []string
 	for _, clause := range strings.Split(strings.ReplaceAll(spec, " ", ""), ",") {
 		switch {
@@ -75,7 +85,7 @@ func minorRange(spec string) (low, high version.Release, err error) {
 			v := strings.TrimPrefix(clause, "~=")
 			p, err := version.ParseRelease(v)
 			if err != nil || len(p) != 3 {
-				return nil, nil, fmt.Errorf("~=%s must name X.Y.Z to stay within the minor X.Y", v)
+				return nil, nil, false, fmt.Errorf("~=%s must name X.Y.Z to stay within the minor X.Y", v)
 			}
 			lows = append(lows, v)
 			highs = append(highs, fmt.Sprintf("%d.%d", p[0], p[1]+1))
@@ -85,23 +95,32 @@ func minorRange(spec string) (low, high version.Release, err error) {
 			highs = append(highs, strings.TrimPrefix(clause, "<"))
 		case clause == "":
 		default:
-			return nil, nil, fmt.Errorf("clause %q: use >=X.Y.Z,<X.(Y+1) (or ~=X.Y.Z)", clause)
+			return nil, nil, false, fmt.Errorf("clause %q: use >=X.Y.Z (or >=X.Y.Z,<X.(Y+1), or ~=X.Y.Z) in %s [project] dependencies", clause, pyprojectPath)
 		}
 	}
-	if len(lows) != 1 || len(highs) != 1 {
-		return nil, nil, fmt.Errorf("want exactly one lower bound and one upper bound, as >=X.Y.Z,<X.(Y+1)")
+	if len(lows) == 0 {
+		return nil, nil, false, fmt.Errorf("no lower bound, so nothing fixes the Cloudcoil minor the models are generated with; require %s>=X.Y.Z (or >=X.Y.Z,<X.(Y+1)) in [project] dependencies", cloudcoilPackage)
+	}
+	if len(lows) != 1 || len(highs) > 1 {
+		return nil, nil, false, fmt.Errorf("want one lower bound and at most one upper bound, as >=X.Y.Z or >=X.Y.Z,<X.(Y+1)")
 	}
 	low, errL := version.ParseRelease(lows[0])
-	high, errH := version.ParseRelease(highs[0])
-	if errL != nil || errH != nil || len(low) < 2 {
-		return nil, nil, fmt.Errorf("bounds must be final releases")
+	if errL != nil || len(low) < 2 {
+		return nil, nil, false, fmt.Errorf("lower bound %s must be a final release X.Y or X.Y.Z", lows[0])
 	}
 	next := version.Release{low[0], low[1] + 1}
+	if len(highs) == 0 {
+		return low, next, false, nil
+	}
+	high, errH := version.ParseRelease(highs[0])
+	if errH != nil {
+		return nil, nil, false, fmt.Errorf("bounds must be final releases")
+	}
 	if high.Compare(next) != 0 {
-		return nil, nil, fmt.Errorf("upper bound %s is not the next minor %d.%d, so the requirement does not stay within Cloudcoil %d.%d",
+		return nil, nil, false, fmt.Errorf("upper bound %s is not the next minor %d.%d, so the requirement does not stay within Cloudcoil %d.%d",
 			highs[0], next[0], next[1], low[0], low[1])
 	}
-	return low, high, nil
+	return low, high, true, nil
 }
 
 // normaliseName is the PEP 503 form of a project name.
@@ -143,4 +162,12 @@ func lockedVersion(lock []byte, name string) (string, error) {
 		return "", fmt.Errorf("want one locked %s, found %d", name, len(found))
 	}
 	return found[0], nil
+}
+
+// minorOf is a release's minor, 0 when it names none ("1" is 1.0).
+func minorOf(v version.Release) int {
+	if len(v) < 2 {
+		return 0
+	}
+	return v[1]
 }

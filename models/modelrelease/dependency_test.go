@@ -1,8 +1,11 @@
 package modelrelease
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+
+	"dagger/shipyard/internal/version"
 )
 
 func lockWith(cloudcoil string) string {
@@ -31,7 +34,16 @@ func TestCheckCloudcoilDependency(t *testing.T) {
 		{"range within the minor", project(`["cloudcoil>=0.5.3,<0.6"]`), lockWith("0.5.4"), nil},
 		{"compatible release operator", project(`["cloudcoil~=0.5.3"]`), lockWith("0.5.3"), nil},
 		{"extras and a multi-line array", project("[\n    \"pydantic>=2\",  # models\n    \"Cloudcoil[codegen] >=0.5.3, <0.6.0\",\n]"), lockWith("0.5.9"), nil},
-		{"no upper bound", project(`["cloudcoil>=0.5.3"]`), lockWith("0.5.4"), []string{"one upper bound"}},
+		{"real template's unbounded lower bound, locked in its minor", project("[\n    \"cloudcoil>=0.4.0\",\n]"), lockWith("0.4.5"), nil},
+		{"unbounded lower bound, locked at the bound", project(`["cloudcoil>=0.4.0"]`), lockWith("0.4.0"), nil},
+		{"unbounded lower bound of two components", project(`["cloudcoil>=0.4"]`), lockWith("0.4.9"), nil},
+		{"unbounded lower bound, locked at the next minor", project(`["cloudcoil>=0.4.0"]`), lockWith("0.5.0"),
+			[]string{`uv.lock: cloudcoil 0.5.0 is outside Cloudcoil 0.4, the minor of the requirement ">=0.4.0" in pyproject.toml; lock a 0.4 release (uv lock --upgrade-package cloudcoil==0.4.Z) or migrate to 0.5 by raising the lower bound in pyproject.toml to >=0.5.0`}},
+		{"unbounded lower bound, locked below it", project(`["cloudcoil>=0.4.2"]`), lockWith("0.4.1"), []string{`uv.lock: cloudcoil 0.4.1 is below the requirement ">=0.4.2" in pyproject.toml; run uv lock --upgrade-package cloudcoil`}},
+		{"unbounded lower bound, locked pre-release", project(`["cloudcoil>=0.4.0"]`), lockWith("0.4.6rc1"), []string{"not a final release"}},
+		{"no lower bound", project(`["cloudcoil<0.5"]`), lockWith("0.4.5"),
+			[]string{`pyproject.toml: cloudcoil requirement "<0.5": no lower bound, so nothing fixes the Cloudcoil minor the models are generated with; require cloudcoil>=X.Y.Z (or >=X.Y.Z,<X.(Y+1)) in [project] dependencies`}},
+		{"two lower bounds", project(`["cloudcoil>=0.4.0,>=0.4.2"]`), lockWith("0.4.5"), []string{"one lower bound"}},
 		{"upper bound two minors away", project(`["cloudcoil>=0.5.3,<0.7"]`), lockWith("0.6.1"), []string{"not the next minor 0.6"}},
 		{"required twice", project(`["cloudcoil>=0.5.3,<0.6", "cloudcoil[codegen]"]`), lockWith("0.5.4"), []string{"found 2"}},
 		{"not required", project(`["pydantic>=2"]`), lockWith("0.5.4"), []string{"found 0"}},
@@ -54,4 +66,29 @@ func TestCheckCloudcoilDependency(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Whatever the requirement and the lock say, the check never panics, and what it accepts
+// locks a final release at or above the lower bound, inside the lower bound's minor.
+func FuzzCheckCloudcoilDependency(f *testing.F) {
+	for _, seed := range [][2]string{
+		{">=0.4.0", "0.4.5"}, {">=0.4.0", "0.5.0"}, {">=0.5.3,<0.6", "0.5.4"}, {"~=0.5.3", "0.5.3"},
+		{"<0.5", "0.4.5"}, {">=0.4", "1"}, {">=1.2.3.4,<1.3", "1.2.9"}, {"==0.5.3", "0.5.3"}, {">=,<", ""},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, spec, locked string) {
+		pyproject := "[project]\nname = \"m\"\nversion = \"1\"\ndependencies = [" + strconv.Quote("cloudcoil"+spec) + "]\n"
+		if len(CheckCloudcoilDependency([]byte(pyproject), []byte(lockWith(locked)))) > 0 {
+			return
+		}
+		low, _, _, err := minorRange(strings.TrimSpace(spec))
+		if err != nil {
+			t.Fatalf("accepted %q, whose range does not parse: %v", spec, err)
+		}
+		v, err := version.ParseRelease(locked)
+		if err != nil || v.Compare(low) < 0 || v[0] != low[0] || minorOf(v) != low[1] {
+			t.Fatalf("accepted cloudcoil%s locked at %q (%v)", spec, locked, err)
+		}
+	})
 }

@@ -50,8 +50,8 @@ func TestPublishCheck(t *testing.T) {
 		},
 		{
 			name: "a Cloudcoil requirement beyond its minor", tag: "1.17.1.0",
-			changes: map[string]string{"pyproject.toml": strings.Replace(string(fixtureFile(t, "pyproject.toml")), `"cloudcoil>=0.5.3,<0.6"`, `"cloudcoil>=0.5.3"`, 1)},
-			want:    "one upper bound",
+			changes: map[string]string{"pyproject.toml": strings.Replace(string(fixtureFile(t, "pyproject.toml")), `"cloudcoil>=0.5.3,<0.6"`, `"cloudcoil>=0.5.3,<0.7"`, 1)},
+			want:    "not the next minor 0.6",
 		},
 	}
 	for _, tt := range tests {

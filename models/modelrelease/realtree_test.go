@@ -111,45 +111,54 @@ func TestValidateModelsRealIntegrations(t *testing.T) {
 	}
 }
 
-// model-release --dry-run of the real cert-manager integration, generated from the real
-// template and from the patched one: the real template's unbounded cloudcoil>=0.4.0 is
-// refused by the dependency check (the seed's requirement advances within one minor),
-// naming the bound it wants; the patched template's range passes and the dry run plans
-// the first release, 1.17.1.0, writing nothing.
-func TestModelReleaseDryRunRealCertManager(t *testing.T) {
-	for _, tc := range []struct {
-		template, root, wantErr string
-	}{
-		{"real", cloudcoilTree(t), `cloudcoil requirement ">=0.4.0": want exactly one lower bound and one upper bound`},
-		{"patched", patchedCloudcoil(t), ""},
+// model-release --dry-run of every real integration, generated from the real template and
+// from the patched one: the newest release line of the rendered workflow (the real
+// update_releases.yml, or the patched shipyard_release.yml) plans its first release,
+// <upstream>.0, passing the dependency check with the real template's unbounded
+// cloudcoil>=0.4.0 and with the patched range alike, and writes nothing.
+func TestModelReleaseDryRunRealIntegrations(t *testing.T) {
+	for _, tc := range []struct{ template, root, workflow string }{
+		{"real", cloudcoilTree(t), UpdateReleasesWorkflow},
+		{"patched", patchedCloudcoil(t), ShipyardReleaseWorkflow},
 	} {
-		t.Run(tc.template, func(t *testing.T) {
-			_, rendered, err := cookiecutter.Integration(tc.root, "cert-manager")
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := newWorld(t)
-			files := patchedCheckout(rendered, "cert-manager")
-			// The hook's uv add cloudcoil -U locks the newest Cloudcoil the requirement
-			// allows: a 0.4 release under the patched template's range.
-			files["uv.lock"] = strings.ReplaceAll(fixtures.ModelRepoFiles(t, nil)["uv.lock"], "0.5.3", "0.4.5")
-			w.setCheckout(files)
-			lines, err := ParseLineConfig(UpdateReleasesWorkflow, []byte(rendered[UpdateReleasesWorkflow]))
-			if tc.template == "patched" {
-				lines, err = ParseLineConfig(ShipyardReleaseWorkflow, []byte(rendered[ShipyardReleaseWorkflow]))
-			}
-			if err != nil || len(lines.Versions) != 1 {
-				t.Fatalf("lines %+v, %v", lines, err)
-			}
-			res, _, err := w.run(ReleaseOptions{Upstream: lines.Versions[0], DryRun: true}, nil, lines.Versions[0]+".0")
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+		for _, name := range realIntegrations(t, tc.root) {
+			t.Run(tc.template+"/"+name, func(t *testing.T) {
+				_, rendered, err := cookiecutter.Integration(tc.root, name)
+				if err != nil {
+					t.Fatal(err)
 				}
-			} else if err != nil || res.Plan.Version != "1.17.1.0" {
-				t.Fatalf("dry run: %v\n%s", err, res.Text())
-			}
-			w.noWrites()
-		})
+				if !strings.Contains(rendered[pyprojectPath], `"cloudcoil>=0.4.0`) {
+					t.Fatalf("rendered %s does not require cloudcoil>=0.4.0:\n%s", pyprojectPath, rendered[pyprojectPath])
+				}
+				cfg, err := ParseLineConfig(tc.workflow, []byte(rendered[tc.workflow]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines, err := ReleaseLines(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				newest := lines[len(lines)-1].Upstream
+				w := newWorld(t)
+				files := patchedCheckout(rendered, name)
+				// The hook's uv add cloudcoil -U locks the newest Cloudcoil the requirement
+				// allows within its minor: a 0.4 release under either template.
+				fixture := fixtures.ModelRepoFiles(t, nil)
+				files["uv.lock"] = strings.ReplaceAll(fixture["uv.lock"], "0.5.3", "0.4.5")
+				// The checkout is the rendered repository alone: none of the fixture's own
+				// package, workflow or release record.
+				for p := range fixture {
+					if _, ok := files[p]; !ok {
+						files[p] = ""
+					}
+				}
+				w.setCheckout(files)
+				res, _, err := w.run(ReleaseOptions{Upstream: newest, DryRun: true}, nil, newest+".0")
+				if err != nil || res.Plan.Version != newest+".0" {
+					t.Fatalf("dry run of %s: %v\n%s", newest, err, res.Text())
+				}
+				w.noWrites()
+			})
+		}
 	}
 }

@@ -90,7 +90,14 @@ func (w *world) serve(e *engine.Engine, version string, edit func(kind string, f
 	files := fixtures.ModelRepoFiles(w.t, w.changes)
 	upstream, _, _ := parseVersion(version)
 	// The release builds its line's pyproject.toml: SelectUpstream's, with the version set.
-	lines, err := ParseLineConfig(UpdateReleasesWorkflow, []byte(files[UpdateReleasesWorkflow]))
+	var lines LineConfig
+	var err error
+	for _, p := range LineWorkflows { // the order ReadLineConfig reads them in
+		if files[p] != "" {
+			lines, err = ParseLineConfig(p, []byte(files[p]))
+			break
+		}
+	}
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import _ "embed"
 //     pypi_publish.yml still on `released` only (`published` fires for prereleases too);
 //   - pyproject.toml declares the cloudcoil_models entry point the template's comment
 //     promises, so Cloudcoil finds the models by entry point as well as by namespace, and
-//     bounds the Cloudcoil requirement to its minor (>=0.4.0,<0.5), as the release's
-//     dependency check requires.
+//     bounds the Cloudcoil requirement to its minor (>=0.4.0,<0.5), so a release's lock
+//     refresh never reaches a new minor, which the dependency check would refuse.
 //
 // The workflows are wrapped in {% raw %}, so the template renders them as they are and
 // update-repos, which pushes the whole rendered tree, keeps them.
