@@ -35,6 +35,9 @@ type clients struct {
 	// container and source.
 	demoBuilder *sdk.Container
 	demoSource  *sdk.Directory
+	// demo, when set, is where a demo server already answers: tests serve the demo's
+	// handlers themselves, and the --demo code paths run unchanged after the start.
+	demo *demo.Endpoints
 }
 
 // connectSDK joins the module's session with the published SDK; inside a module, Connect
@@ -82,6 +85,9 @@ func (m *Shipyard) supplychainSource(ctx context.Context, c *sdk.Client) (*sdk.D
 // module's own runtime container (the one image every engine that runs this module has),
 // and returns loopback URLs of this process that forward to it.
 func (m *Shipyard) demoEndpoints(ctx context.Context) (demo.Endpoints, error) {
+	if m.clients.demo != nil {
+		return *m.clients.demo, nil
+	}
 	c, err := m.session(ctx)
 	if err != nil {
 		return demo.Endpoints{}, err

@@ -74,12 +74,13 @@ func TestReadmeCloudcoilDemoOutput(t *testing.T) {
 	t.Cleanup(gh.Close)
 	pypi := httptest.NewServer(w.PyPI)
 	t.Cleanup(pypi.Close)
-	e := engine.New(t, engine.StrictExecs(), engine.AllowSecretPlaintext())
-	e.ExpectExecs("cat /cache/etags.b64", `mv "$t" /cache/etags.b64`)
+	// The --demo path itself, with the demo server's handlers served here: no ETag cache, so
+	// no exec at all, and PyPI is the demo's whatever --pypi-url says.
+	e := engine.New(t, engine.StrictExecs())
 	c := e.Client(context.Background())
-	m := New(nil, "cloudcoil/cloudcoil", nil, gh.URL+"/", "docker.io", "elixircloud", "", nil, nil, false)
-	m.clients = clients{sdk: c, dag: c}
-	got, err := m.ModelVersions(context.Background(), true, "text", "main", pypi.URL+"/")
+	m := New(nil, "cloudcoil/cloudcoil", nil, "", "docker.io", "elixircloud", "", nil, nil, true)
+	m.clients = clients{sdk: c, dag: c, demo: &demo.Endpoints{GitHubAPI: gh.URL + "/", PyPI: pypi.URL + "/"}}
+	got, err := m.ModelVersions(context.Background(), true, "text", "main", "https://pypi.org/")
 	if err != nil {
 		t.Fatal(err)
 	}
