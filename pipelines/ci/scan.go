@@ -49,6 +49,12 @@ type ScanResult struct {
 // trivyContainer runs Trivy on one target, writing the full JSON report (every severity,
 // fixed or not, so the policy is decided in Go and the artifact shows everything) and its
 // SARIF conversion under /out. It receives no credential of any kind.
+//
+// The scan cache is kept in memory: Trivy's file cache (fanal.db in the cache directory) is
+// a bolt file one process holds exclusively, and a second scan on the same cache volume
+// fails after 5 s ("cache may be in use by another process"), which is what concurrent
+// scans of several images and platforms do. The vulnerability database stays on the
+// volume; Trivy opens it read-only.
 func (p *Pipeline) trivyContainer(t ScanTarget) *dagger.Container {
 	ctr := p.Client.Container().
 		From(p.Pins.Trivy).
@@ -65,7 +71,7 @@ func (p *Pipeline) trivyContainer(t ScanTarget) *dagger.Container {
 		target = []string{"--input", "/scan/" + t.file() + ".tar"}
 	}
 	jsonOut, sarifOut := "/out/"+t.file()+".json", "/out/"+t.file()+".sarif"
-	args := append([]string{"trivy", "image", "--scanners", "vuln", "--format", "json", "--output", jsonOut, "--exit-code", "0"}, target...)
+	args := append([]string{"trivy", "image", "--cache-backend", "memory", "--scanners", "vuln", "--format", "json", "--output", jsonOut, "--exit-code", "0"}, target...)
 	return ctr.
 		WithExec(args).
 		WithExec([]string{"trivy", "convert", "--format", "sarif", "--output", sarifOut, jsonOut})
@@ -236,6 +242,6 @@ func (p *Pipeline) SBOM(t ScanTarget) *dagger.File {
 		target = []string{"--input", "/scan/" + t.file() + ".tar"}
 	}
 	out := SBOMPath(t.file())
-	args := append([]string{"trivy", "image", "--format", "cyclonedx", "--output", out}, target...)
+	args := append([]string{"trivy", "image", "--cache-backend", "memory", "--format", "cyclonedx", "--output", out}, target...)
 	return ctr.WithExec(args).File(out)
 }

@@ -31,7 +31,7 @@ var CI = []string{
 
 // Scan are the commands of one Trivy scan.
 var Scan = []string{
-	"trivy image --scanners vuln --format json --output /out/",
+	"trivy image --cache-backend memory --scanners vuln --format json --output /out/",
 	"trivy convert --format sarif --output /out/",
 }
 

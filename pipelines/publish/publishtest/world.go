@@ -207,7 +207,7 @@ func (w *World) AllowFile(path string) {
 
 // SBOMExec is the Trivy command that writes an image's CycloneDX SBOM, as a strict engine
 // expects it.
-const SBOMExec = "trivy image --format cyclonedx --output /out/"
+const SBOMExec = "trivy image --cache-backend memory --format cyclonedx --output /out/"
 
 // ServeSBOM makes Trivy's SBOM exec of image name succeed in e with contents as its output:
 // the engine serves the file to a reader (an engine.FileRule), and a supplychain exec that
