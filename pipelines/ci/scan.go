@@ -8,6 +8,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/internal/trivy"
 )
 
@@ -164,7 +165,8 @@ func (p *Pipeline) scanOne(ctx context.Context, t ScanTarget, ignore trivy.Ignor
 	ctr := p.trivyContainer(t)
 	raw, err := ctr.File("/out/" + t.file() + ".json").Contents(ctx)
 	if err != nil {
-		o.err = fmt.Errorf("scan %s: trivy: %w", t.Name, err)
+		// The exec error's text is only its exit code: name Trivy's own error line too.
+		o.err = fmt.Errorf("scan %s: trivy: %w (%s)", t.Name, err, jobs.FirstErrorLine(err))
 		return o
 	}
 	o.dir = ctr.Directory("/out")
