@@ -60,6 +60,8 @@ func (p *Pipeline) trivyContainer(t ScanTarget) *dagger.Container {
 	ctr := p.Client.Container().
 		From(p.Pins.Trivy).
 		WithMountedCache("/root/.cache/trivy", p.cacheVolume(trivyCacheVolume)).
+		// Trivy does not create the directory of --output (seen with v0.74.0).
+		WithDirectory("/out", p.Client.Directory()).
 		// The verdict on an unchanged image changes as vulnerabilities are published, so a
 		// scan is keyed by the day it runs: within a day the engine reuses it, the next day
 		// it runs again with a fresh database.
@@ -234,7 +236,8 @@ func SBOMPath(name string) string { return "/out/" + name + ".cdx.json" }
 func (p *Pipeline) SBOM(t ScanTarget) *dagger.File {
 	ctr := p.Client.Container().
 		From(p.Pins.Trivy).
-		WithMountedCache("/root/.cache/trivy", p.cacheVolume(trivyCacheVolume))
+		WithMountedCache("/root/.cache/trivy", p.cacheVolume(trivyCacheVolume)).
+		WithDirectory("/out", p.Client.Directory())
 	target := []string{t.Ref}
 	if t.Tarball != nil {
 		ctr = ctr.WithFile("/scan/"+t.file()+".tar", t.Tarball)
