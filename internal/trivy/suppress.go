@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
 )
 
 // Suppression is how an accepted finding is marked in SARIF 2.1.0 (§3.35): code scanning
@@ -109,13 +111,20 @@ func resultURIs(res map[string]any) []string {
 	return out
 }
 
-// locates reports whether a SARIF location URI names the finding's place: Trivy writes the
-// image name for OS packages, whose report target is "<image> (<os> <version>)", and the
-// file for language packages (the target, or the package path inside an image).
+// locates reports whether a SARIF location URI names the finding's place. For OS packages
+// Trivy writes the target without its " (<os> <version>)" suffix and, when that is an image
+// reference, only the reference's repository, the registry and tag or digest dropped
+// ("10.87.0.1:5000/org/img@sha256:…" → "org/img", "alpine:3" → "library/alpine"; ToPathUri
+// in Trivy v0.74.0's pkg/report/sarif.go); for language packages, the file (the target, or
+// the package path inside an image).
 func locates(uri string, f Finding) bool {
 	target := f.Target
 	if i := strings.LastIndex(target, " ("); i > 0 && strings.HasSuffix(target, ")") {
 		target = target[:i]
 	}
-	return uri == f.Target || uri == target || (f.PkgPath != "" && uri == f.PkgPath)
+	if uri == f.Target || uri == target || (f.PkgPath != "" && uri == f.PkgPath) {
+		return true
+	}
+	ref, err := name.ParseReference(target)
+	return err == nil && uri == ref.Context().RepositoryStr()
 }

@@ -119,6 +119,12 @@ func TestLocates(t *testing.T) {
 		{"usr/lib/python3/site-packages/x.dist-info/METADATA", Finding{Target: "Python", PkgPath: "usr/lib/python3/site-packages/x.dist-info/METADATA"}, true},
 		{"other.tar", Finding{Target: "img.tar (alpine 3.10.2)"}, false},
 		{"img.tar", Finding{Target: "Python", PkgPath: "app/x"}, false},
+		// An image reference: Trivy v0.74.0's SARIF keeps only its repository (ToPathUri in
+		// pkg/report/sarif.go), as it wrote for the real-engine suite's scans by digest.
+		{"shipyard-test/tesk-core-filer", Finding{Target: "10.87.0.1:5000/shipyard-test/tesk-core-filer@sha256:" + strings.Repeat("ab", 32) + " (debian 12.15)"}, true},
+		{"elixircloud/tesk-core-filer", Finding{Target: "docker.io/elixircloud/tesk-core-filer:0.11.0 (debian 12.15)"}, true},
+		{"library/alpine", Finding{Target: "alpine:3.10 (alpine 3.10.2)"}, true},
+		{"other/img", Finding{Target: "10.87.0.1:5000/shipyard-test/tesk-core-filer@sha256:" + strings.Repeat("ab", 32) + " (debian 12.15)"}, false},
 	}
 	for _, tt := range tests {
 		if got := locates(tt.uri, tt.f); got != tt.want {
