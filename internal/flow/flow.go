@@ -51,17 +51,42 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Wrap makes err a failure of step, unless err is one already (a step run inside another
-// keeps the innermost step and its advice). A nil err stays nil.
-func Wrap(flowName, step, next string, err error) error {
+// Advise gives err the advice for this very failure, in place of the failed step's Next: a
+// step with several remedies returns each failure with its own. The step's name is still
+// added by Run alone. A nil err stays nil.
+func Advise(err error, next string) error {
 	if err == nil {
 		return nil
 	}
-	var fe *Error
-	if errors.As(err, &fe) {
-		return err
+	return &advised{err: err, next: next}
+}
+
+// advised is an error with the advice Run puts in its Error.
+type advised struct {
+	err  error
+	next string
+}
+
+func (a *advised) Error() string { return a.err.Error() }
+func (a *advised) Unwrap() error { return a.err }
+
+// fail makes err the failure of step st in the flow: the advice err carries, or the step's.
+func fail[S any](flowName string, st Step[S], err error) *Error {
+	next := st.Next
+	var a *advised
+	if errors.As(err, &a) {
+		next = a.next
 	}
-	return &Error{Flow: flowName, Step: step, Next: next, Err: err}
+	return &Error{Flow: flowName, Step: st.Name, Next: next, Err: err}
+}
+
+// Names are the names of steps, in their order: what a flow declares.
+func Names[S any](steps []Step[S]) []string {
+	names := make([]string, len(steps))
+	for i, st := range steps {
+		names[i] = st.Name
+	}
+	return names
 }
 
 // FailedStep returns the step an error names, or "" when it names none.
@@ -74,8 +99,10 @@ func FailedStep(err error) string {
 }
 
 // Run runs the steps in order on state and returns the names of the steps that ran. It
-// stops at the first failure, returned as an *Error, and, on a dry run, before the first
-// step that writes. A cancelled context stops it before the next step.
+// stops at the first failure, returned as an *Error that names the flow and the step of
+// this list (also when the step ran a flow of its own that failed: a step is named by the
+// flow that declares it), and, on a dry run, before the first step that writes. A
+// cancelled context stops it before the next step.
 func Run[S any](ctx context.Context, r Runner, steps []Step[S], state *S) ([]string, error) {
 	var ran []string
 	for _, st := range steps {
@@ -87,11 +114,11 @@ func Run[S any](ctx context.Context, r Runner, steps []Step[S], state *S) ([]str
 			return ran, nil
 		}
 		if err := ctx.Err(); err != nil {
-			return ran, Wrap(r.Flow, st.Name, st.Next, err)
+			return ran, fail(r.Flow, st, err)
 		}
 		r.logf("%s: %s", r.Flow, st.Name)
 		if err := st.Run(ctx, state); err != nil {
-			return ran, Wrap(r.Flow, st.Name, st.Next, err)
+			return ran, fail(r.Flow, st, err)
 		}
 		ran = append(ran, st.Name)
 	}

@@ -37,8 +37,11 @@ func TestRun(t *testing.T) {
 			[]string{"plan", "build"}, "", ""},
 		{"dry run still fails a reading step", true, []Step[state]{step("plan", false, boom), step("push", true, nil)},
 			nil, "plan", "after plan"},
-		{"a nested failure keeps its own step", false, []Step[state]{step("outer", false, Wrap("inner flow", "inner", "inner advice", boom))},
-			nil, "inner", "inner advice"},
+		{"a failure's own advice replaces the step's", false, []Step[state]{step("plan", false, nil), step("push", true, Advise(boom, "push advice"))},
+			[]string{"plan"}, "push", "push advice"},
+		{"an inner flow's failure is named by the step that ran it", false,
+			[]Step[state]{step("outer", false, &Error{Flow: "inner flow", Step: "inner", Next: "inner advice", Err: boom})},
+			nil, "outer", "after outer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,7 +60,8 @@ func TestRun(t *testing.T) {
 				if !errors.As(err, &fe) || fe.Next != tc.wantNext || !errors.Is(err, boom) {
 					t.Errorf("err = %#v", err)
 				}
-				if !strings.Contains(err.Error(), tc.wantStep+": boom") || !strings.Contains(err.Error(), "next: "+tc.wantNext) {
+				if !strings.HasPrefix(err.Error(), "release v1.0.0: "+tc.wantStep+": ") || !strings.Contains(err.Error(), "boom") ||
+					!strings.HasSuffix(err.Error(), "next: "+tc.wantNext) {
 					t.Errorf("message %q", err.Error())
 				}
 			}
@@ -90,11 +94,18 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-func TestWrapNil(t *testing.T) {
-	if Wrap("f", "s", "n", nil) != nil {
-		t.Error("Wrap(nil) is not nil")
+func TestAdviseNil(t *testing.T) {
+	if Advise(nil, "n") != nil {
+		t.Error("Advise(nil) is not nil")
 	}
 	if FailedStep(errors.New("plain")) != "" {
 		t.Error("a plain error names a step")
+	}
+}
+
+func TestNames(t *testing.T) {
+	got := Names([]Step[state]{step("plan", false, nil), step("push", true, nil)})
+	if !slices.Equal(got, []string{"plan", "push"}) {
+		t.Errorf("Names = %v", got)
 	}
 }

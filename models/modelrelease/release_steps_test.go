@@ -117,7 +117,7 @@ func TestAfterBuild(t *testing.T) {
 }
 
 func TestRetry(t *testing.T) {
-	lost := flow.Wrap(flowName, "push", "", fmt.Errorf("push release-1.17: %w", errLostRace))
+	lost := &flow.Error{Flow: flowName, Step: "push", Err: fmt.Errorf("push release-1.17: %w", errLostRace)}
 	tests := []struct {
 		err          error
 		attempt, max int

@@ -93,6 +93,14 @@ type Setup struct {
 	ClientOptions []github.Option
 }
 
+// setupSteps run before the clients are built from setup: a run that writes (not check)
+// needs a token, refused before anything is loaded or sent.
+func setupSteps(check bool) []flow.Step[Setup] {
+	return []flow.Step[Setup]{{Name: "check token", Run: func(_ context.Context, s *Setup) error {
+		return RequireToken(s.Token, check)
+	}}}
+}
+
 // RunWithCache is Run with a GitHub client built for this run around the ETag cache that
 // setup.Cache kept from the previous run, and saved back afterwards (also after a failed
 // run: what it read is still valid). A cache that cannot be loaded or saved is a note in
@@ -103,8 +111,8 @@ type Setup struct {
 // A run that writes
 // without a token is refused (RequireToken) before anything is loaded or sent.
 func RunWithCache(ctx context.Context, setup Setup, opts Options) (Report, error) {
-	if err := RequireToken(setup.Token, opts.Check); err != nil {
-		return Report{}, &flow.Error{Flow: flowName, Step: "check token", Err: err}
+	if _, err := flow.Run(ctx, flow.Runner{Flow: flowName}, setupSteps(opts.Check), &setup); err != nil {
+		return Report{}, err
 	}
 	cache := github.NewCache(0)
 	var notes []string

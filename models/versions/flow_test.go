@@ -729,6 +729,9 @@ func TestModelVersionsIsADeclaredFlow(t *testing.T) {
 		{"PyPI unreachable", "read PyPI", func(_ *versions.Setup, o *versions.Options) { o.PyPIURL = "http://127.0.0.1:1/" }},
 	}
 	for _, tt := range failures {
+		if !slices.Contains(versions.DeclaredSteps(), tt.step) {
+			t.Errorf("%s fails step %q, which model-versions does not declare: %v", tt.name, tt.step, versions.DeclaredSteps())
+		}
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
 			setup, opts := w.setup(), w.options(false)

@@ -74,7 +74,7 @@ func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error)
 	steps := append([]flow.Step[Images]{{
 		Name: StepInputs, Next: "nothing was pushed and no tag was written: give what the error names",
 		Run: func(ctx context.Context, s *Images) error { return devInputs(ctx, s, sha) },
-	}}, Steps(devFlow, devAdvice, func(s *Images) *Images { return s })...)
+	}}, Steps(devAdvice, func(s *Images) *Images { return s })...)
 	// A push to dev never sets latest, so no stillLatest check is needed.
 	_, err := flow.Run(ctx, flow.Runner{Flow: devFlow}, steps, s)
 	return devResult(s), err

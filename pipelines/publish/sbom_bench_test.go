@@ -51,7 +51,7 @@ func benchImageSteps(b *testing.B, w *publishtest.World, v *env, drop func(flow.
 	s := &publish.Images{Target: v.target, Sign: v.sign, Pipeline: v.p, Built: v.images, Workdir: b.TempDir(),
 		Ignore: []byte{}, ReuseTag: "sha-" + sha, Tags: []string{"sha-" + sha, "dev"}}
 	s.Sign.Provenance.BaseImages = map[string][]string{}
-	steps := publish.Steps("bench", publish.Advice{}, func(s *publish.Images) *publish.Images { return s })
+	steps := publish.Steps(publish.Advice{}, func(s *publish.Images) *publish.Images { return s })
 	if drop != nil {
 		steps = slices.DeleteFunc(steps, drop)
 	}

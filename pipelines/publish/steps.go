@@ -82,12 +82,12 @@ type Advice struct {
 
 // Steps are the image steps in their one order — push by digest, scan those digests,
 // attest, attest the SBOM, sign, verify all three, tag — over a flow's state S, in which at finds the images.
-func Steps[S any](flowName string, adv Advice, at func(*S) *Images) []flow.Step[S] {
+func Steps[S any](adv Advice, at func(*S) *Images) []flow.Step[S] {
 	step := func(name string, writes bool, next string, run func(*Images, context.Context) error) flow.Step[S] {
 		return flow.Step[S]{Name: name, Writes: writes, Next: next, Run: func(ctx context.Context, s *S) error {
 			err := run(at(s), ctx)
 			if adv.Moved != "" && MovedTag(err) {
-				return flow.Wrap(flowName, name, adv.Moved, err)
+				return flow.Advise(err, adv.Moved)
 			}
 			return err
 		}}

@@ -24,7 +24,7 @@ func Build(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci.Pipelin
 		err = sameImages(plan, images)
 	}
 	if err != nil {
-		return nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
+		return nil, err
 	}
 	builds := platformBuilds(images)
 	errs := make([]error, len(builds))
@@ -38,7 +38,7 @@ func Build(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci.Pipelin
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, stepErr(StepBuild, plan.Tag, nextNothingPublished, err)
+		return nil, err
 	}
 	cfg.logf("%s: built %s at version %s", StepBuild, imageNames(images), plan.Version)
 	return images, nil
@@ -76,7 +76,7 @@ func Describe(ctx context.Context, cfg Config, plan releasegate.Plan, src *dagge
 		err = sameImages(plan, images)
 	}
 	if err != nil {
-		return nil, stepErr(StepAttest, plan.Tag, "nothing was tagged yet: "+nextRerun, err)
+		return nil, err
 	}
 	return images, nil
 }

@@ -23,28 +23,27 @@ func manifestPut(image, tag string) func(*http.Request) bool {
 	return func(r *http.Request) bool { return r.Method == http.MethodPut && re.MatchString(r.URL.Path) }
 }
 
-// TestFaultAtEachStepThenRerun injects a fault at each step of the release of v0.11.0, then
-// re-runs the release on a fresh engine with the fault gone: the re-run completes, no
-// published tag moved, each digest carries one attestation, one SBOM and one signature, and there is
-// exactly one GitHub release. Faults before the push leave the registry and GitHub as they
-// were.
-func TestFaultAtEachStepThenRerun(t *testing.T) {
-	tests := []struct {
-		name string
-		// inject sets the fault up; clear removes what outlives the engine.
-		inject func(w *world)
-		clear  func(w *world)
-		// step is the step that fails; "" when the run survives the fault.
-		step string
-		// message is part of the error.
-		message string
-		// beforePush: nothing may have been published; noTags: nothing may have been tagged.
-		beforePush, noTags bool
-		// tagged is an image the failed run had tagged already.
-		tagged string
-		// noLatest: no image may carry latest after the failed run (it moves for all or none).
-		noLatest bool
-	}{
+// releaseFault is a fault injected into the release of v0.11.0, and what it leaves.
+type releaseFault struct {
+	name string
+	// inject sets the fault up; clear removes what outlives the engine.
+	inject func(w *world)
+	clear  func(w *world)
+	// step is the step that fails; "" when the run survives the fault.
+	step string
+	// message is part of the error.
+	message string
+	// beforePush: nothing may have been published; noTags: nothing may have been tagged.
+	beforePush, noTags bool
+	// tagged is an image the failed run had tagged already.
+	tagged string
+	// noLatest: no image may carry latest after the failed run (it moves for all or none).
+	noLatest bool
+}
+
+// releaseFaults are the faults at each step of the release.
+func releaseFaults() []releaseFault {
+	return []releaseFault{
 		{
 			name: "build", step: StepBuild, beforePush: true, message: "pip wheel",
 			inject: func(w *world) {
@@ -167,7 +166,15 @@ func TestFaultAtEachStepThenRerun(t *testing.T) {
 			clear: func(w *world) { w.repo.Sim.ClearFaults() },
 		},
 	}
-	for _, tt := range tests {
+}
+
+// TestFaultAtEachStepThenRerun injects a fault at each step of the release of v0.11.0, then
+// re-runs the release on a fresh engine with the fault gone: the re-run completes, no
+// published tag moved, each digest carries one attestation, one SBOM and one signature, and there is
+// exactly one GitHub release. Faults before the push leave the registry and GitHub as they
+// were.
+func TestFaultAtEachStepThenRerun(t *testing.T) {
+	for _, tt := range releaseFaults() {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t, teskrepo.Options{})
 			w.repo.Release("v0.11.0")
@@ -289,7 +296,7 @@ func TestExistingReleaseWithOtherContentStops(t *testing.T) {
 			w.repo.Release("v0.11.0")
 			w.serve("v0.11.0")
 			// Before the images are published, the GitHub step refuses to run.
-			if _, err := ReleaseJob(context.Background(), w.config(), "v0.11.0"); flow.FailedStep(err) != StepGHRelease || !strings.Contains(err.Error(), ":0.11.0 is not published") {
+			if _, err := ReleaseJob(context.Background(), w.config(), "v0.11.0"); flow.FailedStep(err) != StepPlan || !strings.Contains(err.Error(), ":0.11.0 is not published") {
 				t.Fatalf("GitHub step before the images: %v", err)
 			}
 			if _, err := PublishJobFromScratch(t, w, "v0.11.0"); err != nil {

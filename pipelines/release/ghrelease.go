@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/pipelines/releasegate"
 )
@@ -76,12 +77,12 @@ func firstDifference(got, want string) string {
 func PublishRelease(ctx context.Context, cfg Config, plan releasegate.Plan, body Body) (GitHubRelease, error) {
 	owner, name, err := cfg.owner()
 	if err != nil {
-		return GitHubRelease{}, stepErr(StepGHRelease, plan.Tag, "", err)
+		return GitHubRelease{}, err
 	}
 	out := GitHubRelease{Tag: plan.Tag, Title: body.Title, Prerelease: plan.Prerelease, Body: body.Text}
 	existing, found, err := cfg.GitHub.ReleaseByTag(ctx, owner, name, plan.Tag)
 	if err != nil {
-		return out, stepErr(StepGHRelease, plan.Tag, nextPublishRelease, err)
+		return out, err
 	}
 	if found {
 		return keep(cfg, out, existing, plan, body)
@@ -91,7 +92,7 @@ func PublishRelease(ctx context.Context, cfg Config, plan releasegate.Plan, body
 	if plan.MakeLatest == "true" {
 		ok, err := githubStillLatest(ctx, cfg, plan.Tag)
 		if err != nil {
-			return out, stepErr(StepGHRelease, plan.Tag, nextPublishRelease, fmt.Errorf("rechecking latest: %w", err))
+			return out, fmt.Errorf("rechecking latest: %w", err)
 		}
 		if ok {
 			out.MakeLatest = "true"
@@ -130,15 +131,15 @@ func PublishRelease(ctx context.Context, cfg Config, plan releasegate.Plan, body
 		// passes only with the expected content.
 		existing, found, rerr := cfg.GitHub.ReleaseByTag(ctx, owner, name, plan.Tag)
 		if rerr != nil || !found {
-			return out, stepErr(StepGHRelease, plan.Tag, nextPublishRelease, errors.Join(err, rerr))
+			return out, errors.Join(err, rerr)
 		}
 		return keep(cfg, out, existing, plan, body)
 	}
 	if mismatch != nil {
-		return out, stepErr(StepGHRelease, plan.Tag, nextNeverEdited, mismatch)
+		return out, flow.Advise(mismatch, nextNeverEdited)
 	}
 	if err != nil {
-		return out, stepErr(StepGHRelease, plan.Tag, nextPublishRelease, err)
+		return out, err
 	}
 	out.URL, out.Outcome = created.URL, "created"
 	cfg.logf("%s: created %s (pre-release %t, make_latest %s): %s", StepGHRelease, plan.Tag, plan.Prerelease, out.MakeLatest, out.URL)
@@ -147,8 +148,8 @@ func PublishRelease(ctx context.Context, cfg Config, plan releasegate.Plan, body
 
 func keep(cfg Config, out GitHubRelease, existing github.Release, plan releasegate.Plan, body Body) (GitHubRelease, error) {
 	if d := ReleaseDifference(existing, plan, body); len(d) > 0 {
-		return out, stepErr(StepGHRelease, plan.Tag, nextNeverEdited,
-			fmt.Errorf("a release of %s exists with other content (%s): %s", plan.Tag, existing.URL, strings.Join(d, "; ")))
+		return out, flow.Advise(fmt.Errorf("a release of %s exists with other content (%s): %s", plan.Tag, existing.URL, strings.Join(d, "; ")),
+			nextNeverEdited)
 	}
 	out.URL, out.Outcome, out.MakeLatest = existing.URL, "kept", ""
 	cfg.logf("%s: the release of %s exists with this content; kept: %s", StepGHRelease, plan.Tag, existing.URL)

@@ -23,68 +23,89 @@ import (
 // digest, untagged.
 func PushJob(ctx context.Context, cfg Config, tag string) (Handoff, error) {
 	s := newState(cfg, tag)
-	steps := append(prepareSteps(true), imageSteps(tag, StepPush)...)
-	if _, err := s.run(ctx, steps, false); err != nil {
+	if _, err := s.run(ctx, pushJobSteps(), false); err != nil {
 		return Handoff{}, err
 	}
 	p := s.plan
 	return Handoff{Repo: p.Repo, Tag: p.Tag, Version: p.Version, Commit: p.Commit, Images: s.images.Pushed}, nil
 }
 
+// pushJobSteps are the release's steps up to push-by-digest.
+func pushJobSteps() []flow.Step[state] {
+	return append(prepareSteps(true), imageSteps(StepPush)...)
+}
+
 // ScanJob scans the handoff's digests with the ignore file of its commit. It calls neither
 // GitHub's API nor the registry with credentials: Trivy pulls the digests anonymously.
 func ScanJob(ctx context.Context, cfg Config, h Handoff) (Handoff, *dagger.Directory, error) {
 	s := newState(cfg, h.Tag)
-	s.plan = h.plan()
+	s.plan, s.handoff = h.plan(), h
 	src := cfg.gitRepo().Commit(h.Commit).Tree(dagger.GitRefTreeOpts{DiscardGitDir: true})
 	s.setPipeline(cfg.pipeline(src))
-	// The platform images come from the registry's index, read anonymously as the scan
-	// pulls them: the handoff's list must agree with it.
-	pushed, err := publish.ResolvePlatforms(ctx, publish.Target{RegistryOptions: cfg.Images.Target.RegistryOptions}, h.Images)
-	if err != nil {
-		return h, nil, stepErr(StepScan, h.Tag, "pass the push job's output on unchanged, or run the push job again", err)
-	}
-	s.images.Pushed = pushed
-	_, err = flow.Run(ctx, cfg.runner(h.Tag, false), imageSteps(h.Tag, StepScan), s)
+	_, err := s.run(ctx, scanJobSteps(), false)
 	h.Scans = s.scanRecords()
 	return h, s.images.Reports, err
 }
+
+// scanJobSteps check the handoff against the registry, then scan its digests.
+func scanJobSteps() []flow.Step[state] {
+	return append([]flow.Step[state]{scanHandoffStep}, imageSteps(StepScan)...)
+}
+
+// scanHandoffStep reads the platform images from the registry's index, anonymously as the
+// scan pulls them: the handoff's list must agree with it.
+var scanHandoffStep = flow.Step[state]{Name: StepCheckHandoff, Next: "pass the push job's output on unchanged, or run the push job again",
+	Run: func(ctx context.Context, s *state) error {
+		var err error
+		anonymous := publish.Target{RegistryOptions: s.cfg.Images.Target.RegistryOptions}
+		s.images.Pushed, err = publish.ResolvePlatforms(ctx, anonymous, s.handoff.Images)
+		return err
+	}}
 
 // PublishJob attests, signs and tags the handoff's digests once each passed its scan. pushed
 // is the push job's own handoff: the scan job's must carry exactly its digests. The plan is
 // computed again, so latest follows the releases published by now.
 func PublishJob(ctx context.Context, cfg Config, h, pushed Handoff) (Report, error) {
 	s := newState(cfg, h.Tag)
-	s.plan = h.plan()
+	s.plan, s.handoff, s.pushHandoff = h.plan(), h, pushed
 	s.images.Pushed, s.handoffScans = h.Images, h.Scans
-	checkHandoff := flow.Step[state]{Name: StepPlan, Run: func(ctx context.Context, s *state) error {
-		err := errors.Join(h.matches(cfg, s.plan), h.samePush(pushed), h.scansPassed())
-		return stepErr(StepAttest, h.Tag, "run the release's push and scan jobs of this tag first, and pass their output on unchanged", err)
-	}}
-	// The provenance names each image's Dockerfile and build arguments, which the source
-	// gives without a build: the digests are the push job's, nothing is built again (on a
-	// fresh runner that would take minutes, and change nothing).
-	describe := flow.Step[state]{Name: StepDescribe, Run: func(ctx context.Context, s *state) error {
-		images, err := Describe(ctx, cfg, s.plan, s.pipeline.Source)
-		if err != nil {
-			return err
-		}
-		s.images.Built = images
-		err = h.tiedTo(cfg.Images.Target, images)
-		if err == nil {
-			// What is attested and signed is what the registry's indexes list.
-			s.images.Pushed, err = publish.ResolvePlatforms(ctx, cfg.Images.Target, h.Images)
-		}
-		return stepErr(StepAttest, h.Tag, "pass the push and scan jobs' output on unchanged", err)
-	}}
-	steps := slices.Concat([]flow.Step[state]{planStep(false), checkHandoff, sourceStep, describe},
-		imageSteps(h.Tag, StepAttest, StepSBOM, StepSign, StepVerifySigned, StepTag))
-	rep, err := s.run(ctx, steps, false)
+	rep, err := s.run(ctx, publishJobSteps(), false)
 	if rep.Version == "" {
 		rep.Version, rep.Commit = h.Version, h.Commit
 	}
 	return rep, err
 }
+
+// publishJobSteps are release-plan again, the handoff's checks, the source's image recipes,
+// then the image steps after the scan.
+func publishJobSteps() []flow.Step[state] {
+	return slices.Concat([]flow.Step[state]{planStep(false), publishHandoffStep, sourceStep, describeStep},
+		imageSteps(StepAttest, StepSBOM, StepSign, StepVerifySigned, StepTag))
+}
+
+var publishHandoffStep = flow.Step[state]{Name: StepCheckHandoff,
+	Next: "run the release's push and scan jobs of this tag first, and pass their output on unchanged",
+	Run: func(ctx context.Context, s *state) error {
+		h := s.handoff
+		return errors.Join(h.matches(s.cfg, s.plan), h.samePush(s.pushHandoff), h.scansPassed())
+	}}
+
+// describeStep reads each image's Dockerfile and build arguments, which the provenance names,
+// from the source without a build: the digests are the push job's, nothing is built again
+// (on a fresh runner that would take minutes, and change nothing).
+var describeStep = flow.Step[state]{Name: StepDescribe, Next: nextUntagged, Run: func(ctx context.Context, s *state) error {
+	images, err := Describe(ctx, s.cfg, s.plan, s.pipeline.Source)
+	if err != nil {
+		return err
+	}
+	s.images.Built = images
+	err = s.handoff.tiedTo(s.cfg.Images.Target, images)
+	if err == nil {
+		// What is attested and signed is what the registry's indexes list.
+		s.images.Pushed, err = publish.ResolvePlatforms(ctx, s.cfg.Images.Target, s.handoff.Images)
+	}
+	return flow.Advise(err, "pass the push and scan jobs' output on unchanged")
+}}
 
 // ReleaseJob creates the GitHub release once both images are published. Run alone again
 // after a failure, it passes without changes if the earlier attempt created the release.
@@ -93,18 +114,24 @@ func PublishJob(ctx context.Context, cfg Config, h, pushed Handoff) (Report, err
 func ReleaseJob(ctx context.Context, cfg Config, tag string) (GitHubRelease, error) {
 	cfg.Gates.CIChecked = true
 	s := newState(cfg, tag)
-	plan := flow.Step[state]{Name: StepPlan, Run: func(ctx context.Context, s *state) error {
-		plan, err := planAllowingItsRelease(ctx, cfg, tag)
-		if err != nil {
-			return err
-		}
-		s.setPlan(plan)
-		return stepErr(StepGHRelease, tag, "publish the images first (the release's publish job), then run this step",
-			imagesPublished(ctx, cfg, plan))
-	}}
-	_, err := s.run(ctx, []flow.Step[state]{plan, notesStep, publishReleaseStep}, false)
+	_, err := s.run(ctx, releaseJobSteps(), false)
 	return s.rel, err
 }
+
+// releaseJobSteps are release-plan, which lets the tag's own release through and requires
+// the images published, then the GitHub release.
+func releaseJobSteps() []flow.Step[state] {
+	return []flow.Step[state]{releaseJobPlanStep, notesStep, publishReleaseStep}
+}
+
+var releaseJobPlanStep = flow.Step[state]{Name: StepPlan, Run: func(ctx context.Context, s *state) error {
+	plan, err := planAllowingItsRelease(ctx, s.cfg, s.tag)
+	if err != nil {
+		return err
+	}
+	s.setPlan(plan)
+	return flow.Advise(imagesPublished(ctx, s.cfg, plan), "publish the images first (the release's publish job), then run this step")
+}}
 
 // imagesPublished checks that every image of the plan carries its version tag, reading the
 // registry with the target's login if any (public images need none).

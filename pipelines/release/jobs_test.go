@@ -93,7 +93,7 @@ func TestWorkflowJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := PublishJob(ctx, cfg, pushedOnly, pushedOnly); flow.FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "has no passing scan") {
+	if _, err := PublishJob(ctx, cfg, pushedOnly, pushedOnly); flow.FailedStep(err) != StepCheckHandoff || !strings.Contains(err.Error(), "has no passing scan") {
 		t.Fatalf("publish without a scan: %v", err)
 	}
 
@@ -149,12 +149,12 @@ func TestWorkflowJobs(t *testing.T) {
 		for _, img := range bad.Images {
 			bad.Scans = append(bad.Scans, ScanRecord{Name: img.Name, Digest: img.Digest, Passed: true})
 		}
-		if _, err := PublishJob(ctx, cfg, bad, pushedOnly); flow.FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "is not what the push job pushed") {
+		if _, err := PublishJob(ctx, cfg, bad, pushedOnly); flow.FailedStep(err) != StepCheckHandoff || !strings.Contains(err.Error(), "is not what the push job pushed") {
 			t.Errorf("%s: %v", name, err)
 		}
 		// Even with a push handoff tampered the same way, a name is tied to its repository.
 		if name == "swapped repositories" {
-			if _, err := PublishJob(ctx, cfg, bad, bad); flow.FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "but it is published to") {
+			if _, err := PublishJob(ctx, cfg, bad, bad); flow.FailedStep(err) != StepDescribe || !strings.Contains(err.Error(), "but it is published to") {
 				t.Errorf("%s, both handoffs: %v", name, err)
 			}
 		}

@@ -72,7 +72,7 @@ func TestHigherReleasePublishedBeforeTagging(t *testing.T) {
 			cfg := w.config()
 
 			// The release runs up to its push...
-			st, steps := newState(cfg, "v1.0.0"), releaseSteps("v1.0.0")
+			st, steps := newState(cfg, "v1.0.0"), releaseSteps()
 			if err := runSteps(ctx, st, steps, StepPlan, StepPush); err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +182,7 @@ func TestRegistryOutageWhileRecheckingLatest(t *testing.T) {
 	w.repo.Tag("v1.1.0", w.repo.Prepare("v1.1.0")) // tagged, not released yet
 	w.serve("v1.0.0")
 	cfg := w.config()
-	st, steps := newState(cfg, "v1.0.0"), releaseSteps("v1.0.0")
+	st, steps := newState(cfg, "v1.0.0"), releaseSteps()
 	if err := runSteps(ctx, st, steps, StepPlan, StepScan); err != nil {
 		t.Fatal(err)
 	}

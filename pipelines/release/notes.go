@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/notes"
 	"dagger/shipyard/internal/version"
@@ -51,20 +52,20 @@ func PreviousRelease(tag string, published []string) string {
 func ReleaseBody(ctx context.Context, cfg Config, plan releasegate.Plan) (Body, error) {
 	owner, name, err := cfg.owner()
 	if err != nil {
-		return Body{}, stepErr(StepNotes, plan.Tag, "", err)
+		return Body{}, err
 	}
 	// PreviousRelease ignores the tag's own release, if an earlier attempt created it.
 	published, err := cfg.publishedReleases(ctx)
 	if err != nil {
-		return Body{}, stepErr(StepNotes, plan.Tag, nextPublishRelease, err)
+		return Body{}, err
 	}
 	prev := PreviousRelease(plan.Tag, published)
 	gen, err := cfg.GitHub.GenerateNotes(ctx, owner, name, github.NotesRequest{
 		TagName: plan.Tag, PreviousTagName: prev, TargetCommitish: plan.Commit,
 	})
 	if err != nil {
-		return Body{}, stepErr(StepNotes, plan.Tag, "give a token that may write contents (generating notes needs it), then "+nextPublishRelease,
-			fmt.Errorf("generating the notes since %s: %w", orFirst(prev), err))
+		return Body{}, flow.Advise(fmt.Errorf("generating the notes since %s: %w", orFirst(prev), err),
+			"give a token that may write contents (generating notes needs it), then "+nextPublishRelease)
 	}
 	return Body{Title: plan.Tag, Text: notes.Compose(plan.Notes, gen.Body), Previous: prev}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/pipelines/releasegate"
 )
 
@@ -12,7 +13,7 @@ import (
 // built. Any violated gate stops the release with every violation listed.
 func CheckGates(ctx context.Context, cfg Config, tag string) (releasegate.Plan, error) {
 	if cfg.GitHub == nil {
-		return releasegate.Plan{}, stepErr(StepPlan, tag, "", errors.New("no GitHub client"))
+		return releasegate.Plan{}, errors.New("no GitHub client")
 	}
 	plan, err := releasegate.Check(ctx, cfg.GitHub, cfg.Repo, tag, cfg.Gates)
 	if err != nil {
@@ -21,7 +22,7 @@ func CheckGates(ctx context.Context, cfg Config, tag string) (releasegate.Plan, 
 		if errors.As(err, &ge) {
 			next = "nothing was built: fix what each rule says, then run the release again"
 		}
-		return releasegate.Plan{}, stepErr(StepPlan, tag, next, err)
+		return releasegate.Plan{}, flow.Advise(err, next)
 	}
 	cfg.logf("%s: %s passes every gate (commit %s, pre-release %t, latest %t)", StepPlan, tag, plan.Commit, plan.Prerelease, plan.Latest)
 	return plan, nil
@@ -33,7 +34,7 @@ func CheckGates(ctx context.Context, cfg Config, tag string) (releasegate.Plan, 
 func planAllowingItsRelease(ctx context.Context, cfg Config, tag string) (releasegate.Plan, error) {
 	facts, err := releasegate.Gather(ctx, cfg.GitHub, cfg.Repo, tag, cfg.Gates)
 	if err != nil {
-		return releasegate.Plan{}, stepErr(StepPlan, tag, "re-run once GitHub answers", err)
+		return releasegate.Plan{}, flow.Advise(err, "re-run once GitHub answers")
 	}
 	plan, violations := releasegate.Evaluate(facts)
 	var others []releasegate.Violation
@@ -43,8 +44,8 @@ func planAllowingItsRelease(ctx context.Context, cfg Config, tag string) (releas
 		}
 	}
 	if len(others) > 0 {
-		return releasegate.Plan{}, stepErr(StepPlan, tag, "fix what each rule says, then run the step again",
-			&releasegate.GateError{Repo: cfg.Repo, Tag: tag, Violations: others})
+		return releasegate.Plan{}, flow.Advise(&releasegate.GateError{Repo: cfg.Repo, Tag: tag, Violations: others},
+			"fix what each rule says, then run the step again")
 	}
 	if len(violations) > 0 {
 		// The plan was computed with this release among the published ones, which does not
@@ -52,7 +53,7 @@ func planAllowingItsRelease(ctx context.Context, cfg Config, tag string) (releas
 		cfg.logf("%s: a release of %s exists; %s will check its content", StepPlan, tag, StepGHRelease)
 	}
 	if plan.Commit == "" {
-		return releasegate.Plan{}, stepErr(StepPlan, tag, "", fmt.Errorf("tag %s resolved to no commit", tag))
+		return releasegate.Plan{}, fmt.Errorf("tag %s resolved to no commit", tag)
 	}
 	return plan, nil
 }

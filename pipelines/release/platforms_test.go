@@ -112,7 +112,7 @@ func TestWorkflowJobsMultiPlatform(t *testing.T) {
 	short := pushed
 	short.Images = slices.Clone(pushed.Images)
 	short.Images[0].Platforms = short.Images[0].Platforms[:1]
-	if _, _, err := ScanJob(ctx, w.config(), short); flow.FailedStep(err) != StepScan || !strings.Contains(err.Error(), "the registry's index lists") {
+	if _, _, err := ScanJob(ctx, w.config(), short); flow.FailedStep(err) != StepCheckHandoff || !strings.Contains(err.Error(), "the registry's index lists") {
 		t.Errorf("scan job with a platform left out: %v", err)
 	}
 
@@ -137,7 +137,7 @@ func TestWorkflowJobsMultiPlatform(t *testing.T) {
 	w.freshEngine()
 	w.serve("v0.11.0")
 	writes := w.registryWrites()
-	if _, err := PublishJob(ctx, w.config(), partial, pushed); flow.FailedStep(err) != StepAttest || !strings.Contains(err.Error(), "(linux/arm64)) has no passing scan") {
+	if _, err := PublishJob(ctx, w.config(), partial, pushed); flow.FailedStep(err) != StepCheckHandoff || !strings.Contains(err.Error(), "(linux/arm64)) has no passing scan") {
 		t.Errorf("publish job without the arm64 scans: %v", err)
 	}
 	if extra := w.registryWrites() - writes; extra != 0 {

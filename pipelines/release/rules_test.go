@@ -1,7 +1,6 @@
 package release
 
 import (
-	"dagger/shipyard/internal/flow"
 	"errors"
 	"slices"
 	"strings"
@@ -194,17 +193,6 @@ func TestSameImages(t *testing.T) {
 	}
 	if err := sameImages(plan, []ci.Image{img("filer")}); err == nil {
 		t.Error("a missing image passed")
-	}
-}
-
-func TestStepErrorSaysWhatNext(t *testing.T) {
-	inner := stepErr(StepTag, "v1.0.0", nextHigherVersion, errors.New("tag 1.0.0 is on another digest"))
-	outer := stepErr(StepPush, "v1.0.0", nextRerun, inner)
-	if flow.FailedStep(outer) != StepTag || outer.Error() != "release v1.0.0: tag: tag 1.0.0 is on another digest\n  next: "+nextHigherVersion {
-		t.Errorf("%q", outer)
-	}
-	if stepErr(StepTag, "v1.0.0", "", nil) != nil || flow.FailedStep(errors.New("x")) != "" {
-		t.Error("nil or foreign errors")
 	}
 }
 

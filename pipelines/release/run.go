@@ -35,8 +35,8 @@ func prepareSteps(checkTarget bool) []flow.Step[state] {
 
 // releaseSteps are the whole release: the steps before publishing, publish's image steps
 // (push by digest, scan, attest, sign, verify, tag), then the GitHub release.
-func releaseSteps(tag string) []flow.Step[state] {
-	return slices.Concat(prepareSteps(true), imageSteps(tag), []flow.Step[state]{notesStep, publishReleaseStep})
+func releaseSteps() []flow.Step[state] {
+	return slices.Concat(prepareSteps(true), imageSteps(), []flow.Step[state]{notesStep, publishReleaseStep})
 }
 
 // dryRunSteps publish nothing: the built containers are scanned instead of pushed digests,
@@ -51,7 +51,7 @@ func dryRunSteps() []flow.Step[state] {
 // release. It returns the report of what was done, also when a step fails (Failed names
 // it), with the step's error.
 func Run(ctx context.Context, cfg Config, tag string, opts Options) (Report, error) {
-	steps := releaseSteps(tag)
+	steps := releaseSteps()
 	if opts.DryRun {
 		steps = dryRunSteps()
 	}

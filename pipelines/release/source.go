@@ -6,6 +6,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/pipelines/releasegate"
 )
 
@@ -16,17 +17,16 @@ import (
 // caller's working tree is never built for a release.
 func Source(ctx context.Context, cfg Config, plan releasegate.Plan) (*dagger.Directory, error) {
 	if plan.Commit == "" {
-		return nil, stepErr(StepSource, plan.Tag, nextNothingPublished, fmt.Errorf("the plan names no commit"))
+		return nil, fmt.Errorf("the plan names no commit")
 	}
 	repo := cfg.gitRepo()
 	commit, err := repo.Tag(plan.Tag).Commit(ctx)
 	if err != nil {
-		return nil, stepErr(StepSource, plan.Tag, nextNothingPublished, fmt.Errorf("resolving tag %s at %s: %w", plan.Tag, cfg.gitURL(), err))
+		return nil, fmt.Errorf("resolving tag %s at %s: %w", plan.Tag, cfg.gitURL(), err)
 	}
 	if commit != plan.Commit {
-		return nil, stepErr(StepSource, plan.Tag,
-			"stop: a release tag never moves; find out why "+cfg.gitURL()+" disagrees with GitHub's API, and release a higher version if the tag was replaced",
-			fmt.Errorf("tag %s at %s is commit %s, but release-plan checked commit %s", plan.Tag, cfg.gitURL(), commit, plan.Commit))
+		return nil, flow.Advise(fmt.Errorf("tag %s at %s is commit %s, but release-plan checked commit %s", plan.Tag, cfg.gitURL(), commit, plan.Commit),
+			"stop: a release tag never moves; find out why "+cfg.gitURL()+" disagrees with GitHub's API, and release a higher version if the tag was replaced")
 	}
 	cfg.logf("%s: %s is commit %s at %s", StepSource, plan.Tag, commit, cfg.gitURL())
 	return repo.Commit(commit).Tree(dagger.GitRefTreeOpts{DiscardGitDir: true}), nil

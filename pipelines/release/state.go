@@ -21,6 +21,8 @@ type state struct {
 	images   publish.Images
 	// builtDigests are the digests a dry run would push.
 	builtDigests map[string]publish.Pushed
+	// handoff is what the previous job handed over, pushHandoff the push job's own.
+	handoff, pushHandoff Handoff
 	// handoffScans are the verdicts a previous job handed over.
 	handoffScans []ScanRecord
 	body         Body
@@ -56,7 +58,7 @@ func planStep(checkTarget bool) flow.Step[state] {
 		}
 		s.setPlan(plan)
 		if checkTarget {
-			return stepErr(StepPush, s.tag, nextNothingPublished, s.cfg.Images.checkTarget(plan))
+			return flow.Advise(s.cfg.Images.checkTarget(plan), nextNothingPublished)
 		}
 		return nil
 	}}
@@ -101,8 +103,8 @@ var publishReleaseStep = flow.Step[state]{Name: StepGHRelease, Writes: true, Nex
 
 // imageSteps are publish's image steps over the release's state, only those named when
 // names are given.
-func imageSteps(tag string, names ...string) []flow.Step[state] {
-	all := publish.Steps(flowName(tag), imageAdvice, func(s *state) *publish.Images { return &s.images })
+func imageSteps(names ...string) []flow.Step[state] {
+	all := publish.Steps(imageAdvice, func(s *state) *publish.Images { return &s.images })
 	if len(names) == 0 {
 		return all
 	}

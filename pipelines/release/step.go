@@ -1,9 +1,6 @@
 package release
 
-import (
-	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/pipelines/publish"
-)
+import "dagger/shipyard/pipelines/publish"
 
 // Step names, as logs, errors and the release report use them. The image steps are
 // publish's, in publish.Steps' order.
@@ -19,8 +16,10 @@ const (
 	StepSign         = publish.StepSign
 	StepVerifySigned = publish.StepVerifySigned
 	StepTag          = publish.StepTag
-	// StepDescribe reads the images' recipes for the publish job, which builds nothing;
-	// its failures are the attest step's.
+	// StepCheckHandoff checks, in the scan and publish jobs, the handoff the previous
+	// jobs printed against the registry and the plan.
+	StepCheckHandoff = "check-handoff"
+	// StepDescribe reads the images' recipes for the publish job, which builds nothing.
 	StepDescribe  = "describe"
 	StepNotes     = "release-notes"
 	StepGHRelease = "publish-release"
@@ -54,9 +53,3 @@ var imageAdvice = publish.Advice{Untagged: nextUntagged, Scan: nextScan, Moved: 
 
 // flowName names a release in logs and errors: "release v0.11.0".
 func flowName(tag string) string { return "release " + tag }
-
-// stepErr makes err a failure of step in the release of tag (a flow.Error), unless it is
-// one already.
-func stepErr(step, tag, next string, err error) error {
-	return flow.Wrap(flowName(tag), step, next, err)
-}

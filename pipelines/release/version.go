@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/releasegate"
@@ -34,7 +35,7 @@ func (e *VersionMismatchError) Error() string {
 func CheckVersions(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci.Pipeline, images []ci.Image) error {
 	pkg, err := packageOf(ctx, cfg, p)
 	if err != nil {
-		return stepErr(StepVersion, plan.Tag, nextNothingPublished, err)
+		return err
 	}
 	// Every platform's image is checked: each installs the package in its own build.
 	builds := platformBuilds(images)
@@ -54,9 +55,9 @@ func CheckVersions(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return stepErr(StepVersion, plan.Tag,
+		return flow.Advise(err,
 			"nothing was published: make the build install the tag's version (SETUPTOOLS_SCM_PRETEND_VERSION must reach it); "+
-				"a fix in the Dockerfiles needs a higher version, as the tag cannot move", err)
+				"a fix in the Dockerfiles needs a higher version, as the tag cannot move")
 	}
 	cfg.logf("%s: %s reports %s in %s", StepVersion, pkg, plan.Version, imageNames(images))
 	return nil

@@ -137,7 +137,13 @@ func (w *world) config() Config {
 func (w *world) run(tag string, opts Options) (Report, error) {
 	w.t.Helper()
 	w.serve(tag)
-	return Run(context.Background(), w.config(), tag, opts)
+	rep, err := Run(context.Background(), w.config(), tag, opts)
+	declared := releaseSteps()
+	if opts.DryRun {
+		declared = dryRunSteps()
+	}
+	requireDeclaredStep(w.t, err, declared)
+	return rep, err
 }
 
 // rerun releases tag again on a fresh engine.
