@@ -400,3 +400,34 @@ func TestUpdateReposThroughTheModule(t *testing.T) {
 	}
 	noCredentialIn(t, e, out, fmt.Sprint(err))
 }
+
+// TestModelCiThroughTheModule: model-ci on a model repository's checkout returns the job
+// table and the artifact check as files, uses no credential, and fails naming the job
+// that failed.
+func TestModelCiThroughTheModule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	files := fixtures.ModelRepoFiles(t, nil)
+	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
+	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
+	dir, err := m.ModelCi(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary, err := dir.File("summary.md").Contents(ctx)
+	if err != nil || !strings.Contains(summary, "| lint | passed") || !strings.Contains(summary, "| artifacts | passed") {
+		t.Fatalf("summary.md: %v\n%s", err, summary)
+	}
+	check, err := dir.File("check-artifacts.txt").Contents(ctx)
+	if err != nil || !strings.Contains(check, "artifacts match the checkout") {
+		t.Errorf("check-artifacts.txt: %v\n%s", err, check)
+	}
+	noCredentialIn(t, e, summary, check)
+
+	failing, e2 := modelModule(t, fixtures.ModelRepo(t, nil))
+	modelreleasetest.ServeDistributions(e2, "", fixtures.BuildDistributions(t, files, nil))
+	e2.OnExec(engine.ExecRule{ArgsContain: "make lint", ExitCode: 1, Stderr: "ruff: E501 line too long"})
+	if _, err := failing.ModelCi(ctx); err == nil || !strings.Contains(err.Error(), "lint") || !strings.Contains(err.Error(), "| lint | failed") {
+		t.Errorf("a failing lint: %v", err)
+	}
+}
