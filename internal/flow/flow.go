@@ -23,6 +23,10 @@ type Step[S any] struct {
 	Next string
 	// Run does the step's work on the flow's state.
 	Run func(ctx context.Context, s *S) error
+	// DryRun, when set, is what the step does on a dry run in place of Run: what can be
+	// done without writing (a scan of the built images instead of the pushed ones, the
+	// digests a push would give). A dry run goes on past a writing step that has one.
+	DryRun func(ctx context.Context, s *S) error
 }
 
 // Runner says which flow runs and how.
@@ -31,9 +35,26 @@ type Runner struct {
 	Flow string
 	// Log receives one line per step started (nil: none).
 	Log func(format string, args ...any)
-	// DryRun stops before the first writing step.
+	// DryRun runs each step's DryRun body where it has one, and stops before the first
+	// writing step that has none.
 	DryRun bool
+	// Retry runs the whole list again when a step fails with a given error.
+	Retry Retry
 }
+
+// Retry says when a flow's steps run again from the first: a step failed with an error
+// that is On (errors.Is), e.g. another run moved a branch first, while fewer than Attempts
+// attempts ran.
+type Retry struct {
+	On       error
+	Attempts int
+	// Again is told each failure that starts another attempt (nil: nothing).
+	Again func(err error)
+}
+
+// Done ends a flow early with success: a step returns it when the flow has nothing more
+// to do (nothing to release, say), and the steps after it do not run.
+var Done = errors.New("nothing more to do")
 
 // Error is a failed step: which flow, which step, what went wrong, and what next.
 type Error struct {
@@ -101,15 +122,36 @@ func FailedStep(err error) string {
 // Run runs the steps in order on state and returns the names of the steps that ran. It
 // stops at the first failure, returned as an *Error that names the flow and the step of
 // this list (also when the step ran a flow of its own that failed: a step is named by the
-// flow that declares it), and, on a dry run, before the first step that writes. A
-// cancelled context stops it before the next step.
+// flow that declares it), and, on a dry run, before the first step that writes and has
+// no DryRun body. A step that returns Done ends the flow with success. A failure that is
+// r.Retry.On runs the steps again from the first. A cancelled context stops it before the
+// next step.
 func Run[S any](ctx context.Context, r Runner, steps []Step[S], state *S) ([]string, error) {
+	var ran []string
+	for attempt := 1; ; attempt++ {
+		done, err := once(ctx, r, steps, state)
+		ran = append(ran, done...)
+		if r.Retry.On == nil || !errors.Is(err, r.Retry.On) || attempt >= r.Retry.Attempts {
+			return ran, err
+		}
+		r.logf("%s: %v; running the steps again (attempt %d of %d)", r.Flow, errors.Unwrap(err), attempt+1, r.Retry.Attempts)
+		if r.Retry.Again != nil {
+			r.Retry.Again(err)
+		}
+	}
+}
+
+// once runs the steps once, as Run describes.
+func once[S any](ctx context.Context, r Runner, steps []Step[S], state *S) ([]string, error) {
 	var ran []string
 	for _, st := range steps {
 		if st.Run == nil || st.Name == "" {
 			return ran, fmt.Errorf("%s: a step without a name or a run function (after %v)", r.Flow, ran)
 		}
-		if r.DryRun && st.Writes {
+		body := st.Run
+		if r.DryRun && st.DryRun != nil {
+			body = st.DryRun
+		} else if r.DryRun && st.Writes {
 			r.logf("%s: dry run: stopping before %s, which writes", r.Flow, st.Name)
 			return ran, nil
 		}
@@ -117,7 +159,11 @@ func Run[S any](ctx context.Context, r Runner, steps []Step[S], state *S) ([]str
 			return ran, fail(r.Flow, st, err)
 		}
 		r.logf("%s: %s", r.Flow, st.Name)
-		if err := st.Run(ctx, state); err != nil {
+		err := body(ctx, state)
+		if errors.Is(err, Done) {
+			return append(ran, st.Name), nil
+		}
+		if err != nil {
 			return ran, fail(r.Flow, st, err)
 		}
 		ran = append(ran, st.Name)

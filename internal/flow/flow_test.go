@@ -109,3 +109,78 @@ func TestNames(t *testing.T) {
 		t.Errorf("Names = %v", got)
 	}
 }
+
+func TestDryRunBodies(t *testing.T) {
+	dry := func(name string) Step[state] {
+		st := step(name, true, nil)
+		st.DryRun = func(_ context.Context, s *state) error {
+			s.trail = append(s.trail, name+" (dry)")
+			return nil
+		}
+		return st
+	}
+	steps := []Step[state]{step("plan", false, nil), dry("push"), step("scan", false, nil), step("sign", true, nil), step("verify", false, nil)}
+	tests := []struct {
+		dryRun    bool
+		wantTrail []string
+	}{
+		{false, []string{"plan", "push", "scan", "sign", "verify"}},
+		{true, []string{"plan", "push (dry)", "scan"}},
+	}
+	for _, tc := range tests {
+		s := &state{}
+		ran, err := Run(context.Background(), Runner{Flow: "f", DryRun: tc.dryRun}, steps, s)
+		if err != nil || !slices.Equal(s.trail, tc.wantTrail) || len(ran) != len(tc.wantTrail) {
+			t.Errorf("dry run %t: ran %v, trail %v, err %v; want %v", tc.dryRun, ran, s.trail, err, tc.wantTrail)
+		}
+	}
+}
+
+func TestDoneEndsTheFlow(t *testing.T) {
+	s := &state{}
+	ran, err := Run(context.Background(), Runner{Flow: "f"}, []Step[state]{step("plan", false, Done), step("push", true, nil)}, s)
+	if err != nil || !slices.Equal(ran, []string{"plan"}) || !slices.Equal(s.trail, []string{"plan"}) {
+		t.Errorf("ran %v, trail %v, err %v", ran, s.trail, err)
+	}
+}
+
+func TestRetry(t *testing.T) {
+	lost := errors.New("another run moved the branch")
+	tests := []struct {
+		name       string
+		failures   []error // what push returns, attempt by attempt
+		attempts   int
+		wantErr    error
+		wantTrail  []string
+		wantAgains int
+	}{
+		{"a lost race runs the steps again", []error{fmt.Errorf("push: %w", lost), nil}, 3, nil,
+			[]string{"plan", "push", "plan", "push", "tag"}, 1},
+		{"until the attempts run out", []error{lost, lost, lost}, 2, lost,
+			[]string{"plan", "push", "plan", "push"}, 1},
+		{"another error is not retried", []error{errors.New("boom"), nil}, 3, nil,
+			[]string{"plan", "push"}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &state{}
+			attempt, agains := 0, 0
+			push := Step[state]{Name: "push", Writes: true, Run: func(_ context.Context, s *state) error {
+				s.trail = append(s.trail, "push")
+				attempt++
+				return tc.failures[attempt-1]
+			}}
+			r := Runner{Flow: "f", Retry: Retry{On: lost, Attempts: tc.attempts, Again: func(error) { agains++ }}}
+			_, err := Run(context.Background(), r, []Step[state]{step("plan", false, nil), push, step("tag", true, nil)}, s)
+			if !slices.Equal(s.trail, tc.wantTrail) || agains != tc.wantAgains {
+				t.Errorf("trail %v, %d retries; want %v, %d", s.trail, agains, tc.wantTrail, tc.wantAgains)
+			}
+			if tc.wantErr != nil && (!errors.Is(err, tc.wantErr) || FailedStep(err) != "push") {
+				t.Errorf("err %v, want %v at push", err, tc.wantErr)
+			}
+			if tc.wantErr == nil && tc.wantAgains > 0 && err != nil {
+				t.Errorf("err %v", err)
+			}
+		})
+	}
+}

@@ -140,22 +140,12 @@ func (e Env) Release(ctx context.Context, gh *github.Client, source *dagger.Dire
 	if err != nil {
 		return res, err
 	}
-	for attempt := 1; ; attempt++ {
-		s.done = false
-		ran, err := flow.Run(ctx, runner, guarded(releaseSteps()), s)
-		res.Ran = append(res.Ran, ran...)
-		if retry(err, attempt, o.MaxAttempts) {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s moved while this run pushed; planning again", res.Plan.Branch))
-			continue
-		}
-		return res, err
-	}
-}
-
-// retry says whether a release attempt that failed with err plans again: only a lost
-// branch race does, and only while attempts remain.
-func retry(err error, attempt, maxAttempts int) bool {
-	return errors.Is(err, errLostRace) && attempt < maxAttempts
+	runner.Retry = flow.Retry{On: errLostRace, Attempts: o.MaxAttempts, Again: func(error) {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s moved while this run pushed; planning again", res.Plan.Branch))
+	}}
+	ran, err = flow.Run(ctx, runner, releaseSteps(), s)
+	res.Ran = append(res.Ran, ran...)
+	return res, err
 }
 
 // versioned is a generated repository with its version set, built and checked.

@@ -37,8 +37,6 @@ type run struct {
 	b      *versioned
 	d      draft
 	commit string
-	// done: the plan needs nothing more written; the remaining release steps pass.
-	done bool
 }
 
 // prepareSteps run once: they read the repository's facts, check the token and generate.
@@ -77,23 +75,6 @@ func releaseSteps() []flow.Step[run] {
 // on adapts a method of run to a step's run function.
 func on(m func(*run, context.Context) error) func(context.Context, *run) error {
 	return func(ctx context.Context, s *run) error { return m(s, ctx) }
-}
-
-// guarded makes each step pass once the state is done, so a plan that needs nothing
-// more ends the attempt without a special case in the runner.
-func guarded(steps []flow.Step[run]) []flow.Step[run] {
-	out := make([]flow.Step[run], len(steps))
-	for i, st := range steps {
-		do := st.Run
-		st.Run = func(ctx context.Context, s *run) error {
-			if s.done {
-				return nil
-			}
-			return do(ctx, s)
-		}
-		out[i] = st
-	}
-	return out
 }
 
 func (s *run) selectUpstream(ctx context.Context) error {
@@ -220,7 +201,9 @@ func (s *run) plan(ctx context.Context) error {
 		return err
 	}
 	s.res.Plan = plan
-	s.done = plan.Decision.Action == models.Nothing
+	if plan.Decision.Action == models.Nothing {
+		return flow.Done
+	}
 	return nil
 }
 
@@ -243,7 +226,9 @@ func (s *run) build(ctx context.Context) error {
 	}
 	s.res.Plan = plan
 	next, err := afterBuild(plan, s.b.report, s.st, s.in.Start)
-	s.done = next == finish
+	if err == nil && next == finish {
+		return flow.Done
+	}
 	return err
 }
 
@@ -291,7 +276,8 @@ func (s *run) draft(ctx context.Context) error {
 		return err
 	}
 	if d.published {
-		s.res.Published, s.done = true, true
+		s.res.Published = true
+		return flow.Done
 	}
 	return nil
 }

@@ -116,26 +116,6 @@ func TestAfterBuild(t *testing.T) {
 	}
 }
 
-func TestRetry(t *testing.T) {
-	lost := &flow.Error{Flow: flowName, Step: "push", Err: fmt.Errorf("push release-1.17: %w", errLostRace)}
-	tests := []struct {
-		err          error
-		attempt, max int
-		want         bool
-	}{
-		{lost, 1, 3, true},
-		{lost, 2, 3, true},
-		{lost, 3, 3, false},
-		{errors.New("push release-1.17: 500"), 1, 3, false},
-		{nil, 1, 3, false},
-	}
-	for _, tc := range tests {
-		if got := retry(tc.err, tc.attempt, tc.max); got != tc.want {
-			t.Errorf("retry(%v, %d, %d) = %v", tc.err, tc.attempt, tc.max, got)
-		}
-	}
-}
-
 func TestTheTokenIsCheckedBeforeAnyWork(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
@@ -138,6 +140,17 @@ func (w *world) runIn(env Env, e *engine.Engine, o ReleaseOptions, gh *github.Cl
 	o.PyPIURL, o.PyPI = w.pypi.URL(), w.pypi.Client()
 	source := env.Client.Host().Directory(fixtures.ModelRepo(w.t, w.changes))
 	res, err := env.Release(context.Background(), gh, source, o)
+	// Every failure names a step the model release declares, and every step it reports as
+	// run is one of them.
+	declared := flow.Names(slices.Concat(prepareSteps(), releaseSteps()))
+	if step := flow.FailedStep(err); err != nil && !slices.Contains(declared, step) {
+		w.t.Errorf("a failure names step %q, which model-release does not declare (%v): %v", step, declared, err)
+	}
+	for _, step := range res.Ran {
+		if !slices.Contains(declared, step) {
+			w.t.Errorf("ran step %q, which model-release does not declare", step)
+		}
+	}
 	return res, e, err
 }
 

@@ -14,13 +14,12 @@ import (
 func declaredFlows() map[string][]flow.Step[state] {
 	return map[string][]flow.Step[state]{
 		"Run":         releaseSteps(),
-		"Run dry":     dryRunSteps(),
 		"PushJob":     pushJobSteps(),
 		"ScanJob":     scanJobSteps(),
 		"PublishJob":  publishJobSteps(),
 		"ReleaseJob":  releaseJobSteps(),
 		"imageSteps":  imageSteps(),
-		"prepareStep": prepareSteps(true),
+		"prepareStep": prepareSteps(),
 	}
 }
 

@@ -354,7 +354,7 @@ func TestNonReproducibleRebuildStops(t *testing.T) {
 	if !errors.As(err, &se) || se.Step != StepPush || se.Next != nextHigherVersion || !strings.Contains(err.Error(), "release a higher version") {
 		t.Fatalf("re-run with another digest: %v", err)
 	}
-	if rep.Release.Tag != "" || len(w.releasesOf("v0.11.0")) != 0 {
+	if rep.Release.Outcome != "planned" || len(w.releasesOf("v0.11.0")) != 0 {
 		t.Error("the release was created")
 	}
 	for _, n := range teskImages {

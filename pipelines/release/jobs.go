@@ -32,7 +32,7 @@ func PushJob(ctx context.Context, cfg Config, tag string) (Handoff, error) {
 
 // pushJobSteps are the release's steps up to push-by-digest.
 func pushJobSteps() []flow.Step[state] {
-	return append(prepareSteps(true), imageSteps(StepPush)...)
+	return append(prepareSteps(), imageSteps(StepPush)...)
 }
 
 // ScanJob scans the handoff's digests with the ignore file of its commit. It calls neither
@@ -79,7 +79,7 @@ func PublishJob(ctx context.Context, cfg Config, h, pushed Handoff) (Report, err
 // publishJobSteps are release-plan again, the handoff's checks, the source's image recipes,
 // then the image steps after the scan.
 func publishJobSteps() []flow.Step[state] {
-	return slices.Concat([]flow.Step[state]{planStep(false), publishHandoffStep, sourceStep, describeStep},
+	return slices.Concat([]flow.Step[state]{{Name: StepPlan, Run: planRelease}, publishHandoffStep, sourceStep, describeStep},
 		imageSteps(StepAttest, StepSBOM, StepSign, StepVerifySigned, StepTag))
 }
 
@@ -121,7 +121,7 @@ func ReleaseJob(ctx context.Context, cfg Config, tag string) (GitHubRelease, err
 // releaseJobSteps are release-plan, which lets the tag's own release through and requires
 // the images published, then the GitHub release.
 func releaseJobSteps() []flow.Step[state] {
-	return []flow.Step[state]{releaseJobPlanStep, notesStep, publishReleaseStep}
+	return []flow.Step[state]{releaseJobPlanStep, notesStep(nextPublishRelease), publishReleaseStep}
 }
 
 var releaseJobPlanStep = flow.Step[state]{Name: StepPlan, Run: func(ctx context.Context, s *state) error {

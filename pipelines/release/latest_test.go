@@ -71,7 +71,7 @@ func TestHigherReleasePublishedBeforeTagging(t *testing.T) {
 			w.serve("v1.0.0")
 			cfg := w.config()
 
-			// The release runs up to its push...
+			// The release runs up to its push (the notes composed before it)...
 			st, steps := newState(cfg, "v1.0.0"), releaseSteps()
 			if err := runSteps(ctx, st, steps, StepPlan, StepPush); err != nil {
 				t.Fatal(err)
@@ -111,7 +111,7 @@ func TestHigherReleasePublishedBeforeTagging(t *testing.T) {
 					t.Errorf("report of %s does not say why latest was left: %+v", n, rep.Images[i])
 				}
 			}
-			if err := runSteps(ctx, st, steps, StepNotes, StepGHRelease); err != nil {
+			if err := runSteps(ctx, st, steps, StepGHRelease, StepGHRelease); err != nil {
 				t.Fatal(err)
 			}
 			rel := st.rel

@@ -65,7 +65,7 @@ func ReleaseBody(ctx context.Context, cfg Config, plan releasegate.Plan) (Body, 
 	})
 	if err != nil {
 		return Body{}, flow.Advise(fmt.Errorf("generating the notes since %s: %w", orFirst(prev), err),
-			"give a token that may write contents (generating notes needs it), then "+nextPublishRelease)
+			"give a token that may write contents (generating notes needs it), then run the same call again")
 	}
 	return Body{Title: plan.Tag, Text: notes.Compose(plan.Notes, gen.Body), Previous: prev}, nil
 }

@@ -29,21 +29,18 @@ type Options struct {
 
 // prepareSteps are the steps before anything is published: release-plan, the source at the
 // tagged commit, both builds and the version check.
-func prepareSteps(checkTarget bool) []flow.Step[state] {
-	return []flow.Step[state]{planStep(checkTarget), sourceStep, buildStep, versionStep}
+func prepareSteps() []flow.Step[state] {
+	return []flow.Step[state]{planStep, sourceStep, buildStep, versionStep}
 }
 
-// releaseSteps are the whole release: the steps before publishing, publish's image steps
-// (push by digest, scan, attest, sign, verify, tag), then the GitHub release.
+// releaseSteps are the whole release: the steps before publishing, the release body
+// (composed before anything is published, so a token that cannot generate notes stops the
+// release before the push), publish's image steps (push by digest, scan, attest, sign,
+// verify, tag), then the GitHub release. A dry run computes the digests a push would give,
+// scans the built containers instead of pushed digests, and stops before attest.
 func releaseSteps() []flow.Step[state] {
-	return slices.Concat(prepareSteps(true), imageSteps(), []flow.Step[state]{notesStep, publishReleaseStep})
-}
-
-// dryRunSteps publish nothing: the built containers are scanned instead of pushed digests,
-// the digests that would be pushed are computed (when a work directory is given), and the
-// release body is composed.
-func dryRunSteps() []flow.Step[state] {
-	return slices.Concat(prepareSteps(false), []flow.Step[state]{scanBuiltStep, builtDigestsStep, notesStep})
+	return slices.Concat(prepareSteps(), []flow.Step[state]{notesStep(nextNothingPublished)}, imageSteps(),
+		[]flow.Step[state]{publishReleaseStep})
 }
 
 // Run releases tag: release-plan, the source at the tagged commit, both builds, the version
@@ -51,21 +48,19 @@ func dryRunSteps() []flow.Step[state] {
 // release. It returns the report of what was done, also when a step fails (Failed names
 // it), with the step's error.
 func Run(ctx context.Context, cfg Config, tag string, opts Options) (Report, error) {
-	steps := releaseSteps()
-	if opts.DryRun {
-		steps = dryRunSteps()
-	}
-	return newState(cfg, tag).run(ctx, steps, opts.DryRun)
+	return newState(cfg, tag).run(ctx, releaseSteps(), opts.DryRun)
 }
 
-var builtDigestsStep = flow.Step[state]{Name: StepPush, Next: nextNothingPublished, Run: func(ctx context.Context, s *state) error {
+// builtDigests is push-by-digest on a dry run: the digests a push would give, when a work
+// directory is given to export the images to.
+func builtDigests(ctx context.Context, s *state) error {
 	if s.cfg.Images.Workdir == "" {
 		return nil
 	}
 	var err error
 	s.builtDigests, err = BuiltDigests(ctx, s.cfg, s.images.Built)
 	return err
-}}
+}
 
 // BuiltDigests exports each built image as an OCI tarball and reads the digest its manifest
 // has, which is what push-by-digest would push, without pushing; for a multi-platform image,

@@ -3,7 +3,6 @@ package release
 import (
 	"context"
 
-	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 )
@@ -16,8 +15,9 @@ type ScanRecord struct {
 	Summary string `json:"summary"`
 }
 
-// scanBuiltStep scans the built containers themselves, for a dry run that pushes nothing.
-var scanBuiltStep = flow.Step[state]{Name: StepScan, Next: nextScan, Run: func(ctx context.Context, s *state) error {
+// scanBuilt is scan-digests on a dry run, which pushes nothing: it scans the built
+// containers themselves.
+func scanBuilt(ctx context.Context, s *state) error {
 	var err error
 	s.images.Reports, s.images.Scans, err = s.pipeline.Scan(ctx, s.images.Built)
 	if err != nil {
@@ -25,7 +25,7 @@ var scanBuiltStep = flow.Step[state]{Name: StepScan, Next: nextScan, Run: func(c
 	}
 	s.cfg.logf("%s: %d built image(s) passed", StepScan, len(s.images.Scans))
 	return nil
-}}
+}
 
 func scanRecords(results []ci.ScanResult, pushed []publish.Pushed) []ScanRecord {
 	digests := publish.Digests(publish.Scanned(pushed))

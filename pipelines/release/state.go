@@ -48,20 +48,25 @@ func (s *state) setPipeline(p *ci.Pipeline) {
 	s.pipeline, s.images.Pipeline = p, p
 }
 
-// planStep runs release-plan; checkTarget also refuses, before anything is built, a
-// registry target the plan does not name.
-func planStep(checkTarget bool) flow.Step[state] {
-	return flow.Step[state]{Name: StepPlan, Run: func(ctx context.Context, s *state) error {
-		plan, err := CheckGates(ctx, s.cfg, s.tag)
-		if err != nil {
+// planStep runs release-plan, and refuses, before anything is built, a registry target
+// the plan does not name (a dry run, which pushes nothing, needs none).
+var planStep = flow.Step[state]{Name: StepPlan,
+	Run: func(ctx context.Context, s *state) error {
+		if err := planRelease(ctx, s); err != nil {
 			return err
 		}
+		return flow.Advise(s.cfg.Images.checkTarget(s.plan), nextNothingPublished)
+	},
+	DryRun: planRelease,
+}
+
+// planRelease runs the gates and records the plan.
+func planRelease(ctx context.Context, s *state) error {
+	plan, err := CheckGates(ctx, s.cfg, s.tag)
+	if err == nil {
 		s.setPlan(plan)
-		if checkTarget {
-			return flow.Advise(s.cfg.Images.checkTarget(plan), nextNothingPublished)
-		}
-		return nil
-	}}
+	}
+	return err
 }
 
 var sourceStep = flow.Step[state]{Name: StepSource, Next: nextNothingPublished, Run: func(ctx context.Context, s *state) error {
@@ -82,18 +87,22 @@ var versionStep = flow.Step[state]{Name: StepVersion, Next: nextNothingPublished
 	return CheckVersions(ctx, s.cfg, s.plan, s.pipeline, s.images.Built)
 }}
 
-var notesStep = flow.Step[state]{Name: StepNotes, Next: nextPublishRelease, Run: func(ctx context.Context, s *state) error {
-	body, err := ReleaseBody(ctx, s.cfg, s.plan)
-	if err != nil {
-		return err
-	}
-	s.body = body
-	s.rel = GitHubRelease{
-		Tag: s.plan.Tag, Title: body.Title, Prerelease: s.plan.Prerelease, MakeLatest: s.plan.MakeLatest,
-		Outcome: "planned", Body: body.Text,
-	}
-	return nil
-}}
+// notesStep composes the release body; next is the advice by what is published when it
+// runs.
+func notesStep(next string) flow.Step[state] {
+	return flow.Step[state]{Name: StepNotes, Next: next, Run: func(ctx context.Context, s *state) error {
+		body, err := ReleaseBody(ctx, s.cfg, s.plan)
+		if err != nil {
+			return err
+		}
+		s.body = body
+		s.rel = GitHubRelease{
+			Tag: s.plan.Tag, Title: body.Title, Prerelease: s.plan.Prerelease, MakeLatest: s.plan.MakeLatest,
+			Outcome: "planned", Body: body.Text,
+		}
+		return nil
+	}}
+}
 
 var publishReleaseStep = flow.Step[state]{Name: StepGHRelease, Writes: true, Next: nextPublishRelease, Run: func(ctx context.Context, s *state) error {
 	var err error
@@ -102,9 +111,18 @@ var publishReleaseStep = flow.Step[state]{Name: StepGHRelease, Writes: true, Nex
 }}
 
 // imageSteps are publish's image steps over the release's state, only those named when
-// names are given.
+// names are given. On a dry run, push-by-digest computes the digests a push would give and
+// scan-digests scans the built containers.
 func imageSteps(names ...string) []flow.Step[state] {
 	all := publish.Steps(imageAdvice, func(s *state) *publish.Images { return &s.images })
+	for i := range all {
+		switch all[i].Name {
+		case StepPush:
+			all[i].DryRun = builtDigests
+		case StepScan:
+			all[i].DryRun = scanBuilt
+		}
+	}
 	if len(names) == 0 {
 		return all
 	}
