@@ -2,12 +2,12 @@ package registry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
-	"sync"
 
 	"github.com/google/go-containerregistry/pkg/name"
+
+	"dagger/shipyard/internal/fanout"
 )
 
 // MaxTagsResolved bounds Tags: resolving every tag costs one request per tag,
@@ -125,32 +125,18 @@ func (c *client) resolve(ctx context.Context, repo name.Repository, tags []strin
 		}
 	}
 	digests := make([]string, len(uniq))
-	errs := make([]error, len(uniq))
-	sem := make(chan struct{}, c.jobs)
-	var wg sync.WaitGroup
-	for i, tag := range uniq {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
-			}
-			desc, err := c.puller.Head(ctx, repo.Tag(tag))
-			switch {
-			case isNotFound(err):
-			case err != nil:
-				errs[i] = fmt.Errorf("tag %s: %w", tag, err)
-			default:
-				digests[i] = desc.Digest.String()
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := fanout.Each(ctx, c.jobs, len(uniq), func(ctx context.Context, i int) error {
+		desc, err := c.puller.Head(ctx, repo.Tag(uniq[i]))
+		switch {
+		case isNotFound(err):
+		case err != nil:
+			return fmt.Errorf("tag %s: %w", uniq[i], err)
+		default:
+			digests[i] = desc.Digest.String()
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]string, len(uniq))

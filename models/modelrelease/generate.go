@@ -3,11 +3,11 @@ package modelrelease
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/models"
 )
@@ -140,20 +140,15 @@ func runTargets(ctx context.Context, ctr *dagger.Container, prefix, command stri
 // runEach runs checks concurrently on ctr, one row each.
 func runEach(ctx context.Context, ctr *dagger.Container, prefix string, checks []Check) []jobs.JobResult {
 	results := make([]jobs.JobResult, len(checks))
-	var wg sync.WaitGroup
-	for i, c := range checks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run := ctr
-			for _, args := range c.Commands {
-				run = run.WithExec(args)
-			}
-			start := time.Now()
-			_, err := run.Sync(ctx)
-			results[i] = jobs.Result(prefix+c.Name, time.Since(start), err)
-		}()
-	}
-	wg.Wait()
+	_ = fanout.Each(ctx, 0, len(checks), func(ctx context.Context, i int) error {
+		run := ctr
+		for _, args := range checks[i].Commands {
+			run = run.WithExec(args)
+		}
+		start := time.Now()
+		_, err := run.Sync(ctx)
+		results[i] = jobs.Result(prefix+checks[i].Name, time.Since(start), err)
+		return nil // a failed check is its row
+	})
 	return results
 }

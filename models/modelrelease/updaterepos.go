@@ -12,6 +12,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/models/upstreams"
@@ -251,16 +252,11 @@ func (e Env) UpdateRepos(ctx context.Context, gh *github.Client, source *dagger.
 		}
 	}
 	out := make(Updates, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[i] = e.updateRepo(ctx, gh, source, name, o)
-			out[i].Untracked = left[name]
-		}()
-	}
-	wg.Wait()
+	_ = fanout.Each(ctx, 0, len(names), func(ctx context.Context, i int) error {
+		out[i] = e.updateRepo(ctx, gh, source, names[i], o)
+		out[i].Untracked = left[names[i]]
+		return nil // a failed repository is its update's Err
+	})
 	if err := out.Err(); err != nil {
 		return out, fmt.Errorf("update-repos: %d of %d failed:\n%w", countFailed(out), len(out), err)
 	}

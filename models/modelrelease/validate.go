@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/models"
 	"dagger/shipyard/models/upstreams"
@@ -69,15 +69,10 @@ func (e Env) ValidateModels(ctx context.Context, source *dagger.Directory, opts 
 		return v, err
 	}
 	rows := make([][]jobs.JobResult, len(v.Integrations))
-	var wg sync.WaitGroup
-	for i, name := range v.Integrations {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rows[i] = e.validateOne(ctx, source, name)
-		}()
-	}
-	wg.Wait()
+	_ = fanout.Each(ctx, 0, len(v.Integrations), func(ctx context.Context, i int) error {
+		rows[i] = e.validateOne(ctx, source, v.Integrations[i])
+		return nil // a failed job is a row of the summary
+	})
 	for _, r := range rows {
 		v.Summary.Jobs = append(v.Summary.Jobs, r...)
 	}

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"dagger.io/dagger"
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/internal/pins"
 )
@@ -185,15 +185,10 @@ func (p *Pipeline) TestVersions(ctx context.Context, given []string) ([]string, 
 // and verdict.json.
 func (p *Pipeline) Test(ctx context.Context, versions []string, level string) (*dagger.Directory, []VersionResult, error) {
 	results := make([]VersionResult, len(versions))
-	var wg sync.WaitGroup
-	for i, v := range versions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = p.TestRun(ctx, v, level)
-		}()
-	}
-	wg.Wait()
+	_ = fanout.Each(ctx, 0, len(versions), func(ctx context.Context, i int) error {
+		results[i] = p.TestRun(ctx, versions[i], level)
+		return nil // a failed version is its result, not an error
+	})
 	out := p.Client.Directory()
 	var failed []string
 	for _, r := range results {

@@ -206,7 +206,7 @@ func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, image
 	if err := checkPublished(ctx, "attest", t, pushed); err != nil {
 		return nil, err
 	}
-	return runPerImage(subjectRefs(subjects), func(i int, p Pushed) (Evidence, error) {
+	return runPerImage(ctx, subjectRefs(subjects), func(i int, p Pushed) (Evidence, error) {
 		return in.publishStep(ctx, "attest", KindAttestation, slsaPredicateType, t, p, extra[i])
 	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 )
@@ -21,7 +22,7 @@ func ResolvePlatforms(ctx context.Context, t Target, pushed []Pushed) ([]Pushed,
 		return nil, err
 	}
 	out := slices.Clone(pushed)
-	err := forEach(len(out), func(i int) error {
+	err := fanout.Each(ctx, 0, len(out), func(ctx context.Context, i int) error {
 		p := out[i]
 		read, err := registry.Platforms(ctx, p.Ref(), t.Auth, t.RegistryOptions...)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 )
@@ -34,7 +35,7 @@ func ResolvePublished(ctx context.Context, refs []string, prefix string, opts ..
 		return nil, errors.New("no image references given: pass --ref <registry>/<org>/<name>:<tag>")
 	}
 	out := make([]PublishedTarget, len(refs))
-	err := forEach(len(refs), func(i int) error {
+	err := fanout.Each(ctx, 0, len(refs), func(ctx context.Context, i int) error {
 		ref := refs[i]
 		repo, tag, err := splitRef(ref)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 )
@@ -32,7 +33,7 @@ func PushByDigest(ctx context.Context, images []ci.Image, t Target, workdir stri
 		return nil, errors.New("push-by-digest: no work directory for the image tarballs")
 	}
 	out := make([]Pushed, len(images))
-	err := forEach(len(images), func(i int) error {
+	err := fanout.Each(ctx, 0, len(images), func(ctx context.Context, i int) error {
 		img := images[i]
 		repo := t.Repository(img)
 		if len(img.Variants) > 0 {

@@ -50,7 +50,7 @@ func AttestSBOMs(ctx context.Context, in SignInputs, p *ci.Pipeline, t Target, p
 	// request's CI wrote.
 	rel := p.AtTrust(trust.Release)
 	subjects := subjectsOf(pushed)
-	return runPerImage(subjectRefs(subjects), func(i int, img Pushed) (Evidence, error) {
+	return runPerImage(ctx, subjectRefs(subjects), func(i int, img Pushed) (Evidence, error) {
 		var bom *dagger.File
 		if listed := subjects[i].listed; len(listed) > 0 {
 			doc, err := IndexSBOM(img, listed)

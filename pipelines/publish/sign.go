@@ -24,7 +24,7 @@ func Sign(ctx context.Context, in SignInputs, t Target, pushed []Pushed) ([]Evid
 	if err := checkPublished(ctx, "sign", t, pushed); err != nil {
 		return nil, err
 	}
-	return runPerImage(Subjects(pushed), func(_ int, p Pushed) (Evidence, error) {
+	return runPerImage(ctx, Subjects(pushed), func(_ int, p Pushed) (Evidence, error) {
 		return in.publishStep(ctx, "sign", KindSignature, cosignPredicateType, t, p, nil)
 	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
@@ -176,7 +177,7 @@ func (s *Images) reusable(ctx context.Context) ([]string, error) {
 	if s.ReuseTag == "" {
 		return existing, nil
 	}
-	err := forEach(len(s.Built), func(i int) error {
+	err := fanout.Each(ctx, 0, len(s.Built), func(ctx context.Context, i int) error {
 		repo := s.Target.Repository(s.Built[i])
 		tags, err := registry.ResolveTags(ctx, repo, []string{s.ReuseTag}, s.Target.Auth, s.Target.RegistryOptions...)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/registry"
 )
 
@@ -56,7 +57,7 @@ func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, st
 		return nil, fmt.Errorf("tag-images: nothing was tagged: %w", err)
 	}
 	plans := make([]registry.TagPlan, len(pushed))
-	err = forEach(len(pushed), func(i int) error {
+	err = fanout.Each(ctx, 0, len(pushed), func(ctx context.Context, i int) error {
 		p := pushed[i]
 		existing, err := registry.ResolveTags(ctx, p.Repository, tags, t.Auth, t.RegistryOptions...)
 		if err != nil {

@@ -7,7 +7,6 @@ import (
 	"path"
 	"regexp"
 	"strings"
-	"sync"
 
 	"dagger.io/dagger"
 
@@ -192,20 +191,4 @@ func fromDigests(digests map[string]string, images []ci.Image, t Target, every b
 		}
 	}
 	return out, nil
-}
-
-// forEach runs f for 0..n-1 concurrently and joins the errors, so one image's failure
-// never hides another's.
-func forEach(n int, f func(i int) error) error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = f(i)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }

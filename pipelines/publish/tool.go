@@ -9,6 +9,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/trust"
@@ -174,7 +175,7 @@ func (in SignInputs) signArgs(t Target, img Pushed) []string {
 // command would otherwise sign, and write a transparency log entry, before it finds that
 // it cannot attach the bundle.
 func checkPublished(ctx context.Context, step string, t Target, pushed []Pushed) error {
-	return forEach(len(pushed), func(i int) error {
+	return fanout.Each(ctx, 0, len(pushed), func(ctx context.Context, i int) error {
 		p := pushed[i]
 		if _, err := registry.Digest(ctx, p.Ref(), t.Auth, t.RegistryOptions...); err != nil {
 			return fmt.Errorf("%s %s: the digest is not in the registry (push it first): %w", step, p.Name, err)
@@ -233,9 +234,9 @@ func runTool(ctx context.Context, ctr *dagger.Container, args []string) (string,
 }
 
 // runPerImage runs f for every image concurrently and keeps the order of pushed.
-func runPerImage(pushed []Pushed, f func(i int, p Pushed) (Evidence, error)) ([]Evidence, error) {
+func runPerImage(ctx context.Context, pushed []Pushed, f func(i int, p Pushed) (Evidence, error)) ([]Evidence, error) {
 	out := make([]Evidence, len(pushed))
-	err := forEach(len(pushed), func(i int) error {
+	err := fanout.Each(ctx, 0, len(pushed), func(ctx context.Context, i int) error {
 		e, err := f(i, pushed[i])
 		out[i] = e
 		return err

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+
+	"dagger/shipyard/internal/fanout"
 )
 
 // Signer is the identity and OIDC issuer that signed the evidence of a publish.
@@ -72,7 +74,7 @@ func VerifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed,
 		return nil, fmt.Errorf("%s: %w", StepVerifySigned, err)
 	}
 	out := make([]Verification, len(pushed))
-	err = forEach(len(pushed), func(i int) error {
+	err = fanout.Each(ctx, 0, len(pushed), func(ctx context.Context, i int) error {
 		opts := []VerifyOption{WithRegistryLogin(t)}
 		if hasEvidence(evidence, pushed[i], KindSBOM) {
 			opts = append(opts, WithRequiredSBOM())

@@ -2,14 +2,13 @@ package release
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/releasegate"
 )
@@ -27,17 +26,13 @@ func Build(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci.Pipelin
 		return nil, err
 	}
 	builds := platformBuilds(images)
-	errs := make([]error, len(builds))
-	var wg sync.WaitGroup
-	for i, b := range builds {
-		wg.Go(func() {
-			if _, err := b.Container.Sync(ctx); err != nil {
-				errs[i] = fmt.Errorf("image %s (%s): %w", b.name, b.image.Spec.Dockerfile, err)
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err = fanout.Each(ctx, 0, len(builds), func(ctx context.Context, i int) error {
+		if _, err := builds[i].Container.Sync(ctx); err != nil {
+			return fmt.Errorf("image %s (%s): %w", builds[i].name, builds[i].image.Spec.Dockerfile, err)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	cfg.logf("%s: built %s at version %s", StepBuild, imageNames(images), plan.Version)

@@ -2,16 +2,15 @@ package release
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
@@ -66,24 +65,19 @@ func builtDigests(ctx context.Context, s *state) error {
 // has, which is what push-by-digest would push, without pushing; for a multi-platform image,
 // the digest of the index it would push and of each platform image.
 func BuiltDigests(ctx context.Context, cfg Config, images []ci.Image) (map[string]publish.Pushed, error) {
+	built := make([]publish.Pushed, len(images))
+	err := fanout.Each(ctx, 0, len(images), func(ctx context.Context, i int) error {
+		var err error
+		built[i], err = builtDigest(ctx, cfg, images[i])
+		return err
+	})
 	out := map[string]publish.Pushed{}
-	var mu sync.Mutex
-	errs := make([]error, len(images))
-	var wg sync.WaitGroup
 	for i, img := range images {
-		wg.Go(func() {
-			built, err := builtDigest(ctx, cfg, img)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			mu.Lock()
-			out[img.Spec.Name] = built
-			mu.Unlock()
-		})
+		if built[i].Digest != "" {
+			out[img.Spec.Name] = built[i]
+		}
 	}
-	wg.Wait()
-	return out, errors.Join(errs...)
+	return out, err
 }
 
 func builtDigest(ctx context.Context, cfg Config, img ci.Image) (publish.Pushed, error) {

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/pipelines/ci"
@@ -39,22 +39,18 @@ func CheckVersions(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci
 	}
 	// Every platform's image is checked: each installs the package in its own build.
 	builds := platformBuilds(images)
-	errs := make([]error, len(builds))
-	var wg sync.WaitGroup
-	for i, b := range builds {
-		wg.Go(func() {
-			out, err := b.WithExec([]string{"python", "-c", versionScript, pkg}).Stdout(ctx)
-			if err != nil {
-				errs[i] = fmt.Errorf("image %s: reading the version of %s: %w", b.name, pkg, err)
-				return
-			}
-			if got := strings.TrimSpace(out); got != plan.Version {
-				errs[i] = &VersionMismatchError{Image: b.name, Package: pkg, Want: plan.Version, Got: got}
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err = fanout.Each(ctx, 0, len(builds), func(ctx context.Context, i int) error {
+		b := builds[i]
+		out, err := b.WithExec([]string{"python", "-c", versionScript, pkg}).Stdout(ctx)
+		if err != nil {
+			return fmt.Errorf("image %s: reading the version of %s: %w", b.name, pkg, err)
+		}
+		if got := strings.TrimSpace(out); got != plan.Version {
+			return &VersionMismatchError{Image: b.name, Package: pkg, Want: plan.Version, Got: got}
+		}
+		return nil
+	})
+	if err != nil {
 		return flow.Advise(err,
 			"nothing was published: make the build install the tag's version (SETUPTOOLS_SCM_PRETEND_VERSION must reach it); "+
 				"a fix in the Dockerfiles needs a higher version, as the tag cannot move")
