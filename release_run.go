@@ -9,6 +9,7 @@ import (
 
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/release"
 	"dagger/shipyard/pipelines/releasegate"
 )
@@ -286,7 +287,8 @@ func (m *Shipyard) imageSteps(ctx context.Context, fn string, c *sdk.Client, sig
 		return release.ImageConfig{Target: target}, err
 	}
 	if !m.hasIdentityToken() {
-		return release.ImageConfig{}, errNoIdentityToken
+		// Refused before anything is built, in the words the signing steps use.
+		return release.ImageConfig{}, fmt.Errorf("--oidc-token: %w", publish.ErrNoIdentityToken)
 	}
 	prov, err := m.provenance("", "")
 	if err != nil {

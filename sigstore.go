@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	sdk "dagger.io/dagger"
@@ -69,12 +68,6 @@ func (m *Shipyard) WithSigstore(
 	c.GithubEnv, c.BuilderID, c.BuildType, c.InvocationID = githubEnv, builderId, buildType, invocationId
 	return &c
 }
-
-// errNoIdentityToken: signing needs an identity, and none was given.
-var errNoIdentityToken = errors.New("--oidc-token: attesting and signing need an OIDC identity token: " +
-	"in GitHub Actions chain with-sigstore --actions-id-token-request-url env://ACTIONS_ID_TOKEN_REQUEST_URL " +
-	"--actions-id-token-request-token env://ACTIONS_ID_TOKEN_REQUEST_TOKEN (the job needs id-token: write), " +
-	"elsewhere with-sigstore --oidc-token")
 
 // signInputs gathers what attest and sign need: the tool, the token, Sigstore's URLs, the
 // trusted root (default: the public-good one, pinned) that an earlier run's bundle and the

@@ -135,6 +135,12 @@ const (
 	cosignPredicateType = "https://sigstore.dev/cosign/sign/v1"
 )
 
+// ErrNoIdentityToken is a signing step given no OIDC identity token, nor a way to get one.
+var ErrNoIdentityToken = errors.New("no OIDC token: attesting and signing need an OIDC identity token: " +
+	"in GitHub Actions chain with-sigstore --actions-id-token-request-url env://ACTIONS_ID_TOKEN_REQUEST_URL " +
+	"--actions-id-token-request-token env://ACTIONS_ID_TOKEN_REQUEST_TOKEN (the job needs permissions id-token: write), " +
+	"elsewhere with-sigstore --oidc-token")
+
 func (in SignInputs) check(step string) error {
 	switch {
 	case in.Tool == nil:
@@ -144,7 +150,7 @@ func (in SignInputs) check(step string) error {
 	case in.TokenRequest != nil && (in.TokenRequest.URL == nil || in.TokenRequest.Token == nil):
 		return fmt.Errorf("%s: --actions-id-token-request-url and --actions-id-token-request-token go together", step)
 	case in.OIDCToken == nil && in.TokenRequest == nil:
-		return fmt.Errorf("%s: no OIDC token: in GitHub Actions pass --actions-id-token-request-url env://ACTIONS_ID_TOKEN_REQUEST_URL --actions-id-token-request-token env://ACTIONS_ID_TOKEN_REQUEST_TOKEN (the job needs permissions id-token: write), elsewhere --oidc-token", step)
+		return fmt.Errorf("%s: %w", step, ErrNoIdentityToken)
 	case in.TrustedRoot == nil:
 		return fmt.Errorf("%s: no Sigstore trusted root (PublicGoodTrustedRoot for the public instance)", step)
 	}
