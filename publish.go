@@ -105,7 +105,7 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	prov, err := m.provenance(sha, "refs/heads/dev")
+	prov, err := m.provenance(sha, publish.DevRef)
 	if err != nil {
 		return "", err
 	}

@@ -11,8 +11,12 @@ import (
 	"dagger/shipyard/internal/reponame"
 )
 
-// devBranch is the branch whose newest commit the dev tag follows.
-const devBranch = "dev"
+// devBranch is the branch whose newest commit the dev tag follows; DevRef is its git ref,
+// which publish-dev's provenance names.
+const (
+	devBranch = "dev"
+	DevRef    = "refs/heads/" + devBranch
+)
 
 // DevOrder rechecks, right before dev moves in an image repository off the digest from,
 // that commit is still the newest commit of the dev branch with an image there
