@@ -264,9 +264,8 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 	if cfg.Platforms, err = ci.PublishPlatforms(m.Platforms); err != nil {
 		return release.Config{}, none, err
 	}
-	if m.GithubToken != nil && f.gitURL == "" {
-		// The default URL is GitHub's: the same token fetches a private repository.
-		if cfg.GitToken, err = toSDKSecret(ctx, c, m.GithubToken); err != nil {
+	if m.GithubToken != nil {
+		if cfg.GitHubToken, err = toSDKSecret(ctx, c, m.GithubToken); err != nil {
 			return release.Config{}, none, fmt.Errorf("--github-token: %w", err)
 		}
 	}

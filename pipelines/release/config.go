@@ -31,8 +31,9 @@ type Config struct {
 	GitHubWeb string
 	// GitURL is where Dagger fetches the tagged source (default <GitHubWeb><Repo>.git).
 	GitURL string
-	// GitToken authenticates the fetch of a private repository; nil fetches anonymously.
-	GitToken *dagger.Secret
+	// GitHubToken is the GitHub token, which authenticates the fetch of a private
+	// repository from GitHub (the default GitURL); nil fetches anonymously.
+	GitHubToken *dagger.Secret
 	// Package is the Python distribution in the images; empty reads [project] name from
 	// pyproject.toml at the tagged commit.
 	Package string

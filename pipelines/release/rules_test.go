@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"dagger.io/dagger"
+
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
@@ -219,5 +221,25 @@ func TestReportText(t *testing.T) {
 		"    | Intro.\n    |\n    | ## Commits\n"
 	if got := rep.Text(); got != want {
 		t.Errorf("Text =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestGitTokenOnlyForGitHub: the GitHub token authenticates the fetch from GitHub's own
+// URL, never one given with --git-url, which may be any host.
+func TestGitTokenOnlyForGitHub(t *testing.T) {
+	token := &dagger.Secret{}
+	tests := []struct {
+		name  string
+		cfg   Config
+		token bool
+	}{
+		{"GitHub's URL with a token", Config{Repo: "elixir-cloud-aai/tesk-core", GitHubToken: token}, true},
+		{"another URL with a token", Config{Repo: "elixir-cloud-aai/tesk-core", GitURL: "https://git.example.org/tesk-core.git", GitHubToken: token}, false},
+		{"GitHub's URL without a token", Config{Repo: "elixir-cloud-aai/tesk-core"}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.cfg.gitToken() != nil; got != tt.token {
+			t.Errorf("%s: token given %t, want %t", tt.name, got, tt.token)
+		}
 	}
 }

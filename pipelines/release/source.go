@@ -33,8 +33,17 @@ func Source(ctx context.Context, cfg Config, plan releasegate.Plan) (*dagger.Dir
 }
 
 func (c Config) gitRepo() *dagger.GitRepository {
-	if c.GitToken != nil {
-		return c.Client.Git(c.gitURL(), dagger.GitOpts{HTTPAuthUsername: "x-access-token", HTTPAuthToken: c.GitToken})
+	if token := c.gitToken(); token != nil {
+		return c.Client.Git(c.gitURL(), dagger.GitOpts{HTTPAuthUsername: "x-access-token", HTTPAuthToken: token})
 	}
 	return c.Client.Git(c.gitURL())
+}
+
+// gitToken is what authenticates the fetch: the GitHub token for GitHub's own URL, nothing
+// for a URL given with GitURL, which may be any host the token must never reach.
+func (c Config) gitToken() *dagger.Secret {
+	if c.GitURL != "" {
+		return nil
+	}
+	return c.GitHubToken
 }
