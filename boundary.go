@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	sdk "dagger.io/dagger"
 
@@ -14,12 +13,6 @@ import (
 
 // The module receives the engine-generated types (internal/dagger); pipelines/ and models/
 // build graphs with the published SDK. Both speak to the same session, so objects cross by ID.
-
-var (
-	sdkOnce   sync.Once
-	sdkShared *sdk.Client
-	sdkErr    error
-)
 
 // clients are how the module's functions reach the engine. The fields are unexported, so
 // Dagger neither serializes nor exposes them: a real call leaves them nil and uses the
@@ -40,23 +33,19 @@ type clients struct {
 	demo *demo.Endpoints
 }
 
-// connectSDK joins the module's session with the published SDK; inside a module, Connect
-// reads DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN. Functions reach it through
-// Shipyard.session, which tests point at an engine double through m.clients.
-var connectSDK = func(ctx context.Context) (*sdk.Client, error) {
-	sdkOnce.Do(func() { sdkShared, sdkErr = sdk.Connect(ctx) })
-	return sdkShared, sdkErr
-}
-
-// session is the SDK client of this call's session.
+// session is the SDK client of this call's session. A real call joins the module's
+// session with the published SDK on first use (inside a module, Connect reads
+// DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN) and keeps the client in m.clients, which
+// lives as long as the call; tests set m.clients.sdk to an engine double's client.
 func (m *Shipyard) session(ctx context.Context) (*sdk.Client, error) {
 	if m.clients.sdk != nil {
 		return m.clients.sdk, nil
 	}
-	c, err := connectSDK(ctx)
+	c, err := sdk.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("joining the Dagger session: %w", err)
 	}
+	m.clients.sdk = c
 	return c, nil
 }
 
