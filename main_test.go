@@ -43,7 +43,7 @@ var publishExecs = flowexecs.Publish
 func cleanScans(e *engine.Engine) {
 	for _, img := range []string{"taskmaster", "filer"} {
 		e.OnFile(engine.FileRule{Path: "/out/" + img + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
-		for _, p := range ci.DefaultPlatforms {
+		for _, p := range ci.DefaultPlatforms() {
 			e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(img, p)) + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
 		}
 	}
@@ -58,7 +58,7 @@ func published(t *testing.T, w *publishtest.World, name string) string {
 
 func defaultPlatforms() []string {
 	var out []string
-	for _, p := range ci.DefaultPlatforms {
+	for _, p := range ci.DefaultPlatforms() {
 		out = append(out, string(p))
 	}
 	return out

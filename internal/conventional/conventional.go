@@ -20,9 +20,11 @@ import (
 // MaxTitleLength is tesk-core's limit on a title, in Unicode characters (runes).
 const MaxTitleLength = 50
 
-// Types are the checker's default types (the keys of conventional-commit-types 3.0.0).
+// Types returns the checker's default types (the keys of conventional-commit-types 3.0.0).
 // The checker compares them case-sensitively, so "Feat" is not "feat".
-var Types = []string{"feat", "fix", "docs", "style", "refactor", "perf", "test", "build", "ci", "chore", "revert"}
+func Types() []string {
+	return []string{"feat", "fix", "docs", "style", "refactor", "perf", "test", "build", "ci", "chore", "revert"}
+}
 
 // headerPattern is the checker's headerPattern, /^(\w*)(?:\((.*)\))?!?: (.*)$/, with JavaScript's
 // "." (which excludes line terminators) spelled out, since Go's "." also matches \r, U+2028 and
@@ -71,7 +73,7 @@ func Parse(title string) (Title, error) {
 	if m == nil || m[1] == "" {
 		return Title{}, &TitleError{Title: title, Rule: RuleNoType, Message: fmt.Sprintf(
 			"No release type found in pull request title %q. Start the title with a type, a colon and a space, "+
-				"e.g. \"fix: handle empty input\"; types: %s", title, strings.Join(Types, ", "))}
+				"e.g. \"fix: handle empty input\"; types: %s", title, strings.Join(Types(), ", "))}
 	}
 	// The parser marks a header breaking when its second pattern matches too; with a greedy
 	// scope the two patterns can split a title differently, so this is not just "has a !".
@@ -80,10 +82,10 @@ func Parse(title string) (Title, error) {
 		return Title{}, &TitleError{Title: title, Rule: RuleNoSubject, Message: fmt.Sprintf(
 			"No subject found in pull request title %q. Describe the change after %q.", title, ": ")}
 	}
-	if !slices.Contains(Types, t.Type) {
+	if !slices.Contains(Types(), t.Type) {
 		msg := fmt.Sprintf("Unknown release type %q found in pull request title %q. Use one of: %s",
-			t.Type, title, strings.Join(Types, ", "))
-		if lower := strings.ToLower(t.Type); slices.Contains(Types, lower) {
+			t.Type, title, strings.Join(Types(), ", "))
+		if lower := strings.ToLower(t.Type); slices.Contains(Types(), lower) {
 			msg += fmt.Sprintf(" (types are case-sensitive: write %q)", lower)
 		}
 		return Title{}, &TitleError{Title: title, Rule: RuleUnknownType, Message: msg}

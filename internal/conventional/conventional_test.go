@@ -206,7 +206,7 @@ func FuzzCheckTitle(f *testing.F) {
 		err := CheckTitle(title)
 		if err == nil {
 			m := spec.FindStringSubmatch(title)
-			if m == nil || !slices.Contains(Types, m[1]) || m[3] == "" {
+			if m == nil || !slices.Contains(Types(), m[1]) || m[3] == "" {
 				t.Fatalf("accepted %q, which the checker's pattern and types reject", title)
 			}
 			if n := utf8.RuneCountInString(title); n > MaxTitleLength {

@@ -107,7 +107,7 @@ func GatherTesk(ctx context.Context, gh *github.Client, repo string) (TeskFacts,
 		return err
 	})
 	var mu sync.Mutex
-	for _, b := range ProtectedBranches {
+	for _, b := range ProtectedBranches() {
 		c.run(func() error {
 			var bc BranchChecks
 			var err error

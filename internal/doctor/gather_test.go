@@ -32,8 +32,8 @@ func seedGoodTesk(sim *githubsim.Server) *githubsim.Repo {
 		Rules: []string{"deletion"}, StatusChecks: []string{RequiredCheck}})
 	repo.ProtectBranch("main", RequiredCheck)
 	repo.AddEnvironment(githubsim.Environment{Name: ReleaseEnv, Reviewers: []string{"maintainer"}, Policy: "custom",
-		Policies: []githubsim.DeploymentPolicy{{Name: "v*", Type: "tag"}}, Secrets: DockerHubSecrets})
-	repo.AddEnvironment(githubsim.Environment{Name: DevImagesEnv, Secrets: append([]string{"CODECOV_TOKEN"}, DockerHubSecrets...)})
+		Policies: []githubsim.DeploymentPolicy{{Name: "v*", Type: "tag"}}, Secrets: DockerHubSecrets()})
+	repo.AddEnvironment(githubsim.Environment{Name: DevImagesEnv, Secrets: append([]string{"CODECOV_TOKEN"}, DockerHubSecrets()...)})
 	return repo
 }
 

@@ -55,7 +55,7 @@ func goodTesk() TeskFacts {
 		EnvironmentsRead: true,
 		Environments: map[string]EnvFacts{
 			ReleaseEnv: {Found: true, Env: github.Environment{Name: ReleaseEnv, RequiredReviewers: 2, Policy: github.PolicyCustom},
-				Policies: []github.DeploymentPolicy{{Name: "v*", Type: "tag"}}, SecretNames: DockerHubSecrets},
+				Policies: []github.DeploymentPolicy{{Name: "v*", Type: "tag"}}, SecretNames: DockerHubSecrets()},
 			DevImagesEnv: {Found: true, Env: github.Environment{Name: DevImagesEnv, Policy: github.PolicyCustom}, SecretNames: []string{"DOCKERHUB_LOGIN", "DOCKERHUB_TOKEN", "CODECOV_TOKEN"}},
 		},
 		Checks: map[string]BranchChecks{

@@ -19,11 +19,15 @@ const (
 	DevImagesEnv = "dev-images"
 )
 
-// ProtectedBranches must require RequiredCheck.
-var ProtectedBranches = []string{"dev", "main"}
+// ProtectedBranches returns the branches that must require RequiredCheck.
+func ProtectedBranches() []string {
+	return []string{"dev", "main"}
+}
 
-// DockerHubSecrets are the secret names both environments need.
-var DockerHubSecrets = []string{"DOCKERHUB_LOGIN", "DOCKERHUB_TOKEN"}
+// DockerHubSecrets returns the secret names both environments need.
+func DockerHubSecrets() []string {
+	return []string{"DOCKERHUB_LOGIN", "DOCKERHUB_TOKEN"}
+}
 
 // Permissions a check needs, as GitHub's fine-grained tokens name them.
 const (
@@ -95,7 +99,7 @@ func EvaluateTesk(f TeskFacts) Report {
 		r.Findings = append(r.Findings, envSecrets(f, env))
 	}
 	r.Findings = append(r.Findings, dockerHubOnlyInEnvironments(f))
-	for _, b := range ProtectedBranches {
+	for _, b := range ProtectedBranches() {
 		r.Findings = append(r.Findings, requiredCheck(f, b))
 	}
 	r.Findings = append(r.Findings, dependabot(f.Repo, f.Dependabot), codeowners(f.Codeowners), shipyardPinned(f))
@@ -340,7 +344,7 @@ func envSecrets(f TeskFacts, env string) Finding {
 		return cannot(check, "the secret names of "+env, permEnvironments, why)
 	}
 	var missing []string
-	for _, s := range DockerHubSecrets {
+	for _, s := range DockerHubSecrets() {
 		if !slices.Contains(e.SecretNames, s) {
 			missing = append(missing, s)
 		}
@@ -353,7 +357,7 @@ func envSecrets(f TeskFacts, env string) Finding {
 		return fail(check, "the environment "+env+" lacks the secret(s) "+strings.Join(missing, ", "), why,
 			fmt.Sprintf("%s/%s → Environment secrets; or %s", envURL(f.Repo), env, strings.Join(cmds, " and ")))
 	}
-	return pass(check, "the environment "+env+" has "+strings.Join(DockerHubSecrets, " and ")+" (names only; values are never read)")
+	return pass(check, "the environment "+env+" has "+strings.Join(DockerHubSecrets(), " and ")+" (names only; values are never read)")
 }
 
 // dockerHubOnlyInEnvironments: the Docker Hub secrets are not repository or organisation
@@ -362,7 +366,7 @@ func dockerHubOnlyInEnvironments(f TeskFacts) Finding {
 	const check = "dockerhub-secrets-in-environments"
 	why := "the Docker Hub token publishes images: in the environments release and dev-images only their jobs get it; as a repository or organisation secret every workflow, a pull request's included, can read it"
 	var exposed, cmds []string
-	for _, s := range DockerHubSecrets {
+	for _, s := range DockerHubSecrets() {
 		if slices.Contains(f.RepoSecrets, s) {
 			exposed = append(exposed, s+" (repository)")
 			cmds = append(cmds, fmt.Sprintf("`gh secret delete %s --repo %s`", s, f.Repo))

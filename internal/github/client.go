@@ -63,13 +63,15 @@ type RetryPolicy struct {
 	AttemptTimeout time.Duration
 }
 
-// DefaultRetryPolicy is used unless WithRetryPolicy says otherwise.
-var DefaultRetryPolicy = RetryPolicy{
-	MaxAttempts:    4,
-	MaxTotalWait:   2 * time.Minute,
-	MaxWait:        time.Minute,
-	BaseBackoff:    time.Second,
-	AttemptTimeout: 30 * time.Second,
+// DefaultRetryPolicy returns the policy used unless WithRetryPolicy says otherwise.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{
+		MaxAttempts:    4,
+		MaxTotalWait:   2 * time.Minute,
+		MaxWait:        time.Minute,
+		BaseBackoff:    time.Second,
+		AttemptTimeout: 30 * time.Second,
+	}
 }
 
 // Option configures a Client.
@@ -78,7 +80,7 @@ type Option func(*transport)
 // WithRetryPolicy replaces the retry budget; zero fields keep their defaults.
 func WithRetryPolicy(p RetryPolicy) Option {
 	return func(t *transport) {
-		d := DefaultRetryPolicy
+		d := DefaultRetryPolicy()
 		if p.MaxAttempts > 0 {
 			d.MaxAttempts = p.MaxAttempts
 		}
@@ -167,7 +169,7 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 		base:         base,
 		api:          &url.URL{Scheme: u.Scheme, Host: u.Host},
 		explicitBase: explicitBase,
-		policy:       DefaultRetryPolicy,
+		policy:       DefaultRetryPolicy(),
 		sleep:        sleepCtx,
 		now:          time.Now,
 	}

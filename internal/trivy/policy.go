@@ -96,7 +96,7 @@ func (v Verdict) Summary() string {
 		fmt.Fprintf(&b, "Trivy scan FAILED: %d CRITICAL or HIGH %s with a fix.\n", len(v.Blocking), plural(len(v.Blocking), "vulnerability", "vulnerabilities"))
 	}
 	var counts []string
-	for _, s := range Severities {
+	for _, s := range Severities() {
 		counts = append(counts, fmt.Sprintf("%s %d", s, v.Counts[s]))
 	}
 	fmt.Fprintf(&b, "Findings: %s; ignored %d.\n", strings.Join(counts, ", "), len(v.Ignored))

@@ -65,7 +65,7 @@ func TestEvaluateCorpus(t *testing.T) {
 			if v.Passed() != (len(tt.blocking) == 0) {
 				t.Errorf("Passed() = %v with %d blocking", v.Passed(), len(tt.blocking))
 			}
-			for _, s := range Severities {
+			for _, s := range Severities() {
 				if v.Counts[s] != tt.counts[s] {
 					t.Errorf("Counts[%s] = %d, want %d", s, v.Counts[s], tt.counts[s])
 				}

@@ -10,8 +10,10 @@ import (
 // SchemaVersion is the version of Trivy's JSON report this package reads.
 const SchemaVersion = 2
 
-// Severities are Trivy's severity levels, most severe first.
-var Severities = []string{"CRITICAL", "HIGH", "MEDIUM", "LOW", "UNKNOWN"}
+// Severities returns Trivy's severity levels, most severe first.
+func Severities() []string {
+	return []string{"CRITICAL", "HIGH", "MEDIUM", "LOW", "UNKNOWN"}
+}
 
 // Report is the part of a Trivy JSON report (trivy image --format json) the policy needs.
 type Report struct {
@@ -72,9 +74,9 @@ func ParseReport(b []byte) (Report, error) {
 				return Report{}, fmt.Errorf("reading the Trivy report: %s has no VulnerabilityID", where)
 			case v.PkgName == "" || v.InstalledVersion == "":
 				return Report{}, fmt.Errorf("reading the Trivy report: %s (%s) has no PkgName or InstalledVersion", where, v.VulnerabilityID)
-			case !slices.Contains(Severities, v.Severity):
+			case !slices.Contains(Severities(), v.Severity):
 				return Report{}, fmt.Errorf("reading the Trivy report: %s (%s) has severity %q, want one of %v",
-					where, v.VulnerabilityID, v.Severity, Severities)
+					where, v.VulnerabilityID, v.Severity, Severities())
 			}
 			if v.PkgIdentifier.PURL != "" {
 				if _, err := parsePURL(v.PkgIdentifier.PURL); err != nil {

@@ -129,7 +129,7 @@ func FuzzParseReport(f *testing.F) {
 		total := 0
 		for _, res := range r.Results {
 			for _, vuln := range res.Vulnerabilities {
-				if vuln.VulnerabilityID == "" || !slices.Contains(Severities, vuln.Severity) {
+				if vuln.VulnerabilityID == "" || !slices.Contains(Severities(), vuln.Severity) {
 					t.Fatalf("accepted finding %+v", vuln)
 				}
 				total++

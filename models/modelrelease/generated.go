@@ -32,11 +32,14 @@ const (
 // that Dagger v0.21.8 returns at most (engineutil.MaxFileContentsSize).
 const archivePieceBytes = 32 << 20
 
-// ArchiveCommand archives /repo reproducibly (names sorted, owners and times fixed, so the
-// same tree gives the same exec output) and splits its base64 text into pieces.
-var ArchiveCommand = []string{"sh", "-c", "mkdir -p " + ArchiveDir +
-	" && tar -C /repo --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf /tmp/tree.tar ." +
-	" && base64 -w 0 /tmp/tree.tar | split -a 4 -d -b " + fmt.Sprint(archivePieceBytes) + " - " + ArchiveDir + "/" + ArchivePiece}
+// ArchiveCommand returns the command that archives /repo reproducibly (names sorted,
+// owners and times fixed, so the same tree gives the same exec output) and splits its
+// base64 text into pieces.
+func ArchiveCommand() []string {
+	return []string{"sh", "-c", "mkdir -p " + ArchiveDir +
+		" && tar -C /repo --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf /tmp/tree.tar ." +
+		" && base64 -w 0 /tmp/tree.tar | split -a 4 -d -b " + fmt.Sprint(archivePieceBytes) + " - " + ArchiveDir + "/" + ArchivePiece}
+}
 
 // ReadGenerated reads a generated repository's files with their modes, without the paths
 // of notRepository, through one archive exec in the pinned Python image (GNU tar).
@@ -47,7 +50,7 @@ func (e Env) ReadGenerated(ctx context.Context, dir *dagger.Directory, lim TreeL
 	}
 	out := e.Client.Container().From(image).
 		WithDirectory("/repo", dir.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository})).
-		WithExec(ArchiveCommand).
+		WithExec(ArchiveCommand()).
 		Directory(ArchiveDir)
 	pieces, err := out.Entries(ctx)
 	if err != nil {

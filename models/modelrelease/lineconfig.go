@@ -29,8 +29,10 @@ const (
 	UpdateReleasesWorkflow  = ".github/workflows/update_releases.yml"
 )
 
-// LineWorkflows are the paths ReadLineConfig is given, in order of preference.
-var LineWorkflows = []string{ShipyardReleaseWorkflow, UpdateReleasesWorkflow}
+// LineWorkflows returns the paths ReadLineConfig is given, in order of preference.
+func LineWorkflows() []string {
+	return []string{ShipyardReleaseWorkflow, UpdateReleasesWorkflow}
+}
 
 // prefixEnv is the job environment variable the patched template renders
 // version_replacement_sed into.
@@ -103,7 +105,7 @@ func ParseLineConfig(path string, workflow []byte) (LineConfig, error) {
 // ReadLineConfig reads the release lines of the model repository dir from the first of
 // LineWorkflows it has.
 func ReadLineConfig(ctx context.Context, dir *dagger.Directory) (LineConfig, error) {
-	for _, p := range LineWorkflows {
+	for _, p := range LineWorkflows() {
 		ok, err := dir.Exists(ctx, p)
 		if err != nil {
 			return LineConfig{}, fmt.Errorf("looking for %s: %w", p, err)

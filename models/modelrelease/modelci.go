@@ -16,11 +16,13 @@ import (
 	"dagger/shipyard/models"
 )
 
-// CITargets are the make targets model-ci needs a model repository to have: the
+// CITargets returns the make targets model-ci needs a model repository to have: the
 // template's lint (ruff and mypy) and test. The seed's check-artifacts is Shipyard's own
 // check of the wheel and sdist that uv build makes; a repository that also has a
 // check-artifacts target gets it run too.
-var CITargets = []string{TargetLint, TargetTest}
+func CITargets() []string {
+	return []string{TargetLint, TargetTest}
+}
 
 // targetRecipes are the template's recipes, for the error that asks to add a target.
 var targetRecipes = map[string]string{
@@ -69,11 +71,11 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, err
 	var r CIReport
 	makefile, err := repo.File(MakefilePath).Contents(ctx)
 	if err != nil {
-		return r, fmt.Errorf("model-ci: %s: %w (the repository CI runs make %s)", MakefilePath, err, strings.Join(CITargets, " "))
+		return r, fmt.Errorf("model-ci: %s: %w (the repository CI runs make %s)", MakefilePath, err, strings.Join(CITargets(), " "))
 	}
-	if err := models.RequireTargets(MakefilePath, makefile, "model-ci", CITargets...); err != nil {
+	if err := models.RequireTargets(MakefilePath, makefile, "model-ci", CITargets()...); err != nil {
 		var recipes []string
-		for _, t := range CITargets {
+		for _, t := range CITargets() {
 			if !models.ParseMakefile(makefile).Has(t) {
 				recipes = append(recipes, targetRecipes[t])
 			}

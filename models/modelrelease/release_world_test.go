@@ -94,7 +94,7 @@ func (w *world) serve(e *engine.Engine, version string, edit func(kind string, f
 	// The release builds its line's pyproject.toml: SelectUpstream's, with the version set.
 	var lines LineConfig
 	var err error
-	for _, p := range LineWorkflows { // the order ReadLineConfig reads them in
+	for _, p := range LineWorkflows() { // the order ReadLineConfig reads them in
 		if files[p] != "" {
 			lines, err = ParseLineConfig(p, []byte(files[p]))
 			break

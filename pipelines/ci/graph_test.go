@@ -156,7 +156,7 @@ func TestOneVersionFailsOthersPass(t *testing.T) {
 		Stderr:      "tests/unit/test_taskmaster.py F\nFAILED tests/unit/test_taskmaster.py::test_main - KeyError\n",
 		ExitCode:    1,
 	})
-	dir, results, err := p.Test(ctx, DefaultPythonVersions, LevelAll)
+	dir, results, err := p.Test(ctx, DefaultPythonVersions(), LevelAll)
 	if err == nil || !strings.Contains(err.Error(), "Python 3.11: FAILED tests/unit/test_taskmaster.py::test_main - KeyError") {
 		t.Fatalf("error %v does not name the failing version and test", err)
 	}

@@ -30,16 +30,18 @@ type Pipeline struct {
 	Platforms []dagger.Platform
 }
 
-// DefaultPlatforms are what published images are built for unless configured: the
+// DefaultPlatforms returns what published images are built for unless configured: the
 // platforms of the clusters tesk-core runs on, x86-64 servers and arm64 ones (Graviton,
 // Ampere), and of the laptops its developers pull the images on.
-var DefaultPlatforms = []dagger.Platform{"linux/amd64", "linux/arm64"}
+func DefaultPlatforms() []dagger.Platform {
+	return []dagger.Platform{"linux/amd64", "linux/arm64"}
+}
 
 // PublishPlatforms are the platforms of published images: those configured (--platform
 // values, checked by ParsePlatforms), or DefaultPlatforms when none are.
 func PublishPlatforms(values []string) ([]dagger.Platform, error) {
 	if len(values) == 0 {
-		return slices.Clone(DefaultPlatforms), nil
+		return slices.Clone(DefaultPlatforms()), nil
 	}
 	return ParsePlatforms(values)
 }

@@ -44,7 +44,7 @@ func TestPublishPlatforms(t *testing.T) {
 		t.Errorf("default = %v, %v; want linux/amd64 and linux/arm64", got, err)
 	}
 	got[0] = "linux/s390x" // the caller's copy: the default stays
-	if DefaultPlatforms[0] != "linux/amd64" {
+	if DefaultPlatforms()[0] != "linux/amd64" {
 		t.Error("PublishPlatforms handed out the default itself")
 	}
 	if got, err := PublishPlatforms([]string{"linux/arm64"}); err != nil || len(got) != 1 || got[0] != "linux/arm64" {

@@ -11,8 +11,10 @@ import (
 	"dagger/shipyard/internal/version"
 )
 
-// DefaultPythonVersions is tesk-core's test matrix when pyproject.toml says nothing narrower.
-var DefaultPythonVersions = []string{"3.10", "3.11", "3.12", "3.13"}
+// DefaultPythonVersions returns tesk-core's test matrix when pyproject.toml says nothing narrower.
+func DefaultPythonVersions() []string {
+	return []string{"3.10", "3.11", "3.12", "3.13"}
+}
 
 var (
 	classifierPattern = regexp.MustCompile(`^Programming Language :: Python :: (3\.[0-9]+)$`)
@@ -49,10 +51,10 @@ func PythonVersions(data []byte) ([]string, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(spec) == "" {
-		return append([]string(nil), DefaultPythonVersions...), nil
+		return append([]string(nil), DefaultPythonVersions()...), nil
 	}
 	var out []string
-	for _, v := range DefaultPythonVersions {
+	for _, v := range DefaultPythonVersions() {
 		ok, err := satisfies(v, spec)
 		if err != nil {
 			return nil, fmt.Errorf("pyproject.toml: requires-python %q: %w", spec, err)
@@ -63,7 +65,7 @@ func PythonVersions(data []byte) ([]string, error) {
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("pyproject.toml: requires-python %q allows none of %s; pass --python to choose versions",
-			spec, strings.Join(DefaultPythonVersions, ", "))
+			spec, strings.Join(DefaultPythonVersions(), ", "))
 	}
 	return out, nil
 }

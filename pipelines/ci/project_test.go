@@ -19,7 +19,7 @@ func TestPythonVersions(t *testing.T) {
 		want      []string
 		wantErr   string
 	}{
-		{"nothing said", "[project]\nname = \"x\"\n", DefaultPythonVersions, ""},
+		{"nothing said", "[project]\nname = \"x\"\n", DefaultPythonVersions(), ""},
 		{"lower bound only", "[project]\nrequires-python = \">=3.10\"\n", []string{"3.10", "3.11", "3.12", "3.13"}, ""},
 		{"only 3.11 to 3.12", "[project]\nrequires-python = \">=3.11,<3.13\"\n", []string{"3.11", "3.12"}, ""},
 		{"patch bound keeps the line", "[project]\nrequires-python = \">=3.11.4, <3.12.1\"\n", []string{"3.11", "3.12"}, ""},
@@ -27,7 +27,7 @@ func TestPythonVersions(t *testing.T) {
 		{"compatible release", "[project]\nrequires-python = \"~=3.11\"\n", []string{"3.11", "3.12", "3.13"}, ""},
 		{"compatible patch", "[project]\nrequires-python = \"~=3.12.1\"\n", []string{"3.12"}, ""},
 		{"exclusion wildcard", "[project]\nrequires-python = \">=3.10,!=3.11.*\"\n", []string{"3.10", "3.12", "3.13"}, ""},
-		{"exclusion of one patch keeps the line", "[project]\nrequires-python = \">=3.10,!=3.11.2\"\n", DefaultPythonVersions, ""},
+		{"exclusion of one patch keeps the line", "[project]\nrequires-python = \">=3.10,!=3.11.2\"\n", DefaultPythonVersions(), ""},
 		{"equal wildcard", "[project]\nrequires-python = \"==3.12.*\"\n", []string{"3.12"}, ""},
 		{
 			"classifiers win",

@@ -21,13 +21,15 @@ const (
 	LevelIntegration = "integration"
 )
 
-// Levels are the values of test --level.
-var Levels = []string{LevelAll, LevelUnit, LevelIntegration}
+// Levels returns the values of test --level.
+func Levels() []string {
+	return []string{LevelAll, LevelUnit, LevelIntegration}
+}
 
 // CheckLevel refuses a level the project does not have.
 func CheckLevel(level string) error {
-	if !slices.Contains(Levels, level) {
-		return fmt.Errorf("--level %q: want one of %s", level, strings.Join(Levels, ", "))
+	if !slices.Contains(Levels(), level) {
+		return fmt.Errorf("--level %q: want one of %s", level, strings.Join(Levels(), ", "))
 	}
 	return nil
 }

@@ -29,8 +29,8 @@ const (
 	CitationFile = "CITATION.cff"
 )
 
-// Images are the images of a tesk-core release, published as <org>/<image>.
-var Images = []string{"tesk-core-taskmaster", "tesk-core-filer"}
+// imageNames are the images of a tesk-core release, published as <org>/<image>.
+func imageNames() []string { return []string{"tesk-core-taskmaster", "tesk-core-filer"} }
 
 // Facts is everything the rules look at, fetched from GitHub by Gather.
 type Facts struct {

@@ -124,7 +124,7 @@ func Evaluate(f Facts) (Plan, []Violation) {
 	if org == "" {
 		org = DefaultImageOrg
 	}
-	for _, name := range Images {
+	for _, name := range imageNames() {
 		img := Image{Name: name, Repository: org + "/" + name, Tags: []string{p.Version}}
 		if p.Latest {
 			img.Tags = append(img.Tags, "latest")
