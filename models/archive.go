@@ -50,20 +50,22 @@ type ArchiveLimits struct {
 
 // DefaultArchiveLimits fit the largest model package (Kubernetes: a few
 // thousand files, single modules of a few MiB) with a wide margin.
-var DefaultArchiveLimits = ArchiveLimits{
-	MaxFiles:     100_000,
-	MaxFileSize:  256 << 20,
-	MaxTotalSize: 2 << 30,
+func DefaultArchiveLimits() ArchiveLimits {
+	return ArchiveLimits{
+		MaxFiles:     100_000,
+		MaxFileSize:  256 << 20,
+		MaxTotalSize: 2 << 30,
+	}
 }
 
 // ReadWheel reads a wheel with DefaultArchiveLimits.
 func ReadWheel(r io.ReaderAt, size int64) (Artifact, error) {
-	return DefaultArchiveLimits.ReadWheel(r, size)
+	return DefaultArchiveLimits().ReadWheel(r, size)
 }
 
 // ReadSdist reads a gzip-compressed tar sdist with DefaultArchiveLimits.
 func ReadSdist(r io.Reader) (Artifact, error) {
-	return DefaultArchiveLimits.ReadSdist(r)
+	return DefaultArchiveLimits().ReadSdist(r)
 }
 
 var errUnsafePath = errors.New("unsafe path")

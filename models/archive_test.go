@@ -69,7 +69,7 @@ func TestReadWheelRejects(t *testing.T) {
 			}
 			limits := tt.limits
 			if limits == (ArchiveLimits{}) {
-				limits = DefaultArchiveLimits
+				limits = DefaultArchiveLimits()
 			}
 			_, err := limits.ReadWheel(bytes.NewReader(raw), int64(len(raw)))
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -153,7 +153,7 @@ func TestReadSdistRejects(t *testing.T) {
 			}
 			limits := tt.limits
 			if limits == (ArchiveLimits{}) {
-				limits = DefaultArchiveLimits
+				limits = DefaultArchiveLimits()
 			}
 			_, err := limits.ReadSdist(bytes.NewReader(raw))
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

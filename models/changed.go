@@ -32,22 +32,24 @@ type ChangeRules struct {
 // Cloudcoil from PyPI, never the checkout, so a core change validates no
 // model (in the real history 26 of 120 commits touch only core files and
 // would otherwise have validated all 12 integrations).
-var DefaultChangeRules = ChangeRules{
-	IntegrationsDir: "models",
-	UpstreamsFile:   "models/upstreams.json",
-	Shared: []string{
-		"cookiecutter/", "tools/", "Makefile", ".github/workflows/*model*",
-	},
+func DefaultChangeRules() ChangeRules {
+	return ChangeRules{
+		IntegrationsDir: "models",
+		UpstreamsFile:   "models/upstreams.json",
+		Shared: []string{
+			"cookiecutter/", "tools/", "Makefile", ".github/workflows/*model*",
+		},
+	}
 }
 
 // ChangedIntegrations applies DefaultChangeRules.Changed.
 func ChangedIntegrations(changedPaths []string, all []string) (names []string, everything bool) {
-	return DefaultChangeRules.Changed(changedPaths, all)
+	return DefaultChangeRules().Changed(changedPaths, all)
 }
 
 // ChangedIntegrationsWithUpstreams applies DefaultChangeRules.ChangedWithUpstreams.
 func ChangedIntegrationsWithUpstreams(changedPaths, all []string, oldUpstreams, newUpstreams []byte) (names []string, everything bool, err error) {
-	return DefaultChangeRules.ChangedWithUpstreams(changedPaths, all, oldUpstreams, newUpstreams)
+	return DefaultChangeRules().ChangedWithUpstreams(changedPaths, all, oldUpstreams, newUpstreams)
 }
 
 // Changed selects the integrations, among all, that changedPaths (relative,

@@ -55,14 +55,16 @@ type ArtifactRules struct {
 // DefaultArtifactRules match the generated Cloudcoil model repositories: a
 // flat layout, models found through the cloudcoil_models entry points or as
 // cloudcoil.models.<name>.
-var DefaultArtifactRules = ArtifactRules{
-	EntryPointGroup: "cloudcoil_models",
-	NamespaceRoot:   "cloudcoil.models",
+func DefaultArtifactRules() ArtifactRules {
+	return ArtifactRules{
+		EntryPointGroup: "cloudcoil_models",
+		NamespaceRoot:   "cloudcoil.models",
+	}
 }
 
 // CheckArtifacts applies DefaultArtifactRules.
 func CheckArtifacts(checkout fs.FS, pkgDir string, wheel, sdist Artifact) []Problem {
-	return DefaultArtifactRules.Check(checkout, pkgDir, wheel, sdist)
+	return DefaultArtifactRules().Check(checkout, pkgDir, wheel, sdist)
 }
 
 // Check runs the check-artifacts rules on a generated checkout (the

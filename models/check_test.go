@@ -175,13 +175,13 @@ func TestCheckArtifactsInputs(t *testing.T) {
 		sdist  Artifact
 		want   []wantProblem
 	}{
-		{name: "artifacts not read", rules: DefaultArtifactRules, pkgDir: fixturePkgDir,
+		{name: "artifacts not read", rules: DefaultArtifactRules(), pkgDir: fixturePkgDir,
 			want: []wantProblem{{"", "sdist: nothing to check"}, {"", "wheel: nothing to check"}}},
-		{name: "artifacts swapped", rules: DefaultArtifactRules, pkgDir: fixturePkgDir, wheel: sdist, sdist: wheel,
+		{name: "artifacts swapped", rules: DefaultArtifactRules(), pkgDir: fixturePkgDir, wheel: sdist, sdist: wheel,
 			want: []wantProblem{{fixtureDist, `wheel: got a "sdist" artifact`}, {fixtureDist + ".dist-info", `sdist: got a "wheel" artifact`}}},
-		{name: "absolute package dir", rules: DefaultArtifactRules, pkgDir: "/" + fixturePkgDir, wheel: wheel, sdist: sdist,
+		{name: "absolute package dir", rules: DefaultArtifactRules(), pkgDir: "/" + fixturePkgDir, wheel: wheel, sdist: sdist,
 			want: []wantProblem{{"/" + fixturePkgDir, "must be a relative slash-separated path"}}},
-		{name: "missing package dir", rules: DefaultArtifactRules, pkgDir: "cloudcoil/models/absent", wheel: wheel, sdist: sdist,
+		{name: "missing package dir", rules: DefaultArtifactRules(), pkgDir: "cloudcoil/models/absent", wheel: wheel, sdist: sdist,
 			want: []wantProblem{{"cloudcoil/models/absent", "cannot read the package directory"}}},
 		{name: "package dir outside the import root", rules: ArtifactRules{ImportRoot: "src"}, pkgDir: fixturePkgDir,
 			wheel: wheel, sdist: sdist, want: []wantProblem{{fixturePkgDir, `not under the import root "src"`}}},
@@ -217,7 +217,7 @@ func TestCheckArtifactsSrcLayout(t *testing.T) {
 		sdist[fixtureDist+"/"+p] = c
 	}
 	sdist[fixtureDist+"/PKG-INFO"] = metadata("cloudcoil.models.example", fixtureVersion)
-	rules := DefaultArtifactRules
+	rules := DefaultArtifactRules()
 	rules.ImportRoot = "src"
 	got := rules.Check(mapFS(checkout), "src/"+fixturePkgDir,
 		readWheelBytes(t, zipBytes(t, wheel)), readSdistBytes(t, sdistBytes(t, sdist)))

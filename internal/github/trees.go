@@ -112,8 +112,10 @@ type TreeBatches struct {
 	Blobs int
 }
 
-// DefaultTreeBatches are WriteTree's bounds unless the caller gives others.
-var DefaultTreeBatches = TreeBatches{MaxBytes: 4 << 20, MaxEntries: 1000, Blobs: 4}
+// DefaultTreeBatches returns WriteTree's bounds unless the caller gives others.
+func DefaultTreeBatches() TreeBatches {
+	return TreeBatches{MaxBytes: 4 << 20, MaxEntries: 1000, Blobs: 4}
+}
 
 // WriteTree writes a tree holding exactly files (with their modes) and returns its SHA,
 // on top of base, whose entries current lists (Tree): files whose blob and mode are
@@ -124,13 +126,13 @@ var DefaultTreeBatches = TreeBatches{MaxBytes: 4 << 20, MaxEntries: 1000, Blobs:
 // named by its content, so each is repeated when its outcome is unknown.
 func (c *Client) WriteTree(ctx context.Context, owner, repo, base string, current []TreeEntry, files []TreeFile, lim TreeBatches) (string, error) {
 	if lim.MaxBytes <= 0 {
-		lim.MaxBytes = DefaultTreeBatches.MaxBytes
+		lim.MaxBytes = DefaultTreeBatches().MaxBytes
 	}
 	if lim.MaxEntries <= 0 {
-		lim.MaxEntries = DefaultTreeBatches.MaxEntries
+		lim.MaxEntries = DefaultTreeBatches().MaxEntries
 	}
 	if lim.Blobs <= 0 {
-		lim.Blobs = DefaultTreeBatches.Blobs
+		lim.Blobs = DefaultTreeBatches().Blobs
 	}
 	have := map[string]TreeEntry{}
 	for _, e := range current {

@@ -207,7 +207,7 @@ func BenchmarkWriteTreeKubernetesSized(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tree, err := f.c.WriteTree(ctx, "octo", "demo", base, []TreeEntry{{Path: "README.md", Mode: ModeFile, Type: "blob", SHA: BlobSHA([]byte("old\n"))}}, files, DefaultTreeBatches)
+		tree, err := f.c.WriteTree(ctx, "octo", "demo", base, []TreeEntry{{Path: "README.md", Mode: ModeFile, Type: "blob", SHA: BlobSHA([]byte("old\n"))}}, files, DefaultTreeBatches())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -219,7 +219,7 @@ func BenchmarkWriteTreeKubernetesSized(b *testing.B) {
 		for i := 0; i < len(changed); i += 100 {
 			changed[i].Content = append([]byte("# regenerated\n"), changed[i].Content...)
 		}
-		if _, err := f.c.WriteTree(ctx, "octo", "demo", tree, current, changed, DefaultTreeBatches); err != nil {
+		if _, err := f.c.WriteTree(ctx, "octo", "demo", tree, current, changed, DefaultTreeBatches()); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(total)/1e6, "MB")

@@ -107,7 +107,7 @@ func readArtifact(ctx context.Context, built *dagger.Container, distDir, name st
 // import root is src/ only when the package lives there (the template keeps it at the
 // root).
 func artifactRules(pkgDir string) models.ArtifactRules {
-	r := models.DefaultArtifactRules
+	r := models.DefaultArtifactRules()
 	if strings.HasPrefix(pkgDir, "src/") {
 		r.ImportRoot = "src"
 	}
@@ -162,7 +162,7 @@ func checkBuilt(tree Tree, pkgDir string, built Built) []models.Problem {
 // and versions equal to pyproject.toml's, the resource lookup not empty, no model module
 // missing or empty. The report lists every problem; Err says whether any was found.
 func (e Env) CheckArtifacts(ctx context.Context, repo *dagger.Directory) (ArtifactReport, error) {
-	tree, err := ReadTree(ctx, repo, DefaultTreeLimits)
+	tree, err := ReadTree(ctx, repo, DefaultTreeLimits())
 	if err != nil {
 		return ArtifactReport{}, fmt.Errorf("check-artifacts: reading the checkout: %w", err)
 	}

@@ -46,9 +46,9 @@ func makeCheck(target string) Check {
 	return Check{Name: target, Commands: [][]string{{"make", target}}}
 }
 
-// Checks are what a generated repository must pass before it is built, whatever its
+// defaultChecks are what a generated repository must pass before it is built, whatever its
 // Makefile: its lint target (ruff and mypy in the template) and its tests.
-var Checks = []Check{makeCheck(TargetLint), makeCheck(TargetTest)}
+func defaultChecks() []Check { return []Check{makeCheck(TargetLint), makeCheck(TargetTest)} }
 
 // ChecksFor are the checks a Makefile asks for: Checks, with typecheck after lint when
 // the Makefile defines one. The error names each missing target and the Makefile.
@@ -112,7 +112,7 @@ func runChecks(ctx context.Context, generated *dagger.Container, prefix string) 
 	_, err := generated.Sync(ctx)
 	rows := []jobs.JobResult{jobs.Result(prefix+"generate", time.Since(start), err)}
 	if err != nil {
-		for _, c := range Checks {
+		for _, c := range defaultChecks() {
 			rows = append(rows, jobs.JobResult{Name: prefix + c.Name, Status: jobs.Skipped, Reason: "generation failed"})
 		}
 		return rows
@@ -128,8 +128,8 @@ func runTargets(ctx context.Context, ctr *dagger.Container, prefix, command stri
 		checks, err = ChecksFor(makefile, command)
 	}
 	if err != nil {
-		rows := make([]jobs.JobResult, len(Checks))
-		for i, c := range Checks {
+		rows := make([]jobs.JobResult, len(defaultChecks()))
+		for i, c := range defaultChecks() {
 			rows[i] = jobs.Result(prefix+c.Name, 0, err)
 		}
 		return rows

@@ -132,7 +132,7 @@ func FuzzReadArchive(f *testing.F) {
 
 func TestReadArchiveRefusesAnEmptyTree(t *testing.T) {
 	data := archiveOf(t, member{tar.Header{Name: "./", Typeflag: tar.TypeDir}, ""})
-	if _, err := ReadArchive(bytes.NewReader(data), DefaultTreeLimits); err == nil || !strings.Contains(err.Error(), "holds no file") {
+	if _, err := ReadArchive(bytes.NewReader(data), DefaultTreeLimits()); err == nil || !strings.Contains(err.Error(), "holds no file") {
 		t.Errorf("err = %v", err)
 	}
 }

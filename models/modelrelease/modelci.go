@@ -82,7 +82,7 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, err
 		}
 		return r, fmt.Errorf("model-ci: %w; the Cloudcoil template's:\n%s", err, strings.Join(recipes, "\n\n"))
 	}
-	tree, err := ReadTree(ctx, repo, DefaultTreeLimits)
+	tree, err := ReadTree(ctx, repo, DefaultTreeLimits())
 	if err != nil {
 		return r, fmt.Errorf("model-ci: reading the checkout: %w", err)
 	}

@@ -24,7 +24,7 @@ func (e Env) PublishCheck(ctx context.Context, source *dagger.Directory, tag str
 	if _, _, ok := parseVersion(version); !ok {
 		return ArtifactReport{}, fmt.Errorf("publish-check: --tag %q: want a model release tag X.Y.Z.N", tag)
 	}
-	tree, err := ReadTree(ctx, source, DefaultTreeLimits)
+	tree, err := ReadTree(ctx, source, DefaultTreeLimits())
 	if err != nil {
 		return ArtifactReport{}, fmt.Errorf("publish-check: reading the checkout: %w", err)
 	}

@@ -39,7 +39,7 @@ func (r remote) push(ctx context.Context, plan Plan, files Tree, start string) (
 	if !complete {
 		base, current = "", nil // a cut listing: send every file, on no base
 	}
-	tree, err := r.gh.WriteTree(ctx, r.owner, r.repo, base, current, changes, github.DefaultTreeBatches)
+	tree, err := r.gh.WriteTree(ctx, r.owner, r.repo, base, current, changes, github.DefaultTreeBatches())
 	if err != nil {
 		return "", fmt.Errorf("push %s: %w", plan.Branch, err)
 	}

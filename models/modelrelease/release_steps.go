@@ -175,7 +175,7 @@ func checksOutcome(checks jobs.Summary) (models.PublishDecision, error) {
 }
 
 func (s *run) fingerprint(ctx context.Context) error {
-	tree, err := ReadTree(ctx, s.gen.Directory("/repo"), DefaultTreeLimits)
+	tree, err := ReadTree(ctx, s.gen.Directory("/repo"), DefaultTreeLimits())
 	if err != nil {
 		return fmt.Errorf("reading the generated repository: %w", err)
 	}

@@ -152,7 +152,9 @@ type TreeLimits struct {
 
 // DefaultTreeLimits fit the largest generated repository (Kubernetes: a few hundred
 // modules of up to a few MiB) with a wide margin.
-var DefaultTreeLimits = TreeLimits{MaxFiles: 20_000, MaxBytes: 512 << 20, MaxPending: 16}
+func DefaultTreeLimits() TreeLimits {
+	return TreeLimits{MaxFiles: 20_000, MaxBytes: 512 << 20, MaxPending: 16}
+}
 
 // notRepository are left out when reading a generated repository: history, environments,
 // caches and build output, none of which is generated content or may be committed.

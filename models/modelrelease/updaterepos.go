@@ -286,7 +286,7 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 				if err != nil {
 					return err
 				}
-				s.files, err = e.ReadGenerated(ctx, dir, DefaultTreeLimits)
+				s.files, err = e.ReadGenerated(ctx, dir, DefaultTreeLimits())
 				return err
 			},
 		},
@@ -363,7 +363,7 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 					base = ""
 				}
 				var err error
-				s.tree, err = gh.WriteTree(ctx, s.owner, s.repo, base, s.current, s.files, github.DefaultTreeBatches)
+				s.tree, err = gh.WriteTree(ctx, s.owner, s.repo, base, s.current, s.files, github.DefaultTreeBatches())
 				return err
 			},
 		},

@@ -149,7 +149,7 @@ func (e Env) validateOne(ctx context.Context, source *dagger.Directory, name str
 	gen, err := e.genRepo(ctx, source, name)
 	if err != nil {
 		rows := []jobs.JobResult{jobs.Result(prefix+"generate", time.Since(start), err)}
-		for _, c := range append(Checks, Check{Name: "artifacts"}) {
+		for _, c := range append(defaultChecks(), Check{Name: "artifacts"}) {
 			rows = append(rows, jobs.JobResult{Name: prefix + c.Name, Status: jobs.Skipped, Reason: "generation failed"})
 		}
 		return rows
