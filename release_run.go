@@ -253,7 +253,7 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 	cfg := release.Config{
 		Client: c, GitHub: gh, Repo: m.Repo,
 		Gates:  releasegate.Config{Workflow: f.workflow, ImageOrg: m.Org},
-		GitURL: f.gitURL, Package: f.pythonPackage, Images: steps, Log: os.Stderr, Trust: level,
+		GitURL: f.gitURL, Package: f.pythonPackage, Images: steps, Log: logToStderr, Trust: level,
 	}
 	if cfg.GitHubWeb, err = m.githubWeb(); err != nil {
 		return release.Config{}, none, err
@@ -312,3 +312,6 @@ func render(format string, v any, text func() string) (string, error) {
 	}
 	return toJSON(v)
 }
+
+// logToStderr is a flow's log on the call's stderr, which dagger shows with the progress.
+func logToStderr(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }

@@ -3,7 +3,6 @@ package release
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"dagger.io/dagger"
 
@@ -39,8 +38,8 @@ type Config struct {
 	Package string
 	// Images are the supply-chain steps of the images.
 	Images ImageConfig
-	// Log receives one line per step; nil discards them.
-	Log io.Writer
+	// Log receives one line per step and outcome; nil discards them.
+	Log func(format string, args ...any)
 	// Pins are the images the builds and scans run; zero means pins.DefaultPins.
 	Pins pins.Pins
 	// Platforms are the platforms each image is built for and published as one image
@@ -107,6 +106,6 @@ func (c Config) publishedReleases(ctx context.Context) ([]string, error) {
 
 func (c Config) logf(format string, args ...any) {
 	if c.Log != nil {
-		fmt.Fprintf(c.Log, "release: "+format+"\n", args...)
+		c.Log("release: "+format, args...)
 	}
 }

@@ -2,7 +2,6 @@ package release
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"dagger/shipyard/internal/flow"
@@ -132,9 +131,7 @@ func imageSteps(names ...string) []flow.Step[state] {
 // runner runs the steps of the release of tag, logging each to the configured log.
 func (c Config) runner(tag string, dryRun bool) flow.Runner {
 	r := flow.Runner{Flow: flowName(tag), DryRun: dryRun}
-	if c.Log != nil {
-		r.Log = func(format string, args ...any) { fmt.Fprintf(c.Log, format+"\n", args...) }
-	}
+	r.Log = c.Log
 	return r
 }
 

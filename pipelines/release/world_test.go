@@ -3,6 +3,7 @@ package release
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -128,7 +129,7 @@ func (w *world) config() Config {
 			},
 			Workdir: w.t.TempDir(),
 		},
-		Log:       &w.log,
+		Log:       func(format string, args ...any) { fmt.Fprintf(&w.log, format+"\n", args...) },
 		Platforms: w.platforms,
 	}
 }
