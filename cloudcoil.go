@@ -68,7 +68,7 @@ func (m *Shipyard) ModelVersions(
 	if err != nil {
 		return "", err
 	}
-	setup := versions.Setup{
+	setup := versions.Config{
 		APIURL: api,
 		Token:  versions.Token(token),
 		Cache:  versions.VolumeStore{Client: c, Image: versions.CacheImage(pins), Volume: modelVersionsVolume(pins)},

@@ -60,7 +60,7 @@ func orAbsent(d string) string {
 // Registries have no compare-and-swap for tags, so a publisher that writes
 // between the recheck and the write (a window of one request) is not seen;
 // the release workflow serialises releases for that.
-func ApplyTags(ctx context.Context, repo, digest string, plan TagPlan, auth Auth, stillLatest StillLatest, opts ...Option) (ApplyReport, error) {
+func ApplyTags(ctx context.Context, repo, digest string, plan Tagging, auth Auth, stillLatest StillLatest, opts ...Option) (ApplyReport, error) {
 	report, err := applyTags(ctx, repo, digest, plan, auth, stillLatest, opts)
 	if err != nil {
 		return report, auth.scrub(fmt.Errorf("apply tags to %s@%s: %w", repo, digest, err))
@@ -68,7 +68,7 @@ func ApplyTags(ctx context.Context, repo, digest string, plan TagPlan, auth Auth
 	return report, nil
 }
 
-func applyTags(ctx context.Context, repo, digest string, plan TagPlan, auth Auth, stillLatest StillLatest, opts []Option) (ApplyReport, error) {
+func applyTags(ctx context.Context, repo, digest string, plan Tagging, auth Auth, stillLatest StillLatest, opts []Option) (ApplyReport, error) {
 	report := ApplyReport{Image: repo, Digest: digest}
 	if err := checkPlan(repo, digest, plan); err != nil {
 		return report, err
@@ -154,7 +154,7 @@ func applyTags(ctx context.Context, repo, digest string, plan TagPlan, auth Auth
 }
 
 // planShape lists the plan's immutable tags and says whether it writes any tag.
-func planShape(plan TagPlan) (immutable []string, writes bool) {
+func planShape(plan Tagging) (immutable []string, writes bool) {
 	for _, a := range plan.Actions {
 		if a.Class.Immutable() {
 			immutable = append(immutable, a.Tag)
@@ -204,7 +204,7 @@ func leftOn(a TagAction) string {
 
 // checkPlan validates a plan that may have travelled as JSON from another
 // job: it must be for this image and digest, and obey the tag rules.
-func checkPlan(repo, digest string, plan TagPlan) error {
+func checkPlan(repo, digest string, plan Tagging) error {
 	if err := checkDigest(digest); err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func TestRetaggingAVersionToAnotherDigestFailsAndChangesNothing(t *testing.T) {
 			}
 
 			// A plan forged or edited on its way between jobs is refused too.
-			forged := TagPlan{Image: repo, Digest: second, Actions: []TagAction{{Tag: tag, Class: ie.Class, Action: ActionMove, From: first}}}
+			forged := Tagging{Image: repo, Digest: second, Actions: []TagAction{{Tag: tag, Class: ie.Class, Action: ActionMove, From: first}}}
 			if _, err := ApplyTags(t.Context(), repo, second, forged, reg.auth, nil, reg.opts()...); !errors.As(err, &ie) {
 				t.Errorf("ApplyTags(forged) error = %v, want an ImmutableTagError", err)
 			}

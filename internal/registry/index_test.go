@@ -215,7 +215,7 @@ func TestTagRulesHoldForIndexes(t *testing.T) {
 
 	yes := func(context.Context) (bool, error) { return true, nil }
 	for _, d := range []string{d1, d2} {
-		if _, err := MoveLatest(t.Context(), []LatestTarget{{Repo: repo, Digest: d}}, reg.auth, yes, reg.opts()...); err != nil {
+		if _, err := MoveLatest(t.Context(), []LatestImage{{Repo: repo, Digest: d}}, reg.auth, yes, reg.opts()...); err != nil {
 			t.Fatalf("move latest to %s: %v", d, err)
 		}
 		if got := reg.state(t, repo)[TagLatest]; got != d {

@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
-// LatestTarget is an image repository of a release and the digest its latest should
+// LatestImage is an image repository of a release and the digest its latest should
 // point at.
-type LatestTarget struct {
+type LatestImage struct {
 	Repo   string `json:"repo"`
 	Digest string `json:"digest"`
 }
@@ -31,7 +31,7 @@ type LatestMove struct {
 // does, given where latest is now (repo → digest; absent when there is none). A release's
 // images move together, so the plan covers all of them or fails: every target must have a
 // valid digest and a repository of its own.
-func PlanLatest(targets []LatestTarget, current map[string]string) ([]LatestMove, error) {
+func PlanLatest(targets []LatestImage, current map[string]string) ([]LatestMove, error) {
 	if len(targets) == 0 {
 		return nil, errors.New("plan latest: no images")
 	}
@@ -93,7 +93,7 @@ type LatestReport struct {
 // already written get latest back where it was (or deleted, where there was none); the
 // error says which could not be restored. A re-run after a failure starts again from the
 // registry's state.
-func MoveLatest(ctx context.Context, targets []LatestTarget, auth Auth, stillLatest StillLatest, opts ...Option) (LatestReport, error) {
+func MoveLatest(ctx context.Context, targets []LatestImage, auth Auth, stillLatest StillLatest, opts ...Option) (LatestReport, error) {
 	report, err := moveLatest(ctx, targets, auth, stillLatest, opts)
 	if err != nil {
 		return report, auth.scrub(fmt.Errorf("move latest: %w", err))
@@ -101,7 +101,7 @@ func MoveLatest(ctx context.Context, targets []LatestTarget, auth Auth, stillLat
 	return report, nil
 }
 
-func moveLatest(ctx context.Context, targets []LatestTarget, auth Auth, stillLatest StillLatest, opts []Option) (LatestReport, error) {
+func moveLatest(ctx context.Context, targets []LatestImage, auth Auth, stillLatest StillLatest, opts []Option) (LatestReport, error) {
 	var report LatestReport
 	if stillLatest == nil {
 		return report, errors.New("no stillLatest check was given")
@@ -155,7 +155,7 @@ func moveLatest(ctx context.Context, targets []LatestTarget, auth Auth, stillLat
 }
 
 // readLatest reads where latest is in each target's repository (absent: not in current).
-func (c *client) readLatest(ctx context.Context, targets []LatestTarget) (map[string]name.Repository, map[string]string, error) {
+func (c *client) readLatest(ctx context.Context, targets []LatestImage) (map[string]name.Repository, map[string]string, error) {
 	repos := make(map[string]name.Repository, len(targets))
 	current := map[string]string{}
 	for _, t := range targets {

@@ -13,19 +13,19 @@ func TestPlanLatest(t *testing.T) {
 	const b = "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 	tests := []struct {
 		name    string
-		targets []LatestTarget
+		targets []LatestImage
 		current map[string]string
 		want    []LatestMove
 		wantErr string
 	}{
-		{name: "first release: created in both", targets: []LatestTarget{{"r/f", a}, {"r/t", b}},
+		{name: "first release: created in both", targets: []LatestImage{{"r/f", a}, {"r/t", b}},
 			want: []LatestMove{{Repo: "r/f", Digest: a, Action: ActionCreate}, {Repo: "r/t", Digest: b, Action: ActionCreate}}},
-		{name: "moved in one, kept in the other", targets: []LatestTarget{{"r/f", a}, {"r/t", b}}, current: map[string]string{"r/f": b, "r/t": b},
+		{name: "moved in one, kept in the other", targets: []LatestImage{{"r/f", a}, {"r/t", b}}, current: map[string]string{"r/f": b, "r/t": b},
 			want: []LatestMove{{Repo: "r/f", Digest: a, Action: ActionMove, From: b}, {Repo: "r/t", Digest: b, Action: ActionKeep}}},
 		{name: "no images", wantErr: "no images"},
-		{name: "a repository twice", targets: []LatestTarget{{"r/f", a}, {"r/f", b}}, wantErr: "named twice"},
-		{name: "a bad digest", targets: []LatestTarget{{"r/f", "sha256:x"}}, wantErr: "r/f"},
-		{name: "latest on a bad digest", targets: []LatestTarget{{"r/f", a}}, current: map[string]string{"r/f": "x"}, wantErr: "latest is on"},
+		{name: "a repository twice", targets: []LatestImage{{"r/f", a}, {"r/f", b}}, wantErr: "named twice"},
+		{name: "a bad digest", targets: []LatestImage{{"r/f", "sha256:x"}}, wantErr: "r/f"},
+		{name: "latest on a bad digest", targets: []LatestImage{{"r/f", a}}, current: map[string]string{"r/f": "x"}, wantErr: "latest is on"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,7 +45,7 @@ func TestPlanLatest(t *testing.T) {
 
 // twoImages pushes an old and a new image to two repositories, with 0.11.0 and latest on
 // the old ones when released is set.
-func twoImages(t *testing.T, reg *testRegistry, released bool) (targets []LatestTarget, old map[string]string) {
+func twoImages(t *testing.T, reg *testRegistry, released bool) (targets []LatestImage, old map[string]string) {
 	t.Helper()
 	old = map[string]string{}
 	for _, n := range []string{"filer", "taskmaster"} {
@@ -54,7 +54,7 @@ func twoImages(t *testing.T, reg *testRegistry, released bool) (targets []Latest
 			old[repo] = pushed(t, reg, repo)
 			tagWith(t, reg, repo, old[repo], "0.11.0", "latest")
 		}
-		targets = append(targets, LatestTarget{Repo: repo, Digest: pushed(t, reg, repo)})
+		targets = append(targets, LatestImage{Repo: repo, Digest: pushed(t, reg, repo)})
 	}
 	return targets, old
 }

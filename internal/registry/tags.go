@@ -92,17 +92,17 @@ type TagAction struct {
 	From string `json:"from,omitempty"`
 }
 
-// TagPlan is what ApplyTags will do for one image digest. Immutable tags come
+// Tagging is what ApplyTags will do for one image digest. Immutable tags come
 // first, so a version exists before latest or dev point at it, and latest
 // comes last.
-type TagPlan struct {
+type Tagging struct {
 	Image   string      `json:"image"`
 	Digest  string      `json:"digest"`
 	Actions []TagAction `json:"actions"`
 }
 
 // String renders the plan for logs: one line per tag.
-func (p TagPlan) String() string {
+func (p Tagging) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s@%s", p.Image, p.Digest)
 	if len(p.Actions) == 0 {
@@ -118,7 +118,7 @@ func (p TagPlan) String() string {
 }
 
 // JSON renders the plan for machines (the next job of a workflow).
-func (p TagPlan) JSON() ([]byte, error) { return json.MarshalIndent(p, "", "  ") }
+func (p Tagging) JSON() ([]byte, error) { return json.MarshalIndent(p, "", "  ") }
 
 // ImmutableTagError refuses to move a version or commit tag.
 type ImmutableTagError struct {
@@ -142,12 +142,12 @@ func (e *ImmutableTagError) Error() string {
 // it, keeps it or moves it, given the tags that exist (tag → digest; only the
 // wanted ones matter). It is all or nothing: if any tag is refused the plan
 // has no actions and the error names every refused tag.
-func PlanTags(image, digest string, want []string, existing map[string]string) (TagPlan, error) {
+func PlanTags(image, digest string, want []string, existing map[string]string) (Tagging, error) {
 	if strings.TrimSpace(image) == "" {
-		return TagPlan{}, errors.New("plan tags: image repository is empty")
+		return Tagging{}, errors.New("plan tags: image repository is empty")
 	}
 	if err := checkDigest(digest); err != nil {
-		return TagPlan{}, fmt.Errorf("plan tags for %s: %w", image, err)
+		return Tagging{}, fmt.Errorf("plan tags for %s: %w", image, err)
 	}
 	var immutable, moving, latest []TagAction
 	var refused []error
@@ -192,7 +192,7 @@ func PlanTags(image, digest string, want []string, existing map[string]string) (
 		}
 	}
 	if len(refused) > 0 {
-		return TagPlan{}, fmt.Errorf("plan tags for %s@%s: %w", image, digest, errors.Join(refused...))
+		return Tagging{}, fmt.Errorf("plan tags for %s@%s: %w", image, digest, errors.Join(refused...))
 	}
-	return TagPlan{Image: image, Digest: digest, Actions: append(append(immutable, moving...), latest...)}, nil
+	return Tagging{Image: image, Digest: digest, Actions: append(append(immutable, moving...), latest...)}, nil
 }

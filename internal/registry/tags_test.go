@@ -224,7 +224,7 @@ func TestTagPlanRendersTextAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back TagPlan
+	var back Tagging
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -237,16 +237,16 @@ func TestCheckPlanRejectsForgedPlans(t *testing.T) {
 	const image = "r.example/o/i"
 	tests := []struct {
 		name string
-		plan TagPlan
+		plan Tagging
 	}{
-		{"other digest", TagPlan{Image: image, Digest: digestB}},
-		{"other image", TagPlan{Image: "r.example/o/other", Digest: digestA}},
-		{"version moved", TagPlan{Image: image, Digest: digestA, Actions: []TagAction{{Tag: "0.11.0", Class: ClassVersion, Action: ActionMove, From: digestB}}}},
-		{"commit moved", TagPlan{Image: image, Digest: digestA, Actions: []TagAction{{Tag: "sha-0123abc", Class: ClassCommit, Action: ActionMove, From: digestB}}}},
-		{"class relabelled", TagPlan{Image: image, Digest: digestA, Actions: []TagAction{{Tag: "0.11.0", Class: ClassMoving, Action: ActionMove, From: digestB}}}},
-		{"unknown tag", TagPlan{Image: image, Digest: digestA, Actions: []TagAction{{Tag: "nightly", Class: ClassMoving, Action: ActionCreate}}}},
-		{"unknown action", TagPlan{Image: image, Digest: digestA, Actions: []TagAction{{Tag: "dev", Class: ClassMoving, Action: "delete"}}}},
-		{"tag twice", TagPlan{Image: image, Digest: digestA, Actions: []TagAction{{Tag: "dev", Class: ClassMoving, Action: ActionCreate}, {Tag: "dev", Class: ClassMoving, Action: ActionCreate}}}},
+		{"other digest", Tagging{Image: image, Digest: digestB}},
+		{"other image", Tagging{Image: "r.example/o/other", Digest: digestA}},
+		{"version moved", Tagging{Image: image, Digest: digestA, Actions: []TagAction{{Tag: "0.11.0", Class: ClassVersion, Action: ActionMove, From: digestB}}}},
+		{"commit moved", Tagging{Image: image, Digest: digestA, Actions: []TagAction{{Tag: "sha-0123abc", Class: ClassCommit, Action: ActionMove, From: digestB}}}},
+		{"class relabelled", Tagging{Image: image, Digest: digestA, Actions: []TagAction{{Tag: "0.11.0", Class: ClassMoving, Action: ActionMove, From: digestB}}}},
+		{"unknown tag", Tagging{Image: image, Digest: digestA, Actions: []TagAction{{Tag: "nightly", Class: ClassMoving, Action: ActionCreate}}}},
+		{"unknown action", Tagging{Image: image, Digest: digestA, Actions: []TagAction{{Tag: "dev", Class: ClassMoving, Action: "delete"}}}},
+		{"tag twice", Tagging{Image: image, Digest: digestA, Actions: []TagAction{{Tag: "dev", Class: ClassMoving, Action: ActionCreate}, {Tag: "dev", Class: ClassMoving, Action: ActionCreate}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

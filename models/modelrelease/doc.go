@@ -5,9 +5,9 @@
 //
 // The rules themselves are pure functions: allocation, fingerprints, the artifact checks
 // and the publication decision live in package models; what this package adds over plain
-// data (which upstream the project selects, the release record, the plan of a release
-// run) is pure too and lives beside the graphs that feed it. The graphs use the published
-// SDK dagger.io/dagger with the images pinned in pipelines/ci.
+// data (which upstream the project selects, the release record, the allocation of a
+// release run) is pure too and lives beside the graphs that feed it. The graphs use the published
+// SDK dagger.io/dagger with the images pinned in internal/pins.
 //
 // # The release record
 //

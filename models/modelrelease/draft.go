@@ -28,7 +28,7 @@ type draft struct {
 // (so a duplicate another run created meanwhile is seen), following the branch when
 // another run pushed a newer commit of the same version. A round without writes costs a
 // listing and a ref read, both answered from the ETag cache when nothing changed.
-func (r remote) reconcileDraft(ctx context.Context, plan Plan, commit, name string, rounds int) (draft, error) {
+func (r remote) reconcileDraft(ctx context.Context, plan Allocation, commit, name string, rounds int) (draft, error) {
 	d := draft{commit: commit, record: plan.Record}
 	for range rounds {
 		body := ReleaseBody(d.record, name)
@@ -151,7 +151,7 @@ func (r remote) updateDraft(ctx context.Context, id int64, version, commit, body
 // repository's PyPI trusted publisher. It decides again first, with main's head now: if
 // main moved since the run generated, or a newer commit of the version superseded this
 // one, the draft stays unpublished, so an older generation never replaces a newer one.
-func (r remote) publish(ctx context.Context, plan Plan, d draft, start string, in Inputs) (bool, error) {
+func (r remote) publish(ctx context.Context, plan Allocation, d draft, start string, in Inputs) (bool, error) {
 	main, ok, err := r.gh.BranchHead(ctx, r.owner, r.repo, r.main)
 	if err != nil {
 		return false, err

@@ -14,13 +14,13 @@ import (
 const DefaultPython = "3.13"
 
 // Env is what every graph of this package shares: the session's client and the pinned
-// images (pipelines/ci's pins, the single place images are pinned).
+// images (internal/pins, the single place images are pinned).
 type Env struct {
 	Client *dagger.Client
 	Pins   pins.Pins
 	// Python is a key of Pins.Python.
 	Python string
-	// Trust is the level of the uv cache volume (pipelines/ci's levels, whose volumes the
+	// Trust is the level of the uv cache volume (internal/trust's levels, whose volumes the
 	// CI graph shares): Untrusted by default; the module sets each function's level from
 	// internal/trust, and publish-check and model-release raise it to Release themselves.
 	Trust trust.Level

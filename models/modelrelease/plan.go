@@ -18,20 +18,20 @@ type ReleaseInfo struct {
 	Target string // target_commitish: for our drafts, the exact commit they pin
 }
 
-// BranchState is the release branch as a run found it.
-type BranchState struct {
+// BranchFacts is the release branch as a run found it.
+type BranchFacts struct {
 	Exists bool
 	Head   string
 	// Record is the release record at the head; nil when the head has none.
 	Record *Record
 }
 
-// State is what GitHub and PyPI said when the run looked.
-type State struct {
+// Facts is what GitHub and PyPI said when the run looked.
+type Facts struct {
 	Releases []ReleaseInfo
 	Tags     []string // git tag names
 	PyPI     []string // every version PyPI lists, yanked and file-less ones included
-	Branch   BranchState
+	Branch   BranchFacts
 	Main     string // the head of main now
 	// LastRecord is the record of the last published release of the run's upstream (from
 	// its body, else the file at its tag); nil when there is none or it recorded none.
@@ -40,7 +40,7 @@ type State struct {
 
 // Published lists every version that is taken: tags of published releases, git tags and
 // PyPI versions. A published version is immutable, yanked or not.
-func (s State) Published() []string {
+func (s Facts) Published() []string {
 	var out []string
 	for _, r := range s.Releases {
 		if !r.Draft {
@@ -85,8 +85,8 @@ type Inputs struct {
 	AutoPublish  bool
 }
 
-// Plan is what a release run will do, and why.
-type Plan struct {
+// Allocation is what a release run will do, and why.
+type Allocation struct {
 	Upstream    string
 	Version     string
 	ReusedDraft bool
@@ -118,12 +118,12 @@ type Plan struct {
 // upstream, decides publication (models.Publication, with main advanced when its head is
 // no longer Start) and what to write so that the branch head records this release and
 // the draft of its version is pinned to it.
-func Decide(in Inputs, st State) (Plan, error) {
+func Decide(in Inputs, st Facts) (Allocation, error) {
 	if _, _, ok := parseVersion(in.Upstream + ".0"); !ok {
-		return Plan{}, fmt.Errorf("plan: upstream %q is not X.Y.Z", in.Upstream)
+		return Allocation{}, fmt.Errorf("plan: upstream %q is not X.Y.Z", in.Upstream)
 	}
 	if !digestForm.MatchString(in.Digests.Fingerprint) {
-		return Plan{}, fmt.Errorf("plan: fingerprint %q is not sha256:<64 hex>", in.Digests.Fingerprint)
+		return Allocation{}, fmt.Errorf("plan: fingerprint %q is not sha256:<64 hex>", in.Digests.Fingerprint)
 	}
 	published := st.Published()
 	drafts := map[string][]ReleaseInfo{}
@@ -145,13 +145,13 @@ func Decide(in Inputs, st State) (Plan, error) {
 	sort.Strings(reservations)
 	version, reused, err := models.Allocate(in.Upstream, published, reservations)
 	if err != nil {
-		return Plan{}, fmt.Errorf("plan: %w", err)
+		return Allocation{}, fmt.Errorf("plan: %w", err)
 	}
 	branch, err := models.ReleaseBranch(version)
 	if err != nil {
-		return Plan{}, fmt.Errorf("plan: %w", err)
+		return Allocation{}, fmt.Errorf("plan: %w", err)
 	}
-	p := Plan{
+	p := Allocation{
 		Upstream: in.Upstream, Version: version, ReusedDraft: reused, Branch: branch,
 		Record:     Record{Version: version, Upstream: in.Upstream, Fingerprint: in.Digests.Fingerprint, Tree: in.Digests.Tree},
 		MakeLatest: makeLatest(version, published),
@@ -206,12 +206,12 @@ func makeLatest(version string, published []string) string {
 
 // DraftUpToDate reports whether a draft already says what the plan wants: the version as
 // tag and name, the body with this record, pinned to commit.
-func (p Plan) DraftUpToDate(d ReleaseInfo, commit, body string) bool {
+func (p Allocation) DraftUpToDate(d ReleaseInfo, commit, body string) bool {
 	return d.Draft && d.Tag == p.Version && d.Name == p.Version && d.Target == commit && d.Body == body
 }
 
 // Text renders the plan for the run's log and the dry run's answer.
-func (p Plan) Text() string {
+func (p Allocation) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "upstream:        %s\n", p.Upstream)
 	fmt.Fprintf(&b, "version:         %s", p.Version)

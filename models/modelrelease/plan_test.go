@@ -29,80 +29,80 @@ func TestDecide(t *testing.T) {
 	tests := []struct {
 		name  string
 		in    func(Inputs) Inputs
-		state State
+		state Facts
 		want  want
 	}{
 		{
 			name:  "first release of an upstream",
-			state: State{Main: "main1"},
+			state: Facts{Main: "main1"},
 			want:  want{version: "1.31.5.0", action: models.Draft, push: true, createBranch: true, parent: "main1", latest: "true"},
 		},
 		{
 			name: "identical to the last published release: nothing",
-			state: State{Main: "main1",
+			state: Facts{Main: "main1",
 				Releases:   []ReleaseInfo{{ID: 1, Tag: "1.31.5.0"}},
-				Branch:     BranchState{Exists: true, Head: "b1", Record: rec("1.31.5.0", digest('f'))},
+				Branch:     BranchFacts{Exists: true, Head: "b1", Record: rec("1.31.5.0", digest('f'))},
 				LastRecord: rec("1.31.5.0", digest('f'))},
 			want: want{version: "1.31.5.0", action: models.Nothing, unchanged: true, latest: "true"},
 		},
 		{
 			name: "a changed template gives the next packaging revision, numerically",
-			state: State{Main: "main1",
+			state: Facts{Main: "main1",
 				Releases:   []ReleaseInfo{{ID: 1, Tag: "1.31.5.9"}},
 				PyPI:       []string{"1.31.5.10"},
-				Branch:     BranchState{Exists: true, Head: "b1", Record: rec("1.31.5.10", digest('e'))},
+				Branch:     BranchFacts{Exists: true, Head: "b1", Record: rec("1.31.5.10", digest('e'))},
 				LastRecord: rec("1.31.5.10", digest('e'))},
 			want: want{version: "1.31.5.11", action: models.Draft, push: true, parent: "b1", latest: "true"},
 		},
 		{
 			name: "a record of an older release does not make the newest unchanged",
-			state: State{Main: "main1",
+			state: Facts{Main: "main1",
 				Releases:   []ReleaseInfo{{ID: 1, Tag: "1.31.5.0"}, {ID: 2, Tag: "1.31.5.1"}},
 				LastRecord: rec("1.31.5.0", digest('f'))},
 			want: want{version: "1.31.5.2", action: models.Draft, push: true, createBranch: true, parent: "main1", latest: "true"},
 		},
 		{
 			name: "a draft reservation is reused and duplicates removed, oldest kept",
-			state: State{Main: "main1",
+			state: Facts{Main: "main1",
 				Releases: []ReleaseInfo{{ID: 1, Tag: "1.31.5.0"}, {ID: 9, Tag: "1.31.5.1", Draft: true, Target: "b2"}, {ID: 7, Tag: "1.31.5.1", Draft: true, Target: "b1"}},
-				Branch:   BranchState{Exists: true, Head: "b2", Record: rec("1.31.5.1", digest('f'))}},
+				Branch:   BranchFacts{Exists: true, Head: "b2", Record: rec("1.31.5.1", digest('f'))}},
 			want: want{version: "1.31.5.1", reused: true, action: models.Draft, push: false, parent: "b2", draftID: 7, deletes: []int64{9}, latest: "true"},
 		},
 		{
 			name: "the branch head's unpublished record reserves its version",
-			state: State{Main: "main1",
+			state: Facts{Main: "main1",
 				Releases: []ReleaseInfo{{ID: 1, Tag: "1.31.5.0"}},
-				Branch:   BranchState{Exists: true, Head: "b2", Record: rec("1.31.5.1", digest('e'))}},
+				Branch:   BranchFacts{Exists: true, Head: "b2", Record: rec("1.31.5.1", digest('e'))}},
 			want: want{version: "1.31.5.1", reused: true, action: models.Draft, push: true, parent: "b2", latest: "true"},
 		},
 		{
 			name: "a yanked PyPI version and a git tag are taken too",
-			state: State{Main: "main1",
+			state: Facts{Main: "main1",
 				Tags: []string{"1.31.5.3", "v0.1.0"},
 				PyPI: []string{"1.31.5.4", "1.32.1.0"}},
 			want: want{version: "1.31.5.5", action: models.Draft, push: true, createBranch: true, parent: "main1", latest: "false"},
 		},
 		{
 			name:  "main advanced: stop before pushing",
-			state: State{Main: "main2"},
+			state: Facts{Main: "main2"},
 			want:  want{version: "1.31.5.0", action: models.Stop, push: true, createBranch: true, parent: "main1", latest: "true"},
 		},
 		{
 			name:  "a dry run writes nothing, even with publish",
 			in:    func(in Inputs) Inputs { in.DryRun, in.Publish = true, true; return in },
-			state: State{Main: "main1"},
+			state: Facts{Main: "main1"},
 			want:  want{version: "1.31.5.0", action: models.DryRun, push: true, createBranch: true, parent: "main1", latest: "true"},
 		},
 		{
 			name:  "AUTO_PUBLISH_MODELS publishes",
 			in:    func(in Inputs) Inputs { in.AutoPublish = true; return in },
-			state: State{Main: "main1"},
+			state: Facts{Main: "main1"},
 			want:  want{version: "1.31.5.0", action: models.Publish, push: true, createBranch: true, parent: "main1", latest: "true"},
 		},
 		{
 			name:  "failed checks stop",
 			in:    func(in Inputs) Inputs { in.ChecksPassed, in.Publish = false, true; return in },
-			state: State{Main: "main1"},
+			state: Facts{Main: "main1"},
 			want:  want{version: "1.31.5.0", action: models.Stop, push: true, createBranch: true, parent: "main1", latest: "true"},
 		},
 	}
@@ -139,12 +139,12 @@ func TestDecideRefusesMalformedInputs(t *testing.T) {
 		{Upstream: "1.31", Digests: Digests{Fingerprint: digest('f')}},
 		{Upstream: "1.31.5", Digests: Digests{Fingerprint: "sha256:short"}},
 	} {
-		if _, err := Decide(in, State{}); err == nil || !strings.HasPrefix(err.Error(), "plan:") {
+		if _, err := Decide(in, Facts{}); err == nil || !strings.HasPrefix(err.Error(), "plan:") {
 			t.Errorf("Decide(%+v) err = %v", in, err)
 		}
 	}
 	// Two drafts of the version to reuse are collapsed, so allocation never fails on them.
-	st := State{Releases: []ReleaseInfo{{ID: 2, Tag: "1.31.5.0", Draft: true}, {ID: 3, Tag: "v1.31.5.0", Draft: true}}}
+	st := Facts{Releases: []ReleaseInfo{{ID: 2, Tag: "1.31.5.0", Draft: true}, {ID: 3, Tag: "v1.31.5.0", Draft: true}}}
 	p, err := Decide(Inputs{Upstream: "1.31.5", Digests: Digests{Fingerprint: digest('f')}}, st)
 	if err != nil || p.Version != "1.31.5.0" || p.Draft == nil || p.Draft.ID != 2 || !slices.Equal(p.DeleteDrafts, []int64{3}) {
 		t.Errorf("duplicate drafts: %+v, %v", p, err)

@@ -15,7 +15,7 @@ import (
 // new branch. GitHub then accepts the move only if nobody
 // moved the branch since the plan read it: a lost race wraps errLostRace. When the head
 // already records this exact release, nothing is written and the head is the commit.
-func (r remote) push(ctx context.Context, plan Plan, files Tree, start string) (string, error) {
+func (r remote) push(ctx context.Context, plan Allocation, files Tree, start string) (string, error) {
 	if !plan.Push {
 		return plan.Parent, nil
 	}

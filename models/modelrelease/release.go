@@ -66,7 +66,7 @@ func (o ReleaseOptions) withDefaults() ReleaseOptions {
 
 // ReleaseResult is what a run did.
 type ReleaseResult struct {
-	Plan      Plan
+	Plan      Allocation
 	Checks    jobs.Summary
 	Artifacts ArtifactReport
 	// Commit is the release commit the draft pins ("" when nothing was written).
@@ -124,7 +124,7 @@ const flowName = "model-release"
 //
 // Before any of it, the token must be able to read and write the repository (read only,
 // on a dry run). The run is two declared flows (prepareSteps once, then releaseSteps),
-// fetch → decide → act: the reads gather State, the pure Decide and afterBuild decide,
+// fetch → decide → act: the reads gather Facts, the pure Decide and afterBuild decide,
 // and the writing steps act. When another run moves the release branch first, the
 // release steps run again on fresh state, at most MaxAttempts times. A dry run stops
 // before the first writing step. Failed checks stop before any write. The GitHub
@@ -133,7 +133,7 @@ func (e Env) Release(ctx context.Context, gh *github.Client, source *dagger.Dire
 	e.Trust = trust.Release // what it builds is pushed and released
 	o = o.withDefaults()
 	var res ReleaseResult
-	s := &run{env: e, gh: gh, source: source, o: o, res: &res}
+	s := &releaseState{env: e, gh: gh, source: source, o: o, res: &res}
 	runner := flow.Runner{Flow: flowName, DryRun: o.DryRun, Log: o.Log}
 	ran, err := flow.Run(ctx, runner, prepareSteps(), s)
 	res.Ran = append(res.Ran, ran...)

@@ -15,9 +15,9 @@ import (
 	"dagger/shipyard/models"
 )
 
-// run is the state the release steps share: the gathered facts, what was decided on
+// releaseState is the state the release steps share: the gathered facts, what was decided on
 // them and what was written.
-type run struct {
+type releaseState struct {
 	env    Env
 	gh     *github.Client
 	source *dagger.Directory
@@ -33,51 +33,51 @@ type run struct {
 	pkgDir    string
 	generated Digests
 
-	st     State
+	st     Facts
 	b      *versioned
 	d      draft
 	commit string
 }
 
 // prepareSteps run once: they read the repository's facts, check the token and generate.
-func prepareSteps() []flow.Step[run] {
-	return []flow.Step[run]{
-		{Name: "select upstream", Run: on((*run).selectUpstream),
+func prepareSteps() []flow.Step[releaseState] {
+	return []flow.Step[releaseState]{
+		{Name: "select upstream", Run: on((*releaseState).selectUpstream),
 			Next: "pass --repo owner/name and --upstream X.Y.Z, one of the model_version matrix the template renders into the release workflow"},
-		{Name: "check token", Run: on((*run).checkToken),
+		{Name: "check token", Run: on((*releaseState).checkToken),
 			Next: "rerun once the token has that access; nothing was built or written"},
-		{Name: "read main", Run: on((*run).readMain),
+		{Name: "read main", Run: on((*releaseState).readMain),
 			Next: "check that the repository has its main branch, then rerun"},
-		{Name: "generate and check", Run: on((*run).generateAndCheck),
+		{Name: "generate and check", Run: on((*releaseState).generateAndCheck),
 			Next: "fix the failed check in the Cloudcoil template or the integration's source; nothing was written"},
-		{Name: "fingerprint", Run: on((*run).fingerprint),
+		{Name: "fingerprint", Run: on((*releaseState).fingerprint),
 			Next: "check the generated repository's package directory; nothing was written"},
 	}
 }
 
 // releaseSteps are one attempt at the release: plan on fresh state, build, then write.
 // They run again when another run moved the release branch first.
-func releaseSteps() []flow.Step[run] {
-	return []flow.Step[run]{
-		{Name: "plan", Run: on((*run).plan),
+func releaseSteps() []flow.Step[releaseState] {
+	return []flow.Step[releaseState]{
+		{Name: "plan", Run: on((*releaseState).plan),
 			Next: "rerun; a record that cannot be read names its file and how to fix it"},
-		{Name: "build", Run: on((*run).build),
+		{Name: "build", Run: on((*releaseState).build),
 			Next: "fix what the artifact or dependency check reports, or rerun from the new main; nothing was written"},
-		{Name: "push", Writes: true, Run: on((*run).push),
+		{Name: "push", Writes: true, Run: on((*releaseState).push),
 			Next: "rerun once the other runs of this repository finish; the branch only moves forward"},
-		{Name: "draft", Writes: true, Run: on((*run).draft),
+		{Name: "draft", Writes: true, Run: on((*releaseState).draft),
 			Next: "rerun: the draft converges on the release branch's head"},
-		{Name: "publish", Writes: true, Run: on((*run).publish),
+		{Name: "publish", Writes: true, Run: on((*releaseState).publish),
 			Next: "rerun with --publish once main stops moving, or publish the draft by hand after review"},
 	}
 }
 
 // on adapts a method of run to a step's run function.
-func on(m func(*run, context.Context) error) func(context.Context, *run) error {
-	return func(ctx context.Context, s *run) error { return m(s, ctx) }
+func on(m func(*releaseState, context.Context) error) func(context.Context, *releaseState) error {
+	return func(ctx context.Context, s *releaseState) error { return m(s, ctx) }
 }
 
-func (s *run) selectUpstream(ctx context.Context) error {
+func (s *releaseState) selectUpstream(ctx context.Context) error {
 	n, err := reponame.Parse(s.o.Repo)
 	if err != nil {
 		return fmt.Errorf("--repo: %w: want owner/name, e.g. cloudcoil/models-kubernetes", err)
@@ -125,7 +125,7 @@ func resolveUpstream(lines LineConfig, given string) (upstream, branch string, e
 	return upstream, branch, nil
 }
 
-func (s *run) checkToken(ctx context.Context) error {
+func (s *releaseState) checkToken(ctx context.Context) error {
 	perms, found, err := s.gh.RepoPermissions(ctx, s.r.owner, s.r.repo)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (s *run) checkToken(ctx context.Context) error {
 	return CheckAccess(s.o.Repo, perms, found, s.o.DryRun)
 }
 
-func (s *run) readMain(ctx context.Context) error {
+func (s *releaseState) readMain(ctx context.Context) error {
 	s.in.Start = s.o.Commit
 	if s.in.Start != "" {
 		return nil
@@ -149,7 +149,7 @@ func (s *run) readMain(ctx context.Context) error {
 	return nil
 }
 
-func (s *run) generateAndCheck(ctx context.Context) error {
+func (s *releaseState) generateAndCheck(ctx context.Context) error {
 	checkout := s.source.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}).WithNewFile(pyprojectPath, string(s.pyproject))
 	gen, err := s.env.generate(checkout, "")
 	if err != nil {
@@ -174,7 +174,7 @@ func checksOutcome(checks jobs.Summary) (models.PublishDecision, error) {
 	return d, fmt.Errorf("%s; nothing was pushed or released: %w", d.Reason, checks.Err())
 }
 
-func (s *run) fingerprint(ctx context.Context) error {
+func (s *releaseState) fingerprint(ctx context.Context) error {
 	tree, err := ReadTree(ctx, s.gen.Directory("/repo"), DefaultTreeLimits())
 	if err != nil {
 		return fmt.Errorf("reading the generated repository: %w", err)
@@ -189,7 +189,7 @@ func (s *run) fingerprint(ctx context.Context) error {
 }
 
 // plan gathers fresh state and decides on the generation's fingerprint (steps 3–4).
-func (s *run) plan(ctx context.Context) error {
+func (s *releaseState) plan(ctx context.Context) error {
 	st, err := s.r.gather(ctx, s.in.Upstream, s.branch)
 	if err != nil {
 		return err
@@ -209,7 +209,7 @@ func (s *run) plan(ctx context.Context) error {
 
 // build sets the version, builds and checks (step 5), again only when the version
 // changed since the last attempt, and decides again on what was built.
-func (s *run) build(ctx context.Context) error {
+func (s *releaseState) build(ctx context.Context) error {
 	version := s.res.Plan.Version
 	if s.b == nil || s.b.version != version {
 		b, err := s.env.buildVersion(ctx, s.gen, s.tree, s.pkgDir, version)
@@ -242,7 +242,7 @@ const (
 
 // afterBuild decides on the plan that knows the build: a stop is an error saying why and
 // that nothing was written; nothing to release and a dry run finish; the rest acts.
-func afterBuild(plan Plan, report ArtifactReport, st State, start string) (outcome, error) {
+func afterBuild(plan Allocation, report ArtifactReport, st Facts, start string) (outcome, error) {
 	switch plan.Decision.Action {
 	case models.Stop:
 		if err := report.Err(); err != nil {
@@ -255,7 +255,7 @@ func afterBuild(plan Plan, report ArtifactReport, st State, start string) (outco
 	return act, nil
 }
 
-func (s *run) push(ctx context.Context) error {
+func (s *releaseState) push(ctx context.Context) error {
 	plan := s.res.Plan
 	commit, err := s.r.push(ctx, plan, s.b.tree, s.in.Start)
 	if err != nil {
@@ -268,7 +268,7 @@ func (s *run) push(ctx context.Context) error {
 	return nil
 }
 
-func (s *run) draft(ctx context.Context) error {
+func (s *releaseState) draft(ctx context.Context) error {
 	d, err := s.r.reconcileDraft(ctx, s.res.Plan, s.commit, s.in.Package, s.o.DraftRounds)
 	s.d = d
 	s.res.Draft, s.res.Commit, s.res.Notes = d.id, d.commit, append(s.res.Notes, d.steps...)
@@ -282,7 +282,7 @@ func (s *run) draft(ctx context.Context) error {
 	return nil
 }
 
-func (s *run) publish(ctx context.Context) error {
+func (s *releaseState) publish(ctx context.Context) error {
 	plan := s.res.Plan
 	if plan.Decision.Action != models.Publish {
 		return nil

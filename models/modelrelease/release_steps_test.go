@@ -84,14 +84,14 @@ func TestChecksOutcome(t *testing.T) {
 }
 
 func TestAfterBuild(t *testing.T) {
-	decide := func(a models.PublishAction) Plan {
-		return Plan{Decision: models.PublishDecision{Action: a, Reason: "reason"}}
+	decide := func(a models.PublishAction) Allocation {
+		return Allocation{Decision: models.PublishDecision{Action: a, Reason: "reason"}}
 	}
 	bad := ArtifactReport{Problems: []models.Problem{{Path: "x.py", Message: "wheel: content differs from the checkout"}}}
-	st := State{Main: strings.Repeat("b", 40)}
+	st := Facts{Main: strings.Repeat("b", 40)}
 	tests := []struct {
 		name    string
-		plan    Plan
+		plan    Allocation
 		report  ArtifactReport
 		want    outcome
 		wantErr string

@@ -23,11 +23,11 @@ type remote struct {
 // gather reads what a plan decides on: releases (drafts included, with their targets),
 // git tags, PyPI versions, the release branch with its record, main's head, and the
 // record of the last published release of upstream. It only reads.
-func (r remote) gather(ctx context.Context, upstream, branch string) (State, error) {
-	var st State
+func (r remote) gather(ctx context.Context, upstream, branch string) (Facts, error) {
+	var st Facts
 	releases, err := r.gh.PinnedReleases(ctx, r.owner, r.repo)
 	if err != nil {
-		return State{}, err
+		return Facts{}, err
 	}
 	for _, rel := range releases {
 		st.Releases = append(st.Releases, ReleaseInfo{
@@ -35,31 +35,31 @@ func (r remote) gather(ctx context.Context, upstream, branch string) (State, err
 		})
 	}
 	if st.Tags, err = r.gh.TagNames(ctx, r.owner, r.repo); err != nil {
-		return State{}, err
+		return Facts{}, err
 	}
 	if st.PyPI, err = PyPIVersions(ctx, r.pypi, r.pypiURL, r.project); err != nil {
-		return State{}, err
+		return Facts{}, err
 	}
 	head, exists, err := r.gh.BranchHead(ctx, r.owner, r.repo, branch)
 	if err != nil {
-		return State{}, err
+		return Facts{}, err
 	}
-	st.Branch = BranchState{Exists: exists, Head: head}
+	st.Branch = BranchFacts{Exists: exists, Head: head}
 	if exists {
 		if st.Branch.Record, err = r.recordAt(ctx, head, branch); err != nil {
-			return State{}, err
+			return Facts{}, err
 		}
 	}
 	main, ok, err := r.gh.BranchHead(ctx, r.owner, r.repo, r.main)
 	if err != nil {
-		return State{}, err
+		return Facts{}, err
 	}
 	if !ok {
-		return State{}, fmt.Errorf("%s/%s has no branch %s", r.owner, r.repo, r.main)
+		return Facts{}, fmt.Errorf("%s/%s has no branch %s", r.owner, r.repo, r.main)
 	}
 	st.Main = main
 	if st.LastRecord, err = r.lastRecord(ctx, st, upstream); err != nil {
-		return State{}, err
+		return Facts{}, err
 	}
 	return st, nil
 }
@@ -81,7 +81,7 @@ func (r remote) recordAt(ctx context.Context, ref, name string) (*Record, error)
 // lastRecord finds the record of the last published release of upstream: the marker in
 // its GitHub release's body, else the record file at its tag. A release from before
 // records has neither, and nil makes the run release one new packaging revision.
-func (r remote) lastRecord(ctx context.Context, st State, upstream string) (*Record, error) {
+func (r remote) lastRecord(ctx context.Context, st Facts, upstream string) (*Record, error) {
 	last, found := LastPublished(upstream, st.Published())
 	if !found {
 		return nil, nil

@@ -518,7 +518,7 @@ func TestReleasePushKeepsModes(t *testing.T) {
 	}
 	tree["README.md"] = []byte("# keda 1.0\n")
 	r := remote{gh: updateClient(t, sim, nil), owner: "cloudcoil", repo: "models-keda", main: "main"}
-	plan := Plan{Version: "2.16.0.0", Upstream: "v2.16.0", Branch: "release-2.16", Push: true, Parent: up[0].Commit, CreateBranch: true,
+	plan := Allocation{Version: "2.16.0.0", Upstream: "v2.16.0", Branch: "release-2.16", Push: true, Parent: up[0].Commit, CreateBranch: true,
 		Record: Record{Fingerprint: "sha256:" + strings.Repeat("0", 64)}}
 	commit, err := r.push(ctx, plan, tree, up[0].Commit)
 	if err != nil {

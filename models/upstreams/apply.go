@@ -10,7 +10,7 @@ import (
 // entry, the Cloudcoil change sets cloudcoil.version. Schema URLs follow by themselves,
 // because the file holds them as templates of the matrix versions. A change that does not
 // fit the file (its "from" is not there any more) is an error and leaves the file as it was.
-func (f *File) Apply(plan UpdatePlan) error {
+func (f *File) Apply(plan Updates) error {
 	versions := map[string][]string{} // staged copies, committed only when all fit
 	cloudcoil := f.Cloudcoil.Version
 	for _, c := range plan.Applied() {
@@ -68,7 +68,7 @@ func (f *File) Apply(plan UpdatePlan) error {
 
 // ApplyToUpstreams applies the plan to the bytes of models/upstreams.json and returns the
 // file in its stable machine format. A plan without applied changes returns b unchanged.
-func ApplyToUpstreams(b []byte, plan UpdatePlan) ([]byte, error) {
+func ApplyToUpstreams(b []byte, plan Updates) ([]byte, error) {
 	if !plan.HasEdits() {
 		return b, nil
 	}

@@ -71,7 +71,7 @@ func TestApplyToUpstreams(t *testing.T) {
 		}
 	}
 	// Nothing to apply: the bytes come back untouched.
-	if same, err := upstreams.ApplyToUpstreams(b, upstreams.UpdatePlan{}); err != nil || !bytes.Equal(same, b) {
+	if same, err := upstreams.ApplyToUpstreams(b, upstreams.Updates{}); err != nil || !bytes.Equal(same, b) {
 		t.Errorf("empty plan changed the file: %v", err)
 	}
 	// A plan made for another state of the file is refused.
@@ -107,7 +107,7 @@ func TestFileApplyRejects(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f, b := fixtureFile(t)
-			err := f.Apply(upstreams.UpdatePlan{Changes: []upstreams.Change{tt.change}})
+			err := f.Apply(upstreams.Updates{Changes: []upstreams.Change{tt.change}})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Apply error = %v, want %q", err, tt.want)
 			}
@@ -232,8 +232,8 @@ func layoutIntegration(t testing.TB, versions ...string) upstreams.Integration {
 	return in
 }
 
-func patch(name, from, to string) upstreams.UpdatePlan {
-	return upstreams.UpdatePlan{Changes: []upstreams.Change{{Integration: name, Kind: upstreams.KindPatch, From: from, To: to, Applied: true}}}
+func patch(name, from, to string) upstreams.Updates {
+	return upstreams.Updates{Changes: []upstreams.Change{{Integration: name, Kind: upstreams.KindPatch, From: from, To: to, Applied: true}}}
 }
 
 func TestApplyToCookiecutterShapes(t *testing.T) {
@@ -243,7 +243,7 @@ func TestApplyToCookiecutterShapes(t *testing.T) {
 	tests := []struct {
 		name string
 		in   upstreams.Integration
-		plan upstreams.UpdatePlan
+		plan upstreams.Updates
 		src  string
 		want string // "" when an error is expected
 		err  string
@@ -372,7 +372,7 @@ func FuzzApplyToCookiecutter(f *testing.F) {
 	f.Add([]byte("# c\ndefault_context:\n  crd_urls: 'https://example.com/releases/download/v1.2.3/a.yaml,https://example.com/releases/download/v1.2.3/old.yaml' # c\n  versions: \"'1.1.0', '1.2.3'\"\n"))
 	f.Add([]byte("default_context: &a\n  crd_urls: !!str x\n  versions: *a\n"))
 	in := layoutIntegration(f, "1.1.0", "1.2.3")
-	plan := upstreams.UpdatePlan{Changes: append(patch("layout", "1.2.3", "1.2.5").Changes, patch("layout", "1.1.0", "1.1.4").Changes...)}
+	plan := upstreams.Updates{Changes: append(patch("layout", "1.2.3", "1.2.5").Changes, patch("layout", "1.1.0", "1.1.4").Changes...)}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		out, err := upstreams.ApplyToCookiecutter(b, in, plan)
 		if err != nil {
@@ -386,7 +386,7 @@ func FuzzApplyToCookiecutter(f *testing.F) {
 		if err := upstreams.CheckCookiecutter(out, after); err != nil {
 			t.Fatalf("accepted %q but produced %q: %v", b, out, err)
 		}
-		if again, err := upstreams.ApplyToCookiecutter(out, after, upstreams.UpdatePlan{}); err != nil || !bytes.Equal(again, out) {
+		if again, err := upstreams.ApplyToCookiecutter(out, after, upstreams.Updates{}); err != nil || !bytes.Equal(again, out) {
 			t.Fatal(fmt.Sprint("an empty plan must not change the file: ", err))
 		}
 	})

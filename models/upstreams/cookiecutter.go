@@ -92,7 +92,7 @@ func (e *TemplateMigrationError) Fix() string {
 // line's URLs derived as update_releases.yml derives them): a file that drifted from
 // models/upstreams.json is an error, not something to guess about. A plan without
 // patches for this integration returns b unchanged.
-func ApplyToCookiecutter(b []byte, integration Integration, plan UpdatePlan) ([]byte, error) {
+func ApplyToCookiecutter(b []byte, integration Integration, plan Updates) ([]byte, error) {
 	path := CookiecutterPath(integration.Name)
 	var patches []Change
 	for _, c := range plan.Applied() {

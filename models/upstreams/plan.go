@@ -45,9 +45,9 @@ type Change struct {
 	Applied bool `json:"applied"`
 }
 
-// UpdatePlan is every available update, in a stable order: Cloudcoil first, then
+// Updates is every available update, in a stable order: Cloudcoil first, then
 // integrations by name, each with its patches (ascending) before any proposal.
-type UpdatePlan struct {
+type Updates struct {
 	Changes []Change `json:"changes"`
 	// Problems are what the run left out, each with its file and fix.
 	Problems []Problem `json:"problems"`
@@ -72,8 +72,8 @@ type PyPIRelease struct {
 // Plan computes the available updates from the parsed file, the discovered final releases
 // per integration name (as Candidates returns them; any order) and Cloudcoil's PyPI data. It
 // never downgrades, and an integration without discovered releases yields no change.
-func Plan(file *File, discovered map[string][]Version, cloudcoil PyPIInfo) UpdatePlan {
-	plan := UpdatePlan{Changes: []Change{}, Problems: append([]Problem{}, file.Problems...)}
+func Plan(file *File, discovered map[string][]Version, cloudcoil PyPIInfo) Updates {
+	plan := Updates{Changes: []Change{}, Problems: append([]Problem{}, file.Problems...)}
 	plan.Changes = append(plan.Changes, planCloudcoil(file.Cloudcoil, cloudcoil)...)
 	for _, name := range file.Names() {
 		if in := file.Integrations[name]; in != nil {
@@ -214,12 +214,12 @@ func pypiReleaseURL(pkg, version string) string {
 }
 
 // Empty reports whether there is no update at all, applied or for review, and no problem.
-func (p UpdatePlan) Empty() bool { return len(p.Changes) == 0 && len(p.Problems) == 0 }
+func (p Updates) Empty() bool { return len(p.Changes) == 0 && len(p.Problems) == 0 }
 
 // Without leaves one integration's changes out of the plan and records why: the run goes
 // on with the others.
-func (p UpdatePlan) Without(problem Problem) UpdatePlan {
-	out := UpdatePlan{Changes: []Change{}, Problems: append(append([]Problem{}, p.Problems...), problem)}
+func (p Updates) Without(problem Problem) Updates {
+	out := Updates{Changes: []Change{}, Problems: append(append([]Problem{}, p.Problems...), problem)}
 	for _, c := range p.Changes {
 		if c.Integration != problem.Integration {
 			out.Changes = append(out.Changes, c)
@@ -229,7 +229,7 @@ func (p UpdatePlan) Without(problem Problem) UpdatePlan {
 }
 
 // Applied returns the changes written to the files.
-func (p UpdatePlan) Applied() []Change {
+func (p Updates) Applied() []Change {
 	var out []Change
 	for _, c := range p.Changes {
 		if c.Applied {
@@ -241,7 +241,7 @@ func (p UpdatePlan) Applied() []Change {
 
 // HasEdits reports whether applying the plan changes any file: a pull request needs at least
 // one edit, a plan with proposals only has nothing to commit.
-func (p UpdatePlan) HasEdits() bool { return len(p.Applied()) > 0 }
+func (p Updates) HasEdits() bool { return len(p.Applied()) > 0 }
 
 // describe is the short reason shown beside a change.
 func (c Change) describe() string {
@@ -274,7 +274,7 @@ func (c Change) newWhat() string {
 }
 
 // Text is the human form of the plan, one line per change, for --check.
-func (p UpdatePlan) Text() string {
+func (p Updates) Text() string {
 	if p.Empty() {
 		return "No updates available.\n"
 	}
@@ -289,7 +289,7 @@ func (p UpdatePlan) Text() string {
 }
 
 // PRTitle is the pull request title for the applied changes.
-func (p UpdatePlan) PRTitle() string {
+func (p Updates) PRTitle() string {
 	applied := p.Applied()
 	switch len(applied) {
 	case 0:
@@ -302,7 +302,7 @@ func (p UpdatePlan) PRTitle() string {
 
 // PRBody lists each change with a link to its upstream release and marks those that need
 // review. It holds no timestamps, so an unchanged plan renders the same body.
-func (p UpdatePlan) PRBody() string {
+func (p Updates) PRBody() string {
 	var b strings.Builder
 	b.WriteString("Upstream model versions from `models/upstreams.json`: final GitHub releases only " +
 		"(drafts, pre-releases and tags outside each product's scheme are ignored), and Cloudcoil from PyPI.\n")

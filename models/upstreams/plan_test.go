@@ -50,7 +50,7 @@ func versions(t *testing.T, tags ...string) []upstreams.Version {
 }
 
 // summary renders changes compactly: "kind from→to applied".
-func summary(p upstreams.UpdatePlan) []string {
+func summary(p upstreams.Updates) []string {
 	var out []string
 	for _, c := range p.Changes {
 		out = append(out, fmt.Sprintf("%s %s %s→%s %v", c.Integration, c.Kind, c.From, c.To, c.Applied))
@@ -155,7 +155,7 @@ func TestPlanCloudcoilRules(t *testing.T) {
 }
 
 // fixturePlan runs discovery and planning over the fixture, as the flow does.
-func fixturePlan(t *testing.T) (*upstreams.File, upstreams.UpdatePlan) {
+func fixturePlan(t *testing.T) (*upstreams.File, upstreams.Updates) {
 	t.Helper()
 	f, _ := fixtureFile(t)
 	releases := upstreamstest.Releases()
@@ -243,7 +243,7 @@ func TestPlanFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back upstreams.UpdatePlan
+	var back upstreams.Updates
 	if err := json.Unmarshal(b, &back); err != nil || len(back.Changes) != len(plan.Changes) {
 		t.Fatalf("JSON round trip: %v", err)
 	}

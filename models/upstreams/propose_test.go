@@ -11,7 +11,7 @@ import (
 )
 
 // proposal returns the fixture plan's proposal of an integration.
-func proposal(t *testing.T, plan upstreams.UpdatePlan, name string) upstreams.Change {
+func proposal(t *testing.T, plan upstreams.Updates, name string) upstreams.Change {
 	t.Helper()
 	for _, c := range plan.Changes {
 		if c.Integration == name && c.Kind == upstreams.KindProposed {

@@ -59,7 +59,7 @@ func (f FileStore) Save(_ context.Context, data []byte) error {
 }
 
 // Token is a GitHub token held in memory. It formats as "[redacted]" with every verb that
-// would print a string, so a Setup logged by mistake does not show it.
+// would print a string, so a Config logged by mistake does not show it.
 type Token string
 
 func (Token) String() string   { return "[redacted]" }
@@ -77,8 +77,8 @@ func RequireToken(token Token, check bool) error {
 		"not the default GITHUB_TOKEN")
 }
 
-// Setup is what RunWithCache builds a run's clients from.
-type Setup struct {
+// Config is what RunWithCache builds a run's clients from.
+type Config struct {
 	// APIURL is the GitHub REST API base URL (github.DefaultBaseURL when empty).
 	APIURL string
 	// Token authenticates to GitHub. Pushes made with it must trigger workflows, so the
@@ -95,8 +95,8 @@ type Setup struct {
 
 // setupSteps run before the clients are built from setup: a run that writes (not check)
 // needs a token, refused before anything is loaded or sent.
-func setupSteps(check bool) []flow.Step[Setup] {
-	return []flow.Step[Setup]{{Name: "check token", Run: func(_ context.Context, s *Setup) error {
+func setupSteps(check bool) []flow.Step[Config] {
+	return []flow.Step[Config]{{Name: "check token", Run: func(_ context.Context, s *Config) error {
 		return RequireToken(s.Token, check)
 	}}}
 }
@@ -110,7 +110,7 @@ func setupSteps(check bool) []flow.Step[Setup] {
 // dropped and fetched again, and a run without a token neither reads nor writes the store.
 // A run that writes
 // without a token is refused (RequireToken) before anything is loaded or sent.
-func RunWithCache(ctx context.Context, setup Setup, opts Options) (Report, error) {
+func RunWithCache(ctx context.Context, setup Config, opts Options) (Report, error) {
 	if _, err := flow.Run(ctx, flow.Runner{Flow: flowName}, setupSteps(opts.Check), &setup); err != nil {
 		return Report{}, err
 	}
@@ -145,7 +145,7 @@ func RunWithCache(ctx context.Context, setup Setup, opts Options) (Report, error
 	if err != nil {
 		return Report{}, err
 	}
-	report, runErr := Run(ctx, Deps{GitHub: client, PyPI: setup.PyPI}, opts)
+	report, runErr := Run(ctx, Clients{GitHub: client, PyPI: setup.PyPI}, opts)
 	report.Notes = append(notes, report.Notes...)
 	if store != nil {
 		data, err := cache.Export(seal)

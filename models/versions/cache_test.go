@@ -19,7 +19,7 @@ import (
 // sealedRun is one model-versions --check run with the ETag cache kept in file.
 func sealedRun(t *testing.T, w *versionstest.World, file string, tok versions.Token) versions.Report {
 	t.Helper()
-	setup := versions.Setup{
+	setup := versions.Config{
 		APIURL: w.GitHub.URL, Token: tok, Cache: versions.FileStore(file), PyPI: w.PyPI.Client(),
 		ClientOptions: []github.Option{github.WithSleep(noSleep)},
 	}
@@ -86,7 +86,7 @@ func TestCachedBodiesAreSealed(t *testing.T) {
 	// The simulator refuses anonymous reads, so this run fails at its first read; what
 	// matters is that it left the store alone.
 	before, _ := os.ReadFile(file)
-	anonymous, _ := versions.RunWithCache(context.Background(), versions.Setup{
+	anonymous, _ := versions.RunWithCache(context.Background(), versions.Config{
 		APIURL: w.GitHub.URL, Cache: versions.FileStore(file), PyPI: w.PyPI.Client(),
 		ClientOptions: []github.Option{github.WithSleep(noSleep)},
 	}, versions.Options{Repo: versionstest.Repository, Check: true, PyPIURL: w.PyPI.URL()})

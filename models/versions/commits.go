@@ -25,7 +25,7 @@ type commitSpec struct {
 // checklist, so the pull request can exist: GitHub opens none without a commit. A
 // proposal that cannot be written (no schema URL reaches it, or the template cannot
 // derive it) is left to the body as a problem. An empty plan lays out nothing.
-func planCommits(src *sources, plan upstreams.UpdatePlan) ([]commitSpec, []upstreams.Problem, error) {
+func planCommits(src *sources, plan upstreams.Updates) ([]commitSpec, []upstreams.Problem, error) {
 	applied, err := desiredFiles(src, plan)
 	if err != nil {
 		return nil, nil, err
@@ -147,7 +147,7 @@ func proposalMessage(c upstreams.Change) string {
 
 // reviewMessage is the message of the commit without file changes that lets the pull
 // request carry what needs review when nothing is edited.
-func reviewMessage(plan upstreams.UpdatePlan) string {
+func reviewMessage(plan upstreams.Updates) string {
 	var b strings.Builder
 	b.WriteString("chore(models): upstream model versions to review\n\n")
 	b.WriteString("Nothing is edited: each item needs a maintainer (see the pull request's checklist).\n")

@@ -19,7 +19,7 @@ type FileChange struct {
 // desiredFiles applies the plan to the files read at the base head and returns those whose
 // content changes, upstreams.json first and then each cookiecutter.yaml in plan order. A
 // plan without applied changes wants no file.
-func desiredFiles(src *sources, plan upstreams.UpdatePlan) ([]FileChange, error) {
+func desiredFiles(src *sources, plan upstreams.Updates) ([]FileChange, error) {
 	if !plan.HasEdits() {
 		return nil, nil
 	}
@@ -54,7 +54,7 @@ func desiredFiles(src *sources, plan upstreams.UpdatePlan) ([]FileChange, error)
 
 // raisedRequirements moves the requirement on Cloudcoil within its minor, in every file
 // read that declares it, to the version the plan applies.
-func raisedRequirements(src *sources, plan upstreams.UpdatePlan) ([]FileChange, error) {
+func raisedRequirements(src *sources, plan upstreams.Updates) ([]FileChange, error) {
 	var out []FileChange
 	for _, c := range plan.Applied() {
 		if c.Kind != upstreams.KindCloudcoil {
@@ -92,7 +92,7 @@ func gitBlobSHA(content []byte) string {
 
 // commitMessage is the automation commit's message: the pull request title, then one line
 // per applied change. It holds no time, so the same plan always writes the same message.
-func commitMessage(plan upstreams.UpdatePlan) string {
+func commitMessage(plan upstreams.Updates) string {
 	var b strings.Builder
 	b.WriteString(plan.PRTitle())
 	b.WriteString("\n\n")

@@ -41,8 +41,8 @@ func newWorld(t *testing.T) *world {
 
 func noSleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 
-func (w *world) setup() versions.Setup {
-	return versions.Setup{
+func (w *world) setup() versions.Config {
+	return versions.Config{
 		APIURL: w.GitHub.URL, Token: token, Cache: versions.FileStore(w.cacheFile), PyPI: w.PyPI.Client(),
 		ClientOptions: []github.Option{github.WithSleep(noSleep)},
 	}
@@ -67,7 +67,7 @@ func (w *world) run(t *testing.T, check bool) (versions.Report, []githubsim.Requ
 // the plan's applied versions (when it applies any), then one commit per proposal adding
 // that line; that its files agree with each other; and that main's other files and the
 // cookiecutter comments are kept.
-func (w *world) checkBranch(t *testing.T, plan upstreams.UpdatePlan) {
+func (w *world) checkBranch(t *testing.T, plan upstreams.Updates) {
 	t.Helper()
 	var proposals []upstreams.Change
 	for _, c := range plan.Changes {
@@ -426,22 +426,22 @@ func TestModelVersionsCheckWritesNothing(t *testing.T) {
 func TestModelVersionsTokenNeverLeaks(t *testing.T) {
 	tests := []struct {
 		name    string
-		arrange func(w *world) versions.Setup
+		arrange func(w *world) versions.Config
 	}{
-		{"rejected token", func(w *world) versions.Setup {
+		{"rejected token", func(w *world) versions.Config {
 			s := w.setup()
 			s.Token = token + "x"
 			return s
 		}},
-		{"write refused", func(w *world) versions.Setup {
+		{"write refused", func(w *world) versions.Config {
 			w.GitHub.InjectFault("POST", "/repos/*/*/pulls", githubsim.Fault{Kind: githubsim.FaultStatus, Status: 422})
 			return w.setup()
 		}},
-		{"outage", func(w *world) versions.Setup {
+		{"outage", func(w *world) versions.Config {
 			w.GitHub.InjectFault("", "/repos/*/*/git/trees", githubsim.BadGateway(0))
 			return w.setup()
 		}},
-		{"success", func(w *world) versions.Setup { return w.setup() }},
+		{"success", func(w *world) versions.Config { return w.setup() }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -468,7 +468,7 @@ func TestModelVersionsTokenNeverLeaks(t *testing.T) {
 	}
 }
 
-func formatted(s versions.Setup) string {
+func formatted(s versions.Config) string {
 	var b bytes.Buffer
 	for _, f := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
 		b.WriteString(strings.ReplaceAll(f, "%", "") + ": ")
@@ -721,12 +721,12 @@ func TestModelVersionsIsADeclaredFlow(t *testing.T) {
 
 	failures := []struct {
 		name, step string
-		arrange    func(s *versions.Setup, o *versions.Options)
+		arrange    func(s *versions.Config, o *versions.Options)
 	}{
-		{"a run without a token", "check token", func(s *versions.Setup, _ *versions.Options) { s.Token = "" }},
-		{"a bad repository name", "check options", func(_ *versions.Setup, o *versions.Options) { o.Repo = "cloudcoil" }},
-		{"a missing base branch", "read base", func(_ *versions.Setup, o *versions.Options) { o.Base = "trunk" }},
-		{"PyPI unreachable", "read PyPI", func(_ *versions.Setup, o *versions.Options) { o.PyPIURL = "http://127.0.0.1:1/" }},
+		{"a run without a token", "check token", func(s *versions.Config, _ *versions.Options) { s.Token = "" }},
+		{"a bad repository name", "check options", func(_ *versions.Config, o *versions.Options) { o.Repo = "cloudcoil" }},
+		{"a missing base branch", "read base", func(_ *versions.Config, o *versions.Options) { o.Base = "trunk" }},
+		{"PyPI unreachable", "read PyPI", func(_ *versions.Config, o *versions.Options) { o.PyPIURL = "http://127.0.0.1:1/" }},
 	}
 	for _, tt := range failures {
 		if !slices.Contains(versions.DeclaredSteps(), tt.step) {

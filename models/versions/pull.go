@@ -13,7 +13,7 @@ import (
 // to its upstream release, and a section for those that need review) and how the pull
 // request is maintained. It holds no time, so an unchanged plan renders the same body and
 // an unchanged run writes nothing.
-func pullBody(plan upstreams.UpdatePlan, base string) string {
+func pullBody(plan upstreams.Updates, base string) string {
 	return plan.PRBody() + fmt.Sprintf("\n---\nKept current by `dagger call model-versions`: each run rebuilds `%s` "+
 		"from the head of `%s` and updates this description, replacing anything pushed to the branch by hand. "+
 		"It is closed once nothing is pending, for review included.\n", Branch, base)
@@ -21,7 +21,7 @@ func pullBody(plan upstreams.UpdatePlan, base string) string {
 
 // closingBody replaces the description when the pull request is closed: the updates that
 // still need review stay listed where reviewers last looked.
-func closingBody(plan upstreams.UpdatePlan, base string) string {
+func closingBody(plan upstreams.Updates, base string) string {
 	return plan.PRBody() + fmt.Sprintf("\n---\nClosed by `dagger call model-versions`: `%s` already holds every "+
 		"update that is applied automatically.\n", base)
 }
@@ -55,7 +55,7 @@ func decidePull(pr github.PullRequest, open bool, title, body string) (pullDecis
 }
 
 // syncPull opens the pull request or brings its title and body in line with the plan.
-func (r *run) syncPull(ctx context.Context, pr github.PullRequest, open, pushed bool, plan upstreams.UpdatePlan) error {
+func (r *state) syncPull(ctx context.Context, pr github.PullRequest, open, pushed bool, plan upstreams.Updates) error {
 	title, body := plan.PRTitle(), pullBody(plan, r.opts.Base)
 	decision, edit := decidePull(pr, open, title, body)
 	if decision == pullCreate {
@@ -99,7 +99,7 @@ func (r *run) syncPull(ctx context.Context, pr github.PullRequest, open, pushed 
 
 // createPull opens the pull request; when the answer is lost it looks for the one it may
 // have opened before trying again, so a retry never opens a second.
-func (r *run) createPull(ctx context.Context, title, body string) (github.PullRequest, error) {
+func (r *state) createPull(ctx context.Context, title, body string) (github.PullRequest, error) {
 	var created github.PullRequest
 	err := r.write(ctx, func(ctx context.Context) (err error) {
 		created, err = r.gh.CreatePullRequest(ctx, r.owner, r.name, github.NewPullRequest{
@@ -118,7 +118,7 @@ func (r *run) createPull(ctx context.Context, title, body string) (github.PullRe
 
 // confirmPull reads the open pull request back after a write: it must be the one written,
 // as written. The read also leaves the ETag cache holding what the next run will ask for.
-func (r *run) confirmPull(ctx context.Context, number int, title, body string) error {
+func (r *state) confirmPull(ctx context.Context, number int, title, body string) error {
 	cur, open, err := r.gh.OpenPullRequest(ctx, r.owner, r.name, Branch, r.opts.Base)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (r *run) confirmPull(ctx context.Context, number int, title, body string) e
 
 // closePull closes the open pull request once the base holds every applied update. The
 // branch is left in place: it costs nothing, and the next update rebuilds it anyway.
-func (r *run) closePull(ctx context.Context, pr github.PullRequest, plan upstreams.UpdatePlan) error {
+func (r *state) closePull(ctx context.Context, pr github.PullRequest, plan upstreams.Updates) error {
 	closed, body := "closed", closingBody(plan, r.opts.Base)
 	edit := github.PullRequestEdit{State: &closed}
 	if pr.Body != body {

@@ -42,7 +42,7 @@ var realPlan = []string{
 	"velero patch 1.15.2→1.15.3 true",
 }
 
-func planSummary(p upstreams.UpdatePlan) []string {
+func planSummary(p upstreams.Updates) []string {
 	var out []string
 	for _, c := range p.Changes {
 		out = append(out, c.Integration+" "+string(c.Kind)+" "+c.From+"→"+c.To+" "+map[bool]string{true: "true", false: "false"}[c.Applied])

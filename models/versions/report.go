@@ -48,12 +48,12 @@ type Requests struct {
 
 // Report is the outcome of a run; it is the function's output as text or JSON.
 type Report struct {
-	Repository string               `json:"repository"`
-	Base       string               `json:"base"`
-	BaseSHA    string               `json:"base_sha,omitempty"`
-	Branch     string               `json:"branch"`
-	Check      bool                 `json:"check"`
-	Plan       upstreams.UpdatePlan `json:"plan"`
+	Repository string            `json:"repository"`
+	Base       string            `json:"base"`
+	BaseSHA    string            `json:"base_sha,omitempty"`
+	Branch     string            `json:"branch"`
+	Check      bool              `json:"check"`
+	Plan       upstreams.Updates `json:"plan"`
 	// Files are the paths the applied updates change.
 	Files       []string         `json:"files"`
 	Action      Action           `json:"action,omitempty"`

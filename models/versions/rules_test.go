@@ -150,14 +150,14 @@ func TestDesiredFiles(t *testing.T) {
 	tests := []struct {
 		name      string
 		src       *sources
-		plan      upstreams.UpdatePlan
+		plan      upstreams.Updates
 		wantPaths string
 		wantErr   string
 	}{
-		{"proposals only edit nothing", src(true), upstreams.UpdatePlan{Changes: []upstreams.Change{proposal}}, "", ""},
-		{"a patch edits both files", src(true), upstreams.UpdatePlan{Changes: []upstreams.Change{patch, proposal}},
+		{"proposals only edit nothing", src(true), upstreams.Updates{Changes: []upstreams.Change{proposal}}, "", ""},
+		{"a patch edits both files", src(true), upstreams.Updates{Changes: []upstreams.Change{patch, proposal}},
 			"models/upstreams.json models/istio/cookiecutter.yaml", ""},
-		{"a patch whose cookiecutter was not read", src(false), upstreams.UpdatePlan{Changes: []upstreams.Change{patch}},
+		{"a patch whose cookiecutter was not read", src(false), upstreams.Updates{Changes: []upstreams.Change{patch}},
 			"", "integrations.istio: the plan edits it but its models/istio/cookiecutter.yaml was not read"},
 	}
 	for _, tt := range tests {
@@ -187,7 +187,7 @@ func TestDesiredFiles(t *testing.T) {
 }
 
 func TestCommitMessageIsStable(t *testing.T) {
-	plan := upstreams.UpdatePlan{Changes: []upstreams.Change{
+	plan := upstreams.Updates{Changes: []upstreams.Change{
 		{Integration: "istio", Kind: upstreams.KindPatch, From: "1.24.2", To: "1.24.4", Tag: "1.24.4", Applied: true},
 		{Integration: "cloudcoil", Kind: upstreams.KindCloudcoil, From: "0.5.3", To: "0.5.4", Applied: true},
 		{Integration: "keda", Kind: upstreams.KindProposed, From: "2.16.1", To: "2.17.0"},
@@ -258,7 +258,7 @@ func TestPlanCommits(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			specs, notes, err := planCommits(src(), upstreams.UpdatePlan{Changes: tc.changes})
+			specs, notes, err := planCommits(src(), upstreams.Updates{Changes: tc.changes})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -285,16 +285,16 @@ func TestRaisedRequirements(t *testing.T) {
 		t.Fatal(err)
 	}
 	template := upstreamstest.ReadFile(t, upstreams.TemplatePyproject)
-	move := upstreams.UpdatePlan{Changes: []upstreams.Change{{Integration: "cloudcoil", Kind: upstreams.KindCloudcoil, From: "0.5.3", To: "0.5.4", Applied: true}}}
+	move := upstreams.Updates{Changes: []upstreams.Change{{Integration: "cloudcoil", Kind: upstreams.KindCloudcoil, From: "0.5.3", To: "0.5.4", Applied: true}}}
 	tests := []struct {
 		name     string
 		template []byte // nil: the repository has none
-		plan     upstreams.UpdatePlan
+		plan     upstreams.Updates
 		want     string // the raised file's requirement, "" for no change
 		wantErr  string
 	}{
 		{"moves within the minor", template, move, `"cloudcoil[codegen,test]"`, ""},
-		{"no Cloudcoil update", template, upstreams.UpdatePlan{}, "", ""},
+		{"no Cloudcoil update", template, upstreams.Updates{}, "", ""},
 		{"no template", nil, move, "", ""},
 		{"a template on another minor is a migration", []byte(strings.ReplaceAll(string(template), "cloudcoil>=0.5.3", "cloudcoil>=0.4.2")), move, "",
 			upstreams.TemplatePyproject + ":10: project.dependencies \"cloudcoil>=0.4.2\": the lower bound 0.4.2 is not in the minor 0.5"},

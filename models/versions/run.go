@@ -38,8 +38,8 @@ type Options struct {
 	Log func(format string, args ...any)
 }
 
-// Deps are the clients a run talks through.
-type Deps struct {
+// Clients are the clients a run talks through.
+type Clients struct {
 	// GitHub reads the generator and upstream repositories and writes the branch and the
 	// pull request; its ETag cache is what makes an unchanged re-run free.
 	GitHub *github.Client
@@ -82,8 +82,8 @@ func (o Options) withDefaults() (Options, string, string, error) {
 // the branch and the pull request in line with the plan. The report says what was found
 // and done; on error it holds what was known up to the failure, and the error is a
 // *flow.Error naming the step that failed and what to do next.
-func Run(ctx context.Context, deps Deps, opts Options) (Report, error) {
-	r := &run{gh: deps.GitHub, pypi: deps.PyPI, opts: opts}
+func Run(ctx context.Context, deps Clients, opts Options) (Report, error) {
+	r := &state{gh: deps.GitHub, pypi: deps.PyPI, opts: opts}
 	r.report = Report{Repository: opts.Repo, Base: opts.Base, Branch: Branch, Check: opts.Check}
 	var start github.Stats
 	if deps.GitHub != nil {
@@ -102,9 +102,9 @@ func Run(ctx context.Context, deps Deps, opts Options) (Report, error) {
 	return r.report, err
 }
 
-// run is the state of one run shared by its steps: the clients and options, what the
+// state is the state of one run shared by its steps: the clients and options, what the
 // fetch steps read, what the decide steps made of it, and the report.
-type run struct {
+type state struct {
 	gh          *github.Client
 	pypi        *http.Client
 	opts        Options
@@ -116,7 +116,7 @@ type run struct {
 	// discoveryProblems are the integrations whose upstream could not be listed.
 	discoveryProblems []upstreams.Problem
 	pypiV             upstreams.PyPIInfo
-	plan              upstreams.UpdatePlan
+	plan              upstreams.Updates
 	specs             []commitSpec // the automation branch's commits on the base head
 
 	pr     github.PullRequest // the open pull request, when open
@@ -125,13 +125,13 @@ type run struct {
 }
 
 // note records something the reader of the report should know.
-func (r *run) note(format string, args ...any) {
+func (r *state) note(format string, args ...any) {
 	r.report.Notes = append(r.report.Notes, fmt.Sprintf(format, args...))
 }
 
 // write performs one write through WriteThenVerify and counts every attempt, so the
 // report's write count is what GitHub received.
-func (r *run) write(ctx context.Context, write func(context.Context) error, readBack func(context.Context) (bool, error)) error {
+func (r *state) write(ctx context.Context, write func(context.Context) error, readBack func(context.Context) (bool, error)) error {
 	return r.gh.WriteThenVerify(ctx, func(ctx context.Context) error {
 		r.report.Requests.Writes++
 		return write(ctx)

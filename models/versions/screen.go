@@ -9,7 +9,7 @@ import (
 // screen tries each integration's edits, and Cloudcoil's, on their own, and leaves out of
 // the plan those that cannot be made, each named with its file and fix: one integration
 // that drifted, or a template that cannot express a line, never stops the others.
-func screen(src *sources, plan upstreams.UpdatePlan) upstreams.UpdatePlan {
+func screen(src *sources, plan upstreams.Updates) upstreams.Updates {
 	for _, name := range patchedIntegrations(plan) {
 		in := src.file.Integrations[name]
 		old, ok := src.cookiecutters[name]
@@ -27,7 +27,7 @@ func screen(src *sources, plan upstreams.UpdatePlan) upstreams.UpdatePlan {
 			Fix: "make the template's requirement on " + pkg + " read >=X.Y.Z within cloudcoil.minor of " + upstreams.FilePath + ", or migrate both together",
 		}
 		// Only the move within the minor is left out; a migration item stays for review.
-		kept := upstreams.UpdatePlan{Changes: []upstreams.Change{}, Problems: append(append([]upstreams.Problem{}, plan.Problems...), problem)}
+		kept := upstreams.Updates{Changes: []upstreams.Change{}, Problems: append(append([]upstreams.Problem{}, plan.Problems...), problem)}
 		for _, c := range plan.Changes {
 			if c.Kind != upstreams.KindCloudcoil {
 				kept.Changes = append(kept.Changes, c)

@@ -24,7 +24,7 @@ type sources struct {
 // readSources reads the base branch's head and models/upstreams.json at that commit.
 // Reading by commit, not by branch name, keeps every file of the run from one snapshot even
 // if the branch moves meanwhile; the commit built later sits on this same head.
-func (r *run) readSources(ctx context.Context) (*sources, error) {
+func (r *state) readSources(ctx context.Context) (*sources, error) {
 	head, found, err := r.gh.BranchHead(ctx, r.owner, r.name, r.opts.Base)
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func (r *run) readSources(ctx context.Context) (*sources, error) {
 // readCookiecutters reads the cookiecutter.yaml of each integration with an applied patch
 // or a proposal, and only those: the others are not edited, so reading them would only
 // cost requests. An integration whose file is missing is left out of the plan, named.
-func (r *run) readCookiecutters(ctx context.Context, src *sources, plan upstreams.UpdatePlan) (upstreams.UpdatePlan, error) {
+func (r *state) readCookiecutters(ctx context.Context, src *sources, plan upstreams.Updates) (upstreams.Updates, error) {
 	missing := map[string]bool{}
 	for _, name := range append(patchedIntegrations(plan), proposedIntegrations(plan)...) {
 		if _, read := src.cookiecutters[name]; read || missing[name] {
@@ -76,7 +76,7 @@ func (r *run) readCookiecutters(ctx context.Context, src *sources, plan upstream
 }
 
 // patchedIntegrations lists, in plan order, the integrations with an applied patch.
-func patchedIntegrations(plan upstreams.UpdatePlan) []string {
+func patchedIntegrations(plan upstreams.Updates) []string {
 	var names []string
 	seen := map[string]bool{}
 	for _, c := range plan.Applied() {
@@ -97,7 +97,7 @@ func short(sha string) string {
 }
 
 // proposedIntegrations lists, in plan order, the integrations with a proposal.
-func proposedIntegrations(plan upstreams.UpdatePlan) []string {
+func proposedIntegrations(plan upstreams.Updates) []string {
 	var names []string
 	for _, c := range plan.Changes {
 		if c.Kind == upstreams.KindProposed {
@@ -109,7 +109,7 @@ func proposedIntegrations(plan upstreams.UpdatePlan) []string {
 
 // readRequirements reads the files that may declare the requirement on Cloudcoil, when
 // the plan moves Cloudcoil within its minor (and only then, so other runs cost nothing).
-func (r *run) readRequirements(ctx context.Context, src *sources, plan upstreams.UpdatePlan) error {
+func (r *state) readRequirements(ctx context.Context, src *sources, plan upstreams.Updates) error {
 	if !movesCloudcoil(plan) {
 		return nil
 	}
@@ -134,7 +134,7 @@ func requirementPaths() []string {
 }
 
 // movesCloudcoil reports whether the plan applies a Cloudcoil update.
-func movesCloudcoil(plan upstreams.UpdatePlan) bool {
+func movesCloudcoil(plan upstreams.Updates) bool {
 	for _, c := range plan.Applied() {
 		if c.Kind == upstreams.KindCloudcoil {
 			return true

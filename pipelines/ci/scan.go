@@ -15,9 +15,9 @@ import (
 // IgnoreFile is tesk-core's list of accepted findings, each with a reason and an expiry.
 const IgnoreFile = ".trivyignore.yaml"
 
-// ScanTarget is what Trivy scans: a built image as an OCI tarball, or a published
+// ScanInput is what Trivy scans: a built image as an OCI tarball, or a published
 // reference (repo@sha256:…) pulled anonymously.
-type ScanTarget struct {
+type ScanInput struct {
 	// Name names the target in verdicts and logs: the image, and for one platform of a
 	// multi-platform image the platform too, "filer (linux/arm64)".
 	Name    string
@@ -28,7 +28,7 @@ type ScanTarget struct {
 // file is the stem of the target's report files: its name with the platform joined by
 // dashes ("filer-linux-arm64"), since a slash would make a directory and a space a
 // file name that shells must quote.
-func (t ScanTarget) file() string { return ReportFile(t.Name) }
+func (t ScanInput) file() string { return ReportFile(t.Name) }
 
 // ReportFile turns a scan target's name into the stem of its report files: "filer" stays
 // "filer", "filer (linux/arm64)" becomes "filer-linux-arm64".
@@ -56,7 +56,7 @@ type ScanResult struct {
 // fails after 5 s ("cache may be in use by another process"), which is what concurrent
 // scans of several images and platforms do. The vulnerability database stays on the
 // volume; Trivy opens it read-only.
-func (p *Pipeline) trivyContainer(t ScanTarget) *dagger.Container {
+func (p *Pipeline) trivyContainer(t ScanInput) *dagger.Container {
 	ctr := p.Client.Container().
 		From(p.Pins.Trivy).
 		WithMountedCache("/root/.cache/trivy", p.cacheVolume(trivyCacheVolume)).
@@ -84,7 +84,7 @@ func (p *Pipeline) trivyContainer(t ScanTarget) *dagger.Container {
 // cannot load accepts nothing. The returned directory holds the reports whatever the
 // verdict: <name>.json, <name>.sarif (accepted findings marked as suppressed, as code
 // scanning expects), summary.txt and verdict.json; the error repeats a failing verdict.
-func (p *Pipeline) ScanReports(ctx context.Context, targets []ScanTarget, ignoreContent []byte) (*dagger.Directory, []ScanResult, error) {
+func (p *Pipeline) ScanReports(ctx context.Context, targets []ScanInput, ignoreContent []byte) (*dagger.Directory, []ScanResult, error) {
 	now := p.now()
 	var notes []string
 	var blocking []string
@@ -161,7 +161,7 @@ type scanOutcome struct {
 
 // scanOne runs Trivy on one target, judges its report, and marks the accepted findings in
 // its SARIF. The reports come back with any error but Trivy's own.
-func (p *Pipeline) scanOne(ctx context.Context, t ScanTarget, ignore trivy.IgnoreFile, now time.Time) (o scanOutcome) {
+func (p *Pipeline) scanOne(ctx context.Context, t ScanInput, ignore trivy.IgnoreFile, now time.Time) (o scanOutcome) {
 	ctr := p.trivyContainer(t)
 	raw, err := ctr.File("/out/" + t.file() + ".json").Contents(ctx)
 	if err != nil {
@@ -196,16 +196,16 @@ func (p *Pipeline) scanOne(ctx context.Context, t ScanTarget, ignore trivy.Ignor
 }
 
 // ImageTargets turns built images into scan targets (their OCI tarballs).
-func ImageTargets(images []Image) []ScanTarget {
-	out := make([]ScanTarget, 0, len(images))
+func ImageTargets(images []Image) []ScanInput {
+	out := make([]ScanInput, 0, len(images))
 	for _, img := range images {
 		if len(img.Variants) == 0 {
-			out = append(out, ScanTarget{Name: img.Spec.Name, Tarball: img.Container.AsTarball()})
+			out = append(out, ScanInput{Name: img.Spec.Name, Tarball: img.Container.AsTarball()})
 			continue
 		}
 		// Each platform's image is what a user of that platform runs: each is scanned.
 		for _, v := range img.Variants {
-			out = append(out, ScanTarget{Name: PlatformTargetName(img.Spec.Name, v.Platform), Tarball: v.Container.AsTarball()})
+			out = append(out, ScanInput{Name: PlatformTargetName(img.Spec.Name, v.Platform), Tarball: v.Container.AsTarball()})
 		}
 	}
 	return out
@@ -233,7 +233,7 @@ func SBOMPath(name string) string { return "/out/" + name + ".cdx.json" }
 // target the scan reads (a published repo@sha256:… pulled anonymously, or a tarball). It
 // receives no credential. Unlike the scan it is not keyed by the day: the packages in an
 // image do not change, so the engine reuses the SBOM of a digest for good.
-func (p *Pipeline) SBOM(t ScanTarget) *dagger.File {
+func (p *Pipeline) SBOM(t ScanInput) *dagger.File {
 	ctr := p.Client.Container().
 		From(p.Pins.Trivy).
 		WithMountedCache("/root/.cache/trivy", p.cacheVolume(trivyCacheVolume)).

@@ -15,8 +15,8 @@ import (
 	"dagger/shipyard/pipelines/ci"
 )
 
-// PublishedTarget is a published tag and the digest it pointed at when scanned.
-type PublishedTarget struct {
+// PublishedTag is a published tag and the digest it pointed at when scanned.
+type PublishedTag struct {
 	// Name names the reports: <image>-<tag>, e.g. filer-latest.
 	Name   string `json:"name"`
 	Ref    string `json:"ref"`
@@ -30,11 +30,11 @@ type PublishedTarget struct {
 // points at now, anonymously (as a user pulls it), and an index to the platform images it
 // lists, so the scan and its report name exactly what was scanned. A reference by digest
 // is checked to exist.
-func ResolvePublished(ctx context.Context, refs []string, prefix string, opts ...registry.Option) ([]PublishedTarget, error) {
+func ResolvePublished(ctx context.Context, refs []string, prefix string, opts ...registry.Option) ([]PublishedTag, error) {
 	if len(refs) == 0 {
 		return nil, errors.New("no image references given: pass --ref <registry>/<org>/<name>:<tag>")
 	}
-	out := make([]PublishedTarget, len(refs))
+	out := make([]PublishedTag, len(refs))
 	err := fanout.Each(ctx, 0, len(refs), func(ctx context.Context, i int) error {
 		ref := refs[i]
 		repo, tag, err := splitRef(ref)
@@ -54,7 +54,7 @@ func ResolvePublished(ctx context.Context, refs []string, prefix string, opts ..
 			tag = strings.TrimPrefix(digest, "sha256:")
 			tag = tag[:min(12, len(tag))]
 		}
-		out[i] = PublishedTarget{Name: strings.TrimPrefix(path.Base(repo), prefix) + "-" + tag, Ref: ref, Digest: digest, Platforms: listed}
+		out[i] = PublishedTag{Name: strings.TrimPrefix(path.Base(repo), prefix) + "-" + tag, Ref: ref, Digest: digest, Platforms: listed}
 		return nil
 	})
 	if err != nil {
@@ -95,11 +95,11 @@ func ScanPublished(ctx context.Context, p *ci.Pipeline, refs []string, ignore []
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan-published: %w", err)
 	}
-	scan := make([]ci.ScanTarget, 0, len(targets))
+	scan := make([]ci.ScanInput, 0, len(targets))
 	for _, t := range targets {
 		repo, _, _ := splitRef(t.Ref)
 		for _, img := range Scanned([]Pushed{{Name: t.Name, Repository: repo, Digest: t.Digest, Platforms: t.Platforms}}) {
-			scan = append(scan, ci.ScanTarget{Name: img.Name, Ref: img.Ref()})
+			scan = append(scan, ci.ScanInput{Name: img.Name, Ref: img.Ref()})
 		}
 	}
 	dir, results, scanErr := p.ScanReports(ctx, scan, ignore)

@@ -61,7 +61,7 @@ func TestScanPublished(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var targets []publish.PublishedTarget
+			var targets []publish.PublishedTag
 			if err := json.Unmarshal([]byte(raw), &targets); err != nil {
 				t.Fatal(err)
 			}
@@ -132,7 +132,7 @@ func TestScanPublishedIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var targets []publish.PublishedTarget
+	var targets []publish.PublishedTag
 	if err := json.Unmarshal([]byte(raw), &targets); err != nil || len(targets) != 1 || len(targets[0].Platforms) != 2 || targets[0].Digest != pushed[0].Digest {
 		t.Errorf("targets.json %s (%v)", raw, err)
 	}

@@ -59,7 +59,7 @@ func AttestSBOMs(ctx context.Context, in SignInputs, p *ci.Pipeline, t Target, p
 			}
 			bom = p.Client.Directory().WithNewFile("index.cdx.json", string(doc)).File("index.cdx.json")
 		} else {
-			bom = rel.SBOM(ci.ScanTarget{Name: img.Name, Ref: img.Ref()})
+			bom = rel.SBOM(ci.ScanInput{Name: img.Name, Ref: img.Ref()})
 		}
 		with := in
 		with.Tool = in.Tool.WithMountedFile(sbomPath, bom)

@@ -19,9 +19,9 @@ func ScanDigests(ctx context.Context, p *ci.Pipeline, pushed []Pushed, ignore []
 	if err := checkPushed(pushed); err != nil {
 		return nil, nil, fmt.Errorf("scan-digests: %w", err)
 	}
-	var targets []ci.ScanTarget
+	var targets []ci.ScanInput
 	for _, img := range Scanned(pushed) {
-		targets = append(targets, ci.ScanTarget{Name: img.Name, Ref: img.Ref()})
+		targets = append(targets, ci.ScanInput{Name: img.Name, Ref: img.Ref()})
 	}
 	// What a scan passes is published, so it reads Trivy's database from the release
 	// level's cache, never one that CI of a pull request wrote.

@@ -289,9 +289,9 @@ func (s *Images) tag(ctx context.Context) error {
 		return err
 	}
 	if s.Latest {
-		targets := make([]registry.LatestTarget, len(s.Pushed))
+		targets := make([]registry.LatestImage, len(s.Pushed))
 		for i, p := range s.Pushed {
-			targets[i] = registry.LatestTarget{Repo: p.Repository, Digest: p.Digest}
+			targets[i] = registry.LatestImage{Repo: p.Repository, Digest: p.Digest}
 		}
 		latest, err := registry.MoveLatest(ctx, targets, s.Target.Auth, s.StillLatest, s.Target.RegistryOptions...)
 		addLatest(s.Applied, latest)

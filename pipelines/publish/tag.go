@@ -56,7 +56,7 @@ func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, st
 	if err != nil {
 		return nil, fmt.Errorf("tag-images: nothing was tagged: %w", err)
 	}
-	plans := make([]registry.TagPlan, len(pushed))
+	plans := make([]registry.Tagging, len(pushed))
 	err = fanout.Each(ctx, 0, len(pushed), func(ctx context.Context, i int) error {
 		p := pushed[i]
 		existing, err := registry.ResolveTags(ctx, p.Repository, tags, t.Auth, t.RegistryOptions...)
