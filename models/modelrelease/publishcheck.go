@@ -7,6 +7,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/models"
 )
@@ -18,45 +19,88 @@ import (
 // longer matches pyproject.toml, where --frozen would install a stale lock); the wheel
 // and sdist built from the checkout pass the artifact and Cloudcoil dependency checks.
 // It never allocates: re-running a failed upload checks and publishes the same version.
+// The checks are the declared steps of publishCheckSteps.
 func (e Env) PublishCheck(ctx context.Context, source *dagger.Directory, tag string) (ArtifactReport, error) {
 	e.Trust = trust.Release // its dist/ goes to PyPI
-	version := strings.TrimPrefix(tag, "v")
-	if _, _, ok := parseVersion(version); !ok {
-		return ArtifactReport{}, fmt.Errorf("publish-check: --tag %q: want a model release tag X.Y.Z.N", tag)
+	s := &publishCheckState{env: e, source: source, tag: tag}
+	_, err := flow.Run(ctx, flow.Runner{Flow: "publish-check"}, publishCheckSteps(), s)
+	return s.report, err
+}
+
+// publishCheckState is what publish-check's steps share.
+type publishCheckState struct {
+	env      Env
+	source   *dagger.Directory
+	tag      string
+	version  string
+	tree     Tree
+	pkgDir   string
+	problems []models.Problem
+	report   ArtifactReport
+}
+
+// publishCheckSteps are publish-check, in order: nothing is written, so a failed upload
+// is checked again by running them again.
+func publishCheckSteps() []flow.Step[publishCheckState] {
+	return []flow.Step[publishCheckState]{
+		{Name: "check tag", Run: func(ctx context.Context, s *publishCheckState) error { return s.checkTag(ctx) },
+			Next: "pass --tag the model release tag to publish, X.Y.Z.N"},
+		{Name: "read checkout", Run: func(ctx context.Context, s *publishCheckState) error { return s.readCheckout(ctx) },
+			Next: "publish only the commit a release run made for this tag, checked out as it is; nothing was uploaded"},
+		{Name: "build", Run: func(ctx context.Context, s *publishCheckState) error { return s.build(ctx) },
+			Next: "fix uv.lock or the build on the release branch through a release run; nothing was uploaded"},
 	}
-	tree, err := ReadTree(ctx, source, DefaultTreeLimits())
+}
+
+func (s *publishCheckState) checkTag(context.Context) error {
+	s.version = strings.TrimPrefix(s.tag, "v")
+	if _, _, ok := parseVersion(s.version); !ok {
+		return fmt.Errorf("--tag %q: want a model release tag X.Y.Z.N", s.tag)
+	}
+	return nil
+}
+
+func (s *publishCheckState) readCheckout(ctx context.Context) error {
+	tree, err := ReadTree(ctx, s.source, DefaultTreeLimits())
 	if err != nil {
-		return ArtifactReport{}, fmt.Errorf("publish-check: reading the checkout: %w", err)
+		return fmt.Errorf("reading the checkout: %w", err)
 	}
 	project, err := ReadProject(tree[pyprojectPath])
 	if err != nil {
-		return ArtifactReport{}, fmt.Errorf("publish-check: %w", err)
+		return err
 	}
-	if project.Version != version {
+	if project.Version != s.version {
 		_, hasRecord := tree[RecordPath]
-		return ArtifactReport{}, fmt.Errorf("publish-check: %w", versionMismatch(tag, version, project.Version, hasRecord))
+		return versionMismatch(s.tag, s.version, project.Version, hasRecord)
 	}
-	pkgDir, err := FindPackageDir(tree)
-	if err != nil {
-		return ArtifactReport{}, fmt.Errorf("publish-check: %w", err)
+	s.tree, s.report.Project = tree, project
+	if s.pkgDir, err = FindPackageDir(tree); err != nil {
+		return err
 	}
-	var problems []models.Problem
+	// A release commit's record must still describe it; its problems are reported with
+	// the artifacts'.
 	if data, ok := tree[RecordPath]; ok {
-		problems = append(problems, checkRecord(data, tree, pkgDir, version)...)
+		s.problems = append(s.problems, checkRecord(data, tree, s.pkgDir, s.version)...)
 	}
-	ctr, err := e.python(source.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}))
+	return nil
+}
+
+// build installs the locked dependencies, builds the wheel and sdist, and checks them
+// against the checkout and the Cloudcoil dependency; every problem is reported.
+func (s *publishCheckState) build(ctx context.Context) error {
+	ctr, err := s.env.python(s.source.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}))
 	if err != nil {
-		return ArtifactReport{}, fmt.Errorf("publish-check: %w", err)
+		return err
 	}
-	ctr = ctr.WithExec([]string{"uv", "sync", "--locked"})
-	built, err := e.build(ctx, ctr)
+	built, err := s.env.build(ctx, ctr.WithExec([]string{"uv", "sync", "--locked"}))
 	if err != nil {
-		return ArtifactReport{}, fmt.Errorf("publish-check: %w", err)
+		return err
 	}
-	problems = append(problems, checkBuilt(tree, pkgDir, built)...)
-	problems = append(problems, CheckCloudcoilDependency(tree[pyprojectPath], tree["uv.lock"])...)
-	report := ArtifactReport{Project: project, PackageDir: pkgDir, WheelName: built.WheelName, SdistName: built.SdistName, Problems: problems, Dist: built.Dist}
-	return report, report.Err()
+	s.problems = append(s.problems, checkBuilt(s.tree, s.pkgDir, built)...)
+	s.problems = append(s.problems, CheckCloudcoilDependency(s.tree[pyprojectPath], s.tree["uv.lock"])...)
+	s.report.PackageDir, s.report.WheelName, s.report.SdistName = s.pkgDir, built.WheelName, built.SdistName
+	s.report.Problems, s.report.Dist = s.problems, built.Dist
+	return s.report.Err()
 }
 
 // checkRecord compares a release commit's record with the commit: same version, and a
