@@ -277,7 +277,18 @@ func countFailed(u Updates) int {
 func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.Directory, name string, o UpdateOptions) RepoUpdate {
 	repo := ModelRepoName(o.Owner, name)
 	st := &updateState{name: name, owner: o.Owner, repo: "models-" + name, branch: o.Branch}
-	steps := []flow.Step[updateState]{
+	steps := e.updateSteps(gh, source, name, o)
+	ran, err := flow.Run(ctx, flow.Runner{Flow: "update-repos " + name, Log: o.Log, DryRun: o.DryRun}, steps, st)
+	u := RepoUpdate{Name: name, Repo: repo, Head: st.head, Commit: st.commit, Steps: ran, Err: err, Created: st.created, Missing: st.missing}
+	u.Unchanged = err == nil && st.tree != "" && st.tree == st.headTree
+	return u
+}
+
+// updateSteps are one integration's update, declared: generate, read the automation
+// branch, then what writes it. Their names and advice name the integration's repository.
+func (e Env) updateSteps(gh *github.Client, source *dagger.Directory, name string, o UpdateOptions) []flow.Step[updateState] {
+	repo := ModelRepoName(o.Owner, name)
+	return []flow.Step[updateState]{
 		{
 			Name: "generate",
 			Next: "fix the integration's source under models/" + name + "/ (run make gen-repo-" + name + " locally) and merge the fix",
@@ -392,10 +403,6 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 			},
 		},
 	}
-	ran, err := flow.Run(ctx, flow.Runner{Flow: "update-repos " + name, Log: o.Log, DryRun: o.DryRun}, steps, st)
-	u := RepoUpdate{Name: name, Repo: repo, Head: st.head, Commit: st.commit, Steps: ran, Err: err, Created: st.created, Missing: st.missing}
-	u.Unchanged = err == nil && st.tree != "" && st.tree == st.headTree
-	return u
 }
 
 // readHead reads the branch's head, its tree and the tree's entries into s; ok is false
