@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/demo"
+	"dagger/shipyard/internal/output"
 )
 
 // The module receives the engine-generated types (internal/dagger); pipelines/ and models/
@@ -188,9 +188,5 @@ func toSDKFile(ctx context.Context, c *sdk.Client, f *dagger.File) (*sdk.File, e
 
 // toJSON renders a function's result for the next job or a machine reader.
 func toJSON(v any) (string, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return "", fmt.Errorf("rendering the result: %w", err)
-	}
-	return string(b) + "\n", nil
+	return output.Render(output.JSON, v, nil)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"dagger/shipyard/internal/output"
 	"dagger/shipyard/models/versions"
 )
 
@@ -104,8 +105,8 @@ func (m *Shipyard) ProposeUpstreams(
 	// +default="text"
 	format string,
 ) (string, error) {
-	if format != "text" && format != "file" {
-		return "", fmt.Errorf("--format %q: want text or file", format)
+	if err := output.Check(format, output.Text, output.File); err != nil {
+		return "", err
 	}
 	c, err := m.session(ctx)
 	if err != nil {

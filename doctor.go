@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"dagger/shipyard/internal/doctor"
+	"dagger/shipyard/internal/output"
 )
 
 // Doctor checks, read-only through the GitHub API, the repository settings the system's
@@ -40,8 +41,8 @@ func (m *Shipyard) Doctor(
 	// +optional
 	strict bool,
 ) (string, error) {
-	if format != "text" && format != "json" {
-		return "", fmt.Errorf("--format %q: want text or json", format)
+	if err := output.Check(format); err != nil {
+		return "", err
 	}
 	sys, err := doctor.ParseSystem(system)
 	if err != nil {

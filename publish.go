@@ -13,6 +13,7 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/output"
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
@@ -413,7 +414,7 @@ func (m *Shipyard) Verify(
 	// +optional
 	requireSbom bool,
 ) (string, error) {
-	if err := checkFormat(format); err != nil {
+	if err := output.Check(format); err != nil {
 		return "", err
 	}
 	c, err := m.session(ctx)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/output"
 	"dagger/shipyard/pipelines/releasegate"
 )
 
@@ -52,7 +53,7 @@ func (m *Shipyard) ReleasePlan(
 	// +default="ci.yml"
 	workflow string,
 ) (string, error) {
-	if err := checkFormat(format); err != nil {
+	if err := output.Check(format); err != nil {
 		return "", err
 	}
 	gh, err := m.githubClient(ctx)

@@ -7,6 +7,7 @@ import (
 
 	sdk "dagger.io/dagger"
 
+	"dagger/shipyard/internal/output"
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
@@ -46,7 +47,7 @@ func (m *Shipyard) Release(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	if err := checkFormat(format); err != nil {
+	if err := output.Check(format); err != nil {
 		return "", err
 	}
 	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, signing: !dryRun})
@@ -62,7 +63,7 @@ func (m *Shipyard) Release(
 		// What was done before the failure helps the maintainer decide: print it with the error.
 		return "", fmt.Errorf("%w\n\n%s", err, rep.Text())
 	}
-	return render(format, rep, rep.Text)
+	return output.Render(format, rep, rep.Text)
 }
 
 // ReleasePush is the release workflow's push job: release-plan, both images built at the
@@ -157,7 +158,7 @@ func (m *Shipyard) ReleasePublish(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	if err := checkFormat(format); err != nil {
+	if err := output.Check(format); err != nil {
 		return "", err
 	}
 	h, err := release.ParseHandoff(handoff)
@@ -177,7 +178,7 @@ func (m *Shipyard) ReleasePublish(
 	if err != nil {
 		return "", err
 	}
-	return render(format, rep, rep.Text)
+	return output.Render(format, rep, rep.Text)
 }
 
 // ReleasePublishRelease is the release workflow's last job: once both images carry the
@@ -198,7 +199,7 @@ func (m *Shipyard) ReleasePublishRelease(
 	// +default="ci.yml"
 	workflow string,
 ) (string, error) {
-	if err := checkFormat(format); err != nil {
+	if err := output.Check(format); err != nil {
 		return "", err
 	}
 	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release-publish-release", workflow: workflow})
@@ -210,7 +211,7 @@ func (m *Shipyard) ReleasePublishRelease(
 	if err != nil {
 		return "", err
 	}
-	return render(format, rel, func() string {
+	return output.Render(format, rel, func() string {
 		return release.Report{Tag: tag, Release: rel}.Text()
 	})
 }
@@ -295,22 +296,6 @@ func (m *Shipyard) imageSteps(ctx context.Context, fn string, c *sdk.Client, sig
 	}
 	in, err := m.signInputs(ctx, fn, c, prov)
 	return release.ImageConfig{Target: target, Sign: in}, err
-}
-
-// checkFormat refuses an output format other than text or json.
-func checkFormat(format string) error {
-	if format != "text" && format != "json" {
-		return fmt.Errorf("--format %q: want text or json", format)
-	}
-	return nil
-}
-
-// render prints v as indented JSON, or as text.
-func render(format string, v any, text func() string) (string, error) {
-	if format == "text" {
-		return text(), nil
-	}
-	return toJSON(v)
 }
 
 // logToStderr is a flow's log on the call's stderr, which dagger shows with the progress.

@@ -1,0 +1,43 @@
+package output
+
+import (
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		format  string
+		allowed []string
+		wantErr string
+	}{
+		{"text", nil, ""},
+		{"json", nil, ""},
+		{"yaml", nil, `--format "yaml": want text or json`},
+		{"file", []string{Text, File}, ""},
+		{"json", []string{Text, File}, `--format "json": want text or file`},
+		{"", nil, `--format "": want text or json`},
+	}
+	for _, tt := range tests {
+		err := Check(tt.format, tt.allowed...)
+		if (err == nil) != (tt.wantErr == "") || (err != nil && err.Error() != tt.wantErr) {
+			t.Errorf("Check(%q, %v) = %v, want %q", tt.format, tt.allowed, err, tt.wantErr)
+		}
+	}
+}
+
+func TestRender(t *testing.T) {
+	v := struct {
+		Tag string `json:"tag"`
+	}{"v1.0.0"}
+	text, err := Render(Text, v, func() string { return "Release v1.0.0\n" })
+	if err != nil || text != "Release v1.0.0\n" {
+		t.Errorf("text: %q, %v", text, err)
+	}
+	js, err := Render(JSON, v, func() string { return "unused" })
+	if err != nil || js != "{\n  \"tag\": \"v1.0.0\"\n}\n" {
+		t.Errorf("json: %q, %v", js, err)
+	}
+	if _, err := Render(JSON, func() {}, nil); err == nil {
+		t.Error("a value JSON cannot encode rendered")
+	}
+}
