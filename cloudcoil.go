@@ -50,7 +50,7 @@ func (m *Shipyard) ModelVersions(
 	// +default="https://pypi.org/"
 	pypiUrl string,
 ) (string, error) {
-	if err := versions.ValidFormat(format); err != nil {
+	if err := output.Check(format); err != nil {
 		return "", err
 	}
 	token, err := plaintext(ctx, m.GithubToken)

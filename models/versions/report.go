@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"dagger/shipyard/internal/output"
 	"dagger/shipyard/models/upstreams"
 )
 
@@ -64,21 +65,15 @@ type Report struct {
 	Notes       []string         `json:"notes,omitempty"`
 }
 
-// ValidFormat checks an output format before a run spends any request.
-func ValidFormat(format string) error {
-	switch format {
-	case "", "text", "json":
-		return nil
-	}
-	return fmt.Errorf("--format %q: want text or json", format)
-}
-
 // Format renders the report as "text" (the default) or "json".
 func (r Report) Format(format string) (string, error) {
-	if err := ValidFormat(format); err != nil {
+	if format == "" {
+		format = output.Text
+	}
+	if err := output.Check(format); err != nil {
 		return "", err
 	}
-	if format == "json" {
+	if format == output.JSON {
 		return r.JSON()
 	}
 	return r.Text(), nil
