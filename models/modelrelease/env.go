@@ -2,6 +2,8 @@ package modelrelease
 
 import (
 	"fmt"
+	"net/http"
+	"time"
 
 	"dagger.io/dagger"
 
@@ -13,8 +15,9 @@ import (
 // images and Cloudcoil's generator both support.
 const DefaultPython = "3.13"
 
-// Env is what every graph of this package shares: the session's client and the pinned
-// images (internal/pins, the single place images are pinned).
+// Env is what every graph of this package shares, the model flows' Config: the session's
+// client, the pinned images (internal/pins, the single place images are pinned), the
+// HTTP client for PyPI and where the flows log.
 type Env struct {
 	Client *dagger.Client
 	Pins   pins.Pins
@@ -24,6 +27,18 @@ type Env struct {
 	// CI graph shares): Untrusted by default; the module sets each function's level from
 	// internal/trust, and publish-check and model-release raise it to Release themselves.
 	Trust trust.Level
+	// PyPI is the HTTP client for PyPI's JSON API (nil: one with a timeout).
+	PyPI *http.Client
+	// Log receives one line per step of a model release (nil: none).
+	Log func(format string, args ...any)
+}
+
+// pypiClient is the Env's PyPI client, or one with a timeout.
+func (e Env) pypiClient() *http.Client {
+	if e.PyPI != nil {
+		return e.PyPI
+	}
+	return &http.Client{Timeout: time.Minute}
 }
 
 // NewEnv returns an Env with the default pins and Python.

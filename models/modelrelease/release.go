@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
-	"time"
 
 	"dagger.io/dagger"
 
@@ -16,7 +14,8 @@ import (
 	"dagger/shipyard/internal/trust"
 )
 
-// ReleaseOptions configure a model repository's release run ("Update Versions").
+// ReleaseOptions adjust one release run of a model repository ("Update Versions"); what
+// sets the flow up (clients, the log) is the Env.
 type ReleaseOptions struct {
 	// Repo is the model repository, owner/name (e.g. cloudcoil/models-kubernetes).
 	Repo string
@@ -32,17 +31,13 @@ type ReleaseOptions struct {
 	// runs. Publish asks to publish this run's draft; AutoPublish is the repository
 	// variable AUTO_PUBLISH_MODELS=true. See models.Publication.
 	DryRun, Publish, AutoPublish bool
-	// PyPIURL is PyPI's JSON API base (default DefaultPyPIURL); PyPI is the HTTP client
-	// for it (default: one with a timeout).
+	// PyPIURL is PyPI's JSON API base (default DefaultPyPIURL).
 	PyPIURL string
-	PyPI    *http.Client
 	// MaxAttempts bounds how often a run plans again after another run moved the release
 	// branch first (default 3).
 	MaxAttempts int
 	// DraftRounds bounds how often the draft is rewritten to follow the branch (default 4).
 	DraftRounds int
-	// Log receives one line per step (nil: none).
-	Log func(format string, args ...any)
 }
 
 func (o ReleaseOptions) withDefaults() ReleaseOptions {
@@ -51,9 +46,6 @@ func (o ReleaseOptions) withDefaults() ReleaseOptions {
 	}
 	if o.PyPIURL == "" {
 		o.PyPIURL = DefaultPyPIURL
-	}
-	if o.PyPI == nil {
-		o.PyPI = &http.Client{Timeout: time.Minute}
 	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 3
@@ -134,7 +126,7 @@ func (e Env) Release(ctx context.Context, gh *github.Client, source *dagger.Dire
 	o = o.withDefaults()
 	var res ReleaseResult
 	s := &releaseState{env: e, gh: gh, source: source, o: o, res: &res}
-	runner := flow.Runner{Flow: flowName, DryRun: o.DryRun, Log: o.Log}
+	runner := flow.Runner{Flow: flowName, DryRun: o.DryRun, Log: e.Log}
 	ran, err := flow.Run(ctx, runner, prepareSteps(), s)
 	res.Ran = append(res.Ran, ran...)
 	if err != nil {

@@ -82,7 +82,7 @@ func (s *releaseState) selectUpstream(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--repo: %w: want owner/name, e.g. cloudcoil/models-kubernetes", err)
 	}
-	s.r = remote{gh: s.gh, owner: n.Owner, repo: n.Repo, main: s.o.MainBranch, pypi: s.o.PyPI, pypiURL: s.o.PyPIURL}
+	s.r = remote{gh: s.gh, owner: n.Owner, repo: n.Repo, main: s.o.MainBranch, pypi: s.env.pypiClient(), pypiURL: s.o.PyPIURL}
 	data, err := s.source.File(pyprojectPath).Contents(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pyprojectPath, err)

@@ -137,7 +137,7 @@ func (w *world) runIn(env Env, e *engine.Engine, o ReleaseOptions, gh *github.Cl
 	if o.Upstream == "" {
 		o.Upstream = "1.17.1"
 	}
-	o.PyPIURL, o.PyPI = w.pypi.URL(), w.pypi.Client()
+	o.PyPIURL, env.PyPI = w.pypi.URL(), w.pypi.Client()
 	source := env.Client.Host().Directory(fixtures.ModelRepo(w.t, w.changes))
 	res, err := env.Release(context.Background(), gh, source, o)
 	// Every failure names a step the model release declares, and every step it reports as
