@@ -209,7 +209,7 @@ func TestPlanTagsRejectsBadInput(t *testing.T) {
 	}
 }
 
-func TestTagPlanRendersTextAndJSON(t *testing.T) {
+func TestTaggingRendersTextAndJSON(t *testing.T) {
 	plan, err := PlanTags("r.example/o/i", digestA, []string{"0.12.0", "latest"}, map[string]string{"latest": digestB})
 	if err != nil {
 		t.Fatal(err)
