@@ -2,8 +2,9 @@
 // publish-dev, the model release, model-versions — as declared lists of steps: each step
 // has a name that logs and errors use, says whether it writes outside the engine, and
 // carries the advice a maintainer needs when it fails. One runner logs every step, wraps a
-// failure in one error type with the step and the advice, and stops a dry run before the
-// first step that writes.
+// failure in one error type with the step and the advice (it alone names steps), runs a
+// step's dry-run body on a dry run and stops before the first writing step without one,
+// ends a flow early on Done, and runs the list again on a named error (Retry).
 package flow
 
 import (
