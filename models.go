@@ -374,5 +374,5 @@ func (m *Shipyard) ModelTemplatePatch(ctx context.Context) (*dagger.Directory, e
 	if err != nil {
 		return nil, err
 	}
-	return m.fromSDKDirectory(ctx, c.Directory().WithNewFile("cloudcoil-template.patch", modelrelease.TemplatePatch))
+	return m.fromSDKDirectory(ctx, c.Directory().WithNewFile("cloudcoil-template.patch", modelrelease.TemplatePatch()))
 }

@@ -264,8 +264,8 @@ func TestGenRepoTemplatePatchThroughTheModule(t *testing.T) {
 		t.Fatalf("entries %v, %v; want the patch alone", entries, err)
 	}
 	got, err := dir.File("cloudcoil-template.patch").Contents(ctx)
-	if err != nil || got != modelrelease.TemplatePatch {
-		t.Errorf("patch: %v; %d bytes, want the %d of the embedded patch", err, len(got), len(modelrelease.TemplatePatch))
+	if err != nil || got != modelrelease.TemplatePatch() {
+		t.Errorf("patch: %v; %d bytes, want the %d of the embedded patch", err, len(got), len(modelrelease.TemplatePatch()))
 	}
 	if execs := e.Graph().Execs(); len(execs) != 0 {
 		t.Errorf("--template-patch ran %d execs, want none", len(execs))

@@ -25,13 +25,13 @@ func TestCloudcoilRealTemplate(t *testing.T) {
 	out := t.TempDir()
 	call(t, nil, "model-template-patch", "export", "--path", out)
 	got, err := os.ReadFile(filepath.Join(out, "cloudcoil-template.patch"))
-	if err != nil || string(got) != modelrelease.TemplatePatch {
+	if err != nil || string(got) != modelrelease.TemplatePatch() {
 		t.Errorf("model-template-patch exported %d bytes (%v), want the embedded patch", len(got), err)
 	}
 	viaGenRepo := t.TempDir()
 	call(t, nil, "gen-repo", "--template-patch", "export", "--path", viaGenRepo)
 	entries, err := os.ReadDir(viaGenRepo)
-	if got, _ := os.ReadFile(filepath.Join(viaGenRepo, "cloudcoil-template.patch")); err != nil || len(entries) != 1 || string(got) != modelrelease.TemplatePatch {
+	if got, _ := os.ReadFile(filepath.Join(viaGenRepo, "cloudcoil-template.patch")); err != nil || len(entries) != 1 || string(got) != modelrelease.TemplatePatch() {
 		t.Errorf("gen-repo --template-patch exported %d entries (%v), want the embedded patch alone", len(entries), err)
 	}
 

@@ -2,7 +2,7 @@ package modelrelease
 
 import _ "embed"
 
-// TemplatePatch is the change Shipyard asks of Cloudcoil's model template, as a patch a
+// TemplatePatch returns the change Shipyard asks of Cloudcoil's model template, as a patch a
 // maintainer applies at the root of the Cloudcoil repository (git apply -p1):
 //
 //   - .github/workflows/shipyard_release.yml: Shipyard's release of the repository's
@@ -19,6 +19,7 @@ import _ "embed"
 //
 // The workflows are wrapped in {% raw %}, so the template renders them as they are and
 // update-repos, which pushes the whole rendered tree, keeps them.
-//
+func TemplatePatch() string { return templatePatch }
+
 //go:embed cloudcoil-template.patch
-var TemplatePatch string
+var templatePatch string

@@ -31,7 +31,7 @@ func patchedCloudcoil(t testing.TB) string {
 	}
 	apply := exec.Command("git", "apply", "-p1", "-")
 	apply.Dir = dir
-	apply.Stdin = strings.NewReader(TemplatePatch)
+	apply.Stdin = strings.NewReader(TemplatePatch())
 	if out, err := apply.CombinedOutput(); err != nil {
 		t.Fatalf("git apply the template patch to the real template: %v\n%s", err, out)
 	}
