@@ -33,8 +33,9 @@ func Source(ctx context.Context, cfg Config, plan releasegate.Plan) (*dagger.Dir
 }
 
 func (c Config) gitRepo() *dagger.GitRepository {
+	opts := dagger.GitOpts{ExperimentalServiceHost: c.GitService}
 	if c.GitToken != nil {
-		return c.Client.Git(c.gitURL(), dagger.GitOpts{HTTPAuthUsername: "x-access-token", HTTPAuthToken: c.GitToken})
+		opts.HTTPAuthUsername, opts.HTTPAuthToken = "x-access-token", c.GitToken
 	}
-	return c.Client.Git(c.gitURL())
+	return c.Client.Git(c.gitURL(), opts)
 }
