@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,6 +145,17 @@ func TestReadmeReleaseDemoOutput(t *testing.T) {
 	sha := w.GitHub.Repo(teskdemo.Owner + "/" + teskdemo.Name).Tag(teskdemo.Tag)
 	// The tag resolves to the commit only in a fetch that names the demo service as host.
 	e.OnField(engine.FieldRule{Type: "GitRef", Field: "commit", ChainContains: "experimentalServiceHost", Value: sha})
+	// The tree's root, as the git host serves it.
+	var root []string
+	for p := range w.GitHub.Repo(teskdemo.Owner + "/" + teskdemo.Name).Files(sha) {
+		if dir, _, nested := strings.Cut(p, "/"); nested {
+			p = dir + "/"
+		}
+		if !slices.Contains(root, p) {
+			root = append(root, p)
+		}
+	}
+	e.OnEntries(engine.DirRule{Path: ".", ChainContains: `commit(id:"` + sha + `")`, Entries: root})
 
 	got, err := m.Release(context.Background(), teskdemo.Tag, true, "text", "ci.yml", "", "")
 	if err != nil {
@@ -151,8 +163,8 @@ func TestReadmeReleaseDemoOutput(t *testing.T) {
 	}
 	refs := e.Graph().GitRefs()
 	wantURL := git.URL + "/" + teskdemo.Owner + "/" + teskdemo.Name + ".git"
-	if len(refs) != 1 || refs[0].URL != wantURL || refs[0].Kind != "tag" || refs[0].Name != teskdemo.Tag {
-		t.Errorf("git refs %+v, want the tag %s of %s", refs, teskdemo.Tag, wantURL)
+	if want := []engine.GitRef{{URL: wantURL, Kind: "commit", Name: sha}, {URL: wantURL, Kind: "tag", Name: teskdemo.Tag}}; !slices.Equal(refs, want) {
+		t.Errorf("git refs %+v, want %+v: the tag, then its commit fetched, from the demo's git host", refs, want)
 	}
 	if !strings.Contains(got, sha) {
 		t.Errorf("the report does not name the tagged commit %s:\n%s", sha, got)

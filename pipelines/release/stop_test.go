@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/teskrepo"
 )
 
@@ -61,5 +63,25 @@ func TestStopBeforeAnUnknownStep(t *testing.T) {
 	}
 	if n := len(w.repo.Sim.Requests()); n != 0 {
 		t.Errorf("%d GitHub request(s) before the refusal", n)
+	}
+}
+
+// The source step fetches the tagged tree itself: a git host that lists the tag but fails
+// to serve its commit fails that step, before anything is built.
+func TestSourceFetchFailureIsTheSourceStep(t *testing.T) {
+	w := newWorld(t, teskrepo.Options{})
+	w.repo.Release("v0.11.0")
+	w.program = func(e *engine.Engine) {
+		e.OnField(engine.FieldRule{Type: "Directory", Field: "entries", ChainContains: teskrepo.CommitChain(w.repo.GH.Tag("v0.11.0")),
+			Err: "failed to fetch remote: upload-pack: not our ref"})
+	}
+	w.freshEngine()
+	rep, err := w.run("v0.11.0", Options{DryRun: true})
+	if err == nil || flow.FailedStep(err) != StepSource || !strings.Contains(err.Error(), "fetching commit "+w.repo.GH.Tag("v0.11.0")) ||
+		!strings.Contains(err.Error(), "not our ref") {
+		t.Fatalf("err = %v", err)
+	}
+	if rep.Failed != StepSource || len(w.e.Graph().Builds()) != 0 {
+		t.Errorf("report %+v, builds %+v", rep, w.e.Graph().Builds())
 	}
 }
