@@ -147,26 +147,27 @@ func TestRefusals(t *testing.T) {
 	srv := httptest.NewServer(Handler(repo))
 	defer srv.Close()
 	for _, tc := range []struct {
-		method, path, body string
-		status             int
+		method, path, body, says string
+		status                   int
 	}{
-		{"GET", "/other/repo.git/info/refs?service=git-upload-pack", "", http.StatusNotFound},
-		{"GET", "/elixir-cloud-aai/tesk-core.git/info/refs?service=git-receive-pack", "", http.StatusForbidden},
-		{"GET", "/elixir-cloud-aai/tesk-core.git/info/refs", "", http.StatusForbidden},
-		{"POST", "/elixir-cloud-aai/tesk-core.git/git-receive-pack", "", http.StatusNotFound},
-		{"POST", "/elixir-cloud-aai/tesk-core.git/git-upload-pack", "0000", http.StatusBadRequest},
-		{"POST", "/elixir-cloud-aai/tesk-core.git/git-upload-pack", "zzzz", http.StatusBadRequest},
-		{"POST", "/elixir-cloud-aai/tesk-core.git/git-upload-pack", "000dpush abc\n0000", http.StatusBadRequest},
-		{"POST", "/elixir-cloud-aai/tesk-core.git/git-upload-pack", "0032want " + strings.Repeat("a", 40) + "\n000bdeepen 0\n0000", http.StatusBadRequest},
+		{"GET", "/other/repo.git/info/refs?service=git-upload-pack", "", "Repository not found", http.StatusNotFound},
+		{"GET", "/elixir-cloud-aai/tesk-core.git/info/refs?service=git-receive-pack", "", "only git-upload-pack", http.StatusForbidden},
+		{"GET", "/elixir-cloud-aai/tesk-core.git/info/refs", "", "only git-upload-pack", http.StatusForbidden},
+		{"POST", "/elixir-cloud-aai/tesk-core.git/git-receive-pack", "", "not served", http.StatusNotFound},
+		{"POST", "/elixir-cloud-aai/tesk-core.git/git-upload-pack", "0000", "wants nothing", http.StatusBadRequest},
+		{"POST", "/elixir-cloud-aai/tesk-core.git/git-upload-pack", "zzzz", "pkt-line length", http.StatusBadRequest},
+		{"POST", "/elixir-cloud-aai/tesk-core.git/git-upload-pack", "000dpush abc\n0000", `"push" is not served`, http.StatusBadRequest},
+		{"POST", "/elixir-cloud-aai/tesk-core.git/git-upload-pack", "0032want " + strings.Repeat("a", 40) + "\n000ddeepen 0\n0000", "want a positive number", http.StatusBadRequest},
 	} {
 		req, _ := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != tc.status {
-			t.Errorf("%s %s %q: status %d, want %d", tc.method, tc.path, tc.body, resp.StatusCode, tc.status)
+		if resp.StatusCode != tc.status || !strings.Contains(string(body), tc.says) {
+			t.Errorf("%s %s %q: %d %q, want %d saying %q", tc.method, tc.path, tc.body, resp.StatusCode, body, tc.status, tc.says)
 		}
 	}
 }
