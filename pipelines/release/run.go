@@ -24,6 +24,17 @@ type Options struct {
 	// check, the scan of the built containers and the release body. Nothing is pushed,
 	// tagged or created.
 	DryRun bool
+	// Stop, when set, ends the run before one of its steps, as a success whose report says
+	// why: the demo stops before the first step that needs what it does not serve.
+	Stop Stop
+}
+
+// Stop ends a run before the step named Before, for Reason. In a report, After lists the
+// steps that passed before it.
+type Stop struct {
+	Before string   `json:"before"`
+	Reason string   `json:"reason"`
+	After  []string `json:"after,omitempty"`
 }
 
 // prepareSteps are the steps before anything is published: release-plan, the source at the
@@ -47,7 +58,22 @@ func releaseSteps() []flow.Step[state] {
 // release. It returns the report of what was done, also when a step fails (Failed names
 // it), with the step's error.
 func Run(ctx context.Context, cfg Config, tag string, opts Options) (Report, error) {
-	return newState(cfg, tag).run(ctx, releaseSteps(), opts.DryRun)
+	steps := releaseSteps()
+	if opts.Stop.Before != "" {
+		i := slices.IndexFunc(steps, func(st flow.Step[state]) bool { return st.Name == opts.Stop.Before })
+		if i < 0 {
+			return Report{}, fmt.Errorf("release %s: no step %q to stop before", tag, opts.Stop.Before)
+		}
+		steps = steps[:i]
+	}
+	rep, err := newState(cfg, tag).run(ctx, steps, opts.DryRun)
+	if err == nil && opts.Stop.Before != "" {
+		rep.Stopped = opts.Stop
+		for _, st := range steps {
+			rep.Stopped.After = append(rep.Stopped.After, st.Name)
+		}
+	}
+	return rep, err
 }
 
 // builtDigests is push-by-digest on a dry run: the digests a push would give, when a work
