@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Step is one unit of a flow over a state S.
@@ -41,6 +42,9 @@ type Runner struct {
 	DryRun bool
 	// Retry runs the whole list again when a step fails with a given error.
 	Retry Retry
+	// StopBefore, when set, ends the flow with success before the step of that name; a name
+	// the list does not declare is refused before any step runs.
+	StopBefore string
 }
 
 // Retry says when a flow's steps run again from the first: a step failed with an error
@@ -124,10 +128,14 @@ func FailedStep(err error) string {
 // stops at the first failure, returned as an *Error that names the flow and the step of
 // this list (also when the step ran a flow of its own that failed: a step is named by the
 // flow that declares it), and, on a dry run, before the first step that writes and has
-// no DryRun body. A step that returns Done ends the flow with success. A failure that is
+// no DryRun body, or before r.StopBefore. A step that returns Done ends the flow with
+// success. A failure that is
 // r.Retry.On runs the steps again from the first. A cancelled context stops it before the
 // next step.
 func Run[S any](ctx context.Context, r Runner, steps []Step[S], state *S) ([]string, error) {
+	if r.StopBefore != "" && !slices.Contains(Names(steps), r.StopBefore) {
+		return nil, fmt.Errorf("%s: no step %q to stop before", r.Flow, r.StopBefore)
+	}
 	var ran []string
 	for attempt := 1; ; attempt++ {
 		done, err := once(ctx, r, steps, state)
@@ -148,6 +156,10 @@ func once[S any](ctx context.Context, r Runner, steps []Step[S], state *S) ([]st
 	for _, st := range steps {
 		if st.Run == nil || st.Name == "" {
 			return ran, fmt.Errorf("%s: a step without a name or a run function (after %v)", r.Flow, ran)
+		}
+		if st.Name == r.StopBefore {
+			r.logf("%s: stopping before %s, as asked", r.Flow, st.Name)
+			return ran, nil
 		}
 		body := st.Run
 		if r.DryRun && st.DryRun != nil {

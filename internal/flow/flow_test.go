@@ -184,3 +184,27 @@ func TestRetry(t *testing.T) {
 		})
 	}
 }
+
+func TestStopBefore(t *testing.T) {
+	steps := []Step[state]{step("plan", false, nil), step("build", false, nil), step("push", true, nil)}
+	tests := []struct {
+		before    string
+		wantRan   []string
+		wantError string
+	}{
+		{"build", []string{"plan"}, ""},
+		{"plan", nil, ""},
+		{"", []string{"plan", "build", "push"}, ""},
+		{"bulid", nil, `f: no step "bulid" to stop before`},
+	}
+	for _, tc := range tests {
+		s := &state{}
+		ran, err := Run(context.Background(), Runner{Flow: "f", StopBefore: tc.before}, steps, s)
+		if !slices.Equal(ran, tc.wantRan) || !slices.Equal(s.trail, tc.wantRan) {
+			t.Errorf("stop before %q: ran %v, trail %v, want %v", tc.before, ran, s.trail, tc.wantRan)
+		}
+		if (err == nil) != (tc.wantError == "") || (err != nil && err.Error() != tc.wantError) {
+			t.Errorf("stop before %q: err %v, want %q", tc.before, err, tc.wantError)
+		}
+	}
+}

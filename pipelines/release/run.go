@@ -58,20 +58,14 @@ func releaseSteps() []flow.Step[state] {
 // release. It returns the report of what was done, also when a step fails (Failed names
 // it), with the step's error.
 func Run(ctx context.Context, cfg Config, tag string, opts Options) (Report, error) {
-	steps := releaseSteps()
-	if opts.Stop.Before != "" {
-		i := slices.IndexFunc(steps, func(st flow.Step[state]) bool { return st.Name == opts.Stop.Before })
-		if i < 0 {
-			return Report{}, fmt.Errorf("release %s: no step %q to stop before", tag, opts.Stop.Before)
-		}
-		steps = steps[:i]
-	}
-	rep, err := newState(cfg, tag).run(ctx, steps, opts.DryRun)
+	r := cfg.runner(tag, opts.DryRun)
+	r.StopBefore = opts.Stop.Before
+	s := newState(cfg, tag)
+	ran, err := flow.Run(ctx, r, releaseSteps(), s)
+	rep := s.reportAfter(err, opts.DryRun)
 	if err == nil && opts.Stop.Before != "" {
 		rep.Stopped = opts.Stop
-		for _, st := range steps {
-			rep.Stopped.After = append(rep.Stopped.After, st.Name)
-		}
+		rep.Stopped.After = ran
 	}
 	return rep, err
 }

@@ -138,9 +138,14 @@ func (c Config) runner(tag string, dryRun bool) flow.Runner {
 // run runs steps on s and returns the report of what they did, as far as they got.
 func (s *state) run(ctx context.Context, steps []flow.Step[state], dryRun bool) (Report, error) {
 	_, err := flow.Run(ctx, s.cfg.runner(s.tag, dryRun), steps, s)
+	return s.reportAfter(err, dryRun), err
+}
+
+// reportAfter is the report of a run that ended with err.
+func (s *state) reportAfter(err error, dryRun bool) Report {
 	rep := s.report()
 	rep.DryRun, rep.Failed = dryRun, flow.FailedStep(err)
-	return rep, err
+	return rep
 }
 
 // report is what the steps did, as far as they got: each image under the repository it is
