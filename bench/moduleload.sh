@@ -12,7 +12,7 @@
 #   cold: each module on a fresh engine state, as a new user or a fresh CI runner sees it;
 #   warm: after a throwaway module has filled the engine's Go caches with the SDK the
 #         engine's codegen uses, as on an engine that has loaded modules before. Shipyard
-#         builds against dagger.io/dagger v0.21.8 (go.mod's replace), which no cache holds.
+#         is moved onto that same SDK (the lib version) by codegen, like any module.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -71,6 +71,6 @@ warm_shipyard=$(first_call "$work/shipyard" call pr-title --title "feat: x")
 warm=$(first_call "$work/shipyard" call pr-title --title "fix: y")
 
 ratio() { awk -v m="$1" -v b="$2" 'BEGIN{printf "%.2f", m/b}'; }
-printf 'cold engine: bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 1.3)\n' "$cold_bare" "$cold_shipyard" "$(ratio "$cold_shipyard" "$cold_bare")"
-printf 'warm engine: bare %5.1f s, shipyard %5.1f s, ratio %s\n' "$warm_bare" "$warm_shipyard" "$(ratio "$warm_shipyard" "$warm_bare")"
-printf 'warm call of shipyard: %.1f s\n' "$warm"
+printf 'cold engine: bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 1.2)\n' "$cold_bare" "$cold_shipyard" "$(ratio "$cold_shipyard" "$cold_bare")"
+printf 'warm engine: bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 1.5)\n' "$warm_bare" "$warm_shipyard" "$(ratio "$warm_shipyard" "$warm_bare")"
+printf 'warm call of shipyard: %.1f s (goal: at most 1 s)\n' "$warm"
