@@ -12,7 +12,7 @@ require (
 	github.com/hashicorp/go-version v1.9.0
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rhysd/actionlint v1.7.12
-	github.com/vektah/gqlparser/v2 v2.5.64
+	github.com/vektah/gqlparser/v2 v2.5.32
 	gopkg.in/yaml.v3 v3.0.1
 )
 

@@ -75,6 +75,41 @@ func TestModuleBuildsOnTheEnginesLibSDK(t *testing.T) {
 	// The engine builds the module's main package; the stand-in takes the generated code's
 	// place, aliasing the SDK that go.mod now names.
 	run("build", "-overlay=internal/testkit/daggerstandin/overlay.json", "-o", os.DevNull, ".")
+
+	// The engine's Go caches hold the lib SDK compiled with the versions its own go.mod
+	// requires. A module that selects another version of any module the SDK is built from
+	// (a newer golang.org/x/sys, gqlparser) recompiles that module and every SDK package
+	// above it, dagger.io/dagger included, on every fresh engine.
+	var dl struct{ GoMod string }
+	if err := json.Unmarshal([]byte(run("mod", "download", "-json", "dagger.io/dagger@"+lib)), &dl); err != nil || dl.GoMod == "" {
+		t.Fatalf("the lib SDK's go.mod: %v", err)
+	}
+	var sdkMod struct{ Require []modVersion }
+	if err := json.Unmarshal([]byte(run("mod", "edit", "-json", dl.GoMod)), &sdkMod); err != nil {
+		t.Fatalf("the lib SDK's go.mod: %v", err)
+	}
+	sdkWants := map[string]string{}
+	for _, r := range sdkMod.Require {
+		sdkWants[r.Path] = r.Version
+	}
+	// What the engine's warm-up compiles: the packages generated module code imports.
+	deps := run("list", "-deps", "-f", "{{with .Module}}{{.Path}} {{.Version}}{{end}}",
+		"dagger.io/dagger", "dagger.io/dagger/dag", "dagger.io/dagger/engineconn", "github.com/dagger/querybuilder", "github.com/vektah/gqlparser/v2/gqlerror")
+	checked := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(deps), "\n") {
+		path, version, _ := strings.Cut(line, " ")
+		want, ok := sdkWants[path]
+		if !ok || path == "dagger.io/dagger" || checked[path] {
+			continue
+		}
+		checked[path] = true
+		if version != want {
+			t.Errorf("the module selects %s %s, the engine's lib SDK is built with %s: every fresh engine then recompiles the SDK; keep %s at %s (downgrade what requires more)", path, version, want, path, want)
+		}
+	}
+	if len(checked) == 0 {
+		t.Fatalf("no module of the SDK's build graph was compared:\n%s", deps)
+	}
 }
 
 // engineLibVersion reads the SDK commit the engine's codegen pins from Dagger's source.
