@@ -296,7 +296,7 @@ func (m *Shipyard) ReleasePublishRelease(
 }
 
 // errDemoRelease refuses, with --demo, what would publish or needs a run before it.
-var errDemoRelease = errors.New("--demo runs the release only as a dry run: `dagger call --demo release --tag v0.11.0 --dry-run`; the release's workflow jobs (release-push, release-scan, release-publish, release-publish-release) publish, and the demo has nowhere to publish to")
+var errDemoRelease = errors.New("--demo runs the release only as a dry run: `dagger call --demo release --tag v0.11.0 --dry-run`; the release's workflow jobs (release-push, release-push-platform, release-assemble, release-scan, release-publish, release-publish-release) publish, and the demo has nowhere to publish to")
 
 // demoStop ends the demo's dry run before the first step that needs what the demo does
 // not serve: the build pulls the Dockerfiles' base images from a registry.
