@@ -12,7 +12,10 @@ import (
 )
 
 // The module receives the engine-generated types (internal/dagger); pipelines/ and models/
-// build graphs with the published SDK. Both speak to the same session, so objects cross by ID.
+// build graphs with the published SDK. Both speak to the same session, so objects cross by
+// ID, loaded through node(id:) with Ref: the engine's codegen moves the module onto its own
+// lib version of the SDK, which has Ref and WithGraphQLQuery but neither LoadXFromID nor the
+// …ID types that v0.21.8 has, and code written on what both share compiles under either.
 
 // clients are how the module's functions reach the engine. The fields are unexported, so
 // Dagger neither serializes nor exposes them: a real call leaves them nil and uses the
@@ -67,7 +70,7 @@ func (m *Shipyard) supplychainSource(ctx context.Context, c *sdk.Client) (*sdk.D
 	if err != nil {
 		return nil, fmt.Errorf("the module's supplychain folder: %w", err)
 	}
-	return c.LoadDirectoryFromID(sdk.DirectoryID(id)), nil
+	return sdk.Ref[*sdk.Directory](c, sdk.ID(id)), nil
 }
 
 // demoEndpoints starts the demo server (--demo), built from the module's own source in the
@@ -88,7 +91,7 @@ func (m *Shipyard) demoEndpoints(ctx context.Context) (demo.Endpoints, error) {
 		if err != nil {
 			return demo.Endpoints{}, fmt.Errorf("the module's source: %w", err)
 		}
-		src = c.LoadDirectoryFromID(sdk.DirectoryID(id))
+		src = sdk.Ref[*sdk.Directory](c, sdk.ID(id))
 		builder = src.AsModule().Runtime()
 	}
 	e, err := demo.Start(ctx, demo.Service(c, builder, src))
@@ -138,7 +141,7 @@ func toSDKDirectory(ctx context.Context, c *sdk.Client, d *dagger.Directory) (*s
 	if err != nil {
 		return nil, fmt.Errorf("directory id: %w", err)
 	}
-	return c.LoadDirectoryFromID(sdk.DirectoryID(id)), nil
+	return sdk.Ref[*sdk.Directory](c, sdk.ID(id)), nil
 }
 
 func toSDKSecret(ctx context.Context, c *sdk.Client, s *dagger.Secret) (*sdk.Secret, error) {
@@ -149,7 +152,7 @@ func toSDKSecret(ctx context.Context, c *sdk.Client, s *dagger.Secret) (*sdk.Sec
 	if err != nil {
 		return nil, fmt.Errorf("secret id: %w", err)
 	}
-	return c.LoadSecretFromID(sdk.SecretID(id)), nil
+	return sdk.Ref[*sdk.Secret](c, sdk.ID(id)), nil
 }
 
 // fromSDKDirectory hands a directory of the session's SDK client back to the module's.
@@ -158,7 +161,7 @@ func (m *Shipyard) fromSDKDirectory(ctx context.Context, d *sdk.Directory) (*dag
 	if err != nil {
 		return nil, err
 	}
-	return m.engine().LoadDirectoryFromID(dagger.DirectoryID(id)), nil
+	return dagger.Ref[*dagger.Directory](m.engine(), dagger.ID(id)), nil
 }
 
 func (m *Shipyard) fromSDKContainer(ctx context.Context, c *sdk.Container) (*dagger.Container, error) {
@@ -166,7 +169,7 @@ func (m *Shipyard) fromSDKContainer(ctx context.Context, c *sdk.Container) (*dag
 	if err != nil {
 		return nil, err
 	}
-	return m.engine().LoadContainerFromID(dagger.ContainerID(id)), nil
+	return dagger.Ref[*dagger.Container](m.engine(), dagger.ID(id)), nil
 }
 
 // plaintext reads a secret's value into memory, for API clients that need the token itself.
@@ -187,7 +190,7 @@ func toSDKFile(ctx context.Context, c *sdk.Client, f *dagger.File) (*sdk.File, e
 	if err != nil {
 		return nil, fmt.Errorf("file id: %w", err)
 	}
-	return c.LoadFileFromID(sdk.FileID(id)), nil
+	return sdk.Ref[*sdk.File](c, sdk.ID(id)), nil
 }
 
 // toJSON renders a function's result for the next job or a machine reader.

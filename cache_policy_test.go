@@ -43,6 +43,8 @@ var cachePolicies = map[string]struct{ policy, why string }{
 	"doctor":                  {"never", "reads the repository's settings on GitHub"},
 	"release":                 {"never", "publishes images and a GitHub release"},
 	"release-push":            {"never", "writes to the registry"},
+	"release-push-platform":   {"never", "writes to the registry"},
+	"release-assemble":        {"never", "reads and writes the registry"},
 	"release-scan":            {"never", "reads the registry and today's vulnerability database"},
 	"release-publish":         {"never", "signs and tags in the registry"},
 	"release-publish-release": {"never", "writes a GitHub release"},

@@ -12,7 +12,7 @@ require (
 	github.com/hashicorp/go-version v1.9.0
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rhysd/actionlint v1.7.12
-	github.com/vektah/gqlparser/v2 v2.5.64
+	github.com/vektah/gqlparser/v2 v2.5.32
 	gopkg.in/yaml.v3 v3.0.1
 )
 
@@ -64,9 +64,3 @@ require (
 	golang.org/x/xerrors v0.0.0-20231012003039-104605ab7028 // indirect
 	gotest.tools/v3 v3.5.2 // indirect
 )
-
-// The engine's codegen moves a module onto its own lib version of the SDK (a main-line
-// commit whose client lacks LoadDirectoryFromID and the …ID types) unless go.mod replaces
-// dagger.io/dagger. Pinning v0.21.8 keeps the module on the SDK that matches the engine's
-// schema, which the engine double validates against.
-replace dagger.io/dagger => dagger.io/dagger v0.21.8

@@ -104,6 +104,79 @@ func (m *Shipyard) ReleasePush(
 	return h.JSON()
 }
 
+// ReleasePushPlatform is one platform's push job of a release built on native runners
+// (one job per platform, e.g. linux/arm64 on an arm64 runner, so nothing is emulated):
+// release-plan, both images built at the tagged commit for that platform only, their
+// version checked, and pushed by digest, untagged, as single images. Prints the JSON the
+// release-assemble job reads. On one machine, release-push builds every platform at once.
+// +cache="never"
+func (m *Shipyard) ReleasePushPlatform(
+	ctx context.Context,
+	// The release tag, e.g. v0.11.0.
+	tag string,
+	// The platform this job builds, one of those the release publishes (with-platforms;
+	// default linux/amd64 and linux/arm64), e.g. linux/arm64.
+	platform string,
+	// The CI workflow's file name under .github/workflows.
+	// +default="ci.yml"
+	workflow string,
+	// The Python distribution in the images; default: from pyproject.toml at the tag.
+	// +optional
+	pythonPackage string,
+	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
+	// +optional
+	gitUrl string,
+) (string, error) {
+	p, err := ci.ParsePlatforms([]string{platform})
+	if err != nil {
+		return "", fmt.Errorf("--platform: %w", err)
+	}
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release-push-platform", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	h, err := release.PushPlatformJob(ctx, cfg, tag, p[0])
+	if err != nil {
+		return "", err
+	}
+	return h.JSON()
+}
+
+// ReleaseAssemble is the job after the platform push jobs (release-push-platform):
+// release-plan again, a check that their outputs are of this release, one per platform it
+// publishes, each with every image in its repository and each image for the platform it
+// is listed under, then each image's index of those platform images, pushed by digest,
+// untagged: the index release-push would push for the same images. Builds nothing. Prints
+// the JSON the scan job reads (--handoff), as release-push does.
+// +cache="never"
+func (m *Shipyard) ReleaseAssemble(
+	ctx context.Context,
+	// The release tag, e.g. v0.11.0.
+	tag string,
+	// What the platform push jobs printed, as one JSON array with one element per
+	// platform: [<the linux/amd64 job's>,<the linux/arm64 job's>].
+	pushed string,
+	// The CI workflow's file name under .github/workflows.
+	// +default="ci.yml"
+	workflow string,
+) (string, error) {
+	parts, err := release.ParsePlatformHandoffs(pushed)
+	if err != nil {
+		return "", fmt.Errorf("--pushed: %w", err)
+	}
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release-assemble", workflow: workflow})
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	h, err := release.AssembleJob(ctx, cfg, tag, parts)
+	if err != nil {
+		return "", err
+	}
+	return h.JSON()
+}
+
 // ReleaseScan is the release workflow's scan job: Trivy on exactly the pushed digests,
 // pulled anonymously, under the policy and the .trivyignore.yaml of the tagged commit. It
 // uses no credential of any kind. Prints the push job's JSON with the verdicts added, for
@@ -225,7 +298,7 @@ func (m *Shipyard) ReleasePublishRelease(
 }
 
 // errDemoRelease refuses, with --demo, what would publish or needs a run before it.
-var errDemoRelease = errors.New("--demo runs the release only as a dry run: `dagger call --demo release --tag v0.11.0 --dry-run`; the release's workflow jobs (release-push, release-scan, release-publish, release-publish-release) publish, and the demo has nowhere to publish to")
+var errDemoRelease = errors.New("--demo runs the release only as a dry run: `dagger call --demo release --tag v0.11.0 --dry-run`; the release's workflow jobs (release-push, release-push-platform, release-assemble, release-scan, release-publish, release-publish-release) publish, and the demo has nowhere to publish to")
 
 // demoStop ends the demo's dry run before the first step that needs what the demo does
 // not serve: the build pulls the Dockerfiles' base images from a registry.

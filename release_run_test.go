@@ -228,3 +228,52 @@ func TestReleaseUsesThePins(t *testing.T) {
 		t.Errorf("images pulled:\n%s", images)
 	}
 }
+
+// pushSplit runs release-push-platform for each default platform, then release-assemble
+// with their outputs, as the release workflow's native runners do.
+func (w *releaseWorld) pushSplit(ctx context.Context, tag string) (string, error) {
+	var parts []string
+	for _, p := range defaultPlatforms() {
+		out, err := w.m.ReleasePushPlatform(ctx, tag, p, "ci.yml", "", teskrepo.GitURL)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, out)
+	}
+	return w.m.ReleaseAssemble(ctx, tag, "["+strings.Join(parts, ",")+"]", "ci.yml")
+}
+
+// The release built per platform through the module: the assemble job prints what the
+// single push job prints for the same images, so the scan and publish jobs take it as is.
+func TestReleaseSplitPlatformsThroughTheModule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newReleaseWorld(t)
+	w.tag(t, "v0.11.0rc1")
+
+	if _, err := w.m.ReleasePushPlatform(ctx, "v0.11.0rc1", "arm64", "ci.yml", "", teskrepo.GitURL); err == nil || !strings.Contains(err.Error(), "--platform") {
+		t.Errorf("a platform without its OS: %v", err)
+	}
+	if _, err := w.m.ReleaseAssemble(ctx, "v0.11.0rc1", "[{}]", "ci.yml"); err == nil || !strings.Contains(err.Error(), "--pushed: element 1") {
+		t.Errorf("assemble of a handoff that is none: %v", err)
+	}
+	assembled, err := w.pushSplit(ctx, "v0.11.0rc1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	single, err := w.m.ReleasePush(ctx, "v0.11.0rc1", "ci.yml", "", teskrepo.GitURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if assembled != single {
+		t.Errorf("release-assemble printed\n%s\nrelease-push\n%s", assembled, single)
+	}
+	scanned, err := w.m.ReleaseScan(ctx, assembled, teskrepo.GitURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.signing(w.oidc, nil, nil).ReleasePublish(ctx, scanned, assembled, "json", "ci.yml", teskrepo.GitURL); err != nil {
+		t.Fatal(err)
+	}
+	w.noSecrets(t, assembled, scanned)
+}

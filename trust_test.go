@@ -129,6 +129,18 @@ func releaseJobs(t *testing.T, pin []string) []string {
 	return w.e.Graph().CacheVolumes()
 }
 
+// releaseSplitJobs runs the push jobs of a release built per platform, then the assemble
+// job, through the module.
+func releaseSplitJobs(t *testing.T, pin []string) []string {
+	w := newReleaseWorld(t)
+	w.tag(t, "v0.11.0rc1")
+	w.m.Pin = pin
+	if _, err := w.pushSplit(context.Background(), "v0.11.0rc1"); err != nil {
+		t.Fatal(err)
+	}
+	return w.e.Graph().CacheVolumes()
+}
+
 // mountsNone is a call of a function that must mount no cache volume, and why.
 func mountsNone(why string, r trustRun) trustRun { r.none = why; return r }
 
@@ -263,6 +275,8 @@ var trustRuns = map[string]trustRun{
 
 	"release":                 {run: releaseRun},
 	"release-push":            {run: releaseJobs, shared: "release jobs"},
+	"release-push-platform":   mountsNone("Dockerfile builds and registry calls only", trustRun{run: releaseSplitJobs, shared: "release split jobs"}),
+	"release-assemble":        mountsNone("registry calls only", trustRun{run: releaseSplitJobs, shared: "release split jobs"}),
 	"release-scan":            {run: releaseJobs, shared: "release jobs"},
 	"release-publish":         {run: releaseJobs, shared: "release jobs"},
 	"release-publish-release": {run: releaseJobs, shared: "release jobs"},

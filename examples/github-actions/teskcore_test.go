@@ -1,11 +1,17 @@
 package githubactions
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"dagger/shipyard/pipelines/ci"
 )
 
 // teskJobNames reads a workflow's job names as GitHub shows them, a matrix job expanded
@@ -262,5 +268,86 @@ func TestTeskCoreDevImagesPerImage(t *testing.T) {
 				t.Errorf("ci.yml job %s fetches an identity token itself:\n%s", id, st.Run)
 			}
 		}
+	}
+}
+
+// The release builds each platform in its own job on a runner of that platform, never
+// under emulation, and one job assembles the indexes from every platform job's output:
+// each platform of the release (with-platforms' default) has a leg, an arm64 leg runs on
+// an arm64 runner, each leg writes only its own output, and the assemble job reads them all.
+func TestTeskCoreReleaseBuildsEachPlatformOnItsOwnRunner(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("tesk-core", "release.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			RunsOn   string            `yaml:"runs-on"`
+			Needs    needs             `yaml:"needs"`
+			Outputs  map[string]string `yaml:"outputs"`
+			Strategy struct {
+				Matrix struct {
+					Include []map[string]string `yaml:"include"`
+				} `yaml:"matrix"`
+			} `yaml:"strategy"`
+			Steps []struct {
+				Env map[string]string `yaml:"env"`
+				Run string            `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var platformJob, assembleJob string
+	for id, j := range wf.Jobs {
+		for _, st := range j.Steps {
+			switch {
+			case strings.Contains(st.Run, "release-push-platform"):
+				platformJob = id
+			case strings.Contains(st.Run, "release-assemble"):
+				assembleJob = id
+			case strings.Contains(st.Run, "release-push "):
+				t.Errorf("job %s builds every platform on one runner (release-push)", id)
+			}
+		}
+	}
+	if platformJob == "" || assembleJob == "" {
+		t.Fatalf("release.yml: platform job %q, assemble job %q", platformJob, assembleJob)
+	}
+	pj, aj := wf.Jobs[platformJob], wf.Jobs[assembleJob]
+	if pj.RunsOn != "${{ matrix.runner }}" {
+		t.Errorf("the platform job runs on %q, not its leg's runner", pj.RunsOn)
+	}
+	var legs []string
+	var assembled string
+	for _, st := range aj.Steps {
+		if strings.Contains(st.Run, "release-assemble") {
+			assembled = st.Run + "\n" + fmt.Sprint(st.Env)
+		}
+	}
+	for _, leg := range pj.Strategy.Matrix.Include {
+		p, runner, out := leg["platform"], leg["runner"], leg["output"]
+		legs = append(legs, p)
+		arch := p[strings.LastIndex(p, "/")+1:]
+		if onArm := strings.HasSuffix(runner, "-arm"); onArm != (arch == "arm64") {
+			t.Errorf("the %s leg runs on %s: build each platform on a runner of that platform", p, runner)
+		}
+		if pj.Outputs[out] != "${{ steps.push.outputs."+out+" }}" {
+			t.Errorf("the %s leg's output %q is not its own: %v", p, out, pj.Outputs)
+		}
+		if !strings.Contains(assembled, "${{ needs."+platformJob+".outputs."+out+" }}") {
+			t.Errorf("the assemble job does not read the %s leg's output:\n%s", p, assembled)
+		}
+	}
+	var want []string
+	for _, p := range ci.DefaultPlatforms() {
+		want = append(want, string(p))
+	}
+	if !slices.Equal(legs, want) {
+		t.Errorf("platform legs %v, want one per platform the release publishes, %v", legs, want)
+	}
+	if !slices.Contains(aj.Needs, platformJob) {
+		t.Errorf("the assemble job needs %v, not the platform job", aj.Needs)
 	}
 }

@@ -71,13 +71,75 @@ func NewIndex(images []v1.Image) (v1.ImageIndex, error) {
 			return nil, fmt.Errorf("platform image %d: %w", i, err)
 		}
 		p := platforms[i]
-		adds[i] = mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{MediaType: mt, Platform: &p}}
+		// manifestOnly: each entry is described by its manifest alone, wherever the image
+		// was read from (a tarball, a registry), so one set of images gives one index.
+		adds[i] = mutate.IndexAddendum{Add: manifestOnly{img}, Descriptor: v1.Descriptor{MediaType: mt, Platform: &p}}
 	}
 	if err := CheckPlatforms(platforms); err != nil {
 		return nil, err
 	}
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
 	return mutate.AppendManifests(idx, adds...), nil
+}
+
+// manifestOnly hides any descriptor an image carries from where it was read (a registry's
+// answer may add fields), so its index entry is computed from its manifest.
+type manifestOnly struct{ v1.Image }
+
+// IndexOfPushed builds the index of platform images already in repo, one per entry of
+// platforms, in that order: each read by its digest (one manifest and one config request)
+// and refused unless its config names the platform it is listed under. It is the index
+// NewIndex builds of the same images before their push, so a release built per platform on
+// native runners publishes what one job building every platform would.
+func IndexOfPushed(ctx context.Context, repo string, platforms []PlatformDigest, auth Auth, opts ...Option) (v1.ImageIndex, error) {
+	idx, err := indexOfPushed(ctx, repo, platforms, auth, opts)
+	if err != nil {
+		return nil, auth.scrub(fmt.Errorf("assembling the index of %s: %w", repo, err))
+	}
+	return idx, nil
+}
+
+func indexOfPushed(ctx context.Context, repo string, platforms []PlatformDigest, auth Auth, opts []Option) (v1.ImageIndex, error) {
+	if len(platforms) == 0 {
+		return nil, errors.New("an image index needs at least one platform image")
+	}
+	r, err := parseRepository(repo)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newClient(auth, opts)
+	if err != nil {
+		return nil, err
+	}
+	images := make([]v1.Image, len(platforms))
+	for i, pd := range platforms {
+		if err := checkDigest(pd.Digest); err != nil {
+			return nil, fmt.Errorf("%s: %w", pd.Platform, err)
+		}
+		desc, err := c.puller.Get(ctx, r.Digest(pd.Digest))
+		if err != nil {
+			return nil, fmt.Errorf("%s image %s: %w", pd.Platform, pd.Digest, err)
+		}
+		if desc.Digest.String() != pd.Digest {
+			return nil, fmt.Errorf("%s image %s: registry answered with digest %s", pd.Platform, pd.Digest, desc.Digest)
+		}
+		if !desc.MediaType.IsImage() {
+			return nil, fmt.Errorf("%s image %s: media type %s is not a single image manifest", pd.Platform, pd.Digest, desc.MediaType)
+		}
+		img, err := desc.Image()
+		if err != nil {
+			return nil, fmt.Errorf("%s image %s: %w", pd.Platform, pd.Digest, err)
+		}
+		got, err := PlatformOf(img)
+		if err != nil {
+			return nil, fmt.Errorf("%s image %s: %w", pd.Platform, pd.Digest, err)
+		}
+		if got.String() != pd.Platform {
+			return nil, fmt.Errorf("the image %s handed over for %s says it is for %q in its config", pd.Digest, pd.Platform, got.String())
+		}
+		images[i] = img
+	}
+	return NewIndex(images)
 }
 
 // PushIndexByDigest writes idx, an index of single-platform images, to <repo>@<digest>

@@ -296,3 +296,55 @@ func TestListedPlatforms(t *testing.T) {
 		})
 	}
 }
+
+// The index assembled from platform images pushed one by one (each by its own job) is the
+// index NewIndex builds of the same images, and it is refused when a digest is handed over
+// under another platform, is missing, or names an index.
+func TestIndexOfPushed(t *testing.T) {
+	reg := newTestRegistry(t)
+	repo := reg.repo("tesk-core-filer")
+	want, imgs := twoPlatformIndex(t)
+	var listed []PlatformDigest
+	for i, p := range []string{"linux/amd64", "linux/arm64"} {
+		d, err := PushByDigest(t.Context(), repo, imgs[i], reg.auth, reg.opts()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed = append(listed, PlatformDigest{Platform: p, Digest: d})
+	}
+	idx, err := IndexOfPushed(t.Context(), repo, listed, reg.auth, reg.opts()...)
+	if err != nil {
+		t.Fatalf("IndexOfPushed: %v", err)
+	}
+	got, _ := idx.RawManifest()
+	wantRaw, _ := want.RawManifest()
+	if string(got) != string(wantRaw) {
+		t.Errorf("assembled index\n%s\nwant the one built before the push\n%s", got, wantRaw)
+	}
+	d, err := PushIndexByDigest(t.Context(), repo, idx, reg.auth, reg.opts()...)
+	if h, _ := want.Digest(); err != nil || d != h.String() {
+		t.Errorf("pushed %s, %v; want %s", d, err, h)
+	}
+
+	swapped := []PlatformDigest{{Platform: "linux/amd64", Digest: listed[1].Digest}, {Platform: "linux/arm64", Digest: listed[0].Digest}}
+	missing := []PlatformDigest{listed[0], {Platform: "linux/arm64", Digest: "sha256:" + strings.Repeat("0", 64)}}
+	for _, tc := range []struct {
+		name  string
+		given []PlatformDigest
+		want  string
+	}{
+		{"another platform's image", swapped, `handed over for linux/amd64 says it is for "linux/arm64"`},
+		{"a digest the repository lacks", missing, "linux/arm64 image sha256:000"},
+		{"an index", []PlatformDigest{{Platform: "linux/amd64", Digest: d}}, "is not a single image manifest"},
+		{"a tag for a digest", []PlatformDigest{{Platform: "linux/amd64", Digest: "latest"}}, "is not of the form sha256"},
+		{"nothing", nil, "at least one platform image"},
+		{"one platform twice", []PlatformDigest{listed[0], listed[0]}, "given twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := IndexOfPushed(t.Context(), repo, tc.given, reg.auth, reg.opts()...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

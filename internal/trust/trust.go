@@ -77,6 +77,8 @@ var functions = map[string]Level{
 	// check a write waits for.
 	"release":                 Release,
 	"release-push":            Release,
+	"release-push-platform":   Release,
+	"release-assemble":        Release,
 	"release-scan":            Release, // its verdict gates release-publish
 	"release-publish":         Release,
 	"release-publish-release": Release,

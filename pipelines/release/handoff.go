@@ -48,28 +48,36 @@ func ParseHandoff(data string) (Handoff, error) {
 	if err := dec.Decode(&h); err != nil {
 		return Handoff{}, fmt.Errorf("reading the handoff of the previous job: %w", err)
 	}
+	if err := h.checkForm(); err != nil {
+		return Handoff{}, err
+	}
+	return h, nil
+}
+
+// checkForm checks what ParseHandoff checks of a decoded handoff.
+func (h Handoff) checkForm() error {
 	switch {
 	case h.Tag == "" || h.Version == "" || h.Repo == "":
-		return Handoff{}, errors.New("the handoff names no repository, tag or version")
+		return errors.New("the handoff names no repository, tag or version")
 	case !commitRE.MatchString(h.Commit):
-		return Handoff{}, fmt.Errorf("the handoff's commit %q is not a full commit SHA", h.Commit)
+		return fmt.Errorf("the handoff's commit %q is not a full commit SHA", h.Commit)
 	case len(h.Images) == 0:
-		return Handoff{}, errors.New("the handoff lists no pushed image")
+		return errors.New("the handoff lists no pushed image")
 	}
 	names, repos := map[string]bool{}, map[string]bool{}
 	for _, p := range h.Images {
 		switch {
 		case p.Check() != nil:
-			return Handoff{}, fmt.Errorf("the handoff's image %+v is not one pushed image by digest: %w", p, p.Check())
+			return fmt.Errorf("the handoff's image %+v is not one pushed image by digest: %w", p, p.Check())
 		case names[p.Name]:
-			return Handoff{}, fmt.Errorf("the handoff lists image %s twice", p.Name)
+			return fmt.Errorf("the handoff lists image %s twice", p.Name)
 		case repos[p.Repository]:
 			// Two names on one repository would publish one image's tags on the other's.
-			return Handoff{}, fmt.Errorf("the handoff lists repository %s twice", p.Repository)
+			return fmt.Errorf("the handoff lists repository %s twice", p.Repository)
 		}
 		names[p.Name], repos[p.Repository] = true, true
 	}
-	return h, nil
+	return nil
 }
 
 // tiedTo checks that each image of the handoff is one the tagged source builds, in that

@@ -22,11 +22,9 @@ type (
 	Changeset   = sdk.Changeset
 	Platform    = sdk.Platform
 
-	ContainerID = sdk.ContainerID
-	DirectoryID = sdk.DirectoryID
-	FileID      = sdk.FileID
-	SecretID    = sdk.SecretID
-	ServiceID   = sdk.ServiceID
+	// ID is the one ID scalar that node(id:) loads; the per-type …ID scalars are a legacy
+	// surface the engine's lib version of the SDK no longer has.
+	ID = sdk.ID
 
 	ExecError = sdk.ExecError
 
@@ -35,6 +33,9 @@ type (
 	ContainerWithMountedCacheOpts = sdk.ContainerWithMountedCacheOpts
 	DirectoryFilterOpts           = sdk.DirectoryFilterOpts
 )
+
+// Ref mirrors the generated Ref: a lazy reference to an object through node(id:).
+func Ref[T sdk.Loadable[T]](c *Client, id ID) T { return sdk.Ref[T](c, id) }
 
 // Connect mirrors the generated Connect, which joins the session named by
 // DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN. The stand-in never runs a module: tests

@@ -1,0 +1,96 @@
+//go:build realengine
+
+package realengine
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/testkit/githubsim"
+)
+
+// The release's push split by platform on a real engine, as the workflow's native runners
+// run it: release-push-platform once per platform (arm64 under the engine's emulator here),
+// then release-assemble with both outputs, which pushes each image's index of the platform
+// images to the local registry. The index lists exactly the platform jobs' images, and
+// release-push, building every platform in one call from the same engine's builds, hands
+// over the same indexes.
+func TestReleasePushSplitByPlatform(t *testing.T) {
+	t.Parallel()
+	sim := githubsim.New(t)
+	sim.AddToken(ghToken, githubsim.Token{PushAccess: true})
+	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
+	gitURL, sha := teskCoreGit(t, repo)
+	api := publishGitHub(t, sim)
+
+	const password = "realengine0split0SECRET"
+	env := map[string]string{"GHTOKEN": ghToken, "REGPASS": password}
+	ctor := append(ghArgs(api), "--registry", registryHost, "--org", "shipyard-test-split",
+		"--registry-username", "bot", "--registry-password", "env://REGPASS")
+
+	type pushed struct {
+		Name       string `json:"name"`
+		Repository string `json:"repository"`
+		Digest     string `json:"digest"`
+		Platforms  []struct {
+			Platform string `json:"platform"`
+			Digest   string `json:"digest"`
+		} `json:"platforms"`
+	}
+	var outputs []string
+	platformImages := map[string]map[string]string{} // image → platform → digest
+	for _, platform := range []string{"linux/amd64", "linux/arm64"} {
+		out := strings.TrimSpace(call(t, env, append(ctor, "release-push-platform", "--tag", "v0.11.0",
+			"--platform", platform, "--git-url", gitURL)...))
+		var h struct {
+			Commit   string   `json:"commit"`
+			Platform string   `json:"platform"`
+			Images   []pushed `json:"images"`
+		}
+		if err := json.Unmarshal([]byte(out), &h); err != nil || h.Platform != platform || h.Commit != sha || len(h.Images) != 2 {
+			t.Fatalf("release-push-platform --platform %s printed %s (%v)", platform, out, err)
+		}
+		for _, img := range h.Images {
+			if len(img.Platforms) != 0 {
+				t.Errorf("%s: %s was pushed as an index", platform, img.Name)
+			}
+			if platformImages[img.Name] == nil {
+				platformImages[img.Name] = map[string]string{}
+			}
+			platformImages[img.Name][platform] = img.Digest
+		}
+		outputs = append(outputs, out)
+	}
+
+	assembled := strings.TrimSpace(call(t, env, append(ctor, "release-assemble", "--tag", "v0.11.0",
+		"--pushed", "["+strings.Join(outputs, ",")+"]")...))
+	var h struct {
+		Commit string   `json:"commit"`
+		Images []pushed `json:"images"`
+	}
+	if err := json.Unmarshal([]byte(assembled), &h); err != nil || h.Commit != sha || len(h.Images) != 2 {
+		t.Fatalf("release-assemble printed %s (%v)", assembled, err)
+	}
+	for _, img := range h.Images {
+		// The registry's index lists the platform jobs' images, each for its platform.
+		checkIndex(t, "127.0.0.1:"+registryPort+"/shipyard-test-split/tesk-core-"+img.Name+"@"+img.Digest)
+		if len(img.Platforms) != 2 {
+			t.Fatalf("%s: the assembled handoff lists %d platform(s)", img.Name, len(img.Platforms))
+		}
+		for _, p := range img.Platforms {
+			if want := platformImages[img.Name][p.Platform]; p.Digest != want {
+				t.Errorf("%s: the index lists %s for %s, the platform job pushed %s", img.Name, p.Digest, p.Platform, want)
+			}
+		}
+	}
+	if strings.Contains(assembled+strings.Join(outputs, ""), password) {
+		t.Error("the registry password reached an output")
+	}
+
+	// One call building every platform, on the same engine and so from the same builds.
+	single := strings.TrimSpace(call(t, env, append(ctor, "release-push", "--tag", "v0.11.0", "--git-url", gitURL)...))
+	if single != assembled {
+		t.Errorf("release-push printed\n%s\nrelease-assemble\n%s", single, assembled)
+	}
+}

@@ -1,0 +1,175 @@
+package release
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish"
+)
+
+// A release built per platform: each platform's push job (PushPlatformJob) runs on a
+// runner of that platform, so nothing is emulated, and pushes that platform's images by
+// digest; the assemble job (AssembleJob) builds each image's index from them and prints the
+// handoff PushJob prints, which the scan and publish jobs read unchanged.
+
+// StepAssemble builds and pushes the indexes of a release built per platform.
+const StepAssemble = publish.StepAssemble
+
+// PlatformHandoff is what one platform's push job prints and the assemble job reads.
+type PlatformHandoff struct {
+	Repo    string `json:"repo"`
+	Tag     string `json:"tag"`
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	publish.PlatformPush
+}
+
+// JSON renders the handoff on one line, as a job output.
+func (h PlatformHandoff) JSON() (string, error) {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return "", fmt.Errorf("rendering the platform handoff: %w", err)
+	}
+	return string(b) + "\n", nil
+}
+
+// ParsePlatformHandoff reads what a platform's push job printed and checks its form.
+func ParsePlatformHandoff(data string) (PlatformHandoff, error) {
+	var h PlatformHandoff
+	dec := json.NewDecoder(strings.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return PlatformHandoff{}, fmt.Errorf("reading the handoff of a platform's push job: %w", err)
+	}
+	if _, err := ci.ParsePlatforms([]string{h.Platform}); err != nil {
+		return PlatformHandoff{}, fmt.Errorf("the platform handoff's platform: %w", err)
+	}
+	// The release fields and images are checked as a push job's handoff is.
+	if err := h.handoff().checkForm(); err != nil {
+		return PlatformHandoff{}, fmt.Errorf("the %s handoff: %w", h.Platform, err)
+	}
+	return h, nil
+}
+
+// ParsePlatformHandoffs reads the platform push jobs' outputs, given as one JSON array
+// (a list of strings cannot carry JSON through the dagger CLI, which reads lists as CSV).
+func ParsePlatformHandoffs(data string) ([]PlatformHandoff, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal([]byte(data), &raw); err != nil {
+		return nil, fmt.Errorf("want a JSON array of the platform push jobs' outputs, [<one job's>,<another's>]: %w", err)
+	}
+	if len(raw) == 0 {
+		return nil, errors.New("the array lists no platform push job's output")
+	}
+	out := make([]PlatformHandoff, len(raw))
+	for i, r := range raw {
+		var err error
+		if out[i], err = ParsePlatformHandoff(string(r)); err != nil {
+			return nil, fmt.Errorf("element %d: %w", i+1, err)
+		}
+	}
+	return out, nil
+}
+
+// handoff is the release and images of h as a push job's handoff.
+func (h PlatformHandoff) handoff() Handoff {
+	return Handoff{Repo: h.Repo, Tag: h.Tag, Version: h.Version, Commit: h.Commit, Images: h.Images}
+}
+
+// PushPlatformJob builds every image of the tagged commit for platform only, checks its
+// version and pushes each by digest, untagged, as a single image: the platform must be one
+// the release publishes (cfg.Platforms).
+func PushPlatformJob(ctx context.Context, cfg Config, tag string, platform dagger.Platform) (PlatformHandoff, error) {
+	publishes := cfg.Platforms
+	cfg.Platforms = []dagger.Platform{platform}
+	// The platform is checked by the build, the step it concerns.
+	build := buildStep
+	build.Run = func(ctx context.Context, s *state) error {
+		if !slices.Contains(publishes, platform) {
+			return fmt.Errorf("--platform %s is not one the release publishes (%s); pass one of them, or set them with with-platforms", platform, platformList(publishes))
+		}
+		return buildStep.Run(ctx, s)
+	}
+	s := newState(cfg, tag)
+	push := flow.Step[state]{Name: StepPush, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *state) error {
+		pushed, err := publish.PushByDigest(ctx, platformImages(s.images.Built), s.images.Target, s.images.Workdir)
+		if err != nil {
+			return err
+		}
+		s.images.Pushed = pushed
+		for _, p := range pushed {
+			s.cfg.logf("%s: %s (%s)", StepPush, p.Ref(), platform)
+		}
+		return nil
+	}}
+	steps := []flow.Step[state]{planStep, sourceStep, build, versionStep, push}
+	if _, err := s.run(ctx, steps, false); err != nil {
+		return PlatformHandoff{}, err
+	}
+	p := s.plan
+	return PlatformHandoff{Repo: p.Repo, Tag: p.Tag, Version: p.Version, Commit: p.Commit,
+		PlatformPush: publish.PlatformPush{Platform: string(platform), Images: s.images.Pushed}}, nil
+}
+
+// platformImages turns images built for one platform into single images: what a platform
+// job pushes is a platform image, which only the assemble job lists in an index.
+func platformImages(images []ci.Image) []ci.Image {
+	out := make([]ci.Image, len(images))
+	for i, img := range images {
+		if len(img.Variants) == 1 {
+			img.Container, img.Variants = img.Variants[0].Container, nil
+		}
+		out[i] = img
+	}
+	return out
+}
+
+// AssembleJob checks the tag again (release-plan), checks that the platform jobs'
+// handoffs are of this release, one per platform it publishes, each with every image in its
+// repository, then pushes each image's index of those platform images by digest, untagged.
+// It builds nothing. It returns the handoff a push job returns.
+func AssembleJob(ctx context.Context, cfg Config, tag string, parts []PlatformHandoff) (Handoff, error) {
+	s := newState(cfg, tag)
+	assemble := flow.Step[state]{Name: StepAssemble, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *state) error {
+		var errs []error
+		pushes := make([]publish.PlatformPush, len(parts))
+		for i, part := range parts {
+			if err := part.handoff().matches(cfg, s.plan); err != nil {
+				errs = append(errs, fmt.Errorf("the %s push: %w", part.Platform, err))
+			}
+			pushes[i] = part.PlatformPush
+		}
+		if err := errors.Join(errs...); err != nil {
+			return flow.Advise(err, "run the platform push jobs of this tag, and pass their output on unchanged")
+		}
+		return s.images.Assemble(ctx, platformStrings(cfg.Platforms), pushes)
+	}}
+	if _, err := s.run(ctx, []flow.Step[state]{planStep, assemble}, false); err != nil {
+		return Handoff{}, err
+	}
+	p := s.plan
+	return Handoff{Repo: p.Repo, Tag: p.Tag, Version: p.Version, Commit: p.Commit, Images: s.images.Pushed}, nil
+}
+
+func platformStrings(ps []dagger.Platform) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return out
+}
+
+func platformList(ps []dagger.Platform) string {
+	if len(ps) == 0 {
+		return "none: one image for the engine's platform"
+	}
+	return strings.Join(platformStrings(ps), ", ")
+}
