@@ -83,7 +83,8 @@ func (m *Shipyard) supplychainSource(ctx context.Context, c *sdk.Client) (*sdk.D
 
 // demoEndpoints starts the demo server (--demo), built from the module's own source in the
 // module's own runtime container (the one image every engine that runs this module has),
-// and returns loopback URLs of this process that forward to it.
+// and returns loopback URLs of this process that forward to its GitHub API and PyPI, and
+// the service's own URL of its git host.
 func (m *Shipyard) demoEndpoints(ctx context.Context) (demo.Endpoints, error) {
 	if m.clients.demo != nil {
 		return *m.clients.demo, nil
@@ -105,11 +106,14 @@ func (m *Shipyard) demoEndpoints(ctx context.Context) (demo.Endpoints, error) {
 	if err != nil {
 		return demo.Endpoints{}, err
 	}
+	// The engine fetches from the git host itself: only this process's clients need the
+	// forwarder.
 	for _, u := range []*string{&e.GitHubAPI, &e.PyPI} {
 		if *u, err = demo.Loopback(ctx, *u); err != nil {
 			return demo.Endpoints{}, err
 		}
 	}
+	m.clients.demo = &e // one start and one forwarder per call
 	return e, nil
 }
 

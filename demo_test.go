@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"dagger/shipyard/internal/demo"
 	"dagger/shipyard/internal/testkit/demoserver"
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/teskdemo"
 )
 
 // --demo points the GitHub client at the demo server it starts, built from the module's
@@ -124,18 +126,101 @@ func checkReadmeBlock(t *testing.T, anchor, got string) {
 	}
 }
 
-// The release's steps after the gates fetch the tag over git, which the demo does not
-// serve: with --demo they refuse before anything runs rather than fetch GitHub's real
-// repository.
-func TestDemoReleaseRefusesBeforeAnythingRuns(t *testing.T) {
+// The README's release demo prints exactly what release --dry-run prints with --demo: the
+// gates through the demo's GitHub API, then the tagged commit through Dagger's git API from
+// the demo's git host, with the demo service named as the fetch's host so the engine starts
+// it, and the stop before the build. (The engine double answers the git fetch as the demo's
+// git host would: gitserve's tests fetch from that host with the real git CLI.)
+func TestReadmeReleaseDemoOutput(t *testing.T) {
+	w := demoserver.New(t)
+	gh := httptest.NewServer(w.GitHubHandler())
+	t.Cleanup(gh.Close)
+	git := httptest.NewServer(w.Git)
+	t.Cleanup(git.Close)
+	e := engine.New(t, engine.StrictExecs())
+	c := e.Client(context.Background())
+	m := New(nil, teskdemo.Owner+"/"+teskdemo.Name, nil, "", "docker.io", "elixircloud", "", nil, nil, true)
+	demoService := c.Container().WithExposedPort(demo.GitPort).AsService()
+	m.clients = clients{sdk: c, dag: c, demo: &demo.Endpoints{GitHubAPI: gh.URL + "/", Git: git.URL + "/", Service: demoService}}
+	sha := w.GitHub.Repo(teskdemo.Owner + "/" + teskdemo.Name).Tag(teskdemo.Tag)
+	// The tag resolves to the commit only in a fetch that names the demo service as host.
+	e.OnField(engine.FieldRule{Type: "GitRef", Field: "commit", ChainContains: "experimentalServiceHost", Value: sha})
+	// The tree's root, as the git host serves it.
+	var root []string
+	for p := range w.GitHub.Repo(teskdemo.Owner + "/" + teskdemo.Name).Files(sha) {
+		if dir, _, nested := strings.Cut(p, "/"); nested {
+			p = dir + "/"
+		}
+		if !slices.Contains(root, p) {
+			root = append(root, p)
+		}
+	}
+	e.OnEntries(engine.DirRule{Path: ".", ChainContains: `commit(id:"` + sha + `")`, Entries: root})
+
+	got, err := m.Release(context.Background(), teskdemo.Tag, true, "text", "ci.yml", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := e.Graph().GitRefs()
+	wantURL := git.URL + "/" + teskdemo.Owner + "/" + teskdemo.Name + ".git"
+	if want := []engine.GitRef{{URL: wantURL, Kind: "commit", Name: sha}, {URL: wantURL, Kind: "tag", Name: teskdemo.Tag}}; !slices.Equal(refs, want) {
+		t.Errorf("git refs %+v, want %+v: the tag, then its commit fetched, from the demo's git host", refs, want)
+	}
+	if !strings.Contains(got, sha) {
+		t.Errorf("the report does not name the tagged commit %s:\n%s", sha, got)
+	}
+	checkReadmeBlock(t, releaseDemoBlock, got)
+}
+
+// releaseDemoBlock is where the README shows the release demo's output.
+const releaseDemoBlock = "dagger call --demo release --tag v0.11.0 --dry-run\n```\n\n"
+
+// With --demo the release runs only as a dry run, and no workflow job runs at all: each
+// would publish. Each refuses before anything starts.
+func TestDemoReleaseRefusesToPublish(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
+	for name, call := range map[string]func(m *Shipyard) error{
+		"release": func(m *Shipyard) error {
+			_, err := m.Release(ctx, "v0.11.0", false, "text", "ci.yml", "", "")
+			return err
+		},
+		"release-push": func(m *Shipyard) error {
+			_, err := m.ReleasePush(ctx, "v0.11.0", "ci.yml", "", "")
+			return err
+		},
+		"release-publish-release": func(m *Shipyard) error {
+			_, err := m.ReleasePublishRelease(ctx, "v0.11.0", "text", "ci.yml")
+			return err
+		},
+	} {
+		m, e := newModule(t, nil)
+		m.Demo = true
+		err := call(m)
+		if err == nil || !strings.Contains(err.Error(), "--demo runs the release only as a dry run") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+		if len(e.Graph().Services()) != 0 || len(e.Graph().Execs()) != 0 {
+			t.Errorf("%s: services %+v, execs %+v", name, e.Graph().Services(), e.Graph().Execs())
+		}
+	}
+}
+
+// The demo's tag is fetched from the demo's git host only: --git-url would fetch another
+// repository than the one the gates checked.
+func TestDemoReleaseRefusesAGitURL(t *testing.T) {
+	t.Parallel()
+	w := demoserver.New(t)
+	gh := httptest.NewServer(w.GitHubHandler())
+	t.Cleanup(gh.Close)
 	m, e := newModule(t, nil)
 	m.Demo = true
-	_, err := m.Release(context.Background(), "v0.11.0", true, "text", "ci.yml", "", "")
-	if err == nil || !strings.Contains(err.Error(), "--demo covers the release gates only (release-plan)") {
+	m.clients.demo = &demo.Endpoints{GitHubAPI: gh.URL + "/", Git: "http://demo:8082/"}
+	_, err := m.Release(context.Background(), "v0.11.0", true, "text", "ci.yml", "", "https://github.com/elixir-cloud-aai/tesk-core.git")
+	if err == nil || !strings.Contains(err.Error(), "drop --git-url") {
 		t.Fatalf("err = %v", err)
 	}
-	if len(e.Graph().Services()) != 0 || len(e.Graph().Execs()) != 0 {
-		t.Fatalf("services %+v, execs %+v", e.Graph().Services(), e.Graph().Execs())
+	if refs := e.Graph().GitRefs(); len(refs) != 0 {
+		t.Fatalf("git refs %+v", refs)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -48,12 +49,19 @@ func (m *Shipyard) Release(
 	if err := checkFormat(format); err != nil {
 		return "", err
 	}
+	opts := release.Options{DryRun: dryRun}
+	if m.Demo {
+		if !dryRun {
+			return "", errDemoRelease
+		}
+		opts.Stop = demoStop
+	}
 	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, signing: !dryRun})
 	if err != nil {
 		return "", err
 	}
 	defer cleanup()
-	rep, err := release.Run(ctx, cfg, tag, release.Options{DryRun: dryRun})
+	rep, err := release.Run(ctx, cfg, tag, opts)
 	if err != nil {
 		if rep.Version == "" {
 			return "", err
@@ -214,6 +222,14 @@ func (m *Shipyard) ReleasePublishRelease(
 	})
 }
 
+// errDemoRelease refuses, with --demo, what would publish or needs a run before it.
+var errDemoRelease = errors.New("--demo runs the release only as a dry run: `dagger call --demo release --tag v0.11.0 --dry-run`; the release's workflow jobs (release-push, release-scan, release-publish, release-publish-release) publish, and the demo has nowhere to publish to")
+
+// demoStop ends the demo's dry run before the first step that needs what the demo does
+// not serve: the build pulls the Dockerfiles' base images from a registry.
+var demoStop = release.Stop{Before: release.StepBuild,
+	Reason: "the build pulls the images' base images from a registry, which the demo does not serve"}
+
 // releaseFlags are the arguments the release functions share.
 type releaseFlags struct {
 	workflow, pythonPackage, gitURL string
@@ -228,10 +244,8 @@ type releaseFlags struct {
 // containers get them as secrets. cleanup removes the work directory of image tarballs.
 func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.Config, func(), error) {
 	none := func() {}
-	if m.Demo {
-		// Past the gates the release fetches the tag over git, which the demo server does
-		// not serve: without this it would fetch GitHub's real repository.
-		return release.Config{}, none, fmt.Errorf("--demo covers the release gates only (release-plan): the release's later steps fetch the tagged source over git, which the demo repository does not serve; run release with --github-token on the real repository")
+	if m.Demo && f.function != "release" {
+		return release.Config{}, none, errDemoRelease
 	}
 	level, err := trust.Of(f.function)
 	if err != nil {
@@ -262,6 +276,18 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 	}
 	if cfg.Platforms, err = ci.PublishPlatforms(m.Platforms); err != nil {
 		return release.Config{}, none, err
+	}
+	if m.Demo {
+		// The tag is fetched from the demo's git host, never from the GitHub of the
+		// repository's name.
+		if f.gitURL != "" {
+			return release.Config{}, none, fmt.Errorf("--demo fetches the demo repository from the demo's own git host: drop --git-url (or --demo)")
+		}
+		e, err := m.demoEndpoints(ctx)
+		if err != nil {
+			return release.Config{}, none, err
+		}
+		cfg.GitURL, cfg.GitService = e.Git+m.Repo+".git", e.Service
 	}
 	if m.GithubToken != nil && f.gitURL == "" {
 		// The default URL is GitHub's: the same token fetches a private repository.

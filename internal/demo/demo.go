@@ -22,6 +22,7 @@ var Sources = []string{
 	"internal/testkit/demoserver/**",
 	"internal/testkit/corpus/**",
 	"internal/testkit/githubsim/**",
+	"internal/testkit/gitserve/**",
 	"internal/testkit/pypisim/**",
 	"internal/testkit/teskdemo/**",
 	"internal/version/**",
@@ -33,6 +34,7 @@ const binary = "/usr/local/bin/demo-server"
 const (
 	GitHubPort = 8080
 	PyPIPort   = 8081
+	GitPort    = 8082
 )
 
 // Service builds the demo server from moduleSrc (the module's root) in builder, a container
@@ -50,14 +52,22 @@ func Service(c *dagger.Client, builder *dagger.Container, moduleSrc *dagger.Dire
 		WithFile(binary, bin, dagger.ContainerWithFileOpts{Permissions: 0o755}).
 		WithExposedPort(GitHubPort).
 		WithExposedPort(PyPIPort).
+		WithExposedPort(GitPort).
 		AsService(dagger.ContainerAsServiceOpts{Args: []string{binary,
-			"-github-addr", fmt.Sprintf("0.0.0.0:%d", GitHubPort), "-pypi-addr", fmt.Sprintf("0.0.0.0:%d", PyPIPort)}})
+			"-github-addr", fmt.Sprintf("0.0.0.0:%d", GitHubPort), "-pypi-addr", fmt.Sprintf("0.0.0.0:%d", PyPIPort),
+			"-git-addr", fmt.Sprintf("0.0.0.0:%d", GitPort)}})
 }
 
 // Endpoints are the base URLs of the running demo, each ending in a slash.
 type Endpoints struct {
 	GitHubAPI string
 	PyPI      string
+	// Git is the demo's git host, where <owner>/<name>.git is fetched from. The engine
+	// fetches, not this process, so it stays the service's own address.
+	Git string
+	// Service is the running demo, which a git fetch from Git names as its host
+	// (Query.git's experimentalServiceHost).
+	Service *dagger.Service
 }
 
 // Start starts svc (once per session: Dagger keeps one instance per service) and returns
@@ -67,11 +77,11 @@ func Start(ctx context.Context, svc *dagger.Service) (Endpoints, error) {
 	if err != nil {
 		return Endpoints{}, fmt.Errorf("starting the demo server: %w", err)
 	}
-	var e Endpoints
+	e := Endpoints{Service: started}
 	for _, p := range []struct {
 		port int
 		url  *string
-	}{{GitHubPort, &e.GitHubAPI}, {PyPIPort, &e.PyPI}} {
+	}{{GitHubPort, &e.GitHubAPI}, {PyPIPort, &e.PyPI}, {GitPort, &e.Git}} {
 		u, err := started.Endpoint(ctx, dagger.ServiceEndpointOpts{Port: p.port, Scheme: "http"})
 		if err != nil {
 			return Endpoints{}, fmt.Errorf("the demo server's port %d: %w", p.port, err)

@@ -50,7 +50,8 @@ func TestSourcesCoverTheServer(t *testing.T) {
 }
 
 // Service builds the server in the builder from the filtered source as a static binary and
-// runs it alone, on both ports; Start returns both endpoints as base URLs.
+// runs it alone, on its three ports; Start returns the endpoints as base URLs, and the
+// started service for a git fetch to name.
 func TestServiceAndEndpoints(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -63,14 +64,15 @@ func TestServiceAndEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(got.GitHubAPI, "http://") || !strings.HasSuffix(got.GitHubAPI, ":8080/") ||
-		!strings.HasPrefix(got.PyPI, "http://") || !strings.HasSuffix(got.PyPI, ":8081/") {
+		!strings.HasPrefix(got.PyPI, "http://") || !strings.HasSuffix(got.PyPI, ":8081/") ||
+		!strings.HasPrefix(got.Git, "http://") || !strings.HasSuffix(got.Git, ":8082/") || got.Service == nil {
 		t.Fatalf("endpoints %+v", got)
 	}
 	services := e.Graph().Services()
 	if len(services) != 1 || !services[0].Started {
 		t.Fatalf("services %+v", services)
 	}
-	want := []string{"/usr/local/bin/demo-server", "-github-addr", "0.0.0.0:8080", "-pypi-addr", "0.0.0.0:8081"}
+	want := []string{"/usr/local/bin/demo-server", "-github-addr", "0.0.0.0:8080", "-pypi-addr", "0.0.0.0:8081", "-git-addr", "0.0.0.0:8082"}
 	if s := services[0]; !slices.Equal(s.Args, want) || s.Image != "" {
 		t.Fatalf("the service runs %q on image %q, want %q alone", s.Args, s.Image, want)
 	}

@@ -15,7 +15,7 @@ import (
 // the CLI and the engine (already running here, so it only checks its caches and puts
 // dagger on PATH); the second prints the plan the README shows, from the demo server that
 // --demo builds and runs as a Dagger service: no server runs outside the engine. Then the
-// Cloudcoil demo's command prints its README block.
+// release demo's and the Cloudcoil demo's commands print their README blocks.
 func TestReadmeQuickStart(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
@@ -57,17 +57,23 @@ func TestReadmeQuickStart(t *testing.T) {
 		t.Errorf("README.md shows:\n%s\nthe command printed:\n%s", want, got)
 	}
 
-	cloudcoil, ok := readmeBlock(string(readme), "```sh\n", "dagger call --demo --repo cloudcoil/cloudcoil ")
-	if !ok {
-		t.Fatal("README.md has no sh block with the Cloudcoil demo")
-	}
-	_, after, _ := strings.Cut(string(readme), cloudcoil+"```\n\n")
-	wantCloudcoil, ok := readmeBlock(after, "```text\n", "")
-	if !ok || !strings.HasPrefix(after, "```text\n") {
-		t.Fatal("README.md has no text block right after the Cloudcoil demo's command")
-	}
-	if got := run(strings.TrimSpace(cloudcoil)); strings.TrimSpace(got) != strings.TrimSpace(wantCloudcoil) {
-		t.Errorf("README.md shows:\n%s\nthe Cloudcoil demo printed:\n%s", wantCloudcoil, got)
+	// The other demos: each command's sh block, then the text block it prints.
+	for _, demo := range []struct{ name, command string }{
+		{"release demo", "dagger call --demo release "},
+		{"Cloudcoil demo", "dagger call --demo --repo cloudcoil/cloudcoil "},
+	} {
+		command, ok := readmeBlock(string(readme), "```sh\n", demo.command)
+		if !ok {
+			t.Fatalf("README.md has no sh block with the %s", demo.name)
+		}
+		_, after, _ := strings.Cut(string(readme), command+"```\n\n")
+		want, ok := readmeBlock(after, "```text\n", "")
+		if !ok || !strings.HasPrefix(after, "```text\n") {
+			t.Fatalf("README.md has no text block right after the %s's command", demo.name)
+		}
+		if got := run(strings.TrimSpace(command)); strings.TrimSpace(got) != strings.TrimSpace(want) {
+			t.Errorf("README.md shows:\n%s\nthe %s printed:\n%s", want, demo.name, got)
+		}
 	}
 }
 

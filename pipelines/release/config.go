@@ -33,6 +33,9 @@ type Config struct {
 	GitURL string
 	// GitToken authenticates the fetch of a private repository; nil fetches anonymously.
 	GitToken *dagger.Secret
+	// GitService, when set, is the Dagger service that serves GitURL (the demo's git host):
+	// the engine starts it for the fetch.
+	GitService *dagger.Service
 	// Package is the Python distribution in the images; empty reads [project] name from
 	// pyproject.toml at the tagged commit.
 	Package string

@@ -14,7 +14,9 @@ type Report struct {
 	Commit  string `json:"commit"`
 	DryRun  bool   `json:"dry_run"`
 	// Failed names the step that stopped the release; empty when it completed.
-	Failed  string        `json:"failed,omitempty"`
+	Failed string `json:"failed,omitempty"`
+	// Stopped is where and why a run that was told to stop early did (Options.Stop).
+	Stopped Stop          `json:"stopped,omitzero"`
 	Images  []ImageReport `json:"images"`
 	Release GitHubRelease `json:"release"`
 }
@@ -76,6 +78,12 @@ func (r Report) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Release %s of %s (version %s, commit %s)\n", r.Tag, r.Repo, r.Version, r.Commit)
 	switch {
+	case r.Stopped.Before != "":
+		fmt.Fprintf(&b, "  passed:  %s\n", strings.Join(r.Stopped.After, ", "))
+		fmt.Fprintf(&b, "  stopped before step %s: %s\n", r.Stopped.Before, r.Stopped.Reason)
+		if r.DryRun {
+			b.WriteString("  dry run: nothing was pushed, tagged or created\n")
+		}
 	case r.DryRun:
 		b.WriteString("  dry run: nothing was pushed, tagged or created; this is what would be published\n")
 	case r.Failed != "":

@@ -25,6 +25,17 @@ type Options struct {
 	// check, the scan of the built containers and the release body. Nothing is pushed,
 	// tagged or created.
 	DryRun bool
+	// Stop, when set, ends the run before one of its steps, as a success whose report says
+	// why: the demo stops before the first step that needs what it does not serve.
+	Stop Stop
+}
+
+// Stop ends a run before the step named Before, for Reason. In a report, After lists the
+// steps that passed before it.
+type Stop struct {
+	Before string   `json:"before"`
+	Reason string   `json:"reason"`
+	After  []string `json:"after,omitempty"`
 }
 
 // prepareSteps are the steps before anything is published: release-plan, the source at the
@@ -55,7 +66,21 @@ func Run(ctx context.Context, cfg Config, tag string, opts Options) (Report, err
 	if opts.DryRun {
 		steps = dryRunSteps()
 	}
-	return newState(cfg, tag).run(ctx, steps, opts.DryRun)
+	if opts.Stop.Before != "" {
+		i := slices.IndexFunc(steps, func(st flow.Step[state]) bool { return st.Name == opts.Stop.Before })
+		if i < 0 {
+			return Report{}, fmt.Errorf("release %s: no step %q to stop before", tag, opts.Stop.Before)
+		}
+		steps = steps[:i]
+	}
+	rep, err := newState(cfg, tag).run(ctx, steps, opts.DryRun)
+	if err == nil && opts.Stop.Before != "" {
+		rep.Stopped = opts.Stop
+		for _, st := range steps {
+			rep.Stopped.After = append(rep.Stopped.After, st.Name)
+		}
+	}
+	return rep, err
 }
 
 var builtDigestsStep = flow.Step[state]{Name: StepPush, Next: nextNothingPublished, Run: func(ctx context.Context, s *state) error {

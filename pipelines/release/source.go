@@ -12,8 +12,8 @@ import (
 // Source fetches the source to build through Dagger's git API: it resolves the tag, checks
 // that it still names the commit release-plan checked, and returns that commit's tree
 // (without .git: the version is given to the build, never derived from history). The tree
-// is fetched by commit, not by tag, so what is built is exactly what was checked. The
-// caller's working tree is never built for a release.
+// is fetched by commit, not by tag, so what is built is exactly what was checked, and it is
+// fetched here. The caller's working tree is never built for a release.
 func Source(ctx context.Context, cfg Config, plan releasegate.Plan) (*dagger.Directory, error) {
 	if plan.Commit == "" {
 		return nil, stepErr(StepSource, plan.Tag, nextNothingPublished, fmt.Errorf("the plan names no commit"))
@@ -28,13 +28,21 @@ func Source(ctx context.Context, cfg Config, plan releasegate.Plan) (*dagger.Dir
 			"stop: a release tag never moves; find out why "+cfg.gitURL()+" disagrees with GitHub's API, and release a higher version if the tag was replaced",
 			fmt.Errorf("tag %s at %s is commit %s, but release-plan checked commit %s", plan.Tag, cfg.gitURL(), commit, plan.Commit))
 	}
-	cfg.logf("%s: %s is commit %s at %s", StepSource, plan.Tag, commit, cfg.gitURL())
-	return repo.Commit(commit).Tree(dagger.GitRefTreeOpts{DiscardGitDir: true}), nil
+	tree := repo.Commit(commit).Tree(dagger.GitRefTreeOpts{DiscardGitDir: true})
+	// Fetch it now (the build needs it anyway): a host that lists the tag but cannot serve
+	// its commit fails this step, which names the source, not the build.
+	entries, err := tree.Entries(ctx)
+	if err != nil {
+		return nil, stepErr(StepSource, plan.Tag, nextNothingPublished, fmt.Errorf("fetching commit %s from %s: %w", commit, cfg.gitURL(), err))
+	}
+	cfg.logf("%s: %s is commit %s at %s (%d entries at its root)", StepSource, plan.Tag, commit, cfg.gitURL(), len(entries))
+	return tree, nil
 }
 
 func (c Config) gitRepo() *dagger.GitRepository {
+	opts := dagger.GitOpts{ExperimentalServiceHost: c.GitService}
 	if c.GitToken != nil {
-		return c.Client.Git(c.gitURL(), dagger.GitOpts{HTTPAuthUsername: "x-access-token", HTTPAuthToken: c.GitToken})
+		opts.HTTPAuthUsername, opts.HTTPAuthToken = "x-access-token", c.GitToken
 	}
-	return c.Client.Git(c.gitURL())
+	return c.Client.Git(c.gitURL(), opts)
 }

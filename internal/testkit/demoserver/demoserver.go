@@ -1,5 +1,6 @@
 // Package demoserver is the demo world behind `--demo`: in the GitHub simulator, answering
-// reads without a token, the demo tesk-core repository (package teskdemo) and a demo
+// reads without a token, the demo tesk-core repository (package teskdemo, also served over
+// git by package gitserve) and a demo
 // Cloudcoil generator repository (the real repository's layout with small made-up
 // content, in cloudcoil/) with its upstreams' releases; in the PyPI simulator, Cloudcoil's
 // releases. cmd/demo-server serves it; the module builds
@@ -24,6 +25,7 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/testkit/gitserve"
 	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/internal/testkit/teskdemo"
 )
@@ -32,6 +34,9 @@ import (
 type World struct {
 	GitHub *githubsim.Server
 	PyPI   *pypisim.Server
+	// Git serves the demo tesk-core repository over git, as GitHub's git host does: the
+	// release fetches its tagged commit there.
+	Git http.Handler
 }
 
 // New starts the GitHub simulator on a loopback port (closed when tb ends) and seeds both
@@ -41,7 +46,7 @@ type World struct {
 func New(tb testing.TB, opts ...githubsim.Option) *World {
 	opts = append([]githubsim.Option{githubsim.WithAnonymousReads()}, opts...)
 	w := &World{GitHub: githubsim.New(tb, opts...), PyPI: pypisim.NewServer()}
-	teskdemo.Seed(w.GitHub, teskdemo.Notes)
+	w.Git = gitserve.Handler(teskdemo.Seed(w.GitHub, teskdemo.Notes))
 	w.seedCloudcoil(tb)
 	return w
 }
