@@ -132,6 +132,10 @@ func TestReleasePublishesForReal(t *testing.T) {
 			}
 		}
 		cosignVerifyAll(t, local+name, img.Digest, releaseIdentity("v0.11.0"), rootFile)
+		// What docs/tesk-core-images.md tells a user to run, on the version tag.
+		if out, err := runDocsCosign(t, local+name+":0.11.0", rootFile); err != nil {
+			t.Errorf("the docs' cosign commands on %s:0.11.0 failed: %v\n%s", name, err, out)
+		}
 	}
 	var rels []githubsim.Release
 	for _, r := range repo.Releases() {
@@ -191,6 +195,10 @@ func TestReleasePublishesForReal(t *testing.T) {
 	}
 	for name, d := range devRes.Digests {
 		cosignVerifyAll(t, local+name, d, publishtest.Identity, rootFile)
+		// The docs' release identity refuses what the CI workflow signed on dev.
+		if _, err := runDocsCosign(t, local+name+"@"+d, rootFile); err == nil {
+			t.Errorf("the docs' cosign commands (the release workflow's identity) accepted publish-dev's %s", name)
+		}
 	}
 	weekly := t.TempDir()
 	call(t, nil, "--source", imageProject(t), "--pin", "trivy="+trivyImage, "scan-published", "--ref", registryHost+"/"+org+"/tesk-core-filer:0.11.0",
