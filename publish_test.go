@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	sdk "dagger.io/dagger"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/testkit/corpus"
@@ -132,8 +136,65 @@ func TestPublishDevThroughTheModule(t *testing.T) {
 	}
 	noSecret(t, w, e.Graph().String(), out, text, js, errText(wrong))
 
-	if *keep != "" {
-		w.Keep(t, *keep, repoOf(w, "filer"), published(t, w, "filer"))
+	// The -keep folder, always written (to a temporary one without -keep) and read back.
+	dir := *keep
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	w.Keep(t, dir, repoOf(w, "filer"), published(t, w, "filer"))
+	checkKeptLayout(t, filepath.Join(dir, "image"), published(t, w, "filer"),
+		digestOf(t, w.PlatformImage(t, "filer", "linux/amd64")), digestOf(t, w.PlatformImage(t, "filer", "linux/arm64")))
+}
+
+// checkKeptLayout: the layout's "signed" names the image index itself (which oras cp
+// copies with its platform images), and it holds the three referrers (signature,
+// provenance, SBOM) of the index and of each platform image.
+func checkKeptLayout(t *testing.T, dir, index string, platforms ...string) {
+	t.Helper()
+	lp, err := layout.FromPath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := lp.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := top.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	subjects := map[string]int{}
+	var signed []string
+	for _, d := range m.Manifests {
+		if d.Annotations["org.opencontainers.image.ref.name"] == "signed" {
+			signed = append(signed, string(d.MediaType)+" "+d.Digest.String())
+		}
+		if d.MediaType.IsImage() {
+			img, err := top.Image(d.Digest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mf, err := img.Manifest(); err == nil && mf.Subject != nil {
+				subjects[mf.Subject.Digest.String()]++
+			}
+		}
+	}
+	if want := string(types.OCIImageIndex) + " " + index; len(signed) != 1 || signed[0] != want {
+		t.Errorf("the layout tags %q as signed, want the index %s", signed, want)
+	}
+	idx, err := top.ImageIndex(v1.Hash{Algorithm: "sha256", Hex: strings.TrimPrefix(index, "sha256:")})
+	if err != nil {
+		t.Fatalf("the index is not in the layout: %v", err)
+	}
+	for _, p := range platforms {
+		if _, err := idx.Image(v1.Hash{Algorithm: "sha256", Hex: strings.TrimPrefix(p, "sha256:")}); err != nil {
+			t.Errorf("platform image %s is not in the layout: %v", p, err)
+		}
+	}
+	for _, s := range append([]string{index}, platforms...) {
+		if subjects[s] != 3 {
+			t.Errorf("the layout holds %d referrers of %s, want 3", subjects[s], s)
+		}
 	}
 }
 

@@ -96,7 +96,7 @@ func TestMultiPlatformImages(t *testing.T) {
 		t.Error("the registry password reached the output")
 	}
 
-	// scan-digests on the JSON push-by-digest printed (Trivy is the stand-in).
+	// scan-digests on the JSON push-by-digest printed, by real Trivy.
 	reports := t.TempDir()
 	call(t, nil, "--source", src, "--registry", registryHost, "--org", "shipyard-test-mp", "--pin", "trivy="+trivyImage,
 		"scan-digests", "--digests", digests, "export", "--path", reports)
@@ -115,16 +115,42 @@ func TestMultiPlatformImages(t *testing.T) {
 	sort.Strings(files)
 	t.Logf("scan-digests wrote %s", strings.Join(files, " "))
 	// The JSON carries each image's index digest; scan-digests reads the platform images
-	// the index lists from the registry and scans each by its own digest.
+	// the index lists from the registry and scans each by its own digest: Trivy's report
+	// names exactly that digest.
 	for _, img := range []string{"filer", "taskmaster"} {
-		for _, platform := range []string{"linux-amd64", "linux-arm64"} {
+		idx, err := remote.Index(mustRef(t, "127.0.0.1:"+registryPort+"/shipyard-test-mp/tesk-core-"+img+"@"+pushed[img]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := idx.IndexManifest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range m.Manifests {
+			platform := d.Platform.OS + "-" + d.Platform.Architecture
 			for _, ext := range []string{".json", ".sarif"} {
 				if _, err := os.Stat(filepath.Join(reports, img+"-"+platform+ext)); err != nil {
 					t.Errorf("scan-digests wrote no %s-%s%s: %v", img, platform, ext, err)
 				}
 			}
+			report := readTrivyJSON(t, filepath.Join(reports, img+"-"+platform+".json"))
+			if want := registryHost + "/shipyard-test-mp/tesk-core-" + img + "@" + d.Digest.String(); report.ArtifactName != want {
+				t.Errorf("%s %s: Trivy scanned %q, want %q", img, platform, report.ArtifactName, want)
+			}
+			if platform == "linux-amd64" && !strings.Contains(strings.Join(report.findings(), ","), vulnUnfixedCritical) {
+				t.Errorf("%s %s: real Trivy found %q, want the base image's unfixed CRITICAL", img, platform, report.findings())
+			}
 		}
 	}
+}
+
+func mustRef(t *testing.T, ref string) name.Reference {
+	t.Helper()
+	r, err := name.ParseReference(ref, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // checkIndex asserts that ref is an OCI image index of a linux/amd64 and a linux/arm64

@@ -5,6 +5,7 @@ package realengine
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -124,60 +128,163 @@ func pushIndex(repo string, images ...v1.Image) (string, error) {
 	return registryHost + "/" + repo + "@" + d.String(), nil
 }
 
+// registryWrites records every request to the local registry that is not a read, as
+// "METHOD path", so a test can tell that a re-run wrote nothing.
+var registryWrites struct {
+	sync.Mutex
+	list []string
+}
+
+func countWrites(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			registryWrites.Lock()
+			registryWrites.list = append(registryWrites.list, r.Method+" "+r.URL.Path)
+			registryWrites.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// writesUnder returns the registry writes so far to repositories under org.
+func writesUnder(org string) []string {
+	registryWrites.Lock()
+	defer registryWrites.Unlock()
+	var out []string
+	for _, w := range registryWrites.list {
+		if strings.Contains(w, " /v2/"+org+"/") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 func startRegistry() (stop func(), err error) {
 	l, err := net.Listen("tcp", "0.0.0.0:"+registryPort)
 	if err != nil {
 		return nil, err
 	}
 	h := ggcrregistry.New(ggcrregistry.WithReferrersSupport(true), ggcrregistry.Logger(log.New(io.Discard, "", 0)))
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: countWrites(h), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	return func() { _ = srv.Close() }, nil
 }
 
-// trivyStandIn replaces Trivy, whose vulnerability database cannot be downloaded here: it
-// writes an empty report and an empty SARIF log where Shipyard asks for them, so the
-// real engine runs the scan step's graph while the policy stays proven on the double.
-const trivyStandIn = `#!/bin/sh
-out=""; prev=""
-for a in "$@"; do [ "$prev" = "--output" ] && out=$a; prev=$a; done
-mkdir -p "$(dirname "$out")"
-case "$1" in
-image) printf '{"SchemaVersion":2,"ArtifactName":"stand-in","ArtifactType":"container_image","Results":[]}' > "$out" ;;
-convert) printf '{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"Trivy"}},"results":[]}]}' > "$out" ;;
-*) echo "trivy stand-in: unexpected arguments: $*" >&2; exit 2 ;;
-esac
-`
+// Trivy in the suite is the real one: .ci/realengine builds Trivy (SHIPYARD_TRIVY) from the
+// Go module proxy and writes the suite's own vulnerability databases with trivy-db
+// (SHIPYARD_TRIVY_DB holds one Trivy cache directory per advisory set). Each set becomes an
+// image of the base image with the binary and that database, whose environment keeps Trivy
+// offline: database updates off, the database read from the image, no version check.
+const (
+	trivyEnv   = "SHIPYARD_TRIVY"
+	trivyDBEnv = "SHIPYARD_TRIVY_DB"
+	// trivyCache is where the image holds the database. Shipyard mounts its own cache
+	// volume on Trivy's default cache directory, which would hide a database put there.
+	trivyCache = "/opt/trivy-cache"
+)
 
-// trivyImage is the base image with the stand-in at /usr/local/bin/trivy, by digest.
-var trivyImage string
+var (
+	// trivyImage is real Trivy with the "pass" advisories: an unfixed CRITICAL and a fixable
+	// LOW in the base image's Debian packages, which the scan policy lets through.
+	trivyImage string
+	// trivyGateImage is real Trivy with the "gate" advisories: also a fixable CRITICAL (tar)
+	// and a fixable HIGH (gzip), which the scan policy blocks.
+	trivyGateImage string
+)
 
-// pushWithFiles pushes the base image with files added in one layer (path → executable
-// script) and returns it by digest.
-func pushWithFiles(base v1.Image, repo string, files map[string]string) (string, error) {
+// The suite's advisories (internal/realengine/trivydb), as Trivy reports them.
+const (
+	vulnFixableCritical = "SHIPYARD-2026-0001"
+	vulnFixableHigh     = "SHIPYARD-2026-0002"
+	vulnUnfixedCritical = "SHIPYARD-2026-0003"
+	vulnFixableLow      = "SHIPYARD-2026-0004"
+)
+
+// pushTrivyImages pushes trivyImage and trivyGateImage, built on base.
+func pushTrivyImages(base v1.Image) error {
+	bin, dbs := os.Getenv(trivyEnv), os.Getenv(trivyDBEnv)
+	if bin == "" || dbs == "" {
+		return fmt.Errorf("%s or %s is unset: .ci/realengine builds Trivy and writes its databases", trivyEnv, trivyDBEnv)
+	}
+	binLayer, err := fileLayer(map[string]string{"usr/local/bin/trivy": bin})
+	if err != nil {
+		return fmt.Errorf("the Trivy binary: %w", err)
+	}
+	for set, out := range map[string]*string{"pass": &trivyImage, "gate": &trivyGateImage} {
+		dir := filepath.Join(dbs, set, "db")
+		dbLayer, err := fileLayer(map[string]string{
+			strings.TrimPrefix(trivyCache, "/") + "/db/trivy.db":      filepath.Join(dir, "trivy.db"),
+			strings.TrimPrefix(trivyCache, "/") + "/db/metadata.json": filepath.Join(dir, "metadata.json"),
+		})
+		if err != nil {
+			return fmt.Errorf("the %s database: %w", set, err)
+		}
+		img, err := mutate.AppendLayers(base, binLayer, dbLayer)
+		if err != nil {
+			return err
+		}
+		cf, err := img.ConfigFile()
+		if err != nil {
+			return err
+		}
+		cf = cf.DeepCopy()
+		cf.Config.Env = append(cf.Config.Env, "TRIVY_CACHE_DIR="+trivyCache, "TRIVY_SKIP_DB_UPDATE=true",
+			"TRIVY_SKIP_JAVA_DB_UPDATE=true", "TRIVY_SKIP_VERSION_CHECK=true", "TRIVY_DISABLE_TELEMETRY=true",
+			"TRIVY_NO_PROGRESS=true")
+		if img, err = mutate.ConfigFile(img, cf); err != nil {
+			return err
+		}
+		if *out, err = pushImage(img, "shipyard-test/trivy-"+set); err != nil {
+			return fmt.Errorf("Trivy with the %s database: %w", set, err)
+		}
+	}
+	return nil
+}
+
+// fileLayer is one layer of host files (path in the image → file on the host), each
+// world-readable and executable, with their directories.
+func fileLayer(files map[string]string) (v1.Layer, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	for path, content := range files {
-		hdr := &tar.Header{Name: path, Mode: 0o755, Size: int64(len(content)), Typeflag: tar.TypeReg}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return "", err
+	dirs := map[string]bool{}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		for d := filepath.Dir(p); d != "." && !dirs[d]; d = filepath.Dir(d) {
+			dirs[d] = true
 		}
-		if _, err := tw.Write([]byte(content)); err != nil {
-			return "", err
+	}
+	sortedDirs := make([]string, 0, len(dirs))
+	for d := range dirs {
+		sortedDirs = append(sortedDirs, d)
+	}
+	sort.Strings(sortedDirs)
+	for _, d := range sortedDirs {
+		if err := tw.WriteHeader(&tar.Header{Name: d + "/", Mode: 0o755, Typeflag: tar.TypeDir}); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(files[p])
+		if err != nil {
+			return nil, err
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: p, Mode: 0o755, Size: int64(len(b)), Typeflag: tar.TypeReg}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(b); err != nil {
+			return nil, err
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return "", err
+		return nil, err
 	}
-	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf.Bytes())), nil })
-	if err != nil {
-		return "", err
-	}
-	img, err := mutate.AppendLayers(base, layer)
-	if err != nil {
-		return "", err
-	}
-	return pushImage(img, repo)
+	// Trivy's binary is large: the fastest compression keeps the suite's start short.
+	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf.Bytes())), nil },
+		tarball.WithCompressionLevel(gzip.BestSpeed))
 }
 
 func pushImage(img v1.Image, repo string) (string, error) {
@@ -226,8 +333,8 @@ func pushBaseImage() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if trivyImage, err = pushWithFiles(img, "shipyard-test/trivy-stand-in", map[string]string{"usr/local/bin/trivy": trivyStandIn}); err != nil {
-		return "", fmt.Errorf("the Trivy stand-in: %w", err)
+	if err := pushTrivyImages(img); err != nil {
+		return "", fmt.Errorf("real Trivy: %w", err)
 	}
 	return base, nil
 }

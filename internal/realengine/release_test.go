@@ -21,12 +21,17 @@ import (
 // repository over git's smart HTTP protocol and returns its URL.
 func teskCoreGit(t *testing.T, repo *githubsim.Repo) (gitURL, sha string) {
 	t.Helper()
+	gitURL, shas := teskCoreGitTags(t, repo, "v0.11.0")
+	return gitURL, shas[0]
+}
+
+// teskCoreGitTags is teskCoreGit with one release commit per tag (vX.Y.Z, in order), each
+// tagged, with CI passed for its push to dev; dev and main end on the last.
+func teskCoreGitTags(t *testing.T, repo *githubsim.Repo, tags ...string) (gitURL string, shas []string) {
+	t.Helper()
 	work := filepath.Join(t.TempDir(), "tesk-core")
 	src := imageProject(t)
-	files := map[string]string{
-		"CITATION.cff":            "cff-version: 1.2.0\ntitle: tesk-core\nversion: 0.11.0\ndate-released: 2026-11-02\n",
-		"docs/releases/0.11.0.md": "Brings signed images.\n\n## Features\n\n- Sign both images (#101, #102)\n",
-	}
+	files := map[string]string{}
 	if err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -37,9 +42,6 @@ func teskCoreGit(t *testing.T, repo *githubsim.Repo) (gitURL, sha string) {
 		return err
 	}); err != nil {
 		t.Fatal(err)
-	}
-	for p, c := range files {
-		write(t, filepath.Join(work, p), c)
 	}
 	git := func(args ...string) string {
 		t.Helper()
@@ -53,18 +55,35 @@ func teskCoreGit(t *testing.T, repo *githubsim.Repo) (gitURL, sha string) {
 		}
 		return strings.TrimSpace(string(out))
 	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	git("init", "-q", "-b", "dev")
-	git("add", "-A")
-	git("commit", "-q", "-m", "chore: release v0.11.0")
-	git("tag", "-a", "v0.11.0", "-m", "v0.11.0")
-	sha = git("rev-parse", "HEAD")
-
-	repo.ImportCommit(sha, "chore: release v0.11.0", nil, files)
-	repo.SetBranch("dev", sha)
-	repo.SetBranch("main", sha)
-	repo.AnnotatedTag("v0.11.0", sha, githubsim.ValidSignature())
-	repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev",
-		HeadSHA: sha, Status: "completed", Conclusion: "success"})
+	var parents []string
+	for _, tag := range tags {
+		version := strings.TrimPrefix(tag, "v")
+		files["CITATION.cff"] = "cff-version: 1.2.0\ntitle: tesk-core\nversion: " + version + "\ndate-released: 2026-11-02\n"
+		files["docs/releases/"+version+".md"] = "Brings signed images.\n\n## Features\n\n- Sign both images (#101, #102)\n"
+		for p, c := range files {
+			write(t, filepath.Join(work, p), c)
+		}
+		git("add", "-A")
+		git("commit", "-q", "-m", "chore: release "+tag)
+		git("tag", "-a", tag, "-m", tag)
+		sha := git("rev-parse", "HEAD")
+		snapshot := make(map[string]string, len(files))
+		for k, v := range files {
+			snapshot[k] = v
+		}
+		repo.ImportCommit(sha, "chore: release "+tag, parents, snapshot)
+		repo.AnnotatedTag(tag, sha, githubsim.ValidSignature())
+		repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev",
+			HeadSHA: sha, Status: "completed", Conclusion: "success"})
+		parents = []string{sha}
+		shas = append(shas, sha)
+	}
+	repo.SetBranch("dev", shas[len(shas)-1])
+	repo.SetBranch("main", shas[len(shas)-1])
 
 	bare := filepath.Join(t.TempDir(), "git")
 	cmd := exec.Command("git", "clone", "-q", "--bare", work, filepath.Join(bare, "tesk-core.git"))
@@ -77,13 +96,13 @@ func teskCoreGit(t *testing.T, repo *githubsim.Repo) (gitURL, sha string) {
 	}
 	h := &cgi.Handler{Path: gitBin, Args: []string{"http-backend"},
 		Env: []string{"GIT_PROJECT_ROOT=" + bare, "GIT_HTTP_EXPORT_ALL=1"}}
-	return serve(t, http.StripPrefix("", h)) + "/tesk-core.git", sha
+	return serve(t, http.StripPrefix("", h)) + "/tesk-core.git", shas
 }
 
 // The release rehearsed on a real engine: the gates through the GitHub simulator, the
 // tagged source fetched with Dagger's git API and checked against the gated commit, both
-// images built for linux/amd64 and linux/arm64, the package version checked inside each, the built images scanned (by a
-// Trivy stand-in), and the GitHub release body composed — with nothing published.
+// images built for linux/amd64 and linux/arm64, the package version checked inside each, the built images scanned (by
+// real Trivy), and the GitHub release body composed — with nothing published.
 func TestReleaseDryRun(t *testing.T) {
 	t.Parallel()
 	sim := githubsim.New(t)

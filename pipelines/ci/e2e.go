@@ -28,7 +28,7 @@ func (p *Pipeline) k3sService(images []Image, kubeconfig *dagger.CacheVolume) *d
 	var imports []string
 	for _, img := range images {
 		tar := "/images/" + img.Spec.Name + ".tar"
-		ctr = ctr.WithFile(tar, img.Container.AsTarball())
+		ctr = ctr.WithFile(tar, ImageTarball(img.Container))
 		imports = append(imports, fmt.Sprintf("k3s ctr -n k8s.io images import --index-name docker.io/library/%s:%s %s",
 			img.Spec.Repository, e2eTag, tar))
 	}

@@ -195,17 +195,32 @@ func (p *Pipeline) scanOne(ctx context.Context, t ScanInput, ignore trivy.Ignore
 	return o
 }
 
-// ImageTargets turns built images into scan targets (their OCI tarballs).
+// ImageTarball writes a built image as the tarball Trivy scans (--input) and the e2e
+// cluster imports: one file for both, every layer gzip.
+//
+// Without forced compression Dagger keeps each layer's blob as it is, so an image on a base
+// with uncompressed layers (a `docker save` import, a base written as plain tars) comes out
+// with an uncompressed first layer and gzip layers above it. Trivy reads the tarball with
+// go-containerregistry's tarball.Image, which judges the compression of every layer by the
+// first one: it then walks the gzip layers as plain tars and fails with "failed to extract
+// the archive: unexpected EOF" (or "invalid tar header"). With every layer gzip, each is
+// decompressed by its own header. Layers that are gzip already are reused, so for images on
+// registry bases this costs nothing.
+func ImageTarball(ctr *dagger.Container) *dagger.File {
+	return ctr.AsTarball(dagger.ContainerAsTarballOpts{ForcedCompression: dagger.ImageLayerCompressionGzip})
+}
+
+// ImageTargets turns built images into scan targets (their ImageTarball).
 func ImageTargets(images []Image) []ScanInput {
 	out := make([]ScanInput, 0, len(images))
 	for _, img := range images {
 		if len(img.Variants) == 0 {
-			out = append(out, ScanInput{Name: img.Spec.Name, Tarball: img.Container.AsTarball()})
+			out = append(out, ScanInput{Name: img.Spec.Name, Tarball: ImageTarball(img.Container)})
 			continue
 		}
 		// Each platform's image is what a user of that platform runs: each is scanned.
 		for _, v := range img.Variants {
-			out = append(out, ScanInput{Name: PlatformTargetName(img.Spec.Name, v.Platform), Tarball: v.Container.AsTarball()})
+			out = append(out, ScanInput{Name: PlatformTargetName(img.Spec.Name, v.Platform), Tarball: ImageTarball(v.Container)})
 		}
 	}
 	return out

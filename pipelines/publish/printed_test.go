@@ -24,7 +24,9 @@ func TestPrintedCommandsNeedNoInsecureFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts := map[string]string{"-keep README.txt": publishtest.KeepReadme("sha256:"+strings.Repeat("a", 64), 2)}
+	platforms := []publishtest.KeptPlatform{{Platform: "linux/amd64", Digest: "sha256:" + strings.Repeat("b", 64)},
+		{Platform: "linux/arm64", Digest: "sha256:" + strings.Repeat("c", 64)}}
+	texts := map[string]string{"-keep README.txt": publishtest.KeepReadme("sha256:"+strings.Repeat("a", 64), platforms, 9)}
 	for _, doc := range []string{"README.md", "docs/tesk-core-images.md", "docs/tesk-core-releasing.md", "supplychain/README.md"} {
 		b, err := os.ReadFile(filepath.Join(root, doc))
 		if err != nil {

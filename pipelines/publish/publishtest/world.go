@@ -537,122 +537,206 @@ func writeLayoutTar(img v1.Image, path string) error {
 	return err
 }
 
-// Keep writes what a person needs to check a signed image with cosign into dir: the test
-// Sigstore's trusted_root.json, the image and its referrers as an OCI layout (image/, the
-// image tagged "signed"), the two bundles as *.sigstore.json, and README.txt with the
-// commands for that digest.
+// Keep writes what a person needs to check a signed image with cosign into dir (see
+// KeepSigned), failing the test on any error.
 func (w *World) Keep(t testing.TB, dir, repo, digest string) {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := os.ReadFile(w.Sigstore.TrustedRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "trusted_root.json"), tr, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	layoutDir := filepath.Join(dir, "image")
-	if err := os.RemoveAll(layoutDir); err != nil {
-		t.Fatal(err)
-	}
-	lp, err := layout.Write(layoutDir, empty.Index)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := name.NewDigest(repo+"@"+digest, name.Insecure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signed, err := remote.Image(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lp.AppendImage(signed, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": "signed"})); err != nil {
-		t.Fatal(err)
-	}
-	idx, err := remote.Referrers(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := idx.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
-		"https://slsa.dev/provenance/v1":      "provenance.sigstore.json",
-		"https://sigstore.dev/cosign/sign/v1": "signature.sigstore.json",
-	}
-	for _, desc := range m.Manifests {
-		ri, err := remote.Image(d.Context().Digest(desc.Digest.String()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := lp.AppendImage(ri); err != nil {
-			t.Fatal(err)
-		}
-		mf, err := ri.Manifest()
-		if err != nil {
-			t.Fatal(err)
-		}
-		layers, err := ri.Layers()
-		if err != nil || len(layers) != 1 {
-			t.Fatalf("referrer %s: %d layers, %v", desc.Digest, len(layers), err)
-		}
-		rc, err := layers[0].Compressed()
-		if err != nil {
-			t.Fatal(err)
-		}
-		bundle, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if file := files[mf.Annotations["dev.sigstore.bundle.predicateType"]]; file != "" {
-			if err := os.WriteFile(filepath.Join(dir, file), bundle, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	readme := KeepReadme(digest, len(m.Manifests))
-	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte(readme), 0o644); err != nil {
+	if err := KeepSigned(dir, repo, digest, w.Sigstore.TrustedRoot); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("kept the signed image and its trusted root in %s", dir)
 }
 
-// KeepReadme is README.txt of a -keep folder: the commands that check the kept image. The
-// local registry speaks plain HTTP, which oras must be told; the test Sigstore embeds an
-// SCT in each certificate as Fulcio does, so no command turns certificate transparency off.
-func KeepReadme(digest string, referrers int) string {
-	return fmt.Sprintf(`Signed test image, published by Shipyard's publish-dev in a test (-keep).
+// KeptPlatform is one platform image of a kept image index.
+type KeptPlatform struct {
+	Platform string // e.g. linux/arm64
+	Digest   string
+}
 
-digest:    %[1]s
-identity:  %[2]s
+// keptBundles names the bundle files of a kept subject by the statement's predicate type.
+var keptBundles = map[string]string{
+	"https://slsa.dev/provenance/v1":      "provenance",
+	"https://cyclonedx.org/bom":           "sbom",
+	"https://sigstore.dev/cosign/sign/v1": "signature",
+}
+
+// KeepSigned writes what a person needs to check a published image with cosign into dir:
+// the trusted root (a copy of trustedRoot) as trusted_root.json; image/, an OCI layout
+// holding repo@digest tagged "signed" (for an image index: the index itself, its platform
+// images and their blobs) and the referrers of the index and of each platform image; each
+// bundle as <subject>.<kind>.sigstore.json (subject "index" or the platform, e.g.
+// linux-arm64; kind provenance, sbom or signature); and README.txt with the commands for
+// those digests. repo is reached over plain HTTP (a local test registry).
+func KeepSigned(dir, repo, digest, trustedRoot string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tr, err := os.ReadFile(trustedRoot)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "trusted_root.json"), tr, 0o644); err != nil {
+		return err
+	}
+	layoutDir := filepath.Join(dir, "image")
+	if err := os.RemoveAll(layoutDir); err != nil {
+		return err
+	}
+	lp, err := layout.Write(layoutDir, empty.Index)
+	if err != nil {
+		return err
+	}
+	d, err := name.NewDigest(repo+"@"+digest, name.Insecure)
+	if err != nil {
+		return err
+	}
+	desc, err := remote.Get(d)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", d, err)
+	}
+	signed := layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": "signed"})
+	type subject struct{ label, digest string }
+	subjects := []subject{{"index", digest}}
+	var platforms []KeptPlatform
+	if desc.MediaType.IsIndex() {
+		// The index itself, tagged: remote.Image of an index digest picks one platform's
+		// image, and the index, whose referrers cosign reads through a tag, goes missing.
+		idx, err := desc.ImageIndex()
+		if err != nil {
+			return err
+		}
+		if err := lp.AppendIndex(idx, signed); err != nil {
+			return fmt.Errorf("writing the index into the layout: %w", err)
+		}
+		m, err := idx.IndexManifest()
+		if err != nil {
+			return err
+		}
+		for _, md := range m.Manifests {
+			if md.Platform == nil {
+				return fmt.Errorf("%s: manifest %s has no platform", d, md.Digest)
+			}
+			p := KeptPlatform{Platform: md.Platform.String(), Digest: md.Digest.String()}
+			platforms = append(platforms, p)
+			subjects = append(subjects, subject{strings.ReplaceAll(p.Platform, "/", "-"), p.Digest})
+		}
+	} else {
+		subjects[0].label = "image"
+		img, err := desc.Image()
+		if err != nil {
+			return err
+		}
+		if err := lp.AppendImage(img, signed); err != nil {
+			return err
+		}
+	}
+	referrers := 0
+	for _, s := range subjects {
+		idx, err := remote.Referrers(d.Context().Digest(s.digest))
+		if err != nil {
+			return fmt.Errorf("referrers of %s: %w", s.digest, err)
+		}
+		m, err := idx.IndexManifest()
+		if err != nil {
+			return err
+		}
+		for _, rd := range m.Manifests {
+			ri, err := remote.Image(d.Context().Digest(rd.Digest.String()))
+			if err != nil {
+				return err
+			}
+			if err := lp.AppendImage(ri); err != nil {
+				return err
+			}
+			referrers++
+			mf, err := ri.Manifest()
+			if err != nil {
+				return err
+			}
+			layers, err := ri.Layers()
+			if err != nil || len(layers) != 1 {
+				return fmt.Errorf("referrer %s: %d layers, %v", rd.Digest, len(layers), err)
+			}
+			rc, err := layers[0].Compressed()
+			if err != nil {
+				return err
+			}
+			bundle, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				return err
+			}
+			if kind := keptBundles[mf.Annotations["dev.sigstore.bundle.predicateType"]]; kind != "" {
+				if err := os.WriteFile(filepath.Join(dir, s.label+"."+kind+".sigstore.json"), bundle, 0o644); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, "README.txt"), []byte(KeepReadme(digest, platforms, referrers)), 0o644)
+}
+
+// KeepRepo is where the -keep README copies the kept image: a registry on this machine's
+// loopback, which speaks plain HTTP.
+const KeepRepo = "127.0.0.1:5000/elixircloud/tesk-core-filer"
+
+// KeepReadme is README.txt of a -keep folder: the commands that check the kept image, on
+// the index digest and on each platform image's. The local registry speaks plain HTTP,
+// which oras must be told; the test Sigstore embeds an SCT in each certificate as Fulcio
+// does, so no command turns certificate transparency off.
+func KeepReadme(digest string, platforms []KeptPlatform, referrers int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Signed test image, published by Shipyard's publish-dev in a test (-keep).\n\n")
+	fmt.Fprintf(&b, "digest:    %s (tagged \"signed\" in image/)\n", digest)
+	digests := []string{digest}
+	for _, p := range platforms {
+		fmt.Fprintf(&b, "  %-12s %s\n", p.Platform+":", p.Digest)
+		digests = append(digests, p.Digest)
+	}
+	// The SBOM example reads the first platform image's (linux/amd64 by default), the
+	// image that holds packages; an index's SBOM lists only its platform images.
+	sbomOf := digest
+	if len(platforms) > 0 {
+		sbomOf = platforms[0].Digest
+	}
+	fmt.Fprintf(&b, `identity:  %[2]s
 issuer:    %[3]s
-referrers: %[4]d (cosign signature and SLSA v1 provenance, Sigstore bundles v0.3)
+referrers: %[1]d (on the index and on each platform image: the cosign signature, the
+           SLSA v1 provenance and the CycloneDX SBOM, each a Sigstore bundle v0.3)
 
 The trust root is a test Sigstore with its own certificate transparency log: each
 certificate carries a signed certificate timestamp, as Fulcio's do. Copy the layout,
 with its referrers, to a local registry (plain HTTP):
 
   crane registry serve --address 127.0.0.1:5000 &
-  oras cp -r --to-plain-http --from-oci-layout ./image:signed 127.0.0.1:5000/elixircloud/tesk-core-filer:signed
+  oras cp -r --to-plain-http --from-oci-layout ./image:signed %[4]s:signed
 
-then verify with cosign v2.6:
+then verify with cosign v2.6, on the index and on each platform image's digest. The
+signature is the bundle of cosign's sign predicate; cosign verify alone accepts any
+valid bundle, so ask for that predicate type to know the signature is there:
 
-  cosign verify --new-bundle-format --offline \
+  ID='%[5]s'
+  ISSUER='%[3]s'
+  for d in %[6]s; do
+    for type in https://sigstore.dev/cosign/sign/v1 slsaprovenance1 cyclonedx; do
+      cosign verify-attestation --new-bundle-format --offline --type "$type" \
+        --trusted-root trusted_root.json \
+        --certificate-identity-regexp "$ID" --certificate-oidc-issuer "$ISSUER" \
+        %[4]s@"$d" > /dev/null || echo "FAILED: $type on $d"
+    done
+  done
+
+A platform image's SBOM lists its packages (cosign download sbom reads only the old
+.sbom tag attachment, so it finds nothing here):
+
+  cosign verify-attestation --new-bundle-format --offline --type cyclonedx \
     --trusted-root trusted_root.json \
-    --certificate-identity '%[2]s' \
-    --certificate-oidc-issuer '%[3]s' \
-    127.0.0.1:5000/elixircloud/tesk-core-filer@%[1]s
+    --certificate-identity-regexp "$ID" --certificate-oidc-issuer "$ISSUER" \
+    %[4]s@%[7]s | jq -r '.payload | @base64d | fromjson | .predicate.components[].name'
 
-  cosign verify-attestation --new-bundle-format --offline --type slsaprovenance1 \
-    --trusted-root trusted_root.json \
-    --certificate-identity '%[2]s' \
-    --certificate-oidc-issuer '%[3]s' \
-    127.0.0.1:5000/elixircloud/tesk-core-filer@%[1]s
+cosign tree lists the referrers only with --experimental-oci11:
+
+  cosign tree --experimental-oci11 %[4]s:signed
 
 Shipyard's verify reads images over HTTPS (plain HTTP only on loopback, and the
 engine's loopback is not this machine's), so for it copy the layout to a registry
@@ -660,7 +744,8 @@ the engine reaches over HTTPS, e.g. a repository of your own on Docker Hub:
 
   oras cp -r --from-oci-layout ./image:signed docker.io/<you>/shipyard-demo:signed
   dagger call verify --image docker.io/<you>/shipyard-demo:signed \
-    --identity '%[5]s' --issuer '%[3]s' \
+    --identity "$ID" --issuer "$ISSUER" \
     --trusted-root trusted_root.json
-`, digest, Identity, Issuer, referrers, IdentityRegexp)
+`, referrers, Identity, Issuer, KeepRepo, IdentityRegexp, strings.Join(digests, " "), sbomOf)
+	return b.String()
 }
