@@ -30,7 +30,7 @@ type ScanInput struct {
 // file name that shells must quote.
 func (t ScanInput) file() string { return ReportFile(t.Name) }
 
-// ReportFile turns a scan target's name into the stem of its report files: "filer" stays
+// ReportFile turns a scan input's name into the stem of its report files: "filer" stays
 // "filer", "filer (linux/arm64)" becomes "filer-linux-arm64".
 func ReportFile(name string) string {
 	return strings.NewReplacer(" (", "-", "/", "-", ")", "", " ", "-").Replace(name)
@@ -210,7 +210,7 @@ func ImageTarball(ctr *dagger.Container) *dagger.File {
 	return ctr.AsTarball(dagger.ContainerAsTarballOpts{ForcedCompression: dagger.ImageLayerCompressionGzip})
 }
 
-// ImageTargets turns built images into scan targets (their ImageTarball).
+// ImageTargets turns built images into scan inputs (their ImageTarball).
 func ImageTargets(images []Image) []ScanInput {
 	out := make([]ScanInput, 0, len(images))
 	for _, img := range images {
