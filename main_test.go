@@ -34,11 +34,11 @@ func newModule(t *testing.T, changes map[string]string, opts ...engine.Option) (
 
 // ciExecs are the commands of tesk-core's CI jobs, which succeed unless a test says
 // otherwise (the same list as the ci package's tests).
-var ciExecs = flowexecs.CI
+var ciExecs = flowexecs.CI()
 
 // publishExecs are the commands that publishing and releasing run besides the supplychain
 // tool (whose execs publishtest runs for real): the tool's build and the Trivy scans.
-var publishExecs = flowexecs.Publish
+var publishExecs = flowexecs.Publish()
 
 func cleanScans(e *engine.Engine) {
 	for _, img := range []string{"taskmaster", "filer"} {
