@@ -186,6 +186,10 @@ func (m *Shipyard) images(ctx context.Context, fn, version string) (*ci.Pipeline
 	if err != nil {
 		return nil, nil, err
 	}
+	return imagesOf(ctx, p, version)
+}
+
+func imagesOf(ctx context.Context, p *ci.Pipeline, version string) (*ci.Pipeline, []ci.Image, error) {
 	images, err := p.Images(ctx, version)
 	if err != nil {
 		return nil, nil, err
