@@ -92,11 +92,7 @@ func applyTags(ctx context.Context, repo, digest string, plan Tagging, auth Auth
 		report.Kept = append(report.Kept, plan.Actions...)
 		return report, nil
 	}
-	r, err := parseRepository(repo)
-	if err != nil {
-		return report, err
-	}
-	c, err := newClient(auth, opts)
+	r, c, err := connect(parseRepository, repo, auth, opts)
 	if err != nil {
 		return report, err
 	}
