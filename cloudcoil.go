@@ -108,13 +108,9 @@ func (m *Shipyard) ProposeUpstreams(
 	if err := output.Check(format, output.Text, output.File); err != nil {
 		return "", err
 	}
-	c, err := m.session(ctx)
+	_, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return "", err
-	}
-	src, err := toSDKDirectory(ctx, c, m.Source)
-	if err != nil {
-		return "", fmt.Errorf("source: %w", err)
 	}
 	proposal, err := versions.ProposeUpstreams(ctx, src, "cloudcoil")
 	if err != nil {

@@ -21,13 +21,9 @@ func (m *Shipyard) modelEnv(ctx context.Context, fn string) (modelrelease.Env, *
 	if err != nil {
 		return modelrelease.Env{}, nil, err
 	}
-	c, err := m.session(ctx)
+	c, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return modelrelease.Env{}, nil, err
-	}
-	src, err := toSDKDirectory(ctx, c, m.Source)
-	if err != nil {
-		return modelrelease.Env{}, nil, fmt.Errorf("source: %w", err)
 	}
 	env := modelrelease.NewEnv(c)
 	env.Trust = level
