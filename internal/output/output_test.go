@@ -41,3 +41,24 @@ func TestRender(t *testing.T) {
 		t.Error("a value JSON cannot encode rendered")
 	}
 }
+
+func TestQuoted(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"Brings signed images.\n", "    | Brings signed images.\n"},
+		// A blank line stays a bare bar, and the trailing newlines end the block once.
+		{"Intro.\n\n## Features\n\n\n", "    | Intro.\n    |\n    | ## Features\n"},
+		{"", "    |\n"},
+		{"  indented  \n", "    |   indented\n"},
+	}
+	for _, tt := range tests {
+		if got := Quoted(tt.text); got != tt.want {
+			t.Errorf("Quoted(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestYesNo(t *testing.T) {
+	if YesNo(true) != "yes" || YesNo(false) != "no" {
+		t.Errorf("YesNo: %q, %q", YesNo(true), YesNo(false))
+	}
+}
