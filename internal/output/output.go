@@ -52,6 +52,11 @@ func Render(format string, v any, text func() string) (string, error) {
 	if format == Text {
 		return text(), nil
 	}
+	return Marshal(v)
+}
+
+// Marshal is v as every function prints JSON: indented by two spaces, with a final newline.
+func Marshal(v any) (string, error) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("rendering the result: %w", err)

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,15 @@ func TestQuoted(t *testing.T) {
 func TestYesNo(t *testing.T) {
 	if YesNo(true) != "yes" || YesNo(false) != "no" {
 		t.Errorf("YesNo: %q, %q", YesNo(true), YesNo(false))
+	}
+}
+
+func TestMarshal(t *testing.T) {
+	got, err := Marshal(map[string][]string{"tags": {"0.11.0", "latest"}})
+	if err != nil || got != "{\n  \"tags\": [\n    \"0.11.0\",\n    \"latest\"\n  ]\n}\n" {
+		t.Errorf("Marshal = %q, %v", got, err)
+	}
+	if _, err := Marshal(make(chan int)); err == nil || !strings.HasPrefix(err.Error(), "rendering the result: ") {
+		t.Errorf("a value JSON cannot encode: %v", err)
 	}
 }

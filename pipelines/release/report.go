@@ -1,7 +1,6 @@
 package release
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -68,11 +67,7 @@ func (i ImageReport) Ref() string {
 
 // JSON renders the report for the next job of a workflow.
 func (r Report) JSON() (string, error) {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return "", fmt.Errorf("rendering the release report: %w", err)
-	}
-	return string(b) + "\n", nil
+	return output.Marshal(r)
 }
 
 // Text renders the report for people: every reference, tag and the release as published.
