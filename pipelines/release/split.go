@@ -44,10 +44,8 @@ func (h PlatformHandoff) JSON() (string, error) {
 // ParsePlatformHandoff reads what a platform's push job printed and checks its form.
 func ParsePlatformHandoff(data string) (PlatformHandoff, error) {
 	var h PlatformHandoff
-	dec := json.NewDecoder(strings.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return PlatformHandoff{}, fmt.Errorf("reading the handoff of a platform's push job: %w", err)
+	if err := decodeHandoff(data, &h, "a platform's push job"); err != nil {
+		return PlatformHandoff{}, err
 	}
 	if _, err := ci.ParsePlatforms([]string{h.Platform}); err != nil {
 		return PlatformHandoff{}, fmt.Errorf("the platform handoff's platform: %w", err)
