@@ -70,8 +70,6 @@ type UpdateOptions struct {
 	SourceRepo, SourceBranch, SourceCommit string
 	// DryRun generates and compares, and pushes nothing.
 	DryRun bool
-	// Log receives one line per step (nil: none).
-	Log func(format string, args ...any)
 }
 
 // RepoUpdate is what the update of one integration did.
@@ -233,10 +231,10 @@ func (e Env) UpdateRepos(ctx context.Context, gh *github.Client, source *dagger.
 	if err != nil {
 		return nil, err
 	}
-	if log := o.Log; log != nil {
+	if log := e.Log; log != nil {
 		// The integrations log concurrently; the caller's function sees one line at a time.
 		var mu sync.Mutex
-		o.Log = func(format string, args ...any) {
+		e.Log = func(format string, args ...any) {
 			mu.Lock()
 			defer mu.Unlock()
 			log(format, args...)
@@ -278,7 +276,7 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 	repo := ModelRepoName(o.Owner, name)
 	st := &updateState{name: name, owner: o.Owner, repo: "models-" + name, branch: o.Branch}
 	steps := e.updateSteps(gh, source, name, o)
-	ran, err := flow.Run(ctx, flow.Runner{Flow: "update-repos " + name, Log: o.Log, DryRun: o.DryRun}, steps, st)
+	ran, err := flow.Run(ctx, flow.Runner{Flow: "update-repos " + name, Log: e.Log, DryRun: o.DryRun}, steps, st)
 	u := RepoUpdate{Name: name, Repo: repo, Head: st.head, Commit: st.commit, Steps: ran, Err: err, Created: st.created, Missing: st.missing}
 	u.Unchanged = err == nil && st.tree != "" && st.tree == st.headTree
 	return u
