@@ -73,6 +73,7 @@ func (m *Shipyard) ModelVersions(
 		APIURL: api,
 		Token:  versions.Token(token),
 		Cache:  versions.VolumeStore{Client: c, Image: versions.CacheImage(pins), Volume: modelVersionsVolume(pins)},
+		Log:    logToStderr,
 	}
 	if m.Demo {
 		// A fresh demo each run: nothing worth an ETag cache, and no image to pull for it.

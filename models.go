@@ -15,7 +15,8 @@ import (
 // and the rules live.
 
 // modelEnv connects the model graphs to the session, at the trust level of the calling
-// function fn (its CLI name), and hands them the source.
+// function fn (its CLI name), and hands them the source. Their flows log each step on the
+// call's stderr, as the release does.
 func (m *Shipyard) modelEnv(ctx context.Context, fn string) (modelrelease.Env, *sdk.Directory, error) {
 	level, err := trust.Of(fn)
 	if err != nil {
@@ -26,7 +27,7 @@ func (m *Shipyard) modelEnv(ctx context.Context, fn string) (modelrelease.Env, *
 		return modelrelease.Env{}, nil, err
 	}
 	env := modelrelease.NewEnv(c)
-	env.Trust = level
+	env.Trust, env.Log = level, logToStderr
 	if env.Pins, err = m.pins(); err != nil {
 		return modelrelease.Env{}, nil, err
 	}
