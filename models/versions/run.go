@@ -73,7 +73,7 @@ func (o Options) withDefaults() (Options, string, string, error) {
 // holds what was known up to the failure, and the error is a *flow.Error naming the step
 // that failed and what to do next.
 func run(ctx context.Context, setup Config, gh *github.Client, opts Options) (Report, error) {
-	r := &state{gh: gh, pypi: setup.PyPI, opts: opts}
+	r := &modelVersionsState{gh: gh, pypi: setup.PyPI, opts: opts}
 	r.report = Report{Repository: opts.Repo, Base: opts.Base, Branch: Branch, Check: opts.Check}
 	start := gh.Stats()
 	runner := flow.Runner{Flow: flowName, DryRun: opts.Check, Log: setup.Log}
@@ -87,9 +87,9 @@ func run(ctx context.Context, setup Config, gh *github.Client, opts Options) (Re
 	return r.report, err
 }
 
-// state is the state of one run shared by its steps: the clients and options, what the
-// fetch steps read, what the decide steps made of it, and the report.
-type state struct {
+// modelVersionsState is what the steps of one model-versions run share: the clients and
+// options, what the fetch steps read, what the decide steps made of it, and the report.
+type modelVersionsState struct {
 	gh          *github.Client
 	pypi        *http.Client
 	opts        Options
@@ -110,13 +110,13 @@ type state struct {
 }
 
 // note records something the reader of the report should know.
-func (r *state) note(format string, args ...any) {
+func (r *modelVersionsState) note(format string, args ...any) {
 	r.report.Notes = append(r.report.Notes, fmt.Sprintf(format, args...))
 }
 
 // write performs one write through WriteThenVerify and counts every attempt, so the
 // report's write count is what GitHub received.
-func (r *state) write(ctx context.Context, write func(context.Context) error, readBack func(context.Context) (bool, error)) error {
+func (r *modelVersionsState) write(ctx context.Context, write func(context.Context) error, readBack func(context.Context) (bool, error)) error {
 	return r.gh.WriteThenVerify(ctx, func(ctx context.Context) error {
 		r.report.Requests.Writes++
 		return write(ctx)

@@ -67,14 +67,14 @@ var devAdvice = Advice{
 // what an earlier run completed (a pushed digest, a bundle already attached, a tag already
 // on its digest), so re-running after success changes nothing.
 func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error) {
-	s := &Images{Target: d.Target, Sign: d.Sign, Pipeline: d.Pipeline, Built: d.Images, Workdir: d.Workdir, Ignore: d.Ignore, DevOrder: d.DevOrder}
+	s := &ImageState{Target: d.Target, Sign: d.Sign, Pipeline: d.Pipeline, Built: d.Images, Workdir: d.Workdir, Ignore: d.Ignore, DevOrder: d.DevOrder}
 	if s.Ignore == nil {
 		s.Ignore = []byte{}
 	}
-	steps := append([]flow.Step[Images]{{
+	steps := append([]flow.Step[ImageState]{{
 		Name: StepInputs, Next: "nothing was pushed and no tag was written: give what the error names",
-		Run: func(ctx context.Context, s *Images) error { return devInputs(ctx, s, sha) },
-	}}, Steps(devAdvice, func(s *Images) *Images { return s })...)
+		Run: func(ctx context.Context, s *ImageState) error { return devInputs(ctx, s, sha) },
+	}}, Steps(devAdvice, func(s *ImageState) *ImageState { return s })...)
 	// A push to dev never sets latest, so no stillLatest check is needed.
 	_, err := flow.Run(ctx, flow.Runner{Flow: devFlow}, steps, s)
 	return devResult(s), err
@@ -82,7 +82,7 @@ func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error)
 
 // devInputs sets the tags of the commit and checks the signing inputs: without a way to
 // sign, nothing would be tagged anyway.
-func devInputs(ctx context.Context, s *Images, sha string) error {
+func devInputs(ctx context.Context, s *ImageState, sha string) error {
 	tags, err := DevTags(sha)
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func devInputs(ctx context.Context, s *Images, sha string) error {
 	return nil
 }
 
-func devResult(s *Images) DevResult {
+func devResult(s *ImageState) DevResult {
 	res := DevResult{Reused: s.Reused, Evidence: s.Evidence, Verified: s.Verified, Tags: s.Applied, Reports: s.Reports}
 	if s.Pushed != nil {
 		res.Digests = Digests(s.Pushed)

@@ -90,14 +90,14 @@ func PushPlatformJob(ctx context.Context, cfg Config, tag string, platform dagge
 	cfg.Platforms = []dagger.Platform{platform}
 	// The platform is checked by the build, the step it concerns.
 	build := buildStep
-	build.Run = func(ctx context.Context, s *state) error {
+	build.Run = func(ctx context.Context, s *releaseState) error {
 		if !slices.Contains(publishes, platform) {
 			return fmt.Errorf("--platform %s is not one the release publishes (%s); pass one of them, or set them with with-platforms", platform, platformList(publishes))
 		}
 		return buildStep.Run(ctx, s)
 	}
 	s := newState(cfg, tag)
-	push := flow.Step[state]{Name: StepPush, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *state) error {
+	push := flow.Step[releaseState]{Name: StepPush, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *releaseState) error {
 		pushed, err := publish.PushByDigest(ctx, platformImages(s.images.Built), s.images.Target, s.images.Workdir)
 		if err != nil {
 			return err
@@ -108,7 +108,7 @@ func PushPlatformJob(ctx context.Context, cfg Config, tag string, platform dagge
 		}
 		return nil
 	}}
-	steps := []flow.Step[state]{planStep, sourceStep, build, versionStep, push}
+	steps := []flow.Step[releaseState]{planStep, sourceStep, build, versionStep, push}
 	if _, err := s.run(ctx, steps, false); err != nil {
 		return PlatformHandoff{}, err
 	}
@@ -136,7 +136,7 @@ func platformImages(images []ci.Image) []ci.Image {
 // It builds nothing. It returns the handoff a push job returns.
 func AssembleJob(ctx context.Context, cfg Config, tag string, parts []PlatformHandoff) (Handoff, error) {
 	s := newState(cfg, tag)
-	assemble := flow.Step[state]{Name: StepAssemble, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *state) error {
+	assemble := flow.Step[releaseState]{Name: StepAssemble, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *releaseState) error {
 		var errs []error
 		pushes := make([]publish.PlatformPush, len(parts))
 		for i, part := range parts {
@@ -150,7 +150,7 @@ func AssembleJob(ctx context.Context, cfg Config, tag string, parts []PlatformHa
 		}
 		return s.images.Assemble(ctx, platformStrings(cfg.Platforms), pushes)
 	}}
-	if _, err := s.run(ctx, []flow.Step[state]{planStep, assemble}, false); err != nil {
+	if _, err := s.run(ctx, []flow.Step[releaseState]{planStep, assemble}, false); err != nil {
 		return Handoff{}, err
 	}
 	p := s.plan
