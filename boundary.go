@@ -52,6 +52,20 @@ func (m *Shipyard) session(ctx context.Context) (*sdk.Client, error) {
 	return c, nil
 }
 
+// sessionSource is the session's client and the module's source (--source) handed to it,
+// what every function that reads the caller's tree starts from.
+func (m *Shipyard) sessionSource(ctx context.Context) (*sdk.Client, *sdk.Directory, error) {
+	c, err := m.session(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := toSDKDirectory(ctx, c, m.Source)
+	if err != nil {
+		return nil, nil, fmt.Errorf("source: %w", err)
+	}
+	return c, src, nil
+}
+
 // engine is the module's generated client of this call's session.
 func (m *Shipyard) engine() *dagger.Client {
 	if m.clients.dag != nil {

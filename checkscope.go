@@ -14,13 +14,9 @@ import (
 // or "" when the check runs. A pyproject.toml that does not parse runs the check, which
 // reports it.
 func (m *Shipyard) teskCheckSkipped(ctx context.Context, check string) (string, error) {
-	c, err := m.session(ctx)
+	_, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return "", err
-	}
-	src, err := toSDKDirectory(ctx, c, m.Source)
-	if err != nil {
-		return "", fmt.Errorf("source: %w", err)
 	}
 	data, err := pyprojectOf(ctx, src)
 	if err != nil {

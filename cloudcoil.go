@@ -73,6 +73,7 @@ func (m *Shipyard) ModelVersions(
 		APIURL: api,
 		Token:  versions.Token(token),
 		Cache:  versions.VolumeStore{Client: c, Image: versions.CacheImage(pins), Volume: modelVersionsVolume(pins)},
+		Log:    logToStderr,
 	}
 	if m.Demo {
 		// A fresh demo each run: nothing worth an ETag cache, and no image to pull for it.
@@ -108,13 +109,9 @@ func (m *Shipyard) ProposeUpstreams(
 	if err := output.Check(format, output.Text, output.File); err != nil {
 		return "", err
 	}
-	c, err := m.session(ctx)
+	_, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return "", err
-	}
-	src, err := toSDKDirectory(ctx, c, m.Source)
-	if err != nil {
-		return "", fmt.Errorf("source: %w", err)
 	}
 	proposal, err := versions.ProposeUpstreams(ctx, src, "cloudcoil")
 	if err != nil {

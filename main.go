@@ -155,13 +155,9 @@ func (m *Shipyard) pipeline(ctx context.Context, fn string, pythonImages []strin
 	if err != nil {
 		return nil, err
 	}
-	c, err := m.session(ctx)
+	c, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return nil, err
-	}
-	src, err := toSDKDirectory(ctx, c, m.Source)
-	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
 	}
 	if err := ci.CheckCallerTree(ctx, src); err != nil {
 		return nil, err

@@ -15,22 +15,19 @@ import (
 // and the rules live.
 
 // modelEnv connects the model graphs to the session, at the trust level of the calling
-// function fn (its CLI name), and hands them the source.
+// function fn (its CLI name), and hands them the source. Their flows log each step on the
+// call's stderr, as the release does.
 func (m *Shipyard) modelEnv(ctx context.Context, fn string) (modelrelease.Env, *sdk.Directory, error) {
 	level, err := trust.Of(fn)
 	if err != nil {
 		return modelrelease.Env{}, nil, err
 	}
-	c, err := m.session(ctx)
+	c, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return modelrelease.Env{}, nil, err
 	}
-	src, err := toSDKDirectory(ctx, c, m.Source)
-	if err != nil {
-		return modelrelease.Env{}, nil, fmt.Errorf("source: %w", err)
-	}
 	env := modelrelease.NewEnv(c)
-	env.Trust = level
+	env.Trust, env.Log = level, logToStderr
 	if env.Pins, err = m.pins(); err != nil {
 		return modelrelease.Env{}, nil, err
 	}

@@ -269,13 +269,9 @@ func (m *Shipyard) Attest(
 	if err != nil {
 		return "", err
 	}
-	c, err := m.session(ctx)
+	c, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return "", err
-	}
-	src, err := toSDKDirectory(ctx, c, m.Source)
-	if err != nil {
-		return "", fmt.Errorf("source: %w", err)
 	}
 	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, images); err != nil {
 		return "", err

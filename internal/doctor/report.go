@@ -11,9 +11,10 @@
 package doctor
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"dagger/shipyard/internal/output"
 )
 
 // System names which repository's settings are checked.
@@ -115,11 +116,7 @@ func (r Report) Text() string {
 
 // JSON renders the report as indented JSON.
 func (r Report) JSON() (string, error) {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	return string(data) + "\n", nil
+	return output.Marshal(r)
 }
 
 func pass(check, summary string) Finding {

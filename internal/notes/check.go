@@ -475,26 +475,8 @@ func stripCodeSpans(line string) string {
 			i++
 			continue
 		}
-		run := 1
-		for i+run < len(b) && b[i+run] == '`' {
-			run++
-		}
-		closeAt := -1
-		for j := i + run; j < len(b); {
-			if b[j] != '`' {
-				j++
-				continue
-			}
-			k := 1
-			for j+k < len(b) && b[j+k] == '`' {
-				k++
-			}
-			if k == run {
-				closeAt = j
-				break
-			}
-			j += k
-		}
+		run := backtickRun(b, i)
+		closeAt := closingRun(b, i+run, run)
 		if closeAt < 0 {
 			i += run
 			continue
@@ -505,4 +487,30 @@ func stripCodeSpans(line string) string {
 		i = closeAt + run
 	}
 	return string(b)
+}
+
+// backtickRun is the length of the run of backticks that starts at b[i].
+func backtickRun(b []byte, i int) int {
+	n := 0
+	for i+n < len(b) && b[i+n] == '`' {
+		n++
+	}
+	return n
+}
+
+// closingRun is where the first run of exactly n backticks at or after b[from] starts, or
+// -1: a code span closes only on a run as long as the one that opened it.
+func closingRun(b []byte, from, n int) int {
+	for j := from; j < len(b); {
+		if b[j] != '`' {
+			j++
+			continue
+		}
+		k := backtickRun(b, j)
+		if k == n {
+			return j
+		}
+		j += k
+	}
+	return -1
 }

@@ -198,3 +198,39 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+func TestStripCodeSpans(t *testing.T) {
+	tests := []struct{ line, want string }{
+		{"no code", "no code"},
+		{"see `[x](y)` here", "see " + strings.Repeat(" ", len("`[x](y)`")) + " here"},
+		// A span opened by two backticks closes only on two: the single one inside is code.
+		{"``a ` [b](c)`` [d](e)", strings.Repeat(" ", len("``a ` [b](c)``")) + " [d](e)"},
+		// A longer run does not close a shorter one; an unclosed run is plain text.
+		{"`a`` b` c", strings.Repeat(" ", len("`a`` b`")) + " c"},
+		{"``open [x](y)", "``open [x](y)"},
+	}
+	for _, tt := range tests {
+		if got := stripCodeSpans(tt.line); got != tt.want {
+			t.Errorf("stripCodeSpans(%q) = %q, want %q", tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestClosingRun(t *testing.T) {
+	tests := []struct {
+		s       string
+		from, n int
+		want    int
+	}{
+		{"a`b", 0, 1, 1},
+		{"a``b`c", 0, 1, 4},
+		{"a``b`c", 0, 2, 1},
+		{"a```b", 0, 2, -1},
+		{"", 0, 1, -1},
+	}
+	for _, tt := range tests {
+		if got := closingRun([]byte(tt.s), tt.from, tt.n); got != tt.want {
+			t.Errorf("closingRun(%q, %d, %d) = %d, want %d", tt.s, tt.from, tt.n, got, tt.want)
+		}
+	}
+}

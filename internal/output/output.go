@@ -29,11 +29,34 @@ func Check(format string, allowed ...string) error {
 	return nil
 }
 
+// Quoted is text set under a line of a text report: each line led by "    | ", with no
+// trailing blanks, so a release's notes or body reads as one block below its heading.
+func Quoted(text string) string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
+		b.WriteString(strings.TrimRight("    | "+line, " ") + "\n")
+	}
+	return b.String()
+}
+
+// YesNo is a yes-or-no setting as a text report prints it.
+func YesNo(v bool) string {
+	if v {
+		return "yes"
+	}
+	return "no"
+}
+
 // Render prints v as indented JSON, or as text.
 func Render(format string, v any, text func() string) (string, error) {
 	if format == Text {
 		return text(), nil
 	}
+	return Marshal(v)
+}
+
+// Marshal is v as every function prints JSON: indented by two spaces, with a final newline.
+func Marshal(v any) (string, error) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("rendering the result: %w", err)

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -39,5 +40,36 @@ func TestRender(t *testing.T) {
 	}
 	if _, err := Render(JSON, func() {}, nil); err == nil {
 		t.Error("a value JSON cannot encode rendered")
+	}
+}
+
+func TestQuoted(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"Brings signed images.\n", "    | Brings signed images.\n"},
+		// A blank line stays a bare bar, and the trailing newlines end the block once.
+		{"Intro.\n\n## Features\n\n\n", "    | Intro.\n    |\n    | ## Features\n"},
+		{"", "    |\n"},
+		{"  indented  \n", "    |   indented\n"},
+	}
+	for _, tt := range tests {
+		if got := Quoted(tt.text); got != tt.want {
+			t.Errorf("Quoted(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestYesNo(t *testing.T) {
+	if YesNo(true) != "yes" || YesNo(false) != "no" {
+		t.Errorf("YesNo: %q, %q", YesNo(true), YesNo(false))
+	}
+}
+
+func TestMarshal(t *testing.T) {
+	got, err := Marshal(map[string][]string{"tags": {"0.11.0", "latest"}})
+	if err != nil || got != "{\n  \"tags\": [\n    \"0.11.0\",\n    \"latest\"\n  ]\n}\n" {
+		t.Errorf("Marshal = %q, %v", got, err)
+	}
+	if _, err := Marshal(make(chan int)); err == nil || !strings.HasPrefix(err.Error(), "rendering the result: ") {
+		t.Errorf("a value JSON cannot encode: %v", err)
 	}
 }

@@ -223,24 +223,19 @@ func (d *Document) Tables(key ...string) []map[string]any {
 // StringValues returns where the string values at a dotted key are written, in file
 // order (one per [[array table]] entry that has it, and one per string element of an
 // array).
-func (d *Document) StringValues(key string) []StringValue {
-	var out []StringValue
-	for _, s := range d.strings {
-		if s.Key == key {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+func (d *Document) StringValues(key string) []StringValue { return atKey(d.strings, key) }
 
 // KeyValues returns where each `key = value` at a dotted key is written, whatever the
 // value's type (an array, say), in file order; Text is the pair as written. An Edit of
 // one replaces the whole pair. Pairs inside inline tables are not listed.
-func (d *Document) KeyValues(key string) []StringValue {
+func (d *Document) KeyValues(key string) []StringValue { return atKey(d.pairs, key) }
+
+// atKey keeps the values written at the dotted key, in file order.
+func atKey(values []StringValue, key string) []StringValue {
 	var out []StringValue
-	for _, s := range d.pairs {
-		if s.Key == key {
-			out = append(out, s)
+	for _, v := range values {
+		if v.Key == key {
+			out = append(out, v)
 		}
 	}
 	return out

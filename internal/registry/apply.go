@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
@@ -73,30 +74,16 @@ func applyTags(ctx context.Context, repo, digest string, plan Tagging, auth Auth
 	if err := checkPlan(repo, digest, plan); err != nil {
 		return report, err
 	}
+	rc, err := rechecksFor(plan, stillLatest, opts)
+	if err != nil {
+		return report, err
+	}
 	immutable, writes := planShape(plan)
-	if stillLatest == nil && slices.ContainsFunc(plan.Actions, func(a TagAction) bool { return a.Tag == TagLatest && a.Action != ActionKeep }) {
-		return report, errors.New("the plan sets latest but no stillLatest check was given")
-	}
-	var stillNewest StillNewest
-	for _, o := range opts {
-		var cfg config
-		o(&cfg)
-		if cfg.stillNewest != nil {
-			stillNewest = cfg.stillNewest
-		}
-	}
-	if stillNewest == nil && slices.ContainsFunc(plan.Actions, func(a TagAction) bool { return a.Tag == TagDev && a.Action == ActionMove }) {
-		return report, errors.New("the plan moves dev but no recheck of the commit order on dev was given")
-	}
 	if !writes && len(immutable) == 0 {
 		report.Kept = append(report.Kept, plan.Actions...)
 		return report, nil
 	}
-	r, err := parseRepository(repo)
-	if err != nil {
-		return report, err
-	}
-	c, err := newClient(auth, opts)
+	r, c, err := connect(parseRepository, repo, auth, opts)
 	if err != nil {
 		return report, err
 	}
@@ -119,38 +106,84 @@ func applyTags(ctx context.Context, repo, digest string, plan Tagging, auth Auth
 	if err != nil {
 		return report, err
 	}
+	err = c.writeTags(ctx, r, target, actions, rc, &report)
+	return report, err
+}
 
+// writeTags carries out the rechecked actions in order, each recorded in report as kept,
+// skipped (its recheck said no) or written; it stops at the first failure.
+func (c *client) writeTags(ctx context.Context, r name.Repository, target remote.Taggable, actions []TagAction, rc rechecks, report *ApplyReport) error {
 	for _, a := range actions {
 		if a.Action == ActionKeep {
 			report.Kept = append(report.Kept, a)
 			continue
 		}
-		if a.Tag == TagLatest {
-			ok, err := stillLatest(ctx)
-			if err != nil {
-				return report, fmt.Errorf("recheck latest: %w", err)
-			}
-			if !ok {
-				report.Skipped = append(report.Skipped, SkippedTag{Tag: a.Tag, Reason: "no longer the highest release: latest left " + leftOn(a)})
-				continue
-			}
+		skip, why, err := rc.skip(ctx, a)
+		if err != nil {
+			return err
 		}
-		if a.Tag == TagDev && a.Action == ActionMove {
-			ok, why, err := stillNewest(ctx, a.From)
-			if err != nil {
-				return report, fmt.Errorf("recheck dev: %w", err)
-			}
-			if !ok {
-				report.Skipped = append(report.Skipped, SkippedTag{Tag: a.Tag, Reason: why})
-				continue
-			}
+		if skip {
+			report.Skipped = append(report.Skipped, SkippedTag{Tag: a.Tag, Reason: why})
+			continue
 		}
 		if err := c.pusher.Put(ctx, r.Tag(a.Tag), target); err != nil {
-			return report, fmt.Errorf("write tag %s: %w", a.Tag, err)
+			return fmt.Errorf("write tag %s: %w", a.Tag, err)
 		}
 		report.Written = append(report.Written, a)
 	}
-	return report, nil
+	return nil
+}
+
+// rechecks are what ApplyTags asks right before a moving tag is written: whether the
+// release is still the highest (latest) and the commit still the newest on dev (dev).
+type rechecks struct {
+	stillLatest StillLatest
+	stillNewest StillNewest
+}
+
+// rechecksFor gathers the rechecks of a plan: stillLatest, and WithStillNewest among
+// opts. A plan that sets latest, or moves dev, without its recheck is refused.
+func rechecksFor(plan Tagging, stillLatest StillLatest, opts []Option) (rechecks, error) {
+	rc := rechecks{stillLatest: stillLatest}
+	for _, o := range opts {
+		var cfg config
+		o(&cfg)
+		if cfg.stillNewest != nil {
+			rc.stillNewest = cfg.stillNewest
+		}
+	}
+	if rc.stillLatest == nil && slices.ContainsFunc(plan.Actions, func(a TagAction) bool { return a.Tag == TagLatest && a.Action != ActionKeep }) {
+		return rc, errors.New("the plan sets latest but no stillLatest check was given")
+	}
+	if rc.stillNewest == nil && slices.ContainsFunc(plan.Actions, func(a TagAction) bool { return a.Tag == TagDev && a.Action == ActionMove }) {
+		return rc, errors.New("the plan moves dev but no recheck of the commit order on dev was given")
+	}
+	return rc, nil
+}
+
+// skip asks the recheck of a's tag, where it has one, and says whether a is left
+// unwritten and why: latest that is no longer the highest release, dev that would move
+// off a newer commit.
+func (rc rechecks) skip(ctx context.Context, a TagAction) (bool, string, error) {
+	switch {
+	case a.Tag == TagLatest:
+		ok, err := rc.stillLatest(ctx)
+		if err != nil {
+			return false, "", fmt.Errorf("recheck latest: %w", err)
+		}
+		if !ok {
+			return true, "no longer the highest release: latest left " + leftOn(a), nil
+		}
+	case a.Tag == TagDev && a.Action == ActionMove:
+		ok, why, err := rc.stillNewest(ctx, a.From)
+		if err != nil {
+			return false, "", fmt.Errorf("recheck dev: %w", err)
+		}
+		if !ok {
+			return true, why, nil
+		}
+	}
+	return false, "", nil
 }
 
 // planShape lists the plan's immutable tags and says whether it writes any tag.

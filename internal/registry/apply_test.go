@@ -336,3 +336,82 @@ func TestApplyTagsFailingTagWriteReportsWhatWasWritten(t *testing.T) {
 		t.Errorf("state = %v, want %v", reg.state(t, repo), want)
 	}
 }
+
+// A plan that moves latest or dev is refused without the recheck it needs; one that only
+// keeps them, or tags a version, needs none.
+func TestRechecksFor(t *testing.T) {
+	plan := func(actions ...TagAction) Tagging { return Tagging{Actions: actions} }
+	latest := func(a Action) TagAction { return TagAction{Tag: TagLatest, Class: ClassMoving, Action: a} }
+	dev := func(a Action) TagAction { return TagAction{Tag: TagDev, Class: ClassMoving, Action: a} }
+	version := TagAction{Tag: "1.2.3", Class: ClassVersion, Action: ActionCreate}
+	tests := []struct {
+		name        string
+		plan        Tagging
+		stillLatest StillLatest
+		opts        []Option
+		wantErr     string
+	}{
+		{name: "a version alone", plan: plan(version)},
+		{name: "latest kept", plan: plan(version, latest(ActionKeep))},
+		{name: "latest moved", plan: plan(version, latest(ActionMove)), stillLatest: always(true)},
+		{name: "latest created without its recheck", plan: plan(latest(ActionCreate)), wantErr: "no stillLatest check"},
+		{name: "dev created", plan: plan(dev(ActionCreate))},
+		{name: "dev moved", plan: plan(dev(ActionMove)), opts: []Option{WithStillNewest(newest(true, ""))}},
+		{name: "dev moved without its recheck", plan: plan(dev(ActionMove)), opts: []Option{WithTransport(http.DefaultTransport)}, wantErr: "no recheck of the commit order on dev"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rc, err := rechecksFor(tt.plan, tt.stillLatest, tt.opts)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (rc.stillNewest != nil) != (len(tt.opts) > 0) || (rc.stillLatest != nil) != (tt.stillLatest != nil) {
+				t.Errorf("rechecks = %+v, want those given", rc)
+			}
+		})
+	}
+}
+
+// skip asks only the recheck of the tag at hand, and leaves a tag unwritten exactly when
+// its recheck says no.
+func TestRechecksSkip(t *testing.T) {
+	failed := errors.New("GitHub is down")
+	asked := ""
+	rc := rechecks{
+		stillLatest: func(context.Context) (bool, error) { asked += "latest "; return false, nil },
+		stillNewest: func(_ context.Context, from string) (bool, string, error) {
+			asked += "dev "
+			return from != "sha256:old", "dev has a newer commit", nil
+		},
+	}
+	tests := []struct {
+		a        TagAction
+		skip     bool
+		why      string
+		wantAsks string
+	}{
+		{TagAction{Tag: "1.2.3", Action: ActionCreate}, false, "", ""},
+		{TagAction{Tag: TagLatest, Action: ActionMove, From: "sha256:prev"}, true, "no longer the highest release: latest left on sha256:prev", "latest "},
+		{TagAction{Tag: TagLatest, Action: ActionCreate}, true, "no longer the highest release: latest left absent", "latest "},
+		{TagAction{Tag: TagDev, Action: ActionCreate}, false, "", ""},
+		{TagAction{Tag: TagDev, Action: ActionMove, From: "sha256:old"}, true, "dev has a newer commit", "dev "},
+		{TagAction{Tag: TagDev, Action: ActionMove, From: "sha256:older"}, false, "", "dev "},
+	}
+	for _, tt := range tests {
+		asked = ""
+		skip, why, err := rc.skip(t.Context(), tt.a)
+		if err != nil || skip != tt.skip || why != tt.why || asked != tt.wantAsks {
+			t.Errorf("skip(%s %s) = %v, %q, %v after asking %q; want %v, %q after asking %q", tt.a.Action, tt.a.Tag, skip, why, err, asked, tt.skip, tt.why, tt.wantAsks)
+		}
+	}
+	rc.stillLatest = func(context.Context) (bool, error) { return false, failed }
+	if _, _, err := rc.skip(t.Context(), TagAction{Tag: TagLatest, Action: ActionMove}); !errors.Is(err, failed) || !strings.HasPrefix(err.Error(), "recheck latest: ") {
+		t.Errorf("a failing recheck: %v", err)
+	}
+}

@@ -236,3 +236,41 @@ func TestReferencesAreParsedStrictly(t *testing.T) {
 		})
 	}
 }
+
+// Every call starts with connect: a bad address is refused before the login is looked
+// at, a bad login before any request, and a good pair gives the parsed address and a
+// client holding the jobs limit.
+func TestConnect(t *testing.T) {
+	tests := []struct {
+		name    string
+		repo    string
+		auth    Auth
+		wantErr string
+	}{
+		{name: "repository and anonymous", repo: "127.0.0.1:5000/org/img"},
+		{name: "repository and login", repo: "127.0.0.1:5000/org/img", auth: Auth{Username: "u", Password: "p"}},
+		{name: "no registry", repo: "org/img", auth: Auth{Password: "p"}, wantErr: "want <registry>/<org>/<name>"},
+		{name: "password without user", repo: "127.0.0.1:5000/org/img", auth: Auth{Password: "p"}, wantErr: "no username"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, c, err := connect(parseRepository, tt.repo, tt.auth, []Option{func(c *config) { c.jobs = 2 }})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || c != nil {
+					t.Fatalf("connect = %v, %v; want no client and an error containing %q", c, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.String() != tt.repo || c == nil || c.jobs != 2 {
+				t.Errorf("connect = %s, %+v; want %s and a client with 2 jobs", r, c, tt.repo)
+			}
+		})
+	}
+	ref, c, err := connect(parseReference, "127.0.0.1:5000/org/img:1.0", Auth{}, nil)
+	if err != nil || ref.Identifier() != "1.0" || c.jobs != defaultJobs {
+		t.Errorf("connect(parseReference) = %v, %v, %v", ref, c, err)
+	}
+}

@@ -85,6 +85,20 @@ func newClient(auth Auth, opts []Option) (*client, error) {
 	return &client{jobs: cfg.jobs, puller: puller, pusher: pusher}, nil
 }
 
+// connect reads where a call goes with parse (parseRepository or parseReference) and makes
+// the client that talks to it: the start of every call on one repository.
+func connect[T any](parse func(string) (T, error), where string, auth Auth, opts []Option) (T, *client, error) {
+	r, err := parse(where)
+	if err != nil {
+		return r, nil, err
+	}
+	c, err := newClient(auth, opts)
+	if err != nil {
+		return r, nil, err
+	}
+	return r, c, nil
+}
+
 // loopbackOnlyHTTP refuses plain HTTP except to hosts on the machine (see
 // plainhttp.Allowed). pkg/name alone would fall back to HTTP for RFC 1918 and
 // *.local registries too, where a Basic header would cross the network in

@@ -103,11 +103,7 @@ func indexOfPushed(ctx context.Context, repo string, platforms []PlatformDigest,
 	if len(platforms) == 0 {
 		return nil, errors.New("an image index needs at least one platform image")
 	}
-	r, err := parseRepository(repo)
-	if err != nil {
-		return nil, err
-	}
-	c, err := newClient(auth, opts)
+	r, c, err := connect(parseRepository, repo, auth, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +155,7 @@ func pushIndexByDigest(ctx context.Context, repo string, idx v1.ImageIndex, auth
 	if idx == nil {
 		return "", errors.New("no image index given")
 	}
-	r, err := parseRepository(repo)
+	r, c, err := connect(parseRepository, repo, auth, opts)
 	if err != nil {
 		return "", err
 	}
@@ -169,10 +165,6 @@ func pushIndexByDigest(ctx context.Context, repo string, idx v1.ImageIndex, auth
 	h, err := idx.Digest()
 	if err != nil {
 		return "", fmt.Errorf("index digest: %w", err)
-	}
-	c, err := newClient(auth, opts)
-	if err != nil {
-		return "", err
 	}
 	return c.pushManifest(ctx, r, h, idx)
 }
@@ -218,11 +210,7 @@ func Platforms(ctx context.Context, ref string, auth Auth, opts ...Option) ([]Pl
 }
 
 func platforms(ctx context.Context, ref string, auth Auth, opts []Option) ([]PlatformDigest, error) {
-	r, err := parseReference(ref)
-	if err != nil {
-		return nil, err
-	}
-	c, err := newClient(auth, opts)
+	r, c, err := connect(parseReference, ref, auth, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func pushByDigest(ctx context.Context, repo string, img v1.Image, auth Auth, opt
 	if img == nil {
 		return "", errors.New("no image given")
 	}
-	r, err := parseRepository(repo)
+	r, c, err := connect(parseRepository, repo, auth, opts)
 	if err != nil {
 		return "", err
 	}
@@ -55,10 +55,6 @@ func pushByDigest(ctx context.Context, repo string, img v1.Image, auth Auth, opt
 	h, err := img.Digest()
 	if err != nil {
 		return "", fmt.Errorf("image digest: %w", err)
-	}
-	c, err := newClient(auth, opts)
-	if err != nil {
-		return "", err
 	}
 	return c.pushManifest(ctx, r, h, img)
 }

@@ -27,11 +27,7 @@ func Digest(ctx context.Context, ref string, auth Auth, opts ...Option) (string,
 }
 
 func digest(ctx context.Context, ref string, auth Auth, opts []Option) (string, error) {
-	r, err := parseReference(ref)
-	if err != nil {
-		return "", err
-	}
-	c, err := newClient(auth, opts)
+	r, c, err := connect(parseReference, ref, auth, opts)
 	if err != nil {
 		return "", err
 	}
@@ -58,11 +54,7 @@ func ResolveTags(ctx context.Context, repo string, tags []string, auth Auth, opt
 }
 
 func resolveTags(ctx context.Context, repo string, tags []string, auth Auth, opts []Option) (map[string]string, error) {
-	r, err := parseRepository(repo)
-	if err != nil {
-		return nil, err
-	}
-	c, err := newClient(auth, opts)
+	r, c, err := connect(parseRepository, repo, auth, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -80,11 +72,7 @@ func Tags(ctx context.Context, repo string, auth Auth, opts ...Option) (map[stri
 }
 
 func allTags(ctx context.Context, repo string, auth Auth, opts []Option) (map[string]string, error) {
-	r, err := parseRepository(repo)
-	if err != nil {
-		return nil, err
-	}
-	c, err := newClient(auth, opts)
+	r, c, err := connect(parseRepository, repo, auth, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,8 @@ type Env struct {
 	Trust trust.Level
 	// PyPI is the HTTP client for PyPI's JSON API (nil: one with a timeout).
 	PyPI *http.Client
-	// Log receives one line per step of a model release (nil: none).
+	// Log receives one line per step of a model flow (model-release, update-repos; nil:
+	// none). The flows call it from one goroutine at a time.
 	Log func(format string, args ...any)
 }
 

@@ -125,7 +125,7 @@ func (e Env) Release(ctx context.Context, gh *github.Client, source *dagger.Dire
 	e.Trust = trust.Release // what it builds is pushed and released
 	o = o.withDefaults()
 	var res ReleaseResult
-	s := &releaseState{env: e, gh: gh, source: source, o: o, res: &res}
+	s := &modelReleaseState{env: e, gh: gh, source: source, o: o, res: &res}
 	runner := flow.Runner{Flow: flowName, DryRun: o.DryRun, Log: e.Log}
 	ran, err := flow.Run(ctx, runner, prepareSteps(), s)
 	res.Ran = append(res.Ran, ran...)

@@ -15,9 +15,9 @@ import (
 	"dagger/shipyard/models"
 )
 
-// releaseState is the state the release steps share: the gathered facts, what was decided on
-// them and what was written.
-type releaseState struct {
+// modelReleaseState is what model-release's steps share: the gathered facts, what was
+// decided on them and what was written.
+type modelReleaseState struct {
 	env    Env
 	gh     *github.Client
 	source *dagger.Directory
@@ -40,44 +40,44 @@ type releaseState struct {
 }
 
 // prepareSteps run once: they read the repository's facts, check the token and generate.
-func prepareSteps() []flow.Step[releaseState] {
-	return []flow.Step[releaseState]{
-		{Name: "select upstream", Run: on((*releaseState).selectUpstream),
+func prepareSteps() []flow.Step[modelReleaseState] {
+	return []flow.Step[modelReleaseState]{
+		{Name: "select upstream", Run: on((*modelReleaseState).selectUpstream),
 			Next: "pass --repo owner/name and --upstream X.Y.Z, one of the model_version matrix the template renders into the release workflow"},
-		{Name: "check token", Run: on((*releaseState).checkToken),
+		{Name: "check token", Run: on((*modelReleaseState).checkToken),
 			Next: "rerun once the token has that access; nothing was built or written"},
-		{Name: "read main", Run: on((*releaseState).readMain),
+		{Name: "read main", Run: on((*modelReleaseState).readMain),
 			Next: "check that the repository has its main branch, then rerun"},
-		{Name: "generate and check", Run: on((*releaseState).generateAndCheck),
+		{Name: "generate and check", Run: on((*modelReleaseState).generateAndCheck),
 			Next: "fix the failed check in the Cloudcoil template or the integration's source; nothing was written"},
-		{Name: "fingerprint", Run: on((*releaseState).fingerprint),
+		{Name: "fingerprint", Run: on((*modelReleaseState).fingerprint),
 			Next: "check the generated repository's package directory; nothing was written"},
 	}
 }
 
 // releaseSteps are one attempt at the release: plan on fresh state, build, then write.
 // They run again when another run moved the release branch first.
-func releaseSteps() []flow.Step[releaseState] {
-	return []flow.Step[releaseState]{
-		{Name: "plan", Run: on((*releaseState).plan),
+func releaseSteps() []flow.Step[modelReleaseState] {
+	return []flow.Step[modelReleaseState]{
+		{Name: "plan", Run: on((*modelReleaseState).plan),
 			Next: "rerun; a record that cannot be read names its file and how to fix it"},
-		{Name: "build", Run: on((*releaseState).build),
+		{Name: "build", Run: on((*modelReleaseState).build),
 			Next: "fix what the artifact or dependency check reports, or rerun from the new main; nothing was written"},
-		{Name: "push", Writes: true, Run: on((*releaseState).push),
+		{Name: "push", Writes: true, Run: on((*modelReleaseState).push),
 			Next: "rerun once the other runs of this repository finish; the branch only moves forward"},
-		{Name: "draft", Writes: true, Run: on((*releaseState).draft),
+		{Name: "draft", Writes: true, Run: on((*modelReleaseState).draft),
 			Next: "rerun: the draft converges on the release branch's head"},
-		{Name: "publish", Writes: true, Run: on((*releaseState).publish),
+		{Name: "publish", Writes: true, Run: on((*modelReleaseState).publish),
 			Next: "rerun with --publish once main stops moving, or publish the draft by hand after review"},
 	}
 }
 
 // on adapts a method of run to a step's run function.
-func on(m func(*releaseState, context.Context) error) func(context.Context, *releaseState) error {
-	return func(ctx context.Context, s *releaseState) error { return m(s, ctx) }
+func on(m func(*modelReleaseState, context.Context) error) func(context.Context, *modelReleaseState) error {
+	return func(ctx context.Context, s *modelReleaseState) error { return m(s, ctx) }
 }
 
-func (s *releaseState) selectUpstream(ctx context.Context) error {
+func (s *modelReleaseState) selectUpstream(ctx context.Context) error {
 	n, err := reponame.Parse(s.o.Repo)
 	if err != nil {
 		return fmt.Errorf("--repo: %w: want owner/name, e.g. cloudcoil/models-kubernetes", err)
@@ -125,7 +125,7 @@ func resolveUpstream(lines LineConfig, given string) (upstream, branch string, e
 	return upstream, branch, nil
 }
 
-func (s *releaseState) checkToken(ctx context.Context) error {
+func (s *modelReleaseState) checkToken(ctx context.Context) error {
 	perms, found, err := s.gh.RepoPermissions(ctx, s.r.owner, s.r.repo)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (s *releaseState) checkToken(ctx context.Context) error {
 	return CheckAccess(s.o.Repo, perms, found, s.o.DryRun)
 }
 
-func (s *releaseState) readMain(ctx context.Context) error {
+func (s *modelReleaseState) readMain(ctx context.Context) error {
 	s.in.Start = s.o.Commit
 	if s.in.Start != "" {
 		return nil
@@ -149,7 +149,7 @@ func (s *releaseState) readMain(ctx context.Context) error {
 	return nil
 }
 
-func (s *releaseState) generateAndCheck(ctx context.Context) error {
+func (s *modelReleaseState) generateAndCheck(ctx context.Context) error {
 	checkout := s.source.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}).WithNewFile(pyprojectPath, string(s.pyproject))
 	gen, err := s.env.generate(checkout, "")
 	if err != nil {
@@ -174,7 +174,7 @@ func checksOutcome(checks jobs.Summary) (models.PublishDecision, error) {
 	return d, fmt.Errorf("%s; nothing was pushed or released: %w", d.Reason, checks.Err())
 }
 
-func (s *releaseState) fingerprint(ctx context.Context) error {
+func (s *modelReleaseState) fingerprint(ctx context.Context) error {
 	tree, err := ReadTree(ctx, s.gen.Directory("/repo"), DefaultTreeLimits())
 	if err != nil {
 		return fmt.Errorf("reading the generated repository: %w", err)
@@ -189,7 +189,7 @@ func (s *releaseState) fingerprint(ctx context.Context) error {
 }
 
 // plan gathers fresh state and decides on the generation's fingerprint (steps 3–4).
-func (s *releaseState) plan(ctx context.Context) error {
+func (s *modelReleaseState) plan(ctx context.Context) error {
 	st, err := s.r.gather(ctx, s.in.Upstream, s.branch)
 	if err != nil {
 		return err
@@ -209,7 +209,7 @@ func (s *releaseState) plan(ctx context.Context) error {
 
 // build sets the version, builds and checks (step 5), again only when the version
 // changed since the last attempt, and decides again on what was built.
-func (s *releaseState) build(ctx context.Context) error {
+func (s *modelReleaseState) build(ctx context.Context) error {
 	version := s.res.Plan.Version
 	if s.b == nil || s.b.version != version {
 		b, err := s.env.buildVersion(ctx, s.gen, s.tree, s.pkgDir, version)
@@ -255,7 +255,7 @@ func afterBuild(plan Allocation, report ArtifactReport, st Facts, start string) 
 	return act, nil
 }
 
-func (s *releaseState) push(ctx context.Context) error {
+func (s *modelReleaseState) push(ctx context.Context) error {
 	plan := s.res.Plan
 	commit, err := s.r.push(ctx, plan, s.b.tree, s.in.Start)
 	if err != nil {
@@ -268,7 +268,7 @@ func (s *releaseState) push(ctx context.Context) error {
 	return nil
 }
 
-func (s *releaseState) draft(ctx context.Context) error {
+func (s *modelReleaseState) draft(ctx context.Context) error {
 	d, err := s.r.reconcileDraft(ctx, s.res.Plan, s.commit, s.in.Package, s.o.DraftRounds)
 	s.d = d
 	s.res.Draft, s.res.Commit, s.res.Notes = d.id, d.commit, append(s.res.Notes, d.steps...)
@@ -282,7 +282,7 @@ func (s *releaseState) draft(ctx context.Context) error {
 	return nil
 }
 
-func (s *releaseState) publish(ctx context.Context) error {
+func (s *modelReleaseState) publish(ctx context.Context) error {
 	plan := s.res.Plan
 	if plan.Decision.Action != models.Publish {
 		return nil

@@ -70,8 +70,6 @@ type UpdateOptions struct {
 	SourceRepo, SourceBranch, SourceCommit string
 	// DryRun generates and compares, and pushes nothing.
 	DryRun bool
-	// Log receives one line per step (nil: none).
-	Log func(format string, args ...any)
 }
 
 // RepoUpdate is what the update of one integration did.
@@ -197,8 +195,8 @@ func untracked(ctx context.Context, source *dagger.Directory, folders []string) 
 	return out, nil
 }
 
-// updateState is one integration's update as its steps fill it in.
-type updateState struct {
+// updateReposState is one integration's update as its steps fill it in.
+type updateReposState struct {
 	name, owner, repo, branch string
 	missing, created          bool // the repository does not exist; this update created it
 	files                     []github.TreeFile
@@ -233,10 +231,10 @@ func (e Env) UpdateRepos(ctx context.Context, gh *github.Client, source *dagger.
 	if err != nil {
 		return nil, err
 	}
-	if log := o.Log; log != nil {
+	if log := e.Log; log != nil {
 		// The integrations log concurrently; the caller's function sees one line at a time.
 		var mu sync.Mutex
-		o.Log = func(format string, args ...any) {
+		e.Log = func(format string, args ...any) {
 			mu.Lock()
 			defer mu.Unlock()
 			log(format, args...)
@@ -279,9 +277,9 @@ func countFailed(u Updates) int {
 // updateRepo runs one integration's steps.
 func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.Directory, name string, o UpdateOptions) RepoUpdate {
 	repo := ModelRepoName(o.Owner, name)
-	st := &updateState{name: name, owner: o.Owner, repo: "models-" + name, branch: o.Branch}
+	st := &updateReposState{name: name, owner: o.Owner, repo: "models-" + name, branch: o.Branch}
 	steps := e.updateSteps(gh, source, name, o)
-	ran, err := flow.Run(ctx, flow.Runner{Flow: "update-repos " + name, Log: o.Log, DryRun: o.DryRun}, steps, st)
+	ran, err := flow.Run(ctx, flow.Runner{Flow: "update-repos " + name, Log: e.Log, DryRun: o.DryRun}, steps, st)
 	u := RepoUpdate{Name: name, Repo: repo, Head: st.head, Commit: st.commit, Steps: ran, Err: err, Created: st.created, Missing: st.missing}
 	u.Unchanged = err == nil && st.tree != "" && st.tree == st.headTree
 	return u
@@ -289,13 +287,13 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 
 // updateSteps are one integration's update, declared: generate, read the automation
 // branch, then what writes it. Their names and advice name the integration's repository.
-func (e Env) updateSteps(gh *github.Client, source *dagger.Directory, name string, o UpdateOptions) []flow.Step[updateState] {
+func (e Env) updateSteps(gh *github.Client, source *dagger.Directory, name string, o UpdateOptions) []flow.Step[updateReposState] {
 	repo := ModelRepoName(o.Owner, name)
-	return []flow.Step[updateState]{
+	return []flow.Step[updateReposState]{
 		{
 			Name: "generate",
 			Next: "fix the integration's source under models/" + name + "/ (run make gen-repo-" + name + " locally) and merge the fix",
-			Run: func(ctx context.Context, s *updateState) error {
+			Run: func(ctx context.Context, s *updateReposState) error {
 				dir, err := e.GenRepo(ctx, source, name)
 				if err != nil {
 					return err
@@ -307,7 +305,7 @@ func (e Env) updateSteps(gh *github.Client, source *dagger.Directory, name strin
 		{
 			Name: "read " + o.Branch,
 			Next: "give CI_GITHUB_TOKEN contents write access to " + repo + ", whose " + o.Branch + " branch receives the generation",
-			Run: func(ctx context.Context, s *updateState) error {
+			Run: func(ctx context.Context, s *updateReposState) error {
 				ok, err := readHead(ctx, gh, s)
 				if err != nil || ok {
 					return err
@@ -326,7 +324,7 @@ func (e Env) updateSteps(gh *github.Client, source *dagger.Directory, name strin
 		{
 			Name: "check source",
 			Next: "run update-repos for Cloudcoil " + o.SourceBranch + "'s head (a new run, or a re-run of the newest run) rather than re-running an older one",
-			Run: func(ctx context.Context, s *updateState) error {
+			Run: func(ctx context.Context, s *updateReposState) error {
 				if o.SourceCommit == "" {
 					return nil // a dry run without --commit: nothing is pushed
 				}
@@ -341,7 +339,7 @@ func (e Env) updateSteps(gh *github.Client, source *dagger.Directory, name strin
 			Name:   "create repository",
 			Writes: true,
 			Next:   "create it as Cloudcoil's publish-repo-" + name + " does: " + CreateRepoCommand(o.Owner, name) + "; or give CI_GITHUB_TOKEN the organisation's administration permission",
-			Run: func(ctx context.Context, s *updateState) error {
+			Run: func(ctx context.Context, s *updateReposState) error {
 				if !s.missing {
 					return nil
 				}
@@ -371,7 +369,7 @@ func (e Env) updateSteps(gh *github.Client, source *dagger.Directory, name strin
 			Name:   "write tree",
 			Writes: true,
 			Next:   "re-run the update; a tree object changes no branch",
-			Run: func(ctx context.Context, s *updateState) error {
+			Run: func(ctx context.Context, s *updateReposState) error {
 				base := s.headTree
 				if s.current == nil {
 					base = ""
@@ -385,7 +383,7 @@ func (e Env) updateSteps(gh *github.Client, source *dagger.Directory, name strin
 			Name:   "push",
 			Writes: true,
 			Next:   "re-run the update: it commits on " + o.Branch + "'s new head; never force-push over it",
-			Run: func(ctx context.Context, s *updateState) error {
+			Run: func(ctx context.Context, s *updateReposState) error {
 				if s.tree == s.headTree {
 					return nil // the same files: nothing to push
 				}
@@ -410,7 +408,7 @@ func (e Env) updateSteps(gh *github.Client, source *dagger.Directory, name strin
 
 // readHead reads the branch's head, its tree and the tree's entries into s; ok is false
 // when the branch does not exist.
-func readHead(ctx context.Context, gh *github.Client, s *updateState) (ok bool, err error) {
+func readHead(ctx context.Context, gh *github.Client, s *updateReposState) (ok bool, err error) {
 	head, ok, err := gh.BranchHead(ctx, s.owner, s.repo, s.branch)
 	if err != nil || !ok {
 		return false, err

@@ -71,7 +71,7 @@ func TestUpdateReposOneFailureLeavesTheOthersPushed(t *testing.T) {
 		Match: func(x engine.Exec) bool { return strings.Contains(x.Chain, "models/velero") }})
 	var log []string
 	o := fromHead(repos, "keda", "istio", "velero")
-	o.Log = func(f string, a ...any) { log = append(log, f) }
+	env.Log = func(f string, a ...any) { log = append(log, f) }
 	up, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
 	if err == nil || !strings.Contains(err.Error(), "update-repos: 1 of 3 failed") || !strings.Contains(err.Error(), "update-repos velero: generate") {
 		t.Fatalf("err = %v", err)

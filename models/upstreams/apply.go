@@ -72,14 +72,7 @@ func ApplyToUpstreams(b []byte, plan Updates) ([]byte, error) {
 	if !plan.HasEdits() {
 		return b, nil
 	}
-	f, err := Parse(b)
-	if err != nil {
-		return nil, err
-	}
-	if err := f.Apply(plan); err != nil {
-		return nil, err
-	}
-	return f.Marshal()
+	return rewrite(b, func(f *File) error { return f.Apply(plan) })
 }
 
 // Propose writes a proposal of a new line (KindProposed) into the file: To joins the
@@ -122,11 +115,17 @@ func (f *File) Propose(c Change) error {
 // ProposeToUpstreams writes a proposal into the bytes of models/upstreams.json (see
 // Propose) and returns the file in its stable machine format.
 func ProposeToUpstreams(b []byte, c Change) ([]byte, error) {
+	return rewrite(b, func(f *File) error { return f.Propose(c) })
+}
+
+// rewrite parses the bytes of models/upstreams.json, changes the file with change and
+// returns it in its stable machine format; a failed change returns nothing to write.
+func rewrite(b []byte, change func(*File) error) ([]byte, error) {
 	f, err := Parse(b)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.Propose(c); err != nil {
+	if err := change(f); err != nil {
 		return nil, err
 	}
 	return f.Marshal()

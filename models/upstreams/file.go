@@ -297,12 +297,18 @@ func (f *File) Validate() []error {
 	return errs
 }
 
+// problems are the file's validation errors, each led by the file and the path of the
+// field it is about (integrations.keda.versions[1]), so a maintainer finds the line.
+type problems []error
+
+func (p *problems) add(path, format string, args ...any) {
+	*p = append(*p, fmt.Errorf("%s: %s: %s", FilePath, path, fmt.Sprintf(format, args...)))
+}
+
 // validateShared checks the cloudcoil section, which every integration depends on.
 func (f *File) validateShared() []error {
-	var errs []error
-	fail := func(path, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s: %s", FilePath, path, fmt.Sprintf(format, args...)))
-	}
+	var errs problems
+	fail := errs.add
 
 	c := f.Cloudcoil
 	if !packageName.MatchString(c.Package) {
@@ -323,10 +329,8 @@ func (f *File) validateShared() []error {
 
 // validate checks one integration's entry.
 func (in *Integration) validate(name string) []error {
-	var errs []error
-	fail := func(path, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s: %s", FilePath, path, fmt.Sprintf(format, args...)))
-	}
+	var errs problems
+	fail := errs.add
 	p := "integrations." + name
 	if in == nil {
 		fail(p, "must be an object")
@@ -346,10 +350,8 @@ func (in *Integration) validate(name string) []error {
 }
 
 func (in *Integration) validateTags(p string) []error {
-	var errs []error
-	fail := func(path, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s: %s", FilePath, path, fmt.Sprintf(format, args...)))
-	}
+	var errs problems
+	fail := errs.add
 	in.pattern = nil
 	switch {
 	case in.TagPrefix != nil && in.TagPattern != "":
@@ -394,10 +396,8 @@ func compilePattern(pattern string) (*regexp.Regexp, error) {
 }
 
 func (in *Integration) validateMatrix(p string) []error {
-	var errs []error
-	fail := func(path, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s: %s", FilePath, path, fmt.Sprintf(format, args...)))
-	}
+	var errs problems
+	fail := errs.add
 	if len(in.Versions) == 0 {
 		fail(p+".versions", "must list at least one version")
 	}
@@ -442,10 +442,8 @@ func (in *Integration) validateMatrix(p string) []error {
 }
 
 func (in *Integration) validateSchemaURLs(p string) []error {
-	var errs []error
-	fail := func(path, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s: %s", FilePath, path, fmt.Sprintf(format, args...)))
-	}
+	var errs problems
+	fail := errs.add
 	if len(in.SchemaURLs) == 0 {
 		fail(p+".schema_urls", "must list at least one schema file")
 	}

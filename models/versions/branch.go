@@ -37,7 +37,7 @@ func branchHolds(cmp github.Comparison, want []FileChange) bool {
 // its cumulative files, or the head's tree itself for a commit without changes), so no
 // checkout is needed; the branch is then created or force-moved, since only this flow
 // writes it. It reports whether it pushed.
-func (r *state) syncBranch(ctx context.Context, head string, specs []commitSpec) (bool, error) {
+func (r *modelVersionsState) syncBranch(ctx context.Context, head string, specs []commitSpec) (bool, error) {
 	want := specs[len(specs)-1].Files
 	cmp, exists, err := r.gh.CompareFiles(ctx, r.owner, r.name, head, Branch)
 	if err != nil {
@@ -76,7 +76,7 @@ func (r *state) syncBranch(ctx context.Context, head string, specs []commitSpec)
 // writeCommit writes one planned commit on parent and returns it. Trees and commits are
 // new objects that nothing refers to until the ref moves, so repeating one whose answer
 // was lost is harmless: no read-back needed.
-func (r *state) writeCommit(ctx context.Context, baseTree, parent string, spec commitSpec) (string, error) {
+func (r *modelVersionsState) writeCommit(ctx context.Context, baseTree, parent string, spec commitSpec) (string, error) {
 	again := func(context.Context) (bool, error) { return false, nil }
 	tree := baseTree
 	if len(spec.Files) > 0 {
@@ -101,7 +101,7 @@ func (r *state) writeCommit(ctx context.Context, baseTree, parent string, spec c
 
 // moveBranch points the automation branch at commit: created when missing, force-moved
 // otherwise (a rebuild on a newer base head is never a fast forward of the old branch).
-func (r *state) moveBranch(ctx context.Context, commit string, exists bool) error {
+func (r *modelVersionsState) moveBranch(ctx context.Context, commit string, exists bool) error {
 	isAt := func(ctx context.Context) (bool, error) {
 		sha, found, err := r.gh.BranchHead(ctx, r.owner, r.name, Branch)
 		return found && sha == commit, err

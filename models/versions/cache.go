@@ -91,6 +91,8 @@ type Config struct {
 	PyPI *http.Client
 	// ClientOptions are passed on to github.NewClient (tests set a clock and a sleeper).
 	ClientOptions []github.Option
+	// Log receives one line per step (nil: none).
+	Log func(format string, args ...any)
 }
 
 // setupSteps run before the clients are built from setup: a run that writes (not check)
@@ -111,7 +113,7 @@ func setupSteps(check bool) []flow.Step[Config] {
 // A run that writes
 // without a token is refused (RequireToken) before anything is loaded or sent.
 func RunWithCache(ctx context.Context, setup Config, opts Options) (Report, error) {
-	if _, err := flow.Run(ctx, flow.Runner{Flow: flowName}, setupSteps(opts.Check), &setup); err != nil {
+	if _, err := flow.Run(ctx, flow.Runner{Flow: flowName, Log: setup.Log}, setupSteps(opts.Check), &setup); err != nil {
 		return Report{}, err
 	}
 	cache := github.NewCache(0)
@@ -145,7 +147,7 @@ func RunWithCache(ctx context.Context, setup Config, opts Options) (Report, erro
 	if err != nil {
 		return Report{}, err
 	}
-	report, runErr := Run(ctx, Clients{GitHub: client, PyPI: setup.PyPI}, opts)
+	report, runErr := run(ctx, setup, client, opts)
 	report.Notes = append(notes, report.Notes...)
 	if store != nil {
 		data, err := cache.Export(seal)

@@ -91,7 +91,7 @@ type RepositoryScan struct {
 // one) and returns the final releases of each integration, as upstreams.Candidates does.
 // Requests are sent one after another, as GitHub asks of clients, to stay clear of its
 // secondary rate limits.
-func (r *state) discover(ctx context.Context, file *upstreams.File) (map[string][]upstreams.Version, error) {
+func (r *modelVersionsState) discover(ctx context.Context, file *upstreams.File) (map[string][]upstreams.Version, error) {
 	byRepo := map[string][]*upstreams.Integration{}
 	for _, name := range file.Names() {
 		in := file.Integrations[name]

@@ -705,13 +705,13 @@ func TestModelVersionsPagesOnlyAsFarAsNeeded(t *testing.T) {
 func TestModelVersionsIsADeclaredFlow(t *testing.T) {
 	w := newWorld(t)
 	var logged []string
-	opts := w.options(true)
-	opts.Log = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
-	if _, err := versions.RunWithCache(context.Background(), w.setup(), opts); err != nil {
+	setup := w.setup()
+	setup.Log = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
+	if _, err := versions.RunWithCache(context.Background(), setup, w.options(true)); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
-		"model-versions: check options", "model-versions: read base", "model-versions: discover releases",
+		"model-versions: check token", "model-versions: check options", "model-versions: read base", "model-versions: discover releases",
 		"model-versions: read PyPI", "model-versions: plan", "model-versions: read edited files",
 		"model-versions: lay out commits", "model-versions: dry run: stopping before sync branch, which writes",
 	}

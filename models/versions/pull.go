@@ -55,7 +55,7 @@ func decidePull(pr github.PullRequest, open bool, title, body string) (pullDecis
 }
 
 // syncPull opens the pull request or brings its title and body in line with the plan.
-func (r *state) syncPull(ctx context.Context, pr github.PullRequest, open, pushed bool, plan upstreams.Updates) error {
+func (r *modelVersionsState) syncPull(ctx context.Context, pr github.PullRequest, open, pushed bool, plan upstreams.Updates) error {
 	title, body := plan.PRTitle(), pullBody(plan, r.opts.Base)
 	decision, edit := decidePull(pr, open, title, body)
 	if decision == pullCreate {
@@ -99,7 +99,7 @@ func (r *state) syncPull(ctx context.Context, pr github.PullRequest, open, pushe
 
 // createPull opens the pull request; when the answer is lost it looks for the one it may
 // have opened before trying again, so a retry never opens a second.
-func (r *state) createPull(ctx context.Context, title, body string) (github.PullRequest, error) {
+func (r *modelVersionsState) createPull(ctx context.Context, title, body string) (github.PullRequest, error) {
 	var created github.PullRequest
 	err := r.write(ctx, func(ctx context.Context) (err error) {
 		created, err = r.gh.CreatePullRequest(ctx, r.owner, r.name, github.NewPullRequest{
@@ -118,7 +118,7 @@ func (r *state) createPull(ctx context.Context, title, body string) (github.Pull
 
 // confirmPull reads the open pull request back after a write: it must be the one written,
 // as written. The read also leaves the ETag cache holding what the next run will ask for.
-func (r *state) confirmPull(ctx context.Context, number int, title, body string) error {
+func (r *modelVersionsState) confirmPull(ctx context.Context, number int, title, body string) error {
 	cur, open, err := r.gh.OpenPullRequest(ctx, r.owner, r.name, Branch, r.opts.Base)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (r *state) confirmPull(ctx context.Context, number int, title, body string)
 
 // closePull closes the open pull request once the base holds every applied update. The
 // branch is left in place: it costs nothing, and the next update rebuilds it anyway.
-func (r *state) closePull(ctx context.Context, pr github.PullRequest, plan upstreams.Updates) error {
+func (r *modelVersionsState) closePull(ctx context.Context, pr github.PullRequest, plan upstreams.Updates) error {
 	closed, body := "closed", closingBody(plan, r.opts.Base)
 	edit := github.PullRequestEdit{State: &closed}
 	if pr.Body != body {

@@ -1,7 +1,6 @@
 package versions
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -91,11 +90,7 @@ func (r Report) JSON() (string, error) {
 	if r.Discovery == nil {
 		r.Discovery = []RepositoryScan{}
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return "", fmt.Errorf("model-versions report: %w", err)
-	}
-	return string(b) + "\n", nil
+	return output.Marshal(r)
 }
 
 // Text is the report for people: the plan (one line per change, current → new and why),

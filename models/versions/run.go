@@ -34,17 +34,6 @@ type Options struct {
 	ReleasesPerPage int
 	// MaxReleasePages bounds the pages read per upstream repository (default 10).
 	MaxReleasePages int
-	// Log receives one line per step (nil: none).
-	Log func(format string, args ...any)
-}
-
-// Clients are the clients a run talks through.
-type Clients struct {
-	// GitHub reads the generator and upstream repositories and writes the branch and the
-	// pull request; its ETag cache is what makes an unchanged re-run free.
-	GitHub *github.Client
-	// PyPI fetches Cloudcoil's project JSON (nil: http.DefaultClient).
-	PyPI *http.Client
 }
 
 var (
@@ -78,33 +67,29 @@ func (o Options) withDefaults() (Options, string, string, error) {
 	return o, repo.Owner, repo.Repo, nil
 }
 
-// Run performs one model-versions run: read, discover, plan and, unless opts.Check, bring
-// the branch and the pull request in line with the plan. The report says what was found
-// and done; on error it holds what was known up to the failure, and the error is a
-// *flow.Error naming the step that failed and what to do next.
-func Run(ctx context.Context, deps Clients, opts Options) (Report, error) {
-	r := &state{gh: deps.GitHub, pypi: deps.PyPI, opts: opts}
+// run performs one model-versions run through gh, the GitHub client RunWithCache built
+// for setup: read, discover, plan and, unless opts.Check, bring the branch and the pull
+// request in line with the plan. The report says what was found and done; on error it
+// holds what was known up to the failure, and the error is a *flow.Error naming the step
+// that failed and what to do next.
+func run(ctx context.Context, setup Config, gh *github.Client, opts Options) (Report, error) {
+	r := &modelVersionsState{gh: gh, pypi: setup.PyPI, opts: opts}
 	r.report = Report{Repository: opts.Repo, Base: opts.Base, Branch: Branch, Check: opts.Check}
-	var start github.Stats
-	if deps.GitHub != nil {
-		start = deps.GitHub.Stats()
-	}
-	runner := flow.Runner{Flow: flowName, DryRun: opts.Check, Log: opts.Log}
+	start := gh.Stats()
+	runner := flow.Runner{Flow: flowName, DryRun: opts.Check, Log: setup.Log}
 	_, err := flow.Run(ctx, runner, steps(), r)
 	if err == nil && opts.Check {
 		r.report.Action = ActionChecked
 	}
-	if deps.GitHub != nil {
-		end := deps.GitHub.Stats()
-		r.report.Requests.GitHub = end.Requests - start.Requests
-		r.report.Requests.NotModified = end.NotModified - start.NotModified
-	}
+	end := gh.Stats()
+	r.report.Requests.GitHub = end.Requests - start.Requests
+	r.report.Requests.NotModified = end.NotModified - start.NotModified
 	return r.report, err
 }
 
-// state is the state of one run shared by its steps: the clients and options, what the
-// fetch steps read, what the decide steps made of it, and the report.
-type state struct {
+// modelVersionsState is what the steps of one model-versions run share: the clients and
+// options, what the fetch steps read, what the decide steps made of it, and the report.
+type modelVersionsState struct {
 	gh          *github.Client
 	pypi        *http.Client
 	opts        Options
@@ -125,13 +110,13 @@ type state struct {
 }
 
 // note records something the reader of the report should know.
-func (r *state) note(format string, args ...any) {
+func (r *modelVersionsState) note(format string, args ...any) {
 	r.report.Notes = append(r.report.Notes, fmt.Sprintf(format, args...))
 }
 
 // write performs one write through WriteThenVerify and counts every attempt, so the
 // report's write count is what GitHub received.
-func (r *state) write(ctx context.Context, write func(context.Context) error, readBack func(context.Context) (bool, error)) error {
+func (r *modelVersionsState) write(ctx context.Context, write func(context.Context) error, readBack func(context.Context) (bool, error)) error {
 	return r.gh.WriteThenVerify(ctx, func(ctx context.Context) error {
 		r.report.Requests.Writes++
 		return write(ctx)

@@ -24,7 +24,7 @@ type sources struct {
 // readSources reads the base branch's head and models/upstreams.json at that commit.
 // Reading by commit, not by branch name, keeps every file of the run from one snapshot even
 // if the branch moves meanwhile; the commit built later sits on this same head.
-func (r *state) readSources(ctx context.Context) (*sources, error) {
+func (r *modelVersionsState) readSources(ctx context.Context) (*sources, error) {
 	head, found, err := r.gh.BranchHead(ctx, r.owner, r.name, r.opts.Base)
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func (r *state) readSources(ctx context.Context) (*sources, error) {
 // readCookiecutters reads the cookiecutter.yaml of each integration with an applied patch
 // or a proposal, and only those: the others are not edited, so reading them would only
 // cost requests. An integration whose file is missing is left out of the plan, named.
-func (r *state) readCookiecutters(ctx context.Context, src *sources, plan upstreams.Updates) (upstreams.Updates, error) {
+func (r *modelVersionsState) readCookiecutters(ctx context.Context, src *sources, plan upstreams.Updates) (upstreams.Updates, error) {
 	missing := map[string]bool{}
 	for _, name := range append(patchedIntegrations(plan), proposedIntegrations(plan)...) {
 		if _, read := src.cookiecutters[name]; read || missing[name] {
@@ -109,7 +109,7 @@ func proposedIntegrations(plan upstreams.Updates) []string {
 
 // readRequirements reads the files that may declare the requirement on Cloudcoil, when
 // the plan moves Cloudcoil within its minor (and only then, so other runs cost nothing).
-func (r *state) readRequirements(ctx context.Context, src *sources, plan upstreams.Updates) error {
+func (r *modelVersionsState) readRequirements(ctx context.Context, src *sources, plan upstreams.Updates) error {
 	if !movesCloudcoil(plan) {
 		return nil
 	}

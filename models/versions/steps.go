@@ -16,35 +16,35 @@ const flowName = "model-versions"
 // the plan edits), decide (upstreams.Plan and the commits laid out from it, pure), act
 // (the branch, then the pull request). --check is the runner's dry run: it stops before
 // the first writing step, so not a single request is sent past the plan.
-func steps() []flow.Step[state] {
-	return []flow.Step[state]{
-		{Name: "check options", Run: on((*state).checkOptions),
+func steps() []flow.Step[modelVersionsState] {
+	return []flow.Step[modelVersionsState]{
+		{Name: "check options", Run: on((*modelVersionsState).checkOptions),
 			Next: "fix the flag the error names; nothing was sent"},
-		{Name: "read base", Run: on((*state).readBase),
+		{Name: "read base", Run: on((*modelVersionsState).readBase),
 			Next: "pass --repo the Cloudcoil generator repository and --base a branch of it holding " + upstreams.FilePath + "; nothing was written"},
-		{Name: "discover releases", Run: on((*state).discoverReleases),
+		{Name: "discover releases", Run: on((*modelVersionsState).discoverReleases),
 			Next: "fix the repository " + upstreams.FilePath + " names, or give the token read access to it; nothing was written"},
-		{Name: "read PyPI", Run: on((*state).readPyPI),
+		{Name: "read PyPI", Run: on((*modelVersionsState).readPyPI),
 			Next: "check --pypi-url and cloudcoil.package in " + upstreams.FilePath + ", or re-run when PyPI answers; nothing was written"},
-		{Name: "plan", Run: on((*state).decide),
+		{Name: "plan", Run: on((*modelVersionsState).decide),
 			Next: "fix " + upstreams.FilePath + " as the error says; nothing was written"},
-		{Name: "read edited files", Run: on((*state).readEdited),
+		{Name: "read edited files", Run: on((*modelVersionsState).readEdited),
 			Next: "add the file the error names to the base branch, or remove its integration from " + upstreams.FilePath + "; nothing was written"},
-		{Name: "lay out commits", Run: on((*state).layOut),
+		{Name: "lay out commits", Run: on((*modelVersionsState).layOut),
 			Next: "fix the file the error names on the base branch; nothing was written"},
-		{Name: "sync branch", Writes: true, Run: on((*state).branch),
+		{Name: "sync branch", Writes: true, Run: on((*modelVersionsState).branch),
 			Next: "re-run: each run rebuilds " + Branch + " on the base head, and only this flow writes it"},
-		{Name: "sync pull request", Writes: true, Run: on((*state).pullRequest),
+		{Name: "sync pull request", Writes: true, Run: on((*modelVersionsState).pullRequest),
 			Next: "re-run: the pull request converges on the plan, whatever the last run left"},
 	}
 }
 
 // on adapts a method of run to a step's run function.
-func on(m func(*state, context.Context) error) func(context.Context, *state) error {
-	return func(ctx context.Context, s *state) error { return m(s, ctx) }
+func on(m func(*modelVersionsState, context.Context) error) func(context.Context, *modelVersionsState) error {
+	return func(ctx context.Context, s *modelVersionsState) error { return m(s, ctx) }
 }
 
-func (r *state) checkOptions(context.Context) error {
+func (r *modelVersionsState) checkOptions(context.Context) error {
 	if r.gh == nil {
 		return errors.New("no GitHub client")
 	}
@@ -57,7 +57,7 @@ func (r *state) checkOptions(context.Context) error {
 	return nil
 }
 
-func (r *state) readBase(ctx context.Context) error {
+func (r *modelVersionsState) readBase(ctx context.Context) error {
 	src, err := r.readSources(ctx)
 	if err != nil {
 		return err
@@ -66,12 +66,12 @@ func (r *state) readBase(ctx context.Context) error {
 	return nil
 }
 
-func (r *state) discoverReleases(ctx context.Context) (err error) {
+func (r *modelVersionsState) discoverReleases(ctx context.Context) (err error) {
 	r.found, err = r.discover(ctx, r.src.file)
 	return err
 }
 
-func (r *state) readPyPI(ctx context.Context) error {
+func (r *modelVersionsState) readPyPI(ctx context.Context) error {
 	pkg := r.src.file.Cloudcoil.Package
 	info, err := upstreams.FetchPyPI(ctx, r.opts.PyPIURL, pkg, r.pypi)
 	r.report.Requests.PyPI++
@@ -83,7 +83,7 @@ func (r *state) readPyPI(ctx context.Context) error {
 }
 
 // decide is the plan, a pure function of what was read.
-func (r *state) decide(context.Context) error {
+func (r *modelVersionsState) decide(context.Context) error {
 	r.plan = upstreams.Plan(r.src.file, r.found, r.pypiV)
 	r.plan.Problems = append(r.plan.Problems, r.discoveryProblems...)
 	r.report.Plan = r.plan
@@ -91,7 +91,7 @@ func (r *state) decide(context.Context) error {
 }
 
 // readEdited reads, at the base head, the files the plan edits and only those.
-func (r *state) readEdited(ctx context.Context) (err error) {
+func (r *modelVersionsState) readEdited(ctx context.Context) (err error) {
 	if r.plan, err = r.readCookiecutters(ctx, r.src, r.plan); err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (r *state) readEdited(ctx context.Context) (err error) {
 	return r.readRequirements(ctx, r.src, r.plan)
 }
 
-func (r *state) layOut(context.Context) error {
+func (r *modelVersionsState) layOut(context.Context) error {
 	r.plan = screen(r.src, r.plan)
 	specs, problems, err := planCommits(r.src, r.plan)
 	if err != nil {
@@ -119,7 +119,7 @@ func (r *state) layOut(context.Context) error {
 // branch reads the open pull request, then, when there are commits to propose, makes the
 // automation branch hold them. The pull request is read here, when acting rather than
 // among the fetch steps, so that --check sends no request past the plan.
-func (r *state) branch(ctx context.Context) error {
+func (r *modelVersionsState) branch(ctx context.Context) error {
 	pr, open, err := r.gh.OpenPullRequest(ctx, r.owner, r.name, Branch, r.opts.Base)
 	if err != nil {
 		return err
@@ -137,7 +137,7 @@ func (r *state) branch(ctx context.Context) error {
 
 // pullRequest keeps a pull request open whenever something is pending (applied or for
 // review), and closed only when nothing is.
-func (r *state) pullRequest(ctx context.Context) error {
+func (r *modelVersionsState) pullRequest(ctx context.Context) error {
 	if len(r.specs) > 0 {
 		return r.syncPull(ctx, r.pr, r.open, r.pushed, r.plan)
 	}

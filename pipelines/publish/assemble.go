@@ -147,7 +147,7 @@ func AssembleIndexes(ctx context.Context, t Target, plans []IndexAssembly) ([]Pu
 // Assemble is the push of a release built per platform: the indexes of the platform jobs'
 // images, then the check that Version, if any, is on none of the repositories but on the
 // index just pushed. What follows (scan, attest, sign, tag) is as after PushByDigest.
-func (s *Images) Assemble(ctx context.Context, platforms []string, pushes []PlatformPush) error {
+func (s *ImageState) Assemble(ctx context.Context, platforms []string, pushes []PlatformPush) error {
 	plans, err := PlanIndexes(platforms, pushes)
 	if err != nil {
 		return fmt.Errorf("%s: %w", StepAssemble, err)

@@ -67,7 +67,7 @@ var devAdvice = Advice{
 // what an earlier run completed (a pushed digest, a bundle already attached, a tag already
 // on its digest), so re-running after success changes nothing.
 func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error) {
-	s := &Images{Target: d.Target, Sign: d.Sign, Pipeline: d.Pipeline, Built: d.Images, Workdir: d.Workdir, Ignore: d.Ignore, DevOrder: d.DevOrder}
+	s := &ImageState{Target: d.Target, Sign: d.Sign, Pipeline: d.Pipeline, Built: d.Images, Workdir: d.Workdir, Ignore: d.Ignore, DevOrder: d.DevOrder}
 	if s.Ignore == nil {
 		s.Ignore = []byte{}
 	}
@@ -77,16 +77,16 @@ func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error)
 }
 
 // devSteps are publish-dev's steps for commit sha: its inputs checked, then the image steps.
-func devSteps(sha string) []flow.Step[Images] {
-	return append([]flow.Step[Images]{{
+func devSteps(sha string) []flow.Step[ImageState] {
+	return append([]flow.Step[ImageState]{{
 		Name: StepInputs, Next: "nothing was pushed and no tag was written: give what the error names",
-		Run: func(ctx context.Context, s *Images) error { return devInputs(ctx, s, sha) },
-	}}, Steps(devAdvice, func(s *Images) *Images { return s })...)
+		Run: func(ctx context.Context, s *ImageState) error { return devInputs(ctx, s, sha) },
+	}}, Steps(devAdvice, func(s *ImageState) *ImageState { return s })...)
 }
 
 // devInputs sets the tags of the commit and checks the signing inputs: without a way to
 // sign, nothing would be tagged anyway.
-func devInputs(ctx context.Context, s *Images, sha string) error {
+func devInputs(ctx context.Context, s *ImageState, sha string) error {
 	tags, err := DevTags(sha)
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func devInputs(ctx context.Context, s *Images, sha string) error {
 	return nil
 }
 
-func devResult(s *Images) DevResult {
+func devResult(s *ImageState) DevResult {
 	res := DevResult{Reused: s.Reused, Evidence: s.Evidence, Verified: s.Verified, Tags: s.Applied, Reports: s.Reports}
 	if s.Pushed != nil {
 		res.Digests = Digests(s.Pushed)

@@ -32,9 +32,9 @@ func BenchmarkSBOMCost(b *testing.B) {
 				b.StopTimer()
 				w := publishtest.NewWorld(b)
 				v := newEnv(b, w, engine.WithExecLatency(sbomBenchLatency))
-				var drop func(flow.Step[publish.Images]) bool
+				var drop func(flow.Step[publish.ImageState]) bool
 				if !withSBOM {
-					drop = func(st flow.Step[publish.Images]) bool { return st.Name == publish.StepSBOM }
+					drop = func(st flow.Step[publish.ImageState]) bool { return st.Name == publish.StepSBOM }
 				}
 				benchImageSteps(b, w, v, drop)
 				b.StartTimer()
@@ -46,12 +46,12 @@ func BenchmarkSBOMCost(b *testing.B) {
 // benchImageSteps runs the declared image steps once on v (less those drop names) and
 // reports the wall time, the registry writes per image, the execs and the longest branch.
 // The timer runs only around the steps.
-func benchImageSteps(b *testing.B, w *publishtest.World, v *env, drop func(flow.Step[publish.Images]) bool) {
+func benchImageSteps(b *testing.B, w *publishtest.World, v *env, drop func(flow.Step[publish.ImageState]) bool) {
 	b.Helper()
-	s := &publish.Images{Target: v.target, Sign: v.sign, Pipeline: v.p, Built: v.images, Workdir: b.TempDir(),
+	s := &publish.ImageState{Target: v.target, Sign: v.sign, Pipeline: v.p, Built: v.images, Workdir: b.TempDir(),
 		Ignore: []byte{}, ReuseTag: "sha-" + sha, Tags: []string{"sha-" + sha, "dev"}}
 	s.Sign.Provenance.BaseImages = map[string][]string{}
-	steps := publish.Steps(publish.Advice{}, func(s *publish.Images) *publish.Images { return s })
+	steps := publish.Steps(publish.Advice{}, func(s *publish.ImageState) *publish.ImageState { return s })
 	if drop != nil {
 		steps = slices.DeleteFunc(steps, drop)
 	}

@@ -28,10 +28,10 @@ const (
 	StepTag          = "tag"
 )
 
-// Images is the state the image steps share: where the images go, what was built, and
+// ImageState is the state the image steps share: where the images go, what was built, and
 // what each step found or wrote. It knows nothing of the flow around it (a push to dev, a
 // release); the flow fills in the inputs and reads the outcomes.
-type Images struct {
+type ImageState struct {
 	Target Target
 	Sign   SignInputs
 	// Pipeline is the CI pipeline of the source: the scan's pins and ignore file.
@@ -83,8 +83,8 @@ type Advice struct {
 
 // Steps are the image steps in their one order — push by digest, scan those digests,
 // attest, attest the SBOM, sign, verify all three, tag — over a flow's state S, in which at finds the images.
-func Steps[S any](adv Advice, at func(*S) *Images) []flow.Step[S] {
-	step := func(name string, writes bool, next string, run func(*Images, context.Context) error) flow.Step[S] {
+func Steps[S any](adv Advice, at func(*S) *ImageState) []flow.Step[S] {
+	step := func(name string, writes bool, next string, run func(*ImageState, context.Context) error) flow.Step[S] {
 		return flow.Step[S]{Name: name, Writes: writes, Next: next, Run: func(ctx context.Context, s *S) error {
 			err := run(at(s), ctx)
 			if adv.Moved != "" && MovedTag(err) {
@@ -94,13 +94,13 @@ func Steps[S any](adv Advice, at func(*S) *Images) []flow.Step[S] {
 		}}
 	}
 	return []flow.Step[S]{
-		step(StepPush, true, adv.Untagged, (*Images).push),
-		step(StepScan, false, adv.Scan, (*Images).scan),
-		step(StepAttest, true, adv.Untagged, (*Images).attest),
-		step(StepSBOM, true, adv.Untagged, (*Images).attestSBOM),
-		step(StepSign, true, adv.Untagged, (*Images).sign),
-		step(StepVerifySigned, false, adv.Untagged, (*Images).verifySigned),
-		step(StepTag, true, adv.Tag, (*Images).tag),
+		step(StepPush, true, adv.Untagged, (*ImageState).push),
+		step(StepScan, false, adv.Scan, (*ImageState).scan),
+		step(StepAttest, true, adv.Untagged, (*ImageState).attest),
+		step(StepSBOM, true, adv.Untagged, (*ImageState).attestSBOM),
+		step(StepSign, true, adv.Untagged, (*ImageState).sign),
+		step(StepVerifySigned, false, adv.Untagged, (*ImageState).verifySigned),
+		step(StepTag, true, adv.Tag, (*ImageState).tag),
 	}
 }
 
@@ -112,7 +112,7 @@ func MovedTag(err error) bool {
 	return errors.As(err, &ie) || errors.As(err, &ce)
 }
 
-func (s *Images) logf(format string, args ...any) {
+func (s *ImageState) logf(format string, args ...any) {
 	if s.Log != nil {
 		s.Log(format, args...)
 	}
@@ -121,7 +121,7 @@ func (s *Images) logf(format string, args ...any) {
 // push pushes the built images by digest, reusing the digest of those that carry ReuseTag,
 // then checks that Version, if any, is on none of the repositories but on the digest just
 // pushed.
-func (s *Images) push(ctx context.Context) error {
+func (s *ImageState) push(ctx context.Context) error {
 	if err := s.Target.check(); err != nil {
 		return fmt.Errorf("push-by-digest: %w", err)
 	}
@@ -172,7 +172,7 @@ func (s *Images) push(ctx context.Context) error {
 // are not always reproducible, so a re-run on a fresh engine may build another digest for
 // the same commit; since the commit tag never moves and is written only after its digest
 // was scanned, attested and signed, the digest it names is the commit's image.
-func (s *Images) reusable(ctx context.Context) ([]string, error) {
+func (s *ImageState) reusable(ctx context.Context) ([]string, error) {
 	existing := make([]string, len(s.Built))
 	if s.ReuseTag == "" {
 		return existing, nil
@@ -191,7 +191,7 @@ func (s *Images) reusable(ctx context.Context) ([]string, error) {
 
 // checkVersion reads Version on each pushed repository: absent, or on the digest just
 // pushed (a re-run), the flow goes on; on another digest it stops.
-func (s *Images) checkVersion(ctx context.Context, pushed []Pushed) error {
+func (s *ImageState) checkVersion(ctx context.Context, pushed []Pushed) error {
 	if s.Version == "" {
 		return nil
 	}
@@ -222,7 +222,7 @@ func CheckVersionTags(version string, pushed []Pushed, existing map[string]map[s
 }
 
 // scan scans exactly the pushed digests, with no credential in the graph.
-func (s *Images) scan(ctx context.Context) error {
+func (s *ImageState) scan(ctx context.Context) error {
 	ignore := s.Ignore
 	if ignore == nil {
 		var err error
@@ -239,7 +239,7 @@ func (s *Images) scan(ctx context.Context) error {
 	return nil
 }
 
-func (s *Images) attest(ctx context.Context) error {
+func (s *ImageState) attest(ctx context.Context) error {
 	ev, err := Attest(ctx, s.Sign, s.Target, s.Pushed, s.Built)
 	if err != nil {
 		return err
@@ -249,7 +249,7 @@ func (s *Images) attest(ctx context.Context) error {
 	return nil
 }
 
-func (s *Images) attestSBOM(ctx context.Context) error {
+func (s *ImageState) attestSBOM(ctx context.Context) error {
 	ev, err := AttestSBOMs(ctx, s.Sign, s.Pipeline, s.Target, s.Pushed)
 	if err != nil {
 		return err
@@ -259,7 +259,7 @@ func (s *Images) attestSBOM(ctx context.Context) error {
 	return nil
 }
 
-func (s *Images) sign(ctx context.Context) error {
+func (s *ImageState) sign(ctx context.Context) error {
 	ev, err := Sign(ctx, s.Sign, s.Target, s.Pushed)
 	if err != nil {
 		return err
@@ -269,7 +269,7 @@ func (s *Images) sign(ctx context.Context) error {
 	return nil
 }
 
-func (s *Images) verifySigned(ctx context.Context) error {
+func (s *ImageState) verifySigned(ctx context.Context) error {
 	var err error
 	if s.Verified, err = VerifySigned(ctx, s.Sign, s.Target, s.Pushed, s.Evidence); err != nil {
 		return err
@@ -282,7 +282,7 @@ func (s *Images) verifySigned(ctx context.Context) error {
 
 // tag points Tags at each pushed digest (nothing is written if any of them is refused),
 // then, when Latest, moves latest for every image together or for none.
-func (s *Images) tag(ctx context.Context) error {
+func (s *ImageState) tag(ctx context.Context) error {
 	var err error
 	s.Applied, err = TagImages(ctx, s.Target, s.Pushed, s.Tags, nil, s.DevOrder)
 	if err != nil {

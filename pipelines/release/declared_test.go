@@ -11,8 +11,8 @@ import (
 
 // declaredFlows are the step lists of every flow of the release, by the function that runs
 // it.
-func declaredFlows() map[string][]flow.Step[state] {
-	return map[string][]flow.Step[state]{
+func declaredFlows() map[string][]flow.Step[releaseState] {
+	return map[string][]flow.Step[releaseState]{
 		"Run":             releaseSteps(),
 		"PushJob":         pushJobSteps(),
 		"PushPlatformJob": pushPlatformJobSteps(nil, ""),
@@ -27,7 +27,7 @@ func declaredFlows() map[string][]flow.Step[state] {
 
 // requireDeclaredStep fails t unless err, a failure of the flow that steps declares, names
 // one of those steps: only the runner names a step, and it names its own.
-func requireDeclaredStep(t testing.TB, err error, steps []flow.Step[state]) {
+func requireDeclaredStep(t testing.TB, err error, steps []flow.Step[releaseState]) {
 	t.Helper()
 	if err == nil {
 		return
@@ -63,10 +63,10 @@ func TestFaultsNameDeclaredSteps(t *testing.T) {
 // in place of the step's, and the name is the step's own (release-plan, not the
 // push-by-digest whose target it refused).
 func TestEveryFailureCarriesItsAdvice(t *testing.T) {
-	steps := []flow.Step[state]{{Name: StepPlan, Run: func(_ context.Context, s *state) error {
+	steps := []flow.Step[releaseState]{{Name: StepPlan, Run: func(_ context.Context, s *releaseState) error {
 		return flow.Advise(errors.New("registry target refused"), nextNothingPublished)
 	}}}
-	_, err := flow.Run(t.Context(), flow.Runner{Flow: flowName("v1.0.0")}, steps, &state{})
+	_, err := flow.Run(t.Context(), flow.Runner{Flow: flowName("v1.0.0")}, steps, &releaseState{})
 	var fe *flow.Error
 	if !errors.As(err, &fe) || fe.Step != StepPlan || fe.Next != nextNothingPublished ||
 		err.Error() != "release v1.0.0: release-plan: registry target refused\n  next: "+nextNothingPublished {

@@ -8,7 +8,7 @@
 // scan-digests), and the release workflow's jobs (pushJobSteps, scanJobSteps,
 // publishJobSteps, releaseJobSteps), which take the same steps apart; handoff.go carries
 // what one job tells the next. Only the runner names a step: a step body gives a failure
-// its own advice with flow.Advise. The image steps and their order come from publish.Steps, over publish.Images inside
+// its own advice with flow.Advise. The image steps and their order come from publish.Steps, over publish.ImageState inside
 // the release's state. A failure is a flow.Error naming the release, the step and what the
 // maintainer does next; the report is derived from the state as far as the steps got.
 //

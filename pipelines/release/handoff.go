@@ -43,15 +43,24 @@ var commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 // ParseHandoff reads a handoff and checks its form: a commit, digests, one entry per image.
 func ParseHandoff(data string) (Handoff, error) {
 	var h Handoff
-	dec := json.NewDecoder(strings.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return Handoff{}, fmt.Errorf("reading the handoff of the previous job: %w", err)
+	if err := decodeHandoff(data, &h, "the previous job"); err != nil {
+		return Handoff{}, err
 	}
 	if err := h.checkForm(); err != nil {
 		return Handoff{}, err
 	}
 	return h, nil
+}
+
+// decodeHandoff reads what the job named by from printed into h, refusing a field h does
+// not have: a handoff of another Shipyard version is refused rather than read in part.
+func decodeHandoff(data string, h any, from string) error {
+	dec := json.NewDecoder(strings.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(h); err != nil {
+		return fmt.Errorf("reading the handoff of %s: %w", from, err)
+	}
+	return nil
 }
 
 // checkForm checks what ParseHandoff checks of a decoded handoff.

@@ -31,7 +31,7 @@ func PushJob(ctx context.Context, cfg Config, tag string) (Handoff, error) {
 }
 
 // pushJobSteps are the release's steps up to push-by-digest.
-func pushJobSteps() []flow.Step[state] {
+func pushJobSteps() []flow.Step[releaseState] {
 	return append(prepareSteps(), imageSteps(StepPush)...)
 }
 
@@ -48,14 +48,14 @@ func ScanJob(ctx context.Context, cfg Config, h Handoff) (Handoff, *dagger.Direc
 }
 
 // scanJobSteps check the handoff against the registry, then scan its digests.
-func scanJobSteps() []flow.Step[state] {
-	return append([]flow.Step[state]{scanHandoffStep}, imageSteps(StepScan)...)
+func scanJobSteps() []flow.Step[releaseState] {
+	return append([]flow.Step[releaseState]{scanHandoffStep}, imageSteps(StepScan)...)
 }
 
 // scanHandoffStep reads the platform images from the registry's index, anonymously as the
 // scan pulls them: the handoff's list must agree with it.
-var scanHandoffStep = flow.Step[state]{Name: StepCheckHandoff, Next: "pass the push job's output on unchanged, or run the push job again",
-	Run: func(ctx context.Context, s *state) error {
+var scanHandoffStep = flow.Step[releaseState]{Name: StepCheckHandoff, Next: "pass the push job's output on unchanged, or run the push job again",
+	Run: func(ctx context.Context, s *releaseState) error {
 		var err error
 		anonymous := publish.Target{RegistryOptions: s.cfg.Images.Target.RegistryOptions}
 		s.images.Pushed, err = publish.ResolvePlatforms(ctx, anonymous, s.handoff.Images)
@@ -78,14 +78,14 @@ func PublishJob(ctx context.Context, cfg Config, h, pushed Handoff) (Report, err
 
 // publishJobSteps are release-plan again, the handoff's checks, the source's image recipes,
 // then the image steps after the scan.
-func publishJobSteps() []flow.Step[state] {
-	return slices.Concat([]flow.Step[state]{{Name: StepPlan, Run: planRelease}, publishHandoffStep, sourceStep, describeStep},
+func publishJobSteps() []flow.Step[releaseState] {
+	return slices.Concat([]flow.Step[releaseState]{{Name: StepPlan, Run: planRelease}, publishHandoffStep, sourceStep, describeStep},
 		imageSteps(StepAttest, StepSBOM, StepSign, StepVerifySigned, StepTag))
 }
 
-var publishHandoffStep = flow.Step[state]{Name: StepCheckHandoff,
+var publishHandoffStep = flow.Step[releaseState]{Name: StepCheckHandoff,
 	Next: "run the release's push and scan jobs of this tag first, and pass their output on unchanged",
-	Run: func(ctx context.Context, s *state) error {
+	Run: func(ctx context.Context, s *releaseState) error {
 		h := s.handoff
 		return errors.Join(h.matches(s.cfg, s.plan), h.samePush(s.pushHandoff), h.scansPassed())
 	}}
@@ -93,7 +93,7 @@ var publishHandoffStep = flow.Step[state]{Name: StepCheckHandoff,
 // describeStep reads each image's Dockerfile and build arguments, which the provenance names,
 // from the source without a build: the digests are the push job's, nothing is built again
 // (on a fresh runner that would take minutes, and change nothing).
-var describeStep = flow.Step[state]{Name: StepDescribe, Next: nextUntagged, Run: func(ctx context.Context, s *state) error {
+var describeStep = flow.Step[releaseState]{Name: StepDescribe, Next: nextUntagged, Run: func(ctx context.Context, s *releaseState) error {
 	images, err := Describe(ctx, s.cfg, s.plan, s.pipeline.Source)
 	if err != nil {
 		return err
@@ -120,11 +120,11 @@ func ReleaseJob(ctx context.Context, cfg Config, tag string) (GitHubRelease, err
 
 // releaseJobSteps are release-plan, which lets the tag's own release through and requires
 // the images published, then the GitHub release.
-func releaseJobSteps() []flow.Step[state] {
-	return []flow.Step[state]{releaseJobPlanStep, notesStep(nextPublishRelease), publishReleaseStep}
+func releaseJobSteps() []flow.Step[releaseState] {
+	return []flow.Step[releaseState]{releaseJobPlanStep, notesStep(nextPublishRelease), publishReleaseStep}
 }
 
-var releaseJobPlanStep = flow.Step[state]{Name: StepPlan, Run: func(ctx context.Context, s *state) error {
+var releaseJobPlanStep = flow.Step[releaseState]{Name: StepPlan, Run: func(ctx context.Context, s *releaseState) error {
 	plan, err := planAllowingItsRelease(ctx, s.cfg, s.tag)
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 // jobFailure is the job of the release workflow that failed, with the steps it declares.
 type jobFailure struct {
 	job   string
-	steps []flow.Step[state]
+	steps []flow.Step[releaseState]
 	err   error
 }
 

@@ -47,7 +47,7 @@ func HigherFinalVersions(tag string, gitTags []string) []string {
 // latest is written: GitHub's published releases are read again, and the registry is asked
 // for the images of every higher final version that has a git tag (a release whose images
 // are out while its GitHub release is not yet).
-func stillLatest(cfg Config, tag string, images *publish.Images) registry.StillLatest {
+func stillLatest(cfg Config, tag string, images *publish.ImageState) registry.StillLatest {
 	return func(ctx context.Context) (bool, error) {
 		owner, name, err := cfg.owner()
 		if err != nil {

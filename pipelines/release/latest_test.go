@@ -128,9 +128,9 @@ func TestHigherReleasePublishedBeforeTagging(t *testing.T) {
 }
 
 // runSteps runs the steps from first to last (inclusive) on st, as the release would.
-func runSteps(ctx context.Context, st *state, steps []flow.Step[state], first, last string) error {
-	from := slices.IndexFunc(steps, func(s flow.Step[state]) bool { return s.Name == first })
-	to := slices.IndexFunc(steps, func(s flow.Step[state]) bool { return s.Name == last })
+func runSteps(ctx context.Context, st *releaseState, steps []flow.Step[releaseState], first, last string) error {
+	from := slices.IndexFunc(steps, func(s flow.Step[releaseState]) bool { return s.Name == first })
+	to := slices.IndexFunc(steps, func(s flow.Step[releaseState]) bool { return s.Name == last })
 	_, err := flow.Run(ctx, st.cfg.runner(st.tag, false), steps[from:to+1], st)
 	return err
 }

@@ -1,9 +1,10 @@
 package release
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"dagger/shipyard/internal/output"
 )
 
 // Report is what a release did, or in a dry run would do. Its JSON field names are stable.
@@ -66,11 +67,7 @@ func (i ImageReport) Ref() string {
 
 // JSON renders the report for the next job of a workflow.
 func (r Report) JSON() (string, error) {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return "", fmt.Errorf("rendering the release report: %w", err)
-	}
-	return string(b) + "\n", nil
+	return output.Marshal(r)
 }
 
 // Text renders the report for people: every reference, tag and the release as published.
@@ -118,14 +115,12 @@ func (r Report) Text() string {
 		if latest == "" {
 			latest = "as created earlier"
 		}
-		fmt.Fprintf(&b, "  GitHub release %q (pre-release %s, make_latest %s): %s", rel.Title, yesNo(rel.Prerelease), latest, orDash(rel.Outcome))
+		fmt.Fprintf(&b, "  GitHub release %q (pre-release %s, make_latest %s): %s", rel.Title, output.YesNo(rel.Prerelease), latest, orDash(rel.Outcome))
 		if rel.URL != "" {
 			b.WriteString(" " + rel.URL)
 		}
 		b.WriteString("\n")
-		for line := range strings.SplitSeq(strings.TrimRight(rel.Body, "\n"), "\n") {
-			b.WriteString(strings.TrimRight("    | "+line, " ") + "\n")
-		}
+		b.WriteString(output.Quoted(rel.Body))
 	}
 	return b.String()
 }
@@ -142,11 +137,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func yesNo(v bool) string {
-	if v {
-		return "yes"
-	}
-	return "no"
 }

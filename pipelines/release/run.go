@@ -39,8 +39,8 @@ type Stop struct {
 
 // prepareSteps are the steps before anything is published: release-plan, the source at the
 // tagged commit, both builds and the version check.
-func prepareSteps() []flow.Step[state] {
-	return []flow.Step[state]{planStep, sourceStep, buildStep, versionStep}
+func prepareSteps() []flow.Step[releaseState] {
+	return []flow.Step[releaseState]{planStep, sourceStep, buildStep, versionStep}
 }
 
 // releaseSteps are the whole release: the steps before publishing, the release body
@@ -48,9 +48,9 @@ func prepareSteps() []flow.Step[state] {
 // release before the push), publish's image steps (push by digest, scan, attest, sign,
 // verify, tag), then the GitHub release. A dry run computes the digests a push would give,
 // scans the built containers instead of pushed digests, and stops before attest.
-func releaseSteps() []flow.Step[state] {
-	return slices.Concat(prepareSteps(), []flow.Step[state]{notesStep(nextNothingPublished)}, imageSteps(),
-		[]flow.Step[state]{publishReleaseStep})
+func releaseSteps() []flow.Step[releaseState] {
+	return slices.Concat(prepareSteps(), []flow.Step[releaseState]{notesStep(nextNothingPublished)}, imageSteps(),
+		[]flow.Step[releaseState]{publishReleaseStep})
 }
 
 // Run releases tag: release-plan, the source at the tagged commit, both builds, the version
@@ -72,7 +72,7 @@ func Run(ctx context.Context, cfg Config, tag string, opts Options) (Report, err
 
 // builtDigests is push-by-digest on a dry run: the digests a push would give, when a work
 // directory is given to export the images to.
-func builtDigests(ctx context.Context, s *state) error {
+func builtDigests(ctx context.Context, s *releaseState) error {
 	if s.cfg.Images.Workdir == "" {
 		return nil
 	}

@@ -17,7 +17,7 @@ type ScanRecord struct {
 
 // scanBuilt is scan-digests on a dry run, which pushes nothing: it scans the built
 // containers themselves.
-func scanBuilt(ctx context.Context, s *state) error {
+func scanBuilt(ctx context.Context, s *releaseState) error {
 	var err error
 	s.images.Reports, s.images.Scans, err = s.pipeline.Scan(ctx, s.images.Built)
 	if err != nil {

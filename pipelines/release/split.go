@@ -44,10 +44,8 @@ func (h PlatformHandoff) JSON() (string, error) {
 // ParsePlatformHandoff reads what a platform's push job printed and checks its form.
 func ParsePlatformHandoff(data string) (PlatformHandoff, error) {
 	var h PlatformHandoff
-	dec := json.NewDecoder(strings.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return PlatformHandoff{}, fmt.Errorf("reading the handoff of a platform's push job: %w", err)
+	if err := decodeHandoff(data, &h, "a platform's push job"); err != nil {
+		return PlatformHandoff{}, err
 	}
 	if _, err := ci.ParsePlatforms([]string{h.Platform}); err != nil {
 		return PlatformHandoff{}, fmt.Errorf("the platform handoff's platform: %w", err)
@@ -102,16 +100,16 @@ func PushPlatformJob(ctx context.Context, cfg Config, tag string, platform dagge
 // pushPlatformJobSteps are the release's steps up to push-by-digest, for platform alone of
 // those the release publishes: the build refuses another, and the push pushes single
 // images.
-func pushPlatformJobSteps(publishes []dagger.Platform, platform dagger.Platform) []flow.Step[state] {
+func pushPlatformJobSteps(publishes []dagger.Platform, platform dagger.Platform) []flow.Step[releaseState] {
 	// The platform is checked by the build, the step it concerns.
 	build := buildStep
-	build.Run = func(ctx context.Context, s *state) error {
+	build.Run = func(ctx context.Context, s *releaseState) error {
 		if !slices.Contains(publishes, platform) {
 			return fmt.Errorf("--platform %s is not one the release publishes (%s); pass one of them, or set them with with-platforms", platform, platformList(publishes))
 		}
 		return buildStep.Run(ctx, s)
 	}
-	push := flow.Step[state]{Name: StepPush, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *state) error {
+	push := flow.Step[releaseState]{Name: StepPush, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *releaseState) error {
 		pushed, err := publish.PushByDigest(ctx, platformImages(s.images.Built), s.images.Target, s.images.Workdir)
 		if err != nil {
 			return err
@@ -122,7 +120,7 @@ func pushPlatformJobSteps(publishes []dagger.Platform, platform dagger.Platform)
 		}
 		return nil
 	}}
-	return []flow.Step[state]{planStep, sourceStep, build, versionStep, push}
+	return []flow.Step[releaseState]{planStep, sourceStep, build, versionStep, push}
 }
 
 // platformImages turns images built for one platform into single images: what a platform
@@ -152,8 +150,8 @@ func AssembleJob(ctx context.Context, cfg Config, tag string, parts []PlatformHa
 }
 
 // assembleJobSteps are release-plan, then assemble-index over the platform jobs' handoffs.
-func assembleJobSteps(parts []PlatformHandoff) []flow.Step[state] {
-	assemble := flow.Step[state]{Name: StepAssemble, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *state) error {
+func assembleJobSteps(parts []PlatformHandoff) []flow.Step[releaseState] {
+	assemble := flow.Step[releaseState]{Name: StepAssemble, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *releaseState) error {
 		var errs []error
 		pushes := make([]publish.PlatformPush, len(parts))
 		for i, part := range parts {
@@ -167,7 +165,7 @@ func assembleJobSteps(parts []PlatformHandoff) []flow.Step[state] {
 		}
 		return s.images.Assemble(ctx, platformStrings(s.cfg.Platforms), pushes)
 	}}
-	return []flow.Step[state]{planStep, assemble}
+	return []flow.Step[releaseState]{planStep, assemble}
 }
 
 func platformStrings(ps []dagger.Platform) []string {

@@ -10,14 +10,14 @@ import (
 	"dagger/shipyard/pipelines/releasegate"
 )
 
-// state is what the release's steps share: the plan, the source's pipeline, the image
-// steps' neutral state and the GitHub release.
-type state struct {
+// releaseState is what the release's steps share, and its jobs': the plan, the source's
+// pipeline, the image steps' neutral state and the GitHub release.
+type releaseState struct {
 	cfg      Config
 	tag      string
 	plan     releasegate.Plan
 	pipeline *ci.Pipeline
-	images   publish.Images
+	images   publish.ImageState
 	// builtDigests are the digests a dry run would push.
 	builtDigests map[string]publish.Pushed
 	// handoff is what the previous job handed over, pushHandoff the push job's own.
@@ -28,29 +28,29 @@ type state struct {
 	rel          GitHubRelease
 }
 
-func newState(cfg Config, tag string) *state {
-	return &state{cfg: cfg, tag: tag, images: publish.Images{
+func newState(cfg Config, tag string) *releaseState {
+	return &releaseState{cfg: cfg, tag: tag, images: publish.ImageState{
 		Target: cfg.Images.Target, Sign: cfg.Images.Sign, Workdir: cfg.Images.Workdir, Log: cfg.logf,
 	}}
 }
 
 // setPlan records the plan and what it decides for the image steps: the version tag, which
 // never moves, latest, and the source of the provenance.
-func (s *state) setPlan(plan releasegate.Plan) {
+func (s *releaseState) setPlan(plan releasegate.Plan) {
 	s.plan = plan
 	s.images.Version, s.images.Tags, s.images.Latest = plan.Version, []string{plan.Version}, plan.Latest
 	s.images.StillLatest = stillLatest(s.cfg, s.tag, &s.images)
 	s.images.Sign = s.cfg.Images.withSource(s.cfg, plan)
 }
 
-func (s *state) setPipeline(p *ci.Pipeline) {
+func (s *releaseState) setPipeline(p *ci.Pipeline) {
 	s.pipeline, s.images.Pipeline = p, p
 }
 
 // planStep runs release-plan, and refuses, before anything is built, a registry target
 // the plan does not name (a dry run, which pushes nothing, needs none).
-var planStep = flow.Step[state]{Name: StepPlan,
-	Run: func(ctx context.Context, s *state) error {
+var planStep = flow.Step[releaseState]{Name: StepPlan,
+	Run: func(ctx context.Context, s *releaseState) error {
 		if err := planRelease(ctx, s); err != nil {
 			return err
 		}
@@ -60,7 +60,7 @@ var planStep = flow.Step[state]{Name: StepPlan,
 }
 
 // planRelease runs the gates and records the plan.
-func planRelease(ctx context.Context, s *state) error {
+func planRelease(ctx context.Context, s *releaseState) error {
 	plan, err := CheckGates(ctx, s.cfg, s.tag)
 	if err == nil {
 		s.setPlan(plan)
@@ -68,7 +68,7 @@ func planRelease(ctx context.Context, s *state) error {
 	return err
 }
 
-var sourceStep = flow.Step[state]{Name: StepSource, Next: nextNothingPublished, Run: func(ctx context.Context, s *state) error {
+var sourceStep = flow.Step[releaseState]{Name: StepSource, Next: nextNothingPublished, Run: func(ctx context.Context, s *releaseState) error {
 	src, err := Source(ctx, s.cfg, s.plan)
 	if err == nil {
 		s.setPipeline(s.cfg.pipeline(src))
@@ -76,20 +76,20 @@ var sourceStep = flow.Step[state]{Name: StepSource, Next: nextNothingPublished, 
 	return err
 }}
 
-var buildStep = flow.Step[state]{Name: StepBuild, Next: nextNothingPublished, Run: func(ctx context.Context, s *state) error {
+var buildStep = flow.Step[releaseState]{Name: StepBuild, Next: nextNothingPublished, Run: func(ctx context.Context, s *releaseState) error {
 	images, err := Build(ctx, s.cfg, s.plan, s.pipeline)
 	s.images.Built = images
 	return err
 }}
 
-var versionStep = flow.Step[state]{Name: StepVersion, Next: nextNothingPublished, Run: func(ctx context.Context, s *state) error {
+var versionStep = flow.Step[releaseState]{Name: StepVersion, Next: nextNothingPublished, Run: func(ctx context.Context, s *releaseState) error {
 	return CheckVersions(ctx, s.cfg, s.plan, s.pipeline, s.images.Built)
 }}
 
 // notesStep composes the release body; next is the advice by what is published when it
 // runs.
-func notesStep(next string) flow.Step[state] {
-	return flow.Step[state]{Name: StepNotes, Next: next, Run: func(ctx context.Context, s *state) error {
+func notesStep(next string) flow.Step[releaseState] {
+	return flow.Step[releaseState]{Name: StepNotes, Next: next, Run: func(ctx context.Context, s *releaseState) error {
 		body, err := ReleaseBody(ctx, s.cfg, s.plan)
 		if err != nil {
 			return err
@@ -103,7 +103,7 @@ func notesStep(next string) flow.Step[state] {
 	}}
 }
 
-var publishReleaseStep = flow.Step[state]{Name: StepGHRelease, Writes: true, Next: nextPublishRelease, Run: func(ctx context.Context, s *state) error {
+var publishReleaseStep = flow.Step[releaseState]{Name: StepGHRelease, Writes: true, Next: nextPublishRelease, Run: func(ctx context.Context, s *releaseState) error {
 	var err error
 	s.rel, err = PublishRelease(ctx, s.cfg, s.plan, s.body)
 	return err
@@ -112,8 +112,8 @@ var publishReleaseStep = flow.Step[state]{Name: StepGHRelease, Writes: true, Nex
 // imageSteps are publish's image steps over the release's state, only those named when
 // names are given. On a dry run, push-by-digest computes the digests a push would give and
 // scan-digests scans the built containers.
-func imageSteps(names ...string) []flow.Step[state] {
-	all := publish.Steps(imageAdvice, func(s *state) *publish.Images { return &s.images })
+func imageSteps(names ...string) []flow.Step[releaseState] {
+	all := publish.Steps(imageAdvice, func(s *releaseState) *publish.ImageState { return &s.images })
 	for i := range all {
 		switch all[i].Name {
 		case StepPush:
@@ -125,7 +125,7 @@ func imageSteps(names ...string) []flow.Step[state] {
 	if len(names) == 0 {
 		return all
 	}
-	return slices.DeleteFunc(all, func(st flow.Step[state]) bool { return !slices.Contains(names, st.Name) })
+	return slices.DeleteFunc(all, func(st flow.Step[releaseState]) bool { return !slices.Contains(names, st.Name) })
 }
 
 // runner runs the steps of the release of tag, logging each to the configured log.
@@ -136,13 +136,13 @@ func (c Config) runner(tag string, dryRun bool) flow.Runner {
 }
 
 // run runs steps on s and returns the report of what they did, as far as they got.
-func (s *state) run(ctx context.Context, steps []flow.Step[state], dryRun bool) (Report, error) {
+func (s *releaseState) run(ctx context.Context, steps []flow.Step[releaseState], dryRun bool) (Report, error) {
 	_, err := flow.Run(ctx, s.cfg.runner(s.tag, dryRun), steps, s)
 	return s.reportAfter(err, dryRun), err
 }
 
 // reportAfter is the report of a run that ended with err.
-func (s *state) reportAfter(err error, dryRun bool) Report {
+func (s *releaseState) reportAfter(err error, dryRun bool) Report {
 	rep := s.report()
 	rep.DryRun, rep.Failed = dryRun, flow.FailedStep(err)
 	return rep
@@ -150,7 +150,7 @@ func (s *state) reportAfter(err error, dryRun bool) Report {
 
 // report is what the steps did, as far as they got: each image under the repository it is
 // published to, its digest, scan, evidence and tags, and the GitHub release.
-func (s *state) report() Report {
+func (s *releaseState) report() Report {
 	rep := Report{Repo: s.cfg.Repo, Tag: s.tag, Version: s.plan.Version, Commit: s.plan.Commit, Release: s.rel}
 	if s.images.Built == nil {
 		return rep
@@ -173,7 +173,7 @@ func (s *state) report() Report {
 	return rep
 }
 
-func (s *state) scanRecords() []ScanRecord {
+func (s *releaseState) scanRecords() []ScanRecord {
 	if s.images.Scans == nil {
 		return s.handoffScans
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"dagger/shipyard/internal/output"
 )
 
 // Plan is what a release of a tag will do. Its JSON field names are stable.
@@ -46,7 +48,7 @@ func (p Plan) Text() string {
 	fmt.Fprintf(&b, "Release plan for %s %s\n", p.Repo, p.Tag)
 	fmt.Fprintf(&b, "  version:      %s (%s)\n", p.Version, kind)
 	fmt.Fprintf(&b, "  commit:       %s\n", p.Commit)
-	fmt.Fprintf(&b, "  GitHub:       pre-release %s, make_latest %s\n", yesNo(p.Prerelease), p.MakeLatest)
+	fmt.Fprintf(&b, "  GitHub:       pre-release %s, make_latest %s\n", output.YesNo(p.Prerelease), p.MakeLatest)
 	b.WriteString("  images:\n")
 	width := 0
 	for _, img := range p.Images {
@@ -59,17 +61,8 @@ func (p Plan) Text() string {
 		fmt.Fprintf(&b, "  warning:      %s\n", w)
 	}
 	fmt.Fprintf(&b, "  notes:        %s\n", p.NotesFile)
-	for line := range strings.SplitSeq(strings.TrimRight(p.Notes, "\n"), "\n") {
-		b.WriteString(strings.TrimRight("    | "+line, " ") + "\n")
-	}
+	b.WriteString(output.Quoted(p.Notes))
 	return b.String()
-}
-
-func yesNo(v bool) string {
-	if v {
-		return "yes"
-	}
-	return "no"
 }
 
 // GateError lists every rule a tag fails. Check returns it instead of a plan.
