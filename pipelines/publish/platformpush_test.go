@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"dagger.io/dagger"
+
+	"dagger/shipyard/pipelines/ci"
 )
 
 var onePlatformPush = `{"commit":"` + strings.Repeat("b", 40) + `","platform":"linux/arm64","images":[{"name":"filer","repository":"docker.io/elixircloud/tesk-core-filer","digest":"sha256:` + strings.Repeat("c", 64) + `"}]}`
@@ -90,4 +92,56 @@ func FuzzParseCommitPlatformPushes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The pushes a dev platform job hands over must be of the assembling job's own source:
+// its commit and version, exactly its images (or the one --image names), each in its
+// repository.
+func TestCheckCommitPushes(t *testing.T) {
+	commit, other := strings.Repeat("b", 40), strings.Repeat("a", 40)
+	d := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
+	target := Target{Registry: "r.example", Org: "elixircloud"}
+	image := func(name string) ci.Image {
+		return ci.Image{Spec: ci.ImageSpec{Name: name, Repository: "tesk-core-" + name}}
+	}
+	both := []ci.Image{image("filer"), image("taskmaster")}
+	pushed := func(name, digest string) Pushed {
+		return Pushed{Name: name, Repository: "r.example/elixircloud/tesk-core-" + name, Digest: digest}
+	}
+	push := func(platform, commit, version string, images ...Pushed) CommitPlatformPush {
+		return CommitPlatformPush{Commit: commit, Version: version, PlatformPush: PlatformPush{Platform: platform, Images: images}}
+	}
+	amd := push("linux/amd64", commit, "", pushed("filer", d("1")), pushed("taskmaster", d("2")))
+	arm := push("linux/arm64", commit, "", pushed("taskmaster", d("4")), pushed("filer", d("3")))
+
+	got, err := CheckCommitPushes(commit, "", both, target, []CommitPlatformPush{arm, amd})
+	if err != nil || !reflect.DeepEqual(got, []PlatformPush{arm.PlatformPush, amd.PlatformPush}) {
+		t.Fatalf("CheckCommitPushes = %+v, %v; want the pushes as handed over", got, err)
+	}
+	filerOnly := push("linux/arm64", commit, "", pushed("filer", d("3")))
+	if _, err := CheckCommitPushes(commit, "", both[:1], target, []CommitPlatformPush{filerOnly}); err != nil {
+		t.Errorf("one image's push, for that image: %v", err)
+	}
+
+	elsewhere := pushed("filer", d("3"))
+	elsewhere.Repository = "r.example/other/tesk-core-filer"
+	for _, tc := range []struct {
+		name    string
+		version string
+		images  []ci.Image
+		parts   []CommitPlatformPush
+		want    string
+	}{
+		{"another commit", "", both, []CommitPlatformPush{amd, push("linux/arm64", other, "", arm.Images...)}, "the linux/arm64 push is of commit " + other + ", this source is at " + commit},
+		{"another version", "0.11.0", both, []CommitPlatformPush{amd}, `the linux/amd64 push was built with version "", this job with "0.11.0"`},
+		{"an image left out", "", both, []CommitPlatformPush{filerOnly}, "the linux/arm64 push lacks image taskmaster"},
+		{"an image not assembled here", "", both[:1], []CommitPlatformPush{amd}, "the linux/amd64 push lists image taskmaster, which this job does not assemble (filer)"},
+		{"another repository", "", both[:1], []CommitPlatformPush{push("linux/arm64", commit, "", elsewhere)}, "put image filer in r.example/other/tesk-core-filer, but it is published to r.example/elixircloud/tesk-core-filer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := CheckCommitPushes(commit, tc.version, tc.images, target, tc.parts); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
 }
