@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -239,4 +240,51 @@ func devSplitJobs(t *testing.T, pin []string) []string {
 		t.Fatal(err)
 	}
 	return append(vols, e.Graph().CacheVolumes()...)
+}
+
+// The split push re-runs safely: the assemble job failing as it writes the index leaves no
+// tag, and running it again finishes with the output the single job prints; running the
+// platform job and the assemble job once more after that writes nothing.
+func TestDevSplitPlatformsRerunAfterAFailure(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	parts := "[" + strings.Join(pushPlatforms(t, w, devSHA, ""), ",") + "]"
+
+	w.Registry.FailNext(1, http.StatusInsufficientStorage, func(r *http.Request) bool {
+		return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "tesk-core-filer/manifests/")
+	})
+	m, _ := splitModule(t, w, devSHA)
+	if _, err := m.AssembleIndex(ctx, parts, "", ""); err == nil || !strings.Contains(err.Error(), "assemble-index filer") {
+		t.Fatalf("assemble-index with the registry failing on filer's index: %v", err)
+	}
+	for _, name := range []string{"filer", "taskmaster"} {
+		if tags := w.Registry.Tags(t, repoOf(w, name)); len(tags) != 0 {
+			t.Errorf("%s tagged after the failure: %v", name, tags)
+		}
+	}
+
+	m, _ = splitModule(t, w, devSHA)
+	assembled, err := m.AssembleIndex(ctx, parts, "", "")
+	if err != nil {
+		t.Fatalf("re-run: %v", err)
+	}
+	single, _ := publishModuleOf(t, w, true, checkout)
+	want, err := single.PushByDigest(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if assembled != want {
+		t.Errorf("the re-run printed\n%q\npush-by-digest\n%q", assembled, want)
+	}
+
+	writes := len(w.Registry.Writes())
+	again := "[" + strings.Join(pushPlatforms(t, w, devSHA, ""), ",") + "]"
+	m, _ = splitModule(t, w, devSHA)
+	if out, err := m.AssembleIndex(ctx, again, "", ""); err != nil || out != assembled {
+		t.Errorf("a second run printed %q (%v), want %q", out, err, assembled)
+	}
+	if extra := w.Registry.Writes()[writes:]; len(extra) != 0 {
+		t.Errorf("a second run of the split push wrote %v", extra)
+	}
 }
