@@ -28,7 +28,7 @@ func TestDemoPointsGitHubAtTheDemoServer(t *testing.T) {
 	m, e := newModule(t, nil)
 	c := m.clients.sdk
 	m.clients.demoBuilder = c.Container().From("golang:1.26")
-	m.clients.demoSource = c.Host().Directory(".", dagger.HostDirectoryOpts{Include: demo.Sources})
+	m.clients.demoSource = c.Host().Directory(".", dagger.HostDirectoryOpts{Include: demo.Sources()})
 	e.ExpectExecs("go build -trimpath -o /shipyard-demo/demo-server " + demo.Package)
 
 	if api, err := m.githubAPI(ctx); err != nil || api != "https://api.github.com/" || len(e.Graph().Services()) != 0 {

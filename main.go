@@ -173,30 +173,17 @@ func (m *Shipyard) pipeline(ctx context.Context, fn string, pythonImages []strin
 	if p.Pins, err = p.Pins.WithPythonImages(pythonImages); err != nil {
 		return nil, err
 	}
-	if p.Platforms, err = ci.ParsePlatforms(m.Platforms); err != nil {
+	if p.Platforms, err = ci.PlatformsOf(fn, m.Platforms); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// images connects the pipeline and builds (lazily) the project's images, for the engine's
-// platform unless with-platforms named others.
+// images connects the pipeline and builds (lazily) the project's images, for the
+// platforms ci.PlatformsOf gives fn.
 func (m *Shipyard) images(ctx context.Context, fn, version string) (*ci.Pipeline, []ci.Image, error) {
 	p, err := m.pipeline(ctx, fn, nil)
 	if err != nil {
-		return nil, nil, err
-	}
-	return imagesOf(ctx, p, version)
-}
-
-// publishedImages is images for publishing: for the platforms of with-platforms, or
-// ci.DefaultPlatforms.
-func (m *Shipyard) publishedImages(ctx context.Context, fn, version string) (*ci.Pipeline, []ci.Image, error) {
-	p, err := m.pipeline(ctx, fn, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	if p.Platforms, err = ci.PublishPlatforms(m.Platforms); err != nil {
 		return nil, nil, err
 	}
 	return imagesOf(ctx, p, version)
@@ -383,7 +370,7 @@ func (m *Shipyard) Images(
 	// +optional
 	version string,
 ) ([]*dagger.Container, error) {
-	_, images, err := m.publishedImages(ctx, "images", version)
+	_, images, err := m.images(ctx, "images", version)
 	if err != nil {
 		return nil, err
 	}

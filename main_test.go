@@ -34,11 +34,11 @@ func newModule(t *testing.T, changes map[string]string, opts ...engine.Option) (
 
 // ciExecs are the commands of tesk-core's CI jobs, which succeed unless a test says
 // otherwise (the same list as the ci package's tests).
-var ciExecs = flowexecs.CI
+var ciExecs = flowexecs.CI()
 
 // publishExecs are the commands that publishing and releasing run besides the supplychain
 // tool (whose execs publishtest runs for real): the tool's build and the Trivy scans.
-var publishExecs = flowexecs.Publish
+var publishExecs = flowexecs.Publish()
 
 func cleanScans(e *engine.Engine) {
 	for _, img := range []string{"taskmaster", "filer"} {
@@ -358,6 +358,38 @@ func TestWithPlatformsBuildsEachPlatform(t *testing.T) {
 	}
 	if _, err := m.WithPlatforms([]string{"linux"}); err == nil {
 		t.Error("a platform without its architecture was accepted")
+	}
+}
+
+// Without with-platforms, the module hands each function's name to ci.PlatformsOf: a
+// function that publishes builds for both default platforms, a CI job for the engine's.
+func TestDefaultPlatformsByFunction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m, _ := newModule(t, nil)
+	built, err := m.Images(ctx, "0.11.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(built) != 4 {
+		t.Errorf("images returned %d containers, want both images on both default platforms", len(built))
+	}
+	for fn, want := range map[string]int{"push-by-digest": 2, "publish-dev": 2, "scan": 0, "end-to-end": 0, "ci": 0} {
+		p, err := m.pipeline(ctx, fn, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Platforms) != want {
+			t.Errorf("%s builds for %v, want %d platforms", fn, p.Platforms, want)
+		}
+	}
+	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	if len(cfg.Platforms) != 2 {
+		t.Errorf("release builds for %v, want both default platforms", cfg.Platforms)
 	}
 }
 

@@ -24,7 +24,7 @@ const modelToken = "ghs_model_release_module_token_value"
 
 // modelExecs are the commands of the model flows, which succeed unless a test says
 // otherwise (the same list as the modelrelease package's tests).
-var modelExecs = flowexecs.Model
+var modelExecs = flowexecs.Model()
 
 // modelModule is the module with --source at a folder and a GitHub token configured, on a
 // fresh engine double that may read secrets into memory (the GitHub client needs the

@@ -114,7 +114,7 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	p, images, err := m.publishedImages(ctx, "publish-dev", "")
+	p, images, err := m.images(ctx, "publish-dev", "")
 	if err != nil {
 		return "", err
 	}
@@ -163,7 +163,7 @@ func (m *Shipyard) PushByDigest(
 	if err != nil {
 		return "", err
 	}
-	p, images, err := m.publishedImages(ctx, "push-by-digest", version)
+	p, images, err := m.images(ctx, "push-by-digest", version)
 	if err != nil {
 		return "", err
 	}

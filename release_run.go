@@ -349,7 +349,7 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 	if cfg.Pins, err = m.pins(); err != nil {
 		return release.Config{}, none, err
 	}
-	if cfg.Platforms, err = ci.PublishPlatforms(m.Platforms); err != nil {
+	if cfg.Platforms, err = ci.PlatformsOf(f.function, m.Platforms); err != nil {
 		return release.Config{}, none, err
 	}
 	if m.Demo {

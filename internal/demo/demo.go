@@ -7,6 +7,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"dagger.io/dagger"
 )
@@ -17,7 +18,9 @@ const Package = "./internal/testkit/demoserver/cmd/demo-server"
 // Sources are the module's files the command is built from: its package and the packages
 // it imports (a test holds this list to `go list -deps`), so editing anything else
 // rebuilds nothing.
-var Sources = []string{
+func Sources() []string { return slices.Clone(sources) }
+
+var sources = []string{
 	"go.mod", "go.sum",
 	"internal/testkit/demoserver/**",
 	"internal/testkit/corpus/**",
@@ -41,7 +44,7 @@ const (
 // with the Go toolchain, and returns it as a service on demoserver's ports. The server
 // runs alone in an empty container: it is one static binary.
 func Service(c *dagger.Client, builder *dagger.Container, moduleSrc *dagger.Directory) *dagger.Service {
-	src := moduleSrc.Filter(dagger.DirectoryFilterOpts{Include: Sources, Exclude: []string{"**/*_test.go", "**/testdata/"}})
+	src := moduleSrc.Filter(dagger.DirectoryFilterOpts{Include: sources, Exclude: []string{"**/*_test.go", "**/testdata/"}})
 	bin := builder.
 		WithEnvVariable("CGO_ENABLED", "0").
 		WithMountedDirectory("/shipyard-demo/src", src).

@@ -37,11 +37,11 @@ func TestSourcesCoverTheServer(t *testing.T) {
 			continue // a module dependency, from go.mod and go.sum
 		}
 		ours++
-		if !slices.ContainsFunc(demo.Sources, func(pattern string) bool {
+		if !slices.ContainsFunc(demo.Sources(), func(pattern string) bool {
 			m, _ := doublestar.Match(pattern, path.Join(rel, "x.go"))
 			return m
 		}) {
-			t.Errorf("the demo server imports %s, which demo.Sources leaves out of its build", pkg)
+			t.Errorf("the demo server imports %s, which demo.Sources() leaves out of its build", pkg)
 		}
 	}
 	if ours < 3 {
@@ -59,7 +59,7 @@ func TestServiceAndEndpoints(t *testing.T) {
 	c := e.Client(ctx)
 	e.ExpectExecs("go build -trimpath -o /shipyard-demo/demo-server " + demo.Package)
 	builder := c.Container().From("golang:1.26")
-	got, err := demo.Start(ctx, demo.Service(c, builder, c.Host().Directory("../..", dagger.HostDirectoryOpts{Include: demo.Sources})))
+	got, err := demo.Start(ctx, demo.Service(c, builder, c.Host().Directory("../..", dagger.HostDirectoryOpts{Include: demo.Sources()})))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,8 @@ func pipe(ctx context.Context, in net.Conn, target string) {
 		return // the client sees the connection close, and reports it
 	}
 	defer out.Close()
+	// Not a fan-out: the two directions are one connection, each ends when its source
+	// closes, and neither may be skipped on a cancel (it would leave the other side open).
 	var wg sync.WaitGroup
 	wg.Add(2)
 	copyThenClose := func(dst, src net.Conn) {

@@ -8,32 +8,11 @@ import (
 	"sort"
 	"sync"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/internal/reponame"
 )
-
-// collector runs independent reads concurrently and keeps the first errors.
-type collector struct {
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	errs []error
-}
-
-func (c *collector) run(f func() error) {
-	c.wg.Go(func() {
-		if err := f(); err != nil {
-			c.mu.Lock()
-			c.errs = append(c.errs, err)
-			c.mu.Unlock()
-		}
-	})
-}
-
-func (c *collector) wait() error {
-	c.wg.Wait()
-	return errors.Join(c.errs...)
-}
 
 // denied turns GitHub's 403/404 into a fact; other errors (after the client's retries)
 // end the run, since no rule decides on data it does not have.
@@ -86,21 +65,21 @@ func GatherTesk(ctx context.Context, gh *github.Client, repo string) (TeskFacts,
 		return TeskFacts{}, err
 	}
 	f := TeskFacts{Repo: repo, Environments: map[string]EnvFacts{}, Checks: map[string]BranchChecks{}}
-	var c collector
-	c.run(func() error {
+	c := fanout.New(ctx, 0)
+	c.Go(func(ctx context.Context) error {
 		rs, err := gh.Rulesets(ctx, owner, name, "tag")
 		f.TagRulesets = rs
 		f.TagRulesetsDenied, err = denied(err)
 		return err
 	})
-	c.run(func() error { return gatherEnvironments(ctx, gh, owner, name, &f) })
-	c.run(func() error {
+	c.Go(func(ctx context.Context) error { return gatherEnvironments(ctx, gh, owner, name, &f) })
+	c.Go(func(ctx context.Context) error {
 		names, err := gh.SecretNames(ctx, owner, name)
 		f.RepoSecrets = names
 		f.RepoSecretsDenied, err = denied(err)
 		return err
 	})
-	c.run(func() error {
+	c.Go(func(ctx context.Context) error {
 		names, err := gh.OrgSecretNames(ctx, owner, name)
 		f.OrgSecrets = names
 		f.OrgSecretsDenied, err = denied(err)
@@ -108,7 +87,7 @@ func GatherTesk(ctx context.Context, gh *github.Client, repo string) (TeskFacts,
 	})
 	var mu sync.Mutex
 	for _, b := range ProtectedBranches() {
-		c.run(func() error {
+		c.Go(func(ctx context.Context) error {
 			var bc BranchChecks
 			var err error
 			bc.Rulesets, err = gh.BranchStatusChecks(ctx, owner, name, b)
@@ -128,19 +107,19 @@ func GatherTesk(ctx context.Context, gh *github.Client, repo string) (TeskFacts,
 			return nil
 		})
 	}
-	c.run(func() error {
+	c.Go(func(ctx context.Context) error {
 		var err error
 		f.Dependabot, err = firstFile(ctx, gh, owner, name, ".github/dependabot.yml", ".github/dependabot.yaml")
 		return err
 	})
-	c.run(func() error {
+	c.Go(func(ctx context.Context) error {
 		var err error
 		// GitHub reads the first of these that exists.
 		f.Codeowners, err = firstFile(ctx, gh, owner, name, ".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
 		return err
 	})
-	c.run(func() error { return gatherWorkflows(ctx, gh, owner, name, &f) })
-	return f, c.wait()
+	c.Go(func(ctx context.Context) error { return gatherWorkflows(ctx, gh, owner, name, &f) })
+	return f, c.Wait()
 }
 
 func gatherEnvironments(ctx context.Context, gh *github.Client, owner, name string, f *TeskFacts) error {
@@ -199,20 +178,20 @@ func GatherModel(ctx context.Context, gh *github.Client, repo string) (ModelFact
 		return ModelFacts{}, err
 	}
 	f := ModelFacts{Repo: repo, SecretSources: map[string]bool{}}
-	var c collector
-	c.run(func() error {
+	c := fanout.New(ctx, 0)
+	c.Go(func(ctx context.Context) error {
 		vars, err := gh.Variables(ctx, owner, name)
 		f.Variables = vars
 		f.VariablesDenied, err = denied(err)
 		return err
 	})
-	gatherTokenSources(ctx, gh, owner, name, &f, &c)
-	c.run(func() error {
+	gatherTokenSources(ctx, gh, owner, name, &f, c)
+	c.Go(func(ctx context.Context) error {
 		var err error
 		f.Publish, err = readFile(ctx, gh, owner, name, PublishWorkflow)
 		return err
 	})
-	c.run(func() error {
+	c.Go(func(ctx context.Context) error {
 		py, err := readFile(ctx, gh, owner, name, "pyproject.toml")
 		if err != nil || !py.Found {
 			return err
@@ -223,7 +202,7 @@ func GatherModel(ctx context.Context, gh *github.Client, repo string) (ModelFact
 		}
 		return nil
 	})
-	err = c.wait()
+	err = c.Wait()
 	slices.Sort(f.SecretsDenied)
 	return f, err
 }
@@ -236,16 +215,16 @@ func GatherGenerator(ctx context.Context, gh *github.Client, repo string) (Model
 		return ModelFacts{}, err
 	}
 	f := ModelFacts{Repo: repo, SecretSources: map[string]bool{}}
-	var c collector
-	gatherTokenSources(ctx, gh, owner, name, &f, &c)
-	err = c.wait()
+	c := fanout.New(ctx, 0)
+	gatherTokenSources(ctx, gh, owner, name, &f, c)
+	err = c.Wait()
 	slices.Sort(f.SecretsDenied)
 	return f, err
 }
 
 // gatherTokenSources starts, on c, the reads of every place CI_GITHUB_TOKEN could come
 // from, recording into f.SecretSources and f.SecretsDenied.
-func gatherTokenSources(ctx context.Context, gh *github.Client, owner, name string, f *ModelFacts, c *collector) {
+func gatherTokenSources(ctx context.Context, gh *github.Client, owner, name string, f *ModelFacts, c *fanout.Group) {
 	var mu sync.Mutex
 	source := func(where string, names []string, err error) error {
 		no, err := denied(err)
@@ -261,15 +240,15 @@ func gatherTokenSources(ctx context.Context, gh *github.Client, owner, name stri
 		f.SecretSources[where] = slices.Contains(names, CITokenSecret)
 		return nil
 	}
-	c.run(func() error {
+	c.Go(func(ctx context.Context) error {
 		names, err := gh.SecretNames(ctx, owner, name)
 		return source(sourceRepository, names, err)
 	})
-	c.run(func() error {
+	c.Go(func(ctx context.Context) error {
 		names, err := gh.OrgSecretNames(ctx, owner, name)
 		return source(sourceOrg, names, err)
 	})
-	c.run(func() error {
+	c.Go(func(ctx context.Context) error {
 		envs, err := gh.Environments(ctx, owner, name)
 		if no, err := denied(err); err != nil || no {
 			if no {

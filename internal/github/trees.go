@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	gh "github.com/google/go-github/v84/github"
+
+	"dagger/shipyard/internal/fanout"
 )
 
 // Git's modes of the files a tree holds.
@@ -240,35 +241,25 @@ func (c *Client) writeBlobs(ctx context.Context, owner, repo string, files []Tre
 			blobs = append(blobs, f)
 		}
 	}
-	out := make(map[string]string, len(blobs))
-	var (
-		mu    sync.Mutex
-		errs  []error
-		wg    sync.WaitGroup
-		slots = make(chan struct{}, lim.Blobs)
-	)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for _, f := range blobs {
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-slots }()
+	shas := make([]string, len(blobs))
+	// The tree cannot be written without every blob: the first failure stops the rest.
+	g := fanout.New(ctx, lim.Blobs).FailFast()
+	for i, f := range blobs {
+		g.Go(func(ctx context.Context) error {
 			sha, err := c.CreateBlob(ctx, owner, repo, f.Content)
-			mu.Lock()
-			defer mu.Unlock()
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", f.Path, err))
-				cancel() // the tree cannot be written without every blob
-				return
+				return fmt.Errorf("%s: %w", f.Path, err)
 			}
-			out[f.Path] = sha
-		}()
+			shas[i] = sha
+			return nil
+		})
 	}
-	wg.Wait()
-	if len(errs) > 0 {
-		return nil, errs[0]
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(blobs))
+	for i, f := range blobs {
+		out[f.Path] = shas[i]
 	}
 	return out, nil
 }

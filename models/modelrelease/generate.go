@@ -140,7 +140,7 @@ func runTargets(ctx context.Context, ctr *dagger.Container, prefix, command stri
 // runEach runs checks concurrently on ctr, one row each.
 func runEach(ctx context.Context, ctr *dagger.Container, prefix string, checks []Check) []jobs.JobResult {
 	results := make([]jobs.JobResult, len(checks))
-	_ = fanout.Each(ctx, 0, len(checks), func(ctx context.Context, i int) error {
+	err := fanout.Each(ctx, 0, len(checks), func(ctx context.Context, i int) error {
 		run := ctr
 		for _, args := range checks[i].Commands {
 			run = run.WithExec(args)
@@ -150,5 +150,12 @@ func runEach(ctx context.Context, ctr *dagger.Container, prefix string, checks [
 		results[i] = jobs.Result(prefix+checks[i].Name, time.Since(start), err)
 		return nil // a failed check is its row
 	})
+	if err != nil {
+		for i, r := range results {
+			if r.Name == "" { // cancelled before it started: a failed row, never an empty one
+				results[i] = jobs.Result(prefix+checks[i].Name, 0, ctx.Err())
+			}
+		}
+	}
 	return results
 }

@@ -15,7 +15,7 @@ import (
 // modelExecs are the commands of the model flows (render, generate, check, build, read
 // the archives), which succeed unless a test says otherwise; the engine is strict, so any
 // other command fails the test.
-var modelExecs = flowexecs.Model
+var modelExecs = flowexecs.Model()
 
 // newEnv starts a strict engine double, expecting the model flows' commands, and an Env
 // connected to it.

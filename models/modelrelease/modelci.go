@@ -7,11 +7,11 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/models"
 )
@@ -133,34 +133,43 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, err
 		r.Summary.Jobs = append(r.Summary.Jobs, jobs.JobResult{Name: ArtifactsJob, Status: jobs.Skipped, Reason: "the locked environment did not install"})
 		return r, fmt.Errorf("model-ci: %w", r.Summary.Err())
 	}
-	done := make(chan jobs.JobResult, 1)
-	go func() {
+	// The artifact job, the test matrix and the checks run concurrently; each job's
+	// failure is its row.
+	var artifacts jobs.JobResult
+	tests := make([]jobs.JobResult, len(pythons))
+	var checked []jobs.JobResult
+	g := fanout.New(ctx, 0)
+	g.Go(func(ctx context.Context) error {
 		start := time.Now()
 		report, err := e.checkBuild(ctx, ctr, tree, pkgDir)
 		r.Artifacts = report
 		if err == nil {
 			err = report.Err()
 		}
-		done <- jobs.Result(ArtifactsJob, time.Since(start), err)
-	}()
-	tests := make([]jobs.JobResult, len(pythons))
-	var wg sync.WaitGroup
+		artifacts = jobs.Result(ArtifactsJob, time.Since(start), err)
+		return nil
+	})
 	for i, v := range pythons {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func(ctx context.Context) error {
 			start := time.Now()
 			c, err := installed(v)
 			if err == nil {
 				_, err = c.WithExec([]string{"make", TargetTest}).Sync(ctx)
 			}
 			tests[i] = jobs.Result(testJob(v), time.Since(start), err)
-		}()
+			return nil
+		})
 	}
-	r.Summary.Jobs = append(r.Summary.Jobs, runEach(ctx, ctr, "", checks)...)
-	wg.Wait()
+	g.Go(func(ctx context.Context) error {
+		checked = runEach(ctx, ctr, "", checks)
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return r, fmt.Errorf("model-ci: %w", err) // cancelled: a job did not run
+	}
+	r.Summary.Jobs = append(r.Summary.Jobs, checked...)
 	r.Summary.Jobs = append(r.Summary.Jobs, tests...)
-	r.Summary.Jobs = append(r.Summary.Jobs, <-done)
+	r.Summary.Jobs = append(r.Summary.Jobs, artifacts)
 	if err := r.Summary.Err(); err != nil {
 		return r, fmt.Errorf("model-ci: %w", err) // the error carries the table
 	}

@@ -2,7 +2,6 @@ package modelrelease
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -15,6 +14,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/fanout"
 	pytoml "dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/models"
 )
@@ -204,39 +204,27 @@ func ReadTree(ctx context.Context, dir *dagger.Directory, lim TreeLimits) (Tree,
 	var (
 		mu    sync.Mutex
 		total int64
-		errs  []error
-		wg    sync.WaitGroup
-		slots = make(chan struct{}, max(lim.MaxPending, 1))
 	)
-	for _, p := range files {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-slots }()
-			s, err := dir.File(p).Contents(ctx)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err != nil:
-				errs = append(errs, fmt.Errorf("reading %s: %w", p, err))
-				return
-			case strings.ContainsRune(s, utf8.RuneError):
-				errs = append(errs, fmt.Errorf("%s is not UTF-8 text, which the Dagger API cannot return unaltered; keep binary files out of generated repositories", p))
-				return
-			}
-			total += int64(len(s))
-			if total > lim.MaxBytes {
-				errs = append(errs, fmt.Errorf("files exceed %d bytes together", lim.MaxBytes))
-				return
-			}
-			t[p] = []byte(s)
-		}()
-	}
-	wg.Wait()
-	if len(errs) > 0 {
-		sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
-		return nil, errors.Join(errs...)
+	err := fanout.Each(ctx, max(lim.MaxPending, 1), len(files), func(ctx context.Context, i int) error {
+		p := files[i]
+		s, err := dir.File(p).Contents(ctx)
+		switch {
+		case err != nil:
+			return fmt.Errorf("reading %s: %w", p, err)
+		case strings.ContainsRune(s, utf8.RuneError):
+			return fmt.Errorf("%s is not UTF-8 text, which the Dagger API cannot return unaltered; keep binary files out of generated repositories", p)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		total += int64(len(s))
+		if total > lim.MaxBytes {
+			return fmt.Errorf("files exceed %d bytes together", lim.MaxBytes)
+		}
+		t[p] = []byte(s)
+		return nil
+	})
+	if err != nil {
+		return nil, err // joined in the files' order, which the listing fixes
 	}
 	return t, nil
 }

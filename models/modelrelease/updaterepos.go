@@ -252,11 +252,14 @@ func (e Env) UpdateRepos(ctx context.Context, gh *github.Client, source *dagger.
 		}
 	}
 	out := make(Updates, len(names))
-	_ = fanout.Each(ctx, 0, len(names), func(ctx context.Context, i int) error {
+	err = fanout.Each(ctx, 0, len(names), func(ctx context.Context, i int) error {
 		out[i] = e.updateRepo(ctx, gh, source, names[i], o)
 		out[i].Untracked = left[names[i]]
 		return nil // a failed repository is its update's Err
 	})
+	if err != nil {
+		return out, fmt.Errorf("update-repos: %w", err) // cancelled: a repository was not updated
+	}
 	if err := out.Err(); err != nil {
 		return out, fmt.Errorf("update-repos: %d of %d failed:\n%w", countFailed(out), len(out), err)
 	}

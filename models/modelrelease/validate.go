@@ -69,10 +69,13 @@ func (e Env) ValidateModels(ctx context.Context, source *dagger.Directory, opts 
 		return v, err
 	}
 	rows := make([][]jobs.JobResult, len(v.Integrations))
-	_ = fanout.Each(ctx, 0, len(v.Integrations), func(ctx context.Context, i int) error {
+	err = fanout.Each(ctx, 0, len(v.Integrations), func(ctx context.Context, i int) error {
 		rows[i] = e.validateOne(ctx, source, v.Integrations[i])
 		return nil // a failed job is a row of the summary
 	})
+	if err != nil {
+		return v, fmt.Errorf("validate-models: %w", err) // cancelled: an integration did not run
+	}
 	for _, r := range rows {
 		v.Summary.Jobs = append(v.Summary.Jobs, r...)
 	}

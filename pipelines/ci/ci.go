@@ -11,6 +11,7 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/conventional"
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/jobs"
 )
 
@@ -48,10 +49,12 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger
 		return jobs.Summary{}, nil, fmt.Errorf("ci: %w", err)
 	}
 	images, imagesErr := p.Images(ctx, opts.Version)
-	r := &ciRun{artifacts: p.Client.Directory()}
-	p.sourceJobs(ctx, r, opts, versions)
+	r := &ciRun{artifacts: p.Client.Directory(), jobs: fanout.New(ctx, 0)}
+	p.sourceJobs(r, opts, versions)
 	p.imageJobs(ctx, r, opts, images, imagesErr)
-	r.wg.Wait()
+	if err := r.jobs.Wait(); err != nil {
+		return jobs.Summary{}, nil, fmt.Errorf("ci: %w", err) // cancelled: a job did not run
+	}
 	summary := jobs.Summary{Jobs: sortJobs(r.results)}
 	var failed []string
 	for _, j := range summary.Jobs {
@@ -71,7 +74,7 @@ type ciRun struct {
 	mu        sync.Mutex
 	results   []jobs.JobResult
 	artifacts *dagger.Directory
-	wg        sync.WaitGroup
+	jobs      *fanout.Group
 }
 
 func (r *ciRun) record(res jobs.JobResult, add addArtifact) {
@@ -83,24 +86,26 @@ func (r *ciRun) record(res jobs.JobResult, add addArtifact) {
 	}
 }
 
-// job starts run concurrently and records its result, timed, when it ends.
-func (r *ciRun) job(name string, run func() (addArtifact, error)) {
-	r.wg.Go(func() {
+// job starts run concurrently and records its result, timed, when it ends: a failed job
+// is its row, not the run's error.
+func (r *ciRun) job(name string, run func(ctx context.Context) (addArtifact, error)) {
+	r.jobs.Go(func(ctx context.Context) error {
 		start := time.Now()
-		add, err := run()
+		add, err := run(ctx)
 		r.record(jobs.Result(name, time.Since(start), err), add)
+		return nil
 	})
 }
 
 // sourceJobs start the jobs that read the source only: PR title, lint, the test matrix, docs.
-func (p *Pipeline) sourceJobs(ctx context.Context, r *ciRun, opts Options, versions []string) {
+func (p *Pipeline) sourceJobs(r *ciRun, opts Options, versions []string) {
 	prTitle := opts.PRTitle
 	if prTitle == "" {
 		r.record(jobs.JobResult{Name: "PR title", Status: jobs.Skipped, Reason: "no pull request title given (--pr-title)"}, nil)
 	} else {
-		r.job("PR title", func() (addArtifact, error) { return nil, CheckPRTitle(prTitle) })
+		r.job("PR title", func(context.Context) (addArtifact, error) { return nil, CheckPRTitle(prTitle) })
 	}
-	r.job("Lint", func() (addArtifact, error) {
+	r.job("Lint", func(ctx context.Context) (addArtifact, error) {
 		_, err := p.Lint(ctx)
 		return nil, err
 	})
@@ -109,14 +114,14 @@ func (p *Pipeline) sourceJobs(ctx context.Context, r *ciRun, opts Options, versi
 		level = LevelAll
 	}
 	for _, v := range versions {
-		r.job("Test (Python "+v+")", func() (addArtifact, error) {
+		r.job("Test (Python "+v+")", func(ctx context.Context) (addArtifact, error) {
 			run := p.TestRun(ctx, v, level)
 			return func(d *dagger.Directory) *dagger.Directory {
 				return d.WithDirectory("coverage/"+v, run.Reports)
 			}, run.Err
 		})
 	}
-	r.job("Docs", func() (addArtifact, error) {
+	r.job("Docs", func(ctx context.Context) (addArtifact, error) {
 		site, err := p.DocsSite(ctx)
 		if err != nil {
 			return nil, err
@@ -135,13 +140,13 @@ func (p *Pipeline) imageJobs(ctx context.Context, r *ciRun, opts Options, images
 		}
 		return
 	}
-	r.job("End-to-end test", func() (addArtifact, error) {
+	r.job("End-to-end test", func(ctx context.Context) (addArtifact, error) {
 		_, err := p.E2E(ctx, images, opts.Namespace)
 		return nil, err
 	})
 	ignore, ignoreErr := p.IgnoreFileContent(ctx)
 	for _, img := range images {
-		r.job("Scan image ("+img.Spec.Name+")", func() (addArtifact, error) {
+		r.job("Scan image ("+img.Spec.Name+")", func(ctx context.Context) (addArtifact, error) {
 			if ignoreErr != nil {
 				return nil, ignoreErr
 			}

@@ -40,7 +40,7 @@ func newPipeline(t *testing.T, changes map[string]string, opts ...engine.Option)
 
 // ciExecs are the commands of tesk-core's CI jobs, which succeed unless a test says
 // otherwise; the engine is strict, so any other command fails the test.
-var ciExecs = flowexecs.CI
+var ciExecs = flowexecs.CI()
 
 // cleanReport is a well-formed Trivy report of an image with nothing to fix.
 const cleanReport = `{"SchemaVersion": 2, "ArtifactName": "image.tar", "ArtifactType": "container_image", "Results": []}`

@@ -37,10 +37,21 @@ func DefaultPlatforms() []dagger.Platform {
 	return []dagger.Platform{"linux/amd64", "linux/arm64"}
 }
 
-// PublishPlatforms are the platforms of published images: those configured (--platform
-// values, checked by ParsePlatforms), or DefaultPlatforms when none are.
-func PublishPlatforms(values []string) ([]dagger.Platform, error) {
-	if len(values) == 0 {
+// publishingFunctions are the module functions (by CLI name) whose images are published,
+// or are the images a publish would push: built for DefaultPlatforms unless configured.
+// Every other function builds for the engine's own platform, since what it builds is only
+// tested or scanned there.
+var publishingFunctions = []string{
+	"images", "push-by-digest", "publish-dev",
+	"release", "release-push", "release-push-platform", "release-assemble", "release-publish", "release-publish-release",
+}
+
+// PlatformsOf are the platforms the module function fn (its CLI name) builds images for:
+// those configured (with-platforms' --platform values, checked by ParsePlatforms); when none
+// are, DefaultPlatforms for a function that publishes, and none (the engine's own
+// platform) for the others.
+func PlatformsOf(fn string, values []string) ([]dagger.Platform, error) {
+	if len(values) == 0 && slices.Contains(publishingFunctions, fn) {
 		return slices.Clone(DefaultPlatforms()), nil
 	}
 	return ParsePlatforms(values)

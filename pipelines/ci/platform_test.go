@@ -3,6 +3,8 @@ package ci
 import (
 	"strings"
 	"testing"
+
+	"dagger/shipyard/internal/trust"
 )
 
 func TestParsePlatforms(t *testing.T) {
@@ -38,19 +40,52 @@ func TestParsePlatforms(t *testing.T) {
 	}
 }
 
-func TestPublishPlatforms(t *testing.T) {
-	got, err := PublishPlatforms(nil)
-	if err != nil || len(got) != 2 || got[0] != "linux/amd64" || got[1] != "linux/arm64" {
-		t.Errorf("default = %v, %v; want linux/amd64 and linux/arm64", got, err)
+func TestPlatformsOf(t *testing.T) {
+	tests := []struct {
+		fn     string
+		values []string
+		want   string // "" = the engine's own platform
+		err    bool
+	}{
+		{"images", nil, "linux/amd64 linux/arm64", false},
+		{"push-by-digest", nil, "linux/amd64 linux/arm64", false},
+		{"publish-dev", nil, "linux/amd64 linux/arm64", false},
+		{"release", nil, "linux/amd64 linux/arm64", false},
+		{"release-push", nil, "linux/amd64 linux/arm64", false},
+		{"release-publish", nil, "linux/amd64 linux/arm64", false},
+		{"ci", nil, "", false},
+		{"scan", nil, "", false},
+		{"end-to-end", nil, "", false},
+		{"image", nil, "", false},
+		{"scan-digests", nil, "", false},
+		{"images", []string{"linux/arm64"}, "linux/arm64", false},
+		{"ci", []string{"linux/arm64", "linux/amd64"}, "linux/arm64 linux/amd64", false},
+		{"release", []string{"arm64"}, "", true},
+		{"scan", []string{"linux/arm64", "linux/arm64"}, "", true},
 	}
+	for _, tc := range tests {
+		got, err := PlatformsOf(tc.fn, tc.values)
+		var names []string
+		for _, p := range got {
+			names = append(names, string(p))
+		}
+		if (err != nil) != tc.err || strings.Join(names, " ") != tc.want {
+			t.Errorf("%s %v: %v (%v), want %q", tc.fn, tc.values, names, err, tc.want)
+		}
+	}
+	got, _ := PlatformsOf("release", nil)
 	got[0] = "linux/s390x" // the caller's copy: the default stays
 	if DefaultPlatforms()[0] != "linux/amd64" {
-		t.Error("PublishPlatforms handed out the default itself")
+		t.Error("PlatformsOf handed out the default itself")
 	}
-	if got, err := PublishPlatforms([]string{"linux/arm64"}); err != nil || len(got) != 1 || got[0] != "linux/arm64" {
-		t.Errorf("configured = %v, %v; want linux/arm64 alone", got, err)
-	}
-	if _, err := PublishPlatforms([]string{"arm64"}); err == nil {
-		t.Error("a malformed platform was accepted")
+}
+
+// TestPublishingFunctionsExist: every function the rule names has a trust level, so a
+// renamed function cannot silently fall back to the engine's platform.
+func TestPublishingFunctionsExist(t *testing.T) {
+	for _, fn := range publishingFunctions {
+		if _, err := trust.Of(fn); err != nil {
+			t.Error(err)
+		}
 	}
 }

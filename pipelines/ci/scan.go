@@ -8,6 +8,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/internal/trivy"
 )
@@ -104,15 +105,12 @@ func (p *Pipeline) ScanReports(ctx context.Context, targets []ScanInput, ignoreC
 	}
 
 	outcomes := make([]scanOutcome, len(targets))
-	done := make(chan struct{}, len(targets))
-	for i, t := range targets {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			outcomes[i] = p.scanOne(ctx, t, ignore, now)
-		}()
-	}
-	for range targets {
-		<-done
+	err = fanout.Each(ctx, 0, len(targets), func(ctx context.Context, i int) error {
+		outcomes[i] = p.scanOne(ctx, targets[i], ignore, now)
+		return nil // a target's failure is its outcome
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("scan: %w", err) // cancelled: a target was not scanned
 	}
 
 	out := p.Client.Directory()

@@ -187,10 +187,13 @@ func (p *Pipeline) TestVersions(ctx context.Context, given []string) ([]string, 
 // and verdict.json.
 func (p *Pipeline) Test(ctx context.Context, versions []string, level string) (*dagger.Directory, []VersionResult, error) {
 	results := make([]VersionResult, len(versions))
-	_ = fanout.Each(ctx, 0, len(versions), func(ctx context.Context, i int) error {
+	err := fanout.Each(ctx, 0, len(versions), func(ctx context.Context, i int) error {
 		results[i] = p.TestRun(ctx, versions[i], level)
 		return nil // a failed version is its result, not an error
 	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("test: %w", err) // cancelled: a version did not run
+	}
 	out := p.Client.Directory()
 	var failed []string
 	for _, r := range results {
@@ -200,7 +203,6 @@ func (p *Pipeline) Test(ctx context.Context, versions []string, level string) (*
 		}
 	}
 	sort.Strings(failed)
-	var err error
 	if len(failed) > 0 {
 		err = fmt.Errorf("tests failed on %d of %d Python versions: %s", len(failed), len(versions), strings.Join(failed, "; "))
 	}

@@ -71,13 +71,17 @@ func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error)
 	if s.Ignore == nil {
 		s.Ignore = []byte{}
 	}
-	steps := append([]flow.Step[Images]{{
+	// A push to dev never sets latest, so no stillLatest check is needed.
+	_, err := flow.Run(ctx, flow.Runner{Flow: devFlow}, devSteps(sha), s)
+	return devResult(s), err
+}
+
+// devSteps are publish-dev's steps for commit sha: its inputs checked, then the image steps.
+func devSteps(sha string) []flow.Step[Images] {
+	return append([]flow.Step[Images]{{
 		Name: StepInputs, Next: "nothing was pushed and no tag was written: give what the error names",
 		Run: func(ctx context.Context, s *Images) error { return devInputs(ctx, s, sha) },
 	}}, Steps(devAdvice, func(s *Images) *Images { return s })...)
-	// A push to dev never sets latest, so no stillLatest check is needed.
-	_, err := flow.Run(ctx, flow.Runner{Flow: devFlow}, steps, s)
-	return devResult(s), err
 }
 
 // devInputs sets the tags of the commit and checks the signing inputs: without a way to

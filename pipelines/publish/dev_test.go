@@ -2,12 +2,14 @@ package publish_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/pipelines/publish"
@@ -115,10 +117,11 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 		name    string
 		inject  func(t *testing.T, w *publishtest.World, v *env)
 		clear   func(t *testing.T, w *publishtest.World)
+		step    string // the step that fails
 		wantErr string
 	}{
 		{
-			name: "registry fails mid-push",
+			name: "registry fails mid-push", step: publish.StepPush,
 			inject: func(t *testing.T, w *publishtest.World, v *env) {
 				// 507 is not retried, so the failure reaches the step at once.
 				w.Registry.FailNext(100, http.StatusInsufficientStorage, func(r *http.Request) bool {
@@ -129,7 +132,7 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 			wantErr: "push-by-digest taskmaster",
 		},
 		{
-			name: "scan finds a fixable CRITICAL",
+			name: "scan finds a fixable CRITICAL", step: publish.StepScan,
 			inject: func(t *testing.T, w *publishtest.World, v *env) {
 				v.e.OnFile(engine.FileRule{Path: "/out/filer.json", Contents: buster})
 			},
@@ -137,18 +140,19 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 		},
 		{
 			name:    "OIDC token missing",
+			step:    publish.StepInputs,
 			inject:  func(t *testing.T, w *publishtest.World, v *env) { v.dev.Sign.OIDCToken = nil },
 			wantErr: "no OIDC token",
 		},
 		{
-			name: "OIDC token expired",
+			name: "OIDC token expired", step: publish.StepAttest,
 			inject: func(t *testing.T, w *publishtest.World, v *env) {
 				v.dev.Sign.OIDCToken = v.c.SetSecret(publishtest.ExpiredTokenSecret, w.ExpiredToken)
 			},
 			wantErr: "OIDC token",
 		},
 		{
-			name: "Fulcio fails",
+			name: "Fulcio fails", step: publish.StepAttest,
 			inject: func(t *testing.T, w *publishtest.World, v *env) {
 				w.Sigstore.SetFaults(t, &publishtest.Fault{Status: http.StatusForbidden, Message: "fulcio refuses the request"}, nil)
 			},
@@ -156,7 +160,7 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 			wantErr: "fulcio refuses the request",
 		},
 		{
-			name: "Rekor fails",
+			name: "Rekor fails", step: publish.StepAttest,
 			inject: func(t *testing.T, w *publishtest.World, v *env) {
 				w.Sigstore.SetFaults(t, nil, &publishtest.Fault{Status: http.StatusBadRequest, Message: "rekor is read-only"})
 			},
@@ -165,6 +169,9 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
+		if !slices.Contains(publish.DevStepNames(), tt.step) {
+			t.Errorf("fault %q fails step %q, which publish-dev does not declare: %v", tt.name, tt.step, publish.DevStepNames())
+		}
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			w := publishtest.NewWorld(t)
@@ -173,6 +180,10 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 			_, err := publish.PublishDev(ctx, v.dev, sha)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "no tag was written") {
 				t.Fatalf("err = %v, want %q and that no tag was written", err, tt.wantErr)
+			}
+			var fe *flow.Error
+			if !errors.As(err, &fe) || fe.Flow != "publish-dev" || fe.Step != tt.step {
+				t.Errorf("err = %v, want a failure of publish-dev's step %q", err, tt.step)
 			}
 			for n, tags := range v.tags(t) {
 				if len(tags) != 0 {

@@ -40,7 +40,7 @@ var filerDockerfile = "FROM " + pinnedBase + " AS build\nARG SETUPTOOLS_SCM_PRET
 // publishExecs are the commands around the supplychain tool (whose execs run the real
 // command) that publishing runs; they succeed unless a test says otherwise, and the engine
 // is strict, so any other command fails the test.
-var publishExecs = flowexecs.Publish
+var publishExecs = flowexecs.Publish()
 
 // env is one engine (one CI job, or one run) in a world that outlives it: re-runs get a
 // fresh env on the same world, as a re-run job gets a fresh engine.

@@ -13,13 +13,15 @@ import (
 // it.
 func declaredFlows() map[string][]flow.Step[state] {
 	return map[string][]flow.Step[state]{
-		"Run":         releaseSteps(),
-		"PushJob":     pushJobSteps(),
-		"ScanJob":     scanJobSteps(),
-		"PublishJob":  publishJobSteps(),
-		"ReleaseJob":  releaseJobSteps(),
-		"imageSteps":  imageSteps(),
-		"prepareStep": prepareSteps(),
+		"Run":             releaseSteps(),
+		"PushJob":         pushJobSteps(),
+		"PushPlatformJob": pushPlatformJobSteps(nil, ""),
+		"AssembleJob":     assembleJobSteps(nil),
+		"ScanJob":         scanJobSteps(),
+		"PublishJob":      publishJobSteps(),
+		"ReleaseJob":      releaseJobSteps(),
+		"imageSteps":      imageSteps(),
+		"prepareStep":     prepareSteps(),
 	}
 }
 

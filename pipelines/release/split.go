@@ -74,6 +74,19 @@ func (h PlatformHandoff) handoff() Handoff {
 func PushPlatformJob(ctx context.Context, cfg Config, tag string, platform dagger.Platform) (PlatformHandoff, error) {
 	publishes := cfg.Platforms
 	cfg.Platforms = []dagger.Platform{platform}
+	s := newState(cfg, tag)
+	if _, err := s.run(ctx, pushPlatformJobSteps(publishes, platform), false); err != nil {
+		return PlatformHandoff{}, err
+	}
+	p := s.plan
+	return PlatformHandoff{Repo: p.Repo, Tag: p.Tag, Version: p.Version, Commit: p.Commit,
+		PlatformPush: publish.PlatformPush{Platform: string(platform), Images: s.images.Pushed}}, nil
+}
+
+// pushPlatformJobSteps are the release's steps up to push-by-digest, for platform alone of
+// those the release publishes: the build refuses another, and the push pushes single
+// images.
+func pushPlatformJobSteps(publishes []dagger.Platform, platform dagger.Platform) []flow.Step[state] {
 	// The platform is checked by the build, the step it concerns.
 	build := buildStep
 	build.Run = func(ctx context.Context, s *state) error {
@@ -82,7 +95,6 @@ func PushPlatformJob(ctx context.Context, cfg Config, tag string, platform dagge
 		}
 		return buildStep.Run(ctx, s)
 	}
-	s := newState(cfg, tag)
 	push := flow.Step[state]{Name: StepPush, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *state) error {
 		pushed, err := publish.PushPlatform(ctx, s.images.Built, platform, s.images.Target, s.images.Workdir)
 		if err != nil {
@@ -94,13 +106,7 @@ func PushPlatformJob(ctx context.Context, cfg Config, tag string, platform dagge
 		}
 		return nil
 	}}
-	steps := []flow.Step[state]{planStep, sourceStep, build, versionStep, push}
-	if _, err := s.run(ctx, steps, false); err != nil {
-		return PlatformHandoff{}, err
-	}
-	p := s.plan
-	return PlatformHandoff{Repo: p.Repo, Tag: p.Tag, Version: p.Version, Commit: p.Commit,
-		PlatformPush: publish.PlatformPush{Platform: string(platform), Images: s.images.Pushed}}, nil
+	return []flow.Step[state]{planStep, sourceStep, build, versionStep, push}
 }
 
 // AssembleJob checks the tag again (release-plan), checks that the platform jobs'
@@ -109,11 +115,20 @@ func PushPlatformJob(ctx context.Context, cfg Config, tag string, platform dagge
 // It builds nothing. It returns the handoff a push job returns.
 func AssembleJob(ctx context.Context, cfg Config, tag string, parts []PlatformHandoff) (Handoff, error) {
 	s := newState(cfg, tag)
+	if _, err := s.run(ctx, assembleJobSteps(parts), false); err != nil {
+		return Handoff{}, err
+	}
+	p := s.plan
+	return Handoff{Repo: p.Repo, Tag: p.Tag, Version: p.Version, Commit: p.Commit, Images: s.images.Pushed}, nil
+}
+
+// assembleJobSteps are release-plan, then assemble-index over the platform jobs' handoffs.
+func assembleJobSteps(parts []PlatformHandoff) []flow.Step[state] {
 	assemble := flow.Step[state]{Name: StepAssemble, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *state) error {
 		var errs []error
 		pushes := make([]publish.PlatformPush, len(parts))
 		for i, part := range parts {
-			if err := part.handoff().matches(cfg, s.plan); err != nil {
+			if err := part.handoff().matches(s.cfg, s.plan); err != nil {
 				errs = append(errs, fmt.Errorf("the %s push: %w", part.Platform, err))
 			}
 			pushes[i] = part.PlatformPush
@@ -121,13 +136,9 @@ func AssembleJob(ctx context.Context, cfg Config, tag string, parts []PlatformHa
 		if err := errors.Join(errs...); err != nil {
 			return flow.Advise(err, "run the platform push jobs of this tag, and pass their output on unchanged")
 		}
-		return s.images.Assemble(ctx, platformStrings(cfg.Platforms), pushes)
+		return s.images.Assemble(ctx, platformStrings(s.cfg.Platforms), pushes)
 	}}
-	if _, err := s.run(ctx, []flow.Step[state]{planStep, assemble}, false); err != nil {
-		return Handoff{}, err
-	}
-	p := s.plan
-	return Handoff{Repo: p.Repo, Tag: p.Tag, Version: p.Version, Commit: p.Commit, Images: s.images.Pushed}, nil
+	return []flow.Step[state]{planStep, assemble}
 }
 
 func platformStrings(ps []dagger.Platform) []string {

@@ -61,10 +61,10 @@ func newWorld(t *testing.T, opts teskrepo.Options) *world {
 // run the real command) and the version probe of teskrepo: the tool's build and the Trivy
 // scan of each image. They succeed unless a test says otherwise; the engine is strict, so
 // any other command fails the test.
-var releaseExecs = flowexecs.Publish
+var releaseExecs = flowexecs.Publish()
 
 // scanExecs are the commands of the scan job alone.
-var scanExecs = flowexecs.Scan
+var scanExecs = flowexecs.Scan()
 
 // freshEngine starts a new engine and programs it as a runner sees the world: the tagged
 // trees, images that report the version they were built with, clean scans, and the real

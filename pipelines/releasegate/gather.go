@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/reponame"
 )
@@ -54,118 +54,110 @@ func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Confi
 	if err != nil {
 		return Facts{}, err
 	}
-	g := &gatherer{gh: gh, owner: owner, name: name, f: Facts{
+	g := &gatherer{gh: gh, owner: owner, name: name, reads: fanout.New(ctx, 0), f: Facts{
 		Repo: repo, Tag: tag, Workflow: opts.Workflow, ImageOrg: opts.ImageOrg, CIChecked: opts.CIChecked,
 		Citation: FileFacts{Path: CitationFile},
 		Notes:    FileFacts{Path: NotesPath(tag)},
 	}}
 	// The releases do not depend on the tag: list them while the tag resolves.
-	g.wg.Go(func() { g.releases(ctx) })
+	g.reads.Go(g.releases)
+	var tagErr error
 	if validTagName(tag) {
-		g.tagRef(ctx, tag)
+		tagErr = g.tagRef(ctx, tag)
 	}
 	if sha := g.f.TagRef.CommitSHA; sha != "" {
-		g.branches(ctx, sha)
+		g.branches(sha)
 		for _, file := range []*FileFacts{&g.f.Citation, &g.f.Notes} {
-			g.wg.Go(func() { g.file(ctx, file, sha) })
+			g.reads.Go(func(ctx context.Context) error { return g.file(ctx, file, sha) })
 		}
 		if !opts.CIChecked {
-			g.wg.Go(func() { g.ci(ctx, opts.Workflow, sha) })
+			g.reads.Go(func(ctx context.Context) error { return g.ci(ctx, opts.Workflow, sha) })
 		}
 	}
-	g.wg.Wait()
-	if len(g.errs) > 0 {
-		return Facts{}, fmt.Errorf("release-plan: reading %s at %s: %w", repo, tag, errors.Join(g.errs...))
+	if err := errors.Join(tagErr, g.reads.Wait()); err != nil {
+		return Facts{}, fmt.Errorf("release-plan: reading %s at %s: %w", repo, tag, err)
 	}
 	return g.f, nil
 }
 
-// gatherer fills Facts from concurrent requests, each writing its own fields, and
-// collects every error.
+// gatherer fills Facts from concurrent reads, each writing its own fields.
 type gatherer struct {
 	gh          *github.Client
 	owner, name string
 	f           Facts
-	wg          sync.WaitGroup
-	mu          sync.Mutex
-	errs        []error
+	reads       *fanout.Group
 }
 
-func (g *gatherer) fail(err error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.errs = append(g.errs, err)
-}
-
-func (g *gatherer) releases(ctx context.Context) {
+func (g *gatherer) releases(ctx context.Context) error {
 	rels, err := g.gh.Releases(ctx, g.owner, g.name)
 	if err != nil {
-		g.fail(err)
-		return
+		return err
 	}
 	for _, r := range rels {
 		g.f.Releases = append(g.f.Releases, ReleaseRef{Tag: r.TagName, Draft: r.Draft, Prerelease: r.Prerelease, URL: r.URL})
 	}
+	return nil
 }
 
-func (g *gatherer) tagRef(ctx context.Context, tag string) {
+func (g *gatherer) tagRef(ctx context.Context, tag string) error {
 	t, found, err := g.gh.TagRef(ctx, g.owner, g.name, tag)
 	switch {
 	case err != nil:
-		g.fail(err)
+		return err
 	case found:
 		g.f.TagRef = TagFacts{
 			Found: true, Annotated: t.Kind == github.TagAnnotated, TargetType: t.TargetType,
 			CommitSHA: t.CommitSHA, Verified: t.Verification.Verified, Reason: t.Verification.Reason,
 		}
 	}
+	return nil
 }
 
 // branches finds whether sha is on main and on dev, by the branches' commits, never their
 // names: a tag named main or dev would shadow the branch in a compare (git resolves tags
 // first).
-func (g *gatherer) branches(ctx context.Context, sha string) {
-	for branch, on := range map[string]*bool{MainBranch: &g.f.OnMain, DevBranch: &g.f.OnDev} {
-		g.wg.Go(func() {
-			head, found, err := g.gh.BranchHead(ctx, g.owner, g.name, branch)
+func (g *gatherer) branches(sha string) {
+	for _, b := range []struct {
+		branch string
+		on     *bool
+	}{{MainBranch, &g.f.OnMain}, {DevBranch, &g.f.OnDev}} {
+		g.reads.Go(func(ctx context.Context) error {
+			head, found, err := g.gh.BranchHead(ctx, g.owner, g.name, b.branch)
 			if err != nil || !found {
-				if err != nil {
-					g.fail(err)
-				}
-				return // no such branch: the commit is not on it
+				return err // not found: no such branch, so the commit is not on it
 			}
 			ok, err := g.gh.IsAncestor(ctx, g.owner, g.name, sha, head)
 			if err != nil {
-				g.fail(err)
-				return
+				return err
 			}
-			*on = ok
+			*b.on = ok
+			return nil
 		})
 	}
 }
 
-func (g *gatherer) file(ctx context.Context, file *FileFacts, sha string) {
+func (g *gatherer) file(ctx context.Context, file *FileFacts, sha string) error {
 	content, found, err := g.gh.FileAt(ctx, g.owner, g.name, file.Path, sha)
 	if err != nil {
-		g.fail(err)
-		return
+		return err
 	}
 	file.Found, file.Content = found, content
+	return nil
 }
 
-func (g *gatherer) ci(ctx context.Context, workflow, sha string) {
+func (g *gatherer) ci(ctx context.Context, workflow, sha string) error {
 	run, found, err := g.gh.LatestWorkflowRun(ctx, g.owner, g.name, workflow, CIEvent, DevBranch, sha)
 	switch {
 	case errors.Is(err, github.ErrNotFound):
-		return // WorkflowFound stays false: a rule, not an outage.
+		return nil // WorkflowFound stays false: a rule, not an outage.
 	case err != nil:
-		g.fail(err)
-		return
+		return err
 	}
 	g.f.CI = CIFacts{
 		WorkflowFound: true, Found: found, Status: run.Status, Conclusion: run.Conclusion,
 		Attempt: run.Attempt, URL: run.URL,
 	}
+	return nil
 }
 
 // Check checks every release rule for tag in repo ("owner/name") through the

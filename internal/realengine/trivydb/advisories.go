@@ -30,11 +30,11 @@ type Finding struct {
 	Fixable  bool
 }
 
-// Findings are the advisories of each set the suite uses, by set name. "pass" holds what
+// findingSets are the advisories of each set the suite uses, by set name. "pass" holds what
 // the scan policy lets through (an unfixed CRITICAL, a fixable LOW); "gate" adds what it
 // blocks (a fixable CRITICAL and a fixable HIGH). The packages are Essential in Debian,
 // so every Debian root filesystem has them.
-var Findings = map[string][]Finding{
+var findingSets = map[string][]Finding{
 	"pass": {unfixedCritical, fixableLow},
 	"gate": {fixableCritical, fixableHigh, unfixedCritical, fixableLow},
 }
@@ -63,10 +63,10 @@ const FixSuffix = "+shipyard1"
 // installed is an error: Trivy would report nothing and a gate test would pass for the
 // wrong reason.
 func Advisories(set string, installed map[string]string) ([]Advisory, error) {
-	findings, ok := Findings[set]
+	findings, ok := findingSets[set]
 	if !ok {
-		names := make([]string, 0, len(Findings))
-		for n := range Findings {
+		names := make([]string, 0, len(findingSets))
+		for n := range findingSets {
 			names = append(names, n)
 		}
 		sort.Strings(names)

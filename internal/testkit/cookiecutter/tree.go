@@ -122,13 +122,13 @@ func RenderDir(templateDir string, ctx map[string]string) (project string, files
 	return project, files, err
 }
 
-// Overlays are the files the template's post-generation hook appends from the config
+// overlays are the files the template's post-generation hook appends from the config
 // folder (_config_dir) to the rendered ones of the same name, when they exist there.
-var Overlays = []string{"Makefile", "pyproject.toml", "README.md"}
+var overlays = []string{"Makefile", "pyproject.toml", "README.md"}
 
 // AppendOverlays does what the hook's `cat $_config_dir/<file> >> <file>` lines do.
 func AppendOverlays(files map[string]string, configDir string) error {
-	for _, name := range Overlays {
+	for _, name := range overlays {
 		data, err := os.ReadFile(filepath.Join(configDir, name))
 		if os.IsNotExist(err) {
 			continue

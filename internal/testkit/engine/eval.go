@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
+
+	"dagger/shipyard/internal/fanout"
 )
 
 // Evaluation is what a leaf forces: every withExec and dockerBuild its object depends on
@@ -83,15 +85,10 @@ func runAll(tasks []func() (int, error)) (int, error) {
 	}
 	errs := make([]error, len(tasks))
 	depths := make([]int, len(tasks))
-	var wg sync.WaitGroup
-	for i, t := range tasks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			depths[i], errs[i] = t()
-		}()
-	}
-	wg.Wait()
+	_ = fanout.Each(context.Background(), 0, len(tasks), func(_ context.Context, i int) error {
+		depths[i], errs[i] = tasks[i]()
+		return nil // errs keeps them, so the first in order is the one returned
+	})
 	for _, err := range errs {
 		if err != nil {
 			return slices.Max(depths), err

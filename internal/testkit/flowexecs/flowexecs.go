@@ -4,8 +4,14 @@
 // package tests and the module's.
 package flowexecs
 
+import "slices"
+
+// Each list is returned as a copy, so no test can change another's expectations.
+
 // CI are the commands of tesk-core's CI jobs.
-var CI = []string{
+func CI() []string { return slices.Clone(ci) }
+
+var ci = []string{
 	// lint
 	"git init -q 2>/dev/null || (apt-get update -qq && apt-get install -y -qq git >/dev/null && git init -q); git add -A",
 	"uv run pre-commit run --all-files --show-diff-on-failure --color never",
@@ -20,7 +26,7 @@ var CI = []string{
 	"uv sync --frozen --extra docs --no-install-project",
 	"uv run mkdocs build --strict --site-dir /site",
 	// scan, of each image
-	Scan[0], Scan[1],
+	scan[0], scan[1],
 	// e2e on k3s
 	"sh -c for i in $(seq 1 180); do",
 	"kubectl wait --for=condition=Ready nodes --all --timeout=180s",
@@ -30,7 +36,9 @@ var CI = []string{
 }
 
 // Scan are the commands of one Trivy scan.
-var Scan = []string{
+func Scan() []string { return slices.Clone(scan) }
+
+var scan = []string{
 	"trivy image --cache-backend memory --scanners vuln --format json --output /out/",
 	"trivy convert --format sarif --output /out/",
 }
@@ -39,10 +47,12 @@ var Scan = []string{
 const SigningTool = "go build -trimpath -o /out/supplychain ./cmd/supplychain"
 
 // Publish are the commands publishing and releasing run around the signing tool.
-var Publish = append([]string{SigningTool}, Scan...)
+func Publish() []string { return append([]string{SigningTool}, scan...) }
 
 // Model are the commands of the Cloudcoil model flows.
-var Model = []string{
+func Model() []string { return slices.Clone(model) }
+
+var model = []string{
 	"make gen-repo-",
 	"uv lock --upgrade-package cloudcoil",
 	"uv lock",
