@@ -50,6 +50,8 @@ var cachePolicies = map[string]struct{ policy, why string }{
 	"release-publish-release": {"never", "writes a GitHub release"},
 	"publish-dev":             {"never", "writes to the registry and Sigstore"},
 	"push-by-digest":          {"never", "writes to the registry"},
+	"push-platform-by-digest": {"never", "writes to the registry"},
+	"assemble-index":          {"never", "reads and writes the registry"},
 	"scan-digests":            {"never", "reads the registry and today's vulnerability database"},
 	"attest":                  {"never", "writes to the registry and Sigstore"},
 	"sign":                    {"never", "writes to the registry and Sigstore"},

@@ -167,12 +167,8 @@ func (m *Shipyard) PushByDigest(
 	if err != nil {
 		return "", err
 	}
-	if image != "" {
-		img, err := p.ImageNamed(ctx, image, version)
-		if err != nil {
-			return "", err
-		}
-		images = []ci.Image{img}
+	if images, err = namedImage(ctx, p, images, version, image); err != nil {
+		return "", err
 	}
 	t, err := m.target(ctx, c)
 	if err != nil {
@@ -188,6 +184,144 @@ func (m *Shipyard) PushByDigest(
 		return "", err
 	}
 	return toJSON(publish.Digests(pushed))
+}
+
+// namedImage narrows images to the one --image names; none named keeps every image.
+func namedImage(ctx context.Context, p *ci.Pipeline, images []ci.Image, version, image string) ([]ci.Image, error) {
+	if image == "" {
+		return images, nil
+	}
+	img, err := p.ImageNamed(ctx, image, version)
+	if err != nil {
+		return nil, err
+	}
+	return []ci.Image{img}, nil
+}
+
+// PushPlatformByDigest is push-by-digest for one platform, as a workflow runs it that
+// builds each platform on a runner of that platform (linux/arm64 on an arm64 runner, so
+// nothing is emulated): the images built for that platform only and pushed by digest,
+// untagged, as single images. Prints the JSON assemble-index reads: the commit of the
+// source (which must hold its Git history), the platform and each image's digest. On one
+// machine, push-by-digest builds every platform at once.
+// +cache="never"
+func (m *Shipyard) PushPlatformByDigest(
+	ctx context.Context,
+	// The platform this job builds, one of those the images are published for
+	// (with-platforms; default linux/amd64 and linux/arm64), e.g. linux/arm64.
+	platform string,
+	// The package version without v (e.g. 0.11.0); default: from Git history.
+	// +optional
+	version string,
+	// Push only this image (taskmaster or filer), as the workflow's job per image does;
+	// default: every image.
+	// +optional
+	image string,
+) (string, error) {
+	parsed, err := ci.ParsePlatforms([]string{platform})
+	if err != nil {
+		return "", fmt.Errorf("--platform: %w", err)
+	}
+	publishes, err := ci.PlatformsOf("push-platform-by-digest", m.Platforms)
+	if err != nil {
+		return "", err
+	}
+	if err := publish.CheckPlatform(parsed[0], publishes); err != nil {
+		return "", err
+	}
+	c, err := m.session(ctx)
+	if err != nil {
+		return "", err
+	}
+	p, err := m.pipeline(ctx, "push-platform-by-digest", nil)
+	if err != nil {
+		return "", err
+	}
+	p.Platforms = parsed
+	_, images, err := imagesOf(ctx, p, version)
+	if err != nil {
+		return "", err
+	}
+	if images, err = namedImage(ctx, p, images, version, image); err != nil {
+		return "", err
+	}
+	commit, err := publish.SourceCommit(ctx, p.Source)
+	if err != nil {
+		return "", err
+	}
+	t, err := m.target(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	dir, cleanup, err := workdir("push-platform-by-digest")
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	pushed, err := publish.PushPlatform(ctx, images, parsed[0], t, dir)
+	if err != nil {
+		return "", err
+	}
+	return publish.CommitPlatformPush{Commit: commit, Version: images[0].Version, PlatformPush: pushed}.JSON()
+}
+
+// AssembleIndex is the job after the platform jobs (push-platform-by-digest): it checks
+// that their outputs are of this source's commit and version, one per platform the images
+// are published for, each with the images in their repositories and each image for the
+// platform it is listed under, then pushes each image's index of those platform images by
+// digest, untagged: the index push-by-digest pushes for the same images. Builds nothing.
+// Prints what push-by-digest prints, e.g. {"filer": "sha256:…"}, for scan-digests,
+// attest, sign and tag-images.
+// +cache="never"
+func (m *Shipyard) AssembleIndex(
+	ctx context.Context,
+	// What the platform jobs printed, as one JSON array with one element per platform:
+	// [<the linux/amd64 job's>,<the linux/arm64 job's>].
+	pushed string,
+	// The package version the platform jobs were given; default: from Git history.
+	// +optional
+	version string,
+	// Assemble only this image (taskmaster or filer), as the workflow's job per image does;
+	// default: every image.
+	// +optional
+	image string,
+) (string, error) {
+	parts, err := publish.ParsePlatformOutputs(pushed, publish.ParseCommitPlatformPush)
+	if err != nil {
+		return "", fmt.Errorf("--pushed: %w", err)
+	}
+	c, err := m.session(ctx)
+	if err != nil {
+		return "", err
+	}
+	p, images, err := m.images(ctx, "assemble-index", version)
+	if err != nil {
+		return "", err
+	}
+	if images, err = namedImage(ctx, p, images, version, image); err != nil {
+		return "", err
+	}
+	commit, err := publish.SourceCommit(ctx, p.Source)
+	if err != nil {
+		return "", err
+	}
+	t, err := m.target(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	pushes, err := publish.CheckCommitPushes(commit, images[0].Version, images, t, parts)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (run the platform jobs of this commit, and pass their output on unchanged)", publish.StepAssemble, err)
+	}
+	platforms := make([]string, len(p.Platforms))
+	for i, pl := range p.Platforms {
+		platforms[i] = string(pl)
+	}
+	s := publish.ImageState{Target: t, Log: logToStderr}
+	if err := s.Assemble(ctx, platforms, pushes); err != nil {
+		return "", err
+	}
+	return toJSON(publish.Digests(s.Pushed))
 }
 
 // ScanDigests scans exactly the given digests with Trivy, with no credential of any kind

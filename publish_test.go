@@ -32,12 +32,18 @@ const devSHA = "89abcdef0123456789abcdef0123456789abcdef"
 // Without a login, the engine refuses any read of a secret's plaintext.
 func publishModule(t *testing.T, w *publishtest.World, withLogin bool) (*Shipyard, *engine.Engine) {
 	t.Helper()
+	return publishModuleOf(t, w, withLogin, nil)
+}
+
+// publishModuleOf is publishModule on the fixture tree with changes.
+func publishModuleOf(t *testing.T, w *publishtest.World, withLogin bool, changes map[string]string) (*Shipyard, *engine.Engine) {
+	t.Helper()
 	var opts []engine.Option
 	if withLogin {
 		// The module reads the registry password into memory for its own registry calls.
 		opts = append(opts, engine.AllowSecretPlaintext())
 	}
-	m, e := newModule(t, nil, opts...)
+	m, e := newModule(t, changes, opts...)
 	e.ExpectExecs(publishExecs...)
 	cleanScans(e)
 	installImages(t, w, e)

@@ -236,6 +236,8 @@ var trustRuns = map[string]trustRun{
 		_, err := m.PushByDigest(ctx, "", "")
 		return err
 	})),
+	"push-platform-by-digest": mountsNone("Dockerfile builds and registry calls only", trustRun{run: devSplitJobs, shared: "dev split jobs"}),
+	"assemble-index":          mountsNone("registry calls only", trustRun{run: devSplitJobs, shared: "dev split jobs"}),
 	"scan-digests": publishCall(func(ctx context.Context, t *testing.T, w *publishtest.World, m *Shipyard, digests string) error {
 		_, err := m.ScanDigests(ctx, nil, digests)
 		return err

@@ -87,10 +87,21 @@ func TestTeskCoreCITriggersAndPermissions(t *testing.T) {
 	}
 	gate := raw.Jobs["ci-passed"]
 	for id := range raw.Jobs {
-		if id != "ci-passed" && !strings.HasSuffix(id, "-images") && id != "scan-digests" && !slices.Contains(gate.Needs, id) {
+		if id != "ci-passed" && !raw.after(id, "ci-passed") && !slices.Contains(gate.Needs, id) {
 			t.Errorf("CI passed does not wait for job %s", id)
 		}
 	}
+}
+
+// after is whether job id runs after job gate: it needs gate, directly or through the jobs
+// it needs.
+func (w rawWorkflow) after(id, gate string) bool {
+	for _, n := range w.Jobs[id].Needs {
+		if n == gate || w.after(n, gate) {
+			return true
+		}
+	}
+	return false
 }
 
 // The test matrix comes from pyproject.toml through python-versions, not a list in the
@@ -233,17 +244,20 @@ func TestTeskCoreReleasePermissions(t *testing.T) {
 	}
 }
 
-// Each dev "Push image (…)" and "Publish image (…)" job handles its own image: it pushes
-// one image, passes on only that image's digests, verifies the signature and provenance
+// Each dev "Push platform image (…)", "Push image (…)" and "Publish image (…)" job handles
+// its own image: it pushes one image, passes on only that image's digests, verifies the signature and provenance
 // against this workflow's identity before any tag moves, and curls no token.
 func TestTeskCoreDevImagesPerImage(t *testing.T) {
 	w := readWorkflow(t, filepath.Join("tesk-core", "ci.yml"))
-	var push, publish []string
-	for _, st := range w.Jobs["push-images"].Steps {
-		push = append(push, st.Run)
-	}
-	if run := strings.Join(push, "\n"); !strings.Contains(run, `push-by-digest --image "$IMAGE"`) {
-		t.Errorf("Push image does not push its own image only:\n%s", run)
+	var publish []string
+	for job, call := range map[string]string{"push-platform": `push-platform-by-digest --image "$IMAGE"`, "push-images": `assemble-index --image "$IMAGE"`} {
+		var push []string
+		for _, st := range w.Jobs[job].Steps {
+			push = append(push, st.Run)
+		}
+		if run := strings.Join(push, "\n"); !strings.Contains(run, call) {
+			t.Errorf("job %s does not push its own image only:\n%s", job, run)
+		}
 	}
 	for _, st := range w.Jobs["publish-images"].Steps {
 		if st.Run == "" {
@@ -346,6 +360,107 @@ func TestTeskCoreReleaseBuildsEachPlatformOnItsOwnRunner(t *testing.T) {
 	}
 	if !slices.Equal(legs, want) {
 		t.Errorf("platform legs %v, want one per platform the release publishes, %v", legs, want)
+	}
+	if !slices.Contains(aj.Needs, platformJob) {
+		t.Errorf("the assemble job needs %v, not the platform job", aj.Needs)
+	}
+}
+
+// On pushes to dev, each image is built for each platform in its own job on a runner of
+// that platform, never under emulation, and one job per image assembles its index from
+// that image's platform jobs: each platform images are published for (with-platforms'
+// default) has a leg per image, an arm64 leg runs on an arm64 runner, each leg writes only
+// its own image and platform's output, and each assemble leg reads its image's outputs of
+// every platform.
+func TestTeskCoreDevBuildsEachPlatformOnItsOwnRunner(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("tesk-core", "ci.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			RunsOn   string            `yaml:"runs-on"`
+			Needs    needs             `yaml:"needs"`
+			Outputs  map[string]string `yaml:"outputs"`
+			Env      map[string]string `yaml:"env"`
+			Strategy struct {
+				Matrix struct {
+					Image    []string            `yaml:"image"`
+					Platform []string            `yaml:"platform"`
+					Include  []map[string]string `yaml:"include"`
+				} `yaml:"matrix"`
+			} `yaml:"strategy"`
+			Steps []struct {
+				Env map[string]string `yaml:"env"`
+				Run string            `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var platformJob, assembleJob, assembleRun string
+	for id, j := range wf.Jobs {
+		for _, st := range j.Steps {
+			switch {
+			case strings.Contains(st.Run, "push-platform-by-digest"):
+				platformJob = id
+			case strings.Contains(st.Run, "assemble-index"):
+				assembleJob, assembleRun = id, st.Run+"\n"+fmt.Sprint(st.Env)
+				for k, v := range st.Env {
+					if strings.Contains(v, ".outputs[") && !strings.Contains(st.Run, "$"+k) {
+						t.Errorf("the assemble job reads %s = %s but does not pass it on", k, v)
+					}
+				}
+			case strings.Contains(st.Run, "push-by-digest"):
+				t.Errorf("job %s builds every platform on one runner (push-by-digest)", id)
+			}
+		}
+	}
+	if platformJob == "" || assembleJob == "" {
+		t.Fatalf("ci.yml: platform job %q, assemble job %q", platformJob, assembleJob)
+	}
+	pj, aj := wf.Jobs[platformJob], wf.Jobs[assembleJob]
+	if pj.RunsOn != "${{ matrix.runner }}" {
+		t.Errorf("the platform job runs on %q, not its leg's runner", pj.RunsOn)
+	}
+	if pj.Env["OUTPUT"] != "${{ matrix.image }}_${{ matrix.arch }}" || !strings.Contains(pj.Steps[len(pj.Steps)-1].Run, `echo "$OUTPUT=`) {
+		t.Errorf("the platform job's legs do not each write the output of their image and platform: OUTPUT=%q", pj.Env["OUTPUT"])
+	}
+	var want []string
+	for _, p := range ci.DefaultPlatforms() {
+		want = append(want, string(p))
+	}
+	if !slices.Equal(pj.Strategy.Matrix.Platform, want) {
+		t.Errorf("platform legs %v, want one per platform the images are published for, %v", pj.Strategy.Matrix.Platform, want)
+	}
+	if !slices.Equal(pj.Strategy.Matrix.Image, aj.Strategy.Matrix.Image) || len(aj.Strategy.Matrix.Image) == 0 {
+		t.Errorf("the platform job builds images %v, the assemble job assembles %v", pj.Strategy.Matrix.Image, aj.Strategy.Matrix.Image)
+	}
+	for _, p := range want {
+		var leg map[string]string
+		for _, inc := range pj.Strategy.Matrix.Include {
+			if inc["platform"] == p {
+				leg = inc
+			}
+		}
+		arch := p[strings.LastIndex(p, "/")+1:]
+		if leg == nil || leg["arch"] != arch {
+			t.Errorf("the %s legs have no runner or arch of their own: %v", p, leg)
+			continue
+		}
+		if onArm := strings.HasSuffix(leg["runner"], "-arm"); onArm != (arch == "arm64") {
+			t.Errorf("the %s legs run on %s: build each platform on a runner of that platform", p, leg["runner"])
+		}
+		for _, img := range pj.Strategy.Matrix.Image {
+			out := img + "_" + arch
+			if pj.Outputs[out] != "${{ steps.push.outputs."+out+" }}" {
+				t.Errorf("the %s %s leg's output %q is not its own: %v", img, p, out, pj.Outputs)
+			}
+		}
+		if !strings.Contains(assembleRun, "${{ needs."+platformJob+".outputs[format('{0}_"+arch+"', matrix.image)] }}") {
+			t.Errorf("the assemble job does not read its image's %s output:\n%s", p, assembleRun)
+		}
 	}
 	if !slices.Contains(aj.Needs, platformJob) {
 		t.Errorf("the assemble job needs %v, not the platform job", aj.Needs)

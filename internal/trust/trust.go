@@ -84,6 +84,8 @@ var functions = map[string]Level{
 	"release-publish-release": Release,
 	"publish-dev":             Release,
 	"push-by-digest":          Release,
+	"push-platform-by-digest": Release,
+	"assemble-index":          Release,
 	"scan-digests":            Release, // the release's scan of what it pushed
 	"attest":                  Release,
 	"sign":                    Release,

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"dagger.io/dagger"
 
@@ -57,24 +55,9 @@ func ParsePlatformHandoff(data string) (PlatformHandoff, error) {
 	return h, nil
 }
 
-// ParsePlatformHandoffs reads the platform push jobs' outputs, given as one JSON array
-// (a list of strings cannot carry JSON through the dagger CLI, which reads lists as CSV).
+// ParsePlatformHandoffs reads the platform push jobs' outputs, given as one JSON array.
 func ParsePlatformHandoffs(data string) ([]PlatformHandoff, error) {
-	var raw []json.RawMessage
-	if err := json.Unmarshal([]byte(data), &raw); err != nil {
-		return nil, fmt.Errorf("want a JSON array of the platform push jobs' outputs, [<one job's>,<another's>]: %w", err)
-	}
-	if len(raw) == 0 {
-		return nil, errors.New("the array lists no platform push job's output")
-	}
-	out := make([]PlatformHandoff, len(raw))
-	for i, r := range raw {
-		var err error
-		if out[i], err = ParsePlatformHandoff(string(r)); err != nil {
-			return nil, fmt.Errorf("element %d: %w", i+1, err)
-		}
-	}
-	return out, nil
+	return publish.ParsePlatformOutputs(data, ParsePlatformHandoff)
 }
 
 // handoff is the release and images of h as a push job's handoff.
@@ -104,36 +87,23 @@ func pushPlatformJobSteps(publishes []dagger.Platform, platform dagger.Platform)
 	// The platform is checked by the build, the step it concerns.
 	build := buildStep
 	build.Run = func(ctx context.Context, s *releaseState) error {
-		if !slices.Contains(publishes, platform) {
-			return fmt.Errorf("--platform %s is not one the release publishes (%s); pass one of them, or set them with with-platforms", platform, platformList(publishes))
+		if err := publish.CheckPlatform(platform, publishes); err != nil {
+			return err
 		}
 		return buildStep.Run(ctx, s)
 	}
 	push := flow.Step[releaseState]{Name: StepPush, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *releaseState) error {
-		pushed, err := publish.PushByDigest(ctx, platformImages(s.images.Built), s.images.Target, s.images.Workdir)
+		pushed, err := publish.PushPlatform(ctx, s.images.Built, platform, s.images.Target, s.images.Workdir)
 		if err != nil {
 			return err
 		}
-		s.images.Pushed = pushed
-		for _, p := range pushed {
+		s.images.Pushed = pushed.Images
+		for _, p := range pushed.Images {
 			s.cfg.logf("%s: %s (%s)", StepPush, p.Ref(), platform)
 		}
 		return nil
 	}}
 	return []flow.Step[releaseState]{planStep, sourceStep, build, versionStep, push}
-}
-
-// platformImages turns images built for one platform into single images: what a platform
-// job pushes is a platform image, which only the assemble job lists in an index.
-func platformImages(images []ci.Image) []ci.Image {
-	out := make([]ci.Image, len(images))
-	for i, img := range images {
-		if len(img.Variants) == 1 {
-			img.Container, img.Variants = img.Variants[0].Container, nil
-		}
-		out[i] = img
-	}
-	return out
 }
 
 // AssembleJob checks the tag again (release-plan), checks that the platform jobs'
@@ -174,11 +144,4 @@ func platformStrings(ps []dagger.Platform) []string {
 		out[i] = string(p)
 	}
 	return out
-}
-
-func platformList(ps []dagger.Platform) string {
-	if len(ps) == 0 {
-		return "none: one image for the engine's platform"
-	}
-	return strings.Join(platformStrings(ps), ", ")
 }

@@ -137,3 +137,31 @@ func TestCriticalPath(t *testing.T) {
 		t.Fatalf("a dependency on b's output: critical path %d, want 5", got)
 	}
 }
+
+// Directory.asGit reads the checkout's own history: HEAD's commit, through a branch's loose
+// ref or packed-refs, or detached; a directory without .git has none, as on a real engine.
+func TestAsGitHeadIsTheCheckoutsCommit(t *testing.T) {
+	ctx := context.Background()
+	a, b := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+		err   string
+	}{
+		{"a branch's loose ref", map[string]string{".git/HEAD": "ref: refs/heads/dev\n", ".git/refs/heads/dev": a + "\n", ".git/packed-refs": b + " refs/heads/dev\n"}, a, ""},
+		{"a packed ref", map[string]string{".git/HEAD": "ref: refs/heads/dev\n", ".git/packed-refs": "# pack-refs with: peeled\n" + b + " refs/heads/dev\n"}, b, ""},
+		{"detached", map[string]string{".git/HEAD": a + "\n"}, a, ""},
+		{"a branch the checkout lacks", map[string]string{".git/HEAD": "ref: refs/heads/main\n"}, "", "refs/heads/main"},
+		{"no .git", map[string]string{"README.md": "x"}, "", "not a Git checkout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := writeTree(t, tc.files)
+			e := New(t)
+			got, err := e.Client(ctx).Host().Directory(root).AsGit().Head().Commit(ctx)
+			if got != tc.want || (tc.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("commit = %q, %v; want %q, error containing %q", got, err, tc.want, tc.err)
+			}
+		})
+	}
+}

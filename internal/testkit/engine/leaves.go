@@ -74,6 +74,10 @@ func (e *Engine) modelled(obj *chain, st any, k call) (any, bool, error) {
 			if s.kind == "commit" {
 				return s.name, true, nil
 			}
+			if s.local != nil && s.kind == "head" {
+				sha, err := localHead(s.local)
+				return sha, true, err
+			}
 			return digestOf(s.url + "\x00" + s.kind + "\x00" + s.name)[:40], true, nil
 		case "ref":
 			switch s.kind {
@@ -404,4 +408,38 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return slices.Clone(s)
+}
+
+// localHead is the commit a directory's .git/HEAD names, as git resolves it: a detached
+// commit, or a branch's ref as a loose file or in packed-refs.
+func localHead(fs *vfs) (string, error) {
+	read := func(p string) (string, bool, error) {
+		f, ok := fs.lookup(p)
+		if !ok {
+			return "", false, nil
+		}
+		data, known, err := f.contents()
+		return strings.TrimSpace(data), known, err
+	}
+	head, ok, err := read(".git/HEAD")
+	if err != nil || !ok {
+		return "", fmt.Errorf("engine double: Directory.asGit: no readable .git/HEAD in the directory (not a Git checkout): %v", err)
+	}
+	ref, symbolic := strings.CutPrefix(head, "ref: ")
+	if !symbolic {
+		return head, nil
+	}
+	if sha, ok, err := read(".git/" + ref); err != nil || ok {
+		return sha, err
+	}
+	packed, _, err := read(".git/packed-refs")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(packed, "\n") {
+		if sha, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && name == ref {
+			return sha, nil
+		}
+	}
+	return "", fmt.Errorf("engine double: Directory.asGit: HEAD names %s, which the checkout does not have", ref)
 }

@@ -121,9 +121,17 @@ type serviceState struct {
 	hostname string
 }
 
-type gitRepoState struct{ url string }
+// gitRepoState is a remote repository (Query.git) or, with local set, a directory's own
+// history (Directory.asGit).
+type gitRepoState struct {
+	url   string
+	local *vfs
+}
 
-type gitRefState struct{ url, kind, name string }
+type gitRefState struct {
+	url, kind, name string
+	local           *vfs
+}
 
 type cacheState struct{ key string }
 
@@ -182,11 +190,11 @@ func (e *Engine) step(prev any, c *chain) (any, error) {
 	case *gitRepoState:
 		switch k.Field {
 		case "tag", "branch", "ref":
-			return &gitRefState{url: s.url, kind: k.Field, name: k.str("name")}, nil
+			return &gitRefState{url: s.url, kind: k.Field, name: k.str("name"), local: s.local}, nil
 		case "commit":
-			return &gitRefState{url: s.url, kind: "commit", name: k.str("id")}, nil
+			return &gitRefState{url: s.url, kind: "commit", name: k.str("id"), local: s.local}, nil
 		case "head", "latestVersion":
-			return &gitRefState{url: s.url, kind: k.Field}, nil
+			return &gitRefState{url: s.url, kind: k.Field, local: s.local}, nil
 		}
 	case *gitRefState:
 		switch k.Field {
@@ -553,6 +561,8 @@ func (e *Engine) stepDirectory(s *dirState, k call, typ string) (any, error) {
 		return fileAt(s.fs, k.str("path"), s.at(k.str("path")))
 	case "dockerBuild":
 		return e.stepDockerBuild(k)
+	case "asGit":
+		return &gitRepoState{local: s.fs}, nil
 	case "withTimestamps", "chown", "withSymlink", "sync", "terminal":
 		// Metadata only: the known contents stay valid.
 	default:

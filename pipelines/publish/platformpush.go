@@ -1,0 +1,182 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/pipelines/ci"
+)
+
+// Images built per platform, each on a runner of that platform so that nothing is
+// emulated: each platform job pushes its platform's images by digest as single images
+// (PushPlatform), and one job then assembles each image's index from them (Images.Assemble),
+// the index a push of every platform in one job gives. The release's jobs carry the
+// release in their handoff; a push to dev carries the commit it built (CommitPlatformPush).
+
+// CheckPlatform refuses a platform job's platform that is not one the images are published
+// for: its images would be in no index.
+func CheckPlatform(platform dagger.Platform, publishes []dagger.Platform) error {
+	if !slices.Contains(publishes, platform) {
+		return fmt.Errorf("--platform %s is not one the images are published for (%s); pass one of them, or set them with with-platforms", platform, platformList(publishes))
+	}
+	return nil
+}
+
+func platformList(ps []dagger.Platform) string {
+	if len(ps) == 0 {
+		return "none: one image for the engine's platform"
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return strings.Join(out, ", ")
+}
+
+// PushPlatform pushes images built for platform alone (one variant each) by digest,
+// untagged, as single images: what a platform job pushes is a platform image, which only
+// the assemble job lists in an index.
+func PushPlatform(ctx context.Context, images []ci.Image, platform dagger.Platform, t Target, workdir string) (PlatformPush, error) {
+	single := make([]ci.Image, len(images))
+	for i, img := range images {
+		if len(img.Variants) != 1 || img.Variants[0].Platform != platform {
+			return PlatformPush{}, fmt.Errorf("%s %s: built for %d platform(s), want %s alone", StepPush, img.Spec.Name, len(img.Variants), platform)
+		}
+		img.Container, img.Variants = img.Variants[0].Container, nil
+		single[i] = img
+	}
+	pushed, err := PushByDigest(ctx, single, t, workdir)
+	if err != nil {
+		return PlatformPush{}, err
+	}
+	return PlatformPush{Platform: string(platform), Images: pushed}, nil
+}
+
+// ParsePlatformOutputs reads the platform jobs' outputs, given as one JSON array (a list of
+// strings cannot carry JSON through the dagger CLI, which reads lists as CSV), each element
+// with parse.
+func ParsePlatformOutputs[T any](data string, parse func(string) (T, error)) ([]T, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal([]byte(data), &raw); err != nil {
+		return nil, fmt.Errorf("want a JSON array of the platform push jobs' outputs, [<one job's>,<another's>]: %w", err)
+	}
+	if len(raw) == 0 {
+		return nil, errors.New("the array lists no platform push job's output")
+	}
+	out := make([]T, len(raw))
+	for i, r := range raw {
+		var err error
+		if out[i], err = parse(string(r)); err != nil {
+			return nil, fmt.Errorf("element %d: %w", i+1, err)
+		}
+	}
+	return out, nil
+}
+
+// CommitPlatformPush is what push-platform-by-digest prints and assemble-index reads: the
+// commit the images were built from, the version given to the build (none: setuptools_scm
+// read it from the commit's history), and the platform's images by digest.
+type CommitPlatformPush struct {
+	Commit  string `json:"commit"`
+	Version string `json:"version,omitempty"`
+	PlatformPush
+}
+
+// JSON renders the push on one line, as a job output.
+func (p CommitPlatformPush) JSON() (string, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "", fmt.Errorf("rendering the platform push: %w", err)
+	}
+	return string(b) + "\n", nil
+}
+
+// ParseCommitPlatformPush reads what one push-platform-by-digest printed and checks its
+// form: a full commit SHA, a platform, and at least one image by digest.
+func ParseCommitPlatformPush(data string) (CommitPlatformPush, error) {
+	var p CommitPlatformPush
+	dec := json.NewDecoder(strings.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return CommitPlatformPush{}, fmt.Errorf("reading the output of push-platform-by-digest: %w", err)
+	}
+	if _, err := ci.ParsePlatforms([]string{p.Platform}); err != nil {
+		return CommitPlatformPush{}, fmt.Errorf("the platform push's platform: %w", err)
+	}
+	if !commitRE.MatchString(p.Commit) {
+		return CommitPlatformPush{}, fmt.Errorf("the %s push's commit %q is not a full commit SHA", p.Platform, p.Commit)
+	}
+	if len(p.Images) == 0 {
+		return CommitPlatformPush{}, fmt.Errorf("the %s push lists no image", p.Platform)
+	}
+	for _, img := range p.Images {
+		if err := img.Check(); err != nil {
+			return CommitPlatformPush{}, fmt.Errorf("the %s push: %w", p.Platform, err)
+		}
+	}
+	return p, nil
+}
+
+// CheckCommitPushes checks that the platform pushes are of the assembling job's source:
+// built from commit with version, each listing exactly images (the images of the source,
+// or the one --image names), each in its repository of t. Which platforms were handed over,
+// and whether each image is for its platform, is checked by the assembly itself
+// (PlanIndexes, AssembleIndexes). It returns the pushes to assemble.
+func CheckCommitPushes(commit, version string, images []ci.Image, t Target, parts []CommitPlatformPush) ([]PlatformPush, error) {
+	want := make(map[string]string, len(images))
+	for _, img := range images {
+		want[img.Spec.Name] = t.Repository(img)
+	}
+	names := strings.Join(slices.Sorted(maps.Keys(want)), ", ")
+	var errs []error
+	pushes := make([]PlatformPush, len(parts))
+	for i, part := range parts {
+		pushes[i] = part.PlatformPush
+		if part.Commit != commit {
+			errs = append(errs, fmt.Errorf("the %s push is of commit %s, this source is at %s", part.Platform, part.Commit, commit))
+		}
+		if part.Version != version {
+			errs = append(errs, fmt.Errorf("the %s push was built with version %q, this job with %q", part.Platform, part.Version, version))
+		}
+		listed := map[string]bool{}
+		for _, img := range part.Images {
+			repo, ok := want[img.Name]
+			switch {
+			case !ok:
+				errs = append(errs, fmt.Errorf("the %s push lists image %s, which this job does not assemble (%s)", part.Platform, img.Name, names))
+			case img.Repository != repo:
+				errs = append(errs, fmt.Errorf("the %s push put image %s in %s, but it is published to %s", part.Platform, img.Name, img.Repository, repo))
+			}
+			listed[img.Name] = true
+		}
+		for _, name := range slices.Sorted(maps.Keys(want)) {
+			if !listed[name] {
+				errs = append(errs, fmt.Errorf("the %s push lacks image %s", part.Platform, name))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return pushes, nil
+}
+
+// SourceCommit is the commit checked out in src, read from its Git history: what names
+// the source of a platform job's images.
+func SourceCommit(ctx context.Context, src *dagger.Directory) (string, error) {
+	sha, err := src.AsGit().Head().Commit(ctx)
+	if err != nil {
+		return "", fmt.Errorf("reading the source's commit: %w (the platform jobs name the commit they built: give a source with its Git history, e.g. a checkout with fetch-depth: 0)", err)
+	}
+	if !commitRE.MatchString(sha) {
+		return "", fmt.Errorf("the source's commit %q is not a full commit SHA", sha)
+	}
+	return sha, nil
+}
