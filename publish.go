@@ -222,19 +222,17 @@ func (m *Shipyard) PushPlatformByDigest(
 	if err != nil {
 		return "", fmt.Errorf("--platform: %w", err)
 	}
-	publishes, err := ci.PublishPlatforms(m.Platforms)
-	if err != nil {
-		return "", err
-	}
-	if err := publish.CheckPlatform(parsed[0], publishes); err != nil {
-		return "", err
-	}
 	c, err := m.session(ctx)
 	if err != nil {
 		return "", err
 	}
 	p, err := m.pipeline(ctx, "push-platform-by-digest", nil)
 	if err != nil {
+		return "", err
+	}
+	// The pipeline builds for the platforms the images are published for; this job, for
+	// one of them only.
+	if err := publish.CheckPlatform(parsed[0], p.Platforms); err != nil {
 		return "", err
 	}
 	p.Platforms = parsed
@@ -294,7 +292,7 @@ func (m *Shipyard) AssembleIndex(
 	if err != nil {
 		return "", err
 	}
-	p, images, err := m.publishedImages(ctx, "assemble-index", version)
+	p, images, err := m.images(ctx, "assemble-index", version)
 	if err != nil {
 		return "", err
 	}

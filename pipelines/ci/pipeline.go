@@ -42,7 +42,7 @@ func DefaultPlatforms() []dagger.Platform {
 // Every other function builds for the engine's own platform, since what it builds is only
 // tested or scanned there.
 var publishingFunctions = []string{
-	"images", "push-by-digest", "publish-dev",
+	"images", "push-by-digest", "push-platform-by-digest", "assemble-index", "publish-dev",
 	"release", "release-push", "release-push-platform", "release-assemble", "release-publish", "release-publish-release",
 }
 

@@ -49,6 +49,8 @@ func TestPlatformsOf(t *testing.T) {
 	}{
 		{"images", nil, "linux/amd64 linux/arm64", false},
 		{"push-by-digest", nil, "linux/amd64 linux/arm64", false},
+		{"push-platform-by-digest", nil, "linux/amd64 linux/arm64", false},
+		{"assemble-index", nil, "linux/amd64 linux/arm64", false},
 		{"publish-dev", nil, "linux/amd64 linux/arm64", false},
 		{"release", nil, "linux/amd64 linux/arm64", false},
 		{"release-push", nil, "linux/amd64 linux/arm64", false},
