@@ -374,7 +374,7 @@ func TestDefaultPlatformsByFunction(t *testing.T) {
 	if len(built) != 4 {
 		t.Errorf("images returned %d containers, want both images on both default platforms", len(built))
 	}
-	for fn, want := range map[string]int{"push-by-digest": 2, "publish-dev": 2, "scan": 0, "end-to-end": 0, "ci": 0} {
+	for fn, want := range map[string]int{"push-by-digest": 2, "push-platform-by-digest": 2, "assemble-index": 2, "publish-dev": 2, "scan": 0, "end-to-end": 0, "ci": 0} {
 		p, err := m.pipeline(ctx, fn, nil)
 		if err != nil {
 			t.Fatal(err)

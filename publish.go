@@ -222,19 +222,17 @@ func (m *Shipyard) PushPlatformByDigest(
 	if err != nil {
 		return "", fmt.Errorf("--platform: %w", err)
 	}
-	publishes, err := ci.PlatformsOf("push-platform-by-digest", m.Platforms)
-	if err != nil {
-		return "", err
-	}
-	if err := publish.CheckPlatform(parsed[0], publishes); err != nil {
-		return "", err
-	}
 	c, err := m.session(ctx)
 	if err != nil {
 		return "", err
 	}
 	p, err := m.pipeline(ctx, "push-platform-by-digest", nil)
 	if err != nil {
+		return "", err
+	}
+	// The pipeline builds for the platforms the images are published for; this job, for
+	// one of them only.
+	if err := publish.CheckPlatform(parsed[0], p.Platforms); err != nil {
 		return "", err
 	}
 	p.Platforms = parsed
