@@ -240,14 +240,7 @@ func (m *Shipyard) PushPlatformByDigest(
 	if err != nil {
 		return "", err
 	}
-	if images, err = namedImage(ctx, p, images, version, image); err != nil {
-		return "", err
-	}
-	commit, err := publish.SourceCommit(ctx, p.Source)
-	if err != nil {
-		return "", err
-	}
-	t, err := m.target(ctx, c)
+	images, commit, t, err := m.commitImages(ctx, c, p, images, version, image)
 	if err != nil {
 		return "", err
 	}
@@ -296,14 +289,7 @@ func (m *Shipyard) AssembleIndex(
 	if err != nil {
 		return "", err
 	}
-	if images, err = namedImage(ctx, p, images, version, image); err != nil {
-		return "", err
-	}
-	commit, err := publish.SourceCommit(ctx, p.Source)
-	if err != nil {
-		return "", err
-	}
-	t, err := m.target(ctx, c)
+	images, commit, t, err := m.commitImages(ctx, c, p, images, version, image)
 	if err != nil {
 		return "", err
 	}
@@ -320,6 +306,24 @@ func (m *Shipyard) AssembleIndex(
 		return "", err
 	}
 	return toJSON(publish.Digests(s.Pushed))
+}
+
+// commitImages are what both halves of the dev split work on: the images (only image, when
+// given), the commit of the source they were built from, and where they are pushed.
+func (m *Shipyard) commitImages(ctx context.Context, c *sdk.Client, p *ci.Pipeline, images []ci.Image, version, image string) ([]ci.Image, string, publish.Target, error) {
+	images, err := namedImage(ctx, p, images, version, image)
+	if err != nil {
+		return nil, "", publish.Target{}, err
+	}
+	commit, err := publish.SourceCommit(ctx, p.Source)
+	if err != nil {
+		return nil, "", publish.Target{}, err
+	}
+	t, err := m.target(ctx, c)
+	if err != nil {
+		return nil, "", publish.Target{}, err
+	}
+	return images, commit, t, nil
 }
 
 // ScanDigests scans exactly the given digests with Trivy, with no credential of any kind
