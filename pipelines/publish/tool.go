@@ -11,7 +11,6 @@ import (
 
 	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/pins"
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/trust"
 )
 
@@ -37,13 +36,27 @@ const (
 	trustedRootPath  = "/run/shipyard/trusted_root.json"
 )
 
-// Tool returns a container with the supplychain command at /usr/local/bin/supplychain,
-// built from its source (the supplychain folder of this repository, its own Go module) in
-// p's Go image (DefaultGoImage when empty). The build has Go module and build caches of
-// level and p; Dagger
-// caches the result, so only the steps that sign or verify build it, once. Test files and
-// docs are left out of the build input so that changing them rebuilds nothing.
+// Tool returns a container with the supplychain command (signing) at
+// /usr/local/bin/supplychain, built from its source (the supplychain folder of this
+// repository, its own Go module) in p's Go image (DefaultGoImage when empty). Dagger caches
+// the build, so only the steps that sign or verify build it, once.
 func Tool(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
+	return goCommand(client, supplychainSrc, p, level, "supplychain", toolBinary)
+}
+
+// RegistryTool returns a container with the registry command at /usr/local/bin/registry,
+// built like Tool from the same module: a job that only pushes or tags compiles
+// go-containerregistry and not sigstore-go, and a job that also signs reuses the compiled
+// registry packages from the shared build cache.
+func RegistryTool(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
+	return goCommand(client, supplychainSrc, p, level, "registry", registryBinary)
+}
+
+// goCommand builds ./cmd/<name> of the supplychain module in p's Go image, with the Go
+// module and build caches of level and p (shared by both commands), and returns a fresh
+// container of that image holding only the binary, at binary. Test files and docs are
+// left out of the build input so that changing them rebuilds nothing.
+func goCommand(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level, name, binary string) *dagger.Container {
 	goImage := p.Go
 	if goImage == "" {
 		goImage = DefaultGoImage
@@ -56,13 +69,13 @@ func Tool(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, 
 		WithEnvVariable("CGO_ENABLED", "0").
 		WithDirectory("/src", src).
 		WithWorkdir("/src").
-		WithExec([]string{"go", "build", "-trimpath", "-o", "/out/supplychain", "./cmd/supplychain"}).
-		File("/out/supplychain")
+		WithExec([]string{"go", "build", "-trimpath", "-o", "/out/" + name, "./cmd/" + name}).
+		File("/out/" + name)
 	// A fresh container from the same image: no source, no caches, only the binary (and
 	// the image's CA certificates, for Fulcio, Rekor and registries).
 	return client.Container().
 		From(goImage).
-		WithFile(toolBinary, built, dagger.ContainerWithFileOpts{Permissions: 0o755}).
+		WithFile(binary, built, dagger.ContainerWithFileOpts{Permissions: 0o755}).
 		WithWorkdir("/work")
 }
 
@@ -181,13 +194,21 @@ func (in SignInputs) signArgs(t Target, img Pushed) []string {
 // command would otherwise sign, and write a transparency log entry, before it finds that
 // it cannot attach the bundle.
 func checkPublished(ctx context.Context, step string, t Target, pushed []Pushed) error {
-	return fanout.Each(ctx, 0, len(pushed), func(ctx context.Context, i int) error {
-		p := pushed[i]
-		if _, err := registry.Digest(ctx, p.Ref(), t.Auth, t.RegistryOptions...); err != nil {
-			return fmt.Errorf("%s %s: the digest is not in the registry (push it first): %w", step, p.Name, err)
+	refs := make([]string, len(pushed))
+	for i, p := range pushed {
+		refs[i] = p.Ref()
+	}
+	if _, err := t.resolveRefs(ctx, refs, false); err != nil {
+		// One call reads them all; the message names the reference that failed.
+		name := names(pushed)
+		for _, p := range pushed {
+			if strings.Contains(err.Error(), p.Ref()) {
+				name = p.Name
+			}
 		}
-		return nil
-	})
+		return fmt.Errorf("%s %s: the digest is not in the registry (push it first): %w", step, name, err)
+	}
+	return nil
 }
 
 // publishStep runs `supplychain <step>` (attest or sign) for one image with the token and

@@ -46,8 +46,12 @@ var scan = []string{
 // SigningTool builds the supplychain command, whose own execs run the real command.
 const SigningTool = "go build -trimpath -o /out/supplychain ./cmd/supplychain"
 
-// Publish are the commands publishing and releasing run around the signing tool.
-func Publish() []string { return append([]string{SigningTool}, scan...) }
+// RegistryTool builds the registry command, whose own execs run the real command.
+const RegistryTool = "go build -trimpath -o /out/registry ./cmd/registry"
+
+// Publish are the commands publishing and releasing run around the signing and registry
+// tools.
+func Publish() []string { return append([]string{SigningTool, RegistryTool}, scan...) }
 
 // Model are the commands of the Cloudcoil model flows.
 func Model() []string { return slices.Clone(model) }
