@@ -103,11 +103,25 @@ func (m *Shipyard) signInputs(ctx context.Context, fn string, c *sdk.Client, pro
 // tool is the signing tool, built with the Go caches of the calling function fn's trust
 // level and pins.
 func (m *Shipyard) tool(ctx context.Context, fn string, c *sdk.Client) (*sdk.Container, error) {
+	if !signingFunctions[fn] {
+		return nil, fmt.Errorf("%s runs the signing tool but is not listed in signingFunctions", fn)
+	}
 	return m.supplychainCommand(ctx, fn, c, publish.Tool)
 }
 
-// registryTool is the registry command, built as the signing tool is.
+// signingFunctions are the functions that run the signing tool (tool); their registry
+// work runs the registry command of the same build, so one go build compiles both.
+var signingFunctions = map[string]bool{
+	"publish-dev": true, "attest": true, "sign": true, "verify": true, "release": true, "release-publish": true,
+}
+
+// registryTool is the registry command, built as the signing tool is: in a function that
+// signs, the signing tool's container, which holds it too; elsewhere, alone, so a function
+// that only pushes or tags does not compile sigstore-go.
 func (m *Shipyard) registryTool(ctx context.Context, fn string, c *sdk.Client) (*sdk.Container, error) {
+	if signingFunctions[fn] {
+		return m.tool(ctx, fn, c)
+	}
 	return m.supplychainCommand(ctx, fn, c, publish.RegistryTool)
 }
 

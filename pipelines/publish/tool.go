@@ -37,46 +37,60 @@ const (
 )
 
 // Tool returns a container with the supplychain command (signing) at
-// /usr/local/bin/supplychain, built from its source (the supplychain folder of this
-// repository, its own Go module) in p's Go image (DefaultGoImage when empty). Dagger caches
-// the build, so only the steps that sign or verify build it, once.
+// /usr/local/bin/supplychain and the registry command at /usr/local/bin/registry, both
+// built in one go build from their source (the supplychain folder of this repository, its
+// own Go module) in p's Go image (DefaultGoImage when empty): a function that signs also
+// pushes, tags or reads the registry, and one build compiles go-containerregistry once for
+// both (cold, about the signing command's build alone). Dagger caches the build, so only
+// the functions that sign or verify build it, once; they use it as their RegistryTool too.
 func Tool(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
-	return goCommand(client, supplychainSrc, p, level, "supplychain", toolBinary)
+	out := goBuild(client, supplychainSrc, p, level, "supplychain", "registry")
+	return binaryContainer(client, p).
+		WithFile(toolBinary, out.File("supplychain"), dagger.ContainerWithFileOpts{Permissions: 0o755}).
+		WithFile(registryBinary, out.File("registry"), dagger.ContainerWithFileOpts{Permissions: 0o755})
 }
 
-// RegistryTool returns a container with the registry command at /usr/local/bin/registry,
-// built like Tool from the same module: a job that only pushes or tags compiles
-// go-containerregistry and not sigstore-go, and a job that also signs reuses the compiled
-// registry packages from the shared build cache.
+// RegistryTool returns a container with the registry command alone at
+// /usr/local/bin/registry, built like Tool with the same caches: a function that only
+// pushes, tags or reads the registry does not compile sigstore-go.
 func RegistryTool(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
-	return goCommand(client, supplychainSrc, p, level, "registry", registryBinary)
+	out := goBuild(client, supplychainSrc, p, level, "registry")
+	return binaryContainer(client, p).
+		WithFile(registryBinary, out.File("registry"), dagger.ContainerWithFileOpts{Permissions: 0o755})
 }
 
-// goCommand builds ./cmd/<name> of the supplychain module in p's Go image, with the Go
-// module and build caches of level and p (shared by both commands), and returns a fresh
-// container of that image holding only the binary, at binary. Test files and docs are
-// left out of the build input so that changing them rebuilds nothing.
-func goCommand(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level, name, binary string) *dagger.Container {
-	goImage := p.Go
-	if goImage == "" {
-		goImage = DefaultGoImage
+func goImageOf(p pins.Pins) string {
+	if p.Go == "" {
+		return DefaultGoImage
 	}
+	return p.Go
+}
+
+// goBuild builds ./cmd/<name> of the supplychain module for each name into /out, in p's
+// Go image, with the Go module and build caches of level and p (shared by both commands'
+// builds). Test files and docs are left out of the build input so that changing them
+// rebuilds nothing.
+func goBuild(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level, names ...string) *dagger.Directory {
 	src := supplychainSrc.Filter(dagger.DirectoryFilterOpts{Exclude: []string{"**/*_test.go", "**/*.md", "**/testdata/"}})
-	built := client.Container().
-		From(goImage).
+	args := []string{"go", "build", "-trimpath", "-o", "/out/"}
+	for _, n := range names {
+		args = append(args, "./cmd/"+n)
+	}
+	return client.Container().
+		From(goImageOf(p)).
 		WithMountedCache("/go/pkg/mod", client.CacheVolume(level.CacheVolumeName(goModCacheVolume, p))).
 		WithMountedCache("/root/.cache/go-build", client.CacheVolume(level.CacheVolumeName(goBuildCacheVolume, p))).
 		WithEnvVariable("CGO_ENABLED", "0").
 		WithDirectory("/src", src).
 		WithWorkdir("/src").
-		WithExec([]string{"go", "build", "-trimpath", "-o", "/out/" + name, "./cmd/" + name}).
-		File("/out/" + name)
-	// A fresh container from the same image: no source, no caches, only the binary (and
-	// the image's CA certificates, for Fulcio, Rekor and registries).
-	return client.Container().
-		From(goImage).
-		WithFile(binary, built, dagger.ContainerWithFileOpts{Permissions: 0o755}).
-		WithWorkdir("/work")
+		WithExec(args).
+		Directory("/out")
+}
+
+// binaryContainer is a fresh container of p's Go image: no source, no caches, only what
+// is added (and the image's CA certificates, for Fulcio, Rekor and registries).
+func binaryContainer(client *dagger.Client, p pins.Pins) *dagger.Container {
+	return client.Container().From(goImageOf(p)).WithWorkdir("/work")
 }
 
 // SignInputs is what attest and sign need besides the target.

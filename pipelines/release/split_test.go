@@ -10,6 +10,7 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/pipelines/publish"
 )
 
@@ -62,7 +63,7 @@ func TestSplitPlatformJobsAssembleTheSingleJobsIndex(t *testing.T) {
 		t.Fatalf("assemble job: %v\n%s", err, w.log.String())
 	}
 	for _, x := range w.e.Graph().Execs() {
-		if x.Args[0] != "registry" && strings.Join(x.Args, " ") != "go build -trimpath -o /out/registry ./cmd/registry" {
+		if x.Args[0] != "registry" && strings.Join(x.Args, " ") != flowexecs.RegistryTool {
 			t.Errorf("the assemble job ran %v; it builds nothing but the registry command", x.Args)
 		}
 	}

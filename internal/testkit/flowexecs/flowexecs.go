@@ -43,11 +43,12 @@ var scan = []string{
 	"trivy convert --format sarif --output /out/",
 }
 
-// SigningTool builds the supplychain command, whose own execs run the real command.
-const SigningTool = "go build -trimpath -o /out/supplychain ./cmd/supplychain"
+// SigningTool builds the supplychain command with the registry command, for the functions
+// that sign; the commands' own execs run the real commands.
+const SigningTool = "go build -trimpath -o /out/ ./cmd/supplychain ./cmd/registry"
 
-// RegistryTool builds the registry command, whose own execs run the real command.
-const RegistryTool = "go build -trimpath -o /out/registry ./cmd/registry"
+// RegistryTool builds the registry command alone, for the functions that do not sign.
+const RegistryTool = "go build -trimpath -o /out/ ./cmd/registry"
 
 // Publish are the commands publishing and releasing run around the signing and registry
 // tools.
