@@ -28,6 +28,29 @@ func TestSystemsDoNotImportEachOther(t *testing.T) {
 // The module binary links no test tooling: the simulators and the check of the GitHub
 // simulator against GitHub's API description (kin-openapi) stay in tests, so the module
 // Dagger compiles on a user's first call does not grow with them.
+// TestModuleLinksNoRegistryClient holds the module's load light: every job compiles the
+// module binary before its first function runs, and only publishing talks to a registry,
+// which the registry command of the supplychain module does (built in the engine, only
+// when a publishing function runs). go-containerregistry would bring docker/cli's config
+// and stargz along.
+func TestModuleLinksNoRegistryClient(t *testing.T) {
+	out, err := exec.Command("go", "list", "-overlay=internal/testkit/daggerstandin/overlay.json", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps .: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) == 0 {
+		t.Fatal("go list -deps . listed nothing")
+	}
+	for _, dep := range deps {
+		for _, banned := range []string{"github.com/google/go-containerregistry/", "github.com/docker/", "github.com/containerd/stargz-snapshotter/"} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("the module package depends on %s", dep)
+			}
+		}
+	}
+}
+
 func TestModuleLinksNoTestTooling(t *testing.T) {
 	out, err := exec.Command("go", "list", "-overlay=internal/testkit/daggerstandin/overlay.json", "-deps", ".").Output()
 	if err != nil {

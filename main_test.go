@@ -383,11 +383,10 @@ func TestDefaultPlatformsByFunction(t *testing.T) {
 			t.Errorf("%s builds for %v, want %d platforms", fn, p.Platforms, want)
 		}
 	}
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release"})
+	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cleanup()
 	if len(cfg.Platforms) != 2 {
 		t.Errorf("release builds for %v, want both default platforms", cfg.Platforms)
 	}

@@ -7,38 +7,40 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/output"
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 )
 
-// target is where the constructor says images go, with the registry password read into
-// memory for the registry calls made here and kept as a secret for the containers.
-func (m *Shipyard) target(ctx context.Context, c *sdk.Client) (publish.Target, error) {
+// target is where the constructor says images go, with the registry password kept as a
+// secret for the containers that talk to the registry (it is never read here), and the
+// registry command built for the calling function fn.
+func (m *Shipyard) target(ctx context.Context, fn string, c *sdk.Client) (publish.Target, error) {
 	password, err := toSDKSecret(ctx, c, m.RegistryPassword)
 	if err != nil {
 		return publish.Target{}, fmt.Errorf("--registry-password: %w", err)
 	}
-	plain, err := plaintext(ctx, m.RegistryPassword)
+	t, err := m.publicTarget(ctx, fn, c)
 	if err != nil {
-		return publish.Target{}, fmt.Errorf("--registry-password: %w", err)
+		return publish.Target{}, err
 	}
-	t := m.publicTarget()
 	t.Username, t.Password = m.RegistryUsername, password
-	t.Auth = registry.Auth{Username: m.RegistryUsername, Password: plain}
 	return t, nil
 }
 
-// publicTarget is where images go, without any login: what a credential-free step names.
-func (m *Shipyard) publicTarget() publish.Target {
-	return publish.Target{Registry: m.Registry, Org: m.Org}
+// publicTarget is where images go, without any login: what a credential-free step names,
+// with the registry command built for the calling function fn.
+func (m *Shipyard) publicTarget(ctx context.Context, fn string, c *sdk.Client) (publish.Target, error) {
+	tool, err := m.registryTool(ctx, fn, c)
+	if err != nil {
+		return publish.Target{}, err
+	}
+	return publish.Target{Registry: m.Registry, Org: m.Org, RegistryTool: tool}, nil
 }
 
 // pushed reads the digests push-by-digest printed, for this source's images in t, with the
@@ -71,21 +73,12 @@ func (m *Shipyard) withLogin(ctx context.Context, fn, digests, version string) (
 	if err != nil {
 		return nil, nil, publish.Target{}, err
 	}
-	t, err := m.target(ctx, c)
+	t, err := m.target(ctx, fn, c)
 	if err != nil {
 		return nil, nil, publish.Target{}, err
 	}
 	pushed, images, err := m.pushed(ctx, fn, digests, version, t)
 	return pushed, images, t, err
-}
-
-// workdir is a folder for the OCI tarballs of a push; cleanup removes it.
-func workdir(step string) (string, func(), error) {
-	dir, err := os.MkdirTemp("", "shipyard-push-")
-	if err != nil {
-		return "", func() {}, fmt.Errorf("%s: %w", step, err)
-	}
-	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
 // PublishDev publishes the images of a commit pushed to dev: builds them, pushes them by
@@ -118,7 +111,7 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	t, err := m.target(ctx, c)
+	t, err := m.target(ctx, "publish-dev", c)
 	if err != nil {
 		return "", err
 	}
@@ -126,17 +119,12 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	dir, cleanup, err := workdir("publish-dev")
-	if err != nil {
-		return "", err
-	}
-	defer cleanup()
 	gh, err := m.githubClient(ctx)
 	if err != nil {
 		return "", err
 	}
-	res, err := publish.PublishDev(ctx, publish.DevConfig{Pipeline: p, Images: images, Target: t, Sign: in, Ignore: ignore, Workdir: dir,
-		DevOrder: publish.GitHubDevOrder(gh, m.Repo, t)}, sha)
+	res, err := publish.PublishDev(ctx, publish.DevConfig{Pipeline: p, Images: images, Target: t, Sign: in, Ignore: ignore,
+		DevOrder: publish.GitHubDevOrder(gh, m.Repo)}, sha)
 	if err != nil {
 		return "", err
 	}
@@ -170,16 +158,11 @@ func (m *Shipyard) PushByDigest(
 	if images, err = namedImage(ctx, p, images, version, image); err != nil {
 		return "", err
 	}
-	t, err := m.target(ctx, c)
+	t, err := m.target(ctx, "push-by-digest", c)
 	if err != nil {
 		return "", err
 	}
-	dir, cleanup, err := workdir("push-by-digest")
-	if err != nil {
-		return "", err
-	}
-	defer cleanup()
-	pushed, err := publish.PushByDigest(ctx, images, t, dir)
+	pushed, err := publish.PushByDigest(ctx, images, t)
 	if err != nil {
 		return "", err
 	}
@@ -240,16 +223,11 @@ func (m *Shipyard) PushPlatformByDigest(
 	if err != nil {
 		return "", err
 	}
-	images, commit, t, err := m.commitImages(ctx, c, p, images, version, image)
+	images, commit, t, err := m.commitImages(ctx, "push-platform-by-digest", c, p, images, version, image)
 	if err != nil {
 		return "", err
 	}
-	dir, cleanup, err := workdir("push-platform-by-digest")
-	if err != nil {
-		return "", err
-	}
-	defer cleanup()
-	pushed, err := publish.PushPlatform(ctx, images, parsed[0], t, dir)
+	pushed, err := publish.PushPlatform(ctx, images, parsed[0], t)
 	if err != nil {
 		return "", err
 	}
@@ -289,7 +267,7 @@ func (m *Shipyard) AssembleIndex(
 	if err != nil {
 		return "", err
 	}
-	images, commit, t, err := m.commitImages(ctx, c, p, images, version, image)
+	images, commit, t, err := m.commitImages(ctx, "assemble-index", c, p, images, version, image)
 	if err != nil {
 		return "", err
 	}
@@ -310,7 +288,7 @@ func (m *Shipyard) AssembleIndex(
 
 // commitImages are what both halves of the dev split work on: the images (only image, when
 // given), the commit of the source they were built from, and where they are pushed.
-func (m *Shipyard) commitImages(ctx context.Context, c *sdk.Client, p *ci.Pipeline, images []ci.Image, version, image string) ([]ci.Image, string, publish.Target, error) {
+func (m *Shipyard) commitImages(ctx context.Context, fn string, c *sdk.Client, p *ci.Pipeline, images []ci.Image, version, image string) ([]ci.Image, string, publish.Target, error) {
 	images, err := namedImage(ctx, p, images, version, image)
 	if err != nil {
 		return nil, "", publish.Target{}, err
@@ -319,7 +297,7 @@ func (m *Shipyard) commitImages(ctx context.Context, c *sdk.Client, p *ci.Pipeli
 	if err != nil {
 		return nil, "", publish.Target{}, err
 	}
-	t, err := m.target(ctx, c)
+	t, err := m.target(ctx, fn, c)
 	if err != nil {
 		return nil, "", publish.Target{}, err
 	}
@@ -350,9 +328,17 @@ func (m *Shipyard) ScanDigests(
 	if (len(ref) == 0) == (digests == "") {
 		return nil, fmt.Errorf("scan-digests: give either --ref (repeatable) or --digests")
 	}
+	c, err := m.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	public, err := m.publicTarget(ctx, "scan-digests", c)
+	if err != nil {
+		return nil, err
+	}
 	var pushed []publish.Pushed
 	if digests != "" {
-		if pushed, _, err = m.pushed(ctx, "scan-digests", digests, "", m.publicTarget()); err != nil {
+		if pushed, _, err = m.pushed(ctx, "scan-digests", digests, "", public); err != nil {
 			return nil, err
 		}
 	}
@@ -361,7 +347,7 @@ func (m *Shipyard) ScanDigests(
 		if err != nil {
 			return nil, fmt.Errorf("--ref: %w", err)
 		}
-		resolved, err := publish.ResolvePlatforms(ctx, m.publicTarget(), []publish.Pushed{x})
+		resolved, err := publish.ResolvePlatforms(ctx, public, []publish.Pushed{x})
 		if err != nil {
 			return nil, fmt.Errorf("--ref: %w", err)
 		}
@@ -476,7 +462,7 @@ func (m *Shipyard) TagImages(
 	if err != nil {
 		return "", err
 	}
-	reports, err := publish.TagImages(ctx, t, pushed, tag, nil, publish.GitHubDevOrder(gh, m.Repo, t))
+	reports, err := publish.TagImages(ctx, t, pushed, tag, publish.GitHubDevOrder(gh, m.Repo))
 	if err != nil {
 		return "", err
 	}
@@ -508,7 +494,15 @@ func (m *Shipyard) ScanPublished(
 	if err != nil {
 		return nil, err
 	}
-	dir, _, err := publish.ScanPublished(ctx, p, ref, ignore, fail)
+	c, err := m.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	public, err := m.publicTarget(ctx, "scan-published", c)
+	if err != nil {
+		return nil, err
+	}
+	dir, _, err := publish.ScanPublished(ctx, p, public, ref, ignore, fail)
 	if dir == nil {
 		return nil, err
 	}
@@ -563,8 +557,12 @@ func (m *Shipyard) Verify(
 	if requireSbom {
 		opts = append(opts, publish.WithRequiredSBOM())
 	}
+	public, err := m.publicTarget(ctx, "verify", c)
+	if err != nil {
+		return "", err
+	}
 	if m.RegistryPassword != nil {
-		t, err := m.target(ctx, c)
+		t, err := m.target(ctx, "verify", c)
 		if err != nil {
 			return "", err
 		}
@@ -574,7 +572,7 @@ func (m *Shipyard) Verify(
 	if err != nil {
 		return "", err
 	}
-	v, err := publish.Verify(ctx, tool, strings.TrimSpace(image), identity, issuer, root, opts...)
+	v, err := publish.Verify(ctx, tool, public.RegistryTool, strings.TrimSpace(image), identity, issuer, root, opts...)
 	if err != nil {
 		return "", err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
@@ -75,8 +76,10 @@ func TestDevSplitPlatformsThroughTheModule(t *testing.T) {
 		if err != nil {
 			t.Fatalf("assemble-index --image %s: %v", image, err)
 		}
-		if n := len(e.Graph().Execs()); n != 0 {
-			t.Errorf("assemble-index ran %d exec(s); it builds nothing", n)
+		for _, x := range e.Graph().Execs() {
+			if x.Args[0] != "registry" && strings.Join(x.Args, " ") != flowexecs.RegistryTool {
+				t.Errorf("assemble-index ran %v; it builds nothing but the registry command", x.Args)
+			}
 		}
 		var digests map[string]string
 		if err := json.Unmarshal([]byte(assembled), &digests); err != nil || len(digests) != 1 || digests[image] != published(t, w, image) {

@@ -15,7 +15,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/pipelines/ci"
@@ -297,7 +296,7 @@ func TestPublishStepsOneByOne(t *testing.T) {
 			noSecret(t, w, g.Graph().String())
 		}
 		var ev, sv []publish.Evidence
-		var reports []registry.ApplyReport
+		var reports []publish.ApplyReport
 		for _, x := range []struct {
 			out string
 			v   any

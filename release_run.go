@@ -58,11 +58,10 @@ func (m *Shipyard) Release(
 		}
 		opts.Stop = demoStop
 	}
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, signing: !dryRun})
+	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, signing: !dryRun})
 	if err != nil {
 		return "", err
 	}
-	defer cleanup()
 	rep, err := release.Run(ctx, cfg, tag, opts)
 	if err != nil {
 		if rep.Version == "" {
@@ -92,11 +91,10 @@ func (m *Shipyard) ReleasePush(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release-push", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
+	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release-push", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
 	if err != nil {
 		return "", err
 	}
-	defer cleanup()
 	h, err := release.PushJob(ctx, cfg, tag)
 	if err != nil {
 		return "", err
@@ -131,11 +129,10 @@ func (m *Shipyard) ReleasePushPlatform(
 	if err != nil {
 		return "", fmt.Errorf("--platform: %w", err)
 	}
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release-push-platform", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
+	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release-push-platform", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
 	if err != nil {
 		return "", err
 	}
-	defer cleanup()
 	h, err := release.PushPlatformJob(ctx, cfg, tag, p[0])
 	if err != nil {
 		return "", err
@@ -165,11 +162,10 @@ func (m *Shipyard) ReleaseAssemble(
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
 	}
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release-assemble", workflow: workflow})
+	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release-assemble", workflow: workflow})
 	if err != nil {
 		return "", err
 	}
-	defer cleanup()
 	h, err := release.AssembleJob(ctx, cfg, tag, parts)
 	if err != nil {
 		return "", err
@@ -208,6 +204,10 @@ func (m *Shipyard) ReleaseScan(
 	}
 	cfg := release.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitUrl, Trust: level}
 	if cfg.Pins, err = m.pins(); err != nil {
+		return "", err
+	}
+	// No credential: the registry command reads the handoff's indexes anonymously.
+	if cfg.Images.Target, err = m.publicTarget(ctx, "release-scan", c); err != nil {
 		return "", err
 	}
 	scanned, _, err := release.ScanJob(ctx, cfg, h)
@@ -250,11 +250,10 @@ func (m *Shipyard) ReleasePublish(
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
 	}
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release-publish", workflow: workflow, gitURL: gitUrl, signing: true})
+	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release-publish", workflow: workflow, gitURL: gitUrl, signing: true})
 	if err != nil {
 		return "", err
 	}
-	defer cleanup()
 	rep, err := release.PublishJob(ctx, cfg, h, p)
 	if err != nil {
 		return "", err
@@ -283,11 +282,10 @@ func (m *Shipyard) ReleasePublishRelease(
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
-	cfg, cleanup, err := m.releaseConfig(ctx, releaseFlags{function: "release-publish-release", workflow: workflow})
+	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release-publish-release", workflow: workflow})
 	if err != nil {
 		return "", err
 	}
-	defer cleanup()
 	rel, err := release.ReleaseJob(ctx, cfg, tag)
 	if err != nil {
 		return "", err
@@ -317,26 +315,25 @@ type releaseFlags struct {
 // releaseConfig turns the module's arguments into the release flow's configuration. Tokens
 // are read into memory only where Go code calls an API with them (GitHub, the registry);
 // containers get them as secrets. cleanup removes the work directory of image tarballs.
-func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.Config, func(), error) {
-	none := func() {}
+func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.Config, error) {
 	if m.Demo && f.function != "release" {
-		return release.Config{}, none, errDemoRelease
+		return release.Config{}, errDemoRelease
 	}
 	level, err := trust.Of(f.function)
 	if err != nil {
-		return release.Config{}, none, err
+		return release.Config{}, err
 	}
 	gh, err := m.githubClient(ctx)
 	if err != nil {
-		return release.Config{}, none, err
+		return release.Config{}, err
 	}
 	c, err := m.session(ctx)
 	if err != nil {
-		return release.Config{}, none, err
+		return release.Config{}, err
 	}
 	steps, err := m.imageSteps(ctx, f.function, c, f.signing)
 	if err != nil {
-		return release.Config{}, none, err
+		return release.Config{}, err
 	}
 	cfg := release.Config{
 		Client: c, GitHub: gh, Repo: m.Repo,
@@ -344,44 +341,39 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 		GitURL: f.gitURL, Package: f.pythonPackage, Images: steps, Log: logToStderr, Trust: level,
 	}
 	if cfg.GitHubWeb, err = m.githubWeb(); err != nil {
-		return release.Config{}, none, err
+		return release.Config{}, err
 	}
 	if cfg.Pins, err = m.pins(); err != nil {
-		return release.Config{}, none, err
+		return release.Config{}, err
 	}
 	if cfg.Platforms, err = ci.PlatformsOf(f.function, m.Platforms); err != nil {
-		return release.Config{}, none, err
+		return release.Config{}, err
 	}
 	if m.Demo {
 		// The tag is fetched from the demo's git host, never from the GitHub of the
 		// repository's name.
 		if f.gitURL != "" {
-			return release.Config{}, none, fmt.Errorf("--demo fetches the demo repository from the demo's own git host: drop --git-url (or --demo)")
+			return release.Config{}, fmt.Errorf("--demo fetches the demo repository from the demo's own git host: drop --git-url (or --demo)")
 		}
 		e, err := m.demoEndpoints(ctx)
 		if err != nil {
-			return release.Config{}, none, err
+			return release.Config{}, err
 		}
 		cfg.GitURL, cfg.GitService = e.Git+m.Repo+".git", e.Service
 	}
 	if m.GithubToken != nil {
 		if cfg.GitHubToken, err = toSDKSecret(ctx, c, m.GithubToken); err != nil {
-			return release.Config{}, none, fmt.Errorf("--github-token: %w", err)
+			return release.Config{}, fmt.Errorf("--github-token: %w", err)
 		}
 	}
-	dir, cleanup, err := workdir("release")
-	if err != nil {
-		return release.Config{}, none, err
-	}
-	cfg.Images.Workdir = dir
-	return cfg, cleanup, nil
+	return cfg, nil
 }
 
 // imageSteps are the registry target and, when the function signs, the signing inputs
 // with-sigstore gave; the source of the provenance (repository, tag, commit) is the
 // release's own.
 func (m *Shipyard) imageSteps(ctx context.Context, fn string, c *sdk.Client, signing bool) (release.ImageConfig, error) {
-	target, err := m.target(ctx, c)
+	target, err := m.target(ctx, fn, c)
 	if err != nil || !signing {
 		return release.ImageConfig{Target: target}, err
 	}

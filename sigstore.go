@@ -11,6 +11,7 @@ import (
 
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/publish"
 )
@@ -102,6 +103,31 @@ func (m *Shipyard) signInputs(ctx context.Context, fn string, c *sdk.Client, pro
 // tool is the signing tool, built with the Go caches of the calling function fn's trust
 // level and pins.
 func (m *Shipyard) tool(ctx context.Context, fn string, c *sdk.Client) (*sdk.Container, error) {
+	if !signingFunctions[fn] {
+		return nil, fmt.Errorf("%s runs the signing tool but is not listed in signingFunctions", fn)
+	}
+	return m.supplychainCommand(ctx, fn, c, publish.Tool)
+}
+
+// signingFunctions are the functions that run the signing tool (tool); their registry
+// work runs the registry command of the same build, so one go build compiles both.
+var signingFunctions = map[string]bool{
+	"publish-dev": true, "attest": true, "sign": true, "verify": true, "release": true, "release-publish": true,
+}
+
+// registryTool is the registry command, built as the signing tool is: in a function that
+// signs, the signing tool's container, which holds it too; elsewhere, alone, so a function
+// that only pushes or tags does not compile sigstore-go.
+func (m *Shipyard) registryTool(ctx context.Context, fn string, c *sdk.Client) (*sdk.Container, error) {
+	if signingFunctions[fn] {
+		return m.tool(ctx, fn, c)
+	}
+	return m.supplychainCommand(ctx, fn, c, publish.RegistryTool)
+}
+
+// supplychainCommand builds a command of the supplychain module with build, with the Go
+// caches of the calling function fn's trust level and pins.
+func (m *Shipyard) supplychainCommand(ctx context.Context, fn string, c *sdk.Client, build func(*sdk.Client, *sdk.Directory, pins.Pins, trust.Level) *sdk.Container) (*sdk.Container, error) {
 	level, err := trust.Of(fn)
 	if err != nil {
 		return nil, err
@@ -110,11 +136,11 @@ func (m *Shipyard) tool(ctx context.Context, fn string, c *sdk.Client) (*sdk.Con
 	if err != nil {
 		return nil, err
 	}
-	pins, err := m.pins()
+	p, err := m.pins()
 	if err != nil {
 		return nil, err
 	}
-	return publish.Tool(c, src, pins, level), nil
+	return build(c, src, p, level), nil
 }
 
 // hasIdentityToken is whether with-sigstore gave a way to get an identity token.

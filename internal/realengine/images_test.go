@@ -115,7 +115,7 @@ func TestPushAttestSignTagVerify(t *testing.T) {
 	// The pushed digests scanned by real Trivy, anonymously, with the reports and the
 	// verdict exported: the unfixed CRITICAL and the LOW of the suite's database pass.
 	reports := t.TempDir()
-	call(t, env, "--source", src, "--registry", registryHost, "--org", "shipyard-test", "--pin", "trivy="+trivyImage,
+	call(t, env, "--source", src, "--registry", registryHost, "--org", "shipyard-test", "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage,
 		"scan-digests", "--digests", digests, "export", "--path", reports)
 	if v, err := os.ReadFile(filepath.Join(reports, "verdict.json")); err != nil || !strings.Contains(string(v), `"passed": true`) && !strings.Contains(string(v), `"passed":true`) {
 		t.Errorf("scan-digests' verdict.json: %s (%v)", v, err)
@@ -136,7 +136,7 @@ func TestPushAttestSignTagVerify(t *testing.T) {
 	// The weekly scan of the published tag: the tag's index, then each platform image by
 	// its own digest, anonymously.
 	weekly := t.TempDir()
-	call(t, env, "--source", src, "--pin", "trivy="+trivyImage, "scan-published",
+	call(t, env, "--source", src, "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage, "scan-published",
 		"--ref", registryHost+"/shipyard-test/tesk-core-filer:0.11.0", "--fail", "export", "--path", weekly)
 	for _, f := range []string{"filer-0.11.0-linux-amd64.json", "filer-0.11.0-linux-arm64.sarif"} {
 		if _, err := os.Stat(filepath.Join(weekly, f)); err != nil {

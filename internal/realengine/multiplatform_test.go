@@ -82,7 +82,7 @@ func TestMultiPlatformImages(t *testing.T) {
 	const password = "realengine0registry0SECRET"
 	env := map[string]string{"REGPASS": password}
 	ctor := []string{"--source", src, "--registry", registryHost, "--org", "shipyard-test-mp",
-		"--registry-username", "bot", "--registry-password", "env://REGPASS"}
+		"--registry-username", "bot", "--registry-password", "env://REGPASS", "--pin", "go=" + baseImage}
 	digests := call(t, env, append(ctor, "with-platforms", "--platform", "linux/amd64", "--platform", "linux/arm64",
 		"push-by-digest", "--version", "0.11.0")...)
 	var pushed map[string]string
@@ -98,7 +98,7 @@ func TestMultiPlatformImages(t *testing.T) {
 
 	// scan-digests on the JSON push-by-digest printed, by real Trivy.
 	reports := t.TempDir()
-	call(t, nil, "--source", src, "--registry", registryHost, "--org", "shipyard-test-mp", "--pin", "trivy="+trivyImage,
+	call(t, nil, "--source", src, "--registry", registryHost, "--org", "shipyard-test-mp", "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage,
 		"scan-digests", "--digests", digests, "export", "--path", reports)
 	v, err := os.ReadFile(filepath.Join(reports, "verdict.json"))
 	if err != nil || !strings.Contains(strings.ReplaceAll(string(v), " ", ""), `"passed":true`) {

@@ -167,11 +167,11 @@ func TestReleasePublishesForReal(t *testing.T) {
 	// 3. v0.12.0 through the workflow's jobs, each its own call, the handoff as JSON.
 	env = releaseEnv("v0.12.0")
 	pushed := compact(t, call(t, env, append(append([]string{}, ctor...), "release-push", "--tag", "v0.12.0", "--git-url", gitURL)...))
-	scanned := compact(t, call(t, nil, "--github-api", api, "--registry", registryHost, "--org", org, "--pin", "trivy="+trivyImage,
+	scanned := compact(t, call(t, nil, "--github-api", api, "--registry", registryHost, "--org", org, "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage,
 		"release-scan", "--handoff", pushed, "--git-url", gitURL))
 	published := call(t, env, append(append([]string{}, signing...), "release-publish", "--handoff", scanned, "--pushed", pushed,
 		"--git-url", gitURL, "--format", "json")...)
-	rel := call(t, env, append(ghArgs(api), "--registry", registryHost, "--org", org, "release-publish-release", "--tag", "v0.12.0")...)
+	rel := call(t, env, append(ghArgs(api), "--registry", registryHost, "--org", org, "--pin", "go="+baseImage, "release-publish-release", "--tag", "v0.12.0")...)
 	outputs = append(outputs, pushed, scanned, published, rel)
 	mustContain(t, "release-publish-release", rel, `"v0.12.0"`, "created")
 	for _, name := range []string{"filer", "taskmaster"} {
@@ -201,7 +201,7 @@ func TestReleasePublishesForReal(t *testing.T) {
 		}
 	}
 	weekly := t.TempDir()
-	call(t, nil, "--source", imageProject(t), "--pin", "trivy="+trivyImage, "scan-published", "--ref", registryHost+"/"+org+"/tesk-core-filer:0.11.0",
+	call(t, nil, "--source", imageProject(t), "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage, "scan-published", "--ref", registryHost+"/"+org+"/tesk-core-filer:0.11.0",
 		"--fail", "export", "--path", weekly)
 	for _, platform := range []string{"linux-amd64", "linux-arm64"} {
 		for _, ext := range []string{".json", ".sarif"} {

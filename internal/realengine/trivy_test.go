@@ -190,10 +190,10 @@ func TestScanGatesWithRealTrivy(t *testing.T) {
 		const password = "realengine0registry0SECRET"
 		env := map[string]string{"REGPASS": password}
 		digests := call(t, env, "--source", src, "--registry", registryHost, "--org", "shipyard-gates",
-			"--registry-username", "bot", "--registry-password", "env://REGPASS",
+			"--registry-username", "bot", "--registry-password", "env://REGPASS", "--pin", "go="+baseImage,
 			"with-platforms", "--platform", "linux/amd64", "push-by-digest", "--version", "0.11.0", "--image", "taskmaster")
 		reports := t.TempDir()
-		call(t, nil, "--source", src, "--registry", registryHost, "--org", "shipyard-gates", "--pin", "trivy="+trivyGateImage,
+		call(t, nil, "--source", src, "--registry", registryHost, "--org", "shipyard-gates", "--pin", "trivy="+trivyGateImage, "--pin", "go="+baseImage,
 			"scan-digests", "--digests", digests, "export", "--path", reports)
 		if !verdictPassed(t, reports) {
 			summary, _ := os.ReadFile(filepath.Join(reports, "summary.txt"))

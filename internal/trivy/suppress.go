@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
-
-	"github.com/google/go-containerregistry/pkg/name"
 )
 
 // Suppression is how an accepted finding is marked in SARIF 2.1.0 (§3.35): code scanning
@@ -125,6 +124,52 @@ func locates(uri string, f Finding) bool {
 	if uri == f.Target || uri == target || (f.PkgPath != "" && uri == f.PkgPath) {
 		return true
 	}
-	ref, err := name.ParseReference(target)
-	return err == nil && uri == ref.Context().RepositoryStr()
+	repo, ok := repositoryPath(target)
+	return ok && uri == repo
+}
+
+// repositoryPath is the repository path of an image reference, read as Trivy reads a scan
+// target for its SARIF locations (go-containerregistry's name.ParseReference, not strict,
+// then the repository without its registry): the digest and the tag dropped, the registry
+// dropped when the first part names one (it has a dot or a colon), and a one-part name on
+// Docker Hub under library/. ok is false when the target is no reference (characters a
+// repository cannot have, a bad tag or digest), as the parser refuses it.
+func repositoryPath(ref string) (repo string, ok bool) {
+	if base, digest, found := strings.Cut(ref, "@"); found {
+		if !validDigest(digest) {
+			return "", false
+		}
+		ref = base
+	}
+	if i := strings.LastIndexByte(ref, ':'); i > strings.LastIndexByte(ref, '/') {
+		if !validTag(ref[i+1:]) {
+			return "", false
+		}
+		ref = ref[:i]
+	}
+	registry := ""
+	if first, rest, found := strings.Cut(ref, "/"); found && strings.ContainsAny(first, ".:") {
+		// A registry is a URI authority, host[:port], as the parser checks it.
+		if u, err := url.Parse("//" + first); err != nil || u.Host != first {
+			return "", false
+		}
+		registry, ref = first, rest
+	}
+	if len(ref) < 2 || len(ref) > 255 || strings.Trim(ref, "abcdefghijklmnopqrstuvwxyz0123456789_-./") != "" {
+		return "", false
+	}
+	if (registry == "" || registry == "docker.io" || registry == "index.docker.io") && !strings.Contains(ref, "/") {
+		ref = "library/" + ref
+	}
+	return ref, true
+}
+
+func validTag(tag string) bool {
+	return tag != "" && len(tag) <= 128 && strings.Trim(tag, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == ""
+}
+
+// validDigest is the digest form the parser accepts: sha256 and 64 hex characters.
+func validDigest(d string) bool {
+	hex, ok := strings.CutPrefix(d, "sha256:")
+	return ok && len(hex) == 64 && strings.Trim(hex, "0123456789abcdef") == ""
 }

@@ -132,3 +132,52 @@ func TestLocates(t *testing.T) {
 		}
 	}
 }
+
+// TestRepositoryPath reads scan targets as Trivy does for its SARIF locations: the targets
+// of the corpus's reports (image tarballs), Trivy's README examples and the real-engine
+// suite's scans by digest.
+func TestRepositoryPath(t *testing.T) {
+	digest := "sha256:" + strings.Repeat("ab", 32)
+	tests := []struct {
+		target, want string
+		ok           bool
+	}{
+		{"testdata/fixtures/images/alpine-39.tar.gz", "testdata/fixtures/images/alpine-39.tar.gz", true},
+		{"testdata/fixtures/images/debian-buster.tar.gz", "testdata/fixtures/images/debian-buster.tar.gz", true},
+		{"10.87.0.1:5000/shipyard-test/tesk-core-filer@" + digest, "shipyard-test/tesk-core-filer", true},
+		{"10.87.0.1:5000/shipyard-test/tesk-core-filer:sha-abc@" + digest, "shipyard-test/tesk-core-filer", true},
+		{"docker.io/elixircloud/tesk-core-filer:0.11.0", "elixircloud/tesk-core-filer", true},
+		{"index.docker.io/library/python:3.12-slim", "library/python", true},
+		{"alpine:3.10", "library/alpine", true},
+		{"alpine", "library/alpine", true},
+		{"docker.io/alpine", "library/alpine", true},
+		{"ghcr.io/elixir-cloud-aai/tesk-core:latest", "elixir-cloud-aai/tesk-core", true},
+		{"localhost:5000/img", "img", true},
+		{"localhost/img", "localhost/img", true},
+		{"Python", "", false},
+		{"img@sha256:abc", "", false},
+		{"img:bad tag", "", false},
+		{"ghcr.io/x", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := repositoryPath(tt.target)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("repositoryPath(%q) = %q, %t; want %q, %t", tt.target, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// FuzzRepositoryPath: a target from a report never panics, and what it accepts is a
+// repository path.
+func FuzzRepositoryPath(f *testing.F) {
+	for _, s := range []string{"alpine:3.10", "10.87.0.1:5000/a/b@sha256:" + strings.Repeat("0", 64), "testdata/x.tar.gz", "a:b:c@d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		repo, ok := repositoryPath(target)
+		if ok && (len(repo) < 2 || strings.ContainsAny(repo, ":@ ")) {
+			t.Fatalf("repositoryPath(%q) = %q", target, repo)
+		}
+	})
+}

@@ -2,15 +2,11 @@ package publish
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-
-	v1 "github.com/google/go-containerregistry/pkg/v1"
-
-	"dagger/shipyard/internal/fanout"
-	"dagger/shipyard/internal/registry"
 )
 
 // StepAssemble is the step that builds each image's index from the platform images the
@@ -27,9 +23,9 @@ type PlatformPush struct {
 // IndexAssembly is one image's index to assemble: its platform images, in the order of the
 // configured platforms.
 type IndexAssembly struct {
-	Name       string
-	Repository string
-	Platforms  []PlatformDigest
+	Name       string           `json:"name"`
+	Repository string           `json:"repository"`
+	Platforms  []PlatformDigest `json:"platforms"`
 }
 
 // PlanIndexes pairs the platform jobs' pushes into one index per image. Every configured
@@ -116,30 +112,30 @@ func AssembleIndexes(ctx context.Context, t Target, plans []IndexAssembly) ([]Pu
 	if err := t.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", StepAssemble, err)
 	}
-	indexes := make([]v1.ImageIndex, len(plans))
-	err := fanout.Each(ctx, 0, len(plans), func(ctx context.Context, i int) error {
-		var err error
-		indexes[i], err = registry.IndexOfPushed(ctx, plans[i].Repository, plans[i].Platforms, t.Auth, t.RegistryOptions...)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", StepAssemble, plans[i].Name, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	if len(plans) == 0 {
+		return nil, fmt.Errorf("%s: no index to assemble", StepAssemble)
 	}
-	out := make([]Pushed, len(plans))
-	err = fanout.Each(ctx, 0, len(plans), func(ctx context.Context, i int) error {
-		plan := plans[i]
-		digest, err := registry.PushIndexByDigest(ctx, plan.Repository, indexes[i], t.Auth, t.RegistryOptions...)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w (nothing was tagged; re-run the step)", StepAssemble, plan.Name, err)
-		}
-		out[i] = Pushed{Name: plan.Name, Repository: plan.Repository, Digest: digest, Platforms: slices.Clone(plan.Platforms)}
-		return nil
-	})
+	list, err := json.Marshal(plans)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", StepAssemble, err)
+	}
+	var out []Pushed
+	call := registryCall{cmd: "assemble", args: []string{"--indexes", string(list)}, about: plans[0].Repository}
+	if err := t.runJSON(ctx, call, &out); err != nil {
+		// The command names each image that failed first in its message.
+		var failed []string
+		for _, p := range plans {
+			if strings.Contains(err.Error(), "registry assemble: "+p.Name+": ") || strings.Contains(err.Error(), "\n"+p.Name+": ") {
+				failed = append(failed, p.Name)
+			}
+		}
+		if len(failed) > 0 {
+			return nil, fmt.Errorf("%s %s: %w (nothing was tagged; re-run the step)", StepAssemble, strings.Join(failed, ", "), err)
+		}
+		return nil, fmt.Errorf("%s: %w (nothing was tagged; re-run the step)", StepAssemble, err)
+	}
+	if len(out) != len(plans) {
+		return nil, fmt.Errorf("%s: the registry command assembled %d of %d indexes", StepAssemble, len(out), len(plans))
 	}
 	return out, nil
 }

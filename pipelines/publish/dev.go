@@ -8,7 +8,6 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -22,8 +21,6 @@ type DevConfig struct {
 	Sign   SignInputs
 	// Ignore is the content of the source's .trivyignore.yaml (empty: none).
 	Ignore []byte
-	// Workdir holds the OCI tarballs during the push.
-	Workdir string
 	// DevOrder rechecks, right before dev moves, that the commit is still the newest of
 	// dev with an image (GitHubDevOrder).
 	DevOrder DevOrder
@@ -40,8 +37,8 @@ type DevResult struct {
 	Scanned  []string   `json:"scanned"`
 	Evidence []Evidence `json:"evidence"`
 	// Verified is the check of that evidence, as a user makes it, before tagging.
-	Verified []Verification         `json:"verified"`
-	Tags     []registry.ApplyReport `json:"tags"`
+	Verified []Verification `json:"verified"`
+	Tags     []ApplyReport  `json:"tags"`
 	// Reports holds the scan reports (<name>.json, <name>.sarif, summary.txt).
 	Reports *dagger.Directory `json:"-"`
 }
@@ -67,7 +64,7 @@ var devAdvice = Advice{
 // what an earlier run completed (a pushed digest, a bundle already attached, a tag already
 // on its digest), so re-running after success changes nothing.
 func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error) {
-	s := &ImageState{Target: d.Target, Sign: d.Sign, Pipeline: d.Pipeline, Built: d.Images, Workdir: d.Workdir, Ignore: d.Ignore, DevOrder: d.DevOrder}
+	s := &ImageState{Target: d.Target, Sign: d.Sign, Pipeline: d.Pipeline, Built: d.Images, Ignore: d.Ignore, DevOrder: d.DevOrder}
 	if s.Ignore == nil {
 		s.Ignore = []byte{}
 	}

@@ -10,7 +10,6 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/pins"
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/flowexecs"
@@ -72,8 +71,8 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 	}
 	target := publish.Target{
 		Registry: w.Registry.Host, Org: org, Username: w.Username,
-		Password: c.SetSecret(publishtest.RegistryPasswordSecret, w.Password),
-		Auth:     registry.Auth{Username: w.Username, Password: w.Password},
+		Password:     c.SetSecret(publishtest.RegistryPasswordSecret, w.Password),
+		RegistryTool: publish.RegistryTool(c, c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.Release),
 	}
 	sign := publish.SignInputs{
 		Tool:        publish.Tool(c, c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.Release),
@@ -97,13 +96,13 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 		},
 	}
 	return &env{w: w, e: e, c: c, p: p, images: images, target: target, sign: sign,
-		dev: publish.DevConfig{Pipeline: p, Images: images, Target: target, Sign: sign, Workdir: t.TempDir(), DevOrder: newestCommit}}
+		dev: publish.DevConfig{Pipeline: p, Images: images, Target: target, Sign: sign, DevOrder: newestCommit}}
 }
 
 // newestCommit is the commit-order recheck of a dev branch whose newest commit is always
 // the one being published (the module's tests run the GitHub one).
-func newestCommit(context.Context, string, string, string) (bool, string, error) {
-	return true, "", nil
+func newestCommit(_ context.Context, commit string) (publish.DevHistory, error) {
+	return publish.DevHistory{Commit: commit, OnDev: true, Complete: true}, nil
 }
 
 func (v *env) repo(name string) string { return v.w.Registry.Host + "/" + org + "/tesk-core-" + name }
@@ -111,7 +110,7 @@ func (v *env) repo(name string) string { return v.w.Registry.Host + "/" + org + 
 // pushed pushes every image and returns them.
 func (v *env) pushed(t *testing.T) []publish.Pushed {
 	t.Helper()
-	out, err := publish.PushByDigest(context.Background(), v.images, v.target, t.TempDir())
+	out, err := publish.PushByDigest(context.Background(), v.images, v.target)
 	if err != nil {
 		t.Fatal(err)
 	}

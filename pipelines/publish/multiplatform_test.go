@@ -113,7 +113,7 @@ func TestPublishDevMultiPlatform(t *testing.T) {
 
 	// A user verifies what was published, by tag: the index digest.
 	root := v.c.Host().File(w.Sigstore.TrustedRoot)
-	got, err := publish.Verify(ctx, v.sign.Tool, v.repo("filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root)
+	got, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, v.repo("filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root)
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}
@@ -122,7 +122,7 @@ func TestPublishDevMultiPlatform(t *testing.T) {
 	}
 	// And the image a runtime on arm64 pulls, by its own digest.
 	arm := platformDigests(t, w, "filer")[1]
-	got, err = publish.Verify(ctx, v.sign.Tool, v.repo("filer")+"@"+arm.Digest, publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithRequiredSBOM())
+	got, err = publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, v.repo("filer")+"@"+arm.Digest, publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithRequiredSBOM())
 	if err != nil || got.Digest != arm.Digest || len(got.Verified) != 3 {
 		t.Errorf("verify of the arm64 image = %+v, %v", got, err)
 	}
@@ -150,7 +150,7 @@ func TestPushRefusesAPlatformImageForAnotherPlatform(t *testing.T) {
 	v.e.OnExport(engine.ExportRule{Kind: "Container", ChainContains: publishtest.PlatformBuild("filer", "linux/arm64"), Write: func(path string) error {
 		return w.WriteImage(w.PlatformImage(t, "filer", "linux/amd64"), path)
 	}})
-	_, err := publish.PushByDigest(context.Background(), v.images, v.target, t.TempDir())
+	_, err := publish.PushByDigest(context.Background(), v.images, v.target)
 	if err == nil || !strings.Contains(err.Error(), `the image built for linux/arm64 says it is for "linux/amd64"`) {
 		t.Fatalf("err = %v, want the platform mismatch", err)
 	}
@@ -182,7 +182,7 @@ func TestVerifyRequiresEachPlatformImage(t *testing.T) {
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
 	v := newPlatformEnv(t, w)
-	pushed, err := publish.PushByDigest(ctx, v.images[:1], v.target, t.TempDir())
+	pushed, err := publish.PushByDigest(ctx, v.images[:1], v.target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,10 +194,10 @@ func TestVerifyRequiresEachPlatformImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := v.c.Host().File(w.Sigstore.TrustedRoot)
-	if _, err := publish.Verify(ctx, v.sign.Tool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root); err != nil {
+	if _, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root); err != nil {
 		t.Fatalf("the index alone: %v", err)
 	}
-	_, err = publish.Verify(ctx, v.sign.Tool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithPlatforms())
+	_, err = publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithPlatforms())
 	if err == nil || !strings.Contains(err.Error(), "its linux/amd64 image") {
 		t.Errorf("verify with unsigned platform images = %v, want a failure naming linux/amd64", err)
 	}

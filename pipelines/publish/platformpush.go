@@ -43,7 +43,7 @@ func platformList(ps []dagger.Platform) string {
 // PushPlatform pushes images built for platform alone (one variant each) by digest,
 // untagged, as single images: what a platform job pushes is a platform image, which only
 // the assemble job lists in an index.
-func PushPlatform(ctx context.Context, images []ci.Image, platform dagger.Platform, t Target, workdir string) (PlatformPush, error) {
+func PushPlatform(ctx context.Context, images []ci.Image, platform dagger.Platform, t Target) (PlatformPush, error) {
 	single := make([]ci.Image, len(images))
 	for i, img := range images {
 		if len(img.Variants) != 1 || img.Variants[0].Platform != platform {
@@ -52,7 +52,7 @@ func PushPlatform(ctx context.Context, images []ci.Image, platform dagger.Platfo
 		img.Container, img.Variants = img.Variants[0].Container, nil
 		single[i] = img
 	}
-	pushed, err := PushByDigest(ctx, single, t, workdir)
+	pushed, err := PushByDigest(ctx, single, t)
 	if err != nil {
 		return PlatformPush{}, err
 	}

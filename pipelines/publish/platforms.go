@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"dagger.io/dagger"
 
-	"dagger/shipyard/internal/fanout"
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -22,20 +21,19 @@ func ResolvePlatforms(ctx context.Context, t Target, pushed []Pushed) ([]Pushed,
 		return nil, err
 	}
 	out := slices.Clone(pushed)
-	err := fanout.Each(ctx, 0, len(out), func(ctx context.Context, i int) error {
-		p := out[i]
-		read, err := registry.Platforms(ctx, p.Ref(), t.Auth, t.RegistryOptions...)
-		if err != nil {
-			return fmt.Errorf("image %s: %w", p.Name, err)
-		}
-		if p.Platforms != nil && !slices.Equal(p.Platforms, read) {
-			return fmt.Errorf("image %s: the platforms given for %s are %v, the registry's index lists %v", p.Name, p.Ref(), p.Platforms, read)
-		}
-		out[i].Platforms = read
-		return nil
-	})
+	refs := make([]string, len(out))
+	for i, p := range out {
+		refs[i] = p.Ref()
+	}
+	read, err := t.resolveRefs(ctx, refs, true)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the platforms of %s: %w", names(out), err)
+	}
+	for i, p := range out {
+		if p.Platforms != nil && !slices.Equal(p.Platforms, read[i].Platforms) {
+			return nil, fmt.Errorf("image %s: the platforms given for %s are %v, the registry's index lists %v", p.Name, p.Ref(), p.Platforms, read[i].Platforms)
+		}
+		out[i].Platforms = read[i].Platforms
 	}
 	return out, nil
 }
@@ -100,4 +98,13 @@ func Scanned(pushed []Pushed) []Pushed {
 		}
 	}
 	return out
+}
+
+// names lists the names of pushed images, for messages.
+func names(pushed []Pushed) string {
+	out := make([]string, len(pushed))
+	for i, p := range pushed {
+		out[i] = p.Name
+	}
+	return strings.Join(out, ", ")
 }

@@ -11,7 +11,6 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/fanout"
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -30,10 +29,11 @@ type PublishedTag struct {
 // points at now, anonymously (as a user pulls it), and an index to the platform images it
 // lists, so the scan and its report name exactly what was scanned. A reference by digest
 // is checked to exist.
-func ResolvePublished(ctx context.Context, refs []string, prefix string, opts ...registry.Option) ([]PublishedTag, error) {
+func ResolvePublished(ctx context.Context, t Target, refs []string, prefix string) ([]PublishedTag, error) {
 	if len(refs) == 0 {
 		return nil, errors.New("no image references given: pass --ref <registry>/<org>/<name>:<tag>")
 	}
+	anonymous := Target{RegistryTool: t.RegistryTool}
 	out := make([]PublishedTag, len(refs))
 	err := fanout.Each(ctx, 0, len(refs), func(ctx context.Context, i int) error {
 		ref := refs[i]
@@ -41,14 +41,12 @@ func ResolvePublished(ctx context.Context, refs []string, prefix string, opts ..
 		if err != nil {
 			return err
 		}
-		digest, err := registry.Digest(ctx, ref, registry.Auth{}, opts...)
+		// One call per reference: each may be in another registry.
+		read, err := anonymous.resolveRefs(ctx, []string{ref}, true)
 		if err != nil {
 			return fmt.Errorf("%s: %w", ref, err)
 		}
-		listed, err := registry.Platforms(ctx, repo+"@"+digest, registry.Auth{}, opts...)
-		if err != nil {
-			return fmt.Errorf("%s: %w", ref, err)
-		}
+		digest, listed := read[0].Digest, read[0].Platforms
 		if tag == "" {
 			// A reference by digest names its report after the digest's first characters.
 			tag = strings.TrimPrefix(digest, "sha256:")
@@ -90,8 +88,8 @@ func splitRef(ref string) (repo, tag string, err error) {
 // summary.txt, and targets.json naming the digest of each tag). With fail, findings that
 // the policy blocks fail the call; without it (report only) they are only reported. An
 // image that could not be scanned fails the call either way.
-func ScanPublished(ctx context.Context, p *ci.Pipeline, refs []string, ignore []byte, fail bool, opts ...registry.Option) (*dagger.Directory, []ci.ScanResult, error) {
-	targets, err := ResolvePublished(ctx, refs, p.ImagePrefix, opts...)
+func ScanPublished(ctx context.Context, p *ci.Pipeline, t Target, refs []string, ignore []byte, fail bool) (*dagger.Directory, []ci.ScanResult, error) {
+	targets, err := ResolvePublished(ctx, t, refs, p.ImagePrefix)
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan-published: %w", err)
 	}

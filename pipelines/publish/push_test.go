@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -23,8 +22,7 @@ func TestPushByDigestCreatesNoTag(t *testing.T) {
 	w.Registry.Tag(t, v.repo("filer"), "dev", old)
 	before := v.tags(t)
 
-	workdir := t.TempDir()
-	pushed, err := publish.PushByDigest(ctx, v.images, v.target, workdir)
+	pushed, err := publish.PushByDigest(ctx, v.images, v.target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,17 +36,29 @@ func TestPushByDigestCreatesNoTag(t *testing.T) {
 	if after := v.tags(t); !reflect.DeepEqual(after, before) {
 		t.Errorf("tags changed: %v, before %v", after, before)
 	}
-	if left, _ := os.ReadDir(workdir); len(left) != 0 {
-		t.Errorf("tarballs left behind: %v", left)
+	// The images reach the registry command as tarballs mounted into its container, never
+	// exported through the module.
+	if exports := v.e.Graph().Exports(); len(exports) != 0 {
+		t.Errorf("exports %+v, want none", exports)
 	}
-	if exports := v.e.Graph().Exports(); len(exports) != 2 {
-		t.Errorf("exports %+v, want one per image", exports)
+	mounted := 0
+	for _, x := range v.e.Graph().Execs() {
+		if len(x.Args) > 1 && x.Args[0] == "registry" && x.Args[1] == "push" {
+			for _, m := range x.Mounts {
+				if m.Kind == "withMountedFile" && strings.Contains(m.Source, "asTarball") {
+					mounted++
+				}
+			}
+		}
+	}
+	if mounted != 2 {
+		t.Errorf("%d image tarballs mounted into registry push, want one per image", mounted)
 	}
 	v.noSecrets(t, jsonOf(t, pushed))
 
 	// Again, from a new job: nothing is written.
 	writes := len(w.Registry.Writes())
-	if _, err := publish.PushByDigest(ctx, newEnv(t, w).images, v.target, t.TempDir()); err != nil {
+	if _, err := publish.PushByDigest(ctx, newEnv(t, w).images, v.target); err != nil {
 		t.Fatal(err)
 	}
 	if extra := w.Registry.Writes()[writes:]; len(extra) != 0 {
@@ -63,7 +73,7 @@ func TestPushByDigestFailsMidPushThenARerunFinishes(t *testing.T) {
 	w.Registry.FailNext(1, http.StatusInsufficientStorage, func(r *http.Request) bool {
 		return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "tesk-core-filer/manifests/")
 	})
-	_, err := publish.PushByDigest(ctx, v.images, v.target, t.TempDir())
+	_, err := publish.PushByDigest(ctx, v.images, v.target)
 	if err == nil || !strings.Contains(err.Error(), "push-by-digest filer") || strings.Contains(err.Error(), "push-by-digest taskmaster") {
 		t.Fatalf("err = %v, want filer's failure only", err)
 	}
@@ -74,7 +84,7 @@ func TestPushByDigestFailsMidPushThenARerunFinishes(t *testing.T) {
 		}
 	}
 	writes := len(w.Registry.Writes())
-	pushed, err := publish.PushByDigest(ctx, newEnv(t, w).images, v.target, t.TempDir())
+	pushed, err := publish.PushByDigest(ctx, newEnv(t, w).images, v.target)
 	if err != nil {
 		t.Fatalf("re-run: %v", err)
 	}
@@ -98,20 +108,19 @@ func TestPushByDigestRefuses(t *testing.T) {
 	tests := []struct {
 		name    string
 		mutate  func(*publish.Target)
-		workdir string
 		wantErr string
 	}{
-		{name: "no registry", mutate: func(t *publish.Target) { t.Registry = "" }, workdir: t.TempDir(), wantErr: "no registry"},
-		{name: "org with a slash", mutate: func(t *publish.Target) { t.Org = "a/b" }, workdir: t.TempDir(), wantErr: "give one name"},
-		{name: "password without user", mutate: func(t *publish.Target) { t.Username = "" }, workdir: t.TempDir(), wantErr: "--registry-username"},
-		{name: "no workdir", mutate: func(*publish.Target) {}, wantErr: "no work directory"},
-		{name: "export fails", mutate: func(*publish.Target) {}, workdir: t.TempDir(), wantErr: "push-by-digest taskmaster: exporting the image as an OCI tarball"},
+		{name: "no registry", mutate: func(t *publish.Target) { t.Registry = "" }, wantErr: "no registry"},
+		{name: "org with a slash", mutate: func(t *publish.Target) { t.Org = "a/b" }, wantErr: "give one name"},
+		{name: "password without user", mutate: func(t *publish.Target) { t.Username = "" }, wantErr: "--registry-username"},
+		{name: "no registry tool", mutate: func(t *publish.Target) { t.RegistryTool = nil }, wantErr: "no registry tool"},
+		{name: "the image cannot be read", mutate: func(*publish.Target) {}, wantErr: "push-by-digest taskmaster: publishtest: the image mounted at /run/shipyard/images/taskmaster.oci.tar: no space left on device"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			target := v.target
 			tt.mutate(&target)
-			_, err := publish.PushByDigest(ctx, v.images, target, tt.workdir)
+			_, err := publish.PushByDigest(ctx, v.images, target)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("err = %v, want %q", err, tt.wantErr)
 			}

@@ -61,7 +61,7 @@ func TestAttestSBOMs(t *testing.T) {
 	root := v.c.Host().File(w.Sigstore.TrustedRoot)
 	// Attested, not signed yet: requiring the SBOM is not enough, the signature and the
 	// provenance are required too.
-	if _, err := publish.Verify(ctx, v.sign.Tool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root,
+	if _, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root,
 		publish.WithRegistryLogin(v.target), publish.WithRequiredSBOM()); err == nil {
 		t.Error("an image with only an SBOM verified")
 	}
@@ -71,7 +71,7 @@ func TestAttestSBOMs(t *testing.T) {
 	if _, err := publish.Sign(ctx, v.sign, v.target, pushed); err != nil {
 		t.Fatal(err)
 	}
-	got, err := publish.Verify(ctx, v.sign.Tool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root,
+	got, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root,
 		publish.WithRegistryLogin(v.target), publish.WithRequiredSBOM())
 	if err != nil {
 		t.Fatalf("verify requiring the SBOM: %v", err)
@@ -115,10 +115,10 @@ func TestVerifyRequiredSBOM(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := v.c.Host().File(w.Sigstore.TrustedRoot)
-	if _, err := publish.Verify(ctx, v.sign.Tool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithRegistryLogin(v.target)); err != nil {
+	if _, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithRegistryLogin(v.target)); err != nil {
 		t.Fatalf("verify without the SBOM requirement: %v", err)
 	}
-	_, err := publish.Verify(ctx, v.sign.Tool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root,
+	_, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root,
 		publish.WithRegistryLogin(v.target), publish.WithRequiredSBOM())
 	if err == nil || !strings.Contains(err.Error(), "cyclonedx") {
 		t.Fatalf("err = %v, want a missing CycloneDX attestation", err)

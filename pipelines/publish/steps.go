@@ -10,7 +10,6 @@ import (
 
 	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -39,8 +38,6 @@ type ImageState struct {
 	// Built are the images built from the source (or described: attest needs only their
 	// Dockerfile and build arguments).
 	Built []ci.Image
-	// Workdir holds the OCI tarballs during the push.
-	Workdir string
 	// Ignore is the content of the ignore file; nil reads the pipeline source's.
 	Ignore []byte
 	// ReuseTag is a tag that names the source's image for good (sha-<commit>): an image
@@ -53,7 +50,7 @@ type ImageState struct {
 	// together or for none, when StillLatest agrees right before.
 	Tags        []string
 	Latest      bool
-	StillLatest registry.StillLatest
+	StillLatest StillLatest
 	// DevOrder rechecks the commit order on dev right before dev moves (publish-dev).
 	DevOrder DevOrder
 	// Log receives one line per outcome (nil: none).
@@ -66,7 +63,7 @@ type ImageState struct {
 	Reports  *dagger.Directory
 	Evidence []Evidence
 	Verified []Verification
-	Applied  []registry.ApplyReport
+	Applied  []ApplyReport
 }
 
 // Advice is what the maintainer does when an image step fails, worded by each flow.
@@ -107,10 +104,18 @@ func Steps[S any](adv Advice, at func(*S) *ImageState) []flow.Step[S] {
 // MovedTag is whether err is a tag that never moves found on another digest (now, or
 // written by someone else meanwhile): re-running cannot help, a higher version can.
 func MovedTag(err error) bool {
-	var ie *registry.ImmutableTagError
-	var ce *registry.ConcurrentTagError
-	return errors.As(err, &ie) || errors.As(err, &ce)
+	var re *RegistryError
+	return errors.As(err, &re) && re.Moved
 }
+
+// StillLatest is the GitHub half of the recheck before latest moves, asked right before
+// the registry command runs: whether the release is still the highest published on
+// GitHub, and the final versions above it that have a git tag. The registry command reads
+// those versions' tags in every repository right before it writes latest (a release whose
+// images are out while its GitHub release is not yet), so the window left is the
+// command's start and its reads: a GitHub release published meanwhile is not seen; the
+// release workflow serialises releases for that.
+type StillLatest func(ctx context.Context) (ok bool, higher []string, err error)
 
 func (s *ImageState) logf(format string, args ...any) {
 	if s.Log != nil {
@@ -139,7 +144,7 @@ func (s *ImageState) push(ctx context.Context) error {
 	}
 	var fresh []Pushed
 	if len(build) > 0 {
-		if fresh, err = PushByDigest(ctx, build, s.Target, s.Workdir); err != nil {
+		if fresh, err = PushByDigest(ctx, build, s.Target); err != nil {
 			return err
 		}
 	}
@@ -179,7 +184,7 @@ func (s *ImageState) reusable(ctx context.Context) ([]string, error) {
 	}
 	err := fanout.Each(ctx, 0, len(s.Built), func(ctx context.Context, i int) error {
 		repo := s.Target.Repository(s.Built[i])
-		tags, err := registry.ResolveTags(ctx, repo, []string{s.ReuseTag}, s.Target.Auth, s.Target.RegistryOptions...)
+		tags, err := s.Target.ResolveTags(ctx, repo, []string{s.ReuseTag})
 		if err != nil {
 			return fmt.Errorf("push-by-digest %s: looking for %s: %w", s.Built[i].Spec.Name, s.ReuseTag, err)
 		}
@@ -189,36 +194,15 @@ func (s *ImageState) reusable(ctx context.Context) ([]string, error) {
 	return existing, err
 }
 
-// checkVersion reads Version on each pushed repository: absent, or on the digest just
-// pushed (a re-run), the flow goes on; on another digest it stops.
+// checkVersion plans Version on each pushed digest (the registry command's plan-tags):
+// absent, or on the digest just pushed (a re-run), the flow goes on; on another digest of
+// any repository it stops, naming each.
 func (s *ImageState) checkVersion(ctx context.Context, pushed []Pushed) error {
 	if s.Version == "" {
 		return nil
 	}
-	existing := map[string]map[string]string{}
-	for _, p := range pushed {
-		found, err := registry.ResolveTags(ctx, p.Repository, []string{s.Version}, s.Target.Auth, s.Target.RegistryOptions...)
-		if err != nil {
-			return fmt.Errorf("reading tag %s of %s: %w", s.Version, p.Repository, err)
-		}
-		existing[p.Repository] = found
-	}
-	return CheckVersionTags(s.Version, pushed, existing)
-}
-
-// CheckVersionTags decides whether the version may be published on the pushed digests:
-// existing maps each repository to its tags; a version tag there must be on the digest
-// pushed now. Every image that would move is named.
-func CheckVersionTags(version string, pushed []Pushed, existing map[string]map[string]string) error {
-	var errs []error
-	for _, p := range pushed {
-		if d, ok := existing[p.Repository][version]; ok && d != p.Digest {
-			errs = append(errs, &registry.ImmutableTagError{
-				Image: p.Repository, Tag: version, Class: registry.ClassVersion, Published: d, Wanted: p.Digest,
-			})
-		}
-	}
-	return errors.Join(errs...)
+	_, err := s.Target.planTags(ctx, pushed, []string{s.Version})
+	return err
 }
 
 // scan scans exactly the pushed digests, with no credential in the graph.
@@ -284,16 +268,12 @@ func (s *ImageState) verifySigned(ctx context.Context) error {
 // then, when Latest, moves latest for every image together or for none.
 func (s *ImageState) tag(ctx context.Context) error {
 	var err error
-	s.Applied, err = TagImages(ctx, s.Target, s.Pushed, s.Tags, nil, s.DevOrder)
+	s.Applied, err = TagImages(ctx, s.Target, s.Pushed, s.Tags, s.DevOrder)
 	if err != nil {
 		return err
 	}
 	if s.Latest {
-		targets := make([]registry.LatestImage, len(s.Pushed))
-		for i, p := range s.Pushed {
-			targets[i] = registry.LatestImage{Repo: p.Repository, Digest: p.Digest}
-		}
-		latest, err := registry.MoveLatest(ctx, targets, s.Target.Auth, s.StillLatest, s.Target.RegistryOptions...)
+		latest, err := MoveLatest(ctx, s.Target, s.Pushed, s.StillLatest)
 		addLatest(s.Applied, latest)
 		if err != nil {
 			return err
@@ -306,18 +286,18 @@ func (s *ImageState) tag(ctx context.Context) error {
 }
 
 // addLatest records latest's outcome in each image's report, as the other tags' are.
-func addLatest(reports []registry.ApplyReport, latest registry.LatestReport) {
+func addLatest(reports []ApplyReport, latest LatestReport) {
 	for i := range reports {
 		for _, m := range latest.Moves {
 			if m.Repo != reports[i].Image {
 				continue
 			}
-			a := registry.TagAction{Tag: registry.TagLatest, Class: registry.ClassMoving, Action: m.Action, From: m.From}
+			a := TagAction{Tag: TagLatest, Class: "moving", Action: m.Action, From: m.From}
 			switch {
-			case m.Action == registry.ActionKeep:
+			case m.Action == ActionKeep:
 				reports[i].Kept = append(reports[i].Kept, a)
 			case latest.Skipped != "":
-				reports[i].Skipped = append(reports[i].Skipped, registry.SkippedTag{Tag: registry.TagLatest, Reason: latest.Skipped})
+				reports[i].Skipped = append(reports[i].Skipped, SkippedTag{Tag: TagLatest, Reason: latest.Skipped})
 			case slices.Contains(latest.Written, m.Repo):
 				reports[i].Written = append(reports[i].Written, a)
 			}

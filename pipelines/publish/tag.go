@@ -2,13 +2,12 @@ package publish
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"slices"
-
-	"dagger/shipyard/internal/fanout"
-	"dagger/shipyard/internal/registry"
+	"strings"
 )
 
 var commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
@@ -19,26 +18,26 @@ func DevTags(sha string) ([]string, error) {
 	if !commitRE.MatchString(sha) {
 		return nil, fmt.Errorf("--sha %q: give the full commit SHA (40 lowercase hex characters), e.g. ${{ github.sha }}", sha)
 	}
-	return []string{"sha-" + sha, registry.TagDev}, nil
+	return []string{CommitTag(sha), TagDev}, nil
 }
 
-// TagImages points tags at each pushed digest. It plans every tag of every image first
-// (internal/registry.PlanTags): if any tag is refused — a version or commit tag already on
-// another digest, which never moves — no tag of any image is written and the error names
-// both digests. Then it applies the plans image by image; ApplyTags rechecks immutable tags
-// right before writing, writes immutable tags before moving ones and latest last (after
-// stillLatest agrees). A tag already on its digest is kept, so a re-run writes nothing.
-// latest is refused without stillLatest: it follows the highest release, so only a flow
-// that rechecks that right before writing (the release) sets it.
+// TagImages points tags at each pushed digest. The registry command plans every tag of
+// every image first (plan-tags): if any tag is refused — a version or commit tag already
+// on another digest, which never moves — no tag of any image is written and the error
+// names both digests. Then it applies the plans image by image (apply-tags), rechecking
+// immutable tags right before writing, immutable tags before moving ones. A tag already on
+// its digest is kept, so a re-run writes nothing. latest is refused: it follows the
+// highest release, and only the release moves it (MoveLatest), for every image or none.
 //
 // dev follows the newest commit of the dev branch: it needs the commit's sha-<commit> tag in
-// the same call, and devOrder, asked right before dev moves; dev is left (and reported
-// skipped) when it is on the image of a newer commit, so a re-run of an older run never
-// moves it back.
+// the same call, and devOrder, asked right before the plans are applied when one moves dev;
+// the registry command reads the images of the newer commits right before dev moves, and
+// leaves dev (reported skipped) when it is on the image of a newer commit, so a re-run of
+// an older run never moves it back.
 //
 // Call it only after the digests were scanned, attested and signed: that is what makes a
 // moving tag safe to follow.
-func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, stillLatest registry.StillLatest, devOrder DevOrder) ([]registry.ApplyReport, error) {
+func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, devOrder DevOrder) ([]ApplyReport, error) {
 	if err := t.check(); err != nil {
 		return nil, fmt.Errorf("tag-images: %w", err)
 	}
@@ -48,7 +47,7 @@ func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, st
 	if len(tags) == 0 {
 		return nil, errors.New("tag-images: no tags given")
 	}
-	if slices.Contains(tags, registry.TagLatest) && stillLatest == nil {
+	if slices.Contains(tags, TagLatest) {
 		return nil, errors.New("tag-images: latest follows the highest release and is set by the release flow, " +
 			"which rechecks it right before writing; no stillLatest recheck was given, so nothing was tagged")
 	}
@@ -56,36 +55,144 @@ func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, st
 	if err != nil {
 		return nil, fmt.Errorf("tag-images: nothing was tagged: %w", err)
 	}
-	plans := make([]registry.Tagging, len(pushed))
-	err = fanout.Each(ctx, 0, len(pushed), func(ctx context.Context, i int) error {
-		p := pushed[i]
-		existing, err := registry.ResolveTags(ctx, p.Repository, tags, t.Auth, t.RegistryOptions...)
-		if err != nil {
-			return fmt.Errorf("%s: %w", p.Name, err)
-		}
-		plan, err := registry.PlanTags(p.Repository, p.Digest, tags, existing)
-		if err != nil {
-			return fmt.Errorf("%s: %w", p.Name, err)
-		}
-		plans[i] = plan
-		return nil
-	})
+	plans, err := t.planTags(ctx, pushed, tags)
 	if err != nil {
 		return nil, fmt.Errorf("tag-images: nothing was tagged: %w", err)
 	}
-	var reports []registry.ApplyReport
-	for i, p := range pushed {
-		opts := t.RegistryOptions
-		if devOrder != nil {
-			opts = append(slices.Clone(opts), registry.WithStillNewest(func(ctx context.Context, from string) (bool, string, error) {
-				return devOrder(ctx, p.Repository, commit, from)
-			}))
+	plansJSON, err := json.Marshal(plans)
+	if err != nil {
+		return nil, fmt.Errorf("tag-images: %w", err)
+	}
+	args := []string{"--plans", string(plansJSON)}
+	if movesDev(plans) {
+		if devOrder == nil {
+			return nil, errors.New("tag-images: nothing was tagged: dev would move, but no recheck of the commit order on dev was given")
 		}
-		report, err := registry.ApplyTags(ctx, p.Repository, p.Digest, plans[i], t.Auth, stillLatest, opts...)
-		reports = append(reports, report)
+		// The GitHub half of the recheck, right before the command, which reads the
+		// registry half right before dev moves: a commit pushed to dev in between is not
+		// seen, and its own run's tag step moves dev after this one.
+		h, err := devOrder(ctx, commit)
 		if err != nil {
-			return reports, fmt.Errorf("tag-images %s: %w (tags already written stay; re-run the step to finish)", p.Name, err)
+			return nil, fmt.Errorf("tag-images: nothing was tagged: recheck dev: %w", err)
 		}
+		h.Commit = commit
+		hJSON, err := json.Marshal(h)
+		if err != nil {
+			return nil, fmt.Errorf("tag-images: %w", err)
+		}
+		args = append(args, "--dev-history", string(hJSON))
+	}
+	stdout, err := t.run(ctx, registryCall{cmd: "apply-tags", args: args, about: pushed[0].Repository})
+	var reports []ApplyReport
+	if jerr := json.Unmarshal([]byte(stdout), &reports); jerr != nil && err == nil {
+		return nil, fmt.Errorf("tag-images: reading the output of registry apply-tags: %w", jerr)
+	}
+	if err != nil {
+		name := "the images"
+		if len(reports) > 0 {
+			name = nameOf(pushed, reports[len(reports)-1].Image)
+		}
+		return reports, fmt.Errorf("tag-images %s: %w (tags already written stay; re-run the step to finish)", name, err)
 	}
 	return reports, nil
+}
+
+// nameOf is the name of the pushed image in repo.
+func nameOf(pushed []Pushed, repo string) string {
+	for _, p := range pushed {
+		if p.Repository == repo {
+			return p.Name
+		}
+	}
+	return repo
+}
+
+// movesDev is whether a plan moves dev off another digest: only then is the commit order
+// on dev asked.
+func movesDev(plans []Tagging) bool {
+	for _, p := range plans {
+		for _, a := range p.Actions {
+			if a.Tag == TagDev && a.Action == ActionMove {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// planTags has the registry command plan pointing tags at each pushed digest; a tag that
+// never moves found on another digest is refused for every image it concerns.
+func (t Target) planTags(ctx context.Context, pushed []Pushed, tags []string) ([]Tagging, error) {
+	var args []string
+	for _, p := range pushed {
+		args = append(args, "--image", p.Ref())
+	}
+	for _, tag := range tags {
+		args = append(args, "--tag", tag)
+	}
+	var plans []Tagging
+	if err := t.runJSON(ctx, registryCall{cmd: "plan-tags", args: args, about: pushed[0].Repository}, &plans); err != nil {
+		return nil, err
+	}
+	if len(plans) != len(pushed) {
+		return nil, fmt.Errorf("registry plan-tags planned %d of %d images", len(plans), len(pushed))
+	}
+	return plans, nil
+}
+
+// MoveLatest points latest at each pushed digest, in every repository or in none: it asks
+// stillLatest (the GitHub half of the recheck) right before the registry command, which
+// reads the registry half right before the first write, and rolls back the repositories
+// already written if a later write fails.
+func MoveLatest(ctx context.Context, t Target, pushed []Pushed, stillLatest StillLatest) (LatestReport, error) {
+	if stillLatest == nil {
+		return LatestReport{}, errors.New("move latest: no stillLatest check was given")
+	}
+	ok, higher, err := stillLatest(ctx)
+	if err != nil {
+		return LatestReport{}, fmt.Errorf("move latest: recheck latest: %w", err)
+	}
+	if !ok {
+		return skippedLatest(pushed), nil
+	}
+	var args []string
+	for _, p := range pushed {
+		args = append(args, "--image", p.Ref())
+	}
+	for _, v := range higher {
+		args = append(args, "--higher", v)
+	}
+	stdout, err := t.run(ctx, registryCall{cmd: "latest", args: args, about: pushed[0].Repository})
+	var report LatestReport
+	if jerr := json.Unmarshal([]byte(stdout), &report); jerr != nil && err == nil {
+		return LatestReport{}, fmt.Errorf("move latest: reading the output of registry latest: %w", jerr)
+	}
+	return report, err
+}
+
+// skippedLatestReason is why latest stays everywhere once a higher release is out.
+const skippedLatestReason = "no longer the highest release: latest left where it is in every image"
+
+// skippedLatest is the report of a move GitHub's recheck stopped: every image's latest
+// left where it is, as the registry command reports its own recheck's refusal.
+func skippedLatest(pushed []Pushed) LatestReport {
+	r := LatestReport{Skipped: skippedLatestReason}
+	for _, p := range pushed {
+		r.Moves = append(r.Moves, LatestMove{Repo: p.Repository, Digest: p.Digest, Action: ActionMove})
+	}
+	return r
+}
+
+// devCommit is the commit whose image dev is to point at: the one the call's
+// sha-<commit> tag names. dev without it has no place in the commit order.
+func devCommit(tags []string) (string, error) {
+	if !slices.Contains(tags, TagDev) {
+		return "", nil
+	}
+	for _, t := range tags {
+		if c, ok := strings.CutPrefix(t, CommitTag("")); ok && commitRE.MatchString(c) {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("dev follows the newest commit of the dev branch: tag the commit's image sha-<full commit SHA> in the same call (e.g. --tag dev --tag sha-$GITHUB_SHA)")
 }

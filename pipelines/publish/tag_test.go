@@ -15,7 +15,7 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	w := publishtest.NewWorld(t)
 	v := newEnv(t, w)
 	first := v.pushed(t)
-	if _, err := publish.TagImages(ctx, v.target, first, []string{"0.11.0", "sha-" + sha}, nil, nil); err != nil {
+	if _, err := publish.TagImages(ctx, v.target, first, []string{"0.11.0", "sha-" + sha}, nil); err != nil {
 		t.Fatal(err)
 	}
 	before := v.tags(t)
@@ -39,7 +39,7 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := publish.TagImages(ctx, v.target, second, tt.tags, nil, nil)
+			_, err := publish.TagImages(ctx, v.target, second, tt.tags, nil)
 			for _, want := range tt.wantErr {
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Fatalf("err = %v, want %q", err, want)
@@ -59,7 +59,7 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	}
 
 	// The same digests again: kept, nothing written.
-	reports, err := publish.TagImages(ctx, v.target, first, []string{"0.11.0", "sha-" + sha}, nil, nil)
+	reports, err := publish.TagImages(ctx, v.target, first, []string{"0.11.0", "sha-" + sha}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,14 +72,34 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 		t.Errorf("re-tagging wrote %v", extra)
 	}
 
-	// latest needs the caller's recheck; a release gives one, and it moves last.
-	if _, err := publish.TagImages(ctx, v.target, first, []string{"latest"}, nil, nil); err == nil || !strings.Contains(err.Error(), "stillLatest") {
+	// latest is the release's (MoveLatest), with its recheck: never a plain tag.
+	if _, err := publish.TagImages(ctx, v.target, first, []string{"latest"}, nil); err == nil || !strings.Contains(err.Error(), "stillLatest") {
 		t.Errorf("latest without a recheck: %v", err)
 	}
+	if _, err := publish.MoveLatest(ctx, v.target, first, nil); err == nil || !strings.Contains(err.Error(), "stillLatest") {
+		t.Errorf("MoveLatest without a recheck: %v", err)
+	}
+	// GitHub's half says a higher release is out: nothing is asked of the registry.
+	writes = len(w.Registry.Writes())
+	latest, err := publish.MoveLatest(ctx, v.target, first, func(context.Context) (bool, []string, error) { return false, nil, nil })
+	if err != nil || latest.Skipped == "" || len(w.Registry.Writes()) != writes {
+		t.Fatalf("latest after GitHub's no: %+v, %v", latest, err)
+	}
+	// The registry's half: a higher final version's images are out (its GitHub release not
+	// yet), so latest stays.
 	asked := 0
-	reports, err = publish.TagImages(ctx, v.target, first, []string{"0.11.0", "latest"}, func(context.Context) (bool, error) { asked++; return true, nil }, nil)
-	if err != nil || asked != 2 || reports[0].Written[0].Tag != "latest" {
-		t.Fatalf("latest: %+v, %v (asked %d)", reports, err, asked)
+	latest, err = publish.MoveLatest(ctx, v.target, first, func(context.Context) (bool, []string, error) { asked++; return true, []string{"0.11.0"}, nil })
+	if err != nil || asked != 1 || latest.Skipped == "" || len(latest.Written) != 0 {
+		t.Fatalf("latest with a higher version in the registry: %+v, %v (asked %d)", latest, err, asked)
+	}
+	latest, err = publish.MoveLatest(ctx, v.target, first, func(context.Context) (bool, []string, error) { return true, []string{"0.12.0"}, nil })
+	if err != nil || len(latest.Written) != len(first) || latest.Skipped != "" {
+		t.Fatalf("latest: %+v, %v", latest, err)
+	}
+	for _, n := range imageNames {
+		if tags := v.w.Registry.Tags(t, v.repo(n)); tags["latest"] != tags["0.11.0"] {
+			t.Errorf("%s: latest on %s, want the release's %s", n, tags["latest"], tags["0.11.0"])
+		}
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"dagger.io/dagger"
 
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -21,13 +20,13 @@ type Target struct {
 	// Org is the organisation, e.g. elixircloud; a fork sets its own.
 	Org string
 	// Username and Password log in to the registry; Password is mounted as a secret file
-	// into the containers that need it (signing writes referrers).
+	// into the containers that talk to it (the registry command, and signing, which writes
+	// referrers). Without them every read is anonymous.
 	Username string
 	Password *dagger.Secret
-	// Auth is the same login read into memory, for the registry calls made in Go here.
-	Auth registry.Auth
-	// RegistryOptions adjust the Go-side registry client (a transport in tests).
-	RegistryOptions []registry.Option
+	// RegistryTool is the container of the registry command (RegistryTool), which does
+	// every read and write of the registry.
+	RegistryTool *dagger.Container
 }
 
 // Repository is where img is published: <registry>/<org>/<repository>.
@@ -62,8 +61,12 @@ type Pushed struct {
 	Platforms []PlatformDigest `json:"platforms,omitempty"`
 }
 
-// PlatformDigest is the digest of one platform's image in an index.
-type PlatformDigest = registry.PlatformDigest
+// PlatformDigest is the digest of one platform's image in an index: its platform,
+// os/arch[/variant], and its digest.
+type PlatformDigest struct {
+	Platform string `json:"platform"`
+	Digest   string `json:"digest"`
+}
 
 // Ref is the reference by digest, <repository>@sha256:….
 func (p Pushed) Ref() string { return p.Repository + "@" + p.Digest }

@@ -11,7 +11,6 @@ import (
 
 	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/pins"
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/trust"
 )
 
@@ -37,33 +36,61 @@ const (
 	trustedRootPath  = "/run/shipyard/trusted_root.json"
 )
 
-// Tool returns a container with the supplychain command at /usr/local/bin/supplychain,
-// built from its source (the supplychain folder of this repository, its own Go module) in
-// p's Go image (DefaultGoImage when empty). The build has Go module and build caches of
-// level and p; Dagger
-// caches the result, so only the steps that sign or verify build it, once. Test files and
-// docs are left out of the build input so that changing them rebuilds nothing.
+// Tool returns a container with the supplychain command (signing) at
+// /usr/local/bin/supplychain and the registry command at /usr/local/bin/registry, both
+// built in one go build from their source (the supplychain folder of this repository, its
+// own Go module) in p's Go image (DefaultGoImage when empty): a function that signs also
+// pushes, tags or reads the registry, and one build compiles go-containerregistry once for
+// both (cold, about the signing command's build alone). Dagger caches the build, so only
+// the functions that sign or verify build it, once; they use it as their RegistryTool too.
 func Tool(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
-	goImage := p.Go
-	if goImage == "" {
-		goImage = DefaultGoImage
+	out := goBuild(client, supplychainSrc, p, level, "supplychain", "registry")
+	return binaryContainer(client, p).
+		WithFile(toolBinary, out.File("supplychain"), dagger.ContainerWithFileOpts{Permissions: 0o755}).
+		WithFile(registryBinary, out.File("registry"), dagger.ContainerWithFileOpts{Permissions: 0o755})
+}
+
+// RegistryTool returns a container with the registry command alone at
+// /usr/local/bin/registry, built like Tool with the same caches: a function that only
+// pushes, tags or reads the registry does not compile sigstore-go.
+func RegistryTool(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
+	out := goBuild(client, supplychainSrc, p, level, "registry")
+	return binaryContainer(client, p).
+		WithFile(registryBinary, out.File("registry"), dagger.ContainerWithFileOpts{Permissions: 0o755})
+}
+
+func goImageOf(p pins.Pins) string {
+	if p.Go == "" {
+		return DefaultGoImage
 	}
+	return p.Go
+}
+
+// goBuild builds ./cmd/<name> of the supplychain module for each name into /out, in p's
+// Go image, with the Go module and build caches of level and p (shared by both commands'
+// builds). Test files and docs are left out of the build input so that changing them
+// rebuilds nothing.
+func goBuild(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level, names ...string) *dagger.Directory {
 	src := supplychainSrc.Filter(dagger.DirectoryFilterOpts{Exclude: []string{"**/*_test.go", "**/*.md", "**/testdata/"}})
-	built := client.Container().
-		From(goImage).
+	args := []string{"go", "build", "-trimpath", "-o", "/out/"}
+	for _, n := range names {
+		args = append(args, "./cmd/"+n)
+	}
+	return client.Container().
+		From(goImageOf(p)).
 		WithMountedCache("/go/pkg/mod", client.CacheVolume(level.CacheVolumeName(goModCacheVolume, p))).
 		WithMountedCache("/root/.cache/go-build", client.CacheVolume(level.CacheVolumeName(goBuildCacheVolume, p))).
 		WithEnvVariable("CGO_ENABLED", "0").
 		WithDirectory("/src", src).
 		WithWorkdir("/src").
-		WithExec([]string{"go", "build", "-trimpath", "-o", "/out/supplychain", "./cmd/supplychain"}).
-		File("/out/supplychain")
-	// A fresh container from the same image: no source, no caches, only the binary (and
-	// the image's CA certificates, for Fulcio, Rekor and registries).
-	return client.Container().
-		From(goImage).
-		WithFile(toolBinary, built, dagger.ContainerWithFileOpts{Permissions: 0o755}).
-		WithWorkdir("/work")
+		WithExec(args).
+		Directory("/out")
+}
+
+// binaryContainer is a fresh container of p's Go image: no source, no caches, only what
+// is added (and the image's CA certificates, for Fulcio, Rekor and registries).
+func binaryContainer(client *dagger.Client, p pins.Pins) *dagger.Container {
+	return client.Container().From(goImageOf(p)).WithWorkdir("/work")
 }
 
 // SignInputs is what attest and sign need besides the target.
@@ -181,13 +208,21 @@ func (in SignInputs) signArgs(t Target, img Pushed) []string {
 // command would otherwise sign, and write a transparency log entry, before it finds that
 // it cannot attach the bundle.
 func checkPublished(ctx context.Context, step string, t Target, pushed []Pushed) error {
-	return fanout.Each(ctx, 0, len(pushed), func(ctx context.Context, i int) error {
-		p := pushed[i]
-		if _, err := registry.Digest(ctx, p.Ref(), t.Auth, t.RegistryOptions...); err != nil {
-			return fmt.Errorf("%s %s: the digest is not in the registry (push it first): %w", step, p.Name, err)
+	refs := make([]string, len(pushed))
+	for i, p := range pushed {
+		refs[i] = p.Ref()
+	}
+	if _, err := t.resolveRefs(ctx, refs, false); err != nil {
+		// One call reads them all; the message names the reference that failed.
+		name := names(pushed)
+		for _, p := range pushed {
+			if strings.Contains(err.Error(), p.Ref()) {
+				name = p.Name
+			}
 		}
-		return nil
-	})
+		return fmt.Errorf("%s %s: the digest is not in the registry (push it first): %w", step, name, err)
+	}
+	return nil
 }
 
 // publishStep runs `supplychain <step>` (attest or sign) for one image with the token and

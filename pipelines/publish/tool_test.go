@@ -6,12 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
 
-// The tool is built from the repository's supplychain folder in the pinned Go image with
-// module and build caches; the signing execs get the binary only, and their secrets as files.
+// The tools are built from the repository's supplychain folder in the pinned Go image with
+// the same module and build caches, each command once: the signing execs get the binary
+// only, and their secrets as files; each registry exec is told apart from every other (the
+// engine must not answer it from its cache), its login a file too.
 func TestToolAndSigningGraph(t *testing.T) {
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
@@ -23,24 +26,50 @@ func TestToolAndSigningGraph(t *testing.T) {
 	g := v.e.Graph()
 
 	builds := g.ExecsWith("go build")
-	if len(builds) != 1 {
-		t.Fatalf("go build ran %d times, want once for both images", len(builds))
+	if len(builds) != 2 {
+		t.Fatalf("go build ran %d times, want once per command for both images", len(builds))
 	}
-	b := builds[0]
-	if b.Image != publish.DefaultGoImage || b.Env["CGO_ENABLED"] != "0" || !slices.Contains(b.Args, "./cmd/supplychain") {
-		t.Errorf("build exec %+v", b)
-	}
-	var caches []string
-	for _, m := range b.Mounts {
-		if m.Kind == "withMountedCache" {
-			caches = append(caches, m.Path)
+	var built []string
+	cacheKeys := map[string]bool{}
+	for _, b := range builds {
+		if b.Image != publish.DefaultGoImage || b.Env["CGO_ENABLED"] != "0" {
+			t.Errorf("build exec %+v", b)
 		}
-		if m.Path == "/src" && !strings.Contains(m.Source, "_test.go") {
-			t.Errorf("the build source is not filtered of tests: %s", m.Source)
+		built = append(built, strings.Join(b.Args, " "))
+		var caches []string
+		for _, m := range b.Mounts {
+			if m.Kind == "withMountedCache" {
+				caches = append(caches, m.Path)
+				cacheKeys[m.Cache] = true
+			}
+			if m.Path == "/src" && !strings.Contains(m.Source, "_test.go") {
+				t.Errorf("the build source is not filtered of tests: %s", m.Source)
+			}
+		}
+		if !slices.Contains(caches, "/go/pkg/mod") || !slices.Contains(caches, "/root/.cache/go-build") {
+			t.Errorf("build caches %v", caches)
 		}
 	}
-	if !slices.Contains(caches, "/go/pkg/mod") || !slices.Contains(caches, "/root/.cache/go-build") {
-		t.Errorf("build caches %v", caches)
+	// The signing tool is built with the registry command (a signing function's registry
+	// work runs it); the registry command alone, for the steps that do not sign.
+	slices.Sort(built)
+	if want := []string{flowexecs.RegistryTool, flowexecs.SigningTool}; !slices.Equal(built, want) || len(cacheKeys) != 2 {
+		t.Errorf("built %v with caches %v, want %v with the same two caches", built, cacheKeys, want)
+	}
+	runs := map[string]bool{}
+	for _, x := range g.ExecsWith("registry ") {
+		if x.Args[0] != "registry" {
+			continue
+		}
+		runs[x.Env["SHIPYARD_REGISTRY_RUN"]] = true
+		for _, s := range x.Secrets {
+			if s.Env != "" || s.Path == "" {
+				t.Errorf("registry secret %+v is not a file", s)
+			}
+		}
+	}
+	if len(runs) < 2 || runs[""] {
+		t.Errorf("registry execs told apart by %v, want a value of their own each", runs)
 	}
 
 	signs := g.ExecsWith("supplychain sign")

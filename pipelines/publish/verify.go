@@ -12,8 +12,6 @@ import (
 	"strings"
 
 	"dagger.io/dagger"
-
-	"dagger/shipyard/internal/registry"
 )
 
 // Sigstore's public-good trusted root (trusted_root.json), as the TUF repository serves
@@ -120,8 +118,8 @@ func WithRequiredSBOM() VerifyOption {
 	return func(c *verifyConfig) { c.requireSBOM = true }
 }
 
-// WithRegistryLogin reads the image with t's login (a private registry) and resolves its tag
-// with t's registry options; without it, both are anonymous.
+// WithRegistryLogin reads the image with t's login (a private registry), with t's
+// registry command; without it, the image is read anonymously.
 func WithRegistryLogin(t Target) VerifyOption {
 	return func(c *verifyConfig) { c.target = &t }
 }
@@ -138,8 +136,9 @@ func WithMinSCTs(n int) VerifyOption {
 // and OIDC issuer, against trustedRoot (PublicGoodTrustedRoot, or a file). It resolves a
 // tag to its digest first, here, so the check and its cached result are about that digest,
 // then runs `supplychain verify` in the tool container. It fails on an unsigned image, a
-// wrong identity or issuer, and bundles of another digest.
-func Verify(ctx context.Context, tool *dagger.Container, image, identityRegexp, issuer string, trustedRoot *dagger.File, opts ...VerifyOption) (Verification, error) {
+// wrong identity or issuer, and bundles of another digest. The registry is read with the
+// registry command in registryTool, anonymously unless WithRegistryLogin gives a login.
+func Verify(ctx context.Context, tool, registryTool *dagger.Container, image, identityRegexp, issuer string, trustedRoot *dagger.File, opts ...VerifyOption) (Verification, error) {
 	cfg := verifyConfig{minSCTs: 1}
 	for _, o := range opts {
 		o(&cfg)
@@ -164,15 +163,15 @@ func Verify(ctx context.Context, tool *dagger.Container, image, identityRegexp, 
 	if err != nil {
 		return Verification{}, fmt.Errorf("verify: %w", err)
 	}
-	var auth registry.Auth
-	var ropts []registry.Option
+	reader := Target{RegistryTool: registryTool}
 	if cfg.target != nil {
-		auth, ropts = cfg.target.Auth, cfg.target.RegistryOptions
+		reader = *cfg.target
 	}
-	digest, err := registry.Digest(ctx, image, auth, ropts...)
+	resolved, err := reader.resolveRefs(ctx, []string{image}, cfg.platforms)
 	if err != nil {
 		return Verification{}, fmt.Errorf("verify %s: %w", image, err)
 	}
+	digest := resolved[0].Digest
 	ref := repo + "@" + digest
 
 	ctr := tool.WithMountedFile(trustedRootPath, trustedRoot)
@@ -204,13 +203,9 @@ func Verify(ctx context.Context, tool *dagger.Container, image, identityRegexp, 
 	if !cfg.platforms {
 		return v, nil
 	}
-	listed, err := registry.Platforms(ctx, ref, auth, ropts...)
-	if err != nil {
-		return Verification{}, fmt.Errorf("verify %s: %w", image, err)
-	}
 	one := append(slices.Clone(opts), func(c *verifyConfig) { c.platforms = false })
-	for _, l := range listed {
-		pv, err := Verify(ctx, tool, repo+"@"+l.Digest, identityRegexp, issuer, trustedRoot, one...)
+	for _, l := range resolved[0].Platforms {
+		pv, err := Verify(ctx, tool, registryTool, repo+"@"+l.Digest, identityRegexp, issuer, trustedRoot, one...)
 		if err != nil {
 			return Verification{}, fmt.Errorf("verify %s, its %s image: %w", image, l.Platform, err)
 		}

@@ -79,7 +79,7 @@ func VerifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed,
 		if hasEvidence(evidence, pushed[i], KindSBOM) {
 			opts = append(opts, WithRequiredSBOM())
 		}
-		v, err := Verify(ctx, in.Tool, pushed[i].Ref(), IdentityPattern(signer.Identity), signer.Issuer, in.TrustedRoot, opts...)
+		v, err := Verify(ctx, in.Tool, t.RegistryTool, pushed[i].Ref(), IdentityPattern(signer.Identity), signer.Issuer, in.TrustedRoot, opts...)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", StepVerifySigned, pushed[i].Name, err)
 		}

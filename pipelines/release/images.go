@@ -15,8 +15,6 @@ type ImageConfig struct {
 	// Sign holds the supplychain tool, the OIDC token, Sigstore's URLs and the builder of
 	// the provenance; the source of the provenance is set from the plan.
 	Sign publish.SignInputs
-	// Workdir is where images are exported as OCI tarballs before they are pushed.
-	Workdir string
 }
 
 // withSource completes the provenance with what the release built: the repository, the tag

@@ -9,7 +9,6 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/releasegate"
 )
@@ -57,7 +56,7 @@ func scanJobSteps() []flow.Step[releaseState] {
 var scanHandoffStep = flow.Step[releaseState]{Name: StepCheckHandoff, Next: "pass the push job's output on unchanged, or run the push job again",
 	Run: func(ctx context.Context, s *releaseState) error {
 		var err error
-		anonymous := publish.Target{RegistryOptions: s.cfg.Images.Target.RegistryOptions}
+		anonymous := publish.Target{RegistryTool: s.cfg.Images.Target.RegistryTool}
 		s.images.Pushed, err = publish.ResolvePlatforms(ctx, anonymous, s.handoff.Images)
 		return err
 	}}
@@ -139,7 +138,7 @@ func imagesPublished(ctx context.Context, cfg Config, plan releasegate.Plan) err
 	var errs []error
 	for _, img := range plan.Images {
 		repo := cfg.Images.Target.Registry + "/" + img.Repository
-		found, err := registry.ResolveTags(ctx, repo, []string{plan.Version}, cfg.Images.Target.Auth, cfg.Images.Target.RegistryOptions...)
+		found, err := cfg.Images.Target.ResolveTags(ctx, repo, []string{plan.Version})
 		if err != nil {
 			errs = append(errs, err)
 			continue

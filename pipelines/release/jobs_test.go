@@ -7,8 +7,13 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/internal/testkit/teskrepo"
+	"dagger/shipyard/internal/trust"
+	"dagger/shipyard/pipelines/publish"
+	"dagger/shipyard/pipelines/publish/publishtest"
 )
 
 // TestDryRunPublishesNothing: a dry run builds, checks the version, scans the built
@@ -97,16 +102,21 @@ func TestWorkflowJobs(t *testing.T) {
 		t.Fatalf("publish without a scan: %v", err)
 	}
 
-	// The scan job gets no credential of any kind.
+	// The scan job gets no credential of any kind: the registry command reads the
+	// handoff's indexes anonymously.
 	scanEngine := engine.New(t, engine.StrictExecs())
-	scanEngine.ExpectExecs(scanExecs...)
+	scanEngine.ExpectExecs(append(scanExecs, flowexecs.RegistryTool)...)
 	w.e = scanEngine
 	w.c = scanEngine.Client(ctx)
+	w.pub.Install(t, scanEngine)
 	for _, n := range teskImages {
 		scanEngine.OnFile(engine.FileRule{Path: "/out/" + n + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
 	}
 	w.serve("v0.11.0rc1")
-	scanCfg := Config{Client: w.c, Repo: teskrepo.FullName, GitURL: teskrepo.GitURL}
+	scanCfg := Config{Client: w.c, Repo: teskrepo.FullName, GitURL: teskrepo.GitURL,
+		Images: ImageConfig{Target: publish.Target{
+			RegistryTool: publish.RegistryTool(w.c, w.c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.Release),
+		}}}
 	scanned, dir, err := ScanJob(ctx, scanCfg, pushedOnly)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/version"
 	"dagger/shipyard/pipelines/publish"
 )
@@ -43,40 +42,29 @@ func HigherFinalVersions(tag string, gitTags []string) []string {
 	return out
 }
 
-// stillLatest is the recheck the tag step hands to the registry code, run right before
-// latest is written: GitHub's published releases are read again, and the registry is asked
-// for the images of every higher final version that has a git tag (a release whose images
-// are out while its GitHub release is not yet).
-func stillLatest(cfg Config, tag string, images *publish.ImageState) registry.StillLatest {
-	return func(ctx context.Context) (bool, error) {
+// stillLatest is the GitHub half of the recheck before latest moves, asked right before
+// the registry command: GitHub's published releases are read again (none may be higher),
+// and the git tags, whose higher final versions the command looks for in the registry
+// right before it writes (a release whose images are out while its GitHub release is not
+// yet).
+func stillLatest(cfg Config, tag string) publish.StillLatest {
+	return func(ctx context.Context) (bool, []string, error) {
 		owner, name, err := cfg.owner()
 		if err != nil {
-			return false, err
+			return false, nil, err
 		}
 		published, err := cfg.publishedReleases(ctx)
 		if err != nil {
-			return false, fmt.Errorf("re-reading the releases: %w", err)
+			return false, nil, fmt.Errorf("re-reading the releases: %w", err)
 		}
 		gitTags, err := cfg.GitHub.TagNames(ctx, owner, name)
 		if err != nil {
-			return false, fmt.Errorf("re-reading the tags: %w", err)
+			return false, nil, fmt.Errorf("re-reading the tags: %w", err)
 		}
-		var inRegistry []string
-		if higher := HigherFinalVersions(tag, gitTags); len(higher) > 0 {
-			for _, p := range images.Pushed {
-				found, err := registry.ResolveTags(ctx, p.Repository, higher, cfg.Images.Target.Auth, cfg.Images.Target.RegistryOptions...)
-				if err != nil {
-					return false, fmt.Errorf("re-reading the version tags of %s: %w", p.Repository, err)
-				}
-				for t := range found {
-					inRegistry = append(inRegistry, t)
-				}
-			}
-		}
-		ok, err := StillLatestAmong(tag, published, inRegistry)
+		ok, err := StillLatestAmong(tag, published, nil)
 		if err == nil && !ok {
 			cfg.logf("%s: a higher release was published since the plan; latest stays where it is", StepTag)
 		}
-		return ok, err
+		return ok, HigherFinalVersions(tag, gitTags), err
 	}
 }

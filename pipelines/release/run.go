@@ -2,9 +2,6 @@ package release
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -12,7 +9,6 @@ import (
 
 	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/releasegate"
@@ -70,10 +66,10 @@ func Run(ctx context.Context, cfg Config, tag string, opts Options) (Report, err
 	return rep, err
 }
 
-// builtDigests is push-by-digest on a dry run: the digests a push would give, when a work
-// directory is given to export the images to.
+// builtDigests is push-by-digest on a dry run: the digests a push would give, when a
+// registry tool is given to compute them with.
 func builtDigests(ctx context.Context, s *releaseState) error {
-	if s.cfg.Images.Workdir == "" {
+	if s.cfg.Images.Target.RegistryTool == nil {
 		return nil
 	}
 	var err error
@@ -81,14 +77,15 @@ func builtDigests(ctx context.Context, s *releaseState) error {
 	return err
 }
 
-// BuiltDigests exports each built image as an OCI tarball and reads the digest its manifest
-// has, which is what push-by-digest would push, without pushing; for a multi-platform image,
+// BuiltDigests reads the digest of each built image's manifest as the registry command
+// reads it from the image's OCI tarball, which is what push-by-digest would push, without
+// pushing; for a multi-platform image,
 // the digest of the index it would push and of each platform image.
 func BuiltDigests(ctx context.Context, cfg Config, images []ci.Image) (map[string]publish.Pushed, error) {
 	built := make([]publish.Pushed, len(images))
 	err := fanout.Each(ctx, 0, len(images), func(ctx context.Context, i int) error {
 		var err error
-		built[i], err = builtDigest(ctx, cfg, images[i])
+		built[i], err = publish.BuiltDigest(ctx, cfg.Images.Target, images[i])
 		return err
 	})
 	out := map[string]publish.Pushed{}
@@ -98,27 +95,6 @@ func BuiltDigests(ctx context.Context, cfg Config, images []ci.Image) (map[strin
 		}
 	}
 	return out, err
-}
-
-func builtDigest(ctx context.Context, cfg Config, img ci.Image) (publish.Pushed, error) {
-	if len(img.Variants) > 0 {
-		d, platforms, err := publish.BuiltIndex(ctx, img, cfg.Images.Workdir)
-		return publish.Pushed{Name: img.Spec.Name, Digest: d, Platforms: platforms}, err
-	}
-	tarball := filepath.Join(cfg.Images.Workdir, img.Spec.Name+".dry-run.oci.tar")
-	if _, err := img.Container.Export(ctx, tarball); err != nil {
-		return publish.Pushed{}, fmt.Errorf("image %s: exporting it: %w", img.Spec.Name, err)
-	}
-	defer os.Remove(tarball)
-	v1img, _, err := registry.OpenImage(tarball)
-	if err != nil {
-		return publish.Pushed{}, fmt.Errorf("image %s: %w", img.Spec.Name, err)
-	}
-	d, err := v1img.Digest()
-	if err != nil {
-		return publish.Pushed{}, fmt.Errorf("image %s: digest: %w", img.Spec.Name, err)
-	}
-	return publish.Pushed{Name: img.Spec.Name, Digest: d.String()}, nil
 }
 
 // plannedImages starts the report's images from the builds: each under the repository it
@@ -235,7 +211,7 @@ func (r *Report) addEvidence(ev []publish.Evidence) {
 	}
 }
 
-func (r *Report) addTags(applied []registry.ApplyReport) {
+func (r *Report) addTags(applied []publish.ApplyReport) {
 	for _, a := range applied {
 		for i := range r.Images {
 			if r.Images[i].Repository != a.Image {
@@ -248,7 +224,7 @@ func (r *Report) addTags(applied []registry.ApplyReport) {
 			slices.SortFunc(tags, func(x, y string) int { return tagOrder(x) - tagOrder(y) })
 			r.Images[i].Tags = tags
 			for _, s := range a.Skipped {
-				if s.Tag == registry.TagLatest {
+				if s.Tag == publish.TagLatest {
 					r.Images[i].LatestSkipped = s.Reason
 				}
 			}
@@ -258,7 +234,7 @@ func (r *Report) addTags(applied []registry.ApplyReport) {
 
 // tagOrder lists the version before latest, as the plan does.
 func tagOrder(tag string) int {
-	if tag == registry.TagLatest {
+	if tag == publish.TagLatest {
 		return 1
 	}
 	return 0

@@ -93,7 +93,7 @@ func pushPlatformJobSteps(publishes []dagger.Platform, platform dagger.Platform)
 		return buildStep.Run(ctx, s)
 	}
 	push := flow.Step[releaseState]{Name: StepPush, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *releaseState) error {
-		pushed, err := publish.PushPlatform(ctx, s.images.Built, platform, s.images.Target, s.images.Workdir)
+		pushed, err := publish.PushPlatform(ctx, s.images.Built, platform, s.images.Target)
 		if err != nil {
 			return err
 		}

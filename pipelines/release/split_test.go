@@ -10,6 +10,7 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/pipelines/publish"
 )
 
@@ -61,8 +62,10 @@ func TestSplitPlatformJobsAssembleTheSingleJobsIndex(t *testing.T) {
 	if err != nil {
 		t.Fatalf("assemble job: %v\n%s", err, w.log.String())
 	}
-	if n := len(w.e.Graph().Execs()); n != 0 {
-		t.Errorf("the assemble job ran %d exec(s); it builds nothing", n)
+	for _, x := range w.e.Graph().Execs() {
+		if x.Args[0] != "registry" && strings.Join(x.Args, " ") != flowexecs.RegistryTool {
+			t.Errorf("the assemble job ran %v; it builds nothing but the registry command", x.Args)
+		}
 	}
 	for _, img := range assembled.Images {
 		if want := w.pub.IndexDigest(t, img.Name, platformStrings(bothPlatforms)); img.Digest != want {

@@ -30,7 +30,7 @@ type releaseState struct {
 
 func newState(cfg Config, tag string) *releaseState {
 	return &releaseState{cfg: cfg, tag: tag, images: publish.ImageState{
-		Target: cfg.Images.Target, Sign: cfg.Images.Sign, Workdir: cfg.Images.Workdir, Log: cfg.logf,
+		Target: cfg.Images.Target, Sign: cfg.Images.Sign, Log: cfg.logf,
 	}}
 }
 
@@ -39,7 +39,7 @@ func newState(cfg Config, tag string) *releaseState {
 func (s *releaseState) setPlan(plan releasegate.Plan) {
 	s.plan = plan
 	s.images.Version, s.images.Tags, s.images.Latest = plan.Version, []string{plan.Version}, plan.Latest
-	s.images.StillLatest = stillLatest(s.cfg, s.tag, &s.images)
+	s.images.StillLatest = stillLatest(s.cfg, s.tag)
 	s.images.Sign = s.cfg.Images.withSource(s.cfg, plan)
 }
 

@@ -12,7 +12,6 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/pins"
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/internal/testkit/githubsim"
@@ -117,7 +116,7 @@ func (w *world) config() Config {
 			Target: publish.Target{
 				Registry: w.pub.Registry.Host, Org: org,
 				Username: w.pub.Username, Password: password,
-				Auth: registry.Auth{Username: w.pub.Username, Password: w.pub.Password},
+				RegistryTool: publish.RegistryTool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.Release),
 			},
 			Sign: publish.SignInputs{
 				Tool:        publish.Tool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.Release),
@@ -127,7 +126,6 @@ func (w *world) config() Config {
 				TrustedRoot: c.Host().File(w.pub.Sigstore.TrustedRoot),
 				Provenance:  publish.Provenance{BuilderID: "https://github.com/elixir-cloud-aai/tesk-core/actions", BuildType: "https://shipyard.example/release/v1"},
 			},
-			Workdir: w.t.TempDir(),
 		},
 		Log:       func(format string, args ...any) { fmt.Fprintf(&w.log, format+"\n", args...) },
 		Platforms: w.platforms,

@@ -158,6 +158,23 @@ func (e *Engine) runExport(kind, p, chainText string) error {
 	return nil
 }
 
+// WriteExport writes to path what an export of kind whose chain is chainText produces, by
+// the newest matching export rule, for a test whose code reads a container as a file
+// (Container.asTarball mounted into an exec) rather than exporting it. ok is false when no
+// rule matches.
+func (e *Engine) WriteExport(kind, path, chainText string) (ok bool, err error) {
+	e.mu.Lock()
+	rules := slices.Clone(e.exportRules)
+	e.mu.Unlock()
+	for i := len(rules) - 1; i >= 0; i-- {
+		r := rules[i]
+		if (r.Kind == "" || r.Kind == kind) && strings.Contains(chainText, r.ChainContains) {
+			return true, r.Write(path)
+		}
+	}
+	return false, nil
+}
+
 func (e *Engine) matchFile(p, chainText string) (string, bool) {
 	e.mu.Lock()
 	rules := slices.Clone(e.fileRules)

@@ -43,11 +43,16 @@ var scan = []string{
 	"trivy convert --format sarif --output /out/",
 }
 
-// SigningTool builds the supplychain command, whose own execs run the real command.
-const SigningTool = "go build -trimpath -o /out/supplychain ./cmd/supplychain"
+// SigningTool builds the supplychain command with the registry command, for the functions
+// that sign; the commands' own execs run the real commands.
+const SigningTool = "go build -trimpath -o /out/ ./cmd/supplychain ./cmd/registry"
 
-// Publish are the commands publishing and releasing run around the signing tool.
-func Publish() []string { return append([]string{SigningTool}, scan...) }
+// RegistryTool builds the registry command alone, for the functions that do not sign.
+const RegistryTool = "go build -trimpath -o /out/ ./cmd/registry"
+
+// Publish are the commands publishing and releasing run around the signing and registry
+// tools.
+func Publish() []string { return append([]string{SigningTool, RegistryTool}, scan...) }
 
 // Model are the commands of the Cloudcoil model flows.
 func Model() []string { return slices.Clone(model) }

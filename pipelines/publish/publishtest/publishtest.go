@@ -3,9 +3,10 @@
 // writes, like a public Docker Hub repository), an offline Sigstore (the supplychain
 // module's test Sigstore, served over Fulcio's and Rekor's HTTP APIs by its own process),
 // and the rules that make the engine double run the real supplychain command for each
-// `supplychain …` exec and write real OCI image tarballs for each Container.export.
+// `supplychain …` and `registry …` exec and write real OCI image tarballs for each
+// Container.export (and each container an exec mounts as a tarball).
 //
-// The supplychain command and the test Sigstore are built once per test process from this
+// The supplychain and registry commands and the test Sigstore are built once per test process from this
 // repository's supplychain module; call Main from TestMain so the binaries are removed at
 // the end.
 package publishtest
@@ -47,7 +48,7 @@ var (
 	binErr   error
 	binMain  bool
 	binMu    sync.Mutex
-	binNames = struct{ supplychain, sigstore string }{"supplychain", "testsigstore"}
+	binNames = struct{ supplychain, registry, sigstore string }{"supplychain", "registry", "testsigstore"}
 )
 
 // Main runs the tests of a package that uses this world and removes the binaries it built.
@@ -85,7 +86,8 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// binaries builds the supplychain command and the test Sigstore once per process.
+// binaries builds the supplychain and registry commands and the test Sigstore once per
+// process.
 func binaries(t testing.TB) (supplychain, sigstore string) {
 	t.Helper()
 	binMu.Lock()
@@ -101,7 +103,7 @@ func binaries(t testing.TB) (supplychain, sigstore string) {
 			return
 		}
 		cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator),
-			"./cmd/supplychain", "./internal/testsigstore/cmd/testsigstore")
+			"./cmd/supplychain", "./cmd/registry", "./internal/testsigstore/cmd/testsigstore")
 		cmd.Dir = filepath.Join(root, "supplychain")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("building the supplychain command: %v\n%s", err, out)
@@ -111,6 +113,13 @@ func binaries(t testing.TB) (supplychain, sigstore string) {
 		t.Fatal(binErr)
 	}
 	return filepath.Join(binDir, binNames.supplychain), filepath.Join(binDir, binNames.sigstore)
+}
+
+// registryBinary is the registry command binaries built.
+func registryBinary(t testing.TB) string {
+	t.Helper()
+	binaries(t)
+	return filepath.Join(binDir, binNames.registry)
 }
 
 // SupplychainSource is the supplychain module's folder, for publish.Tool in tests.

@@ -26,7 +26,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"dagger/shipyard/internal/registry"
 	"dagger/shipyard/internal/testkit/engine"
 )
 
@@ -59,7 +58,8 @@ type World struct {
 	// Secrets maps secret names (as the graph names them) to values.
 	Secrets map[string]string
 
-	bin string
+	bin, registryBin string
+	engine           *engine.Engine
 
 	// claims are the identity claims of the tokens this world issues.
 	claims func(exp time.Time) map[string]any
@@ -77,7 +77,7 @@ type World struct {
 func NewWorld(t testing.TB) *World {
 	t.Helper()
 	bin, _ := binaries(t)
-	w := &World{Username: "shipyard-bot", Password: RandomSecret(t, "dckr_pat_"), bin: bin, images: map[string]v1.Image{}}
+	w := &World{Username: "shipyard-bot", Password: RandomSecret(t, "dckr_pat_"), bin: bin, registryBin: registryBinary(t), images: map[string]v1.Image{}}
 	w.Registry = NewRegistry(t, w.Username, w.Password)
 	w.Sigstore = StartSigstore(t)
 	claims := func(exp time.Time) map[string]any {
@@ -308,22 +308,25 @@ func PlatformBuild(name, platform string) string {
 }
 
 // IndexDigest is the digest of the index of name's platform images (PlatformImage), as a
-// multi-platform push writes it for platforms in that order.
+// multi-platform push writes it for platforms in that order: what the registry command
+// computes for them (push --dry-run).
 func (w *World) IndexDigest(t testing.TB, name string, platforms []string) string {
 	t.Helper()
-	images := make([]v1.Image, len(platforms))
+	dir := t.TempDir()
+	args := []string{"push", "--dry-run"}
 	for i, p := range platforms {
-		images[i] = w.PlatformImage(t, name, p)
+		path := filepath.Join(dir, fmt.Sprintf("%d.oci.tar", i))
+		if err := writeLayoutTar(w.PlatformImage(t, name, p), path); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--image", path, "--platform", p)
 	}
-	idx, err := registry.NewIndex(images)
-	if err != nil {
-		t.Fatal(err)
+	stdout, stderr, code := runSupplychain(context.Background(), w.registryBin, args, dir)
+	var out struct{ Digest string }
+	if err := json.Unmarshal([]byte(stdout), &out); code != 0 || err != nil || out.Digest == "" {
+		t.Fatalf("registry %v: exit %d, %v: %s", args, code, err, stderr)
 	}
-	h, err := idx.Digest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h.String()
+	return out.Digest
 }
 
 // Digest is the digest of Image(name).
@@ -349,7 +352,7 @@ func (w *World) Rebuild(name string) {
 	}
 }
 
-// Runs lists the argument lists of the supplychain commands run so far.
+// Runs lists the argument lists of the supplychain and registry commands run so far.
 func (w *World) Runs() [][]string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -357,10 +360,14 @@ func (w *World) Runs() [][]string {
 }
 
 // Install programs e: each containers/<name>.Dockerfile image exports as an OCI layout tar
-// of Image(name), Trivy's SBOM exec of each writes SBOM(name) (see ServeSBOM), and each
-// `supplychain …` exec runs the real command.
+// of Image(name) (and so reads, mounted with asTarball), Trivy's SBOM exec of each writes
+// SBOM(name) (see ServeSBOM), and each `supplychain …` and `registry …` exec runs the real
+// command.
 func (w *World) Install(t testing.TB, e *engine.Engine, names ...string) {
 	t.Helper()
+	w.mu.Lock()
+	w.engine = e
+	w.mu.Unlock()
 	for _, n := range names {
 		e.OnExport(engine.ExportRule{Kind: "Container", ChainContains: "containers/" + n + ".Dockerfile", Write: func(path string) error {
 			return writeLayoutTar(w.Image(t, n), path)
@@ -368,8 +375,10 @@ func (w *World) Install(t testing.TB, e *engine.Engine, names ...string) {
 		w.ServeSBOM(e, n, SBOM(n))
 	}
 	e.OnExec(engine.ExecRule{
-		Match: func(x engine.Exec) bool { return len(x.Args) > 0 && x.Args[0] == "supplychain" },
-		Run:   w.run,
+		Match: func(x engine.Exec) bool {
+			return len(x.Args) > 0 && (x.Args[0] == "supplychain" || x.Args[0] == "registry")
+		},
+		Run: w.run,
 	})
 	t.Cleanup(func() {
 		w.mu.Lock()
@@ -389,8 +398,8 @@ func (w *World) violate(format string, args ...any) (string, string, int) {
 }
 
 // run runs the real command for an exec: each secret mount becomes a temporary file holding
-// the secret's value, each allowed host file mount its host path, and the arguments naming
-// them are rewritten. Secrets in arguments or variables are violations: they fail the test.
+// the secret's value, each allowed host file mount its host path, each container mounted
+// as a tarball what its export writes, and the arguments naming them are rewritten. Secrets in arguments or variables are violations: they fail the test.
 func (w *World) run(x engine.Exec) (string, string, int) {
 	joined := strings.Join(x.Args, " ")
 	w.mu.Lock()
@@ -439,6 +448,21 @@ func (w *World) run(x engine.Exec) (string, string, int) {
 				paths[m.Path] = f
 			}
 		}
+		if strings.HasSuffix(m.Source, ".asTarball") || strings.Contains(m.Source, ".asTarball(") {
+			p := filepath.Join(tmp, fmt.Sprintf("image-%d.tar", i))
+			w.mu.Lock()
+			e := w.engine
+			w.mu.Unlock()
+			ok, err := e.WriteExport("Container", p, m.Source)
+			if err != nil {
+				return "", fmt.Sprintf("publishtest: the image mounted at %s: %v", m.Path, err), 1
+			}
+			if !ok {
+				return w.violate("mounted tarball %s (%s) is not an image the test built", m.Path, m.Source)
+			}
+			paths[m.Path] = p
+			continue
+		}
 		contents, found, err := graphFile(m, served)
 		if err != nil {
 			return w.violate("mounted file %s: %v", m.Path, err)
@@ -464,7 +488,11 @@ func (w *World) run(x engine.Exec) (string, string, int) {
 	w.mu.Lock()
 	w.runs = append(w.runs, append([]string(nil), x.Args...))
 	w.mu.Unlock()
-	return runSupplychain(context.Background(), w.bin, args, tmp)
+	bin := w.bin
+	if x.Args[0] == "registry" {
+		bin = w.registryBin
+	}
+	return runSupplychain(context.Background(), bin, args, tmp)
 }
 
 // graphFile is the contents of a file the graph made, mounted by m: one an exec wrote

@@ -14,10 +14,31 @@ type StillNewest func(ctx context.Context, from string) (ok bool, why string, er
 // is on dev, and the commits of dev after it (newest last), complete unless dev is too far
 // ahead to list them all.
 type DevHistory struct {
-	Commit   string
-	OnDev    bool
-	Newer    []string
-	Complete bool
+	Commit   string   `json:"commit"`
+	OnDev    bool     `json:"onDev"`
+	Newer    []string `json:"newer"`
+	Complete bool     `json:"complete"`
+}
+
+// StillNewestIn is the recheck of dev in repo given what the dev branch says (h, read
+// just before): right before dev moves, it resolves the sha-<commit> tags of the newer
+// commits in repo and decides with StillNewestOnDev.
+func StillNewestIn(repo string, h DevHistory, auth Auth, opts ...Option) StillNewest {
+	return func(ctx context.Context, from string) (bool, string, error) {
+		images := map[string]string{}
+		if h.OnDev && h.Complete && len(h.Newer) > 0 {
+			tags := make([]string, 0, len(h.Newer))
+			for _, c := range h.Newer {
+				tags = append(tags, CommitTag(c))
+			}
+			var err error
+			if images, err = ResolveTags(ctx, repo, tags, auth, opts...); err != nil {
+				return false, "", err
+			}
+		}
+		ok, why := StillNewestOnDev(h, images, from)
+		return ok, why, nil
+	}
 }
 
 // CommitTag is the tag naming the image of one commit, sha-<commit>.

@@ -6,8 +6,7 @@ import (
 	"sort"
 
 	"github.com/google/go-containerregistry/pkg/name"
-
-	"dagger/shipyard/internal/fanout"
+	"golang.org/x/sync/errgroup"
 )
 
 // MaxTagsResolved bounds Tags: resolving every tag costs one request per tag,
@@ -21,7 +20,7 @@ const MaxTagsResolved = 256
 func Digest(ctx context.Context, ref string, auth Auth, opts ...Option) (string, error) {
 	d, err := digest(ctx, ref, auth, opts)
 	if err != nil {
-		return "", auth.scrub(fmt.Errorf("resolve digest: %w", err))
+		return "", auth.Scrub(fmt.Errorf("resolve digest: %w", err))
 	}
 	return d, nil
 }
@@ -48,7 +47,7 @@ func digest(ctx context.Context, ref string, auth Auth, opts []Option) (string, 
 func ResolveTags(ctx context.Context, repo string, tags []string, auth Auth, opts ...Option) (map[string]string, error) {
 	m, err := resolveTags(ctx, repo, tags, auth, opts)
 	if err != nil {
-		return nil, auth.scrub(fmt.Errorf("resolve tags of %s: %w", repo, err))
+		return nil, auth.Scrub(fmt.Errorf("resolve tags of %s: %w", repo, err))
 	}
 	return m, nil
 }
@@ -66,7 +65,7 @@ func resolveTags(ctx context.Context, repo string, tags []string, auth Auth, opt
 func Tags(ctx context.Context, repo string, auth Auth, opts ...Option) (map[string]string, error) {
 	m, err := allTags(ctx, repo, auth, opts)
 	if err != nil {
-		return nil, auth.scrub(fmt.Errorf("tags of %s: %w", repo, err))
+		return nil, auth.Scrub(fmt.Errorf("tags of %s: %w", repo, err))
 	}
 	return m, nil
 }
@@ -113,18 +112,22 @@ func (c *client) resolve(ctx context.Context, repo name.Repository, tags []strin
 		}
 	}
 	digests := make([]string, len(uniq))
-	err := fanout.Each(ctx, c.jobs, len(uniq), func(ctx context.Context, i int) error {
-		desc, err := c.puller.Head(ctx, repo.Tag(uniq[i]))
-		switch {
-		case isNotFound(err):
-		case err != nil:
-			return fmt.Errorf("tag %s: %w", uniq[i], err)
-		default:
-			digests[i] = desc.Digest.String()
-		}
-		return nil
-	})
-	if err != nil {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(c.jobs)
+	for i := range uniq {
+		g.Go(func() error {
+			desc, err := c.puller.Head(gctx, repo.Tag(uniq[i]))
+			switch {
+			case isNotFound(err):
+			case err != nil:
+				return fmt.Errorf("tag %s: %w", uniq[i], err)
+			default:
+				digests[i] = desc.Digest.String()
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	out := make(map[string]string, len(uniq))

@@ -12,8 +12,12 @@
 //
 // Credentials (Auth) live only in memory: they are sent as HTTP headers by
 // go-containerregistry, never put in a reference or URL, and scrubbed from
-// every error this package returns. Plain HTTP is allowed only for loopback
-// registries (localhost, 127.0.0.0/8, ::1).
+// every error this package returns. Plain HTTP goes only to the one host the
+// caller names (WithPlainHTTP): Shipyard names a registry on a loopback address
+// or the Dagger engine's gateway, where the traffic cannot leave the machine.
+//
+// The registry command (cmd/registry) runs these functions for the Shipyard
+// Dagger module, whose own binary links no registry client.
 //
 // Images come in as a v1.Image or as a file or directory (OpenImage): an OCI
 // image layout as a tar file (what Dagger's Container.AsTarball and

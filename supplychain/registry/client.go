@@ -10,8 +10,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
-
-	"dagger/shipyard/internal/plainhttp"
 )
 
 // Option adjusts how this package talks to a registry.
@@ -22,6 +20,23 @@ type config struct {
 	backoff     *remote.Backoff
 	jobs        int
 	stillNewest StillNewest
+	plainHTTP   string
+}
+
+func newConfig(opts []Option) config {
+	cfg := config{transport: remote.DefaultTransport, jobs: defaultJobs}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
+}
+
+// WithPlainHTTP lets plain HTTP go to the registry host (a host name or IP, without port),
+// and to no other. Without it every request is HTTPS. The caller decides where the traffic
+// cannot leave the machine (Shipyard: a loopback address or the Dagger engine's gateway,
+// its package plainhttp); credentials travel with the requests.
+func WithPlainHTTP(host string) Option {
+	return func(c *config) { c.plainHTTP = host }
 }
 
 // WithStillNewest gives ApplyTags the recheck it asks right before dev moves
@@ -42,7 +57,7 @@ func withBackoff(b remote.Backoff) Option {
 }
 
 // ErrPlainHTTP is returned when a request would send plain HTTP (and with it
-// any credentials) to a registry that is not on this machine.
+// any credentials) to a host that WithPlainHTTP did not name.
 var ErrPlainHTTP = errors.New("refusing plain HTTP to a registry that is not on this machine (loopback or the Dagger engine's gateway)")
 
 // defaultJobs bounds the requests in flight per call (tag lookups, blobs),
@@ -52,23 +67,20 @@ const defaultJobs = 4
 // client holds one login's puller and pusher, so one call pings and
 // authenticates once per repository, not once per request.
 type client struct {
-	jobs   int
-	puller *remote.Puller
-	pusher *remote.Pusher
+	jobs      int
+	plainHTTP string
+	puller    *remote.Puller
+	pusher    *remote.Pusher
 }
 
-func newClient(auth Auth, opts []Option) (*client, error) {
-	cfg := config{transport: remote.DefaultTransport, jobs: defaultJobs}
-	for _, o := range opts {
-		o(&cfg)
-	}
+func newClient(auth Auth, cfg config) (*client, error) {
 	authenticator, err := auth.authenticator()
 	if err != nil {
 		return nil, err
 	}
 	ropts := []remote.Option{
 		remote.WithAuth(authenticator),
-		remote.WithTransport(loopbackOnlyHTTP{base: cfg.transport}),
+		remote.WithTransport(plainHTTPOnlyTo{host: cfg.plainHTTP, base: cfg.transport}),
 		remote.WithJobs(cfg.jobs),
 	}
 	if cfg.backoff != nil {
@@ -82,31 +94,34 @@ func newClient(auth Auth, opts []Option) (*client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("registry client: %w", err)
 	}
-	return &client{jobs: cfg.jobs, puller: puller, pusher: pusher}, nil
+	return &client{jobs: cfg.jobs, plainHTTP: cfg.plainHTTP, puller: puller, pusher: pusher}, nil
 }
 
 // connect reads where a call goes with parse (parseRepository or parseReference) and makes
 // the client that talks to it: the start of every call on one repository.
-func connect[T any](parse func(string) (T, error), where string, auth Auth, opts []Option) (T, *client, error) {
-	r, err := parse(where)
+func connect[T any](parse func(string, string) (T, error), where string, auth Auth, opts []Option) (T, *client, error) {
+	cfg := newConfig(opts)
+	r, err := parse(where, cfg.plainHTTP)
 	if err != nil {
 		return r, nil, err
 	}
-	c, err := newClient(auth, opts)
+	c, err := newClient(auth, cfg)
 	if err != nil {
 		return r, nil, err
 	}
 	return r, c, nil
 }
 
-// loopbackOnlyHTTP refuses plain HTTP except to hosts on the machine (see
-// plainhttp.Allowed). pkg/name alone would fall back to HTTP for RFC 1918 and
-// *.local registries too, where a Basic header would cross the network in
-// clear text.
-type loopbackOnlyHTTP struct{ base http.RoundTripper }
+// plainHTTPOnlyTo refuses plain HTTP except to the host WithPlainHTTP named. pkg/name
+// alone would fall back to HTTP for RFC 1918 and *.local registries too, where a Basic
+// header would cross the network in clear text.
+type plainHTTPOnlyTo struct {
+	host string
+	base http.RoundTripper
+}
 
-func (t loopbackOnlyHTTP) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Scheme != "https" && !plainhttp.Allowed(r.URL.Hostname()) {
+func (t plainHTTPOnlyTo) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Scheme != "https" && (t.host == "" || r.URL.Hostname() != t.host) {
 		if r.Body != nil {
 			_ = r.Body.Close() // a RoundTripper must close the body, even on error
 		}
@@ -135,8 +150,9 @@ func checkNoUserinfo(ref string) error {
 }
 
 // parseRepository reads <registry>/<org>/<name>: the registry is required
-// (no silent Docker Hub default) and a tag or digest is refused.
-func parseRepository(repo string) (name.Repository, error) {
+// (no silent Docker Hub default) and a tag or digest is refused. Plain HTTP is
+// tried only when the registry's host is plainHTTP.
+func parseRepository(repo, plainHTTP string) (name.Repository, error) {
 	if err := checkNoUserinfo(repo); err != nil {
 		return name.Repository{}, err
 	}
@@ -144,7 +160,7 @@ func parseRepository(repo string) (name.Repository, error) {
 	if err != nil {
 		return name.Repository{}, fmt.Errorf("repository %q (want <registry>/<org>/<name>, no tag): %w", repo, err)
 	}
-	if plainhttp.Allowed(registryHost(r.RegistryStr())) {
+	if plainHTTP != "" && registryHost(r.RegistryStr()) == plainHTTP {
 		return name.NewRepository(repo, name.StrictValidation, name.Insecure)
 	}
 	return r, nil
@@ -152,7 +168,7 @@ func parseRepository(repo string) (name.Repository, error) {
 
 // parseReference reads <registry>/<repo>:<tag> or <registry>/<repo>@<digest>,
 // both explicit (no default "latest").
-func parseReference(ref string) (name.Reference, error) {
+func parseReference(ref, plainHTTP string) (name.Reference, error) {
 	if err := checkNoUserinfo(ref); err != nil {
 		return nil, err
 	}
@@ -160,7 +176,7 @@ func parseReference(ref string) (name.Reference, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reference %q (want <registry>/<repo>:<tag> or @sha256:…): %w", ref, err)
 	}
-	if plainhttp.Allowed(registryHost(r.Context().RegistryStr())) {
+	if plainHTTP != "" && registryHost(r.Context().RegistryStr()) == plainHTTP {
 		return name.ParseReference(ref, name.StrictValidation, name.Insecure)
 	}
 	return r, nil

@@ -94,7 +94,7 @@ type manifestOnly struct{ v1.Image }
 func IndexOfPushed(ctx context.Context, repo string, platforms []PlatformDigest, auth Auth, opts ...Option) (v1.ImageIndex, error) {
 	idx, err := indexOfPushed(ctx, repo, platforms, auth, opts)
 	if err != nil {
-		return nil, auth.scrub(fmt.Errorf("assembling the index of %s: %w", repo, err))
+		return nil, auth.Scrub(fmt.Errorf("assembling the index of %s: %w", repo, err))
 	}
 	return idx, nil
 }
@@ -146,7 +146,7 @@ func indexOfPushed(ctx context.Context, repo string, platforms []PlatformDigest,
 func PushIndexByDigest(ctx context.Context, repo string, idx v1.ImageIndex, auth Auth, opts ...Option) (string, error) {
 	d, err := pushIndexByDigest(ctx, repo, idx, auth, opts)
 	if err != nil {
-		return "", auth.scrub(fmt.Errorf("push index by digest to %s: %w", repo, err))
+		return "", auth.Scrub(fmt.Errorf("push index by digest to %s: %w", repo, err))
 	}
 	return d, nil
 }
@@ -204,7 +204,7 @@ type PlatformDigest struct {
 func Platforms(ctx context.Context, ref string, auth Auth, opts ...Option) ([]PlatformDigest, error) {
 	out, err := platforms(ctx, ref, auth, opts)
 	if err != nil {
-		return nil, auth.scrub(fmt.Errorf("reading the platforms of %s: %w", ref, err))
+		return nil, auth.Scrub(fmt.Errorf("reading the platforms of %s: %w", ref, err))
 	}
 	return out, nil
 }

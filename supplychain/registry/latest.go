@@ -96,7 +96,7 @@ type LatestReport struct {
 func MoveLatest(ctx context.Context, targets []LatestImage, auth Auth, stillLatest StillLatest, opts ...Option) (LatestReport, error) {
 	report, err := moveLatest(ctx, targets, auth, stillLatest, opts)
 	if err != nil {
-		return report, auth.scrub(fmt.Errorf("move latest: %w", err))
+		return report, auth.Scrub(fmt.Errorf("move latest: %w", err))
 	}
 	return report, nil
 }
@@ -106,7 +106,7 @@ func moveLatest(ctx context.Context, targets []LatestImage, auth Auth, stillLate
 	if stillLatest == nil {
 		return report, errors.New("no stillLatest check was given")
 	}
-	c, err := newClient(auth, opts)
+	c, err := newClient(auth, newConfig(opts))
 	if err != nil {
 		return report, err
 	}
@@ -159,7 +159,7 @@ func (c *client) readLatest(ctx context.Context, targets []LatestImage) (map[str
 	repos := make(map[string]name.Repository, len(targets))
 	current := map[string]string{}
 	for _, t := range targets {
-		r, err := parseRepository(t.Repo)
+		r, err := parseRepository(t.Repo, c.plainHTTP)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -79,8 +79,8 @@ type scrubbedError struct {
 func (e *scrubbedError) Error() string { return e.msg }
 func (e *scrubbedError) Unwrap() error { return e.err }
 
-// scrub returns err with every credential replaced by a placeholder.
-func (a Auth) scrub(err error) error {
+// Scrub returns err with every credential replaced by a placeholder.
+func (a Auth) Scrub(err error) error {
 	if err == nil {
 		return nil
 	}

@@ -22,7 +22,7 @@ import (
 func PushByDigest(ctx context.Context, repo string, img v1.Image, auth Auth, opts ...Option) (string, error) {
 	d, err := pushByDigest(ctx, repo, img, auth, opts)
 	if err != nil {
-		return "", auth.scrub(fmt.Errorf("push by digest to %s: %w", repo, err))
+		return "", auth.Scrub(fmt.Errorf("push by digest to %s: %w", repo, err))
 	}
 	return d, nil
 }

@@ -64,7 +64,7 @@ func orAbsent(d string) string {
 func ApplyTags(ctx context.Context, repo, digest string, plan Tagging, auth Auth, stillLatest StillLatest, opts ...Option) (ApplyReport, error) {
 	report, err := applyTags(ctx, repo, digest, plan, auth, stillLatest, opts)
 	if err != nil {
-		return report, auth.scrub(fmt.Errorf("apply tags to %s@%s: %w", repo, digest, err))
+		return report, auth.Scrub(fmt.Errorf("apply tags to %s@%s: %w", repo, digest, err))
 	}
 	return report, nil
 }

@@ -88,9 +88,10 @@ func newTestRegistry(t *testing.T) *testRegistry {
 
 func (reg *testRegistry) repo(name string) string { return reg.host + "/org/" + name }
 
-// opts makes go-containerregistry's retries fast; the retries themselves stay.
+// opts makes go-containerregistry's retries fast (the retries themselves stay) and lets
+// plain HTTP go to the test registry's loopback address.
 func (reg *testRegistry) opts() []Option {
-	return []Option{withBackoff(remote.Backoff{Duration: time.Millisecond, Factor: 2, Steps: 3})}
+	return []Option{withBackoff(remote.Backoff{Duration: time.Millisecond, Factor: 2, Steps: 3}), WithPlainHTTP("127.0.0.1")}
 }
 
 // failFirst makes the next n requests that match fail (with a 500 unless

@@ -1,0 +1,244 @@
+package publish
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/plainhttp"
+)
+
+// The registry work (pushes, indexes, tags, latest) runs in the registry command of the
+// supplychain module (RegistryTool), so the module binary links no registry client. The
+// types below are what the command prints, read back here.
+
+// The moving tags, as the registry command classifies them: latest follows the highest
+// release, dev the newest commit of the dev branch.
+const (
+	TagLatest = "latest"
+	TagDev    = "dev"
+)
+
+// CommitTag is the tag naming the image of one commit, sha-<commit>, which never moves.
+func CommitTag(commit string) string { return "sha-" + commit }
+
+// TagAction is the planned change of one tag: Action create, keep or move (From is the
+// digest a moving tag is on before a move); Class version, commit or moving.
+type TagAction struct {
+	Tag    string `json:"tag"`
+	Class  string `json:"class"`
+	Action string `json:"action"`
+	From   string `json:"from,omitempty"`
+}
+
+// Tagging is what the tag step does for one image digest: the plan of its tags, immutable
+// ones first, which the registry command makes (plan-tags) and applies (apply-tags).
+type Tagging struct {
+	Image   string      `json:"image"`
+	Digest  string      `json:"digest"`
+	Actions []TagAction `json:"actions"`
+}
+
+// Tag actions.
+const (
+	ActionCreate = "create"
+	ActionKeep   = "keep"
+	ActionMove   = "move"
+)
+
+// SkippedTag is a planned tag deliberately not written, and why.
+type SkippedTag struct {
+	Tag    string `json:"tag"`
+	Reason string `json:"reason"`
+}
+
+// ApplyReport is what tagging did to one image; on error, what was written before it.
+type ApplyReport struct {
+	Image   string       `json:"image"`
+	Digest  string       `json:"digest"`
+	Written []TagAction  `json:"written"`
+	Kept    []TagAction  `json:"kept"`
+	Skipped []SkippedTag `json:"skipped"`
+}
+
+// LatestMove is the planned change of latest in one repository.
+type LatestMove struct {
+	Repo   string `json:"repo"`
+	Digest string `json:"digest"`
+	Action string `json:"action"`
+	From   string `json:"from,omitempty"`
+}
+
+// LatestReport is what moving latest did: the moves planned, the repositories written,
+// why latest was left alone (Skipped), and those put back after a failed write.
+type LatestReport struct {
+	Moves      []LatestMove `json:"moves"`
+	Written    []string     `json:"written,omitempty"`
+	Skipped    string       `json:"skipped,omitempty"`
+	RolledBack []string     `json:"rolled_back,omitempty"`
+}
+
+// DevHistory is what the dev branch says about the commit being tagged: whether it is on
+// dev, the commits of dev after it (newest last), and whether that list is complete. The
+// registry command decides with it, and the sha-<commit> tags it reads right before dev
+// moves, whether dev may move.
+type DevHistory struct {
+	Commit   string   `json:"commit"`
+	OnDev    bool     `json:"onDev"`
+	Newer    []string `json:"newer"`
+	Complete bool     `json:"complete"`
+}
+
+// RegistryError is a failed registry command: its message (the command's own, which never
+// holds a credential), and whether a tag that never moves was found on another digest.
+type RegistryError struct {
+	Message string
+	// Moved: a version or commit tag is on another digest, now or since the plan.
+	Moved bool
+}
+
+func (e *RegistryError) Error() string { return e.Message }
+
+// Where the registry command finds its inputs.
+const (
+	registryBinary = "/usr/local/bin/registry"
+	imagesDir      = "/run/shipyard/images"
+)
+
+// registry exit codes (supplychain/cmd/registry).
+const (
+	registryExitUsage = 2
+	registryExitMoved = 3
+)
+
+// registryCall is one run of the registry command for t: cmd with args, the image files to
+// mount (path in the container → file), and the reference whose registry host decides
+// whether plain HTTP may be used.
+type registryCall struct {
+	cmd   string
+	args  []string
+	files map[string]*dagger.File
+	// about is a repository or reference the call reads or writes; every one of a call
+	// is in the same registry.
+	about string
+}
+
+// run runs the registry command with t's login as a secret file and returns its stdout,
+// also when it fails (apply-tags and latest print what they did). Each run reads or writes
+// the registry, whose state is outside the graph, so a random value in its environment
+// keeps the engine from answering it from its cache; the build of the command itself is
+// cached.
+func (t Target) run(ctx context.Context, call registryCall) (string, error) {
+	if t.RegistryTool == nil {
+		return "", errors.New("no registry tool container")
+	}
+	nonce := make([]byte, 16)
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("registry %s: %w", call.cmd, err)
+	}
+	ctr := t.RegistryTool.WithEnvVariable("SHIPYARD_REGISTRY_RUN", hex.EncodeToString(nonce))
+	args := append([]string{"registry", call.cmd}, call.args...)
+	if t.Password != nil {
+		ctr = ctr.WithMountedSecret(registryPassPath, t.Password)
+		args = append(args, "--registry-username", t.Username, "--registry-password-file", registryPassPath)
+	}
+	if host := registryHostOf(call.about); host != "" && plainhttp.Allowed(host) {
+		// The command runs in a container of its own: its loopback is its own, which
+		// traffic cannot leave either; the engine's gateway is the same from every
+		// container of the engine.
+		args = append(args, "--plain-http", host)
+	}
+	for path, f := range call.files {
+		ctr = ctr.WithMountedFile(path, f)
+	}
+	stdout, err := ctr.WithExec(args).Stdout(ctx)
+	if err == nil {
+		return stdout, nil
+	}
+	var ee *dagger.ExecError
+	if !errors.As(err, &ee) {
+		return "", err
+	}
+	msg := strings.TrimSpace(ee.Stderr)
+	if msg == "" {
+		msg = ee.Message()
+	}
+	if ee.ExitCode == registryExitUsage {
+		msg = "usage error (a bug of Shipyard's, please report it): " + msg
+	}
+	return ee.Stdout, &RegistryError{Message: msg, Moved: ee.ExitCode == registryExitMoved}
+}
+
+// runJSON runs call and reads its JSON output into out.
+func (t Target) runJSON(ctx context.Context, call registryCall, out any) error {
+	stdout, err := t.run(ctx, call)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal([]byte(stdout), out); err != nil {
+		return fmt.Errorf("reading the output of registry %s: %w", call.cmd, err)
+	}
+	return nil
+}
+
+// registryHostOf is the host, without port, of the registry a repository or reference
+// names.
+func registryHostOf(ref string) string {
+	host, _, _ := strings.Cut(ref, "/")
+	u, err := url.Parse("//" + host)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// resolvedRef is what the registry command's digest and platforms print per reference.
+type resolvedRef struct {
+	Image     string           `json:"image"`
+	Digest    string           `json:"digest"`
+	Platforms []PlatformDigest `json:"platforms,omitempty"`
+}
+
+// ResolveTags reads which of tags exist in repo, with t's login: tag → digest, absent
+// when missing.
+func (t Target) ResolveTags(ctx context.Context, repo string, tags []string) (map[string]string, error) {
+	args := []string{"--repository", repo}
+	for _, tag := range tags {
+		args = append(args, "--tag", tag)
+	}
+	found := map[string]string{}
+	if err := t.runJSON(ctx, registryCall{cmd: "tags", args: args, about: repo}, &found); err != nil {
+		return nil, err
+	}
+	return found, nil
+}
+
+// resolveRefs runs digest (or, with platforms, platforms) for refs, all in one registry.
+func (t Target) resolveRefs(ctx context.Context, refs []string, platforms bool) ([]resolvedRef, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	cmd := "digest"
+	if platforms {
+		cmd = "platforms"
+	}
+	var args []string
+	for _, r := range refs {
+		args = append(args, "--image", r)
+	}
+	var out []resolvedRef
+	if err := t.runJSON(ctx, registryCall{cmd: cmd, args: args, about: refs[0]}, &out); err != nil {
+		return nil, err
+	}
+	if len(out) != len(refs) {
+		return nil, fmt.Errorf("registry %s answered for %d of %d references", cmd, len(out), len(refs))
+	}
+	return out, nil
+}
