@@ -7,11 +7,11 @@ require (
 	github.com/aquasecurity/go-pep440-version v0.0.1
 	github.com/bmatcuk/doublestar/v4 v4.10.0
 	github.com/getkin/kin-openapi v0.152.0
-	github.com/google/go-containerregistry v0.21.5
+	github.com/google/go-containerregistry v0.21.4
 	github.com/google/go-github/v84 v84.0.0
 	github.com/hashicorp/go-version v1.9.0
 	github.com/pelletier/go-toml/v2 v2.4.3
-	github.com/rhysd/actionlint v1.7.12
+	github.com/rhysd/actionlint v1.7.11
 	github.com/vektah/gqlparser/v2 v2.5.32
 	gopkg.in/yaml.v3 v3.0.1
 )
@@ -60,7 +60,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.41.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.3 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.43.0
+	golang.org/x/sys v0.42.0
 	golang.org/x/xerrors v0.0.0-20231012003039-104605ab7028 // indirect
 	gotest.tools/v3 v3.5.2 // indirect
 )

@@ -1,7 +1,8 @@
 // Command compiles reads the action graph `go build -debug-actiongraph` writes and prints
 // what the build compiled, by Go module: packages, compile seconds (summed over packages,
 // so more than the wall time when they ran in parallel) and the longest single package,
-// which bounds the wall time from below whatever the core count. bench/weight.sh runs it
+// and the critical path: the longest chain of compiles through the imports, which bounds the
+// wall time from below whatever the core count. bench/weight.sh runs it
 // on Shipyard's module build after the bare program's build filled the cache, so it
 // lists only what Shipyard adds to a bare module's load.
 //
@@ -20,6 +21,8 @@ import (
 
 // action is the part of one action-graph entry this command reads.
 type action struct {
+	ID        int
+	Deps      []int
 	Mode      string
 	Package   string
 	TimeStart time.Time
@@ -47,50 +50,111 @@ func main() {
 		os.Exit(1)
 	}
 	defer f.Close()
-	costs, err := read(f)
+	actions, err := decode(f)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "compiles: %s: %v\n", os.Args[1], err)
 		os.Exit(1)
 	}
-	report(os.Stdout, costs)
+	report(os.Stdout, byModule(actions))
+	fmt.Println()
+	path, total := criticalPath(actions)
+	fmt.Printf("critical path: %.1f s of compiles, each waiting for the one before\n", total.Seconds())
+	for _, a := range path {
+		fmt.Printf("  %5.1f s  %s\n", compileTime(a).Seconds(), a.Package)
+	}
 }
 
-// read sums the compile actions that ran (those with a command; the cache served the rest)
-// by module.
-func read(r io.Reader) ([]moduleCost, error) {
+func decode(r io.Reader) ([]action, error) {
 	var actions []action
 	if err := json.NewDecoder(r).Decode(&actions); err != nil {
 		return nil, fmt.Errorf("reading the action graph: %w", err)
 	}
-	byModule := map[string]*moduleCost{}
+	return actions, nil
+}
+
+// compileTime is how long an action compiled: zero when the cache served it or when it is
+// not a compile.
+func compileTime(a action) time.Duration {
+	if a.Mode != "build" || len(a.Cmd) == 0 || a.TimeStart.IsZero() || a.TimeDone.IsZero() {
+		return 0
+	}
+	return a.TimeDone.Sub(a.TimeStart)
+}
+
+// criticalPath is the chain of compiles, each depending on the next, with the largest sum
+// of compile times, from the last compile to the first (those that took no time left out).
+func criticalPath(actions []action) ([]action, time.Duration) {
+	byID := make(map[int]action, len(actions))
 	for _, a := range actions {
-		if a.Mode != "build" || len(a.Cmd) == 0 || a.TimeStart.IsZero() || a.TimeDone.IsZero() {
+		byID[a.ID] = a
+	}
+	longest := map[int]time.Duration{}
+	next := map[int]int{}
+	done := map[int]bool{}
+	var visit func(id int) time.Duration
+	visit = func(id int) time.Duration {
+		if done[id] {
+			return longest[id]
+		}
+		done[id] = true // the action graph has no cycles; this also ends a malformed one
+		a := byID[id]
+		best, bestDep := time.Duration(0), -1
+		for _, d := range a.Deps {
+			if l := visit(d); l > best {
+				best, bestDep = l, d
+			}
+		}
+		longest[id] = compileTime(a) + best
+		next[id] = bestDep
+		return longest[id]
+	}
+	start, total := -1, time.Duration(0)
+	for _, a := range actions {
+		if l := visit(a.ID); l > total || start < 0 {
+			start, total = a.ID, l
+		}
+	}
+	var path []action
+	for id := start; id >= 0; id = next[id] {
+		if a := byID[id]; compileTime(a) > 0 {
+			path = append(path, a)
+		}
+	}
+	return path, total
+}
+
+// byModule sums the compile actions that ran (those with a command; the cache served the
+// rest) by module.
+func byModule(actions []action) []moduleCost {
+	costs := map[string]*moduleCost{}
+	for _, a := range actions {
+		d := compileTime(a)
+		if d == 0 {
 			continue
 		}
 		m := moduleOf(a.Package)
-		c := byModule[m]
+		c := costs[m]
 		if c == nil {
 			c = &moduleCost{module: m}
-			byModule[m] = c
+			costs[m] = c
 		}
-		d := a.TimeDone.Sub(a.TimeStart)
 		c.packages++
 		c.total += d
 		if d > c.longest {
 			c.longest, c.slowest = d, a.Package
 		}
 	}
-	costs := make([]moduleCost, 0, len(byModule))
-	for _, c := range byModule {
-		costs = append(costs, *c)
+	sorted := make([]moduleCost, 0, len(costs))
+	for _, c := range costs {
+		sorted = append(sorted, *c)
 	}
-	sort.Slice(costs, func(i, j int) bool {
-		if costs[i].total != costs[j].total {
-			return costs[i].total > costs[j].total
+	sort.Slice(sorted, func(i, j int) bool {
+		if sorted[i].total != sorted[j].total {
+			return sorted[i].total > sorted[j].total
 		}
-		return costs[i].module < costs[j].module
+		return sorted[i].module < sorted[j].module
 	})
-	return costs, nil
+	return sorted
 }
 
 // moduleOf names a package's module by its import path: the standard library, Shipyard's own

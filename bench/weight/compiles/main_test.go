@@ -33,10 +33,11 @@ func TestReadSumsCompilesByModule(t *testing.T) {
  {"Mode":"link","Package":"main","Cmd":["link"],"TimeStart":"2026-01-01T00:00:00Z","TimeDone":"2026-01-01T00:00:09Z"},
  {"Mode":"build","Package":"main","Cmd":["compile"],"TimeStart":"2026-01-01T00:00:00Z","TimeDone":"2026-01-01T00:00:01Z"}
 ]`
-	costs, err := read(strings.NewReader(graph))
+	actions, err := decode(strings.NewReader(graph))
 	if err != nil {
 		t.Fatal(err)
 	}
+	costs := byModule(actions)
 	if len(costs) != 2 {
 		t.Fatalf("got %d modules, want 2: %+v", len(costs), costs)
 	}
@@ -49,8 +50,33 @@ func TestReadSumsCompilesByModule(t *testing.T) {
 	}
 }
 
+// The critical path follows the imports, not the biggest compiles: b (4 s) and c (3 s) ran
+// side by side, and main waits for both, so the path is main, then b.
+func TestCriticalPathFollowsTheLongestChain(t *testing.T) {
+	const graph = `[
+ {"ID":0,"Mode":"link","Package":"main","Deps":[1]},
+ {"ID":1,"Mode":"build","Package":"main","Cmd":["compile"],"Deps":[2,3],"TimeStart":"2026-01-01T00:00:07Z","TimeDone":"2026-01-01T00:00:08Z"},
+ {"ID":2,"Mode":"build","Package":"example.com/b","Cmd":["compile"],"Deps":[4],"TimeStart":"2026-01-01T00:00:02Z","TimeDone":"2026-01-01T00:00:06Z"},
+ {"ID":3,"Mode":"build","Package":"example.com/c","Cmd":["compile"],"TimeStart":"2026-01-01T00:00:00Z","TimeDone":"2026-01-01T00:00:03Z"},
+ {"ID":4,"Mode":"build","Package":"example.com/cached","Deps":[3],"TimeStart":"2026-01-01T00:00:00Z","TimeDone":"2026-01-01T00:00:01Z"}
+]`
+	actions, err := decode(strings.NewReader(graph))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, total := criticalPath(actions)
+	var names []string
+	for _, a := range path {
+		names = append(names, a.Package)
+	}
+	// b waits for c through the cached package, which costs nothing itself.
+	if got := strings.Join(names, " "); got != "main example.com/b example.com/c" || total != 8*time.Second {
+		t.Errorf("critical path = %q, %v; want main, b, c and 8s", got, total)
+	}
+}
+
 func TestReadRefusesWhatIsNotAnActionGraph(t *testing.T) {
-	if _, err := read(strings.NewReader(`{"Mode":"build"}`)); err == nil {
+	if _, err := decode(strings.NewReader(`{"Mode":"build"}`)); err == nil {
 		t.Fatal("read accepted an object where the action graph is a list")
 	}
 }
