@@ -25,15 +25,12 @@ func TestSystemsDoNotImportEachOther(t *testing.T) {
 	}
 }
 
-// The module binary links no test tooling: the simulators and the check of the GitHub
-// simulator against GitHub's API description (kin-openapi) stay in tests, so the module
-// Dagger compiles on a user's first call does not grow with them.
-// TestModuleLinksNoRegistryClient holds the module's load light: every job compiles the
+// TestModuleLinksNoPublishingClients holds the module's load light: every job compiles the
 // module binary before its first function runs, and only publishing talks to a registry,
 // which the registry command of the supplychain module does (built in the engine, only
 // when a publishing function runs). go-containerregistry would bring docker/cli's config
-// and stargz along.
-func TestModuleLinksNoRegistryClient(t *testing.T) {
+// and stargz along; signing (sigstore-go) is the signing command's, likewise.
+func TestModuleLinksNoPublishingClients(t *testing.T) {
 	out, err := exec.Command("go", "list", "-overlay=internal/testkit/daggerstandin/overlay.json", "-deps", ".").Output()
 	if err != nil {
 		t.Fatalf("go list -deps .: %v", err)
@@ -43,7 +40,7 @@ func TestModuleLinksNoRegistryClient(t *testing.T) {
 		t.Fatal("go list -deps . listed nothing")
 	}
 	for _, dep := range deps {
-		for _, banned := range []string{"github.com/google/go-containerregistry/", "github.com/docker/", "github.com/containerd/stargz-snapshotter/"} {
+		for _, banned := range []string{"github.com/google/go-containerregistry/", "github.com/docker/", "github.com/containerd/stargz-snapshotter/", "github.com/sigstore/"} {
 			if strings.HasPrefix(dep, banned) {
 				t.Errorf("the module package depends on %s", dep)
 			}
@@ -51,6 +48,9 @@ func TestModuleLinksNoRegistryClient(t *testing.T) {
 	}
 }
 
+// The module binary links no test tooling: the simulators and the check of the GitHub
+// simulator against GitHub's API description (kin-openapi) stay in tests, so the module
+// Dagger compiles on a user's first call does not grow with them.
 func TestModuleLinksNoTestTooling(t *testing.T) {
 	out, err := exec.Command("go", "list", "-overlay=internal/testkit/daggerstandin/overlay.json", "-deps", ".").Output()
 	if err != nil {
