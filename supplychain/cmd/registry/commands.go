@@ -49,14 +49,10 @@ func push(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 			if err != nil {
 				return err
 			}
-			var d string
-			if *dryRun {
-				h, err := img.Digest()
-				if err != nil {
-					return fmt.Errorf("image digest: %w", err)
-				}
-				d = h.String()
-			} else if d, err = registry.PushByDigest(ctx, *repo, img, conn.auth, conn.options()...); err != nil {
+			d, err := digestOrPush(*dryRun, "image", img.Digest, func() (string, error) {
+				return registry.PushByDigest(ctx, *repo, img, conn.auth, conn.options()...)
+			})
+			if err != nil {
 				return err
 			}
 			return writeJSON(stdout, pushed{Digest: d})
@@ -69,18 +65,27 @@ func push(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 		if err != nil {
 			return err
 		}
-		var d string
-		if *dryRun {
-			h, err := idx.Digest()
-			if err != nil {
-				return fmt.Errorf("index digest: %w", err)
-			}
-			d = h.String()
-		} else if d, err = registry.PushIndexByDigest(ctx, *repo, idx, conn.auth, conn.options()...); err != nil {
+		d, err := digestOrPush(*dryRun, "index", idx.Digest, func() (string, error) {
+			return registry.PushIndexByDigest(ctx, *repo, idx, conn.auth, conn.options()...)
+		})
+		if err != nil {
 			return err
 		}
 		return writeJSON(stdout, pushed{Digest: d, Platforms: listed})
 	}
+}
+
+// digestOrPush pushes with push, or on a dry run only computes the digest of what would be
+// pushed (what, an image or an index, names it in an error).
+func digestOrPush(dryRun bool, what string, digest func() (v1.Hash, error), push func() (string, error)) (string, error) {
+	if !dryRun {
+		return push()
+	}
+	h, err := digest()
+	if err != nil {
+		return "", fmt.Errorf("%s digest: %w", what, err)
+	}
+	return h.String(), nil
 }
 
 // openPlatformImages opens each platform's image and pairs the platform it was built for

@@ -129,6 +129,11 @@ func TestCommandPublishesByTheRules(t *testing.T) {
 	if pushed.Digest != singleDigest {
 		t.Fatalf("pushed %s, want %s", pushed.Digest, singleDigest)
 	}
+	var dryImage struct{ Digest string }
+	w.ok(&dryImage, "push", "--dry-run", "--image", single)
+	if dryImage.Digest != singleDigest {
+		t.Fatalf("a dry run of one image gave %s, want %s", dryImage.Digest, singleDigest)
+	}
 
 	amd, amdDigest := w.image("amd64", "linux/amd64")
 	arm, armDigest := w.image("arm64", "linux/arm64")
