@@ -169,28 +169,33 @@ type resolved struct {
 }
 
 func digest(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
-	var images listFlag
-	fs.Var(&images, "image", "a reference, <registry>/<repo>:<tag> or @sha256:… (repeatable)")
-	return func(ctx context.Context, conn connection, stdout io.Writer) error {
-		if len(images) == 0 {
-			return usagef("--image is required")
-		}
-		out := make([]resolved, len(images))
-		for i, ref := range images {
-			d, err := registry.Digest(ctx, ref, conn.auth, conn.options()...)
-			if err != nil {
-				return err
-			}
-			out[i] = resolved{Image: ref, Digest: d}
-		}
-		return writeJSON(stdout, out)
-	}
+	return resolveEach(fs, func(ctx context.Context, conn connection, ref string) (resolved, error) {
+		d, err := registry.Digest(ctx, ref, conn.auth, conn.options()...)
+		return resolved{Image: ref, Digest: d}, err
+	})
 }
 
 // platforms resolves each reference to its digest (a tag with one HEAD; a digest is
 // checked by the read of its manifest) and lists the platform images of that digest's
 // index, none for a single image.
 func platforms(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
+	return resolveEach(fs, func(ctx context.Context, conn connection, ref string) (resolved, error) {
+		repo, d, byDigest := strings.Cut(ref, "@")
+		if !byDigest {
+			var err error
+			if d, err = registry.Digest(ctx, ref, conn.auth, conn.options()...); err != nil {
+				return resolved{}, err
+			}
+			repo, _ = splitTag(ref)
+		}
+		listed, err := registry.Platforms(ctx, repo+"@"+d, conn.auth, conn.options()...)
+		return resolved{Image: ref, Digest: d, Platforms: listed}, err
+	})
+}
+
+// resolveEach is a command that resolves each --image with resolve, in order, and prints
+// what it found; the first failure stops it.
+func resolveEach(fs *flag.FlagSet, resolve func(context.Context, connection, string) (resolved, error)) func(context.Context, connection, io.Writer) error {
 	var images listFlag
 	fs.Var(&images, "image", "a reference, <registry>/<repo>:<tag> or @sha256:… (repeatable)")
 	return func(ctx context.Context, conn connection, stdout io.Writer) error {
@@ -199,19 +204,11 @@ func platforms(fs *flag.FlagSet) func(context.Context, connection, io.Writer) er
 		}
 		out := make([]resolved, len(images))
 		for i, ref := range images {
-			repo, d, byDigest := strings.Cut(ref, "@")
-			if !byDigest {
-				var err error
-				if d, err = registry.Digest(ctx, ref, conn.auth, conn.options()...); err != nil {
-					return err
-				}
-				repo, _ = splitTag(ref)
-			}
-			listed, err := registry.Platforms(ctx, repo+"@"+d, conn.auth, conn.options()...)
+			r, err := resolve(ctx, conn, ref)
 			if err != nil {
 				return err
 			}
-			out[i] = resolved{Image: ref, Digest: d, Platforms: listed}
+			out[i] = r
 		}
 		return writeJSON(stdout, out)
 	}
