@@ -195,3 +195,26 @@ func goEnv(t *testing.T, name string) string {
 	}
 	return string(out)
 }
+
+// The modules under the generated code's telemetry and gRPC packages stay at the versions a
+// bare module gets on a v0.21.8 engine (the go.mod `dagger init --sdk=go` writes there): a
+// requirement of Shipyard's that raises one (actionlint v1.7.12 raised x/net, and with it
+// x/text) makes every engine that loaded another module recompile gRPC, the OpenTelemetry
+// exporters and the SDK for Shipyard's first call, about 10 s of a warm load. Moving to
+// another engine version means reading these again from a bare module's go.mod.
+func TestBuildListKeepsABareModulesVersions(t *testing.T) {
+	bare := map[string]string{
+		"golang.org/x/sys":  "v0.42.0",
+		"golang.org/x/net":  "v0.51.0",
+		"golang.org/x/text": "v0.34.0",
+	}
+	for path, want := range bare {
+		out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", path).Output()
+		if err != nil {
+			t.Fatalf("go list -m %s: %v", path, err)
+		}
+		if got := strings.TrimSpace(string(out)); got != want {
+			t.Errorf("the module selects %s %s, a bare module on the engine %s: keep it at %s (downgrade what requires more; `go mod graph | grep ' %s@%s'` names it)", path, got, want, want, path, got)
+		}
+	}
+}
