@@ -31,27 +31,20 @@ func TestSystemsDoNotImportEachOther(t *testing.T) {
 // when a publishing function runs). go-containerregistry would bring docker/cli's config
 // and stargz along; signing (sigstore-go) is the signing command's, likewise.
 func TestModuleLinksNoPublishingClients(t *testing.T) {
-	out, err := exec.Command("go", "list", "-overlay=internal/testkit/daggerstandin/overlay.json", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps .: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) == 0 {
-		t.Fatal("go list -deps . listed nothing")
-	}
-	for _, dep := range deps {
-		for _, banned := range []string{"github.com/google/go-containerregistry/", "github.com/docker/", "github.com/containerd/stargz-snapshotter/", "github.com/sigstore/"} {
-			if strings.HasPrefix(dep, banned) {
-				t.Errorf("the module package depends on %s", dep)
-			}
-		}
-	}
+	requireModuleLinksNone(t, "github.com/google/go-containerregistry/", "github.com/docker/", "github.com/containerd/stargz-snapshotter/", "github.com/sigstore/")
 }
 
 // The module binary links no test tooling: the simulators and the check of the GitHub
 // simulator against GitHub's API description (kin-openapi) stay in tests, so the module
 // Dagger compiles on a user's first call does not grow with them.
 func TestModuleLinksNoTestTooling(t *testing.T) {
+	requireModuleLinksNone(t, "github.com/getkin/", "dagger/shipyard/internal/testkit/")
+}
+
+// requireModuleLinksNone fails t for each package the module package depends on whose
+// import path starts with one of banned.
+func requireModuleLinksNone(t *testing.T, banned ...string) {
+	t.Helper()
 	out, err := exec.Command("go", "list", "-overlay=internal/testkit/daggerstandin/overlay.json", "-deps", ".").Output()
 	if err != nil {
 		t.Fatalf("go list -deps .: %v", err)
@@ -61,8 +54,10 @@ func TestModuleLinksNoTestTooling(t *testing.T) {
 		t.Fatal("go list -deps . listed nothing")
 	}
 	for _, dep := range deps {
-		if strings.HasPrefix(dep, "github.com/getkin/") || strings.HasPrefix(dep, "dagger/shipyard/internal/testkit/") {
-			t.Errorf("the module package depends on %s", dep)
+		for _, prefix := range banned {
+			if strings.HasPrefix(dep, prefix) {
+				t.Errorf("the module package depends on %s", dep)
+			}
 		}
 	}
 }
