@@ -72,7 +72,8 @@ type Shipyard struct {
 }
 
 // New configures Shipyard once for every function: the repository to work on, where it lives
-// on GitHub, and where its images are published.
+// on GitHub, and where its images are published. A bad --pin fails every function here,
+// also those that pull no image, so a misspelt name never passes unnoticed.
 func New(
 	// The repository's working tree (defaults to the caller's repository).
 	// +defaultPath="/"
@@ -109,7 +110,10 @@ func New(
 	// and runs it as a Dagger service. No token, no network; replaces --github-api.
 	// +optional
 	demo bool,
-) *Shipyard {
+) (*Shipyard, error) {
+	if _, err := pins.DefaultPins().WithOverrides(pin); err != nil {
+		return nil, err
+	}
 	return &Shipyard{
 		Source:           source,
 		Repo:             repo,
@@ -121,7 +125,7 @@ func New(
 		RegistryPassword: registryPassword,
 		Pin:              pin,
 		Demo:             demo,
-	}
+	}, nil
 }
 
 // WithPlatforms sets the platforms images are built for and published as one OCI image
