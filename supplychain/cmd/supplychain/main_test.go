@@ -399,6 +399,28 @@ func TestTokenRequested(t *testing.T) {
 	}
 }
 
+// attest names the run's repository (GITHUB_REPOSITORY) as the source, whoever calls the
+// command: a source repository that differs from it is refused before anything is signed
+// or attached.
+func TestAttestRefusesAnotherSourceRepository(t *testing.T) {
+	w := newWorld(t)
+	d, _ := w.reg.PushRandom(t, "elixircloud/tesk-core-filer", w.auth()...)
+	args := w.publishArgs("attest", d.String())
+	for i, a := range args {
+		if a == "--source-repository" {
+			args[i+1] = "https://github.com/attacker/tesk-core"
+		}
+	}
+	code, _, errOut := w.run("", args...)
+	if code != 1 || !strings.Contains(errOut, "source repository") || !strings.Contains(errOut, "elixir-cloud-aai/tesk-core") {
+		t.Errorf("exit %d, stderr %q; want a refusal naming the run's repository", code, errOut)
+	}
+	refs, err := referrers.List(context.Background(), d, w.auth()...)
+	if err != nil || len(refs) != 0 {
+		t.Errorf("referrers after the refusal: %d (%v), want none", len(refs), err)
+	}
+}
+
 func TestWrongRegistryPassword(t *testing.T) {
 	w := newWorld(t)
 	d, _ := w.reg.PushRandom(t, "org/filer", w.auth()...)
