@@ -77,6 +77,11 @@ func TestToolAndSigningGraph(t *testing.T) {
 		t.Fatalf("sign execs %d, want one per image", len(signs))
 	}
 	for _, x := range signs {
+		// The registry and the test Sigstore listen on loopback without TLS: the command
+		// may send plain HTTP there, once named, and nowhere else.
+		if args := strings.Join(x.Args, " "); strings.Count(args, "--plain-http 127.0.0.1") != 1 {
+			t.Errorf("sign names its plain-HTTP hosts as %q, want --plain-http 127.0.0.1 once", args)
+		}
 		if x.Image != publish.DefaultGoImage {
 			t.Errorf("sign ran in %s", x.Image)
 		}
@@ -130,6 +135,18 @@ func TestSignAndAttestRefuse(t *testing.T) {
 			_, err := publish.Sign(ctx, v.sign, v.target, []publish.Pushed{{Name: "filer", Repository: v.repo("filer"), Digest: digestA}})
 			return err
 		}, "sign filer"},
+		{"sign with Fulcio over plain HTTP off the machine", func() error {
+			in := v.sign
+			in.FulcioURL = "http://10.20.30.40:5555"
+			_, err := publish.Sign(ctx, in, v.target, pushed)
+			return err
+		}, "--fulcio-url http://10.20.30.40:5555: plain HTTP goes only to a loopback address or the Dagger engine's gateway"},
+		{"attest with Rekor over plain HTTP off the machine", func() error {
+			in := v.sign
+			in.RekorURL = "http://rekor.local"
+			_, err := publish.Attest(ctx, in, v.target, pushed, v.images)
+			return err
+		}, "--rekor-url http://rekor.local: plain HTTP"},
 		{"sign the same image twice", func() error {
 			_, err := publish.Sign(ctx, v.sign, v.target, []publish.Pushed{pushed[0], pushed[0]})
 			return err
