@@ -2,6 +2,8 @@ package publish
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -291,9 +293,17 @@ func (in SignInputs) publishStep(ctx context.Context, step, kind, predicateType 
 }
 
 // runTool runs one supplychain command and returns its stdout; on failure, the command's
-// own message (which never holds a secret: it redacts them) is the error.
+// own message (which never holds a secret: it redacts them) is the error. attest, sign and
+// verify read and write the registry and Sigstore, whose state is outside the graph, so a
+// random value in the exec's environment keeps the engine from answering a re-run from
+// its cache (a gate told "verified" after the referrers were deleted); the tool's build
+// stays cached.
 func runTool(ctx context.Context, ctr *dagger.Container, args []string) (string, error) {
-	stdout, err := ctr.WithExec(args).Stdout(ctx)
+	nonce := make([]byte, 16)
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("%s: %w", strings.Join(args[:min(2, len(args))], " "), err)
+	}
+	stdout, err := ctr.WithEnvVariable("SHIPYARD_SUPPLYCHAIN_RUN", hex.EncodeToString(nonce)).WithExec(args).Stdout(ctx)
 	if err == nil {
 		return stdout, nil
 	}

@@ -165,3 +165,37 @@ func TestSignAndAttestRefuse(t *testing.T) {
 		t.Errorf("%d log entries after refusals", entries)
 	}
 }
+
+// The engine caches an exec by its inputs; attest, sign and verify read and write the
+// registry and Sigstore, whose state is outside the graph. Each exec of the signing tool
+// carries a value of its own, so a second identical call runs the tool again (after its
+// referrers were deleted, a re-run would otherwise be told "created" or "verified" from
+// the cache) while the tool's build stays cached.
+func TestSupplychainExecsRunEveryTime(t *testing.T) {
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	v := newEnv(t, w)
+	pushed := v.pushed(t)
+	root := v.c.Host().File(w.Sigstore.TrustedRoot)
+	for range 2 {
+		if _, err := publish.Sign(ctx, v.sign, v.target, pushed); err != nil {
+			t.Fatal(err)
+		}
+		// Signed only, so verify fails (no provenance); what counts is that it ran.
+		_, _ = publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root)
+	}
+	g := v.e.Graph()
+	for cmd, want := range map[string]int{"supplychain sign": 2 * len(pushed), "supplychain verify": 2} {
+		runs := map[string]bool{}
+		execs := g.ExecsWith(cmd)
+		for _, x := range execs {
+			runs[x.Env["SHIPYARD_SUPPLYCHAIN_RUN"]] = true
+		}
+		if len(execs) != want || len(runs) != want || runs[""] {
+			t.Errorf("%s: %d execs told apart by %d values (%v), want %d, each with its own", cmd, len(execs), len(runs), runs, want)
+		}
+	}
+	if builds := g.ExecsWith("go build"); len(builds) != 2 {
+		t.Errorf("go build ran %d times, want once per command: the build is cached", len(builds))
+	}
+}
