@@ -16,7 +16,6 @@ import (
 
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/pins"
-	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -44,6 +43,9 @@ type Shipyard struct {
 	Platforms []string
 	// +private
 	Demo bool
+	// rehearsal: the call writes nothing (--dry-run, --check), so it runs at the
+	// pull-request level whatever it holds (rehearsing).
+	rehearsal bool
 
 	// The signing settings with-sigstore gives.
 
@@ -153,9 +155,9 @@ func (m *Shipyard) pins() (pins.Pins, error) {
 }
 
 // pipeline connects the CI graph to the session with this module's source and image pins,
-// at the trust level of the calling function fn (its CLI name).
+// at the trust level of this call of the function fn (its CLI name).
 func (m *Shipyard) pipeline(ctx context.Context, fn string, pythonImages []string) (*ci.Pipeline, error) {
-	level, err := trust.Of(fn)
+	level, err := m.level(ctx, fn)
 	if err != nil {
 		return nil, err
 	}
