@@ -32,6 +32,10 @@ type Function struct {
 	// Cache is the +cache pragma's value ("never", "session", a duration), empty when the
 	// engine's default (results cached) applies.
 	Cache string
+	// Uses are the unexported methods of the main type the function calls, directly or
+	// through one another (e.g. "target", the registry login), sorted: what it needs that
+	// its arguments do not show. Read from the source only.
+	Uses []string
 }
 
 // Arg is one argument (flag) of a function.
@@ -61,21 +65,46 @@ func (s Surface) Names() []string {
 // arguments, and each exported method of the module's main type is a function whose
 // parameters (but ctx) are its arguments.
 func FromSource(root, mainType string) (Surface, error) {
-	fset := token.NewFileSet()
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return Surface{}, fmt.Errorf("reading the module's source: %w", err)
 	}
-	s := Surface{Functions: map[string]Function{}}
+	files := map[string][]byte{}
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+		if e.IsDir() || !isSourceFile(name) {
 			continue
 		}
-		f, err := parser.ParseFile(fset, filepath.Join(root, name), nil, parser.ParseComments)
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			return Surface{}, fmt.Errorf("reading the module's source: %w", err)
+		}
+		files[name] = b
+	}
+	s, err := FromFiles(files, mainType)
+	if err != nil {
+		return Surface{}, fmt.Errorf("%s: %w", root, err)
+	}
+	return s, nil
+}
+
+// isSourceFile is a Go file of the package that is not a test.
+func isSourceFile(name string) bool {
+	return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")
+}
+
+// FromFiles reads the module's root package from its files' contents (name → content):
+// the same reading as FromSource, for a tree that is not on disk, such as a commit.
+func FromFiles(files map[string][]byte, mainType string) (Surface, error) {
+	fset := token.NewFileSet()
+	s := Surface{Functions: map[string]Function{}}
+	var parsed []*ast.File
+	for _, name := range sortedKeys(files) {
+		f, err := parser.ParseFile(fset, name, files[name], parser.ParseComments)
 		if err != nil {
 			return Surface{}, fmt.Errorf("parsing %s: %w", name, err)
 		}
+		parsed = append(parsed, f)
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || !fn.Name.IsExported() {
@@ -90,9 +119,23 @@ func FromSource(root, mainType string) (Surface, error) {
 		}
 	}
 	if len(s.Functions) == 0 {
-		return s, fmt.Errorf("no exported methods of *%s found in %s", mainType, root)
+		return s, fmt.Errorf("no exported methods of *%s found", mainType)
+	}
+	uses := methodsUsed(parsed, mainType)
+	for name, fn := range s.Functions {
+		fn.Uses = uses[name]
+		s.Functions[name] = fn
 	}
 	return s, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func receiverIs(fn *ast.FuncDecl, typ string) bool {
