@@ -385,6 +385,10 @@ func (m *Shipyard) imageSteps(ctx context.Context, fn string, c *sdk.Client, sig
 	if err != nil {
 		return release.ImageConfig{}, err
 	}
+	// Refused before anything is built or pushed, as the identity token is.
+	if err := prov.CheckBuilder(); err != nil {
+		return release.ImageConfig{}, fmt.Errorf("with-sigstore: %w", err)
+	}
 	in, err := m.signInputs(ctx, fn, c, prov)
 	return release.ImageConfig{Target: target, Sign: in}, err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/teskrepo"
+	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
 
@@ -148,6 +150,27 @@ func TestReleaseThroughTheModule(t *testing.T) {
 		t.Errorf("publish-release again: %s, %v", again, err)
 	}
 	w.noSecrets(t, dry, out, again, gateErr.Error())
+}
+
+// A release outside GitHub Actions whose with-sigstore names no builder is refused before
+// anything is built or pushed, not at attest with the digests already in the registry.
+func TestReleaseChecksTheProvenanceInputsBeforeItPushes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newReleaseWorld(t)
+	w.tag(t, "v0.11.0")
+	noBuilder := w.m.WithSigstore(w.oidc, nil, nil, w.pub.Sigstore.URL, w.pub.Sigstore.URL, w.root, nil, "", "", "")
+	_, err := noBuilder.Release(ctx, "v0.11.0", false, "text", "ci.yml", "", teskrepo.GitURL)
+	if !errors.Is(err, publish.ErrNoBuilder) {
+		t.Fatalf("release without a builder: %v", err)
+	}
+	if writes := w.pub.Registry.Writes(); len(writes) != 0 || len(w.repo.Releases()) != 1 {
+		t.Errorf("written before the inputs were checked: registry %v, %d releases", writes, len(w.repo.Releases()))
+	}
+	// A dry run signs nothing and needs no builder.
+	if _, err := noBuilder.Release(ctx, "v0.11.0", true, "text", "ci.yml", "", teskrepo.GitURL); err != nil {
+		t.Errorf("dry run without a builder: %v", err)
+	}
 }
 
 func TestReleaseJobsThroughTheModule(t *testing.T) {

@@ -152,8 +152,13 @@ func requiredMissing(l Link, fn Function, what string, c Command) []string {
 	}
 	var out []string
 	for _, name := range sortedKeys(fn.Args) {
-		if fn.Args[name].Required() && !l.Has(name) {
+		a := fn.Args[name]
+		switch {
+		case l.Has(name):
+		case a.Required():
 			out = append(out, fmt.Sprintf("%s: %s needs --%s: %s", c.Where, what, name, c.Text))
+		case a.RequiredUnless != "" && !l.Has(a.RequiredUnless):
+			out = append(out, fmt.Sprintf("%s: %s needs --%s unless --%s: %s", c.Where, what, name, a.RequiredUnless, c.Text))
 		}
 	}
 	return out

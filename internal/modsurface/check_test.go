@@ -20,6 +20,10 @@ var sample = func() Types {
 			"docs":          {Returns: "Directory"},
 			"images":        {Returns: "[Container]"},
 			"lint":          {Returns: "String", Check: true},
+			"update-repos": {Returns: "String", Args: map[string]Arg{
+				"commit":  {Type: "String", Optional: true, RequiredUnless: "dry-run"},
+				"dry-run": {Type: "Boolean", Optional: true},
+			}},
 		},
 	}
 	core := Types{
@@ -57,6 +61,9 @@ func TestReadChecksEveryLinkOfACall(t *testing.T) {
 		{"dagger call shipyard --repo a/b release-plan --tag v1", nil, []string{"release-plan"}, "shipyard"},
 		{"dagger call -m github.com/o/shipyard@v1 shipyard release-plan --tag v1", []string{`function "shipyard" is not declared`}, nil, ""},
 		{"dagger call … release-plan --tag v1", nil, []string{"release-plan"}, ""},
+		{"dagger call update-repos --commit abc", nil, []string{"update-repos"}, ""},
+		{"dagger call update-repos --dry-run", nil, []string{"update-repos"}, ""},
+		{"dagger call update-repos", []string{"update-repos needs --commit unless --dry-run"}, nil, ""},
 		{"dagger call … with-sigstore --oidc-token env://T release-plan …", nil, []string{"with-sigstore", "release-plan"}, ""},
 	}
 	for _, tt := range tests {
@@ -176,10 +183,10 @@ func TestCheckNames(t *testing.T) {
 
 func TestUsesFollowsTheReceiversCalls(t *testing.T) {
 	files := map[string][]byte{"m.go": []byte(`package main
-type M struct{}
+type M struct{ Source string }
 func New() *M { return &M{} }
 func (m *M) Push() error { return m.withLogin() }
-func (m *M) Plan() error { return nil }
+func (m *M) Plan() error { _ = m.Source; return nil }
 func (m *M) withLogin() error { return m.target() }
 func (m *M) target() error { return nil }
 `)}
@@ -190,8 +197,11 @@ func (m *M) target() error { return nil }
 	if got := s.Functions["push"].Uses; !slices.Equal(got, []string{"target", "withLogin"}) {
 		t.Errorf("push uses %v", got)
 	}
-	if !s.Functions["push"].UsesMethod("target") || s.Functions["plan"].UsesMethod("target") {
-		t.Errorf("UsesMethod: push %v, plan %v", s.Functions["push"].Uses, s.Functions["plan"].Uses)
+	if got := s.Functions["plan"].Uses; !slices.Equal(got, []string{"Source"}) {
+		t.Errorf("plan uses %v, want its field Source", got)
+	}
+	if !s.Functions["push"].Reaches("target") || s.Functions["plan"].Reaches("target") {
+		t.Errorf("Reaches: push %v, plan %v", s.Functions["push"].Uses, s.Functions["plan"].Uses)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -32,10 +33,13 @@ type Function struct {
 	// Cache is the +cache pragma's value ("never", "session", a duration), empty when the
 	// engine's default (results cached) applies.
 	Cache string
-	// Uses are the unexported methods of the main type the function calls, directly or
-	// through one another (e.g. "target", the registry login), sorted: what it needs that
-	// its arguments do not show. Read from the source only.
+	// Uses are the fields and the unexported methods of the main type the function
+	// reaches, directly or through the methods it calls (e.g. "target", the registry
+	// login; "Source", the caller's tree), sorted: what it needs that its arguments do
+	// not show. Read from the source only.
 	Uses []string
+	// File is the source file that declares the function.
+	File string
 }
 
 // Arg is one argument (flag) of a function.
@@ -46,6 +50,9 @@ type Arg struct {
 	// Default is the default value as JSON ("\"text\"", "true"), empty when none.
 	Default     string
 	DefaultPath string
+	// RequiredUnless names the flag without which this optional one is required, as its
+	// documentation says ("required unless --dry-run"); the engine knows nothing of it.
+	RequiredUnless string
 }
 
 // Required reports whether the CLI demands the flag.
@@ -114,7 +121,9 @@ func FromFiles(files map[string][]byte, mainType string) (Surface, error) {
 			case fn.Recv == nil && fn.Name.Name == "New":
 				s.Constructor = function(f, fn)
 			case fn.Recv != nil && receiverIs(fn, mainType):
-				s.Functions[Kebab(fn.Name.Name)] = function(f, fn)
+				out := function(f, fn)
+				out.File = name
+				s.Functions[Kebab(fn.Name.Name)] = out
 			}
 		}
 	}
@@ -168,10 +177,11 @@ func function(file *ast.File, fn *ast.FuncDecl) Function {
 			continue
 		}
 		arg := Arg{
-			Type:        typeName(field.Type),
-			Optional:    hasPragma(doc, "+optional"),
-			Default:     pragmaValue(doc, "+default="),
-			DefaultPath: unquote(pragmaValue(doc, "+defaultPath=")),
+			Type:           typeName(field.Type),
+			Optional:       hasPragma(doc, "+optional"),
+			Default:        pragmaValue(doc, "+default="),
+			DefaultPath:    unquote(pragmaValue(doc, "+defaultPath=")),
+			RequiredUnless: requiredUnless(doc),
 		}
 		if arg.DefaultPath != "" {
 			arg.Optional = true
@@ -220,6 +230,16 @@ func typeName(e ast.Expr) string {
 		return "[" + typeName(t.Elt) + "]"
 	}
 	return fmt.Sprintf("%T", e)
+}
+
+var requiredUnlessPattern = regexp.MustCompile(`(?i)\brequired\s+unless\s+--([a-z][a-z-]*)`)
+
+// requiredUnless reads "required unless --flag" from an argument's documentation.
+func requiredUnless(doc string) string {
+	if m := requiredUnlessPattern.FindStringSubmatch(doc); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 func commentBetween(file *ast.File, from, to token.Pos) string {

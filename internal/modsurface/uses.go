@@ -5,12 +5,12 @@ import (
 	"sort"
 )
 
-// methodsUsed maps each exported method of mainType (by its CLI name) to the unexported
-// methods of mainType it calls through its receiver, directly or through one another. A
-// rule that follows from what a function does rather than from its arguments (it refuses
-// Shipyard's own tree, it logs in to the registry) is read from these.
+// methodsUsed maps each exported method of mainType (by its CLI name) to the fields and
+// unexported methods of mainType it reaches through its receiver, directly or through the
+// methods it calls. A rule that follows from what a function does rather than from its
+// arguments (it reads the caller's tree, it logs in to the registry) is read from these.
 func methodsUsed(files []*ast.File, mainType string) map[string][]string {
-	calls := map[string]map[string]bool{} // method → methods it calls on its receiver
+	calls := map[string]map[string]bool{} // method → what it selects on its receiver
 	for _, f := range files {
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
@@ -20,11 +20,7 @@ func methodsUsed(files []*ast.File, mainType string) map[string][]string {
 			recv := receiverName(fn)
 			called := map[string]bool{}
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
 					if id, ok := sel.X.(*ast.Ident); ok && recv != "" && id.Name == recv {
 						called[sel.Sel.Name] = true
 					}
@@ -53,8 +49,8 @@ func methodsUsed(files []*ast.File, mainType string) map[string][]string {
 		walk(name)
 		var used []string
 		for m := range seen {
-			if _, isMethod := calls[m]; isMethod && !ast.IsExported(m) {
-				used = append(used, m)
+			if _, isMethod := calls[m]; !isMethod || !ast.IsExported(m) {
+				used = append(used, m) // a field, or an unexported method
 			}
 		}
 		sort.Strings(used)
@@ -70,8 +66,8 @@ func receiverName(fn *ast.FuncDecl) string {
 	return fn.Recv.List[0].Names[0].Name
 }
 
-// UsesMethod reports whether fn calls the main type's unexported method name.
-func (f Function) UsesMethod(name string) bool {
+// Reaches reports whether fn reaches the main type's field or unexported method name.
+func (f Function) Reaches(name string) bool {
 	i := sort.SearchStrings(f.Uses, name)
 	return i < len(f.Uses) && f.Uses[i] == name
 }
