@@ -44,23 +44,24 @@ func (t Level) String() string {
 // fail until it is added, so a new function cannot run at a level nobody chose.
 var functions = map[string]Level{
 	// tesk-core CI: the repository's code as a pull request has it.
-	"pr-title":        Untrusted,
-	"lint":            Untrusted,
-	"test":            Untrusted,
-	"test-check":      Untrusted,
-	"python-versions": Untrusted,
-	"patch-coverage":  Untrusted,
-	"docs":            Untrusted,
-	"image":           Untrusted,
-	"images":          Untrusted,
-	"scan":            Untrusted,
-	"scan-check":      Untrusted,
-	"end-to-end":      Untrusted,
-	"ci":              Untrusted,
-	"release-plan":    Untrusted, // reads GitHub only; runs no container
-	"doctor":          Untrusted, // reads GitHub only; runs no container
-	"with-sigstore":   Untrusted, // settings only
-	"with-platforms":  Untrusted, // settings only
+	"pr-title":           Untrusted,
+	"lint":               Untrusted,
+	"test":               Untrusted,
+	"test-check":         Untrusted,
+	"python-versions":    Untrusted,
+	"patch-coverage":     Untrusted,
+	"docs":               Untrusted,
+	"image":              Untrusted,
+	"images":             Untrusted,
+	"scan":               Untrusted,
+	"scan-check":         Untrusted,
+	"end-to-end":         Untrusted,
+	"ci":                 Untrusted,
+	"release-plan":       Untrusted, // reads GitHub only; runs no container
+	"next-release-check": Untrusted, // reads the tree and GitHub; runs no container
+	"doctor":             Untrusted, // reads GitHub only; runs no container
+	"with-sigstore":      Untrusted, // settings only
+	"with-platforms":     Untrusted, // settings only
 
 	// Cloudcoil checks of a pull request's tree.
 	"gen-repo":             Untrusted,
