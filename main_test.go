@@ -43,8 +43,10 @@ var publishExecs = flowexecs.Publish()
 func cleanScans(e *engine.Engine) {
 	for _, img := range []string{"taskmaster", "filer"} {
 		e.OnFile(engine.FileRule{Path: "/out/" + img + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+		e.OnFile(engine.FileRule{Path: "/out/" + img + ".sarif", Contents: flowexecs.CleanSARIF})
 		for _, p := range ci.DefaultPlatforms() {
 			e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(img, p)) + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+			e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(img, p)) + ".sarif", Contents: flowexecs.CleanSARIF})
 		}
 	}
 }
