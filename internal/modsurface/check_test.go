@@ -129,6 +129,8 @@ echo done && dagger call ci --pr-title "fix: a b"
 dagger check        # lint, test-check
 dagger check shipyard:pr-title
 dagger toolchain install ./x
+bash bench/moduleload.sh   # first dagger call on a real engine
+echo "# dagger call in quotes is no comment" && dagger check shipyard:lint
 run: dagger call -m "$SHIPYARD" --source=. docs export --path site`
 	cmds := ScriptCommands("w.yml", 10, script)
 	var got []string
@@ -142,7 +144,8 @@ run: dagger call -m "$SHIPYARD" --source=. docs export --path site`
 		"w.yml:16 call [] ci --pr-title fix: a b",
 		"w.yml:17 check [] ",
 		"w.yml:18 check [] shipyard:pr-title",
-		"w.yml:20 call [$SHIPYARD] --source=. docs export --path site",
+		"w.yml:21 check [] shipyard:lint",
+		"w.yml:22 call [$SHIPYARD] --source=. docs export --path site",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

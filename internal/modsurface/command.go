@@ -47,10 +47,12 @@ func ScriptCommands(name string, firstLine int, script string) []Command {
 			i++
 			line = strings.TrimSuffix(strings.TrimRight(line, " \t"), "\\") + " " + strings.TrimSpace(lines[i])
 		}
-		if strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
-		}
+		line = stripComment(line)
+		inCommand := commandPositions(line)
 		for _, m := range daggerAt.FindAllStringSubmatchIndex(line, -1) {
+			if !inCommand[m[2]] {
+				continue // inside quotes: text, not a command
+			}
 			words := commandWords(line[m[2]:])
 			if c, ok := command(words); ok {
 				c.Where = fmt.Sprintf("%s:%d", name, firstLine+start)
@@ -59,6 +61,59 @@ func ScriptCommands(name string, firstLine int, script string) []Command {
 		}
 	}
 	return out
+}
+
+// commandPositions marks the bytes of a line where a command may stand: outside quotes, or
+// inside a $(…) (which starts a command even within double quotes).
+func commandPositions(line string) []bool {
+	out := make([]bool, len(line)+1)
+	stack := []byte{'c'} // c: a command; ": double quotes; ': single quotes
+	for i := 0; i < len(line); i++ {
+		top := stack[len(stack)-1]
+		out[i] = top == 'c'
+		c := line[i]
+		switch {
+		case top == '\'':
+			if c == '\'' {
+				stack = stack[:len(stack)-1]
+			}
+		case c == '\\':
+			i++
+			if i < len(line) {
+				out[i] = top == 'c'
+			}
+		case c == '$' && i+1 < len(line) && line[i+1] == '(':
+			stack = append(stack, 'c')
+			i++
+		case top == '"' && c == '"':
+			stack = stack[:len(stack)-1]
+		case top == 'c' && (c == '"' || c == '\''):
+			stack = append(stack, c)
+		case top == 'c' && c == ')' && len(stack) > 1:
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return out
+}
+
+// stripComment cuts a shell comment off a line: from an unquoted # that starts a word.
+func stripComment(line string) string {
+	var quote rune
+	prev := ' '
+	for i, r := range line {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case r == '#' && (prev == ' ' || prev == '\t'):
+			return line[:i]
+		}
+		prev = r
+	}
+	return line
 }
 
 // command reads the words of `dagger [flags] call|check …`; ok is false for another verb
