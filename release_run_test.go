@@ -300,3 +300,45 @@ func TestReleaseSplitPlatformsThroughTheModule(t *testing.T) {
 	}
 	w.noSecrets(t, assembled, scanned)
 }
+
+// The release workflow as the example runs it, with the seed's two approvals: the
+// platform jobs push (approval one), the scan job scans their images before any index
+// exists, and the publish job (approval two) assembles the indexes, then publishes them
+// with those verdicts.
+func TestReleaseScannedPerPlatformThroughTheModule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newReleaseWorld(t)
+	w.tag(t, "v0.11.0rc1")
+	var parts []string
+	for _, p := range defaultPlatforms() {
+		out, err := w.m.ReleasePushPlatform(ctx, "v0.11.0rc1", p, "ci.yml", "", teskrepo.GitURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, strings.TrimSpace(out))
+	}
+	platforms := "[" + strings.Join(parts, ",") + "]"
+	scanned, err := w.m.ReleaseScan(ctx, platforms, teskrepo.GitURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(scanned, `"platform_scans"`) {
+		t.Fatalf("release-scan of the platform jobs printed %s", scanned)
+	}
+	assembled, err := w.m.ReleaseAssemble(ctx, "v0.11.0rc1", platforms, "ci.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.signing(w.oidc, nil, nil).ReleasePublish(ctx, "{}", assembled, "json", "ci.yml", teskrepo.GitURL); err == nil || !strings.Contains(err.Error(), "--handoff: neither") {
+		t.Errorf("a handoff that is none: %v", err)
+	}
+	rep, err := w.signing(w.oidc, nil, nil).ReleasePublish(ctx, scanned, assembled, "json", "ci.yml", teskrepo.GitURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep, `"0.11.0rc1"`) {
+		t.Errorf("report %s", rep)
+	}
+	w.noSecrets(t, scanned, assembled, rep)
+}
