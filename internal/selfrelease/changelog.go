@@ -122,3 +122,12 @@ func (c Changelog) Section(version string) (Release, bool) {
 	}
 	return Release{}, false
 }
+
+// Newest is the version of the changelog's first release section: the release it
+// prepares, or the latest one; empty when it has none.
+func (c Changelog) Newest() string {
+	if len(c.Releases) == 0 {
+		return ""
+	}
+	return c.Releases[0].Version
+}

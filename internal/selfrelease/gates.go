@@ -17,6 +17,7 @@ const (
 	GateChangelog = "changelog"     // CHANGELOG.md has the version's dated section
 	GateNotes     = "release-notes" // docs/releases/<version>.md in the curated format
 	GateCI        = "ci-passed"     // .ci/run passed on that commit, with a clean tree
+	GatePins      = "pins"          // the examples, the template patch and the docs pin this release
 )
 
 // NotesPath is where a Shipyard release's curated notes live: the format of tesk-core's
@@ -35,6 +36,8 @@ type Facts struct {
 	Changelog File
 	Notes     File
 	CI        CIRecord
+	// Pins are the pins of the pinned files at the commit, read as if the tag were on it.
+	Pins PinnedRelease
 }
 
 // File is a file at the commit.
@@ -88,6 +91,7 @@ func Evaluate(f Facts) []Violation {
 	}
 	vs = append(vs, checkChangelog(f, version)...)
 	vs = append(vs, checkNotes(f, version)...)
+	vs = append(vs, checkPins(f)...)
 	if !f.CI.Found || !strings.HasPrefix(f.CI.Note, "passed") {
 		vs = append(vs, Violation{Gate: GateCI, Message: fmt.Sprintf("no record that CI (.ci/run) passed on commit %s", short(f.Commit)),
 			Fix: "check out the commit with a clean tree and run scripts/shipyard-release ci, which runs .ci/run and records the pass"})
@@ -158,6 +162,22 @@ func checkNotes(f Facts, version string) []Violation {
 	v.Details = strings.Split(strings.TrimSpace(notes.Format(path, problems)), "\n")
 	v.Fix = "fix the notes; the format is tesk-core's (docs/tesk-core.md)"
 	return []Violation{v}
+}
+
+// checkPins: what users copy from the release pins the release itself.
+func checkPins(f Facts) []Violation {
+	problems := CheckPinnedRelease(f.Pins)
+	for _, p := range f.Pins.Pins {
+		if p.Tag != f.Tag {
+			problems = append(problems, fmt.Sprintf("%s:%d pins %s, not %s", p.File, p.Line, p, f.Tag))
+			break
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return []Violation{{Gate: GatePins, Message: fmt.Sprintf("the pinned files do not pin %s (%d problem(s))", f.Tag, len(problems)),
+		Details: problems, Fix: "re-pin to the commit to tag and commit that: scripts/shipyard-release repin " + f.Tag}}
 }
 
 func parseSemver(s string) (*goversion.Version, error) {

@@ -70,7 +70,13 @@ func (r Repo) Gather(tag, ref string) (Facts, error) {
 	if note, err := r.Git("notes", "--ref", CINotesRef, "show", commit); err == nil {
 		f.CI = CIRecord{Found: true, Note: strings.TrimSpace(note)}
 	}
-	return f, nil
+	pins, err := r.PinsAt(commit)
+	if err != nil {
+		return Facts{}, err
+	}
+	// The release's pins are read as if its tag were already on the commit to tag.
+	f.Pins, err = r.ReleaseOf(pins, strings.TrimPrefix(tag, "v"), commit)
+	return f, err
 }
 
 // Clean reports whether the working tree and the index hold no change and no untracked
@@ -89,12 +95,16 @@ func (r Repo) RecordCI(commit, note string) error {
 	return err
 }
 
-// RepinFiles rewrites every pin of the pinned files to tag at its commit and returns the
-// files it changed. The tag must exist: a pin names a release, never a commit to come.
-func (r Repo) RepinFiles(tag string) ([]string, error) {
-	commit, err := r.Commit("refs/tags/" + tag)
+// RepinFiles rewrites every pin of the pinned files to the release tag at ref's commit
+// (HEAD when empty) and returns the files it changed. The tag need not exist yet: the
+// release's own re-pin commit names the commit before it, whose module it is.
+func (r Repo) RepinFiles(tag, ref string) ([]string, error) {
+	if ref == "" {
+		ref = "HEAD"
+	}
+	commit, err := r.Commit(ref)
 	if err != nil {
-		return nil, fmt.Errorf("the release %s is not tagged: tag it first (shipyard-release tag %s): %w", tag, tag, err)
+		return nil, err
 	}
 	files, err := Files(r.Dir)
 	if err != nil {
@@ -120,4 +130,60 @@ func (r Repo) RepinFiles(tag string) ([]string, error) {
 		changed = append(changed, f)
 	}
 	return changed, nil
+}
+
+// ReleaseOf reads from git what the rule of the pins needs about the release pins name:
+// its tag's commit, and the files changed from the pinned commit to it. preparing is the
+// version the CHANGELOG prepares. A tag named on its commit of choice (at, for a tag not
+// created yet) is read as if it were there.
+func (r Repo) ReleaseOf(pins []Pin, preparing, at string) (PinnedRelease, error) {
+	rel := PinnedRelease{Pins: pins, Preparing: preparing}
+	var commit, tag string
+	for _, p := range pins {
+		if p.Commit != "" {
+			commit, tag = p.Commit, p.Tag
+			break
+		}
+	}
+	if commit == "" || tag == "" {
+		return rel, nil
+	}
+	rel.TagCommit = at
+	if rel.TagCommit == "" {
+		if c, err := r.Commit("refs/tags/" + tag); err == nil {
+			rel.TagCommit = c
+		}
+	}
+	if rel.TagCommit == "" || rel.TagCommit == commit {
+		return rel, nil
+	}
+	if _, err := r.Git("merge-base", "--is-ancestor", commit, rel.TagCommit); err != nil {
+		return rel, nil // not an ancestor (or unknown): ChangedKnown stays false
+	}
+	out, err := r.Git("diff", "--name-only", commit, rel.TagCommit)
+	if err != nil {
+		return rel, err
+	}
+	rel.Changed, rel.ChangedKnown = strings.Fields(out), true
+	return rel, nil
+}
+
+// PinsAt reads the pins of the pinned files as they are at commit.
+func (r Repo) PinsAt(commit string) ([]Pin, error) {
+	list, err := r.Git("ls-tree", "-r", "--name-only", commit)
+	if err != nil {
+		return nil, err
+	}
+	var pins []Pin
+	for _, f := range strings.Fields(list) {
+		if !IsPinnedFile(f) {
+			continue
+		}
+		content, err := r.Git("show", commit+":"+f)
+		if err != nil {
+			return nil, err
+		}
+		pins = append(pins, FindPins(f, []byte(content))...)
+	}
+	return pins, nil
 }

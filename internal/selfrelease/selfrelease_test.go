@@ -44,6 +44,10 @@ func facts() Facts {
 		Changelog: File{Found: true, Content: []byte(goodChangelog)},
 		Notes:     File{Found: true, Content: []byte(goodNotes)},
 		CI:        CIRecord{Found: true, Note: "passed .ci/run"},
+		Pins: PinnedRelease{Pins: []Pin{
+			{File: "examples/github-actions/tesk-core/ci.yml", Line: 3, Commit: sha, Tag: "v0.2.0"},
+			{File: "README.md", Line: 9, Tag: "v0.2.0"},
+		}, TagCommit: sha},
 	}
 }
 
@@ -74,12 +78,27 @@ func TestEvaluate(t *testing.T) {
 		{"no notes", func(f *Facts) { f.Notes = File{} }, []string{GateNotes}, ""},
 		{"notes without intro", func(f *Facts) { f.Notes.Content = []byte("## Features\n\n- x (#1)\n") }, []string{GateNotes}, "docs/releases/0.2.0.md:1:"},
 		{"no CI record", func(f *Facts) { f.CI = CIRecord{} }, []string{GateCI}, ""},
+		{"pins of the last release", func(f *Facts) { f.Pins.Pins[0].Tag, f.Pins.Pins[1].Tag = "v0.1.0", "v0.1.0" }, []string{GatePins}, "not v0.2.0"},
+		{"pins at the commit before the re-pin", func(f *Facts) {
+			f.Pins.Pins[0].Commit = strings.Repeat("3", 40)
+			f.Pins.Changed, f.Pins.ChangedKnown = []string{"README.md", "examples/github-actions/tesk-core/ci.yml"}, true
+		}, nil, ""},
+		{"pins at a commit whose code differs", func(f *Facts) {
+			f.Pins.Pins[0].Commit = strings.Repeat("3", 40)
+			f.Pins.Changed, f.Pins.ChangedKnown = []string{"main.go"}, true
+		}, []string{GatePins}, "main.go changed"},
 		{"a failed CI record", func(f *Facts) { f.CI = CIRecord{Found: true, Note: "failed"} }, []string{GateCI}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := facts()
+			tag := f.Tag
 			tt.change(&f)
+			if f.Tag != tag { // the pins follow the tag, unless a case is about them
+				for i := range f.Pins.Pins {
+					f.Pins.Pins[i].Tag = f.Tag
+				}
+			}
 			vs := Evaluate(f)
 			var gates []string
 			var all strings.Builder
@@ -209,4 +228,42 @@ func FuzzFindPins(f *testing.F) {
 			t.Fatalf("the pins of %q changed in number after Repin: %q", s, out)
 		}
 	})
+}
+
+func TestCheckPinnedRelease(t *testing.T) {
+	wf := func(commit, tag string) Pin {
+		return Pin{File: "examples/github-actions/x/w.yml", Line: 2, Commit: commit, Tag: tag}
+	}
+	doc := func(tag string) Pin { return Pin{File: "README.md", Line: 5, Tag: tag} }
+	other := strings.Repeat("4", 40)
+	tests := []struct {
+		name string
+		rel  PinnedRelease
+		want string // part of the problems; "" for none
+	}{
+		{"tagged commit", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0"), doc("v0.2.0")}, TagCommit: sha}, ""},
+		{"prepared, not tagged yet", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0")}, Preparing: "0.2.0"}, ""},
+		{"not tagged, not prepared", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0")}, Preparing: "0.1.0"}, "not tagged and not the release"},
+		{"the re-pin commit is tagged", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0")}, TagCommit: other,
+			Changed: []string{"models/modelrelease/cloudcoil-template.patch", "docs/tesk-core.md"}, ChangedKnown: true}, ""},
+		{"the tag does not descend from the pin", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0")}, TagCommit: other}, "does not descend"},
+		{"code changed after the pin", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0")}, TagCommit: other,
+			Changed: []string{"pipelines/ci/ci.go"}, ChangedKnown: true}, "pipelines/ci/ci.go changed"},
+		{"no tag comment", PinnedRelease{Pins: []Pin{wf(sha, "")}}, "has no tag comment"},
+		{"a workflow pins a tag only", PinnedRelease{Pins: []Pin{{File: "a.yml", Line: 1, Tag: "v0.2.0"}}}, "names a tag only"},
+		{"two releases", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0"), doc("v0.1.0")}, TagCommit: sha}, "every file pins the same release"},
+		{"two commits", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0"), wf(other, "v0.2.0")}, TagCommit: sha}, "every file pins the same release"},
+		{"nothing pinned", PinnedRelease{}, "no file pins"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := strings.Join(CheckPinnedRelease(tt.rel), "\n")
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("problems %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if !IsPinnedFile("examples/github-actions/tesk-core/ci.yml") || !IsPinnedFile("docs/x.md") || IsPinnedFile("docs/releases/0.1.0.md") || IsPinnedFile("main.go") {
+		t.Error("IsPinnedFile")
+	}
 }

@@ -3,7 +3,7 @@
 //	shipyard-release check vX.Y.Z [REF]   the release gates of tagging REF (default HEAD)
 //	shipyard-release ci                   run .ci/run on HEAD (clean tree) and record the pass
 //	shipyard-release tag vX.Y.Z [REF]     the gates, then an annotated tag (signed with -s)
-//	shipyard-release repin vX.Y.Z         point every pin of the examples and docs at vX.Y.Z
+//	shipyard-release repin vX.Y.Z [REF]   point every pin of the examples and docs at REF (HEAD) as vX.Y.Z
 //
 // scripts/shipyard-release runs it; docs/releasing-shipyard.md tells the steps.
 package main
@@ -22,7 +22,7 @@ import (
 const usage = `usage: shipyard-release check vX.Y.Z [REF]
        shipyard-release ci
        shipyard-release tag [-s] vX.Y.Z [REF]
-       shipyard-release repin vX.Y.Z`
+       shipyard-release repin vX.Y.Z [REF]`
 
 func main() {
 	if err := run(".", os.Args[1:]); err != nil {
@@ -58,14 +58,18 @@ func run(dir string, args []string) error {
 		}
 		return createTag(repo, tag, ref, sign)
 	case "repin":
-		if len(rest) != 1 {
-			return errors.New(usage)
-		}
-		changed, err := repo.RepinFiles(rest[0])
+		tag, ref, err := tagAndRef(rest)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("re-pinned to %s: %d file(s) changed\n", rest[0], len(changed))
+		if !selfrelease.IsReleaseTag(tag) {
+			return fmt.Errorf("%q is not a release tag (vMAJOR.MINOR.PATCH, optionally -PRERELEASE)", tag)
+		}
+		changed, err := repo.RepinFiles(tag, ref)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("re-pinned to %s at %s: %d file(s) changed\n", tag, ref, len(changed))
 		for _, f := range changed {
 			fmt.Println("  " + f)
 		}
@@ -99,7 +103,7 @@ func gates(repo selfrelease.Repo, tag, ref string) (selfrelease.Facts, error) {
 		}
 		return f, errors.New(strings.TrimSuffix(b.String(), "\n"))
 	}
-	fmt.Printf("%s at %s passes every gate (release-tag, not-moved, changelog, release-notes, ci-passed)\n", tag, f.Commit)
+	fmt.Printf("%s at %s passes every gate (release-tag, not-moved, changelog, release-notes, pins, ci-passed)\n", tag, f.Commit)
 	return f, nil
 }
 
@@ -151,6 +155,6 @@ func createTag(repo selfrelease.Repo, tag, ref string, sign bool) error {
 	if _, err := repo.Git("tag", flag, "-m", "Shipyard "+tag, tag, f.Commit); err != nil {
 		return err
 	}
-	fmt.Printf("tagged %s at %s; next: scripts/shipyard-release repin %s, then push the tag and %s\n", tag, f.Commit, tag, selfrelease.CINotesRef)
+	fmt.Printf("tagged %s at %s; push the tag and %s: git push origin %s %s\n", tag, f.Commit, selfrelease.CINotesRef, tag, selfrelease.CINotesRef)
 	return nil
 }

@@ -52,28 +52,53 @@ func clone(t *testing.T, ciPasses bool) (string, func(args ...string) string) {
 	return dir, git
 }
 
+// A release as docs/releasing-shipyard.md runs it: the commit with its CHANGELOG section
+// and notes, then the re-pin commit that points every pin at it (the release's own commit
+// cannot name itself), CI recorded on the re-pin commit, and the tag there.
 func TestReleaseShipyard(t *testing.T) {
 	dir, git := clone(t, true)
-	head := git("rev-parse", "HEAD")
+	prepared := git("rev-parse", "HEAD")
 
+	if err := run(dir, []string{"ci"}); err != nil {
+		t.Fatal(err)
+	}
 	err := run(dir, []string{"tag", "v0.1.0"})
-	if err == nil || !strings.Contains(err.Error(), "ci-passed") {
-		t.Fatalf("tag before CI passed: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "pins:") {
+		t.Fatalf("tag before the re-pin: %v", err)
 	}
 	if out := git("tag", "--list"); out != "" {
 		t.Fatalf("a tag was created although a gate failed: %s", out)
 	}
+
+	if err := run(dir, []string{"repin", "v0.1.0"}); err != nil {
+		t.Fatal(err)
+	}
+	ci, _ := os.ReadFile(filepath.Join(dir, "examples/github-actions/tesk-core/ci.yml"))
+	if want := "SHIPYARD: " + selfrelease.Module + "@" + prepared + " # v0.1.0"; !strings.Contains(string(ci), want) {
+		t.Errorf("ci.yml after repin:\n%s\nwant %s", ci, want)
+	}
+	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	if !strings.Contains(string(readme), selfrelease.Module+"@v0.1.0") {
+		t.Errorf("README.md after repin:\n%s", readme)
+	}
+	git("commit", "-q", "-am", "examples: pin Shipyard v0.1.0")
+	repinned := git("rev-parse", "HEAD")
+
+	err = run(dir, []string{"tag", "v0.1.0"})
+	if err == nil || !strings.Contains(err.Error(), "ci-passed") {
+		t.Fatalf("tag of the re-pin commit before CI passed on it: %v", err)
+	}
 	if err := run(dir, []string{"ci"}); err != nil {
 		t.Fatal(err)
 	}
-	if note := git("notes", "--ref", selfrelease.CINotesRef, "show", head); !strings.HasPrefix(note, "passed .ci/run") {
+	if note := git("notes", "--ref", selfrelease.CINotesRef, "show", repinned); !strings.HasPrefix(note, "passed .ci/run") {
 		t.Fatalf("CI record %q", note)
 	}
 	if err := run(dir, []string{"tag", "v0.1.0"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := git("rev-parse", "v0.1.0^{commit}"); got != head {
-		t.Fatalf("v0.1.0 on %s, want %s", got, head)
+	if got := git("rev-parse", "v0.1.0^{commit}"); got != repinned {
+		t.Fatalf("v0.1.0 on %s, want the re-pin commit %s", got, repinned)
 	}
 	if typ := git("cat-file", "-t", "v0.1.0"); typ != "tag" {
 		t.Errorf("v0.1.0 is a %s, want an annotated tag", typ)
@@ -81,20 +106,11 @@ func TestReleaseShipyard(t *testing.T) {
 	if err := run(dir, []string{"tag", "v0.1.0"}); err != nil {
 		t.Errorf("tagging again the same commit: %v", err)
 	}
-
-	if err := run(dir, []string{"repin", "v0.1.0"}); err != nil {
-		t.Fatal(err)
+	if err := run(dir, []string{"check", "v0.1.0", prepared}); err == nil || !strings.Contains(err.Error(), "not-moved") {
+		t.Errorf("the tag of another commit: %v", err)
 	}
-	ci, _ := os.ReadFile(filepath.Join(dir, "examples/github-actions/tesk-core/ci.yml"))
-	if want := "SHIPYARD: " + selfrelease.Module + "@" + head + " # v0.1.0"; !strings.Contains(string(ci), want) {
-		t.Errorf("ci.yml after repin:\n%s\nwant %s", ci, want)
-	}
-	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
-	if !strings.Contains(string(readme), selfrelease.Module+"@v0.1.0") {
-		t.Errorf("README.md after repin:\n%s", readme)
-	}
-	if err := run(dir, []string{"repin", "v0.2.0"}); err == nil || !strings.Contains(err.Error(), "not tagged") {
-		t.Errorf("repin to a release that is not tagged: %v", err)
+	if err := run(dir, []string{"repin", "0.2.0"}); err == nil || !strings.Contains(err.Error(), "not a release tag") {
+		t.Errorf("repin to a malformed tag: %v", err)
 	}
 }
 
