@@ -19,7 +19,7 @@ const File = ".shipyard/pins.Dockerfile"
 
 // RepositoryNames are the pins a repository's File may set: the images its own CI runs.
 // The Go image builds Shipyard's signing tool, which is Shipyard's, not the repository's.
-var RepositoryNames = []string{"python-3.X", "uv", "trivy", "k3s"}
+func RepositoryNames() []string { return []string{"python-3.X", "uv", "trivy", "k3s"} }
 
 var (
 	fromLine  = regexp.MustCompile(`(?i)^FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?\s*$`)
@@ -49,7 +49,7 @@ func ParseFile(name string, content []byte) ([]string, error) {
 			bad(n, "%q is not a FROM line: write FROM <image>:<tag>@sha256:<digest> AS <name>", line)
 			continue
 		case m[2] == "":
-			bad(n, "FROM %s names no pin: add AS <name> (%s)", m[1], strings.Join(RepositoryNames, ", "))
+			bad(n, "FROM %s names no pin: add AS <name> (%s)", m[1], strings.Join(RepositoryNames(), ", "))
 			continue
 		case !pinnedRef.MatchString(m[1]):
 			bad(n, "%s is not pinned by digest: write <image>:<tag>@sha256:<digest>, which Dependabot keeps current", m[1])
@@ -57,7 +57,7 @@ func ParseFile(name string, content []byte) ([]string, error) {
 		}
 		pin := strings.ToLower(m[2])
 		if !isRepositoryPin(pin) {
-			bad(n, "%q is not a pin a repository sets (names: %s)", m[2], strings.Join(RepositoryNames, ", "))
+			bad(n, "%q is not a pin a repository sets (names: %s)", m[2], strings.Join(RepositoryNames(), ", "))
 			continue
 		}
 		if first, dup := seen[pin]; dup {

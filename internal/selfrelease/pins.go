@@ -19,11 +19,13 @@ const Module = "github.com/elixir-cloud-aai/shipyard"
 // PinnedFiles are the files that name a Shipyard release, as globs under the repository's
 // root: the example workflows and the template patch (a commit, with its tag as a comment,
 // as doctor and Renovate read it), and the docs (the tag).
-var PinnedFiles = []string{
-	"examples/github-actions/*/*.yml",
-	"models/modelrelease/cloudcoil-template.patch",
-	"README.md",
-	"docs/*.md",
+func PinnedFiles() []string {
+	return []string{
+		"examples/github-actions/*/*.yml",
+		"models/modelrelease/cloudcoil-template.patch",
+		"README.md",
+		"docs/*.md",
+	}
 }
 
 // Pin is one place that names a Shipyard release.
@@ -101,7 +103,7 @@ func Repin(content []byte, commit, tag string) ([]byte, int, error) {
 // Files expands PinnedFiles under root, sorted, as paths relative to root.
 func Files(root string) ([]string, error) {
 	var out []string
-	for _, g := range PinnedFiles {
+	for _, g := range PinnedFiles() {
 		m, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(g)))
 		if err != nil {
 			return nil, fmt.Errorf("pinned files %s: %w", g, err)
@@ -186,7 +188,7 @@ func CheckPinnedRelease(r PinnedRelease) []string {
 
 // IsPinnedFile reports whether path (relative, slash-separated) is one of PinnedFiles.
 func IsPinnedFile(path string) bool {
-	for _, g := range PinnedFiles {
+	for _, g := range PinnedFiles() {
 		if ok, _ := filepath.Match(g, path); ok {
 			return true
 		}
