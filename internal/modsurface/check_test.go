@@ -165,6 +165,12 @@ func TestMarkdownCommands(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("commands %q, want %q", got, want)
 	}
+	if raw := MarkdownCommands("README.md", doc)[2].Raw; raw != "dagger call … scan export --path scan" {
+		t.Errorf("raw %q", raw)
+	}
+	if raw := ScriptCommands("t", 1, `x=$(dagger call a --t "b c") && y`)[0].Raw; raw != `dagger call a --t "b c"` {
+		t.Errorf("raw %q", raw)
+	}
 }
 
 func TestCheckNames(t *testing.T) {

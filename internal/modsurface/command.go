@@ -17,8 +17,10 @@ type Command struct {
 	Module string
 	// Words are the words after the verb, the CLI's own flags taken out.
 	Words []string
-	// Text is the command as written, on one line.
+	// Text is the command's words, quotes removed, on one line.
 	Text string
+	// Raw is the command as written, quotes kept: what a reader copies and runs.
+	Raw string
 }
 
 // cliFlags are the Dagger CLI's own flags that may stand before or after the verb (true:
@@ -53,9 +55,10 @@ func ScriptCommands(name string, firstLine int, script string) []Command {
 			if !inCommand[m[2]] {
 				continue // inside quotes: text, not a command
 			}
-			words := commandWords(line[m[2]:])
+			words, end := commandWords(line[m[2]:])
 			if c, ok := command(words); ok {
 				c.Where = fmt.Sprintf("%s:%d", name, firstLine+start)
+				c.Raw = strings.TrimSpace(line[m[2] : m[2]+end])
 				out = append(out, c)
 			}
 		}
@@ -154,9 +157,9 @@ func command(words []string) (Command, bool) {
 
 // commandWords splits s into shell words, up to the end of the command: an unquoted
 // operator (| ; & < >), a comment, or a parenthesis closing a $(…) the command is inside.
-// Quotes are removed; what they hold, $(…) included, stays one word.
-func commandWords(s string) []string {
-	var words []string
+// Quotes are removed; what they hold, $(…) included, stays one word. end is where the
+// command ends in s.
+func commandWords(s string) (words []string, end int) {
 	var b strings.Builder
 	inWord := false
 	var quote rune
@@ -168,7 +171,7 @@ func commandWords(s string) []string {
 			inWord = false
 		}
 	}
-	for _, r := range s {
+	for i, r := range s {
 		switch {
 		case escaped:
 			b.WriteRune(r)
@@ -190,16 +193,16 @@ func commandWords(s string) []string {
 			flush()
 		case strings.ContainsRune("|;&<>)", r):
 			flush()
-			return words
+			return words, i
 		case r == '#' && !inWord:
-			return words
+			return words, i
 		default:
 			b.WriteRune(r)
 			inWord = true
 		}
 	}
 	flush()
-	return words
+	return words, len(s)
 }
 
 // MarkdownCommands finds the dagger commands of a Markdown document: every line of its

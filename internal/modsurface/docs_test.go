@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/modsurface"
+	"dagger/shipyard/internal/realengine"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/pipelines/publish"
 )
@@ -233,6 +234,69 @@ func TestReleaseStepsRehearseBeforeTheTag(t *testing.T) {
 		}
 		if rehearsed == 0 {
 			t.Errorf("%s: no rehearsal (release-plan --commit) before the tag", doc)
+		}
+	}
+}
+
+// offPyPI are the functions that install Python packages from PyPI (or read it), which the
+// real-engine suite has no access to.
+var offPyPI = []string{"lint", "test", "test-check", "docs", "patch-coverage", "ci", "gen-repo", "check-artifacts",
+	"model-ci", "model-release", "update-repos", "publish-check", "check-extras"}
+
+// whyNotRun says why the real engine of the suite cannot run a documented call as
+// printed, or "" when it can.
+func whyNotRun(c docCall) string {
+	l, fn, ok := c.first()
+	switch {
+	case strings.Contains(c.Text, "…") || c.Constructor.Elided || slices.ContainsFunc(c.Links, func(l modsurface.Link) bool { return l.Elided }):
+		return "elided: the reader fills in the rest"
+	case strings.HasPrefix(c.Module, "github.com/"):
+		return "fetches Shipyard from GitHub"
+	case !ok:
+		return "names no function"
+	case c.Constructor.Has("github-token") || (fn.Reaches("githubClient") && !c.Constructor.Has("demo")):
+		return "calls GitHub's API"
+	case l.Name == "validate-models" && !l.Has("list"), slices.Contains(offPyPI, l.Name):
+		return "installs Python packages from PyPI"
+	case l.Name == "end-to-end":
+		return "runs k3s"
+	case (slices.Contains(pushes, l.Name) && !l.Has("dry-run")) || l.Name == "verify" || l.Name == "scan-published" || l.Name == "scan-digests":
+		return "reaches Docker Hub"
+	case l.Name == "scan" || l.Name == "scan-check":
+		return "downloads Trivy's published vulnerability database"
+	case slices.ContainsFunc(c.Links, func(l modsurface.Link) bool { return l.Name == "terminal" }):
+		return "opens an interactive terminal"
+	case c.Toolchain != "" && (fn.File == "models.go" || fn.File == "cloudcoil.go"):
+		return "runs in a Cloudcoil checkout with Shipyard as a toolchain, which the suite does not set up; " +
+			"it runs the function with -m on the real Cloudcoil tree (modelversions_realtree_test.go, models_test.go)"
+	}
+	return ""
+}
+
+// TestDocumentedCommandsRunOnTheRealEngine holds the suite to the docs: every documented
+// command that the real engine here can run is one the suite runs exactly as printed
+// (realengine.DocumentedRuns), and every other says why it cannot.
+func TestDocumentedCommandsRunOnTheRealEngine(t *testing.T) {
+	runs := realengine.DocumentedRuns()
+	calls, _ := documentedCalls(t)
+	printed := map[string]bool{}
+	for _, c := range calls {
+		printed["dagger call "+strings.Join(c.Words, " ")] = true
+		if slices.Contains(contributorDocs, filepath.Base(c.file)) {
+			continue
+		}
+		key := "dagger call " + strings.Join(c.Words, " ")
+		_, run := runs[key]
+		switch why := whyNotRun(c); {
+		case run && why != "":
+			t.Errorf("%s: the suite runs %q, which %s", c.Where, key, why)
+		case !run && why == "":
+			t.Errorf("%s: the real engine can run %q as printed: add it to realengine.DocumentedRuns and run it", c.Where, c.Raw)
+		}
+	}
+	for cmd, test := range runs {
+		if !printed[cmd] {
+			t.Errorf("%s runs %q, which no document prints", test, cmd)
 		}
 	}
 }
