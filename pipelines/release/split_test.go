@@ -404,3 +404,21 @@ func TestParsePlatformScans(t *testing.T) {
 		t.Error("IsPlatformHandoffs")
 	}
 }
+
+func FuzzParsePlatformScans(f *testing.F) {
+	f.Add(`{"repo":"o/r","tag":"v1","version":"1","commit":"` + strings.Repeat("a", 40) + `","platform_scans":[{"name":"x","passed":true}]}`)
+	f.Add(`{"platform_scans":null}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePlatformScans(s)
+		if err != nil {
+			return
+		}
+		out, err := p.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, err := ParsePlatformScans(out); err != nil || again.Commit != p.Commit || len(again.Scans) != len(p.Scans) {
+			t.Fatalf("round trip of %q: %+v, %v", s, again, err)
+		}
+	})
+}
