@@ -95,8 +95,9 @@ type ReleaseRef struct {
 	URL        string `json:"url,omitempty"`
 }
 
-// commit is the commit the rules read: the rehearsed one, or the tag's.
-func (f Facts) commit() string {
+// commit is the commit the rules read: the rehearsed one, or the tag's. It reads those two
+// fields only, so Gather may call it while other reads fill the rest.
+func (f *Facts) commit() string {
 	if f.Rehearsal != "" {
 		return f.Rehearsal
 	}
