@@ -40,6 +40,7 @@ var cachePolicies = map[string]struct{ policy, why string }{
 	"model-release":           {"never", "reads and writes GitHub releases, branches and tags"},
 	"publish-check":           {"never", "the gate before an upload: reads the tag and installs from PyPI"},
 	"release-plan":            {"never", "reads tags, releases and CI runs on GitHub"},
+	"next-release-check":      {"never", "reads the releases on GitHub, which a later release changes"},
 	"doctor":                  {"never", "reads the repository's settings on GitHub"},
 	"release":                 {"never", "publishes images and a GitHub release"},
 	"release-push":            {"never", "writes to the registry"},

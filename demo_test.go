@@ -55,7 +55,7 @@ func TestDemoRefusesAToken(t *testing.T) {
 	m, e := newModule(t, nil)
 	m.Demo = true
 	m.GithubToken = m.engine().SetSecret("token", "ghp_demo0SECRET")
-	_, err := m.ReleasePlan(context.Background(), "v0.11.0", "text", "ci.yml")
+	_, err := m.ReleasePlan(context.Background(), "v0.11.0", "text", "ci.yml", "")
 	if err == nil || !strings.Contains(err.Error(), "drop --github-token") {
 		t.Fatalf("err = %v", err)
 	}

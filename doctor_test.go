@@ -43,7 +43,8 @@ func seedDoctorTesk(sim *githubsim.Server) *githubsim.Repo {
 	dockerhub := []string{"DOCKERHUB_LOGIN", "DOCKERHUB_TOKEN"}
 	repo.AddEnvironment(githubsim.Environment{Name: "release", Reviewers: []string{"maintainer"}, Policy: "custom",
 		Policies: []githubsim.DeploymentPolicy{{Name: "v*", Type: "tag"}}, Secrets: dockerhub})
-	repo.AddEnvironment(githubsim.Environment{Name: "dev-images", Secrets: dockerhub})
+	repo.AddEnvironment(githubsim.Environment{Name: "dev-images", Policy: "custom",
+		Policies: []githubsim.DeploymentPolicy{{Name: "dev", Type: "branch"}}, Secrets: dockerhub})
 	return repo
 }
 
@@ -75,7 +76,7 @@ func TestDoctorThroughTheModule(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if len(report.Findings) != 12 {
+	if len(report.Findings) != 13 {
 		t.Fatalf("%d findings:\n%s", len(report.Findings), out)
 	}
 	for _, f := range report.Findings {
@@ -84,7 +85,7 @@ func TestDoctorThroughTheModule(t *testing.T) {
 		}
 	}
 	text, err := m.Doctor(ctx, "tesk-core", "text", false)
-	if err != nil || !strings.Contains(text, "12 passed, 0 failed") {
+	if err != nil || !strings.Contains(text, "13 passed, 0 failed") {
 		t.Errorf("text %q, %v", text, err)
 	}
 	if strings.Contains(out+text, doctorToken) {

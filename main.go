@@ -151,7 +151,26 @@ func (m *Shipyard) WithPlatforms(
 
 // pins are the images Shipyard runs, with the caller's --pin overrides.
 func (m *Shipyard) pins() (pins.Pins, error) {
-	return pins.DefaultPins().WithOverrides(m.Pin)
+	return m.pinsWith(nil)
+}
+
+// pinsWith are the images Shipyard runs for a tree whose pins file sets repository: the
+// defaults, then the file's, then --pin, which a caller gives for one run and so wins.
+func (m *Shipyard) pinsWith(repository []string) (pins.Pins, error) {
+	p, err := pins.DefaultPins().WithOverrides(repository)
+	if err != nil {
+		return pins.Pins{}, err
+	}
+	return p.WithOverrides(m.Pin)
+}
+
+// treePins are the pins for the caller's tree src: its pins file's, then --pin.
+func (m *Shipyard) treePins(ctx context.Context, src *sdk.Directory) (pins.Pins, error) {
+	repository, err := ci.RepositoryPins(ctx, src)
+	if err != nil {
+		return pins.Pins{}, err
+	}
+	return m.pinsWith(repository)
 }
 
 // pipeline connects the CI graph to the session with this module's source and image pins,
@@ -169,7 +188,7 @@ func (m *Shipyard) pipeline(ctx context.Context, fn string, pythonImages []strin
 		return nil, err
 	}
 	p := ci.New(c, src).AtTrust(level)
-	if p.Pins, err = m.pins(); err != nil {
+	if p.Pins, err = m.treePins(ctx, src); err != nil {
 		return nil, err
 	}
 	if p.Pins, err = p.Pins.WithPythonImages(pythonImages); err != nil {

@@ -44,8 +44,10 @@ var publishExecs = flowexecs.Publish()
 func cleanScans(e *engine.Engine) {
 	for _, img := range []string{"taskmaster", "filer"} {
 		e.OnFile(engine.FileRule{Path: "/out/" + img + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+		e.OnFile(engine.FileRule{Path: "/out/" + img + ".sarif", Contents: flowexecs.CleanSARIF})
 		for _, p := range ci.DefaultPlatforms() {
 			e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(img, p)) + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+			e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(img, p)) + ".sarif", Contents: flowexecs.CleanSARIF})
 		}
 	}
 }
@@ -359,6 +361,42 @@ func TestPinReplacesAPinnedImage(t *testing.T) {
 	m.Pin = []string{"uv=ghcr.io/astral-sh/uv:latest"}
 	if _, err := m.Lint(ctx); err == nil || !strings.Contains(err.Error(), "not pinned by digest") {
 		t.Errorf("an unpinned override: err = %v", err)
+	}
+}
+
+// The repository owns the images its CI runs: the pins file of its tree, which Dependabot
+// keeps current, replaces Shipyard's pins; --pin still wins for one run; a malformed file
+// stops the function before anything runs, naming its line.
+func TestRepositoryPinsFileReplacesThePins(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const digest = "sha256:2222222222222222222222222222222222222222222222222222222222222222"
+	python := "docker.io/library/python:3.12.99-slim-bookworm@" + digest
+	uv := "ghcr.io/astral-sh/uv:0.9.99@" + digest
+	file := strings.Replace(string(pins.FileOf(pins.DefaultPins())), pins.DefaultPins().Python["3.12"], python, 1)
+	file = strings.Replace(file, pins.DefaultPins().UV, uv, 1)
+	m, e := newModule(t, map[string]string{pins.File: file})
+	e.ExpectExecs(ciExecs...)
+	if _, err := m.Test(ctx, []string{"3.12"}, nil, "all"); err != nil {
+		t.Fatal(err)
+	}
+	images := strings.Join(e.Graph().Images(), "\n")
+	if !strings.Contains(images, python) || !strings.Contains(images, uv) || strings.Contains(images, pins.DefaultPins().Python["3.12"]) {
+		t.Errorf("images pulled:\n%s", images)
+	}
+
+	flag := "mirror.example/uv:0.9.99@" + digest
+	m.Pin = []string{"uv=" + flag}
+	if _, err := m.Lint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if images := strings.Join(e.Graph().Images(), "\n"); !strings.Contains(images, flag) {
+		t.Errorf("--pin did not win over the file:\n%s", images)
+	}
+
+	broken, _ := newModule(t, map[string]string{pins.File: "FROM python:3.12-slim AS python-3.12\n"})
+	if _, err := broken.Lint(ctx); err == nil || !strings.Contains(err.Error(), pins.File+":1: python:3.12-slim is not pinned by digest") {
+		t.Errorf("a malformed pins file: %v", err)
 	}
 }
 

@@ -27,7 +27,7 @@ func (m *Shipyard) modelEnv(ctx context.Context, fn string) (modelrelease.Env, *
 	}
 	env := modelrelease.NewEnv(c)
 	env.Trust, env.Log = level, logToStderr
-	if env.Pins, err = m.pins(); err != nil {
+	if env.Pins, err = m.treePins(ctx, src); err != nil {
 		return modelrelease.Env{}, nil, err
 	}
 	return env, src, nil

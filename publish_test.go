@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"path/filepath"
 	"reflect"
@@ -383,6 +384,37 @@ func TestPublishDevStopsOnAnExpiredToken(t *testing.T) {
 	noSecret(t, w, err.Error(), e.Graph().String())
 	if _, err := m.PublishDev(ctx, "main"); err == nil || !strings.Contains(err.Error(), "full commit SHA") {
 		t.Errorf("a branch name as --sha: %v", err)
+	}
+}
+
+// Outside GitHub Actions, a with-sigstore given only --oidc-token (as a laptop has it)
+// names no builder for the provenance: publish-dev refuses in its first step, before the
+// registry sees a single write, rather than at attest with the digests already pushed.
+func TestPublishDevChecksTheProvenanceInputsBeforeItPushes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	m, _ := publishModule(t, w, true)
+	c := m.engine()
+	laptop := m.WithSigstore(c.SetSecret(publishtest.OIDCTokenSecret, w.Token), nil, nil,
+		w.Sigstore.URL, w.Sigstore.URL, c.Host().File(w.Sigstore.TrustedRoot), nil, "", "", "")
+	_, err := laptop.PublishDev(ctx, devSHA)
+	if err == nil || !errors.Is(err, publish.ErrNoBuilder) || !strings.Contains(err.Error(), publish.StepInputs) ||
+		!strings.Contains(err.Error(), "nothing was pushed") {
+		t.Fatalf("publish-dev without a builder: %v", err)
+	}
+	if writes := w.Registry.Writes(); len(writes) != 0 {
+		t.Errorf("the registry was written before the inputs were checked: %v", writes)
+	}
+	// With the builder named, the same call goes through.
+	withBuilder := laptop.WithSigstore(c.SetSecret(publishtest.OIDCTokenSecret, w.Token), nil, nil,
+		w.Sigstore.URL, w.Sigstore.URL, c.Host().File(w.Sigstore.TrustedRoot), nil,
+		"https://ci.example.org/builder", "https://ci.example.org/build-type/v1", "")
+	if _, err := withBuilder.PublishDev(ctx, devSHA); err != nil {
+		t.Fatalf("publish-dev with --builder-id and --build-type: %v", err)
+	}
+	if len(w.Registry.Writes()) == 0 {
+		t.Error("nothing was pushed by the call that had every input")
 	}
 }
 

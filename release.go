@@ -7,6 +7,7 @@ import (
 
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/output"
+	"dagger/shipyard/internal/reponame"
 	"dagger/shipyard/pipelines/releasegate"
 )
 
@@ -41,6 +42,11 @@ func (m *Shipyard) githubClient(ctx context.Context) (*github.Client, error) {
 // {"ok": false, "violations": [...]}, each violation with its rule, name, file, line,
 // message, details, fix and summary. Dagger prints a failing function's error on stderr,
 // so that is where the document is then.
+//
+// With --commit it rehearses the release before the tag is pushed: every rule but the
+// tag's own signature is checked at that commit (on main, CITATION.cff, the notes, CI for
+// its push to dev, not released), and an existing tag of that name must be on it. The
+// token reads contents, Actions runs and releases (contents: read, actions: read).
 // +cache="never"
 func (m *Shipyard) ReleasePlan(
 	ctx context.Context,
@@ -52,6 +58,10 @@ func (m *Shipyard) ReleasePlan(
 	// The CI workflow's file name under .github/workflows.
 	// +default="ci.yml"
 	workflow string,
+	// Rehearse for this commit (its full SHA, e.g. $(git rev-parse main)) before the tag
+	// exists.
+	// +optional
+	commit string,
 ) (string, error) {
 	if err := output.Check(format); err != nil {
 		return "", err
@@ -60,7 +70,7 @@ func (m *Shipyard) ReleasePlan(
 	if err != nil {
 		return "", err
 	}
-	plan, err := releasegate.Check(ctx, gh, m.Repo, tag, releasegate.Config{Workflow: workflow, ImageOrg: m.Org})
+	plan, err := releasegate.Check(ctx, gh, m.Repo, tag, releasegate.Config{Workflow: workflow, ImageOrg: m.Org, Commit: commit})
 	if format == "json" {
 		var gate *releasegate.GateError
 		if errors.As(err, &gate) {
@@ -82,3 +92,59 @@ type jsonGateError struct{ gate *releasegate.GateError }
 
 func (e jsonGateError) Error() string { return e.gate.JSON() }
 func (e jsonGateError) Unwrap() error { return e.gate }
+
+// NextReleaseCheck checks, in a pull request, the release files of the version the tree's
+// CITATION.cff names, before anything is tagged: the version is a release version,
+// CITATION.cff names it with its date-released, and docs/releases/<version>.md exists and
+// follows the curated format (release-plan's rules 1, 4 and 5), so a typo costs a commit,
+// not a version number. With --github-token (read access), a version already released is
+// left alone: between releases CITATION.cff names the latest one. Fails with every problem.
+// +cache="never"
+func (m *Shipyard) NextReleaseCheck(ctx context.Context) (string, error) {
+	_, src, err := m.sessionSource(ctx)
+	if err != nil {
+		return "", err
+	}
+	read := func(path string) releasegate.FileFacts {
+		f := releasegate.FileFacts{Path: path}
+		if content, err := src.File(path).Contents(ctx); err == nil {
+			f.Found, f.Content = true, []byte(content)
+		}
+		return f
+	}
+	var released []string
+	if m.GithubToken != nil || m.Demo {
+		if released, err = m.publishedReleases(ctx); err != nil {
+			return "", err
+		}
+	}
+	next := releasegate.CheckNext(read(releasegate.CitationFile),
+		func(v string) releasegate.FileFacts { return read(releasegate.NotesPath("v" + v)) }, released)
+	if err := next.Err(); err != nil {
+		return "", err
+	}
+	return next.Text(), nil
+}
+
+// publishedReleases are the tags of --repo's published (not draft) releases.
+func (m *Shipyard) publishedReleases(ctx context.Context) ([]string, error) {
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := reponame.Parse(m.Repo)
+	if err != nil {
+		return nil, fmt.Errorf("--repo: %w", err)
+	}
+	rels, err := gh.Releases(ctx, repo.Owner, repo.Repo)
+	if err != nil {
+		return nil, fmt.Errorf("next-release-check: listing the releases of %s: %w", m.Repo, err)
+	}
+	var tags []string
+	for _, r := range rels {
+		if !r.Draft {
+			tags = append(tags, r.TagName)
+		}
+	}
+	return tags, nil
+}

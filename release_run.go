@@ -175,39 +175,42 @@ func (m *Shipyard) ReleaseAssemble(
 
 // ReleaseScan is the release workflow's scan job: Trivy on exactly the pushed digests,
 // pulled anonymously, under the policy and the .trivyignore.yaml of the tagged commit. It
-// uses no credential of any kind. Prints the push job's JSON with the verdicts added, for
-// the publish job.
+// uses no credential of any kind. Given the push job's JSON, it prints that JSON with the
+// verdicts added; given the platform push jobs' outputs as one JSON array (a release
+// pushed per platform, before its indexes exist), it scans each platform image and prints
+// the verdicts, which the publish job takes for the indexes it assembles. Either is what
+// release-publish reads (--handoff).
 // +cache="never"
 func (m *Shipyard) ReleaseScan(
 	ctx context.Context,
-	// What the push job printed.
+	// What the push job printed, or the platform push jobs' outputs as a JSON array
+	// ('[<amd64 job's>,<arm64 job's>]').
 	handoff string,
 	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	h, err := release.ParseHandoff(handoff)
-	if err != nil {
-		return "", err
-	}
 	c, err := m.session(ctx)
 	if err != nil {
 		return "", err
 	}
-	web, err := m.githubWeb()
+	cfg, err := m.scanConfig(ctx, c, gitUrl)
 	if err != nil {
 		return "", err
 	}
-	level, err := m.level(ctx, "release-scan")
+	if release.IsPlatformHandoffs(handoff) {
+		parts, err := release.ParsePlatformHandoffs(handoff)
+		if err != nil {
+			return "", fmt.Errorf("--handoff: %w", err)
+		}
+		scanned, _, err := release.ScanPlatformsJob(ctx, cfg, parts)
+		if err != nil {
+			return "", err
+		}
+		return scanned.JSON()
+	}
+	h, err := release.ParseHandoff(handoff)
 	if err != nil {
-		return "", err
-	}
-	cfg := release.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitUrl, Trust: level}
-	if cfg.Pins, err = m.pins(); err != nil {
-		return "", err
-	}
-	// No credential: the registry command reads the handoff's indexes anonymously.
-	if cfg.Images.Target, err = m.publicTarget(ctx, "release-scan", c); err != nil {
 		return "", err
 	}
 	scanned, _, err := release.ScanJob(ctx, cfg, h)
@@ -217,17 +220,40 @@ func (m *Shipyard) ReleaseScan(
 	return scanned.JSON()
 }
 
+// scanConfig is the release's configuration for the scan job: no credential, the
+// registry command reading anonymously.
+func (m *Shipyard) scanConfig(ctx context.Context, c *sdk.Client, gitURL string) (release.Config, error) {
+	web, err := m.githubWeb()
+	if err != nil {
+		return release.Config{}, err
+	}
+	level, err := m.level(ctx, "release-scan")
+	if err != nil {
+		return release.Config{}, err
+	}
+	cfg := release.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitURL, Trust: level}
+	if cfg.Pins, err = m.pins(); err != nil {
+		return release.Config{}, err
+	}
+	cfg.Images.Target, err = m.publicTarget(ctx, "release-scan", c)
+	return cfg, err
+}
+
 // ReleasePublish is the release workflow's publish job: release-plan again (so latest
 // follows the releases published by now), a check that the scanned digests are exactly
 // those the push job pushed, then provenance and signature for each, verified with the
 // signer's identity, then the tags X.Y.Z and, when still the highest release, latest.
-// Nothing is built again. Prints the report.
+// Nothing is built again. Prints the report. A release pushed per platform runs
+// release-assemble in this job first: its output is --pushed, and the scan job's verdicts
+// on the platform images are --handoff; each platform image an index lists must have a
+// passing verdict on its very digest.
 // +cache="never"
 func (m *Shipyard) ReleasePublish(
 	ctx context.Context,
 	// What the scan job printed.
 	handoff string,
-	// What the push job printed: the scan job's handoff must carry exactly these digests.
+	// What the push job (or release-assemble) printed: the digests to publish, which the
+	// scan job's verdicts must cover exactly.
 	pushed string,
 	// Output format of the report: text or json.
 	// +default="json"
@@ -242,19 +268,25 @@ func (m *Shipyard) ReleasePublish(
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
-	h, err := release.ParseHandoff(handoff)
-	if err != nil {
-		return "", fmt.Errorf("--handoff: %w", err)
-	}
 	p, err := release.ParseHandoff(pushed)
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
+	}
+	h, handoffErr := release.ParseHandoff(handoff)
+	platformScans, scansErr := release.ParsePlatformScans(handoff)
+	if handoffErr != nil && scansErr != nil {
+		return "", fmt.Errorf("--handoff: neither the scan job's handoff (%v) nor its verdicts on platform images (%v)", handoffErr, scansErr)
 	}
 	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release-publish", workflow: workflow, gitURL: gitUrl, signing: true})
 	if err != nil {
 		return "", err
 	}
-	rep, err := release.PublishJob(ctx, cfg, h, p)
+	var rep release.Report
+	if handoffErr == nil {
+		rep, err = release.PublishJob(ctx, cfg, h, p)
+	} else {
+		rep, err = release.PublishPlatformScans(ctx, cfg, platformScans, p)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -385,6 +417,10 @@ func (m *Shipyard) imageSteps(ctx context.Context, fn string, c *sdk.Client, sig
 	prov, err := m.provenance("", "")
 	if err != nil {
 		return release.ImageConfig{}, err
+	}
+	// Refused before anything is built or pushed, as the identity token is.
+	if err := prov.CheckBuilder(); err != nil {
+		return release.ImageConfig{}, fmt.Errorf("with-sigstore: %w", err)
 	}
 	in, err := m.signInputs(ctx, fn, c, prov)
 	return release.ImageConfig{Target: target, Sign: in}, err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/teskrepo"
+	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
 
@@ -150,6 +152,27 @@ func TestReleaseThroughTheModule(t *testing.T) {
 	w.noSecrets(t, dry, out, again, gateErr.Error())
 }
 
+// A release outside GitHub Actions whose with-sigstore names no builder is refused before
+// anything is built or pushed, not at attest with the digests already in the registry.
+func TestReleaseChecksTheProvenanceInputsBeforeItPushes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newReleaseWorld(t)
+	w.tag(t, "v0.11.0")
+	noBuilder := w.m.WithSigstore(w.oidc, nil, nil, w.pub.Sigstore.URL, w.pub.Sigstore.URL, w.root, nil, "", "", "")
+	_, err := noBuilder.Release(ctx, "v0.11.0", false, "text", "ci.yml", "", teskrepo.GitURL)
+	if !errors.Is(err, publish.ErrNoBuilder) {
+		t.Fatalf("release without a builder: %v", err)
+	}
+	if writes := w.pub.Registry.Writes(); len(writes) != 0 || len(w.repo.Releases()) != 1 {
+		t.Errorf("written before the inputs were checked: registry %v, %d releases", writes, len(w.repo.Releases()))
+	}
+	// A dry run signs nothing and needs no builder.
+	if _, err := noBuilder.Release(ctx, "v0.11.0", true, "text", "ci.yml", "", teskrepo.GitURL); err != nil {
+		t.Errorf("dry run without a builder: %v", err)
+	}
+}
+
 func TestReleaseJobsThroughTheModule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -276,4 +299,46 @@ func TestReleaseSplitPlatformsThroughTheModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.noSecrets(t, assembled, scanned)
+}
+
+// The release workflow as the example runs it, with the seed's two approvals: the
+// platform jobs push (approval one), the scan job scans their images before any index
+// exists, and the publish job (approval two) assembles the indexes, then publishes them
+// with those verdicts.
+func TestReleaseScannedPerPlatformThroughTheModule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newReleaseWorld(t)
+	w.tag(t, "v0.11.0rc1")
+	var parts []string
+	for _, p := range defaultPlatforms() {
+		out, err := w.m.ReleasePushPlatform(ctx, "v0.11.0rc1", p, "ci.yml", "", teskrepo.GitURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, strings.TrimSpace(out))
+	}
+	platforms := "[" + strings.Join(parts, ",") + "]"
+	scanned, err := w.m.ReleaseScan(ctx, platforms, teskrepo.GitURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(scanned, `"platform_scans"`) {
+		t.Fatalf("release-scan of the platform jobs printed %s", scanned)
+	}
+	assembled, err := w.m.ReleaseAssemble(ctx, "v0.11.0rc1", platforms, "ci.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.signing(w.oidc, nil, nil).ReleasePublish(ctx, "{}", assembled, "json", "ci.yml", teskrepo.GitURL); err == nil || !strings.Contains(err.Error(), "--handoff: neither") {
+		t.Errorf("a handoff that is none: %v", err)
+	}
+	rep, err := w.signing(w.oidc, nil, nil).ReleasePublish(ctx, scanned, assembled, "json", "ci.yml", teskrepo.GitURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep, `"0.11.0rc1"`) {
+		t.Errorf("report %s", rep)
+	}
+	w.noSecrets(t, scanned, assembled, rep)
 }

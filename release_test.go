@@ -42,7 +42,7 @@ func TestReleasePlanThroughTheModule(t *testing.T) {
 	ctx := context.Background()
 	sim := seedRelease(t, "Brings signed images.\n\n## Features\n\n- Sign both images (#101, #102)\n")
 	m := releaseModule(t, sim)
-	out, err := m.ReleasePlan(ctx, "v0.11.0", "json", "ci.yml")
+	out, err := m.ReleasePlan(ctx, "v0.11.0", "json", "ci.yml", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestReleasePlanThroughTheModule(t *testing.T) {
 			t.Errorf("image %+v", img)
 		}
 	}
-	text, err := m.ReleasePlan(ctx, "v0.11.0", "text", "ci.yml")
+	text, err := m.ReleasePlan(ctx, "v0.11.0", "text", "ci.yml", "")
 	if err != nil || !strings.Contains(text, "0.11.0") {
 		t.Fatalf("text plan %q, %v", text, err)
 	}
@@ -85,7 +85,7 @@ func TestReleasePlanReportsEveryViolation(t *testing.T) {
 	ctx := context.Background()
 	sim := seedRelease(t, "## Features\n\n- no intro and no numbers\n")
 	m := releaseModule(t, sim)
-	_, err := m.ReleasePlan(ctx, "v0.11.0", "text", "ci.yml")
+	_, err := m.ReleasePlan(ctx, "v0.11.0", "text", "ci.yml", "")
 	if err == nil {
 		t.Fatal("malformed notes passed")
 	}
@@ -99,7 +99,7 @@ func TestReleasePlanReportsEveryViolation(t *testing.T) {
 		t.Fatal("the token reached the error")
 	}
 	// With --format json the function still fails, and its error is exactly the document.
-	out, err := m.ReleasePlan(ctx, "v0.11.0", "json", "ci.yml")
+	out, err := m.ReleasePlan(ctx, "v0.11.0", "json", "ci.yml", "")
 	if err == nil || out != "" {
 		t.Fatalf("malformed notes passed in JSON: %q", out)
 	}
@@ -134,7 +134,7 @@ func TestReleasePlanReportsEveryViolation(t *testing.T) {
 	if strings.Contains(doc, ghToken) {
 		t.Fatal("the token reached the JSON error")
 	}
-	if _, err := m.ReleasePlan(ctx, "v0.11.0", "yaml", "ci.yml"); err == nil {
+	if _, err := m.ReleasePlan(ctx, "v0.11.0", "yaml", "ci.yml", ""); err == nil {
 		t.Fatal("unknown format accepted")
 	}
 }
@@ -156,7 +156,7 @@ func TestReadmeQuickStartOutput(t *testing.T) {
 	t.Cleanup(srv.Close)
 	m, _ := newModule(t, nil, engine.AllowSecretPlaintext())
 	m.GithubAPI = srv.URL + "/"
-	got, err := m.ReleasePlan(context.Background(), teskdemo.Tag, "text", "ci.yml")
+	got, err := m.ReleasePlan(context.Background(), teskdemo.Tag, "text", "ci.yml", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,4 +174,47 @@ func readmeBlock(readme, prefix string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// The pull-request check of the next release reads the tree's CITATION.cff and the
+// notes of the version it names; with a token, a version already released is left alone.
+func TestNextReleaseCheckThroughTheModule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m, _ := newModule(t, nil)
+	out, err := m.NextReleaseCheck(ctx)
+	if err != nil || !strings.Contains(out, "0.11.0 is ready") {
+		t.Fatalf("the fixture's release files: %q, %v", out, err)
+	}
+	broken, _ := newModule(t, map[string]string{"docs/releases/0.11.0.md": "## Fixes\n\n- no intro (#1)\n",
+		"CITATION.cff": "cff-version: 1.2.0\ntitle: tesk-core\nversion: 0.11.0\n"})
+	_, err = broken.NextReleaseCheck(ctx)
+	if err == nil || !strings.Contains(err.Error(), "docs/releases/0.11.0.md:1:") || !strings.Contains(err.Error(), "rule 4 (citation)") {
+		t.Fatalf("broken release files: %v", err)
+	}
+	sim := seedRelease(t, teskdemo.Notes)
+	sim.Repo(teskdemo.Owner + "/" + teskdemo.Name).AddRelease(githubsim.Release{TagName: "v0.11.0", Name: "v0.11.0"})
+	released, _ := newModule(t, map[string]string{"docs/releases/0.11.0.md": ""}, engine.AllowSecretPlaintext())
+	released.GithubAPI = sim.URL + "/"
+	released.GithubToken = released.engine().SetSecret("github-token", ghToken)
+	if out, err := released.NextReleaseCheck(ctx); err != nil || !strings.Contains(out, "released already") {
+		t.Errorf("a released version: %q, %v", out, err)
+	}
+}
+
+// release-plan --commit rehearses for a commit: on the demo repository, whose tag is on
+// that commit, the plan names it; a commit that is no full SHA is refused.
+func TestReleasePlanRehearsalThroughTheModule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	sim := seedRelease(t, teskdemo.Notes)
+	m := releaseModule(t, sim)
+	sha := sim.Repo(teskdemo.Owner + "/" + teskdemo.Name).Branch("main")
+	text, err := m.ReleasePlan(ctx, "v0.11.0", "text", "ci.yml", sha)
+	if err != nil || !strings.Contains(text, "commit:       "+sha) {
+		t.Fatalf("rehearsal: %q, %v", text, err)
+	}
+	if _, err := m.ReleasePlan(ctx, "v0.11.0", "text", "ci.yml", "main"); err == nil || !strings.Contains(err.Error(), "full commit SHA") {
+		t.Errorf("--commit main: %v", err)
+	}
 }

@@ -295,8 +295,9 @@ var trustRuns = map[string]trustRun{
 		_, err := m.Test(ctx, []string{"3.12"}, nil, "all")
 		return err
 	}),
-	"test-check":      teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.TestCheck(ctx); return err }),
-	"python-versions": mountsNone("reads pyproject.toml", teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.PythonVersions(ctx); return err })),
+	"test-check":         teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.TestCheck(ctx); return err }),
+	"python-versions":    mountsNone("reads pyproject.toml", teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.PythonVersions(ctx); return err })),
+	"next-release-check": mountsNone("reads CITATION.cff and the notes", teskCall(func(ctx context.Context, m *Shipyard) error { _, err := m.NextReleaseCheck(ctx); return err })),
 	"patch-coverage": teskCall(func(ctx context.Context, m *Shipyard) error {
 		_, err := m.PatchCoverage(ctx, "origin/dev", "3.12")
 		return err

@@ -466,3 +466,35 @@ func TestTeskCoreDevBuildsEachPlatformOnItsOwnRunner(t *testing.T) {
 		t.Errorf("the assemble job needs %v, not the platform job", aj.Needs)
 	}
 }
+
+// The seed's release waits for two approvals in the environment release: pushing and
+// publishing. GitHub asks for a review of each job that names the environment; the legs of
+// one matrix job wait together and are approved at once. So exactly two jobs name release:
+// the one that pushes (release-push-platform) and the one that publishes (release-publish),
+// and the scan between them holds no credential.
+func TestTeskCoreReleaseHasTheSeedsTwoApprovals(t *testing.T) {
+	w := readWorkflow(t, filepath.Join("tesk-core", "release.yml"))
+	approvals := map[string]string{}
+	for id, j := range w.Jobs {
+		runs := ""
+		for _, st := range j.Steps {
+			runs += st.Run
+		}
+		if j.Environment.Value == "release" {
+			switch {
+			case strings.Contains(runs, "release-push-platform"):
+				approvals["push"] = id
+			case strings.Contains(runs, "release-publish "):
+				approvals["publish"] = id
+			default:
+				t.Errorf("job %s waits for an approval in release besides pushing and publishing", id)
+			}
+		}
+		if strings.Contains(runs, "release-scan") && (j.Environment.Kind != 0 || len(jobPermissions(t, j)) != 0) {
+			t.Errorf("the scan job %s holds an environment or permissions", id)
+		}
+	}
+	if len(approvals) != 2 {
+		t.Errorf("approvals %v: want one to push, one to publish", approvals)
+	}
+}

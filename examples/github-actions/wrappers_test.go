@@ -2,7 +2,6 @@ package githubactions
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -143,93 +142,6 @@ func TestWorkflowPolicy(t *testing.T) {
 					t.Errorf("%s: step %q calls dagger before installing the pinned CLI", where, s.Name)
 				}
 			}
-		}
-	}
-}
-
-// TestDaggerCallsMatchTheModule parses main.go and checks that every `dagger call` in a
-// wrapper names a function the module declares, with flags it takes, and every required one.
-func TestDaggerCallsMatchTheModule(t *testing.T) {
-	s, err := readSurface(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := 0
-	for _, f := range workflows(t) {
-		w := readWorkflow(t, f)
-		for name, j := range w.Jobs {
-			for i, st := range j.Steps {
-				where := fmt.Sprintf("%s: job %s step %d", f, name, i+1)
-				found, err := daggerCalls(where, st.Run)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, words := range found {
-					c, err := parseCall(where, words)
-					if err != nil {
-						t.Error(err)
-						continue
-					}
-					calls++
-					for _, p := range s.check(c) {
-						t.Error(p)
-					}
-				}
-			}
-		}
-	}
-	if calls == 0 {
-		t.Fatal("no dagger call found in any wrapper")
-	}
-}
-
-func TestSurfaceChecker(t *testing.T) {
-	s := surface{
-		constructor: function{flags: map[string]bool{"source": false, "github-token": false}},
-		functions: map[string]function{
-			"release-plan":  {flags: map[string]bool{"tag": true, "format": false}},
-			"with-sigstore": {flags: map[string]bool{"oidc-token": false}, returnsModule: true},
-			"with-nothing":  {flags: map[string]bool{}},
-		},
-	}
-	cases := []struct {
-		line     string
-		problems []string
-	}{
-		{"--github-token env://GITHUB_TOKEN release-plan --tag v0.11.0 --format=json", nil},
-		{"release-plan --format json", []string{"needs --tag"}},
-		{"release-plan --tag v1 --tga x", []string{"has no flag --tga"}},
-		{"--token x release-plan --tag v1", []string{"constructor flag --token"}},
-		{"relase-plan --tag v1", []string{`function "relase-plan" is not declared`}},
-		{"release-plan --tag v1 export --path out", nil},
-		{"with-sigstore --oidc-token env://T release-plan --tag v1", nil},
-		{"with-sigstore --oidc-token env://T release-plan", []string{"release-plan needs --tag"}},
-		{"with-sigstore --oidc-tokn x release-plan --tag v1", []string{"with-sigstore has no flag --oidc-tokn"}},
-		{"with-nothing release-plan --tag v1", []string{"with-nothing does not return the module"}},
-	}
-	for _, c := range cases {
-		call, err := parseCall("t", shellWords(c.line))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := s.check(call)
-		if len(got) != len(c.problems) {
-			t.Errorf("%q: problems %v, want %v", c.line, got, c.problems)
-			continue
-		}
-		for i, p := range c.problems {
-			if !strings.Contains(got[i], p) {
-				t.Errorf("%q: problem %q, want containing %q", c.line, got[i], p)
-			}
-		}
-	}
-	words, _ := daggerCalls("t", "set -e\ndagger --progress=plain call \\\n  --source=. lint | tee out.txt\necho done && dagger call ci --pr-title \"fix: a b\"")
-	if len(words) != 2 || strings.Join(words[0], " ") != "--source=. lint" || strings.Join(words[1], " ") != "ci --pr-title fix: a b" {
-		t.Fatalf("daggerCalls = %q", words)
-	}
-	for in, want := range map[string]string{"ReleasePlan": "release-plan", "githubApi": "github-api", "PrTitle": "pr-title", "Ci": "ci", "ScanPublished": "scan-published"} {
-		if got := kebab(in); got != want {
-			t.Errorf("kebab(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -79,6 +79,29 @@ func Check(content []byte, version string) (problems []notes.Problem) {
 	return problems
 }
 
+// Version returns the top-level version a CITATION.cff names, as scalar text: the release
+// it is prepared for, or the latest one. An error says why there is none.
+func Version(content []byte) (string, error) {
+	root, err := parse(content)
+	if err != nil {
+		return "", fmt.Errorf("%s is not valid YAML (%s)", FileName, syntaxMessage(err))
+	}
+	if root == nil || root.Kind != yaml.MappingNode {
+		return "", fmt.Errorf("%s is not a YAML mapping with a top-level version", FileName)
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "version" {
+			continue
+		}
+		v := resolve(root.Content[i+1])
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || strings.TrimSpace(v.Value) == "" {
+			return "", fmt.Errorf("%s:%d: version has no single value", FileName, v.Line)
+		}
+		return v.Value, nil
+	}
+	return "", fmt.Errorf("%s has no top-level version", FileName)
+}
+
 // parse returns the document's root node, nil for an empty document. It recovers from a
 // panic of the YAML library: the file is user input, and a malformed one must fail the check,
 // not crash the release.

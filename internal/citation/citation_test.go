@@ -122,3 +122,34 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+func TestVersion(t *testing.T) {
+	for _, tt := range []struct {
+		content, want, err string
+	}{
+		{"cff-version: 1.2.0\nversion: 0.11.0rc1\ndate-released: 2025-01-02\n", "0.11.0rc1", ""},
+		{"version: 1.10\n", "1.10", ""}, // YAML would read a float; the text is the version
+		{"version: &v 0.2.0\nx: *v\n", "0.2.0", ""},
+		{"title: x\n", "", "no top-level version"},
+		{"version:\n", "", "version has no single value"},
+		{"version: [1]\n", "", "version has no single value"},
+		{"- a\n", "", "not a YAML mapping"},
+		{"version: 'x\n", "", "not valid YAML"},
+	} {
+		got, err := Version([]byte(tt.content))
+		if got != tt.want || (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("Version(%q) = %q, %v; want %q, %q", tt.content, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+func FuzzVersion(f *testing.F) {
+	f.Add("version: 0.11.0\n")
+	f.Add("version: *a\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := Version([]byte(s))
+		if err == nil && strings.TrimSpace(v) == "" {
+			t.Fatalf("empty version without an error for %q", s)
+		}
+	})
+}

@@ -134,7 +134,7 @@ func gatherEnvironments(ctx context.Context, gh *github.Client, owner, name stri
 			continue
 		}
 		ef := EnvFacts{Found: true, Env: e}
-		if e.Name == ReleaseEnv && e.Policy == github.PolicyCustom {
+		if e.Policy == github.PolicyCustom {
 			ef.Policies, err = gh.DeploymentPolicies(ctx, owner, name, e.Name)
 			if ef.PoliciesDenied, err = denied(err); err != nil {
 				return err

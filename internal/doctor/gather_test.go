@@ -33,7 +33,8 @@ func seedGoodTesk(sim *githubsim.Server) *githubsim.Repo {
 	repo.ProtectBranch("main", RequiredCheck)
 	repo.AddEnvironment(githubsim.Environment{Name: ReleaseEnv, Reviewers: []string{"maintainer"}, Policy: "custom",
 		Policies: []githubsim.DeploymentPolicy{{Name: "v*", Type: "tag"}}, Secrets: DockerHubSecrets()})
-	repo.AddEnvironment(githubsim.Environment{Name: DevImagesEnv, Secrets: append([]string{"CODECOV_TOKEN"}, DockerHubSecrets()...)})
+	repo.AddEnvironment(githubsim.Environment{Name: DevImagesEnv, Policy: "custom",
+		Policies: []githubsim.DeploymentPolicy{{Name: "dev", Type: "branch"}}, Secrets: append([]string{"CODECOV_TOKEN"}, DockerHubSecrets()...)})
 	return repo
 }
 
@@ -75,7 +76,7 @@ func TestTeskThroughTheSimulator(t *testing.T) {
 		}, map[string]Status{"required-check:main": Fail}},
 		{"a reader's token", []string{"administration", "actions", "environments"}, func(*githubsim.Repo) {}, map[string]Status{
 			"tag-create": CannotCheck, "tag-immutable": CannotCheck, "required-check:main": CannotCheck,
-			"release-tags-only": CannotCheck, "release-reviewers": CannotCheck,
+			"release-tags-only": CannotCheck, "release-reviewers": CannotCheck, "dev-images-branches": CannotCheck,
 			"environment-secrets:release": CannotCheck, "environment-secrets:dev-images": CannotCheck,
 		}},
 		{"Docker Hub token as a repository secret", nil, func(r *githubsim.Repo) { r.AddSecret("DOCKERHUB_TOKEN") },
@@ -223,10 +224,10 @@ func TestGatherRequestCounts(t *testing.T) {
 	if _, err := GatherTesk(ctx, c, "elixir-cloud-aai/tesk-core"); err != nil {
 		t.Fatal(err)
 	}
-	// 3 rulesets (list + 2 tag rulesets), environments + release's policies + 2 secret
-	// lists, repository and organisation secrets, 2 × (branch rules + protection),
-	// dependabot, CODEOWNERS, the workflows' directory and 1 workflow.
-	if n := c.Requests(); n != 3+4+2+4+2+2 {
+	// 3 rulesets (list + 2 tag rulesets), environments + the policies of release and
+	// dev-images + 2 secret lists, repository and organisation secrets, 2 × (branch rules
+	// + protection), dependabot, CODEOWNERS, the workflows' directory and 1 workflow.
+	if n := c.Requests(); n != 3+5+2+4+2+2 {
 		t.Errorf("tesk-core took %d requests", n)
 	}
 	model := githubsim.New(t)

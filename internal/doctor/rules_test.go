@@ -56,7 +56,8 @@ func goodTesk() TeskFacts {
 		Environments: map[string]EnvFacts{
 			ReleaseEnv: {Found: true, Env: github.Environment{Name: ReleaseEnv, RequiredReviewers: 2, Policy: github.PolicyCustom},
 				Policies: []github.DeploymentPolicy{{Name: "v*", Type: "tag"}}, SecretNames: DockerHubSecrets()},
-			DevImagesEnv: {Found: true, Env: github.Environment{Name: DevImagesEnv, Policy: github.PolicyCustom}, SecretNames: []string{"DOCKERHUB_LOGIN", "DOCKERHUB_TOKEN", "CODECOV_TOKEN"}},
+			DevImagesEnv: {Found: true, Env: github.Environment{Name: DevImagesEnv, Policy: github.PolicyCustom},
+				Policies: []github.DeploymentPolicy{{Name: "dev", Type: "branch"}}, SecretNames: []string{"DOCKERHUB_LOGIN", "DOCKERHUB_TOKEN", "CODECOV_TOKEN"}},
 		},
 		Checks: map[string]BranchChecks{
 			"dev":  {Rulesets: []string{RequiredCheck}},
@@ -94,6 +95,31 @@ func TestEvaluateTesk(t *testing.T) {
 		{"rulesets denied", func(f *TeskFacts) { f.TagRulesets, f.TagRulesetsDenied = nil, true }, "", CannotCheck, "tag rulesets"},
 		{"admins may move tags", func(f *TeskFacts) { f.TagRulesets[1].Bypass = []github.BypassActor{admin} }, "tag-immutable", Fail, "move or delete"},
 		{"deletion not restricted", func(f *TeskFacts) { f.TagRulesets[1].Rules = []string{"update"} }, "tag-immutable", Fail, "delete"},
+		{"dev-images open to all", func(f *TeskFacts) {
+			e := f.Environments[DevImagesEnv]
+			e.Env.Policy, e.Policies = github.PolicyAll, nil
+			f.Environments[DevImagesEnv] = e
+		}, "dev-images-branches", Fail, "every branch and tag"},
+		{"dev-images on protected branches", func(f *TeskFacts) {
+			e := f.Environments[DevImagesEnv]
+			e.Env.Policy, e.Policies = github.PolicyProtected, nil
+			f.Environments[DevImagesEnv] = e
+		}, "dev-images-branches", Fail, "not dev alone"},
+		{"dev-images also on main", func(f *TeskFacts) {
+			e := f.Environments[DevImagesEnv]
+			e.Policies = append(e.Policies, github.DeploymentPolicy{Name: "main", Type: "branch"})
+			f.Environments[DevImagesEnv] = e
+		}, "dev-images-branches", Fail, `branch "main"`},
+		{"dev-images without a policy", func(f *TeskFacts) {
+			e := f.Environments[DevImagesEnv]
+			e.Policies = nil
+			f.Environments[DevImagesEnv] = e
+		}, "dev-images-branches", Fail, "no deployment policy"},
+		{"dev-images policies denied", func(f *TeskFacts) {
+			e := f.Environments[DevImagesEnv]
+			e.Policies, e.PoliciesDenied = nil, true
+			f.Environments[DevImagesEnv] = e
+		}, "dev-images-branches", CannotCheck, "deployment policies of dev-images"},
 		{"release open to all", func(f *TeskFacts) {
 			e := f.Environments[ReleaseEnv]
 			e.Env.Policy, e.Policies = github.PolicyAll, nil
@@ -114,7 +140,7 @@ func TestEvaluateTesk(t *testing.T) {
 			e.Env.RequiredReviewers = 0
 			f.Environments[ReleaseEnv] = e
 		}, "release-reviewers", Fail, "no required reviewers"},
-		{"dev-images missing", func(f *TeskFacts) { delete(f.Environments, DevImagesEnv) }, "environment-secrets:dev-images", Fail, "does not exist"},
+		{"dev-images missing", func(f *TeskFacts) { delete(f.Environments, DevImagesEnv) }, "", Fail, "does not exist"},
 		{"dev-images lacks the token", func(f *TeskFacts) {
 			e := f.Environments[DevImagesEnv]
 			e.SecretNames = []string{"DOCKERHUB_LOGIN"}
@@ -164,7 +190,7 @@ func TestEvaluateTesk(t *testing.T) {
 			t.Fatalf("the good repository: %+v", f)
 		}
 	}
-	if len(base.Findings) != 12 || !base.OK(true) {
+	if len(base.Findings) != 13 || !base.OK(true) {
 		t.Fatalf("%d findings, OK %v", len(base.Findings), base.OK(true))
 	}
 	for _, tt := range tests {
@@ -328,7 +354,7 @@ func TestReportText(t *testing.T) {
 	r := EvaluateTesk(f)
 	text := r.Text()
 	for _, want := range []string{
-		"doctor: elixir-cloud-aai/tesk-core (tesk-core): 10 passed, 1 failed, 1 cannot be checked, 0 to check by hand",
+		"doctor: elixir-cloud-aai/tesk-core (tesk-core): 11 passed, 1 failed, 1 cannot be checked, 0 to check by hand",
 		"[fail] required-check:dev: \"CI passed\" is not required on dev",
 		"    fix: https://github.com/elixir-cloud-aai/tesk-core/settings/rules → New branch ruleset",
 		"[cannot-check] tag-create: the token may not read who may bypass",

@@ -94,7 +94,7 @@ type TeskFacts struct {
 func EvaluateTesk(f TeskFacts) Report {
 	r := Report{Repo: f.Repo, System: TeskCore}
 	r.Findings = append(r.Findings, tagCreate(f), tagImmutable(f))
-	r.Findings = append(r.Findings, releaseTagsOnly(f), releaseReviewers(f))
+	r.Findings = append(r.Findings, releaseTagsOnly(f), releaseReviewers(f), devImagesDevOnly(f))
 	for _, env := range []string{ReleaseEnv, DevImagesEnv} {
 		r.Findings = append(r.Findings, envSecrets(f, env))
 	}
@@ -315,6 +315,45 @@ func releaseTagsOnly(f TeskFacts) Finding {
 		return fail(check, "the environment release accepts no tag (no deployment policy)", "the release jobs cannot run", fix)
 	}
 	return pass(check, "the environment release accepts only v* tags")
+}
+
+// devImagesDevOnly: the dev-images environment accepts only the branch dev, whose pushes
+// the dev workflow publishes.
+func devImagesDevOnly(f TeskFacts) Finding {
+	const check = "dev-images-branches"
+	why := "the dev jobs get the Docker Hub credentials from this environment: a job of any other branch that names it, " +
+		"a pull request's branch included, could read them and publish"
+	e, done, ok := envFinding(f, check, DevImagesEnv, why)
+	if !ok {
+		return done
+	}
+	fix := fmt.Sprintf("%s/%s → Deployment branches and tags: Selected branches and tags, with only the branch rule dev; or `gh api -X PUT repos/%s/environments/%s -F deployment_branch_policy[protected_branches]=false -F deployment_branch_policy[custom_branch_policies]=true` then `gh api -X POST repos/%s/environments/%s/deployment-branch-policies -f name=dev -f type=branch` (and delete any other policy)",
+		envURL(f.Repo), DevImagesEnv, f.Repo, DevImagesEnv, f.Repo, DevImagesEnv)
+	switch e.Env.Policy {
+	case github.PolicyAll:
+		return fail(check, "the environment dev-images accepts every branch and tag", why, fix)
+	case github.PolicyProtected:
+		return fail(check, "the environment dev-images accepts every protected branch, not dev alone", why, fix)
+	}
+	if e.PoliciesDenied {
+		return cannot(check, "the deployment policies of dev-images", permActions, why)
+	}
+	var others []string
+	dev := false
+	for _, p := range e.Policies {
+		if p.Type == "branch" && p.Name == "dev" {
+			dev = true
+			continue
+		}
+		others = append(others, fmt.Sprintf("%s %q", p.Type, p.Name))
+	}
+	switch {
+	case len(others) > 0:
+		return fail(check, "the environment dev-images also accepts "+strings.Join(others, ", "), why, fix)
+	case !dev:
+		return fail(check, "the environment dev-images accepts no branch (no deployment policy)", "the dev jobs cannot publish", fix)
+	}
+	return pass(check, "the environment dev-images accepts only the branch dev")
 }
 
 // releaseReviewers: the release environment has required reviewers.

@@ -37,6 +37,12 @@ func TestTheModuleSourceDeclaresItsFunctions(t *testing.T) {
 	if s.Functions["model-versions"].Cache != "never" {
 		t.Errorf("model-versions cache = %q, want never", s.Functions["model-versions"].Cache)
 	}
+	if a := s.Functions["update-repos"].Args["commit"]; a.Required() || a.RequiredUnless != "dry-run" {
+		t.Errorf("update-repos --commit = %+v, want required unless --dry-run, as its documentation says", a)
+	}
+	if f := s.Functions["check-extras"]; !f.Reaches("Source") || f.File != "models.go" {
+		t.Errorf("check-extras reaches %v in %s, want Source, in models.go", f.Uses, f.File)
+	}
 	if got := s.Functions["images"].Returns; got != "[Container]" {
 		t.Errorf("images returns %s", got)
 	}

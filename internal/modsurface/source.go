@@ -12,6 +12,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -32,6 +33,13 @@ type Function struct {
 	// Cache is the +cache pragma's value ("never", "session", a duration), empty when the
 	// engine's default (results cached) applies.
 	Cache string
+	// Uses are the fields and the unexported methods of the main type the function
+	// reaches, directly or through the methods it calls (e.g. "target", the registry
+	// login; "Source", the caller's tree), sorted: what it needs that its arguments do
+	// not show. Read from the source only.
+	Uses []string
+	// File is the source file that declares the function.
+	File string
 }
 
 // Arg is one argument (flag) of a function.
@@ -42,6 +50,9 @@ type Arg struct {
 	// Default is the default value as JSON ("\"text\"", "true"), empty when none.
 	Default     string
 	DefaultPath string
+	// RequiredUnless names the flag without which this optional one is required, as its
+	// documentation says ("required unless --dry-run"); the engine knows nothing of it.
+	RequiredUnless string
 }
 
 // Required reports whether the CLI demands the flag.
@@ -61,21 +72,46 @@ func (s Surface) Names() []string {
 // arguments, and each exported method of the module's main type is a function whose
 // parameters (but ctx) are its arguments.
 func FromSource(root, mainType string) (Surface, error) {
-	fset := token.NewFileSet()
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return Surface{}, fmt.Errorf("reading the module's source: %w", err)
 	}
-	s := Surface{Functions: map[string]Function{}}
+	files := map[string][]byte{}
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+		if e.IsDir() || !isSourceFile(name) {
 			continue
 		}
-		f, err := parser.ParseFile(fset, filepath.Join(root, name), nil, parser.ParseComments)
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			return Surface{}, fmt.Errorf("reading the module's source: %w", err)
+		}
+		files[name] = b
+	}
+	s, err := FromFiles(files, mainType)
+	if err != nil {
+		return Surface{}, fmt.Errorf("%s: %w", root, err)
+	}
+	return s, nil
+}
+
+// isSourceFile is a Go file of the package that is not a test.
+func isSourceFile(name string) bool {
+	return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")
+}
+
+// FromFiles reads the module's root package from its files' contents (name → content):
+// the same reading as FromSource, for a tree that is not on disk, such as a commit.
+func FromFiles(files map[string][]byte, mainType string) (Surface, error) {
+	fset := token.NewFileSet()
+	s := Surface{Functions: map[string]Function{}}
+	var parsed []*ast.File
+	for _, name := range sortedKeys(files) {
+		f, err := parser.ParseFile(fset, name, files[name], parser.ParseComments)
 		if err != nil {
 			return Surface{}, fmt.Errorf("parsing %s: %w", name, err)
 		}
+		parsed = append(parsed, f)
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || !fn.Name.IsExported() {
@@ -85,14 +121,30 @@ func FromSource(root, mainType string) (Surface, error) {
 			case fn.Recv == nil && fn.Name.Name == "New":
 				s.Constructor = function(f, fn)
 			case fn.Recv != nil && receiverIs(fn, mainType):
-				s.Functions[Kebab(fn.Name.Name)] = function(f, fn)
+				out := function(f, fn)
+				out.File = name
+				s.Functions[Kebab(fn.Name.Name)] = out
 			}
 		}
 	}
 	if len(s.Functions) == 0 {
-		return s, fmt.Errorf("no exported methods of *%s found in %s", mainType, root)
+		return s, fmt.Errorf("no exported methods of *%s found", mainType)
+	}
+	uses := methodsUsed(parsed, mainType)
+	for name, fn := range s.Functions {
+		fn.Uses = uses[name]
+		s.Functions[name] = fn
 	}
 	return s, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func receiverIs(fn *ast.FuncDecl, typ string) bool {
@@ -125,10 +177,11 @@ func function(file *ast.File, fn *ast.FuncDecl) Function {
 			continue
 		}
 		arg := Arg{
-			Type:        typeName(field.Type),
-			Optional:    hasPragma(doc, "+optional"),
-			Default:     pragmaValue(doc, "+default="),
-			DefaultPath: unquote(pragmaValue(doc, "+defaultPath=")),
+			Type:           typeName(field.Type),
+			Optional:       hasPragma(doc, "+optional"),
+			Default:        pragmaValue(doc, "+default="),
+			DefaultPath:    unquote(pragmaValue(doc, "+defaultPath=")),
+			RequiredUnless: requiredUnless(doc),
 		}
 		if arg.DefaultPath != "" {
 			arg.Optional = true
@@ -177,6 +230,16 @@ func typeName(e ast.Expr) string {
 		return "[" + typeName(t.Elt) + "]"
 	}
 	return fmt.Sprintf("%T", e)
+}
+
+var requiredUnlessPattern = regexp.MustCompile(`(?i)\brequired\s+unless\s+--([a-z][a-z-]*)`)
+
+// requiredUnless reads "required unless --flag" from an argument's documentation.
+func requiredUnless(doc string) string {
+	if m := requiredUnlessPattern.FindStringSubmatch(doc); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 func commentBetween(file *ast.File, from, to token.Pos) string {

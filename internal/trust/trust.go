@@ -121,10 +121,11 @@ var functions = map[string]rule{
 	"pr-title": {}, "lint": {}, "test": {}, "test-check": {}, "python-versions": {},
 	"patch-coverage": {}, "docs": {}, "image": {}, "images": {}, "scan": {}, "scan-check": {},
 	"end-to-end": {}, "ci": {},
-	"release-plan":   {}, // reads GitHub only; runs no container
-	"doctor":         {}, // reads GitHub only; runs no container
-	"with-sigstore":  {}, // settings only
-	"with-platforms": {}, // settings only
+	"release-plan":       {}, // reads GitHub only; runs no container
+	"next-release-check": {}, // reads the tree and GitHub; runs no container
+	"doctor":             {}, // reads GitHub only; runs no container
+	"with-sigstore":      {}, // settings only
+	"with-platforms":     {}, // settings only
 
 	// Cloudcoil checks of a pull request's tree.
 	"gen-repo": {}, "validate-models": {}, "check-artifacts": {}, "model-ci": {},

@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/pins"
 )
 
 // ErrShipyardTree is returned when a function that works on the caller's project was given
@@ -48,4 +50,14 @@ func CheckCallerTree(ctx context.Context, src *dagger.Directory) error {
 		return ErrShipyardTree
 	}
 	return nil
+}
+
+// RepositoryPins reads the overrides of the caller's pins file (pins.File), none when the
+// tree has none: the images the repository owns, which Dependabot keeps current there.
+func RepositoryPins(ctx context.Context, src *dagger.Directory) ([]string, error) {
+	content, ok, err := readSourceFile(ctx, src, pins.File)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return pins.ParseFile(pins.File, []byte(content))
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"dagger/shipyard/internal/codescanning"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/corpus"
@@ -49,6 +50,7 @@ const cleanReport = `{"SchemaVersion": 2, "ArtifactName": "image.tar", "Artifact
 func cleanScans(e *engine.Engine) {
 	for _, img := range []string{"taskmaster", "filer"} {
 		e.OnFile(engine.FileRule{Path: "/out/" + img + ".json", Contents: cleanReport})
+		e.OnFile(engine.FileRule{Path: "/out/" + img + ".sarif", Contents: flowexecs.CleanSARIF})
 	}
 }
 
@@ -745,6 +747,7 @@ func TestUnmarkableSARIFKeepsTheVerdict(t *testing.T) {
 	e.OnFile(engine.FileRule{Path: "/out/taskmaster.json", Contents: string(corpus.Read(t, "trivy", "debian-buster-ignore-unfixed.json"))})
 	e.OnFile(engine.FileRule{Path: "/out/filer.json", Contents: string(corpus.Read(t, "trivy", "debian-buster.json"))})
 	e.OnFile(engine.FileRule{Path: "/out/filer.sarif", Contents: `{"version": "2.0.0"}`})
+	e.OnFile(engine.FileRule{Path: "/out/taskmaster.sarif", Contents: string(corpus.Read(t, "trivy", "alpine-310.sarif"))})
 	images, err := p.Images(ctx, "0.11.0")
 	if err != nil {
 		t.Fatal(err)
@@ -755,7 +758,42 @@ func TestUnmarkableSARIFKeepsTheVerdict(t *testing.T) {
 		t.Fatalf("verdict %+v, %v: want the two CRITICAL findings only", v, err)
 	}
 	summary, _ := dir.File("summary.txt").Contents(ctx)
-	if !strings.Contains(summary, "warning: filer.sarif: accepted findings not marked as suppressed") {
+	if !strings.Contains(summary, "warning: filer.sarif: kept as Trivy wrote it") || strings.Contains(summary, "taskmaster.sarif") {
 		t.Errorf("summary:\n%s", summary)
+	}
+	// The other image's log got its category and the marks.
+	sarif, err := dir.File("taskmaster.sarif").Contents(ctx)
+	if err != nil || !strings.Contains(sarif, `"id": "shipyard-scan/taskmaster/"`) {
+		t.Errorf("taskmaster.sarif: %v\n%.400s", err, sarif)
+	}
+}
+
+// Each target's SARIF log is in its own code-scanning category, so the logs of several
+// images and platforms go to code scanning in one upload; accepted findings are marked.
+func TestReportSARIF(t *testing.T) {
+	raw := corpus.Read(t, "trivy", "alpine-310.sarif")
+	var runs []codescanning.Run
+	for _, target := range []string{"filer", "filer (linux/arm64)", "taskmaster (linux/arm64)"} {
+		out, err := ReportSARIF(target, raw, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := codescanning.ReadRuns(target, out)
+		if err != nil || len(r) != 1 || r[0].Category("") != SARIFCategory(target) {
+			t.Fatalf("%s: runs %+v (%v)", target, r, err)
+		}
+		if _, err := trivy.ParseSARIF(out); err != nil {
+			t.Errorf("%s: the log is no longer valid SARIF: %v", target, err)
+		}
+		runs = append(runs, r...)
+	}
+	if err := codescanning.CheckUpload(runs, ""); err != nil {
+		t.Errorf("one upload of the three: %v", err)
+	}
+	if got := SARIFCategory("filer (linux/arm64)"); got != "shipyard-scan/filer-linux-arm64" {
+		t.Errorf("category %q", got)
+	}
+	if _, err := ReportSARIF("filer", []byte(`{"version": "2.1.0"}`), nil); err == nil {
+		t.Error("a log without runs was accepted")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/codescanning"
 	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/internal/trivy"
@@ -174,24 +175,39 @@ func (p *Pipeline) scanOne(ctx context.Context, t ScanInput, ignore trivy.Ignore
 		return o
 	}
 	o.verdict = trivy.Evaluate(report, ignore, now)
-	if len(o.verdict.Ignored) == 0 {
-		return o // nothing to mark: Trivy's SARIF as it is
-	}
-	// The marks only keep accepted findings from opening code-scanning alerts; the verdict
-	// does not depend on them, so a SARIF that cannot be marked is kept as Trivy wrote it,
-	// with a warning.
+	// The SARIF log gets the target's code-scanning category and the marks of accepted
+	// findings. Neither changes the verdict, so a log that cannot be rewritten is kept as
+	// Trivy wrote it, with a warning.
 	sarifPath := t.file() + ".sarif"
 	sarif, err := ctr.File("/out/" + sarifPath).Contents(ctx)
 	if err == nil {
-		var marked []byte
-		if marked, _, err = trivy.SuppressAccepted([]byte(sarif), o.verdict.Ignored); err == nil {
-			o.dir = o.dir.WithNewFile(sarifPath, string(marked))
+		var out []byte
+		if out, err = ReportSARIF(t.Name, []byte(sarif), o.verdict.Ignored); err == nil {
+			o.dir = o.dir.WithNewFile(sarifPath, string(out))
 			return o
 		}
 	}
-	o.warning = fmt.Sprintf("warning: %s: accepted findings not marked as suppressed (%v); code scanning will show them as open alerts", sarifPath, err)
+	o.warning = fmt.Sprintf("warning: %s: kept as Trivy wrote it (%v): code scanning may refuse it beside the other images' logs, "+
+		"and shows accepted findings as open alerts", sarifPath, err)
 	return o
 }
+
+// ReportSARIF is the SARIF log Shipyard keeps for a scan target from Trivy's: every run in
+// the target's own code-scanning category (SARIFCategory), so the reports of several
+// images and platforms go to code scanning in one upload, and the findings
+// .trivyignore.yaml accepts (ignored) marked as suppressed.
+func ReportSARIF(target string, trivySARIF []byte, ignored []trivy.IgnoredFinding) ([]byte, error) {
+	out, err := codescanning.SetAutomationID(trivySARIF, SARIFCategory(target))
+	if err != nil || len(ignored) == 0 {
+		return out, err
+	}
+	out, _, err = trivy.SuppressAccepted(out, ignored)
+	return out, err
+}
+
+// SARIFCategory is a scan target's code-scanning category: its report's name, so each
+// image and platform keeps its own alerts from one scan to the next.
+func SARIFCategory(target string) string { return "shipyard-scan/" + ReportFile(target) }
 
 // ImageTarball writes a built image as the tarball Trivy scans (--input) and the e2e
 // cluster imports: one file for both, every layer gzip.

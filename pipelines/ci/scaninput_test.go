@@ -8,6 +8,7 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/flowexecs"
 )
 
 // Trivy gets every built image, each platform's too, as a tarball whose layers are all gzip:
@@ -29,6 +30,7 @@ func TestScanHandsTrivyGzipLayers(t *testing.T) {
 			p.Platforms = tc.platforms
 			for _, r := range tc.reports {
 				e.OnFile(engine.FileRule{Path: "/out/" + r + ".json", Contents: cleanReport})
+				e.OnFile(engine.FileRule{Path: "/out/" + r + ".sarif", Contents: flowexecs.CleanSARIF})
 			}
 			images, err := p.Images(ctx, "0.11.0")
 			if err != nil {

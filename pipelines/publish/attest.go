@@ -75,6 +75,21 @@ func ParseGitHubEnv(pairs []string) (map[string]string, error) {
 	return out, nil
 }
 
+// ErrNoBuilder is CheckBuilder's error: the provenance would name no builder.
+var ErrNoBuilder = errors.New("outside GitHub Actions the provenance needs --builder-id and --build-type " +
+	"(or pass the run's variables with --github-env)")
+
+// CheckBuilder checks that the provenance can name its builder: the GitHub Actions run
+// (GITHUB_WORKFLOW_REF among the run's variables) or, elsewhere, a builder id and build
+// type. A flow that attests checks it before it writes anything, so a missing input never
+// leaves pushed digests behind.
+func (p Provenance) CheckBuilder() error {
+	if p.GitHub["GITHUB_WORKFLOW_REF"] == "" && (p.BuilderID == "" || p.BuildType == "") {
+		return ErrNoBuilder
+	}
+	return nil
+}
+
 // AttestArgs are the provenance flags of `supplychain attest` for img: the source, the
 // Dockerfile, the build arguments the image was built with, the base images and the
 // builder. Flags come in a fixed order, so the same build gives the same exec.
@@ -106,10 +121,8 @@ func AttestArgs(p Provenance, img ci.Image) ([]string, error) {
 			return nil, fmt.Errorf("image %s: GitHub variable %s is not one of %s", img.Spec.Name, k, strings.Join(GitHubVariables(), ", "))
 		}
 	}
-	if p.GitHub["GITHUB_WORKFLOW_REF"] == "" {
-		if p.BuilderID == "" || p.BuildType == "" {
-			return nil, fmt.Errorf("image %s: outside GitHub Actions the provenance needs --builder-id and --build-type (or pass the run's variables with --github-env)", img.Spec.Name)
-		}
+	if err := p.CheckBuilder(); err != nil {
+		return nil, fmt.Errorf("image %s: %w", img.Spec.Name, err)
 	}
 	if p.BuilderID != "" {
 		args = append(args, "--builder-id", p.BuilderID)

@@ -92,6 +92,9 @@ func devInputs(ctx context.Context, s *ImageState, sha string) error {
 	if err := s.Sign.check("signing"); err != nil {
 		return err
 	}
+	if err := s.Sign.Provenance.CheckBuilder(); err != nil {
+		return fmt.Errorf("attest: %w", err)
+	}
 	if s.Pipeline == nil {
 		return errors.New("no CI pipeline given")
 	}

@@ -63,6 +63,7 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 	w.Install(t, e, imageNames...)
 	for _, n := range imageNames {
 		e.OnFile(engine.FileRule{Path: "/out/" + n + ".json", Contents: cleanReport})
+		e.OnFile(engine.FileRule{Path: "/out/" + n + ".sarif", Contents: flowexecs.CleanSARIF})
 	}
 	p := ci.New(c, c.Host().Directory(fixtures.TeskCore(t, map[string]string{"containers/filer.Dockerfile": filerDockerfile})))
 	images, err := p.Images(ctx, "")

@@ -10,6 +10,7 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
@@ -25,6 +26,7 @@ func newPlatformEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *
 	for _, n := range imageNames {
 		for _, p := range platforms {
 			v.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(n, dagger.Platform(p))) + ".json", Contents: cleanReport})
+			v.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(n, dagger.Platform(p))) + ".sarif", Contents: flowexecs.CleanSARIF})
 		}
 	}
 	for _, p := range platforms {

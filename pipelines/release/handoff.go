@@ -30,10 +30,13 @@ func (h Handoff) plan() releasegate.Plan {
 }
 
 // JSON renders the handoff on one line, as a job output.
-func (h Handoff) JSON() (string, error) {
-	b, err := json.Marshal(h)
+func (h Handoff) JSON() (string, error) { return h.jsonOf(h) }
+
+// jsonOf renders v, a handoff of h's release, on one line.
+func (h Handoff) jsonOf(v any) (string, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return "", fmt.Errorf("rendering the handoff: %w", err)
+		return "", fmt.Errorf("rendering the handoff of %s: %w", h.Tag, err)
 	}
 	return string(b) + "\n", nil
 }

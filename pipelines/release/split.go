@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"dagger.io/dagger"
 
@@ -53,6 +54,12 @@ func ParsePlatformHandoff(data string) (PlatformHandoff, error) {
 		return PlatformHandoff{}, fmt.Errorf("the %s handoff: %w", h.Platform, err)
 	}
 	return h, nil
+}
+
+// IsPlatformHandoffs reports whether data is the platform push jobs' outputs, given as one
+// JSON array, rather than one job's handoff (an object).
+func IsPlatformHandoffs(data string) bool {
+	return strings.HasPrefix(strings.TrimSpace(data), "[")
 }
 
 // ParsePlatformHandoffs reads the platform push jobs' outputs, given as one JSON array.

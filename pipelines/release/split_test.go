@@ -322,3 +322,118 @@ func FuzzParsePlatformHandoffs(f *testing.F) {
 		}
 	})
 }
+
+// The workflow's two approvals: the platform jobs push, the scan job scans their images
+// before any index exists, and the publish job assembles the indexes and publishes them
+// with the scan's verdicts, which must cover every platform image each index lists.
+func TestSplitPlatformsScannedBeforeTheIndexes(t *testing.T) {
+	ctx := context.Background()
+	w := newPlatformWorld(t)
+	const tag = "v0.11.0"
+	w.repo.Release(tag)
+	var parts []PlatformHandoff
+	for _, p := range bothPlatforms {
+		w.freshEngine()
+		w.serve(tag)
+		h, err := PushPlatformJob(ctx, w.config(), tag, p)
+		if err != nil {
+			t.Fatalf("push job for %s: %v", p, err)
+		}
+		parts = append(parts, h)
+	}
+
+	w.freshEngine()
+	w.serve(tag)
+	writes := w.registryWrites()
+	scans, _, err := ScanPlatformsJob(ctx, w.config(), parts)
+	if err != nil {
+		t.Fatalf("scan job: %v\n%s", err, w.log.String())
+	}
+	if w.registryWrites() != writes {
+		t.Error("the scan job wrote to the registry")
+	}
+	text, err := scans.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scans, err = ParsePlatformScans(text); err != nil || len(scans.Scans) != len(teskImages)*len(bothPlatforms) {
+		t.Fatalf("verdicts %s: %+v, %v", text, scans, err)
+	}
+
+	w.freshEngine()
+	assembled, err := AssembleJob(ctx, w.config(), tag, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A verdict missing for one platform image refuses the publish before any tag.
+	short := scans
+	short.Scans = short.Scans[1:]
+	w.freshEngine()
+	w.serve(tag)
+	if _, err := PublishPlatformScans(ctx, w.config(), short, assembled); err == nil || !strings.Contains(err.Error(), "has no passing scan") {
+		t.Fatalf("publish with a verdict missing: %v", err)
+	}
+	other := scans
+	other.Commit = strings.Repeat("1", 40)
+	if _, err := PublishPlatformScans(ctx, w.config(), other, assembled); err == nil || !strings.Contains(err.Error(), "commit 1111") {
+		t.Fatalf("verdicts of another commit: %v", err)
+	}
+	for _, img := range assembled.Images {
+		if tags := w.tags(img.Name); len(tags) != 0 {
+			t.Fatalf("tagged %v after a refused publish", tags)
+		}
+	}
+
+	w.freshEngine()
+	w.serve(tag)
+	rep, err := PublishPlatformScans(ctx, w.config(), scans, assembled)
+	if err != nil {
+		t.Fatalf("publish job: %v\n%s", err, w.log.String())
+	}
+	for _, img := range rep.Images {
+		if len(img.Platforms) != 2 || w.tags(img.Name)["0.11.0"] != img.Digest {
+			t.Errorf("%s published as %+v, tags %v", img.Name, img, w.tags(img.Name))
+		}
+	}
+	if _, _, err := ScanPlatformsJob(ctx, w.config(), []PlatformHandoff{parts[0], parts[0]}); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("one platform twice: %v", err)
+	}
+}
+
+func TestParsePlatformScans(t *testing.T) {
+	good := `{"repo":"o/r","tag":"v1","version":"1","commit":"` + strings.Repeat("a", 40) + `","platform_scans":[{"name":"filer (linux/amd64)","digest":"sha256:` + strings.Repeat("b", 64) + `","passed":true,"summary":"ok"}]}`
+	if _, err := ParsePlatformScans(good); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{
+		`{"repo":"o/r","tag":"v1","version":"1","commit":"abc","platform_scans":[{}]}`,
+		`{"repo":"o/r","tag":"v1","version":"1","commit":"` + strings.Repeat("a", 40) + `","platform_scans":[]}`,
+		`{"repo":"o/r","tag":"v1","version":"1","commit":"` + strings.Repeat("a", 40) + `","images":[]}`,
+		`not json`,
+	} {
+		if _, err := ParsePlatformScans(bad); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+	if !IsPlatformHandoffs(" [{}]") || IsPlatformHandoffs(`{"images":[]}`) {
+		t.Error("IsPlatformHandoffs")
+	}
+}
+
+func FuzzParsePlatformScans(f *testing.F) {
+	f.Add(`{"repo":"o/r","tag":"v1","version":"1","commit":"` + strings.Repeat("a", 40) + `","platform_scans":[{"name":"x","passed":true}]}`)
+	f.Add(`{"platform_scans":null}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePlatformScans(s)
+		if err != nil {
+			return
+		}
+		out, err := p.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, err := ParsePlatformScans(out); err != nil || again.Commit != p.Commit || len(again.Scans) != len(p.Scans) {
+			t.Fatalf("round trip of %q: %+v, %v", s, again, err)
+		}
+	})
+}

@@ -77,6 +77,7 @@ func (w *world) freshEngine() {
 	teskrepo.ReportBuiltVersion(w.e)
 	for _, name := range teskImages {
 		w.e.OnFile(engine.FileRule{Path: "/out/" + name + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+		w.e.OnFile(engine.FileRule{Path: "/out/" + name + ".sarif", Contents: flowexecs.CleanSARIF})
 	}
 	if len(w.platforms) > 0 {
 		var names []string
@@ -87,6 +88,7 @@ func (w *world) freshEngine() {
 		for _, name := range teskImages {
 			for _, p := range w.platforms {
 				w.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(name, p)) + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+				w.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(name, p)) + ".sarif", Contents: flowexecs.CleanSARIF})
 			}
 		}
 	}

@@ -40,6 +40,9 @@ type Facts struct {
 	ImageOrg string `json:"image_org"` // Docker Hub organisation of the images
 
 	TagRef TagFacts `json:"tag_ref"`
+	// Rehearsal is the commit a rehearsal checks before the tag is pushed (Config.Commit):
+	// the files, the branches and CI are read there, and the tag need not exist yet.
+	Rehearsal string `json:"rehearsal,omitempty"`
 	// OnMain is whether the tagged commit is main's head or one of its ancestors, by the
 	// branch's commit (a tag may also be named main).
 	OnMain bool `json:"on_main"`
@@ -90,6 +93,15 @@ type ReleaseRef struct {
 	Draft      bool   `json:"draft"`
 	Prerelease bool   `json:"prerelease"`
 	URL        string `json:"url,omitempty"`
+}
+
+// commit is the commit the rules read: the rehearsed one, or the tag's. It reads those two
+// fields only, so Gather may call it while other reads fill the rest.
+func (f *Facts) commit() string {
+	if f.Rehearsal != "" {
+		return f.Rehearsal
+	}
+	return f.TagRef.CommitSHA
 }
 
 // versionOf is the tag without its v: the version of the image tags, CITATION.cff and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 
 	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/github"
@@ -21,6 +22,9 @@ type Config struct {
 	// creates the GitHub release holds a token with contents: write only, which cannot
 	// read workflow runs.
 	CIChecked bool
+	// Commit rehearses the release before its tag exists: the full SHA of the commit the
+	// tag will name. Every rule that does not need the tag itself is checked there.
+	Commit string
 }
 
 func (o Config) withDefaults() Config {
@@ -32,6 +36,9 @@ func (o Config) withDefaults() Config {
 	}
 	return o
 }
+
+// fullSHA is a full commit SHA, as a rehearsal names its commit.
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // splitRepo checks "owner/name" and splits it.
 func splitRepo(repo string) (owner, name string, err error) {
@@ -54,10 +61,13 @@ func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Confi
 	if err != nil {
 		return Facts{}, err
 	}
+	if opts.Commit != "" && !fullSHA.MatchString(opts.Commit) {
+		return Facts{}, fmt.Errorf("release-plan: --commit %q is not a full commit SHA: give the 40 hex digits of the commit to tag, e.g. $(git rev-parse main)", opts.Commit)
+	}
 	g := &gatherer{gh: gh, owner: owner, name: name, reads: fanout.New(ctx, 0), f: Facts{
 		Repo: repo, Tag: tag, Workflow: opts.Workflow, ImageOrg: opts.ImageOrg, CIChecked: opts.CIChecked,
 		Citation: FileFacts{Path: CitationFile},
-		Notes:    FileFacts{Path: NotesPath(tag)},
+		Notes:    FileFacts{Path: NotesPath(tag)}, Rehearsal: opts.Commit,
 	}}
 	// The releases do not depend on the tag: list them while the tag resolves.
 	g.reads.Go(g.releases)
@@ -65,7 +75,7 @@ func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Confi
 	if validTagName(tag) {
 		tagErr = g.tagRef(ctx, tag)
 	}
-	if sha := g.f.TagRef.CommitSHA; sha != "" {
+	if sha := g.f.commit(); sha != "" {
 		g.branches(sha)
 		for _, file := range []*FileFacts{&g.f.Citation, &g.f.Notes} {
 			g.reads.Go(func(ctx context.Context) error { return g.file(ctx, file, sha) })

@@ -70,6 +70,10 @@ func Evaluate(f Facts) (Plan, []Violation) {
 	switch {
 	case !validTagName(f.Tag):
 		vs = append(vs, skipped(f, "git does not accept %q as a tag name, so it was not looked up", f.Tag)...)
+	case f.Rehearsal != "":
+		resolved = true
+		vs = append(vs, rehearsedTag(f)...)
+		vs = append(vs, checkCommit(f)...)
 	case !f.TagRef.Found:
 		vs = append(vs, violation(RuleSignedTag,
 			"push the signed, annotated tag: git tag -s "+f.Tag+" -m "+f.Tag+" <commit> && git push origin "+f.Tag,
@@ -82,18 +86,17 @@ func Evaluate(f Facts) (Plan, []Violation) {
 	default:
 		resolved = true
 		vs = append(vs, checkSignature(f)...)
-		vs = append(vs, checkOnMain(f)...)
-		vs = append(vs, checkCitation(f)...)
-		vs = append(vs, checkNotes(f)...)
-		if !f.CIChecked {
-			vs = append(vs, checkCI(f)...)
-		}
+		vs = append(vs, checkCommit(f)...)
 	}
 	vs = append(vs, checkNotReleased(f)...)
 
 	p := Plan{Repo: f.Repo, Tag: f.Tag, Version: versionOf(f.Tag), MakeLatest: "false", NotesFile: NotesPath(f.Tag)}
 	if resolved {
-		p.Commit = f.TagRef.CommitSHA
+		p.Commit = f.commit()
+	}
+	if f.Rehearsal != "" && !f.TagRef.Found {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("rehearsal: tag %s is not pushed yet, so rule 2 (signed-tag) is checked when it is: "+
+			"git tag -s %s -m %s %s && git push origin %s", f.Tag, f.Tag, f.Tag, f.Rehearsal, f.Tag))
 	}
 	if f.Notes.Found {
 		p.Notes = string(f.Notes.Content)
@@ -132,6 +135,29 @@ func Evaluate(f Facts) (Plan, []Violation) {
 		p.Images = append(p.Images, img)
 	}
 	return p, vs
+}
+
+// checkCommit applies the rules that read the commit to release (3 to 6).
+func checkCommit(f Facts) []Violation {
+	vs := append(checkOnMain(f), checkCitation(f)...)
+	vs = append(vs, checkNotes(f)...)
+	if !f.CIChecked {
+		vs = append(vs, checkCI(f)...)
+	}
+	return vs
+}
+
+// rehearsedTag is rule 2 of a rehearsal: the tag need not exist yet, but an existing tag
+// of that name must be on the rehearsed commit, and then it is checked as a release's.
+func rehearsedTag(f Facts) []Violation {
+	switch {
+	case !f.TagRef.Found:
+		return nil
+	case f.TagRef.CommitSHA != f.Rehearsal:
+		return []Violation{violation(RuleSignedTag, "a release tag never moves: rehearse the commit it names, or release the next version",
+			"tag %s exists already, on commit %s, not on the rehearsed %s", f.Tag, short(f.TagRef.CommitSHA), short(f.Rehearsal))}
+	}
+	return checkSignature(f)
 }
 
 // skipped reports the rules that read the tagged commit (3 to 6) as not checked.
@@ -194,14 +220,14 @@ func checkCitation(f Facts) []Violation {
 	v := versionOf(f.Tag)
 	if !f.Citation.Found {
 		return []Violation{inFile(violation(RuleCitation, fmt.Sprintf("add %s with version: %q and date-released in a pull request to %s", CitationFile, v, DevBranch),
-			"%s does not exist at commit %s", CitationFile, short(f.TagRef.CommitSHA)), CitationFile, nil)}
+			"%s does not exist at commit %s", CitationFile, short(f.commit())), CitationFile, nil)}
 	}
 	problems := citation.Check(f.Citation.Content, v)
 	if len(problems) == 0 {
 		return nil
 	}
 	out := violation(RuleCitation, fmt.Sprintf("set version: %q and date-released: YYYY-MM-DD in %s in a pull request to %s", v, CitationFile, DevBranch),
-		"%s at commit %s is not ready for %s", CitationFile, short(f.TagRef.CommitSHA), v)
+		"%s at commit %s is not ready for %s", CitationFile, short(f.commit()), v)
 	return []Violation{inFile(out, CitationFile, problems)}
 }
 
@@ -209,7 +235,7 @@ func checkNotes(f Facts) []Violation {
 	path := NotesPath(f.Tag)
 	if !f.Notes.Found {
 		return []Violation{inFile(violation(RuleReleaseNotes, "add the curated release notes as "+path+" in a pull request to "+DevBranch,
-			"%s does not exist at commit %s", path, short(f.TagRef.CommitSHA)), path, nil)}
+			"%s does not exist at commit %s", path, short(f.commit())), path, nil)}
 	}
 	problems := notes.Check(path, f.Notes.Content)
 	if len(problems) == 0 {
@@ -221,7 +247,7 @@ func checkNotes(f Facts) []Violation {
 }
 
 func checkCI(f Facts) []Violation {
-	sha := short(f.TagRef.CommitSHA)
+	sha := short(f.commit())
 	switch {
 	case !f.CI.WorkflowFound:
 		return []Violation{violation(RuleCIPassed, "pass the CI workflow's file name under .github/workflows (--workflow)",

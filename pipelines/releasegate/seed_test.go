@@ -49,6 +49,7 @@ type seedOpts struct {
 	published []string // earlier published releases (default v0.10.6)
 	files     map[string]string
 	noFiles   bool // leave CITATION.cff and the notes out of the tagged commit
+	noTag     bool // the release is prepared, its tag not pushed yet
 }
 
 func seedTeskCore(t *testing.T, o seedOpts) *teskCore {
@@ -75,7 +76,9 @@ func seedTeskCore(t *testing.T, o seedOpts) *teskCore {
 	}
 	sha := repo.CommitOnBranch("dev", "chore: release "+o.tag, files)
 	repo.SetBranch("main", sha)
-	repo.AnnotatedTag(o.tag, sha, githubsim.ValidSignature())
+	if !o.noTag {
+		repo.AnnotatedTag(o.tag, sha, githubsim.ValidSignature())
+	}
 	run := repo.AddWorkflowRun(githubsim.WorkflowRun{
 		Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: sha, Status: "completed", Conclusion: "success",
 	})

@@ -17,6 +17,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
 
+	"dagger/shipyard/internal/modsurface"
 	"dagger/shipyard/internal/testkit/corpus"
 )
 
@@ -153,4 +154,45 @@ func downloadModule(modVersion string) (string, error) {
 		return "", fmt.Errorf("go mod download %s: no directory reported", modVersion)
 	}
 	return info.Dir, nil
+}
+
+// CoreTypes are the engine schema's object types as a dagger call chains on them (a
+// function returning a Directory goes on with export, entries …): each field by its CLI
+// name, with its arguments, for modsurface.Read.
+func CoreTypes() (modsurface.Types, error) {
+	schema, err := loadSchema()
+	if err != nil {
+		return nil, err
+	}
+	out := modsurface.Types{}
+	for name, def := range schema.Types {
+		if def.Kind != ast.Object || strings.HasPrefix(name, "__") || name == "Query" {
+			continue
+		}
+		fns := map[string]modsurface.Function{}
+		for _, f := range def.Fields {
+			fn := modsurface.Function{Args: map[string]modsurface.Arg{}, Returns: typeName(f.Type)}
+			for _, a := range f.Arguments {
+				arg := modsurface.Arg{Type: typeName(a.Type), Optional: !a.Type.NonNull}
+				if a.DefaultValue != nil {
+					arg.Default = a.DefaultValue.String()
+				}
+				fn.Args[modsurface.Kebab(a.Name)] = arg
+			}
+			fns[modsurface.Kebab(f.Name)] = fn
+		}
+		out[name] = fns
+	}
+	return out, nil
+}
+
+// typeName names a GraphQL type as modsurface does: [Elem] for a list, Integer for Int.
+func typeName(t *ast.Type) string {
+	if t.Elem != nil {
+		return "[" + typeName(t.Elem) + "]"
+	}
+	if t.NamedType == "Int" {
+		return "Integer"
+	}
+	return t.NamedType
 }

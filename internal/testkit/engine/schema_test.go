@@ -83,3 +83,25 @@ func TestRepoRootHoldsManifest(t *testing.T) {
 		t.Errorf("dagger.json not at %s: %v", root, err)
 	}
 }
+
+// The core types a dagger call chains on, as the CLI names them: Directory's export takes
+// a required --path and an optional --wipe, and returns a String, so nothing follows it.
+func TestCoreTypes(t *testing.T) {
+	types, err := CoreTypes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	export, ok := types["Directory"]["export"]
+	if !ok {
+		t.Fatalf("Directory has no export: %d types", len(types))
+	}
+	if !export.Args["path"].Required() || export.Args["wipe"].Required() || export.Returns != "String" {
+		t.Errorf("Directory.export = %+v", export)
+	}
+	if _, ok := types["Container"]["with-exec"]; !ok {
+		t.Error("Container.withExec is not with-exec")
+	}
+	if _, ok := types["String"]; ok {
+		t.Error("a scalar is listed as a type with functions")
+	}
+}

@@ -73,3 +73,8 @@ var model = []string{
 	// update-repos: the generated repository archived with its modes
 	"mkdir -p /out/tree && tar -C /repo",
 }
+
+// CleanSARIF is what `trivy convert --format sarif` writes for a scan without findings:
+// one run of the tool Trivy, no results. A test that answers a scan's JSON report answers
+// its SARIF log with this, as Trivy writes both.
+const CleanSARIF = `{"version": "2.1.0", "$schema": "https://json.schemastore.org/sarif-2.1.0-rtm.5.json", "runs": [{"tool": {"driver": {"name": "Trivy", "informationUri": "https://github.com/aquasecurity/trivy", "rules": []}}, "results": [], "columnKind": "utf16CodeUnits"}]}`

@@ -1,0 +1,143 @@
+package selfrelease
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// renovateConfig is the part of Renovate's configuration the example sets.
+type renovateConfig struct {
+	CustomManagers []struct {
+		CustomType          string   `json:"customType"`
+		ManagerFilePatterns []string `json:"managerFilePatterns"`
+		MatchStrings        []string `json:"matchStrings"`
+		DatasourceTemplate  string   `json:"datasourceTemplate"`
+		PackageNameTemplate string   `json:"packageNameTemplate"`
+		VersioningTemplate  string   `json:"versioningTemplate"`
+	} `json:"customManagers"`
+}
+
+// userFiles are the files that carry Shipyard's pin in an adopting repository, at the
+// paths they have there: the wrappers copied into .github/workflows/, and the workflows
+// the template patch writes into Cloudcoil's template (rendered into every model
+// repository's .github/workflows/ too).
+func userFiles(t *testing.T) map[string][]byte {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	out := map[string][]byte{}
+	wrappers, err := filepath.Glob(filepath.Join(root, "examples", "github-actions", "*", "*.yml"))
+	if err != nil || len(wrappers) == 0 {
+		t.Fatalf("no wrappers (%v)", err)
+	}
+	for _, f := range wrappers {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[".github/workflows/"+filepath.Base(f)] = b
+	}
+	patch, err := os.ReadFile(filepath.Join(root, "models", "modelrelease", "cloudcoil-template.patch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var path string
+	for _, line := range strings.Split(string(patch), "\n") {
+		if p, ok := strings.CutPrefix(line, "+++ b/"); ok {
+			path = strings.TrimSpace(p)
+			continue
+		}
+		if path != "" && (strings.HasPrefix(line, "+") || strings.HasPrefix(line, " ")) {
+			out[path] = append(out[path], line[1:]+"\n"...)
+		}
+	}
+	return out
+}
+
+// jsRegex turns one of Renovate's "/…/" patterns (JavaScript syntax) into Go's: the two
+// agree on what the example uses (classes, groups, named groups (?<name>…)).
+func jsRegex(t *testing.T, p string) *regexp.Regexp {
+	t.Helper()
+	if len(p) < 2 || p[0] != '/' || p[len(p)-1] != '/' {
+		t.Fatalf("%q is not a /regex/ pattern", p)
+	}
+	return regexp.MustCompile(p[1 : len(p)-1])
+}
+
+// TestRenovateUpdatesThePins reads the example Renovate configuration as Renovate does:
+// its file patterns select every file of an adopting repository that pins Shipyard and
+// nothing else, and its match string captures each pin (module, commit, tag) exactly as
+// FindPins reads it, so an update rewrites the commit and the tag together.
+func TestRenovateUpdatesThePins(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "renovate", "renovate.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg renovateConfig
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatalf("renovate.json: %v", err)
+	}
+	if len(cfg.CustomManagers) != 1 {
+		t.Fatalf("%d custom managers, want the one for Shipyard", len(cfg.CustomManagers))
+	}
+	m := cfg.CustomManagers[0]
+	if m.CustomType != "regex" || m.DatasourceTemplate != "git-tags" || m.VersioningTemplate != "semver" ||
+		m.PackageNameTemplate != "https://{{{depName}}}" {
+		t.Errorf("manager %+v: want a regex manager on git-tags of https://<depName>, semver", m)
+	}
+	files := userFiles(t)
+	files["README.md"] = []byte("SHIPYARD: " + Module + "@" + sha + " # v0.1.0\n")
+	files["docs/tesk-core.md"] = files["README.md"]
+	pinned := 0
+	for path, content := range files {
+		selected := false
+		for _, p := range m.ManagerFilePatterns {
+			selected = selected || jsRegex(t, p).MatchString(path)
+		}
+		pins := FindPins(path, content)
+		switch {
+		case strings.HasSuffix(path, ".md") && selected:
+			t.Errorf("%s: a document is selected by managerFilePatterns; its pins are the tag alone, which scripts/shipyard-release repin keeps", path)
+			continue
+		case strings.HasSuffix(path, ".md"):
+			continue
+		case len(pins) > 0 && !selected:
+			t.Errorf("%s pins Shipyard but managerFilePatterns do not select it", path)
+			continue
+		case !selected:
+			continue
+		}
+		var found []Pin
+		for _, ms := range m.MatchStrings {
+			re := jsRegex(t, "/"+ms+"/")
+			for _, g := range re.FindAllStringSubmatch(string(content), -1) {
+				cap := map[string]string{}
+				for i, name := range re.SubexpNames() {
+					if name != "" {
+						cap[name] = g[i]
+					}
+				}
+				if cap["depName"] != Module {
+					t.Errorf("%s: depName %q, want %s", path, cap["depName"], Module)
+				}
+				found = append(found, Pin{Commit: cap["currentDigest"], Tag: cap["currentValue"]})
+			}
+		}
+		if len(found) != len(pins) {
+			t.Errorf("%s: Renovate matches %d pins, the file has %d: %v", path, len(found), len(pins), pins)
+			continue
+		}
+		for i := range pins {
+			if found[i].Commit != pins[i].Commit || found[i].Tag != pins[i].Tag {
+				t.Errorf("%s:%d: Renovate reads %s@%s # %s, the pin is %s", path, pins[i].Line, Module, found[i].Commit, found[i].Tag, pins[i])
+			}
+		}
+		pinned += len(pins)
+	}
+	if pinned < 10 {
+		t.Errorf("Renovate updates %d pins; the wrappers and the template hold more", pinned)
+	}
+}
