@@ -214,6 +214,28 @@ func (m *M) target() error { return nil }
 	}
 }
 
+// Every function asks for its trust level, which reads where the credentials act (Repo
+// among them): a function reaches Repo only when it reads it itself.
+func TestUsesStopsAtTheTrustLevel(t *testing.T) {
+	files := map[string][]byte{"m.go": []byte(`package main
+type M struct{ Repo string }
+func New() *M { return &M{} }
+func (m *M) Render() error { return m.level() }
+func (m *M) Release() error { _ = m.Repo; return m.level() }
+func (m *M) level() error { _ = m.Repo; return nil }
+`)}
+	s, err := FromFiles(files, "M")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Functions["render"].Uses; !slices.Equal(got, []string{"level"}) {
+		t.Errorf("render uses %v, want level alone", got)
+	}
+	if !s.Functions["release"].Reaches("Repo") {
+		t.Errorf("release uses %v, want Repo too", s.Functions["release"].Uses)
+	}
+}
+
 func FuzzScriptCommands(f *testing.F) {
 	for _, s := range []string{
 		"dagger call -m \"$X\" --source=. lint | tee x",

@@ -9,6 +9,12 @@ import (
 // unexported methods of mainType it reaches through its receiver, directly or through the
 // methods it calls. A rule that follows from what a function does rather than from its
 // arguments (it reads the caller's tree, it logs in to the registry) is read from these.
+// levelOnly are the main type's methods that read the constructor's fields only to name a
+// call's trust level (where its credentials act, the digest of its tree): every function
+// calls them, so what they read says nothing of what a function works on, and the walk
+// does not enter them.
+var levelOnly = map[string]bool{"level": true}
+
 func methodsUsed(files []*ast.File, mainType string) map[string][]string {
 	calls := map[string]map[string]bool{} // method → what it selects on its receiver
 	for _, f := range files {
@@ -43,7 +49,9 @@ func methodsUsed(files []*ast.File, mainType string) map[string][]string {
 					continue
 				}
 				seen[c] = true
-				walk(c)
+				if !levelOnly[c] {
+					walk(c)
+				}
 			}
 		}
 		walk(name)
