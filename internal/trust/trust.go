@@ -212,6 +212,17 @@ func (l Level) CacheVolumeName(name string, p pins.Pins) string {
 	return name + "-" + l.String() + "-" + key(p, l.scope)
 }
 
+// BuildCacheVolumeName is the name of a cache volume that only the build of Shipyard's own
+// commands mounts, in the Go image goImage: e.g. shipyard-go-build-release-5c1e…. Nothing
+// of a caller's runs beside it (the source is the module's own; the image is a pin, and
+// part of the key), so the scope is not part of it: a release reuses the build of any
+// other release instead of compiling the command again, while a pull request's call still
+// never shares it with a publishing one.
+func (l Level) BuildCacheVolumeName(name, goImage string) string {
+	h := sha256.Sum256([]byte(goImage))
+	return name + "-" + l.String() + "-" + hex.EncodeToString(h[:])[:12]
+}
+
 // key is a short digest of every pinned image and the scope. JSON orders the map's keys,
 // so equal pins give one key; without a scope (Untrusted) it is the pins' alone.
 func key(p pins.Pins, scope string) string {

@@ -172,3 +172,33 @@ func TestOf(t *testing.T) {
 }
 
 func (c Caller) withoutTree() Caller { c.Tree = ""; return c }
+
+func TestBuildCacheVolumeName(t *testing.T) {
+	const image = "golang:1.26@sha256:1111111111111111111111111111111111111111111111111111111111111111"
+	base := ReleaseAt("registry-password=docker.io/elixircloud").BuildCacheVolumeName("v", image)
+	tests := []struct {
+		name      string
+		level     Level
+		image     string
+		wantEqual bool
+	}{
+		{"same scope", ReleaseAt("registry-password=docker.io/elixircloud"), image, true},
+		// The build runs only Shipyard's source in a pinned image: a release elsewhere
+		// reuses it.
+		{"release elsewhere", ReleaseAt("github-token=https://github.example/api/v3/ a/b"), image, true},
+		{"pull-request level", Untrusted(), image, false},
+		{"one tree", Level{class: tree, scope: "sha256:1"}, image, false},
+		{"another Go image", ReleaseAt("registry-password=docker.io/elixircloud"), "mirror.example/go@sha256:2222222222222222222222222222222222222222222222222222222222222222", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.level.BuildCacheVolumeName("v", tt.image)
+			if (got == base) != tt.wantEqual {
+				t.Errorf("%q vs %q: equal=%t, want %t", got, base, got == base, tt.wantEqual)
+			}
+			if !strings.HasPrefix(got, "v-"+tt.level.String()+"-") {
+				t.Errorf("%q does not name its level", got)
+			}
+		})
+	}
+}

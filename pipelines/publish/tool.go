@@ -72,9 +72,11 @@ func goImageOf(p pins.Pins) string {
 }
 
 // goBuild builds ./cmd/<name> of the supplychain module for each name into /out, in p's
-// Go image, with the Go module and build caches of level and p (shared by both commands'
-// builds). Test files and docs are left out of the build input so that changing them
-// rebuilds nothing.
+// Go image, with the Go module and build caches of level's class and that image: shared
+// by both commands' builds and by every call of that class, whatever its scope, so the
+// engine compiles sigstore-go once and not once per registry or GitHub a release writes
+// to. Test files and docs are left out of the build input so that changing them rebuilds
+// nothing.
 func goBuild(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level, names ...string) *dagger.Directory {
 	src := supplychainSrc.Filter(dagger.DirectoryFilterOpts{Exclude: []string{"**/*_test.go", "**/*.md", "**/testdata/"}})
 	pkgs := make([]string, len(names))
@@ -82,10 +84,11 @@ func goBuild(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pin
 		pkgs[i] = "./cmd/" + n
 	}
 	args := gobuild.Args("/out/", pkgs...)
+	image := goImageOf(p)
 	return client.Container().
-		From(goImageOf(p)).
-		WithMountedCache("/go/pkg/mod", client.CacheVolume(level.CacheVolumeName(goModCacheVolume, p))).
-		WithMountedCache("/root/.cache/go-build", client.CacheVolume(level.CacheVolumeName(goBuildCacheVolume, p))).
+		From(image).
+		WithMountedCache("/go/pkg/mod", client.CacheVolume(level.BuildCacheVolumeName(goModCacheVolume, image))).
+		WithMountedCache("/root/.cache/go-build", client.CacheVolume(level.BuildCacheVolumeName(goBuildCacheVolume, image))).
 		WithEnvVariable("CGO_ENABLED", "0").
 		WithDirectory("/src", src).
 		WithWorkdir("/src").

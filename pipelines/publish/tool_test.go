@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/pins"
+	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/flowexecs"
+	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
@@ -197,5 +200,45 @@ func TestSupplychainExecsRunEveryTime(t *testing.T) {
 	}
 	if builds := g.ExecsWith("go build"); len(builds) != 2 {
 		t.Errorf("go build ran %d times, want once per command: the build is cached", len(builds))
+	}
+}
+
+// A release's build of the commands is the build of any other release: its caches are
+// keyed by the level's class and the Go image, not by where the credentials act, so the
+// engine compiles the commands once for every registry and GitHub; the pull-request
+// level never shares them.
+func TestToolBuildCachesFollowClassNotScope(t *testing.T) {
+	ctx := context.Background()
+	e := engine.New(t)
+	c := e.Client(ctx)
+	src := c.Host().Directory(publishtest.SupplychainSource(t))
+	levels := []trust.Level{
+		trust.ReleaseAt("registry-password=docker.io/elixircloud"),
+		trust.ReleaseAt("github-token=https://github.example/api/v3/ cloudcoil/cloudcoil"),
+		trust.Untrusted(),
+	}
+	for _, l := range levels {
+		if _, err := publish.Tool(c, src, pins.DefaultPins(), l).Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cachesOf := map[string]string{}
+	for _, b := range e.Graph().ExecsWith("go build") {
+		var caches []string
+		for _, m := range b.Mounts {
+			if m.Kind == "withMountedCache" {
+				caches = append(caches, m.Cache)
+			}
+		}
+		slices.Sort(caches)
+		cachesOf[strings.Join(caches, " ")] = b.Image
+	}
+	if len(cachesOf) != 2 {
+		t.Fatalf("builds mounted %d sets of caches, want 2 (one per class): %v", len(cachesOf), cachesOf)
+	}
+	for caches := range cachesOf {
+		if strings.Contains(caches, "untrusted") == strings.Contains(caches, "release") {
+			t.Errorf("caches %q mix or miss the classes", caches)
+		}
 	}
 }
