@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -145,5 +146,41 @@ func TestStartsGoroutines(t *testing.T) {
 				t.Errorf("startsGoroutines = %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// A stage whose shell function fails under set -e is recorded as failed, with its CPU time,
+// and CI's own `set -u` finds nothing unbound on the way out: the table is printed whether
+// CI passes or fails.
+func TestStageRecordsAFailedFunction(t *testing.T) {
+	script := `set -euo pipefail
+. .ci/lib/stages.sh
+stages_init
+trap stages_report EXIT
+failing() { false; echo unreachable; }
+passing() { echo fine; }
+stage "passing fn" 10 10 passing
+set +e
+stage "failing fn" 10 10 failing
+rc=$?
+set -e
+echo "failing rc=$rc"
+`
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Env = append(os.Environ(), "STAGES_FILE=", "TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{"failing rc=1", "passing fn", "FAILED (exit 1)", "passed"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"unbound variable", "unreachable"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("output has %q:\n%s", bad, text)
+		}
 	}
 }
