@@ -21,6 +21,11 @@ var (
 	// ([[tool.cloudcoil.codegen.models]]), run from the locked environment.
 	generateArgs = []string{"uv", "run", "--frozen", "cloudcoil-model-codegen"}
 	syncArgs     = []string{"uv", "sync", "--frozen"}
+	// removeGenerated is the first step of the template's gen-models target: the real
+	// generator moves its files into an existing package and fails on any file already
+	// there (generator.py 947–959), such as the __init__.py the template renders or the
+	// models a checkout holds.
+	removeGenerated = []string{"rm", "-rf", "cloudcoil/models"}
 )
 
 // MakefilePath is the repository's Makefile, at the root.
@@ -85,8 +90,9 @@ func lockArgs(pin string) []string {
 	return []string{"uv", "lock", "--upgrade-package", pkg}
 }
 
-// generate refreshes the lockfile, installs the locked environment and runs the generator
-// in a model repository. The result's /repo is the generated repository, in a container
+// generate refreshes the lockfile, installs the locked environment and generates the models
+// as the template's gen-models target does: the generated packages removed, then the
+// generator. The result's /repo is the generated repository, in a container
 // with make for the repository's own targets.
 func (e Env) generate(repo *dagger.Directory, cloudcoilPin string) (*dagger.Container, error) {
 	ctr, err := e.python(repo)
@@ -99,6 +105,7 @@ func (e Env) generate(repo *dagger.Directory, cloudcoilPin string) (*dagger.Cont
 	return ctr.
 		WithExec(lockArgs(cloudcoilPin)).
 		WithExec(syncArgs).
+		WithExec(removeGenerated).
 		WithExec(generateArgs), nil
 }
 

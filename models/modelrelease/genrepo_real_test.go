@@ -95,6 +95,13 @@ func TestGenRepoRealIntegrations(t *testing.T) {
 			if err := CheckRendered(name, overlay); err == nil {
 				t.Error("CheckRendered accepted the overlay alone")
 			}
+			// The rendered tree holds the template's package __init__.py, into which the
+			// real generator cannot move its own (generator.py 947–959): generation
+			// removes cloudcoil/models first, in the chain that runs the generator.
+			if _, ok := files["cloudcoil/models/"+module+"/__init__.py"]; !ok {
+				t.Errorf("the real template no longer renders cloudcoil/models/%s/__init__.py", module)
+			}
+			generatedAfterRemoval(t, e)
 		})
 	}
 }
@@ -139,4 +146,46 @@ func BenchmarkGenRepoKubernetes(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// generatedAfterRemoval fails unless every run of the generator is preceded, in its own
+// container chain, by the template's removal of the generated packages.
+func generatedAfterRemoval(t *testing.T, e *engine.Engine) {
+	t.Helper()
+	ran := false
+	for _, x := range e.Graph().Execs() {
+		if !strings.Contains(strings.Join(x.Args, " "), "cloudcoil-model-codegen") {
+			continue
+		}
+		ran = true
+		rm := strings.Index(x.Chain, `withExec(args:["rm","-rf","cloudcoil/models"])`)
+		if rm < 0 || rm > strings.Index(x.Chain, `"cloudcoil-model-codegen"]`) {
+			t.Errorf("the generator runs on a tree whose cloudcoil/models was not removed first: %s", tail(x.Chain, 300))
+		}
+	}
+	if !ran {
+		t.Error("the generator did not run")
+	}
+}
+
+// The removal is the real template's own: its gen-models target starts with it.
+func TestGenerationRemovesAsTheTemplate(t *testing.T) {
+	root := cloudcoilTree(t)
+	makefile, err := os.ReadFile(filepath.Join(root, TemplateDir, "models-{{ cookiecutter.model_name }}", MakefilePath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(makefile), "\ngen-models:\n")
+	first, _, _ := strings.Cut(after, "\n")
+	if !ok || strings.TrimSpace(first) != strings.Join(removeGenerated, " ") {
+		t.Errorf("the template's gen-models recipe starts with %q, not %q", first, strings.Join(removeGenerated, " "))
+	}
+}
+
+// tail is the end of a long chain, for a readable failure.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
 }

@@ -63,6 +63,7 @@ var model = []string{
 	"uv lock",
 	"uv sync --frozen",
 	"uv sync --locked",
+	"rm -rf cloudcoil/models",
 	"uv run --frozen cloudcoil-model-codegen",
 	"make lint",
 	"make test",
