@@ -66,8 +66,9 @@ func (r CIReport) Dir(c *dagger.Client) (*dagger.Directory, error) {
 // repository with a check-artifacts target of its own has it run as well. A Makefile
 // without lint or test is an error naming the target and the template's recipe before
 // anything runs. The graph holds no secret. The error, when a job failed, carries the
-// summary table; the report is returned either way.
-func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, error) {
+// summary table; the report is returned either way. Given only, the tests run on those
+// Python versions alone, each of which the repository must support.
+func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory, only ...string) (CIReport, error) {
 	var r CIReport
 	makefile, err := repo.File(MakefilePath).Contents(ctx)
 	if err != nil {
@@ -90,7 +91,7 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, err
 	if err != nil {
 		return r, fmt.Errorf("model-ci: %w", err)
 	}
-	pythons, err := PythonVersions(tree[pyprojectPath], slices.Sorted(maps.Keys(e.Pins.Python)))
+	pythons, err := testPythons(tree[pyprojectPath], slices.Sorted(maps.Keys(e.Pins.Python)), only)
 	if err != nil {
 		return r, fmt.Errorf("model-ci: %w", err)
 	}
