@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 
@@ -31,7 +32,9 @@ var pythonToolchain struct {
 func pythonImage(t testing.TB) string {
 	t.Helper()
 	pythonToolchain.once.Do(func() {
+		start := time.Now()
 		pythonToolchain.ref, pythonToolchain.err = pushPythonToolchain()
+		t.Logf("pushed the Python toolchain image in %.1fs", time.Since(start).Seconds())
 	})
 	if pythonToolchain.err != nil {
 		t.Fatalf("the Python toolchain image: %v", pythonToolchain.err)

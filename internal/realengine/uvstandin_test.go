@@ -25,7 +25,12 @@ func inToolchain(t *testing.T, project map[string]string, script string) (string
 	if rootfs == "" {
 		t.Fatalf("%s is unset: .ci/realengine builds the toolchain with .ci/python-toolchain", pythonRootfsEnv)
 	}
-	w := t.TempDir()
+	// Not t.TempDir: the test's name may hold a comma, which ends an overlay option.
+	w, err := os.MkdirTemp("", "uvstandin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(w) })
 	upper := filepath.Join(w, "upper")
 	standin, err := os.ReadFile(filepath.Join(repoRoot, "internal", "realengine", "uvstandin", "uv"))
 	if err != nil {
@@ -95,7 +100,7 @@ func TestUVStandIn(t *testing.T) {
 		fails:   true,
 		output:  []string{"Unable to find lockfile at `uv.lock`"},
 	}, {
-		name:    "lock, sync and run the project installed",
+		name:    "lock then sync and run the project installed",
 		project: demoProject(`"pyyaml>=6"`, nil),
 		script: `uv lock && uv sync --frozen && uv run --frozen python -c 'import demo, yaml, sys; print("prefix", sys.prefix, demo.VALUE)'
 python3 -c 'import importlib.metadata as m; print("have pyyaml", m.version("pyyaml"))'`,

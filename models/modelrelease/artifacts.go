@@ -82,7 +82,9 @@ func readBuilt(ctx context.Context, built *dagger.Container, distDir, what strin
 // decodes it; the encoded size is checked before anything is read.
 func readArtifact(ctx context.Context, built *dagger.Container, distDir, name string) ([]byte, error) {
 	encoded := EncodedDir + "/" + name + ".b64"
+	// A redirect opens its file without making its folder: the empty file makes it.
 	f := built.
+		WithNewFile(encoded, "").
 		WithExec([]string{"base64", "-w", "0", path.Join(distDir, name)}, dagger.ContainerWithExecOpts{RedirectStdout: encoded}).
 		File(encoded)
 	size, err := f.Size(ctx)
