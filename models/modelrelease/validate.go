@@ -130,6 +130,12 @@ func SelectIntegrations(ctx context.Context, source *dagger.Directory, opts Vali
 		if err != nil {
 			return Validation{}, err
 		}
+		if !hasUpstreams {
+			// The adoption pull request, or a repository that never adopted the file: the
+			// changed paths alone say what changed.
+			v.Integrations, v.Everything = models.ChangedIntegrations(paths, all)
+			break
+		}
 		current, err := source.File(upstreams.FilePath).Contents(ctx)
 		if err != nil {
 			return Validation{}, fmt.Errorf("%s: %w", upstreams.FilePath, err)

@@ -403,3 +403,19 @@ func TestSelectIntegrationsListsForAMatrix(t *testing.T) {
 		})
 	}
 }
+
+// The adoption pull request itself: the real repository has no models/upstreams.json at
+// the base nor in the tree, and --base selects by path as a list of changed paths does.
+func TestSelectIntegrationsBaseWithoutUpstreams(t *testing.T) {
+	root := cloudcoilTree(t)
+	env, e := newEnv(t)
+	e.OnField(engine.FieldRule{Type: "Changeset", Field: "modifiedPaths", Value: []any{"models/velero/README.md", ".github/workflows/update_repos.yml"}})
+	e.OnField(engine.FieldRule{Type: "Directory", Field: "exists", ChainContains: "commonAncestor", Value: false})
+	v, err := SelectIntegrations(context.Background(), env.Client.Host().Directory(root), ValidateOptions{Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.ListJSON(); got != `["velero"]` {
+		t.Errorf("selected %s, want velero", got)
+	}
+}
