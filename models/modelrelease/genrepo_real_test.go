@@ -102,6 +102,9 @@ func TestGenRepoRealIntegrations(t *testing.T) {
 				t.Errorf("the real template no longer renders cloudcoil/models/%s/__init__.py", module)
 			}
 			generatedAfterRemoval(t, e)
+			// The generator reads the newest release line's schemas, as the release
+			// workflow's sed makes them, not the version crd_urls happens to name.
+			newestLineGenerated(t, e, files)
 		})
 	}
 }
@@ -188,4 +191,36 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "…" + s[len(s)-n:]
+}
+
+// newestLineGenerated fails unless the pyproject.toml the generator runs with names, in its
+// input URLs, the newest release line of the rendered repository.
+func newestLineGenerated(t *testing.T, e *engine.Engine, files map[string]string) {
+	t.Helper()
+	lines, err := ParseLineConfig(UpdateReleasesWorkflow, []byte(files[UpdateReleasesWorkflow]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := ReleaseLines(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := rel[len(rel)-1].Upstream
+	want, err := SelectUpstream([]byte(files[pyprojectPath]), lines, newest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := pytoml.Parse(pyprojectPath, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := doc.StringValues(codegenURLKey)[0].Text
+	if string(want) == files[pyprojectPath] {
+		return // crd_urls names the newest line already
+	}
+	for _, x := range e.Graph().Execs() {
+		if strings.Contains(strings.Join(x.Args, " "), "cloudcoil-model-codegen") && !strings.Contains(x.Chain, url) {
+			t.Errorf("the generator does not run with the newest line's (%s) input %s", newest, url)
+		}
+	}
 }

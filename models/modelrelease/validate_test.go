@@ -14,6 +14,7 @@ import (
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )
 
@@ -155,8 +156,22 @@ func TestGenRepo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := repo.File(pyprojectPath).Contents(ctx); err != nil || got != fixtureFiles[pyprojectPath] {
-		t.Errorf("the generated repository's pyproject.toml is not the rendered one: %v", err)
+	// The rendered pyproject.toml, its inputs at cookiecutter.yaml's newest line.
+	versions, sed, err := upstreams.CookiecutterLines(upstreamstest.ReadFile(t, "models/cert-manager/cookiecutter.yaml"), "cert-manager")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := slices.MaxFunc(versions, func(a, b string) int {
+		va, _ := upstreams.ParseVersion(a)
+		vb, _ := upstreams.ParseVersion(b)
+		return va.Compare(vb)
+	})
+	want, err := SelectUpstream([]byte(fixtureFiles[pyprojectPath]), LineConfig{Versions: versions, Prefix: sed}, newest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := repo.File(pyprojectPath).Contents(ctx); err != nil || got != string(want) {
+		t.Errorf("the generated repository's pyproject.toml is not the rendered one at the newest line %s: %v\n%s", newest, err, got)
 	}
 	var render engine.Exec
 	for _, x := range e.Graph().Execs() {
