@@ -189,7 +189,7 @@ var trustRuns = map[string]trustRun{
 		_, err := m.CheckArtifacts(ctx)
 		return err
 	}),
-	"model-ci":    modelCall(false, func(ctx context.Context, t *testing.T, m *Shipyard) error { _, err := m.ModelCi(ctx); return err }),
+	"model-ci":    modelCall(false, func(ctx context.Context, t *testing.T, m *Shipyard) error { _, err := m.ModelCi(ctx, nil); return err }),
 	"model-lines": mountsNone("reads pyproject.toml", modelCall(false, func(ctx context.Context, t *testing.T, m *Shipyard) error { _, err := m.ModelLines(ctx); return err })),
 	"propose-upstreams": mountsNone("reads cookiecutter.yaml files", modelCall(true, func(ctx context.Context, t *testing.T, m *Shipyard) error {
 		_, err := m.ProposeUpstreams(ctx, "file")
