@@ -434,3 +434,21 @@ func TestSelectIntegrationsBaseWithoutUpstreams(t *testing.T) {
 		t.Errorf("selected %s, want velero", got)
 	}
 }
+
+// An integration folder that models/upstreams.json does not list (a 13th integration added
+// with a real cookiecutter.yaml and no entry) is named, not silently left unvalidated,
+// while update-repos would publish it.
+func TestSelectIntegrationsNamesAnUnlistedIntegration(t *testing.T) {
+	real, err := os.ReadFile(filepath.Join(cloudcoilTree(t), "models", "velero", "cookiecutter.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _ := newEnv(t)
+	src := generatorRepo(t, env, map[string]string{"models/linkerd/cookiecutter.yaml": strings.ReplaceAll(string(real), "velero", "linkerd")})
+	for _, opts := range []ValidateOptions{{}, {Changed: []string{"models/linkerd/cookiecutter.yaml"}}} {
+		_, err := SelectIntegrations(context.Background(), src, opts)
+		if err == nil || !strings.Contains(err.Error(), "models/linkerd/cookiecutter.yaml") || !strings.Contains(err.Error(), "no entry in models/upstreams.json") {
+			t.Errorf("%+v: err = %v, want the unlisted integration named", opts, err)
+		}
+	}
+}
