@@ -29,7 +29,7 @@ func TestDemoPointsGitHubAtTheDemoServer(t *testing.T) {
 	c := m.clients.sdk
 	m.clients.demoBuilder = c.Container().From("golang:1.26")
 	m.clients.demoSource = c.Host().Directory(".", dagger.HostDirectoryOpts{Include: demo.Sources()})
-	e.ExpectExecs("go build -trimpath -o /shipyard-demo/demo-server " + demo.Package)
+	e.ExpectExecs("go build -trimpath -gcflags=all=-dwarf=false -ldflags=-s -w -o /shipyard-demo/demo-server " + demo.Package)
 
 	if api, err := m.githubAPI(ctx); err != nil || api != "https://api.github.com/" || len(e.Graph().Services()) != 0 {
 		t.Fatalf("without --demo: %q, %v, services %+v", api, err, e.Graph().Services())

@@ -10,6 +10,8 @@ import (
 	"slices"
 
 	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/gobuild"
 )
 
 // Package is the demo server's command, relative to the module's root.
@@ -49,7 +51,7 @@ func Service(c *dagger.Client, builder *dagger.Container, moduleSrc *dagger.Dire
 		WithEnvVariable("CGO_ENABLED", "0").
 		WithMountedDirectory("/shipyard-demo/src", src).
 		WithWorkdir("/shipyard-demo/src").
-		WithExec([]string{"go", "build", "-trimpath", "-o", "/shipyard-demo/demo-server", Package}).
+		WithExec(gobuild.Args("/shipyard-demo/demo-server", Package)).
 		File("/shipyard-demo/demo-server")
 	return c.Container().
 		WithFile(binary, bin, dagger.ContainerWithFileOpts{Permissions: 0o755}).

@@ -57,7 +57,7 @@ func TestServiceAndEndpoints(t *testing.T) {
 	ctx := context.Background()
 	e := engine.New(t, engine.StrictExecs())
 	c := e.Client(ctx)
-	e.ExpectExecs("go build -trimpath -o /shipyard-demo/demo-server " + demo.Package)
+	e.ExpectExecs("go build -trimpath -gcflags=all=-dwarf=false -ldflags=-s -w -o /shipyard-demo/demo-server " + demo.Package)
 	builder := c.Container().From("golang:1.26")
 	got, err := demo.Start(ctx, demo.Service(c, builder, c.Host().Directory("../..", dagger.HostDirectoryOpts{Include: demo.Sources()})))
 	if err != nil {

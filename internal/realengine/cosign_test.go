@@ -208,6 +208,14 @@ func TestPublishDevVerifiedByCosign(t *testing.T) {
 		}
 	}
 
+	// The docs' commands check the release workflow's identity: they refuse what the CI
+	// workflow signed on dev.
+	for img, index := range res.Digests {
+		if _, err := runDocsCosign(t, local+img+"@"+index, rootFile); err == nil {
+			t.Errorf("the docs' cosign commands (the release workflow's identity) accepted publish-dev's %s", img)
+		}
+	}
+
 	// The -keep folder of the filer image, its README's commands run as printed: every
 	// check passes on the index and each platform image, the SBOM lists the packages, and
 	// cosign tree shows the referrers.

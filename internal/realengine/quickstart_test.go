@@ -17,6 +17,7 @@ import (
 // --demo builds and runs as a Dagger service: no server runs outside the engine. Then the
 // release demo's and the Cloudcoil demo's commands print their README blocks.
 func TestReadmeQuickStart(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)

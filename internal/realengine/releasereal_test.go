@@ -61,51 +61,85 @@ func regexpQuote(s string) string {
 	return b.String()
 }
 
-// The headline call for real: `release --tag v0.11.0` on the real engine publishes both
-// images (gates, build, version check, push, scan by real Trivy, provenance, SBOM,
-// signature, verify, tags, the GitHub release) against the GitHub simulator, the local
-// registry and the test Sigstore; the identical call again writes nothing; v0.12.0 goes
-// through the release workflow's four jobs, each its own call, with the JSON handoff;
-// then publish-dev and the weekly scan of the released tag. Real cosign verifies every
-// image each of them published, on the index and on every platform image.
-func TestReleasePublishesForReal(t *testing.T) {
-	t.Parallel()
-	sim := githubsim.New(t)
-	sim.AddToken(ghToken, githubsim.Token{PushAccess: true})
-	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
-	gitURL, shas := teskCoreGitTags(t, repo, "v0.11.0", "v0.12.0")
-	api := publishGitHub(t, sim)
+// releaseWorld is what a release for real publishes against: a tesk-core repository with
+// one release commit per tag in the GitHub simulator and over git, a test Sigstore served
+// in the engine's network, and the arguments of a release that publishes to org in the
+// local registry (the constructor's, then with-sigstore's).
+type releaseWorld struct {
+	sim           *githubsim.Server
+	repo          *githubsim.Repo
+	api, gitURL   string
+	shas          []string
+	rootFile      string
+	org, local    string
+	ctor, signing []string
+}
+
+// releasePassword is the registry password of every release for real.
+const releasePassword = "realengine0release0registry0SECRET"
+
+// newReleaseWorld sets up a releaseWorld of its own for one test, so that tests that
+// publish can run in parallel without seeing each other's releases, tags or images.
+func newReleaseWorld(t *testing.T, org string, tags ...string) *releaseWorld {
+	t.Helper()
+	w := &releaseWorld{sim: githubsim.New(t), org: org, local: "127.0.0.1:" + registryPort + "/" + org + "/tesk-core-"}
+	w.sim.AddToken(ghToken, githubsim.Token{PushAccess: true})
+	w.repo = w.sim.AddRepo("elixir-cloud-aai", "tesk-core")
+	w.gitURL, w.shas = teskCoreGitTags(t, w.repo, tags...)
+	w.api = publishGitHub(t, w.sim)
 	sig := publishtest.StartSigstore(t)
 	sigURL := serve(t, proxyTo(t, sig.URL))
 	root, err := os.ReadFile(sig.TrustedRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rootFile := filepath.Join(t.TempDir(), "trusted_root.json")
-	write(t, rootFile, string(root))
-
-	const org = "shipyard-release"
-	const password = "realengine0release0registry0SECRET"
-	envFor := func(workflowRef, sub string) map[string]string {
-		return map[string]string{"GHTOKEN": ghToken, "REGPASS": password, "OIDC": publishtest.Token(map[string]any{
-			"iss": publishtest.Issuer, "sub": sub, "job_workflow_ref": workflowRef, "aud": "sigstore",
-			"exp": time.Now().Add(time.Hour).Unix(),
-		})}
-	}
-	releaseEnv := func(tag string) map[string]string {
-		return envFor("elixir-cloud-aai/tesk-core/.github/workflows/release.yml@refs/tags/"+tag, "repo:elixir-cloud-aai/tesk-core:ref:refs/tags/"+tag)
-	}
-	ctor := append(ghArgs(api), "--registry", registryHost, "--org", org, "--registry-username", "bot",
+	w.rootFile = filepath.Join(t.TempDir(), "trusted_root.json")
+	write(t, w.rootFile, string(root))
+	w.ctor = append(ghArgs(w.api), "--registry", registryHost, "--org", org, "--registry-username", "bot",
 		"--registry-password", "env://REGPASS", "--pin", "go="+baseImage, "--pin", "trivy="+trivyImage)
-	signing := append(append([]string{}, ctor...), "with-sigstore", "--oidc-token", "env://OIDC",
-		"--fulcio-url", sigURL, "--rekor-url", sigURL, "--trusted-root", rootFile,
+	w.signing = append(append([]string{}, w.ctor...), "with-sigstore", "--oidc-token", "env://OIDC",
+		"--fulcio-url", sigURL, "--rekor-url", sigURL, "--trusted-root", w.rootFile,
 		"--builder-id", "https://github.com/elixir-cloud-aai/tesk-core/actions", "--build-type", "https://shipyard.example/release/v1")
-	local := "127.0.0.1:" + registryPort + "/" + org + "/tesk-core-"
+	return w
+}
+
+// releaseEnv is the environment of the release workflow's run for tag: the tokens and the
+// registry password, passed as env://NAME.
+func releaseEnv(tag string) map[string]string {
+	return map[string]string{"GHTOKEN": ghToken, "REGPASS": releasePassword, "OIDC": publishtest.Token(map[string]any{
+		"iss": publishtest.Issuer, "sub": "repo:elixir-cloud-aai/tesk-core:ref:refs/tags/" + tag,
+		"job_workflow_ref": "elixir-cloud-aai/tesk-core/.github/workflows/release.yml@refs/tags/" + tag, "aud": "sigstore",
+		"exp": time.Now().Add(time.Hour).Unix(),
+	})}
+}
+
+// noSecretIn fails t if a secret of env, or the GitHub token, reached one of outputs.
+func noSecretIn(t *testing.T, env map[string]string, outputs []string) {
+	t.Helper()
+	all := strings.Join(outputs, "\n")
+	for _, s := range []string{ghToken, releasePassword, env["OIDC"]} {
+		if s != "" && strings.Contains(all, s) {
+			t.Error("a secret reached an output")
+		}
+	}
+}
+
+// The headline call for real: `release --tag v0.11.0` on the real engine publishes both
+// images (gates, build, version check, push, scan by real Trivy, provenance, SBOM,
+// signature, verify, tags, the GitHub release) against the GitHub simulator, the local
+// registry and the test Sigstore; the identical call again writes nothing; then the weekly
+// scan of the released tag. Real cosign verifies every image the release published, on the
+// index and on every platform image. (The release workflow's jobs are
+// TestReleaseWorkflowJobsForReal, publish-dev TestPublishDevVerifiedByCosign: each
+// publishes to a world of its own, so the three run in parallel.)
+func TestReleasePublishesForReal(t *testing.T) {
+	t.Parallel()
+	w := newReleaseWorld(t, "shipyard-release", "v0.11.0", "v0.12.0")
 	var outputs []string
 
 	// 1. The release of v0.11.0, in one call.
 	env := releaseEnv("v0.11.0")
-	releaseArgs := append(append([]string{}, signing...), "release", "--tag", "v0.11.0", "--git-url", gitURL, "--format", "json")
+	releaseArgs := append(append([]string{}, w.signing...), "release", "--tag", "v0.11.0", "--git-url", w.gitURL, "--format", "json")
 	out := call(t, env, releaseArgs...)
 	outputs = append(outputs, out)
 	var rep struct {
@@ -127,18 +161,18 @@ func TestReleasePublishesForReal(t *testing.T) {
 			t.Errorf("release reported %+v", img)
 		}
 		for _, tag := range []string{"0.11.0", "latest"} {
-			if d, stderr, err := runTool(t, craneEnv, "digest", local+name+":"+tag); err != nil || strings.TrimSpace(d) != img.Digest {
+			if d, stderr, err := runTool(t, craneEnv, "digest", w.local+name+":"+tag); err != nil || strings.TrimSpace(d) != img.Digest {
 				t.Errorf("crane digest %s:%s = %q (%v), want %s\n%s", name, tag, d, err, img.Digest, stderr)
 			}
 		}
-		cosignVerifyAll(t, local+name, img.Digest, releaseIdentity("v0.11.0"), rootFile)
+		cosignVerifyAll(t, w.local+name, img.Digest, releaseIdentity("v0.11.0"), w.rootFile)
 		// What docs/tesk-core-images.md tells a user to run, on the version tag.
-		if out, err := runDocsCosign(t, local+name+":0.11.0", rootFile); err != nil {
+		if out, err := runDocsCosign(t, w.local+name+":0.11.0", w.rootFile); err != nil {
 			t.Errorf("the docs' cosign commands on %s:0.11.0 failed: %v\n%s", name, err, out)
 		}
 	}
 	var rels []githubsim.Release
-	for _, r := range repo.Releases() {
+	for _, r := range w.repo.Releases() {
 		if r.TagName == "v0.11.0" {
 			rels = append(rels, r)
 		}
@@ -148,60 +182,25 @@ func TestReleasePublishesForReal(t *testing.T) {
 	}
 
 	// 2. The identical call again writes nothing, to the registry or to GitHub.
-	regBefore, ghBefore := len(writesUnder(org)), len(sim.Writes())
+	regBefore, ghBefore := len(writesUnder(w.org)), len(w.sim.Writes())
 	again := cli(t, env, "", append([]string{"call"}, releaseArgs...)...)
 	outputs = append(outputs, again.stdout, again.stderr)
 	// A published version is released once: the gates refuse it before anything is built.
 	if again.err == nil || !strings.Contains(again.stderr, "rule 7 (not-released)") {
 		t.Errorf("the identical release again: want the not-released gate to refuse it:\n%s", again)
 	}
-	if w := writesUnder(org)[regBefore:]; len(w) != 0 {
-		t.Errorf("the identical release wrote to the registry: %v", w)
+	if wr := writesUnder(w.org)[regBefore:]; len(wr) != 0 {
+		t.Errorf("the identical release wrote to the registry: %v", wr)
 	}
-	for _, w := range sim.Writes()[ghBefore:] {
-		if !strings.HasSuffix(w.Path, "/releases/generate-notes") {
-			t.Errorf("the identical release wrote to GitHub: %s %s", w.Method, w.Path)
+	for _, wr := range w.sim.Writes()[ghBefore:] {
+		if !strings.HasSuffix(wr.Path, "/releases/generate-notes") {
+			t.Errorf("the identical release wrote to GitHub: %s %s", wr.Method, wr.Path)
 		}
 	}
 
-	// 3. v0.12.0 through the workflow's jobs, each its own call, the handoff as JSON.
-	env = releaseEnv("v0.12.0")
-	pushed := compact(t, call(t, env, append(append([]string{}, ctor...), "release-push", "--tag", "v0.12.0", "--git-url", gitURL)...))
-	scanned := compact(t, call(t, nil, "--github-api", api, "--registry", registryHost, "--org", org, "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage,
-		"release-scan", "--handoff", pushed, "--git-url", gitURL))
-	published := call(t, env, append(append([]string{}, signing...), "release-publish", "--handoff", scanned, "--pushed", pushed,
-		"--git-url", gitURL, "--format", "json")...)
-	rel := call(t, env, append(ghArgs(api), "--registry", registryHost, "--org", org, "--pin", "go="+baseImage, "release-publish-release", "--tag", "v0.12.0")...)
-	outputs = append(outputs, pushed, scanned, published, rel)
-	mustContain(t, "release-publish-release", rel, `"v0.12.0"`, "created")
-	for _, name := range []string{"filer", "taskmaster"} {
-		d, stderr, err := runTool(t, craneEnv, "digest", local+name+":0.12.0")
-		if err != nil {
-			t.Fatalf("crane digest %s:0.12.0: %v\n%s", name, err, stderr)
-		}
-		d = strings.TrimSpace(d)
-		mustContain(t, "release-push's handoff", pushed, d)
-		cosignVerifyAll(t, local+name, d, releaseIdentity("v0.12.0"), rootFile)
-	}
-
-	// 4. publish-dev of the dev head, and the weekly scan of the released tag.
-	devEnv := envFor(publishtest.WorkflowRef, "repo:elixir-cloud-aai/tesk-core:ref:refs/heads/dev")
-	// publish-dev builds from the checkout it is given (the dev head's tree: the same files).
-	dev := call(t, devEnv, append(append([]string{"--source", imageProject(t)}, signing...), "publish-dev", "--sha", shas[1])...)
-	outputs = append(outputs, dev)
-	var devRes struct{ Digests map[string]string }
-	if err := json.Unmarshal([]byte(dev), &devRes); err != nil || len(devRes.Digests) != 2 {
-		t.Fatalf("publish-dev printed (%v):\n%s", err, dev)
-	}
-	for name, d := range devRes.Digests {
-		cosignVerifyAll(t, local+name, d, publishtest.Identity, rootFile)
-		// The docs' release identity refuses what the CI workflow signed on dev.
-		if _, err := runDocsCosign(t, local+name+"@"+d, rootFile); err == nil {
-			t.Errorf("the docs' cosign commands (the release workflow's identity) accepted publish-dev's %s", name)
-		}
-	}
+	// 3. The weekly scan of the released tag.
 	weekly := t.TempDir()
-	call(t, nil, "--source", imageProject(t), "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage, "scan-published", "--ref", registryHost+"/"+org+"/tesk-core-filer:0.11.0",
+	call(t, nil, "--source", imageProject(t), "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage, "scan-published", "--ref", registryHost+"/"+w.org+"/tesk-core-filer:0.11.0",
 		"--fail", "export", "--path", weekly)
 	for _, platform := range []string{"linux-amd64", "linux-arm64"} {
 		for _, ext := range []string{".json", ".sarif"} {
@@ -217,9 +216,31 @@ func TestReleasePublishesForReal(t *testing.T) {
 	if got := strings.Join(amd64.findings(), ","); !strings.Contains(got, vulnUnfixedCritical) {
 		t.Errorf("the weekly scan of linux/amd64 found %q, want the unfixed CRITICAL", got)
 	}
-	for _, s := range []string{ghToken, password, env["OIDC"], devEnv["OIDC"]} {
-		if strings.Contains(strings.Join(outputs, "\n"), s) {
-			t.Error("a secret reached an output")
+	noSecretIn(t, env, outputs)
+}
+
+// The release workflow for real: v0.12.0 through its four jobs, each its own call, the
+// handoff passed on as JSON (jq -c .) as the workflow passes it; real cosign verifies
+// every image it published.
+func TestReleaseWorkflowJobsForReal(t *testing.T) {
+	t.Parallel()
+	w := newReleaseWorld(t, "shipyard-release-jobs", "v0.11.0", "v0.12.0")
+	env := releaseEnv("v0.12.0")
+	pushed := compact(t, call(t, env, append(append([]string{}, w.ctor...), "release-push", "--tag", "v0.12.0", "--git-url", w.gitURL)...))
+	scanned := compact(t, call(t, nil, "--github-api", w.api, "--registry", registryHost, "--org", w.org, "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage,
+		"release-scan", "--handoff", pushed, "--git-url", w.gitURL))
+	published := call(t, env, append(append([]string{}, w.signing...), "release-publish", "--handoff", scanned, "--pushed", pushed,
+		"--git-url", w.gitURL, "--format", "json")...)
+	rel := call(t, env, append(ghArgs(w.api), "--registry", registryHost, "--org", w.org, "--pin", "go="+baseImage, "release-publish-release", "--tag", "v0.12.0")...)
+	mustContain(t, "release-publish-release", rel, `"v0.12.0"`, "created")
+	for _, name := range []string{"filer", "taskmaster"} {
+		d, stderr, err := runTool(t, craneEnv, "digest", w.local+name+":0.12.0")
+		if err != nil {
+			t.Fatalf("crane digest %s:0.12.0: %v\n%s", name, err, stderr)
 		}
+		d = strings.TrimSpace(d)
+		mustContain(t, "release-push's handoff", pushed, d)
+		cosignVerifyAll(t, w.local+name, d, releaseIdentity("v0.12.0"), w.rootFile)
 	}
+	noSecretIn(t, env, []string{pushed, scanned, published, rel})
 }

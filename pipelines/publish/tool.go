@@ -10,6 +10,7 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/fanout"
+	"dagger/shipyard/internal/gobuild"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/trust"
 )
@@ -72,10 +73,11 @@ func goImageOf(p pins.Pins) string {
 // rebuilds nothing.
 func goBuild(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level, names ...string) *dagger.Directory {
 	src := supplychainSrc.Filter(dagger.DirectoryFilterOpts{Exclude: []string{"**/*_test.go", "**/*.md", "**/testdata/"}})
-	args := []string{"go", "build", "-trimpath", "-o", "/out/"}
-	for _, n := range names {
-		args = append(args, "./cmd/"+n)
+	pkgs := make([]string, len(names))
+	for i, n := range names {
+		pkgs[i] = "./cmd/" + n
 	}
+	args := gobuild.Args("/out/", pkgs...)
 	return client.Container().
 		From(goImageOf(p)).
 		WithMountedCache("/go/pkg/mod", client.CacheVolume(level.CacheVolumeName(goModCacheVolume, p))).

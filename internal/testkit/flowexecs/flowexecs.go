@@ -45,10 +45,10 @@ var scan = []string{
 
 // SigningTool builds the supplychain command with the registry command, for the functions
 // that sign; the commands' own execs run the real commands.
-const SigningTool = "go build -trimpath -o /out/ ./cmd/supplychain ./cmd/registry"
+const SigningTool = "go build -trimpath -gcflags=all=-dwarf=false -ldflags=-s -w -o /out/ ./cmd/supplychain ./cmd/registry"
 
 // RegistryTool builds the registry command alone, for the functions that do not sign.
-const RegistryTool = "go build -trimpath -o /out/ ./cmd/registry"
+const RegistryTool = "go build -trimpath -gcflags=all=-dwarf=false -ldflags=-s -w -o /out/ ./cmd/registry"
 
 // Publish are the commands publishing and releasing run around the signing and registry
 // tools.

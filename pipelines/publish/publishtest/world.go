@@ -734,9 +734,10 @@ referrers: %[1]d (on the index and on each platform image: the cosign signature,
 
 The trust root is a test Sigstore with its own certificate transparency log: each
 certificate carries a signed certificate timestamp, as Fulcio's do. Copy the layout,
-with its referrers, to a local registry (plain HTTP):
+with its referrers, to a local registry (plain HTTP), once it answers:
 
   crane registry serve --address 127.0.0.1:5000 &
+  until crane catalog --insecure 127.0.0.1:5000 > /dev/null 2>&1; do sleep 0.2; done
   oras cp -r --to-plain-http --from-oci-layout ./image:signed %[4]s:signed
 
 then verify with cosign v2.6, on the index and on each platform image's digest. The

@@ -523,6 +523,7 @@ the layout, with its referrers, to a local registry (plain HTTP), then verify
 with cosign v2.6:
 
   crane registry serve --address 127.0.0.1:5000 &
+  until crane catalog --insecure 127.0.0.1:5000 > /dev/null 2>&1; do sleep 0.2; done
   oras cp -r --to-plain-http --from-oci-layout ./image:signed 127.0.0.1:5000/shipyard/demo:signed
 
   cosign verify --new-bundle-format --offline \
