@@ -53,6 +53,7 @@ func (m *Shipyard) ModelVersions(
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
+	m = m.rehearsing(check)
 	token, err := plaintext(ctx, m.GithubToken)
 	if err != nil {
 		return "", fmt.Errorf("--github-token: %w", err)
@@ -69,10 +70,14 @@ func (m *Shipyard) ModelVersions(
 	if err != nil {
 		return "", err
 	}
+	volume, err := m.modelVersionsVolume(ctx, pins)
+	if err != nil {
+		return "", err
+	}
 	setup := versions.Config{
 		APIURL: api,
 		Token:  versions.Token(token),
-		Cache:  versions.VolumeStore{Client: c, Image: versions.CacheImage(pins), Volume: modelVersionsVolume(pins)},
+		Cache:  versions.VolumeStore{Client: c, Image: versions.CacheImage(pins), Volume: volume},
 		Log:    logToStderr,
 	}
 	if m.Demo {

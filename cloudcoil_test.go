@@ -33,7 +33,7 @@ func modelVersionsModule(t *testing.T, w *versionstest.World, token string) (*Sh
 	if token != "" {
 		secret = c.SetSecret("github-token", token)
 	}
-	m := New(nil, versionstest.Repository, secret, w.GitHub.URL, "docker.io", "elixircloud", "", nil, nil, false)
+	m := mustNew(t)(New(nil, versionstest.Repository, secret, w.GitHub.URL, "docker.io", "elixircloud", "", nil, nil, false))
 	m.clients = clients{sdk: c, dag: c}
 	return m, e
 }
@@ -198,7 +198,7 @@ func TestProposeUpstreamsOnTheRealTree(t *testing.T) {
 	tree := filepath.Join(corpus.Dir(t, "cloudcoil"), "tree")
 	e := engine.New(t, engine.StrictExecs())
 	c := e.Client(context.Background())
-	m := New(c.Host().Directory(tree), versionstest.Repository, nil, "", "docker.io", "elixircloud", "", nil, nil, false)
+	m := mustNew(t)(New(c.Host().Directory(tree), versionstest.Repository, nil, "", "docker.io", "elixircloud", "", nil, nil, false))
 	m.clients = clients{sdk: c, dag: c}
 	ctx := context.Background()
 
@@ -221,7 +221,7 @@ func TestProposeUpstreamsOnTheRealTree(t *testing.T) {
 		t.Errorf("reading files ran %d commands", len(e.Graph().Execs()))
 	}
 
-	empty := New(c.Host().Directory(t.TempDir()), versionstest.Repository, nil, "", "docker.io", "elixircloud", "", nil, nil, false)
+	empty := mustNew(t)(New(c.Host().Directory(t.TempDir()), versionstest.Repository, nil, "", "docker.io", "elixircloud", "", nil, nil, false))
 	empty.clients = clients{sdk: c, dag: c}
 	if _, err := empty.ProposeUpstreams(ctx, "text"); err == nil || !strings.Contains(err.Error(), "models/") {
 		t.Errorf("a checkout without models/: err = %v", err)

@@ -80,7 +80,7 @@ func TestReadmeCloudcoilDemoOutput(t *testing.T) {
 	// no exec at all, and PyPI is the demo's whatever --pypi-url says.
 	e := engine.New(t, engine.StrictExecs())
 	c := e.Client(context.Background())
-	m := New(nil, "cloudcoil/cloudcoil", nil, "", "docker.io", "elixircloud", "", nil, nil, true)
+	m := mustNew(t)(New(nil, "cloudcoil/cloudcoil", nil, "", "docker.io", "elixircloud", "", nil, nil, true))
 	m.clients = clients{sdk: c, dag: c, demo: &demo.Endpoints{GitHubAPI: gh.URL + "/", PyPI: pypi.URL + "/"}}
 	got, err := m.ModelVersions(context.Background(), true, "text", "main", "https://pypi.org/")
 	if err != nil {
@@ -139,7 +139,7 @@ func TestReadmeReleaseDemoOutput(t *testing.T) {
 	t.Cleanup(git.Close)
 	e := engine.New(t, engine.StrictExecs())
 	c := e.Client(context.Background())
-	m := New(nil, teskdemo.Owner+"/"+teskdemo.Name, nil, "", "docker.io", "elixircloud", "", nil, nil, true)
+	m := mustNew(t)(New(nil, teskdemo.Owner+"/"+teskdemo.Name, nil, "", "docker.io", "elixircloud", "", nil, nil, true))
 	demoService := c.Container().WithExposedPort(demo.GitPort).AsService()
 	m.clients = clients{sdk: c, dag: c, demo: &demo.Endpoints{GitHubAPI: gh.URL + "/", Git: git.URL + "/", Service: demoService}}
 	sha := w.GitHub.Repo(teskdemo.Owner + "/" + teskdemo.Name).Tag(teskdemo.Tag)

@@ -83,3 +83,40 @@ func TestTagImagesNeverMovesDevBackToAnOlderCommit(t *testing.T) {
 		t.Errorf("a commit off dev: dev on %s, %v\n%s", devOf("filer"), err, out)
 	}
 }
+
+// Where dev does not exist yet, creating it is rechecked as moving it is: a commit that is
+// not on the dev branch never creates dev, and one that is does.
+func TestTagImagesCreatesDevOnlyForACommitOnDev(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	sim := githubsim.New(t, githubsim.WithAnonymousReads())
+	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
+	onDev := repo.CommitOnBranch("dev", "fix: retry uploads", map[string]string{"README.md": "1\n"})
+	feature := repo.CommitOnBranch("feature", "wip", map[string]string{"README.md": "2\n"})
+	job := func() *Shipyard {
+		m, _ := publishModule(t, w, true)
+		m.GithubAPI = sim.URL + "/"
+		return m
+	}
+	devOf := func(name string) string { return w.Registry.Tags(t, repoOf(w, name))["dev"] }
+
+	digests, err := job().PushByDigest(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := job().TagImages(ctx, digests, []string{"sha-" + feature, "dev"})
+	if err != nil || devOf("filer") != "" || !strings.Contains(out, "is not on the dev branch") {
+		t.Errorf("a commit off dev: dev on %q, %v\n%s", devOf("filer"), err, out)
+	}
+	if _, err := job().TagImages(ctx, digests, []string{"sha-" + onDev, "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]string
+	if err := json.Unmarshal([]byte(digests), &want); err != nil {
+		t.Fatal(err)
+	}
+	if got := devOf("filer"); got != want["filer"] {
+		t.Errorf("a commit on dev: dev on %q, want %s", got, want["filer"])
+	}
+}

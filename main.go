@@ -16,7 +16,6 @@ import (
 
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/pins"
-	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -44,6 +43,9 @@ type Shipyard struct {
 	Platforms []string
 	// +private
 	Demo bool
+	// rehearsal: the call writes nothing (--dry-run, --check), so it runs at the
+	// pull-request level whatever it holds (rehearsing).
+	rehearsal bool
 
 	// The signing settings with-sigstore gives.
 
@@ -72,7 +74,8 @@ type Shipyard struct {
 }
 
 // New configures Shipyard once for every function: the repository to work on, where it lives
-// on GitHub, and where its images are published.
+// on GitHub, and where its images are published. A bad --pin fails every function here,
+// also those that pull no image, so a misspelt name never passes unnoticed.
 func New(
 	// The repository's working tree (defaults to the caller's repository).
 	// +defaultPath="/"
@@ -109,7 +112,10 @@ func New(
 	// and runs it as a Dagger service. No token, no network; replaces --github-api.
 	// +optional
 	demo bool,
-) *Shipyard {
+) (*Shipyard, error) {
+	if _, err := pins.DefaultPins().WithOverrides(pin); err != nil {
+		return nil, err
+	}
 	return &Shipyard{
 		Source:           source,
 		Repo:             repo,
@@ -121,7 +127,7 @@ func New(
 		RegistryPassword: registryPassword,
 		Pin:              pin,
 		Demo:             demo,
-	}
+	}, nil
 }
 
 // WithPlatforms sets the platforms images are built for and published as one OCI image
@@ -149,9 +155,9 @@ func (m *Shipyard) pins() (pins.Pins, error) {
 }
 
 // pipeline connects the CI graph to the session with this module's source and image pins,
-// at the trust level of the calling function fn (its CLI name).
+// at the trust level of this call of the function fn (its CLI name).
 func (m *Shipyard) pipeline(ctx context.Context, fn string, pythonImages []string) (*ci.Pipeline, error) {
-	level, err := trust.Of(fn)
+	level, err := m.level(ctx, fn)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
@@ -27,7 +28,7 @@ func newModule(t *testing.T, changes map[string]string, opts ...engine.Option) (
 	e := engine.New(t, append([]engine.Option{engine.StrictExecs()}, opts...)...)
 	c := e.Client(context.Background())
 	src := c.Host().Directory(fixtures.TeskCore(t, changes))
-	m := New(src, "elixir-cloud-aai/tesk-core", nil, "https://api.github.com/", "docker.io", "elixircloud", "", nil, nil, false)
+	m := mustNew(t)(New(src, "elixir-cloud-aai/tesk-core", nil, "https://api.github.com/", "docker.io", "elixircloud", "", nil, nil, false))
 	m.clients = clients{sdk: c, dag: c}
 	return m, e
 }
@@ -72,9 +73,43 @@ func installImages(t *testing.T, w *publishtest.World, e *engine.Engine) {
 	w.InstallPlatforms(t, e, defaultPlatforms(), "filer", "taskmaster")
 }
 
+// mustNew is the module New configures, or the test's end.
+func mustNew(t *testing.T) func(*Shipyard, error) *Shipyard {
+	return func(m *Shipyard, err error) *Shipyard {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+}
+
+// The constructor refuses a bad --pin, so every function does, those that pull no image
+// (pr-title) included: a misspelt name or an unpinned image never runs silently.
+func TestConstructorRefusesABadPin(t *testing.T) {
+	t.Parallel()
+	const digest = "@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	for _, pin := range []string{"trivy=notanimage", "nosuch=alpine" + digest, "python-3.12=python:3.12", "go=Golang/Go" + digest, "uv"} {
+		m, err := New(nil, "", nil, "", "", "", "", nil, []string{pin}, false)
+		if err == nil {
+			t.Errorf("--pin %q: the constructor accepted it (%v)", pin, m.Pin)
+			continue
+		}
+		for _, want := range []string{pin, pins.Names, pins.OverrideForm} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("--pin %q: %v\nlacks %q", pin, err, want)
+			}
+		}
+	}
+	good := []string{"trivy=registry.example/aquasec/trivy:0.69.3" + digest, "python-3.14=registry.example/python:3.14" + digest}
+	if _, err := New(nil, "", nil, "", "", "", "", nil, good, false); err != nil {
+		t.Errorf("--pin %v: %v", good, err)
+	}
+}
+
 func TestPrTitle(t *testing.T) {
 	t.Parallel()
-	m := New(nil, "", nil, "", "", "", "", nil, nil, false)
+	m := mustNew(t)(New(nil, "", nil, "", "", "", "", nil, nil, false))
 	if _, err := m.PrTitle("feat(filer)!: drop FTP"); err != nil {
 		t.Fatal(err)
 	}

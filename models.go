@@ -7,18 +7,17 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/dagger"
-	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/models/modelrelease"
 )
 
 // The Cloudcoil model package functions: glue over models/modelrelease, where the graphs
 // and the rules live.
 
-// modelEnv connects the model graphs to the session, at the trust level of the calling
-// function fn (its CLI name), and hands them the source. Their flows log each step on the
-// call's stderr, as the release does.
+// modelEnv connects the model graphs to the session, at the trust level of this call of
+// the function fn (its CLI name), and hands them the source. Their flows log each step on
+// the call's stderr, as the release does.
 func (m *Shipyard) modelEnv(ctx context.Context, fn string) (modelrelease.Env, *sdk.Directory, error) {
-	level, err := trust.Of(fn)
+	level, err := m.level(ctx, fn)
 	if err != nil {
 		return modelrelease.Env{}, nil, err
 	}
@@ -178,6 +177,7 @@ func (m *Shipyard) ModelRelease(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
+	m = m.rehearsing(dryRun)
 	env, src, err := m.modelEnv(ctx, "model-release")
 	if err != nil {
 		return "", err
@@ -349,6 +349,7 @@ func (m *Shipyard) UpdateRepos(
 	// +optional
 	dryRun bool,
 ) (string, error) {
+	m = m.rehearsing(dryRun)
 	env, src, err := m.modelEnv(ctx, "update-repos")
 	if err != nil {
 		return "", err

@@ -17,6 +17,7 @@ import (
 
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
@@ -47,6 +48,13 @@ func publishModuleOf(t *testing.T, w *publishtest.World, withLogin bool, changes
 	cleanScans(e)
 	installImages(t, w, e)
 	m.Registry, m.Org = w.Registry.Host, "elixircloud"
+	// dev is created or moved only for a commit on the dev branch (the tag step asks
+	// GitHub): devSHA is dev's head.
+	sim := githubsim.New(t, githubsim.WithAnonymousReads())
+	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
+	repo.ImportCommit(devSHA, "fix: retry uploads", nil, map[string]string{"README.md": "tesk-core\n"})
+	repo.SetBranch("dev", devSHA)
+	m.GithubAPI = sim.URL + "/"
 	if withLogin {
 		m.RegistryUsername = w.Username
 		m.RegistryPassword = m.engine().SetSecret(publishtest.RegistryPasswordSecret, w.Password)

@@ -9,7 +9,6 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/output"
-	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/release"
@@ -51,6 +50,7 @@ func (m *Shipyard) Release(
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
+	m = m.rehearsing(dryRun)
 	opts := release.Options{DryRun: dryRun}
 	if m.Demo {
 		if !dryRun {
@@ -198,7 +198,7 @@ func (m *Shipyard) ReleaseScan(
 	if err != nil {
 		return "", err
 	}
-	level, err := trust.Of("release-scan")
+	level, err := m.level(ctx, "release-scan")
 	if err != nil {
 		return "", err
 	}
@@ -308,7 +308,8 @@ type releaseFlags struct {
 	workflow, pythonPackage, gitURL string
 	// signing: the function attests and signs, so it needs the token and the tool.
 	signing bool
-	// function is the calling function's CLI name, which decides its trust level.
+	// function is the calling function's CLI name, which with what the call holds decides
+	// its trust level.
 	function string
 }
 
@@ -319,7 +320,7 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 	if m.Demo && f.function != "release" {
 		return release.Config{}, errDemoRelease
 	}
-	level, err := trust.Of(f.function)
+	level, err := m.level(ctx, f.function)
 	if err != nil {
 		return release.Config{}, err
 	}

@@ -100,7 +100,7 @@ func (m *Shipyard) signInputs(ctx context.Context, fn string, c *sdk.Client, pro
 	return in, nil
 }
 
-// tool is the signing tool, built with the Go caches of the calling function fn's trust
+// tool is the signing tool, built with the Go caches of this call's (of the function fn) trust
 // level and pins.
 func (m *Shipyard) tool(ctx context.Context, fn string, c *sdk.Client) (*sdk.Container, error) {
 	if !signingFunctions[fn] {
@@ -126,9 +126,9 @@ func (m *Shipyard) registryTool(ctx context.Context, fn string, c *sdk.Client) (
 }
 
 // supplychainCommand builds a command of the supplychain module with build, with the Go
-// caches of the calling function fn's trust level and pins.
+// caches of this call's trust level (of the function fn) and pins.
 func (m *Shipyard) supplychainCommand(ctx context.Context, fn string, c *sdk.Client, build func(*sdk.Client, *sdk.Directory, pins.Pins, trust.Level) *sdk.Container) (*sdk.Container, error) {
-	level, err := trust.Of(fn)
+	level, err := m.level(ctx, fn)
 	if err != nil {
 		return nil, err
 	}

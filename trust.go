@@ -1,18 +1,69 @@
 package main
 
 import (
+	"context"
+	"fmt"
+
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/models/versions"
 )
 
-// modelVersionsVolume is the ETag cache volume of model-versions, at its trust level and
-// for the pins whose Python image reads and writes it: a caller's own image gets its own
-// volume, so it can plant no answer that a run with the default pins replays.
-func modelVersionsVolume(p pins.Pins) string {
-	level, err := trust.Of("model-versions")
-	if err != nil { // the table names every function (TestTrustLevelsKeepCachesApart)
-		level = trust.Release
+// The trust level of a call is decided here, at the boundary, by internal/trust's one
+// rule from what the call holds: the credentials the constructor and with-sigstore were
+// given, where each acts, and whether the call writes anything. A function's name alone
+// raises nothing.
+
+// caller is what this call holds and asks, as internal/trust reads it: each credential
+// given, with where it acts (the GitHub API and --repo, the registry and --org, Fulcio),
+// and whether the call rehearses (--dry-run, --check, --demo).
+func (m *Shipyard) caller() trust.Caller {
+	holds := map[trust.Credential]string{}
+	if m.GithubToken != nil {
+		holds[trust.GitHubToken] = m.GithubAPI + " " + m.Repo
 	}
-	return level.CacheVolumeName(versions.DefaultCacheVolume, p)
+	if m.RegistryPassword != nil {
+		holds[trust.RegistryPassword] = m.Registry + "/" + m.Org
+	}
+	if m.hasIdentityToken() {
+		holds[trust.IdentityToken] = m.FulcioURL
+	}
+	return trust.Caller{Holds: holds, Rehearsal: m.rehearsal || m.Demo}
+}
+
+// level is the trust level of this call of the function fn (its CLI name), which names
+// the cache volumes its graphs mount. A function whose caches belong to its source tree
+// (publish-check) gets the digest of --source.
+func (m *Shipyard) level(ctx context.Context, fn string) (trust.Level, error) {
+	c := m.caller()
+	if trust.TreeKeyed(fn) {
+		_, src, err := m.sessionSource(ctx)
+		if err != nil {
+			return trust.Untrusted(), err
+		}
+		if c.Tree, err = src.Digest(ctx); err != nil {
+			return trust.Untrusted(), fmt.Errorf("%s: the digest of the source: %w", fn, err)
+		}
+	}
+	return trust.Of(fn, c)
+}
+
+// rehearsing is the module for a call that writes nothing when dry (--dry-run, --check):
+// it runs at the pull-request level whatever it holds, so a rehearsal never shares a
+// cache volume with a credentialed run.
+func (m *Shipyard) rehearsing(dry bool) *Shipyard {
+	c := *m
+	c.rehearsal = c.rehearsal || dry
+	return &c
+}
+
+// modelVersionsVolume is the ETag cache volume of model-versions, at this call's trust
+// level and for the pins whose Python image reads and writes it: a caller's own image gets
+// its own volume, so it can plant no answer that a run with the default pins replays.
+func (m *Shipyard) modelVersionsVolume(ctx context.Context, p pins.Pins) (string, error) {
+	level, err := m.level(ctx, "model-versions")
+	if err != nil {
+		return "", err
+	}
+	return level.CacheVolumeName(versions.DefaultCacheVolume, p), nil
 }

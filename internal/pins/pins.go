@@ -6,6 +6,7 @@ package pins
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -79,9 +80,82 @@ func (p Pins) WithPythonImages(overrides []string) (Pins, error) {
 	return out, nil
 }
 
-// WithOverrides returns a copy of p with NAME=IMAGE overrides applied, for a registry
-// mirror or an air-gapped registry: python-3.X, uv, trivy, k3s or go. Like every pin, an
-// override must be pinned by digest.
+// Names are the names --pin takes, as its errors list them.
+const Names = "python-3.X (e.g. python-3.13), uv, trivy, k3s, go"
+
+// OverrideForm is the form of a --pin value.
+const OverrideForm = "NAME=IMAGE@sha256:<64 hex digits>"
+
+// image is an image reference pinned by digest, IMAGE[:TAG]@sha256:<64 hex>, in the
+// grammar of the OCI distribution reference (github.com/distribution/reference,
+// reference.go and normalize.go): a name of an optional domain (host and port) and path components of
+// lower-case letters and digits joined by its separators, a tag of at most 128 word
+// characters, dots and dashes, and the digest. Dagger and the registry commands read the
+// same grammar; a repository path of one character, which go-containerregistry refuses
+// outside Docker Hub, is refused here too.
+var image = func() *regexp.Regexp {
+	const (
+		domainComponent = `(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])`
+		// A first component is a domain only when it looks like one (distribution's
+		// splitDockerDomain): a dot, a port, localhost, or an IPv6 address in brackets.
+		domain = `(?:` + domainComponent + `(?:\.` + domainComponent + `)+(?::[0-9]+)?|` +
+			domainComponent + `:[0-9]+|localhost|\[[a-fA-F0-9]*:[a-fA-F0-9:]*\](?::[0-9]+)?)`
+		pathComponent = `[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*`
+		path          = pathComponent + `(?:/` + pathComponent + `)*`
+		tag           = `[\w][\w.-]{0,127}`
+	)
+	return regexp.MustCompile(`^(?:` + domain + `/)?(` + path + `)(?::` + tag + `)?@sha256:[a-f0-9]{64}$`)
+}()
+
+// pinnedByDigest is the end of a reference by digest: @sha256: and 64 lower-case hex digits.
+var pinnedByDigest = regexp.MustCompile(`@sha256:[a-f0-9]{64}$`)
+
+// CheckImage reports whether ref is an image reference pinned by digest,
+// IMAGE[:TAG]@sha256:<64 hex digits>, e.g.
+// registry.example/library/golang:1.26@sha256:…: what every pin must be.
+func CheckImage(ref string) error {
+	switch m := image.FindStringSubmatch(ref); {
+	case !pinnedByDigest.MatchString(ref):
+		return fmt.Errorf("%q is not pinned by digest: want IMAGE[:TAG]@sha256:<64 hex digits>", ref)
+	case m == nil || len(ref) > 512:
+		return fmt.Errorf("%q is not an image reference: want IMAGE[:TAG]@sha256:<64 hex digits>, IMAGE as [HOST[:PORT]/]PATH in lower case", ref)
+	case len(m[1]) < 2:
+		return fmt.Errorf("%q is not an image reference: its repository path %q is shorter than 2 characters", ref, m[1])
+	}
+	return nil
+}
+
+// ParseOverride reads one --pin value, NAME=IMAGE@sha256:<64 hex digits>, e.g.
+// go=registry.example/golang:1.26@sha256:…: NAME one of Names, IMAGE pinned by digest
+// (CheckImage). It is pure, for every function's constructor and any later reader of pins.
+// The error names the value, the names and the form.
+func ParseOverride(o string) (name, img string, err error) {
+	name, img, ok := strings.Cut(o, "=")
+	switch {
+	case !ok || img == "":
+		err = fmt.Errorf("want %s", OverrideForm)
+	case !knownName(name):
+		err = fmt.Errorf("no pinned image is named %q", name)
+	default:
+		err = CheckImage(img)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("--pin %q: %w (names: %s; form: %s, e.g. go=registry.example/golang:1.26@sha256:…)", o, err, Names, OverrideForm)
+	}
+	return name, img, nil
+}
+
+// knownName is whether --pin takes name: python-3.X, uv, trivy, k3s or go.
+func knownName(name string) bool {
+	if minor, ok := strings.CutPrefix(name, "python-"); ok {
+		return IsPythonMinor(minor)
+	}
+	return slices.Contains([]string{"uv", "trivy", "k3s", "go"}, name)
+}
+
+// WithOverrides returns a copy of p with NAME=IMAGE overrides applied (ParseOverride), for
+// a registry mirror or an air-gapped registry: python-3.X, uv, trivy, k3s or go. Like
+// every pin, an override must be pinned by digest.
 func (p Pins) WithOverrides(overrides []string) (Pins, error) {
 	out := p
 	out.Python = make(map[string]string, len(p.Python))
@@ -89,16 +163,12 @@ func (p Pins) WithOverrides(overrides []string) (Pins, error) {
 		out.Python[k] = v
 	}
 	for _, o := range overrides {
-		name, img, ok := strings.Cut(o, "=")
-		img = strings.TrimSpace(img)
-		if !ok || img == "" {
-			return p, fmt.Errorf("--pin %q: want NAME=IMAGE@sha256:…, e.g. go=registry.example/golang:1.26@sha256:…", o)
-		}
-		if !strings.Contains(img, "@sha256:") {
-			return p, fmt.Errorf("--pin %q: the image is not pinned by digest (image:tag@sha256:…)", o)
+		name, img, err := ParseOverride(o)
+		if err != nil {
+			return p, err
 		}
 		switch minor, isPython := strings.CutPrefix(name, "python-"); {
-		case isPython && IsPythonMinor(minor):
+		case isPython:
 			out.Python[minor] = img
 		case name == "uv":
 			out.UV = img
@@ -106,24 +176,22 @@ func (p Pins) WithOverrides(overrides []string) (Pins, error) {
 			out.Trivy = img
 		case name == "k3s":
 			out.K3s = img
-		case name == "go":
-			out.Go = img
 		default:
-			return p, fmt.Errorf("--pin %q: no pinned image is named %q (names: python-3.X, uv, trivy, k3s, go)", o, name)
+			out.Go = img
 		}
 	}
 	return out, nil
 }
 
-// Validate reports pins that are empty or not pinned by digest, so a typo in an override
-// fails before anything runs instead of pulling a moving tag.
+// Validate reports pins that are empty or not images pinned by digest (CheckImage), so a
+// typo in an override fails before anything runs instead of pulling a moving tag.
 func (p Pins) Validate() error {
 	var bad []string
 	check := func(name, img string) {
 		if img == "" {
 			bad = append(bad, name+" is empty")
-		} else if !strings.Contains(img, "@sha256:") {
-			bad = append(bad, fmt.Sprintf("%s %q is not pinned by digest (image:tag@sha256:…)", name, img))
+		} else if err := CheckImage(img); err != nil {
+			bad = append(bad, name+" "+err.Error())
 		}
 	}
 	minors := make([]string, 0, len(p.Python))

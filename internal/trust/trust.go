@@ -1,6 +1,9 @@
-// Package trust names the trust level of each of the module's functions, which decides the
-// cache volumes it may mount: pull-request work and publishing never share one, and a
-// caller's own images (--pin) never share one with the default pins.
+// Package trust decides the trust level of each call of the module's functions, which
+// decides the cache volumes it may mount: pull-request work and publishing never share
+// one, and a caller's own images (--pin) never share one with the default pins. A call's
+// level follows what its caller holds (its credentials, and where they act), not the
+// function's name: a dry run or a credential-free call runs at the pull-request level
+// whatever function it is.
 package trust
 
 import (
@@ -10,105 +13,190 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"dagger/shipyard/internal/pins"
 )
 
-// Level is the trust level of a job, and so of the cache volumes it may mount. A job that
-// runs the repository's code as a pull request may change it (tests, hooks, builds, e2e) is
-// Untrusted; a job that writes outside the engine, or whose output a writing step consumes,
-// is Release. The levels never share a cache volume: code of a pull request could otherwise
-// plant a download (a wheel in uv's cache, a Trivy database, a Go module) that a publishing
-// step then uses.
-type Level int
+// class is the kind of a Level.
+type class int
 
 const (
-	// Untrusted is the zero level, so a graph that names no level gets the caches of
-	// pull-request work and never those of a publishing step.
-	Untrusted Level = iota
-	// Release is the level of the functions that push, sign, tag, release or publish, and
-	// of those whose output or verdict such a step consumes.
-	Release
+	untrusted class = iota
+	release
+	tree
 )
 
-// String is the level's name, part of its cache volumes' names.
-func (t Level) String() string {
-	if t == Release {
+func (c class) String() string {
+	switch c {
+	case release:
 		return "release"
+	case tree:
+		return "tree"
 	}
 	return "untrusted"
 }
 
-// functions is the trust level of every function of the module, by its CLI name: the one
-// place it is decided. A function missing here refuses to run (Of), and the module's tests
-// fail until it is added, so a new function cannot run at a level nobody chose.
-var functions = map[string]Level{
+// Level is the trust level of one call, and so of the cache volumes it may mount:
+//
+//   - Untrusted: what anyone can make the module run, a pull request's job on a shared
+//     engine included: every credential-free call, every dry run, and every function that
+//     runs the repository's code as a pull request may change it (tests, hooks, builds).
+//   - release: a call that holds the credentials its function writes with, not as a dry
+//     run; its volumes are named for where those credentials act (the GitHub API and
+//     repository, the registry and organisation, Fulcio), so a credential for one place
+//     never opens the volumes of another, and a call pointed at a server of the caller's
+//     choosing gets volumes of its own.
+//   - tree: the caches belong to one source tree, named by its digest: a function whose
+//     output is published and that holds no credential (publish-check, whose dist/ goes to
+//     PyPI) runs the tree's own code beside volumes only a call on the same files wrote.
+//
+// The levels never share a cache volume: code of a pull request could otherwise plant a
+// download (a wheel in uv's cache, a Trivy database, a Go module) that a publishing step
+// then uses. The zero Level is Untrusted.
+type Level struct {
+	class class
+	// scope is where the call's credentials act (release), or its tree (tree).
+	scope string
+}
+
+// Untrusted is the pull-request level, the zero Level: a graph that names no level gets
+// its caches.
+func Untrusted() Level { return Level{} }
+
+// ReleaseAt is the release level of credentials that act at scope; Of builds it from a
+// Caller, and tests of a publishing graph name one directly.
+func ReleaseAt(scope string) Level { return Level{class: release, scope: scope} }
+
+// String is the level's class, part of its cache volumes' names.
+func (l Level) String() string { return l.class.String() }
+
+// Publishes reports whether the level is a credentialed publishing call's.
+func (l Level) Publishes() bool { return l.class == release }
+
+// Credential is a kind of credential a caller gives the module.
+type Credential string
+
+// The credentials the module takes.
+const (
+	// GitHubToken is --github-token; it acts at --github-api on --repo.
+	GitHubToken Credential = "github-token"
+	// RegistryPassword is --registry-password; it acts at --registry in --org.
+	RegistryPassword Credential = "registry-password"
+	// IdentityToken is with-sigstore's --oidc-token or GitHub Actions' token request; it
+	// acts at Fulcio.
+	IdentityToken Credential = "identity-token"
+)
+
+// Caller is what one call holds and asks, as the module's boundary reads it from the
+// constructor's and the function's arguments: nothing here is trusted but the fact that
+// a credential was given, and where it is to act.
+type Caller struct {
+	// Holds maps each credential given to where it acts, e.g. GitHubToken to
+	// "https://api.github.com/ cloudcoil/cloudcoil".
+	Holds map[Credential]string
+	// Rehearsal is a call that writes nothing: --dry-run, --check or --demo.
+	Rehearsal bool
+	// Tree is the digest of the source tree (--source), for a function whose caches
+	// belong to one tree (TreeKeyed); empty otherwise.
+	Tree string
+}
+
+// rule is how one function's calls are leveled.
+type rule struct {
+	// needs are the credentials a call must hold to run at the release level; none: the
+	// function never does (anyone can call it, so it runs at the pull-request level).
+	needs []Credential
+	// tree: the function's caches belong to its source tree.
+	tree bool
+}
+
+func needs(c ...Credential) rule { return rule{needs: c} }
+
+// functions is the rule of every function of the module, by its CLI name: the one place
+// it is decided. A function missing here refuses to run (Of), and the module's tests fail
+// until it is added, so a new function cannot run at a level nobody chose.
+var functions = map[string]rule{
 	// tesk-core CI: the repository's code as a pull request has it.
-	"pr-title":        Untrusted,
-	"lint":            Untrusted,
-	"test":            Untrusted,
-	"test-check":      Untrusted,
-	"python-versions": Untrusted,
-	"patch-coverage":  Untrusted,
-	"docs":            Untrusted,
-	"image":           Untrusted,
-	"images":          Untrusted,
-	"scan":            Untrusted,
-	"scan-check":      Untrusted,
-	"end-to-end":      Untrusted,
-	"ci":              Untrusted,
-	"release-plan":    Untrusted, // reads GitHub only; runs no container
-	"doctor":          Untrusted, // reads GitHub only; runs no container
-	"with-sigstore":   Untrusted, // settings only
-	"with-platforms":  Untrusted, // settings only
+	"pr-title": {}, "lint": {}, "test": {}, "test-check": {}, "python-versions": {},
+	"patch-coverage": {}, "docs": {}, "image": {}, "images": {}, "scan": {}, "scan-check": {},
+	"end-to-end": {}, "ci": {},
+	"release-plan":   {}, // reads GitHub only; runs no container
+	"doctor":         {}, // reads GitHub only; runs no container
+	"with-sigstore":  {}, // settings only
+	"with-platforms": {}, // settings only
 
 	// Cloudcoil checks of a pull request's tree.
-	"gen-repo":             Untrusted,
-	"validate-models":      Untrusted,
-	"check-artifacts":      Untrusted,
-	"model-ci":             Untrusted,
-	"model-integrations":   Untrusted,
-	"model-lines":          Untrusted,
-	"check-extras":         Untrusted, // reads PyPI only; runs no container
-	"propose-upstreams":    Untrusted, // reads the tree only; runs no container
-	"model-template-patch": Untrusted, // a file built into the module
+	"gen-repo": {}, "validate-models": {}, "check-artifacts": {}, "model-ci": {},
+	"model-integrations": {}, "model-lines": {},
+	"check-extras":         {}, // reads PyPI only; runs no container
+	"propose-upstreams":    {}, // reads the tree only; runs no container
+	"model-template-patch": {}, // a file built into the module
 
-	// tesk-core publishing: each writes to the registry, Sigstore or GitHub, or is the
-	// check a write waits for.
-	"release":                 Release,
-	"release-push":            Release,
-	"release-push-platform":   Release,
-	"release-assemble":        Release,
-	"release-scan":            Release, // its verdict gates release-publish
-	"release-publish":         Release,
-	"release-publish-release": Release,
-	"publish-dev":             Release,
-	"push-by-digest":          Release,
-	"push-platform-by-digest": Release,
-	"assemble-index":          Release,
-	"scan-digests":            Release, // the release's scan of what it pushed
-	"attest":                  Release,
-	"sign":                    Release,
-	"tag-images":              Release,
-	"verify":                  Release, // builds the signing tool; gates a deployment
-	"scan-published":          Release, // scans what users pull, with a database a PR cannot plant
+	// tesk-core publishing: each writes with the credentials it needs, or is the check a
+	// write waits for. A credential-free scan or verify is a call anyone can make: the
+	// pull-request level, whose Trivy and Go caches only the pinned Trivy and the module's
+	// own Go build write.
+	"release":                 needs(GitHubToken, RegistryPassword, IdentityToken),
+	"release-push":            needs(GitHubToken, RegistryPassword),
+	"release-push-platform":   needs(GitHubToken, RegistryPassword),
+	"release-assemble":        needs(GitHubToken, RegistryPassword),
+	"release-scan":            {}, // takes no credential of any kind
+	"release-publish":         needs(GitHubToken, RegistryPassword, IdentityToken),
+	"release-publish-release": needs(GitHubToken),
+	"publish-dev":             needs(RegistryPassword, IdentityToken),
+	"push-by-digest":          needs(RegistryPassword),
+	"push-platform-by-digest": needs(RegistryPassword),
+	"assemble-index":          needs(RegistryPassword),
+	"scan-digests":            {}, // takes no credential of any kind
+	"attest":                  needs(RegistryPassword, IdentityToken),
+	"sign":                    needs(RegistryPassword, IdentityToken),
+	"tag-images":              needs(RegistryPassword),
+	"verify":                  {}, // reads only; a password only reads a private registry
+	"scan-published":          {}, // scans what users pull, anonymously
 
 	// Cloudcoil publishing.
-	"model-release":  Release,
-	"publish-check":  Release, // its dist/ goes to PyPI
-	"update-repos":   Release, // pushes generated trees to every model repository
-	"model-versions": Release, // writes a branch and a pull request; keeps the ETag cache
+	"model-release":  needs(GitHubToken), // its token is checked on --repo before it generates
+	"publish-check":  {tree: true},       // holds no credential; its dist/ goes to PyPI
+	"update-repos":   needs(GitHubToken), // its token is checked on --repo before it generates
+	"model-versions": needs(GitHubToken), // writes a branch and a pull request; keeps the ETag cache
 }
 
-// Of is the trust level of the module function named fn (its CLI name, e.g. update-repos).
-// An unknown name is an error: no level is a safe guess for a function nobody classified.
-func Of(fn string) (Level, error) {
-	l, ok := functions[fn]
-	if !ok {
-		return Untrusted, fmt.Errorf("no trust level is decided for the function %q (internal/trust)", fn)
+// Of is the trust level of a call of the function fn (its CLI name, e.g. update-repos) by
+// c: release only when c holds every credential fn writes with and is no rehearsal, scoped
+// to where those credentials act; the tree's own for a tree-keyed function; otherwise
+// Untrusted. An unknown name is an error: no level is a safe guess for a function nobody
+// classified.
+func Of(fn string, c Caller) (Level, error) {
+	r, ok := functions[fn]
+	switch {
+	case !ok:
+		return Untrusted(), fmt.Errorf("no trust level is decided for the function %q (internal/trust)", fn)
+	case r.tree && c.Tree == "":
+		return Untrusted(), fmt.Errorf("%s: the trust level of its caches is its source tree's, and no tree digest was given (internal/trust)", fn)
+	case r.tree:
+		return Level{class: tree, scope: c.Tree}, nil
+	case len(r.needs) == 0 || c.Rehearsal:
+		return Untrusted(), nil
 	}
-	return l, nil
+	var scope []string
+	for _, need := range r.needs {
+		where, held := c.Holds[need]
+		if !held {
+			return Untrusted(), nil
+		}
+		scope = append(scope, string(need)+"="+where)
+	}
+	return ReleaseAt(strings.Join(scope, "\n")), nil
 }
+
+// TreeKeyed reports whether fn's caches belong to its source tree, so that the caller
+// gives Of the tree's digest.
+func TreeKeyed(fn string) bool { return functions[fn].tree }
+
+// Needs lists the credentials fn's calls must hold to run at the release level; none for
+// a function that never does.
+func Needs(fn string) []Credential { return slices.Clone(functions[fn].needs) }
 
 // Functions lists the functions the table classifies, sorted.
 func Functions() []string { return slices.Sorted(maps.Keys(functions)) }
@@ -116,15 +204,20 @@ func Functions() []string { return slices.Sorted(maps.Keys(functions)) }
 // CacheVolumeName is the key of a cache volume named name, mounted at this level by a graph
 // that runs the images p: e.g. shipyard-uv-cache-release-3f2a…. The images are part of the
 // key, so an overriding --pin (a caller's own image, which may write anything into the
-// volume) never shares a volume with the default pins, at either level.
-func (t Level) CacheVolumeName(name string, p pins.Pins) string {
-	return name + "-" + t.String() + "-" + pinsKey(p)
+// volume) never shares a volume with the default pins, at any level; so is the level's
+// scope, so release volumes are those of one place the credentials act, and tree volumes
+// those of one tree.
+func (l Level) CacheVolumeName(name string, p pins.Pins) string {
+	return name + "-" + l.String() + "-" + key(p, l.scope)
 }
 
-// pinsKey is a short digest of every pinned image. JSON orders the map's keys, so equal
-// pins give one key.
-func pinsKey(p pins.Pins) string {
+// key is a short digest of every pinned image and the scope. JSON orders the map's keys,
+// so equal pins give one key; without a scope (Untrusted) it is the pins' alone.
+func key(p pins.Pins, scope string) string {
 	b, _ := json.Marshal(p) // a struct of strings and a map of strings always marshals
+	if scope != "" {
+		b = append(append(b, '\n'), scope...)
+	}
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])[:12]
 }

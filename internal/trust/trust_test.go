@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,17 +18,20 @@ func TestCacheVolumeName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := Release.CacheVolumeName("v", def)
+	rel := ReleaseAt("github-token=https://api.github.com/ cloudcoil/cloudcoil")
+	base := rel.CacheVolumeName("v", def)
 	tests := []struct {
 		name      string
 		level     Level
 		pins      pins.Pins
 		wantEqual bool
 	}{
-		{"same level, same pins", Release, pins.DefaultPins(), true},
-		{"other level", Untrusted, def, false},
-		{"an overriding --pin", Release, own, false},
-		{"an added Python image", Release, extra, false},
+		{"same level, same pins", ReleaseAt("github-token=https://api.github.com/ cloudcoil/cloudcoil"), pins.DefaultPins(), true},
+		{"other level", Untrusted(), def, false},
+		{"release elsewhere", ReleaseAt("github-token=https://github.example/api/v3/ cloudcoil/cloudcoil"), def, false},
+		{"one tree", Level{class: tree, scope: "sha256:1"}, def, false},
+		{"an overriding --pin", rel, own, false},
+		{"an added Python image", rel, extra, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,26 +44,131 @@ func TestCacheVolumeName(t *testing.T) {
 			}
 		})
 	}
+	// The pull-request level's names are the pins' alone, as before levels had scopes.
+	if got := Untrusted().CacheVolumeName("shipyard-uv-cache", def); got != "shipyard-uv-cache-untrusted-7a04bcd33c91" {
+		t.Errorf("untrusted uv cache = %q", got)
+	}
 }
 
-func TestOf(t *testing.T) {
-	tests := []struct {
-		fn      string
-		want    Level
-		wantErr bool
-	}{
-		{"validate-models", Untrusted, false},
-		{"ci", Untrusted, false},
-		{"update-repos", Release, false},
-		{"scan-published", Release, false},
-		{"verify", Release, false},
-		{"model-versions", Release, false},
-		{"a-new-function", Untrusted, true},
+// callers are the ways a call can come: what it holds and asks. The hostile ones are what
+// a pull request's job on a shared engine can do without the project's secrets.
+var (
+	defaultTargets = map[Credential]string{
+		GitHubToken:      "https://api.github.com/ cloudcoil/cloudcoil",
+		RegistryPassword: "docker.io/elixircloud",
+		IdentityToken:    "",
 	}
-	for _, tt := range tests {
-		got, err := Of(tt.fn)
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("Of(%q) = %v, %v; want %v (error %t)", tt.fn, got, err, tt.want, tt.wantErr)
+	credentialed = Caller{Holds: defaultTargets, Tree: "sha256:tree"}
+	hostile      = map[string]Caller{
+		"no credentials": {Tree: "sha256:tree"},
+		"dry run":        {Holds: defaultTargets, Rehearsal: true, Tree: "sha256:tree"},
+		// Credentials the caller made itself act only where the caller may act: its own
+		// servers (a GitHub API such as a server of its choosing, which any token passes),
+		// or its own repository and organisation on the real ones.
+		"its own servers": {Holds: map[Credential]string{
+			GitHubToken:      "https://github.attacker.example/ cloudcoil/cloudcoil",
+			RegistryPassword: "registry.attacker.example/elixircloud",
+			IdentityToken:    "http://127.0.0.1:5555",
+		}, Tree: "sha256:tree"},
+		"its own repository and organisation": {Holds: map[Credential]string{
+			GitHubToken:      "https://api.github.com/ attacker/cloudcoil",
+			RegistryPassword: "docker.io/attacker",
+			IdentityToken:    "",
+		}, Tree: "sha256:tree"},
+		"another tree": {Tree: "sha256:other"},
+	}
+)
+
+// with is defaultTargets with one credential acting elsewhere.
+func with(c Credential, where string) map[Credential]string {
+	out := map[Credential]string{}
+	for k, v := range defaultTargets {
+		out[k] = v
+	}
+	out[c] = where
+	return out
+}
+
+// Every function, called as a pull request's job can call it (without credentials, as a
+// dry run, against servers, a repository or a tree of its own), gets a level whose volumes
+// no credentialed release call of any function mounts.
+func TestNoHostileCallGetsACredentialedCallsVolumes(t *testing.T) {
+	p := pins.DefaultPins()
+	released := map[string]string{} // volume name → the credentialed function that mounts it
+	for _, fn := range Functions() {
+		l, err := Of(fn, credentialed)
+		if err != nil {
+			t.Fatalf("%s: %v", fn, err)
+		}
+		if l.Publishes() {
+			released[l.CacheVolumeName(UVCacheVolume, p)] = fn
+		}
+		if l.Publishes() != (len(Needs(fn)) > 0) {
+			t.Errorf("%s, credentialed: %v, though it needs %v", fn, l, Needs(fn))
+		}
+	}
+	if len(released) == 0 {
+		t.Fatal("no credentialed call runs at the release level: the test compares nothing")
+	}
+	for _, fn := range Functions() {
+		for name, c := range hostile {
+			l, err := Of(fn, c)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", fn, name, err)
+			}
+			if by, ok := released[l.CacheVolumeName(UVCacheVolume, p)]; ok {
+				t.Errorf("%s, %s: level %s mounts the volumes of a credentialed %s", fn, name, l, by)
+			}
 		}
 	}
 }
+
+func TestOf(t *testing.T) {
+	missing := func(c Credential) Caller {
+		h := with(c, "")
+		delete(h, c)
+		return Caller{Holds: h}
+	}
+	tests := []struct {
+		name    string
+		fn      string
+		c       Caller
+		want    string // the level's class
+		wantErr string
+	}{
+		{"a pull request's check, credentialed", "validate-models", credentialed, "untrusted", ""},
+		{"update-repos, credentialed", "update-repos", credentialed, "release", ""},
+		{"update-repos, a dry run", "update-repos", Caller{Holds: defaultTargets, Rehearsal: true}, "untrusted", ""},
+		{"update-repos, no token", "update-repos", missing(GitHubToken), "untrusted", ""},
+		{"release without the identity token", "release", missing(IdentityToken), "untrusted", ""},
+		{"release without the registry password", "release", missing(RegistryPassword), "untrusted", ""},
+		{"publish-dev needs no GitHub token", "publish-dev", missing(GitHubToken), "release", ""},
+		{"release-scan holds nothing", "release-scan", credentialed, "untrusted", ""},
+		{"publish-check: its tree's", "publish-check", Caller{Tree: "sha256:1"}, "tree", ""},
+		{"publish-check without a tree", "publish-check", credentialed.withoutTree(), "", "no tree digest"},
+		{"a new function", "a-new-function", credentialed, "", "no trust level is decided"},
+	}
+	for _, tt := range tests {
+		got, err := Of(tt.fn, tt.c)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: Of = %v, %v; want error %q", tt.name, got, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got.String() != tt.want {
+			t.Errorf("%s: Of = %v, %v; want %s", tt.name, got, err, tt.want)
+		}
+	}
+	// The release scope is where the needed credentials act, and nothing else.
+	a, _ := Of("push-by-digest", credentialed)
+	b, _ := Of("push-by-digest", Caller{Holds: with(GitHubToken, "https://github.example/ o/r")})
+	if a != b {
+		t.Errorf("push-by-digest's level depends on a credential it does not write with: %v vs %v", a, b)
+	}
+	if !TreeKeyed("publish-check") || TreeKeyed("update-repos") || !slices.Equal(Needs("update-repos"), []Credential{GitHubToken}) {
+		t.Error("TreeKeyed or Needs disagree with the table")
+	}
+}
+
+func (c Caller) withoutTree() Caller { c.Tree = ""; return c }

@@ -24,8 +24,8 @@ type Env struct {
 	// Python is a key of Pins.Python.
 	Python string
 	// Trust is the level of the uv cache volume (internal/trust's levels, whose volumes the
-	// CI graph shares): Untrusted by default; the module sets each function's level from
-	// internal/trust, and publish-check and model-release raise it to Release themselves.
+	// CI graph shares): Untrusted by default; the module sets each call's level from
+	// internal/trust, from what its caller holds, and no flow raises it.
 	Trust trust.Level
 	// PyPI is the HTTP client for PyPI's JSON API (nil: one with a timeout).
 	PyPI *http.Client

@@ -8,7 +8,6 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/models"
 )
 
@@ -21,7 +20,6 @@ import (
 // It never allocates: re-running a failed upload checks and publishes the same version.
 // The checks are the declared steps of publishCheckSteps.
 func (e Env) PublishCheck(ctx context.Context, source *dagger.Directory, tag string) (ArtifactReport, error) {
-	e.Trust = trust.Release // its dist/ goes to PyPI
 	s := &publishCheckState{env: e, source: source, tag: tag}
 	_, err := flow.Run(ctx, flow.Runner{Flow: "publish-check"}, publishCheckSteps(), s)
 	return s.report, err

@@ -11,7 +11,6 @@ import (
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/jobs"
-	"dagger/shipyard/internal/trust"
 )
 
 // ReleaseOptions adjust one release run of a model repository ("Update Versions"); what
@@ -122,7 +121,6 @@ const flowName = "model-release"
 // before the first writing step. Failed checks stop before any write. The GitHub
 // client holds the token in memory; no container of the graph receives it.
 func (e Env) Release(ctx context.Context, gh *github.Client, source *dagger.Directory, o ReleaseOptions) (ReleaseResult, error) {
-	e.Trust = trust.Release // what it builds is pushed and released
 	o = o.withDefaults()
 	var res ReleaseResult
 	s := &modelReleaseState{env: e, gh: gh, source: source, o: o, res: &res}

@@ -223,6 +223,11 @@ func (e Env) UpdateRepos(ctx context.Context, gh *github.Client, source *dagger.
 	if !fullSHA.MatchString(o.SourceCommit) && (o.SourceCommit != "" || !o.DryRun) {
 		return nil, fmt.Errorf("update-repos: the source commit %q is not a full commit SHA: give --commit the Cloudcoil commit the source is a checkout of (github.sha in a workflow)", o.SourceCommit)
 	}
+	if !o.DryRun {
+		if err := checkSourceAccess(ctx, gh, o.SourceRepo); err != nil {
+			return nil, fmt.Errorf("update-repos: nothing was generated or written: %w", err)
+		}
+	}
 	folders, err := ModelFolders(ctx, source)
 	if err != nil {
 		return nil, err

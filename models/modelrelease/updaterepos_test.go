@@ -381,7 +381,7 @@ func TestUpdateReposSourceArguments(t *testing.T) {
 		{"no commit", func(o *UpdateOptions) { o.SourceCommit = "" }, "give --commit"},
 		{"short commit", func(o *UpdateOptions) { o.SourceCommit = o.SourceCommit[:12] }, "not a full commit SHA"},
 		{"no repository", func(o *UpdateOptions) { o.SourceRepo = "cloudcoil" }, `"cloudcoil" is not owner/name`},
-		{"another repository", func(o *UpdateOptions) { o.SourceRepo = "elixir-cloud-aai/tesk-core" }, "elixir-cloud-aai/tesk-core has no branch main"},
+		{"another repository", func(o *UpdateOptions) { o.SourceRepo = "elixir-cloud-aai/tesk-core" }, "the token cannot see elixir-cloud-aai/tesk-core (GitHub answers 404): is --repo the Cloudcoil repository?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -530,5 +530,34 @@ func TestReleasePushKeepsModes(t *testing.T) {
 	}
 	if got := repos["keda"].Files("release-2.16"); got["README.md"] != "# keda 1.0\n" || got[RecordPath] == "" {
 		t.Errorf("release branch files: README %q, record %q", got["README.md"], got[RecordPath])
+	}
+}
+
+// A run that writes generates beside the caches of every credentialed run, so its token is
+// checked first: one that may not push to the Cloudcoil repository (--repo) stops it
+// before any code of the source runs. A dry run needs no such token.
+func TestUpdateReposChecksTheTokenBeforeItGenerates(t *testing.T) {
+	ctx := context.Background()
+	sim, repos := modelRepos(t, "keda")
+	const readOnly = "ghp_a_token_of_someone_else"
+	sim.AddToken(readOnly, githubsim.Token{})
+	gh, err := github.NewClient(sim.URL, readOnly, github.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, e := newEnv(t)
+	renderAnything(e)
+	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	_, err = env.UpdateRepos(ctx, gh, generatorRepo(t, env, nil), fromHead(repos, "keda"))
+	if err == nil || !strings.Contains(err.Error(), "may not push to "+sourceRepo) {
+		t.Errorf("a token that may not push to %s: %v", sourceRepo, err)
+	}
+	if n := len(e.Graph().Execs()); n != 0 || len(sim.Writes()) != 0 {
+		t.Errorf("%d execs ran and %d writes were made before the token was refused", n, len(sim.Writes()))
+	}
+	o := fromHead(repos, "keda")
+	o.DryRun = true
+	if _, err := env.UpdateRepos(ctx, gh, generatorRepo(t, env, nil), o); err != nil {
+		t.Errorf("a dry run with a read-only token: %v", err)
 	}
 }

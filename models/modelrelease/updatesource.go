@@ -74,6 +74,28 @@ func CheckSource(f SourceFacts) error {
 // sourceFacts gathers SourceFacts for one model repository: Cloudcoil main's head first,
 // and only when the source is not that head, the last generated commit (walking main's
 // first parents from head) and the ancestry of the source.
+// checkSourceAccess is what a run that writes asks first: the token may push to the
+// Cloudcoil repository (CI_GITHUB_TOKEN may: model-versions pushes its branch there). Such
+// a run generates at the release level, beside the caches of every credentialed run, so
+// no code of the source runs before the token is shown to be the repository's own.
+func checkSourceAccess(ctx context.Context, gh *github.Client, sourceRepo string) error {
+	owner, name, ok := strings.Cut(sourceRepo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return fmt.Errorf("the Cloudcoil repository %q is not owner/name: give --repo (the wrappers pass $GITHUB_REPOSITORY)", sourceRepo)
+	}
+	p, found, err := gh.RepoPermissions(ctx, owner, name)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return fmt.Errorf("the token cannot see %s (GitHub answers 404): is --repo the Cloudcoil repository?", sourceRepo)
+	}
+	if !p.Push {
+		return fmt.Errorf("the token may not push to %s: give --github-token CI_GITHUB_TOKEN, which has contents write access to the Cloudcoil repository and the model repositories (or run with --dry-run)", sourceRepo)
+	}
+	return nil
+}
+
 func sourceFacts(ctx context.Context, gh *github.Client, o UpdateOptions, owner, repo, head string) (SourceFacts, error) {
 	f := SourceFacts{SourceRepo: o.SourceRepo, SourceBranch: o.SourceBranch, Source: o.SourceCommit, ModelRepo: owner + "/" + repo}
 	srcOwner, srcName, ok := strings.Cut(o.SourceRepo, "/")

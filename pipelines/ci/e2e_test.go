@@ -8,12 +8,12 @@ import (
 )
 
 func TestKubeconfigVolumeNameIsDeterministic(t *testing.T) {
-	a := kubeconfigVolumeFor(trust.Untrusted, pins.DefaultPins(), []string{"sha256:1", "k3s", "filer=id1"})
-	if b := kubeconfigVolumeFor(trust.Untrusted, pins.DefaultPins(), []string{"filer=id1", "sha256:1", "k3s"}); a != b {
+	a := kubeconfigVolumeFor(trust.Untrusted(), pins.DefaultPins(), []string{"sha256:1", "k3s", "filer=id1"})
+	if b := kubeconfigVolumeFor(trust.Untrusted(), pins.DefaultPins(), []string{"filer=id1", "sha256:1", "k3s"}); a != b {
 		t.Errorf("same inputs in another order: %q, %q", a, b)
 	}
 	for _, other := range [][]string{{"sha256:2", "k3s", "filer=id1"}, {"sha256:1", "k3s", "filer=id2"}, {"sha256:1k3s", "filer=id1"}} {
-		if b := kubeconfigVolumeFor(trust.Untrusted, pins.DefaultPins(), other); a == b {
+		if b := kubeconfigVolumeFor(trust.Untrusted(), pins.DefaultPins(), other); a == b {
 			t.Errorf("inputs %v share the name %q", other, a)
 		}
 	}

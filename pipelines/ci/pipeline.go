@@ -22,8 +22,9 @@ type Pipeline struct {
 	ImagePrefix string
 	// Now is the clock for date rules (ignore-file expiry); never part of an exec's input.
 	Now func() time.Time
-	// Trust is the level of the cache volumes the jobs mount: trust.Untrusted (the default) for
-	// CI of pull requests, Release for publishing steps.
+	// Trust is the level of the cache volumes the jobs mount, the calling call's: the zero
+	// Level (trust.Untrusted) for CI of pull requests and credential-free calls, a release
+	// level for a credentialed publishing call.
 	Trust trust.Level
 	// Platforms are the platforms each image is built for (linux/amd64, linux/arm64); none
 	// builds one image for the engine's own platform.

@@ -8,7 +8,6 @@ import (
 
 	"dagger.io/dagger"
 
-	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -46,9 +45,6 @@ func AttestSBOMs(ctx context.Context, in SignInputs, p *ci.Pipeline, t Target, p
 	if err := checkPublished(ctx, StepSBOM, t, pushed); err != nil {
 		return nil, err
 	}
-	// What is published is described by the release level's Trivy cache, never one a pull
-	// request's CI wrote.
-	rel := p.AtTrust(trust.Release)
 	subjects := subjectsOf(pushed)
 	return runPerImage(ctx, subjectRefs(subjects), func(i int, img Pushed) (Evidence, error) {
 		var bom *dagger.File
@@ -59,7 +55,8 @@ func AttestSBOMs(ctx context.Context, in SignInputs, p *ci.Pipeline, t Target, p
 			}
 			bom = p.Client.Directory().WithNewFile("index.cdx.json", string(doc)).File("index.cdx.json")
 		} else {
-			bom = rel.SBOM(ci.ScanInput{Name: img.Name, Ref: img.Ref()})
+			// Trivy's cache is the attesting call's own (p.Trust): a credentialed call's.
+			bom = p.SBOM(ci.ScanInput{Name: img.Name, Ref: img.Ref()})
 		}
 		with := in
 		with.Tool = in.Tool.WithMountedFile(sbomPath, bom)

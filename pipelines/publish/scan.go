@@ -6,7 +6,6 @@ import (
 
 	"dagger.io/dagger"
 
-	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -23,9 +22,9 @@ func ScanDigests(ctx context.Context, p *ci.Pipeline, pushed []Pushed, ignore []
 	for _, img := range Scanned(pushed) {
 		targets = append(targets, ci.ScanInput{Name: img.Name, Ref: img.Ref()})
 	}
-	// What a scan passes is published, so it reads Trivy's database from the release
-	// level's cache, never one that CI of a pull request wrote.
-	dir, results, err := p.AtTrust(trust.Release).ScanReports(ctx, targets, ignore)
+	// Trivy's cache is the call's (p.Trust): a credentialed release's own, and
+	// the pull-request level's for a credential-free scan, which anyone can make.
+	dir, results, err := p.ScanReports(ctx, targets, ignore)
 	if err != nil {
 		return dir, results, fmt.Errorf("scan-digests: %w", err)
 	}

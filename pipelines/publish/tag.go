@@ -30,10 +30,11 @@ func DevTags(sha string) ([]string, error) {
 // highest release, and only the release moves it (MoveLatest), for every image or none.
 //
 // dev follows the newest commit of the dev branch: it needs the commit's sha-<commit> tag in
-// the same call, and devOrder, asked right before the plans are applied when one moves dev;
-// the registry command reads the images of the newer commits right before dev moves, and
-// leaves dev (reported skipped) when it is on the image of a newer commit, so a re-run of
-// an older run never moves it back.
+// the same call, and devOrder, asked right before the plans are applied when one creates
+// or moves dev; the registry command reads dev and the images of the newer commits right
+// before dev is written, fails if dev moved since the plan, and leaves dev (reported
+// skipped) when it is on the image of a newer commit or the commit is not on dev, so a
+// re-run of an older run never moves it back.
 //
 // Call it only after the digests were scanned, attested and signed: that is what makes a
 // moving tag safe to follow.
@@ -64,7 +65,7 @@ func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, de
 		return nil, fmt.Errorf("tag-images: %w", err)
 	}
 	args := []string{"--plans", string(plansJSON)}
-	if movesDev(plans) {
+	if writesDev(plans) {
 		if devOrder == nil {
 			return nil, errors.New("tag-images: nothing was tagged: dev would move, but no recheck of the commit order on dev was given")
 		}
@@ -107,12 +108,12 @@ func nameOf(pushed []Pushed, repo string) string {
 	return repo
 }
 
-// movesDev is whether a plan moves dev off another digest: only then is the commit order
-// on dev asked.
-func movesDev(plans []Tagging) bool {
+// writesDev is whether a plan creates dev or moves it off another digest: then the commit
+// order on dev is asked, so that only a commit on dev creates dev.
+func writesDev(plans []Tagging) bool {
 	for _, p := range plans {
 		for _, a := range p.Actions {
-			if a.Tag == TagDev && a.Action == ActionMove {
+			if a.Tag == TagDev && a.Action != ActionKeep {
 				return true
 			}
 		}

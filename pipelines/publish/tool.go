@@ -2,9 +2,12 @@ package publish
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"dagger.io/dagger"
@@ -12,6 +15,7 @@ import (
 	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/gobuild"
 	"dagger/shipyard/internal/pins"
+	"dagger/shipyard/internal/plainhttp"
 	"dagger/shipyard/internal/trust"
 )
 
@@ -183,12 +187,44 @@ func (in SignInputs) check(step string) error {
 	case in.TrustedRoot == nil:
 		return fmt.Errorf("%s: no Sigstore trusted root (PublicGoodTrustedRoot for the public instance)", step)
 	}
+	for flag, u := range map[string]string{"--fulcio-url": in.FulcioURL, "--rekor-url": in.RekorURL} {
+		if host, plain := plainHTTPHost(u); plain && !plainhttp.Allowed(host) {
+			// The identity token goes to Fulcio: whoever reads it signs as its identity.
+			return fmt.Errorf("%s: %s %s: plain HTTP goes only to a loopback address or the Dagger engine's gateway, where it cannot leave the machine; give an https URL", step, flag, u)
+		}
+	}
 	return nil
+}
+
+// plainHTTPHost is the host of an http:// URL, and whether u is one.
+func plainHTTPHost(u string) (string, bool) {
+	parsed, err := url.Parse(u)
+	if err != nil || parsed.Scheme != "http" {
+		return "", false
+	}
+	return parsed.Hostname(), true
+}
+
+// plainHTTPArgs are the supplychain command's --plain-http flags: each host among hosts
+// (registry hosts, and those of http:// Sigstore URLs) where plain HTTP cannot leave the
+// machine, once. The command sends plain HTTP nowhere else.
+func plainHTTPArgs(hosts ...string) []string {
+	var args []string
+	seen := map[string]bool{}
+	for _, h := range hosts {
+		if h != "" && !seen[h] && plainhttp.Allowed(h) {
+			seen[h] = true
+			args = append(args, "--plain-http", h)
+		}
+	}
+	return args
 }
 
 // signArgs are the flags attest and sign share; the secrets are mounted by publishStep.
 func (in SignInputs) signArgs(t Target, img Pushed) []string {
-	args := []string{"--image", img.Ref()}
+	fulcio, _ := plainHTTPHost(in.FulcioURL)
+	rekor, _ := plainHTTPHost(in.RekorURL)
+	args := append([]string{"--image", img.Ref()}, plainHTTPArgs(registryHostOf(img.Ref()), fulcio, rekor)...)
 	if in.TokenRequest != nil {
 		args = append(args, "--oidc-token-request-url-file", tokenURLPath, "--oidc-token-request-token-file", tokenBearerPath)
 	} else {
@@ -259,9 +295,17 @@ func (in SignInputs) publishStep(ctx context.Context, step, kind, predicateType 
 }
 
 // runTool runs one supplychain command and returns its stdout; on failure, the command's
-// own message (which never holds a secret: it redacts them) is the error.
+// own message (which never holds a secret: it redacts them) is the error. attest, sign and
+// verify read and write the registry and Sigstore, whose state is outside the graph, so a
+// random value in the exec's environment keeps the engine from answering a re-run from
+// its cache (a gate told "verified" after the referrers were deleted); the tool's build
+// stays cached.
 func runTool(ctx context.Context, ctr *dagger.Container, args []string) (string, error) {
-	stdout, err := ctr.WithExec(args).Stdout(ctx)
+	nonce := make([]byte, 16)
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("%s: %w", strings.Join(args[:min(2, len(args))], " "), err)
+	}
+	stdout, err := ctr.WithEnvVariable("SHIPYARD_SUPPLYCHAIN_RUN", hex.EncodeToString(nonce)).WithExec(args).Stdout(ctx)
 	if err == nil {
 		return stdout, nil
 	}

@@ -77,6 +77,11 @@ func TestToolAndSigningGraph(t *testing.T) {
 		t.Fatalf("sign execs %d, want one per image", len(signs))
 	}
 	for _, x := range signs {
+		// The registry and the test Sigstore listen on loopback without TLS: the command
+		// may send plain HTTP there, once named, and nowhere else.
+		if args := strings.Join(x.Args, " "); strings.Count(args, "--plain-http 127.0.0.1") != 1 {
+			t.Errorf("sign names its plain-HTTP hosts as %q, want --plain-http 127.0.0.1 once", args)
+		}
 		if x.Image != publish.DefaultGoImage {
 			t.Errorf("sign ran in %s", x.Image)
 		}
@@ -130,6 +135,18 @@ func TestSignAndAttestRefuse(t *testing.T) {
 			_, err := publish.Sign(ctx, v.sign, v.target, []publish.Pushed{{Name: "filer", Repository: v.repo("filer"), Digest: digestA}})
 			return err
 		}, "sign filer"},
+		{"sign with Fulcio over plain HTTP off the machine", func() error {
+			in := v.sign
+			in.FulcioURL = "http://10.20.30.40:5555"
+			_, err := publish.Sign(ctx, in, v.target, pushed)
+			return err
+		}, "--fulcio-url http://10.20.30.40:5555: plain HTTP goes only to a loopback address or the Dagger engine's gateway"},
+		{"attest with Rekor over plain HTTP off the machine", func() error {
+			in := v.sign
+			in.RekorURL = "http://rekor.local"
+			_, err := publish.Attest(ctx, in, v.target, pushed, v.images)
+			return err
+		}, "--rekor-url http://rekor.local: plain HTTP"},
 		{"sign the same image twice", func() error {
 			_, err := publish.Sign(ctx, v.sign, v.target, []publish.Pushed{pushed[0], pushed[0]})
 			return err
@@ -146,5 +163,39 @@ func TestSignAndAttestRefuse(t *testing.T) {
 	}
 	if _, entries := w.Sigstore.Counts(t); entries != 0 {
 		t.Errorf("%d log entries after refusals", entries)
+	}
+}
+
+// The engine caches an exec by its inputs; attest, sign and verify read and write the
+// registry and Sigstore, whose state is outside the graph. Each exec of the signing tool
+// carries a value of its own, so a second identical call runs the tool again (after its
+// referrers were deleted, a re-run would otherwise be told "created" or "verified" from
+// the cache) while the tool's build stays cached.
+func TestSupplychainExecsRunEveryTime(t *testing.T) {
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	v := newEnv(t, w)
+	pushed := v.pushed(t)
+	root := v.c.Host().File(w.Sigstore.TrustedRoot)
+	for range 2 {
+		if _, err := publish.Sign(ctx, v.sign, v.target, pushed); err != nil {
+			t.Fatal(err)
+		}
+		// Signed only, so verify fails (no provenance); what counts is that it ran.
+		_, _ = publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root)
+	}
+	g := v.e.Graph()
+	for cmd, want := range map[string]int{"supplychain sign": 2 * len(pushed), "supplychain verify": 2} {
+		runs := map[string]bool{}
+		execs := g.ExecsWith(cmd)
+		for _, x := range execs {
+			runs[x.Env["SHIPYARD_SUPPLYCHAIN_RUN"]] = true
+		}
+		if len(execs) != want || len(runs) != want || runs[""] {
+			t.Errorf("%s: %d execs told apart by %d values (%v), want %d, each with its own", cmd, len(execs), len(runs), runs, want)
+		}
+	}
+	if builds := g.ExecsWith("go build"); len(builds) != 2 {
+		t.Errorf("go build ran %d times, want once per command: the build is cached", len(builds))
 	}
 }

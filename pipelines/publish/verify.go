@@ -175,9 +175,9 @@ func Verify(ctx context.Context, tool, registryTool *dagger.Container, image, id
 	ref := repo + "@" + digest
 
 	ctr := tool.WithMountedFile(trustedRootPath, trustedRoot)
-	args := []string{"supplychain", "verify", "--image", ref,
+	args := append([]string{"supplychain", "verify", "--image", ref,
 		"--certificate-identity-regexp", identityRegexp, "--certificate-oidc-issuer", issuer,
-		"--trusted-root", trustedRootPath, "--min-scts", strconv.Itoa(cfg.minSCTs)}
+		"--trusted-root", trustedRootPath, "--min-scts", strconv.Itoa(cfg.minSCTs)}, plainHTTPArgs(registryHostOf(ref))...)
 	if cfg.requireSBOM {
 		args = append(args, "--require", cosignPredicateType, "--require", slsaPredicateType, "--require", CycloneDXPredicateType)
 	}

@@ -141,20 +141,30 @@ func (h Handoff) samePush(pushed Handoff) error {
 }
 
 // matches checks a handoff against the plan of the job reading it: same repository, tag,
-// version and commit, and images in the repositories the plan publishes to.
+// version and commit, and each image in the repository the plan publishes it to, so a job
+// that builds nothing (release-assemble) refuses a swapped pair before it writes.
 func (h Handoff) matches(cfg Config, plan releasegate.Plan) error {
 	var errs []error
 	if h.Repo != plan.Repo || h.Tag != plan.Tag || h.Version != plan.Version || h.Commit != plan.Commit {
 		errs = append(errs, fmt.Errorf("the handoff is for %s %s (%s, commit %s), the plan for %s %s (%s, commit %s)",
 			h.Repo, h.Tag, h.Version, h.Commit, plan.Repo, plan.Tag, plan.Version, plan.Commit))
 	}
-	want := map[string]bool{}
+	// The plan names each image as its repository does, the image's name with the
+	// pipeline's prefix (tesk-core-filer).
+	prefix := cfg.pipeline(nil).ImagePrefix
+	want, published := map[string]string{}, map[string]bool{}
 	for _, img := range plan.Images {
-		want[cfg.Images.Target.Registry+"/"+img.Repository] = true
+		repo := cfg.Images.Target.Registry + "/" + img.Repository
+		want[img.Name], published[repo] = repo, true
 	}
 	for _, p := range h.Images {
-		if !want[p.Repository] {
+		switch repo, ok := want[prefix+p.Name]; {
+		case !published[p.Repository]:
 			errs = append(errs, fmt.Errorf("the handoff's image %s is not published by this release", p.Repository))
+		case !ok:
+			errs = append(errs, fmt.Errorf("the handoff's image %s is not one this release publishes", p.Name))
+		case repo != p.Repository:
+			errs = append(errs, fmt.Errorf("the handoff puts image %s in %s, but the release publishes it to %s", p.Name, p.Repository, repo))
 		}
 	}
 	if len(h.Images) != len(plan.Images) {

@@ -115,7 +115,7 @@ func TestWorkflowJobs(t *testing.T) {
 	w.serve("v0.11.0rc1")
 	scanCfg := Config{Client: w.c, Repo: teskrepo.FullName, GitURL: teskrepo.GitURL,
 		Images: ImageConfig{Target: publish.Target{
-			RegistryTool: publish.RegistryTool(w.c, w.c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.Release),
+			RegistryTool: publish.RegistryTool(w.c, w.c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test")),
 		}}}
 	scanned, dir, err := ScanJob(ctx, scanCfg, pushedOnly)
 	if err != nil {
@@ -162,9 +162,10 @@ func TestWorkflowJobs(t *testing.T) {
 		if _, err := PublishJob(ctx, cfg, bad, pushedOnly); flow.FailedStep(err) != StepCheckHandoff || !strings.Contains(err.Error(), "is not what the push job pushed") {
 			t.Errorf("%s: %v", name, err)
 		}
-		// Even with a push handoff tampered the same way, a name is tied to its repository.
+		// Even with a push handoff tampered the same way, a name is tied to its repository:
+		// the plan says which, before anything is built.
 		if name == "swapped repositories" {
-			if _, err := PublishJob(ctx, cfg, bad, bad); flow.FailedStep(err) != StepDescribe || !strings.Contains(err.Error(), "but it is published to") {
+			if _, err := PublishJob(ctx, cfg, bad, bad); flow.FailedStep(err) != StepCheckHandoff || !strings.Contains(err.Error(), "but the release publishes it to") {
 				t.Errorf("%s, both handoffs: %v", name, err)
 			}
 		}

@@ -155,6 +155,20 @@ func TestSplitPlatformJobsRefuse(t *testing.T) {
 	elsewhere.Images[0].Repository = w.pub.Registry.Host + "/other/tesk-core-" + arm.Images[0].Name
 	oneImage := arm
 	oneImage.Images = arm.Images[:1]
+	// Each image in the other's repository, on both platforms, and there indeed: every
+	// repository is one the release publishes to, but no image sits in its own.
+	pairsSwapped := func(h PlatformHandoff) PlatformHandoff {
+		h.Images = slices.Clone(h.Images)
+		h.Images[0].Repository, h.Images[1].Repository = h.Images[1].Repository, h.Images[0].Repository
+		for _, img := range h.Images {
+			other := h.Images[0].Repository
+			if img.Repository == other {
+				other = h.Images[1].Repository
+			}
+			w.pub.Registry.CopyImage(t, other+"@"+img.Digest, img.Repository)
+		}
+		return h
+	}
 
 	for _, tc := range []struct {
 		name  string
@@ -167,6 +181,7 @@ func TestSplitPlatformJobsRefuse(t *testing.T) {
 		{"another platform's image", []PlatformHandoff{amd, swapped}, `says it is for "linux/amd64"`},
 		{"another repository", []PlatformHandoff{amd, elsewhere}, "is not published by this release"},
 		{"an image left out", []PlatformHandoff{amd, oneImage}, "the handoff has 1 image(s), the release publishes 2"},
+		{"image and repository swapped", []PlatformHandoff{pairsSwapped(amd), pairsSwapped(arm)}, "but the release publishes it to"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w.freshEngine()

@@ -116,10 +116,10 @@ func (w *world) config() Config {
 			Target: publish.Target{
 				Registry: w.pub.Registry.Host, Org: org,
 				Username: w.pub.Username, Password: password,
-				RegistryTool: publish.RegistryTool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.Release),
+				RegistryTool: publish.RegistryTool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.ReleaseAt("test")),
 			},
 			Sign: publish.SignInputs{
-				Tool:        publish.Tool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.Release),
+				Tool:        publish.Tool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.ReleaseAt("test")),
 				OIDCToken:   c.SetSecret(publishtest.OIDCTokenSecret, w.pub.Token),
 				FulcioURL:   w.pub.Sigstore.URL,
 				RekorURL:    w.pub.Sigstore.URL,

@@ -331,6 +331,9 @@ func validate(in Input) error {
 		if in.GitHub.Repository == "" || !strings.HasPrefix(in.GitHub.WorkflowRef, in.GitHub.Repository+"/") || !strings.Contains(in.GitHub.WorkflowRef, "@") {
 			errs = append(errs, fmt.Errorf("workflow ref %q must be <repository>/<path>@<ref> of repository %q", in.GitHub.WorkflowRef, in.GitHub.Repository))
 		}
+		if err := sameRepository(in); err != nil {
+			errs = append(errs, err)
+		}
 	} else {
 		// Outside Actions there is no platform identity to fall back on:
 		// refuse rather than emit provenance that names no builder.
@@ -343,6 +346,19 @@ func validate(in Input) error {
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%w: %w", ErrInvalid, errors.Join(errs...))
+	}
+	return nil
+}
+
+// sameRepository checks that a workflow run's provenance names the run's own repository
+// (GITHUB_REPOSITORY on GITHUB_SERVER_URL) as its source: a fork's workflow, or a caller
+// of the command around the module, never attests a build as another repository's.
+func sameRepository(in Input) error {
+	server := strings.TrimSuffix(firstNonEmpty(in.GitHub.ServerURL, "https://github.com"), "/")
+	want := server + "/" + in.GitHub.Repository
+	got := strings.TrimSuffix(strings.TrimSuffix(in.SourceRepository, ".git"), "/")
+	if !strings.EqualFold(got, want) {
+		return fmt.Errorf("source repository %q is not the repository of the workflow run, %s (GITHUB_REPOSITORY on GITHUB_SERVER_URL)", in.SourceRepository, want)
 	}
 	return nil
 }

@@ -240,6 +240,18 @@ func TestBuildInvalid(t *testing.T) {
 			in.GitHub = actions()
 			in.Platforms = []string{"linux"}
 		}, "platform"},
+		{"source of another repository than the run's", func(in *Input) {
+			in.GitHub = actions()
+			in.SourceRepository = "https://github.com/attacker/tesk-core"
+		}, "source repository"},
+		{"source on another server than the run's", func(in *Input) {
+			in.GitHub = actions()
+			in.SourceRepository = "https://github.example/elixir-cloud-aai/tesk-core"
+		}, "source repository"},
+		{"source under the run's repository", func(in *Input) {
+			in.GitHub = actions()
+			in.SourceRepository = "https://github.com/elixir-cloud-aai/tesk-core/fork"
+		}, "source repository"},
 		{"workflow of another repository", func(in *Input) {
 			in.GitHub = actions()
 			in.GitHub.WorkflowRef = "other/repo/.github/workflows/x.yml@refs/heads/main"

@@ -52,11 +52,12 @@ func orAbsent(d string) string {
 }
 
 // ApplyTags points the plan's tags at digest in repo. Immediately before
-// writing, it re-resolves the plan's immutable tags and writes nothing if any
-// changed since the plan. latest is written last, and only if stillLatest
+// writing, it re-resolves the plan's immutable tags and dev, and writes nothing
+// if any changed since the plan. latest is written last, and only if stillLatest
 // says so right before; if it says no, latest is skipped and reported, not an
 // error. A plan that moves or creates latest needs a stillLatest. Likewise a
-// plan that moves dev needs WithStillNewest, asked right before dev moves.
+// plan that moves or creates dev needs WithStillNewest, asked right before dev is
+// written about the digest dev was found on (none when absent).
 //
 // Registries have no compare-and-swap for tags, so a publisher that writes
 // between the recheck and the write (a window of one request) is not seen;
@@ -78,8 +79,8 @@ func applyTags(ctx context.Context, repo, digest string, plan Tagging, auth Auth
 	if err != nil {
 		return report, err
 	}
-	immutable, writes := planShape(plan)
-	if !writes && len(immutable) == 0 {
+	rechecked, writes := planShape(plan)
+	if !writes && len(rechecked) == 0 {
 		report.Kept = append(report.Kept, plan.Actions...)
 		return report, nil
 	}
@@ -98,7 +99,7 @@ func applyTags(ctx context.Context, repo, digest string, plan Tagging, auth Auth
 		target = desc
 	}
 
-	current, err := c.resolve(ctx, r, immutable)
+	current, err := c.resolve(ctx, r, rechecked)
 	if err != nil {
 		return report, fmt.Errorf("recheck tags: %w", err)
 	}
@@ -106,19 +107,20 @@ func applyTags(ctx context.Context, repo, digest string, plan Tagging, auth Auth
 	if err != nil {
 		return report, err
 	}
-	err = c.writeTags(ctx, r, target, actions, rc, &report)
+	err = c.writeTags(ctx, r, target, actions, current, rc, &report)
 	return report, err
 }
 
 // writeTags carries out the rechecked actions in order, each recorded in report as kept,
-// skipped (its recheck said no) or written; it stops at the first failure.
-func (c *client) writeTags(ctx context.Context, r name.Repository, target remote.Taggable, actions []TagAction, rc rechecks, report *ApplyReport) error {
+// skipped (its recheck said no) or written; it stops at the first failure. current is
+// what the tags were found on right before.
+func (c *client) writeTags(ctx context.Context, r name.Repository, target remote.Taggable, actions []TagAction, current map[string]string, rc rechecks, report *ApplyReport) error {
 	for _, a := range actions {
 		if a.Action == ActionKeep {
 			report.Kept = append(report.Kept, a)
 			continue
 		}
-		skip, why, err := rc.skip(ctx, a)
+		skip, why, err := rc.skip(ctx, a, current[a.Tag])
 		if err != nil {
 			return err
 		}
@@ -155,16 +157,20 @@ func rechecksFor(plan Tagging, stillLatest StillLatest, opts []Option) (rechecks
 	if rc.stillLatest == nil && slices.ContainsFunc(plan.Actions, func(a TagAction) bool { return a.Tag == TagLatest && a.Action != ActionKeep }) {
 		return rc, errors.New("the plan sets latest but no stillLatest check was given")
 	}
-	if rc.stillNewest == nil && slices.ContainsFunc(plan.Actions, func(a TagAction) bool { return a.Tag == TagDev && a.Action == ActionMove }) {
-		return rc, errors.New("the plan moves dev but no recheck of the commit order on dev was given")
+	if rc.stillNewest == nil && slices.ContainsFunc(plan.Actions, writesDev) {
+		return rc, errors.New("the plan writes dev but no recheck of the commit order on dev was given")
 	}
 	return rc, nil
 }
 
+// writesDev is whether a moves or creates dev.
+func writesDev(a TagAction) bool { return a.Tag == TagDev && a.Action != ActionKeep }
+
 // skip asks the recheck of a's tag, where it has one, and says whether a is left
 // unwritten and why: latest that is no longer the highest release, dev that would move
-// off a newer commit.
-func (rc rechecks) skip(ctx context.Context, a TagAction) (bool, string, error) {
+// off a newer commit, or be created or moved for a commit that is not on dev. found is
+// the digest the tag was found on right before (empty when absent).
+func (rc rechecks) skip(ctx context.Context, a TagAction, found string) (bool, string, error) {
 	switch {
 	case a.Tag == TagLatest:
 		ok, err := rc.stillLatest(ctx)
@@ -174,8 +180,8 @@ func (rc rechecks) skip(ctx context.Context, a TagAction) (bool, string, error) 
 		if !ok {
 			return true, "no longer the highest release: latest left " + leftOn(a), nil
 		}
-	case a.Tag == TagDev && a.Action == ActionMove:
-		ok, why, err := rc.stillNewest(ctx, a.From)
+	case writesDev(a):
+		ok, why, err := rc.stillNewest(ctx, found)
 		if err != nil {
 			return false, "", fmt.Errorf("recheck dev: %w", err)
 		}
@@ -186,38 +192,43 @@ func (rc rechecks) skip(ctx context.Context, a TagAction) (bool, string, error) 
 	return false, "", nil
 }
 
-// planShape lists the plan's immutable tags and says whether it writes any tag.
-func planShape(plan Tagging) (immutable []string, writes bool) {
+// planShape lists the tags the plan rechecks right before writing (its immutable tags,
+// and dev when it writes dev) and says whether it writes any tag.
+func planShape(plan Tagging) (rechecked []string, writes bool) {
 	for _, a := range plan.Actions {
-		if a.Class.Immutable() {
-			immutable = append(immutable, a.Tag)
+		if a.Class.Immutable() || writesDev(a) {
+			rechecked = append(rechecked, a.Tag)
 		}
 		writes = writes || a.Action != ActionKeep
 	}
-	return immutable, writes
+	return rechecked, writes
 }
 
-// Recheck decides, from the immutable tags read right before writing (current: tag →
-// digest, absent when missing), whether the planned actions still hold: a tag found where
-// the plan left it passes; one another run already put on digest is kept (converged);
-// anything else is a ConcurrentTagError and nothing is written.
+// Recheck decides, from the tags read right before writing (current: tag → digest, absent
+// when missing), whether the planned actions still hold: an immutable tag, or dev, found
+// where the plan left it passes; one another run already put on digest is kept
+// (converged); anything else is a ConcurrentTagError and nothing is written. dev moved by
+// a newer commit's run after the plan fails here, so it never moves back.
 func Recheck(repo, digest string, planned []TagAction, current map[string]string) ([]TagAction, error) {
 	var changed []error
 	actions := slices.Clone(planned)
 	for i, a := range actions {
-		if !a.Class.Immutable() {
+		if !a.Class.Immutable() && !writesDev(a) {
 			continue
 		}
 		found := current[a.Tag]
 		want := ""
-		if a.Action == ActionKeep {
+		switch a.Action {
+		case ActionKeep:
 			want = digest
+		case ActionMove:
+			want = a.From
 		}
 		switch {
 		case found == want:
 		case found == digest:
 			// Another run already wrote what we meant to: converged.
-			actions[i].Action = ActionKeep
+			actions[i].Action, actions[i].From = ActionKeep, ""
 		default:
 			changed = append(changed, &ConcurrentTagError{Image: repo, Tag: a.Tag, Planned: want, Found: found})
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -158,6 +159,80 @@ func TestApplyTagsMovesDev(t *testing.T) {
 	}
 	if got := reg.state(t, repo); !equalMaps(got, want) {
 		t.Errorf("state = %v, want %v", got, want)
+	}
+}
+
+// dev is resolved with the immutable tags right before writing: a newer commit's run that
+// moved dev after the plan was made makes the apply fail as concurrent, and dev stays on
+// the newer image, where the plan's From would have let it move back.
+func TestApplyTagsDevMovedSinceThePlan(t *testing.T) {
+	reg := newTestRegistry(t)
+	repo := reg.repo("img")
+	first := pushed(t, reg, repo)
+	tagWith(t, reg, repo, first, "dev", "sha-1111111")
+	ours := pushed(t, reg, repo)
+	existing, err := ResolveTags(t.Context(), repo, []string{"sha-2222222", "dev"}, reg.auth, reg.opts()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanTags(repo, ours, []string{"sha-2222222", "dev"}, existing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Between our plan and our apply, the run of a newer commit moves dev.
+	newer := pushed(t, reg, repo)
+	tagWith(t, reg, repo, newer, "dev", "sha-3333333")
+	before := reg.state(t, repo)
+	mark := reg.mark()
+	var askedFrom []string
+	recheck := func(_ context.Context, from string) (bool, string, error) {
+		askedFrom = append(askedFrom, from)
+		return from == first, "dev is on a newer commit's image", nil // the commit order: only first is older
+	}
+	report, err := ApplyTags(t.Context(), repo, ours, plan, reg.auth, nil, append(reg.opts(), WithStillNewest(recheck))...)
+	var ce *ConcurrentTagError
+	if !errors.As(err, &ce) || ce.Tag != "dev" || ce.Planned != first || ce.Found != newer {
+		t.Fatalf("ApplyTags = %+v, %v; want a ConcurrentTagError for dev (planned %s, found %s)", report, err, first, newer)
+	}
+	if w := manifestPUTs(reg.writesSince(mark)); len(w) != 0 || len(report.Written) != 0 {
+		t.Errorf("wrote %v (report %v)", w, report.Written)
+	}
+	if after := reg.state(t, repo); !equalMaps(after, before) || after["dev"] != newer {
+		t.Errorf("state = %v, want %v", after, before)
+	}
+	if len(askedFrom) != 0 {
+		t.Errorf("the order recheck was asked about %v, after dev was found moved", askedFrom)
+	}
+}
+
+// Creating dev is rechecked as moving it is: without the order recheck nothing is
+// written, and a commit the recheck refuses (not on dev) leaves dev absent.
+func TestApplyTagsCreatingDevNeedsItsRecheck(t *testing.T) {
+	reg := newTestRegistry(t)
+	repo := reg.repo("img")
+	d := pushed(t, reg, repo)
+	plan, err := PlanTags(repo, d, []string{"sha-1111111", "dev"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := reg.mark()
+	if _, err := ApplyTags(t.Context(), repo, d, plan, reg.auth, nil, reg.opts()...); err == nil || !strings.Contains(err.Error(), "commit order on dev") {
+		t.Errorf("dev created without a recheck: %v", err)
+	}
+	if w := manifestPUTs(reg.writesSince(mark)); len(w) != 0 {
+		t.Errorf("wrote %v without the recheck", w)
+	}
+	var askedFrom []string
+	offDev := func(_ context.Context, from string) (bool, string, error) {
+		askedFrom = append(askedFrom, from)
+		return false, "commit 1111111 is not on the dev branch: dev left absent", nil
+	}
+	report, err := ApplyTags(t.Context(), repo, d, plan, reg.auth, nil, append(reg.opts(), WithStillNewest(offDev))...)
+	if err != nil || len(report.Skipped) != 1 || report.Skipped[0].Tag != "dev" || !slices.Equal(askedFrom, []string{""}) {
+		t.Errorf("report %+v, %v; recheck asked about %q", report, err, askedFrom)
+	}
+	if got := reg.state(t, repo); got["dev"] != "" || got["sha-1111111"] != d {
+		t.Errorf("state = %v, want sha-1111111 on %s and no dev", got, d)
 	}
 }
 
@@ -355,7 +430,8 @@ func TestRechecksFor(t *testing.T) {
 		{name: "latest kept", plan: plan(version, latest(ActionKeep))},
 		{name: "latest moved", plan: plan(version, latest(ActionMove)), stillLatest: always(true)},
 		{name: "latest created without its recheck", plan: plan(latest(ActionCreate)), wantErr: "no stillLatest check"},
-		{name: "dev created", plan: plan(dev(ActionCreate))},
+		{name: "dev created", plan: plan(dev(ActionCreate)), opts: []Option{WithStillNewest(newest(true, ""))}},
+		{name: "dev created without its recheck", plan: plan(dev(ActionCreate)), opts: []Option{WithTransport(http.DefaultTransport)}, wantErr: "no recheck of the commit order on dev"},
 		{name: "dev moved", plan: plan(dev(ActionMove)), opts: []Option{WithStillNewest(newest(true, ""))}},
 		{name: "dev moved without its recheck", plan: plan(dev(ActionMove)), opts: []Option{WithTransport(http.DefaultTransport)}, wantErr: "no recheck of the commit order on dev"},
 	}
@@ -371,7 +447,7 @@ func TestRechecksFor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (rc.stillNewest != nil) != (len(tt.opts) > 0) || (rc.stillLatest != nil) != (tt.stillLatest != nil) {
+			if (rc.stillNewest != nil) != slices.ContainsFunc(tt.plan.Actions, func(a TagAction) bool { return a.Tag == TagDev }) || (rc.stillLatest != nil) != (tt.stillLatest != nil) {
 				t.Errorf("rechecks = %+v, want those given", rc)
 			}
 		})
@@ -399,19 +475,19 @@ func TestRechecksSkip(t *testing.T) {
 		{TagAction{Tag: "1.2.3", Action: ActionCreate}, false, "", ""},
 		{TagAction{Tag: TagLatest, Action: ActionMove, From: "sha256:prev"}, true, "no longer the highest release: latest left on sha256:prev", "latest "},
 		{TagAction{Tag: TagLatest, Action: ActionCreate}, true, "no longer the highest release: latest left absent", "latest "},
-		{TagAction{Tag: TagDev, Action: ActionCreate}, false, "", ""},
+		{TagAction{Tag: TagDev, Action: ActionCreate}, false, "", "dev "},
 		{TagAction{Tag: TagDev, Action: ActionMove, From: "sha256:old"}, true, "dev has a newer commit", "dev "},
 		{TagAction{Tag: TagDev, Action: ActionMove, From: "sha256:older"}, false, "", "dev "},
 	}
 	for _, tt := range tests {
 		asked = ""
-		skip, why, err := rc.skip(t.Context(), tt.a)
+		skip, why, err := rc.skip(t.Context(), tt.a, tt.a.From)
 		if err != nil || skip != tt.skip || why != tt.why || asked != tt.wantAsks {
 			t.Errorf("skip(%s %s) = %v, %q, %v after asking %q; want %v, %q after asking %q", tt.a.Action, tt.a.Tag, skip, why, err, asked, tt.skip, tt.why, tt.wantAsks)
 		}
 	}
 	rc.stillLatest = func(context.Context) (bool, error) { return false, failed }
-	if _, _, err := rc.skip(t.Context(), TagAction{Tag: TagLatest, Action: ActionMove}); !errors.Is(err, failed) || !strings.HasPrefix(err.Error(), "recheck latest: ") {
+	if _, _, err := rc.skip(t.Context(), TagAction{Tag: TagLatest, Action: ActionMove}, ""); !errors.Is(err, failed) || !strings.HasPrefix(err.Error(), "recheck latest: ") {
 		t.Errorf("a failing recheck: %v", err)
 	}
 }

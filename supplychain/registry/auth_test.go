@@ -237,9 +237,9 @@ func TestReferencesAreParsedStrictly(t *testing.T) {
 			}
 			// go-containerregistry picks http for private addresses by itself; the
 			// transport's guard is what keeps plain HTTP to the named host.
-			guard := plainHTTPOnlyTo{host: tt.plainHTTP, base: roundTripFunc(func(*http.Request) (*http.Response, error) {
+			guard := PlainHTTPOnly(roundTripFunc(func(*http.Request) (*http.Response, error) {
 				return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
-			})}
+			}), tt.plainHTTP)
 			req, _ := http.NewRequest(http.MethodGet, "http://"+r.RegistryStr()+"/v2/", nil)
 			resp, err := guard.RoundTrip(req)
 			if resp != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -80,7 +81,7 @@ func newClient(auth Auth, cfg config) (*client, error) {
 	}
 	ropts := []remote.Option{
 		remote.WithAuth(authenticator),
-		remote.WithTransport(plainHTTPOnlyTo{host: cfg.plainHTTP, base: cfg.transport}),
+		remote.WithTransport(PlainHTTPOnly(cfg.transport, cfg.plainHTTP)),
 		remote.WithJobs(cfg.jobs),
 	}
 	if cfg.backoff != nil {
@@ -112,22 +113,33 @@ func connect[T any](parse func(string, string) (T, error), where string, auth Au
 	return r, c, nil
 }
 
-// plainHTTPOnlyTo refuses plain HTTP except to the host WithPlainHTTP named. pkg/name
-// alone would fall back to HTTP for RFC 1918 and *.local registries too, where a Basic
-// header would cross the network in clear text.
+// PlainHTTPOnly wraps base so that it refuses plain HTTP except to hosts (host names or
+// IPs, without port; empty ones name nothing): what WithPlainHTTP names here, and what
+// --plain-http names in the signing command. pkg/name alone would fall back to HTTP for
+// loopback, RFC 1918 and *.local registries too, where a Basic header would cross the
+// network in clear text.
+func PlainHTTPOnly(base http.RoundTripper, hosts ...string) http.RoundTripper {
+	return plainHTTPOnlyTo{hosts: hosts, base: base}
+}
+
 type plainHTTPOnlyTo struct {
-	host string
-	base http.RoundTripper
+	hosts []string
+	base  http.RoundTripper
 }
 
 func (t plainHTTPOnlyTo) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Scheme != "https" && (t.host == "" || r.URL.Hostname() != t.host) {
+	if r.URL.Scheme != "https" && !PlainHTTPAllowed(r.URL.Hostname(), t.hosts) {
 		if r.Body != nil {
 			_ = r.Body.Close() // a RoundTripper must close the body, even on error
 		}
 		return nil, fmt.Errorf("%w: %s", ErrPlainHTTP, r.URL.Host)
 	}
 	return t.base.RoundTrip(r)
+}
+
+// PlainHTTPAllowed is whether plain HTTP may go to host: one of hosts names it.
+func PlainHTTPAllowed(host string, hosts []string) bool {
+	return host != "" && slices.Contains(hosts, host)
 }
 
 // registryHost is the host of a registry string such as 127.0.0.1:5000.
@@ -160,15 +172,24 @@ func parseRepository(repo, plainHTTP string) (name.Repository, error) {
 	if err != nil {
 		return name.Repository{}, fmt.Errorf("repository %q (want <registry>/<org>/<name>, no tag): %w", repo, err)
 	}
-	if plainHTTP != "" && registryHost(r.RegistryStr()) == plainHTTP {
+	if PlainHTTPAllowed(registryHost(r.RegistryStr()), []string{plainHTTP}) {
 		return name.NewRepository(repo, name.StrictValidation, name.Insecure)
 	}
 	return r, nil
 }
 
 // parseReference reads <registry>/<repo>:<tag> or <registry>/<repo>@<digest>,
-// both explicit (no default "latest").
+// both explicit (no default "latest"), with plain HTTP tried only when the registry's
+// host is plainHTTP.
 func parseReference(ref, plainHTTP string) (name.Reference, error) {
+	return ParseReference(ref, plainHTTP)
+}
+
+// ParseReference reads <registry>/<repo>:<tag> or <registry>/<repo>@<digest> strictly: the
+// registry and the tag or digest explicit, no credentials in it. Plain HTTP is tried only
+// when the registry's host is one of plainHTTP. The registry command and the signing
+// command read every reference so.
+func ParseReference(ref string, plainHTTP ...string) (name.Reference, error) {
 	if err := checkNoUserinfo(ref); err != nil {
 		return nil, err
 	}
@@ -176,7 +197,7 @@ func parseReference(ref, plainHTTP string) (name.Reference, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reference %q (want <registry>/<repo>:<tag> or @sha256:…): %w", ref, err)
 	}
-	if plainHTTP != "" && registryHost(r.Context().RegistryStr()) == plainHTTP {
+	if PlainHTTPAllowed(registryHost(r.Context().RegistryStr()), plainHTTP) {
 		return name.ParseReference(ref, name.StrictValidation, name.Insecure)
 	}
 	return r, nil

@@ -45,15 +45,22 @@ func StillNewestIn(repo string, h DevHistory, auth Auth, opts ...Option) StillNe
 func CommitTag(commit string) string { return "sha-" + commit }
 
 // StillNewestOnDev decides, by commit order on dev, whether dev may move to the image of
-// h.Commit while it points at devNow. commitTags holds the digests of the sha-<commit>
-// tags of h.Newer that exist. dev moves only to a commit on dev, and never off the image of
-// a newer commit: a re-run of an older run's tag step then leaves dev where it is.
+// h.Commit while it points at devNow (empty: dev does not exist yet). commitTags holds the
+// digests of the sha-<commit> tags of h.Newer that exist. dev is written only for a commit
+// on dev, and never moves off the image of a newer commit: a re-run of an older run's tag
+// step then leaves dev where it is.
 func StillNewestOnDev(h DevHistory, commitTags map[string]string, devNow string) (bool, string) {
+	left := "dev left absent"
+	if devNow != "" {
+		left = "dev left on " + devNow
+	}
 	switch {
 	case !h.OnDev:
-		return false, fmt.Sprintf("commit %s is not on the dev branch: dev left on %s", h.Commit, devNow)
+		return false, fmt.Sprintf("commit %s is not on the dev branch: %s", h.Commit, left)
 	case !h.Complete:
-		return false, fmt.Sprintf("dev has more commits after %s than one comparison lists: dev left on %s", h.Commit, devNow)
+		return false, fmt.Sprintf("dev has more commits after %s than one comparison lists: %s", h.Commit, left)
+	case devNow == "":
+		return true, "" // no image to move off
 	}
 	for i := len(h.Newer) - 1; i >= 0; i-- {
 		if c := h.Newer[i]; commitTags[CommitTag(c)] == devNow {

@@ -37,3 +37,32 @@ func TestStillNewestOnDev(t *testing.T) {
 		})
 	}
 }
+
+// Creating dev (no dev yet): the commit must be on dev and the comparison complete; newer
+// commits without an image are no reason to refuse, as dev is on none of them.
+func TestStillNewestOnDevWhenCreatingDev(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		h      DevHistory
+		images map[string]string
+		want   bool
+		why    string
+	}{
+		{name: "our commit is dev's head", h: DevHistory{Commit: "c1", OnDev: true, Complete: true}, want: true},
+		{name: "newer commits without images", h: DevHistory{Commit: "c1", OnDev: true, Newer: []string{"c2"}, Complete: true}, want: true},
+		{name: "newer commits with images", h: DevHistory{Commit: "c1", OnDev: true, Newer: []string{"c2"}, Complete: true},
+			images: map[string]string{"sha-c2": "sha256:c2"}, want: true},
+		{name: "commit off dev", h: DevHistory{Commit: "c1", Complete: true}, why: "not on the dev branch"},
+		{name: "too far behind to list", h: DevHistory{Commit: "c1", OnDev: true, Newer: []string{"c2"}}, why: "more commits after c1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ok, why := StillNewestOnDev(tt.h, tt.images, "")
+			if ok != tt.want || !strings.Contains(why, tt.why) || (!ok && !strings.Contains(why, "dev left absent")) {
+				t.Errorf("StillNewestOnDev = %t, %q; want %t with %q", ok, why, tt.want, tt.why)
+			}
+		})
+	}
+}

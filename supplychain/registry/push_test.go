@@ -14,13 +14,7 @@ func TestPushByDigestCreatesNoTag(t *testing.T) {
 	repo := reg.repo("tesk-core-filer")
 	// An earlier image holds dev; the push must not touch it nor add a tag.
 	old := pushed(t, reg, repo)
-	plan, err := PlanTags(repo, old, []string{"dev"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ApplyTags(t.Context(), repo, old, plan, reg.auth, nil, reg.opts()...); err != nil {
-		t.Fatal(err)
-	}
+	tagWith(t, reg, repo, old, "dev")
 	before := reg.state(t, repo)
 
 	img := randomImage(t)

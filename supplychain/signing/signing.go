@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,14 +46,24 @@ type Signer struct {
 	NewKeypair func() (sign.Keypair, error)
 }
 
-// NewSigner returns a Signer for the given Fulcio and Rekor (v1 API) URLs.
-func NewSigner(fulcioURL, rekorURL string) (*Signer, error) {
+// ErrPlainHTTP is a Fulcio or Rekor URL over plain HTTP to a host not named as one the
+// traffic cannot leave the machine for: the identity token goes to Fulcio, and whoever
+// reads it signs as its identity until it expires.
+var ErrPlainHTTP = errors.New("refusing plain HTTP to a host that --plain-http does not name (one the traffic cannot leave the machine for)")
+
+// NewSigner returns a Signer for the given Fulcio and Rekor (v1 API) URLs: https, or http
+// to a host plainHTTP names (host names or IPs, without port).
+func NewSigner(fulcioURL, rekorURL string, plainHTTP ...string) (*Signer, error) {
 	if fulcioURL == "" || rekorURL == "" {
 		return nil, errors.New("signing: Fulcio and Rekor URLs are required")
 	}
-	for _, u := range []string{fulcioURL, rekorURL} {
-		if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
-			return nil, fmt.Errorf("signing: %q is not an http(s) URL", u)
+	for _, raw := range []string{fulcioURL, rekorURL} {
+		u, err := url.Parse(raw)
+		switch {
+		case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+			return nil, fmt.Errorf("signing: %q is not an http(s) URL", raw)
+		case u.Scheme == "http" && !slices.Contains(plainHTTP, u.Hostname()):
+			return nil, fmt.Errorf("signing: %s: %w", raw, ErrPlainHTTP)
 		}
 	}
 	return &Signer{

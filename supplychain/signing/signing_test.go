@@ -134,14 +134,20 @@ func TestSignStatement(t *testing.T) {
 func TestNewSigner(t *testing.T) {
 	tests := []struct {
 		fulcio, rekor string
+		plainHTTP     []string
 		ok            bool
 	}{
-		{signing.PublicGoodFulcioURL, signing.PublicGoodRekorURL, true},
-		{"", signing.PublicGoodRekorURL, false},
-		{"fulcio.example", signing.PublicGoodRekorURL, false},
+		{signing.PublicGoodFulcioURL, signing.PublicGoodRekorURL, nil, true},
+		{"", signing.PublicGoodRekorURL, nil, false},
+		{"fulcio.example", signing.PublicGoodRekorURL, nil, false},
+		{"http://10.20.30.40:5555", signing.PublicGoodRekorURL, nil, false},
+		{signing.PublicGoodFulcioURL, "http://rekor.local", nil, false},
+		{"http://10.20.30.40:5555", signing.PublicGoodRekorURL, []string{"10.20.30.41"}, false},
+		{"http://127.0.0.1:5555", "http://127.0.0.1:5556", []string{"127.0.0.1"}, true},
+		{"http:///path", signing.PublicGoodRekorURL, []string{""}, false},
 	}
 	for _, tt := range tests {
-		s, err := signing.NewSigner(tt.fulcio, tt.rekor)
+		s, err := signing.NewSigner(tt.fulcio, tt.rekor, tt.plainHTTP...)
 		if (err == nil) != tt.ok || (tt.ok && (s.CertificateProvider == nil || len(s.TransparencyLogs) != 1)) {
 			t.Errorf("NewSigner(%q, %q) = %v, %v", tt.fulcio, tt.rekor, s, err)
 		}

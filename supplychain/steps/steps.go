@@ -26,6 +26,7 @@ import (
 
 	"dagger/shipyard/supplychain/provenance"
 	"dagger/shipyard/supplychain/referrers"
+	"dagger/shipyard/supplychain/registry"
 	"dagger/shipyard/supplychain/sbom"
 	"dagger/shipyard/supplychain/signing"
 )
@@ -38,8 +39,10 @@ type Config struct {
 	Token *signing.Token
 	// Signer signs statements.
 	Signer *signing.Signer
-	// Remote are the registry options (authentication, transport).
+	// Remote are the registry options (authentication, transport): Registry's.
 	Remote []remote.Option
+	// PlainHTTP are the hosts plain HTTP may go to, as Registry was given them.
+	PlainHTTP []string
 	// Trusted is the trusted root a bundle already attached must verify
 	// against, with the token's identity and issuer, before it counts as a
 	// previous run's result. Required.
@@ -67,7 +70,7 @@ type Outcome struct {
 // Attest signs the SLSA provenance built from in and attaches it to the
 // image digest. in.ImageName and in.ImageDigest are taken from c.Image.
 func Attest(ctx context.Context, c Config, in provenance.Input) (Outcome, error) {
-	d, err := digestRef(c.Image)
+	d, err := digestRef(c.Image, c.PlainHTTP)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("attest: %w", err)
 	}
@@ -91,7 +94,7 @@ func Attest(ctx context.Context, c Config, in provenance.Input) (Outcome, error)
 // token's identity counts as done, even if a new SBOM of the same image would
 // differ in its serial number or timestamp: the image is the same.
 func AttestSBOM(ctx context.Context, c Config, bom []byte) (Outcome, error) {
-	d, err := digestRef(c.Image)
+	d, err := digestRef(c.Image, c.PlainHTTP)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("attest: %w", err)
 	}
@@ -109,7 +112,7 @@ func AttestSBOM(ctx context.Context, c Config, bom []byte) (Outcome, error) {
 // Sign signs the image digest the way cosign v2.6 does with
 // --new-bundle-format and attaches the bundle to it.
 func Sign(ctx context.Context, c Config) (Outcome, error) {
-	d, err := digestRef(c.Image)
+	d, err := digestRef(c.Image, c.PlainHTTP)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("sign: %w", err)
 	}
@@ -120,13 +123,19 @@ func Sign(ctx context.Context, c Config) (Outcome, error) {
 	return publish(ctx, "sign", c, d, signing.CosignSignPredicateType, payload)
 }
 
-func digestRef(image string) (name.Digest, error) {
+// digestRef reads image as the registry command reads a reference (strictly, plain HTTP
+// only to a host plainHTTP names), and requires a digest.
+func digestRef(image string, plainHTTP []string) (name.Digest, error) {
 	if image == "" {
 		return name.Digest{}, errors.New("an image reference is required")
 	}
-	d, err := name.NewDigest(image)
+	ref, err := registry.ParseReference(image, plainHTTP...)
 	if err != nil {
-		return name.Digest{}, fmt.Errorf("image %q must be a reference by digest (repo@sha256:…): %w", image, err)
+		return name.Digest{}, fmt.Errorf("image: %w", err)
+	}
+	d, ok := ref.(name.Digest)
+	if !ok {
+		return name.Digest{}, fmt.Errorf("image %q must be a reference by digest (<registry>/<repo>@sha256:…)", image)
 	}
 	return d, nil
 }
@@ -244,19 +253,23 @@ func describe(out *Outcome, bundle []byte) {
 	}
 }
 
-// Registry returns remote options for the given credentials; an empty
-// username means anonymous access. The password stays in memory.
-func Registry(username, password string) ([]remote.Option, error) {
+// Registry returns remote options for the given credentials; an empty username means
+// anonymous access. The password stays in memory. Plain HTTP goes to the hosts plainHTTP
+// names (host names or IPs, without port) and nowhere else, as in the registry command:
+// go-containerregistry alone would send it to any loopback, RFC 1918 or *.local registry,
+// and the password with it.
+func Registry(username, password string, plainHTTP ...string) ([]remote.Option, error) {
+	transport := remote.WithTransport(registry.PlainHTTPOnly(remote.DefaultTransport, plainHTTP...))
 	if username == "" {
 		if password != "" {
 			return nil, errors.New("a registry password needs a username")
 		}
-		return nil, nil
+		return []remote.Option{transport}, nil
 	}
 	if password == "" {
 		return nil, errors.New("a registry username needs a password")
 	}
-	return []remote.Option{remote.WithAuth(basic{username, password})}, nil
+	return []remote.Option{remote.WithAuth(basic{username, password}), transport}, nil
 }
 
 // basic is authn.Basic without its String method, which would print the

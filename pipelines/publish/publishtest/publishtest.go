@@ -375,6 +375,28 @@ type rawManifest struct {
 func (m rawManifest) RawManifest() ([]byte, error)        { return m.raw, nil }
 func (m rawManifest) MediaType() (types.MediaType, error) { return m.mt, nil }
 
+// CopyImage writes the image at from (repo@digest) to toRepo by the same digest, with the
+// login: what a job that pushed an image into another image's repository leaves.
+func (r *Registry) CopyImage(t testing.TB, from, toRepo string) {
+	t.Helper()
+	auth := remote.WithAuth(&authn.Basic{Username: r.Username, Password: r.Password})
+	src, err := name.NewDigest(from, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := remote.Image(src, auth)
+	if err != nil {
+		t.Fatalf("image %s: %v", from, err)
+	}
+	dst, err := name.NewDigest(toRepo+"@"+src.DigestStr(), name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(dst, img, auth); err != nil {
+		t.Fatalf("copy %s to %s: %v", from, toRepo, err)
+	}
+}
+
 // Push writes img to repo by digest with the login, as a release from elsewhere would.
 func (r *Registry) Push(t testing.TB, repo string, img v1.Image) string {
 	t.Helper()

@@ -9,6 +9,10 @@
 //	supplychain sign   --image REPO@sha256:… --oidc-token-file F --trusted-root F
 //	supplychain verify --image REF --certificate-identity-regexp RE --certificate-oidc-issuer URL --trusted-root F
 //
+// Every command takes --plain-http HOST (repeatable), the hosts plain HTTP may go to (the
+// registry's, Fulcio's, Rekor's); every other request is HTTPS, and references are read
+// strictly (the registry named), as the registry command reads them.
+//
 // Results are printed as JSON on stdout. Secrets (the registry password, the
 // OIDC token, or GitHub's token request URL and bearer token, with which a step
 // requests its own token right before signing) are read from files given by
@@ -28,9 +32,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/go-containerregistry/pkg/name"
-
 	"dagger/shipyard/supplychain/provenance"
+	"dagger/shipyard/supplychain/registry"
 	"dagger/shipyard/supplychain/sbom"
 	"dagger/shipyard/supplychain/signing"
 	"dagger/shipyard/supplychain/steps"
@@ -44,9 +47,9 @@ func main() {
 	os.Exit(code)
 }
 
-// newSignerFunc makes the signer from the Fulcio and Rekor URLs; tests give
-// one backed by an offline Sigstore.
-type newSignerFunc func(fulcioURL, rekorURL string) (*signing.Signer, error)
+// newSignerFunc makes the signer from the Fulcio and Rekor URLs, plain HTTP allowed to the
+// hosts plainHTTP names; tests give one backed by an offline Sigstore.
+type newSignerFunc func(fulcioURL, rekorURL string, plainHTTP ...string) (*signing.Signer, error)
 
 const usage = `usage: supplychain <attest|sign|verify> [flags]
 
@@ -92,14 +95,27 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 type usageError struct{ error }
 
-// registryFlags are the registry flags shared by every command.
+// registryFlags are the registry flags shared by every command, with the hosts plain HTTP
+// may go to (the registry's, Fulcio's, Rekor's), as the registry command has them.
 type registryFlags struct {
 	username, passwordFile string
+	plainHTTP              listFlag
 }
 
 func (r *registryFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&r.username, "registry-username", "", "registry user name (anonymous when empty)")
 	fs.StringVar(&r.passwordFile, "registry-password-file", "", "file holding the registry password or token")
+	fs.Var(&r.plainHTTP, "plain-http", "a host (no port) plain HTTP may go to, the registry's, Fulcio's or Rekor's: one the traffic cannot leave the machine for (repeatable); everything else is HTTPS")
+}
+
+// checkPlainHTTP refuses a --plain-http value that is not a host alone.
+func (r *registryFlags) checkPlainHTTP() error {
+	for _, h := range r.plainHTTP {
+		if h == "" || strings.ContainsAny(h, ":/[]") {
+			return usageError{fmt.Errorf("--plain-http %q: give the host alone, without port or scheme", h)}
+		}
+	}
+	return nil
 }
 
 // password reads the password file; trailing newlines are not part of it.
@@ -141,6 +157,9 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	if err := f.check(cmd); err != nil {
 		return err
 	}
+	if err := f.reg.checkPlainHTTP(); err != nil {
+		return err
+	}
 	// The token comes first: without a valid one nothing else happens.
 	tok, err := f.token(ctx, stdin)
 	if err != nil {
@@ -151,11 +170,11 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 		return err
 	}
 	secrets := func(err error) error { return signing.Redact(tok.Redact(err), password) }
-	remoteOpts, err := steps.Registry(f.reg.username, password)
+	remoteOpts, err := steps.Registry(f.reg.username, password, f.reg.plainHTTP...)
 	if err != nil {
 		return usageError{err}
 	}
-	signer, err := newSigner(f.fulcioURL, f.rekorURL)
+	signer, err := newSigner(f.fulcioURL, f.rekorURL, f.reg.plainHTTP...)
 	if err != nil {
 		return usageError{err}
 	}
@@ -163,7 +182,7 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	if err != nil {
 		return err
 	}
-	c := steps.Config{Image: f.image, Token: tok, Signer: signer, Remote: remoteOpts, Trusted: tr}
+	c := steps.Config{Image: f.image, Token: tok, Signer: signer, Remote: remoteOpts, PlainHTTP: f.reg.plainHTTP, Trusted: tr}
 	var out steps.Outcome
 	switch {
 	case f.bom != nil:
@@ -359,7 +378,10 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{fmt.Errorf("--certificate-identity-regexp: %w", err)}
 	}
 	p.RequiredPredicateTypes = require
-	ref, err := name.ParseReference(image)
+	if err := reg.checkPlainHTTP(); err != nil {
+		return err
+	}
+	ref, err := registry.ParseReference(image, reg.plainHTTP...)
 	if err != nil {
 		return usageError{fmt.Errorf("--image: %w", err)}
 	}
@@ -371,7 +393,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	remoteOpts, err := steps.Registry(reg.username, password)
+	remoteOpts, err := steps.Registry(reg.username, password, reg.plainHTTP...)
 	if err != nil {
 		return usageError{err}
 	}

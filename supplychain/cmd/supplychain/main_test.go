@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -100,15 +101,24 @@ func (w *world) write(name, content string) string {
 
 func (w *world) path(name string) string { return filepath.Join(w.dir, name) }
 
+// plainHost is the test registry's host, which speaks plain HTTP on loopback.
+func (w *world) plainHost() string {
+	host, _, err := net.SplitHostPort(w.reg.Host)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return host
+}
+
 func (w *world) auth() []remote.Option {
-	opts, err := steps.Registry(w.user, w.password)
+	opts, err := steps.Registry(w.user, w.password, w.plainHost())
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	return opts
 }
 
-func (w *world) newSigner(f, r string) (*signing.Signer, error) {
+func (w *world) newSigner(f, r string, _ ...string) (*signing.Signer, error) {
 	if f != fulcioURL || r != rekorURL {
 		return nil, fmt.Errorf("unexpected URLs %s %s", f, r)
 	}
@@ -163,7 +173,7 @@ func (w *world) publishArgs(cmd, image string) []string {
 	args := []string{cmd, "--image", image,
 		"--registry-username", w.user, "--registry-password-file", w.path("password"),
 		"--oidc-token-file", w.path("token"), "--fulcio-url", fulcioURL, "--rekor-url", rekorURL,
-		"--trusted-root", w.path("trusted_root.json")}
+		"--trusted-root", w.path("trusted_root.json"), "--plain-http", w.plainHost()}
 	if cmd == "attest" {
 		args = append(args,
 			"--source-repository", "https://github.com/elixir-cloud-aai/tesk-core",
@@ -183,7 +193,7 @@ func (w *world) publishArgs(cmd, image string) []string {
 func (w *world) verifyArgs(image, idRE, iss string) []string {
 	return []string{"verify", "--image", image,
 		"--registry-username", w.user, "--registry-password-file", w.path("password"),
-		"--trusted-root", w.path("trusted_root.json"),
+		"--trusted-root", w.path("trusted_root.json"), "--plain-http", w.plainHost(),
 		"--certificate-identity-regexp", idRE, "--certificate-oidc-issuer", iss}
 }
 
@@ -399,6 +409,28 @@ func TestTokenRequested(t *testing.T) {
 	}
 }
 
+// attest names the run's repository (GITHUB_REPOSITORY) as the source, whoever calls the
+// command: a source repository that differs from it is refused before anything is signed
+// or attached.
+func TestAttestRefusesAnotherSourceRepository(t *testing.T) {
+	w := newWorld(t)
+	d, _ := w.reg.PushRandom(t, "elixircloud/tesk-core-filer", w.auth()...)
+	args := w.publishArgs("attest", d.String())
+	for i, a := range args {
+		if a == "--source-repository" {
+			args[i+1] = "https://github.com/attacker/tesk-core"
+		}
+	}
+	code, _, errOut := w.run("", args...)
+	if code != 1 || !strings.Contains(errOut, "source repository") || !strings.Contains(errOut, "elixir-cloud-aai/tesk-core") {
+		t.Errorf("exit %d, stderr %q; want a refusal naming the run's repository", code, errOut)
+	}
+	refs, err := referrers.List(context.Background(), d, w.auth()...)
+	if err != nil || len(refs) != 0 {
+		t.Errorf("referrers after the refusal: %d (%v), want none", len(refs), err)
+	}
+}
+
 func TestWrongRegistryPassword(t *testing.T) {
 	w := newWorld(t)
 	d, _ := w.reg.PushRandom(t, "org/filer", w.auth()...)
@@ -538,7 +570,7 @@ with cosign v2.6:
     --certificate-oidc-issuer '%[3]s' \
     127.0.0.1:5000/shipyard/demo@%[1]s
 
-  supplychain verify --image 127.0.0.1:5000/shipyard/demo@%[1]s \
+  supplychain verify --image 127.0.0.1:5000/shipyard/demo@%[1]s --plain-http 127.0.0.1 \
     --trusted-root trusted_root.json \
     --certificate-identity-regexp '%[5]s' \
     --certificate-oidc-issuer '%[3]s'

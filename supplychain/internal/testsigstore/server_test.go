@@ -27,7 +27,7 @@ func TestHandlerServesTheProductionClients(t *testing.T) {
 	}
 	srv := httptest.NewServer(ss.Handler())
 	t.Cleanup(srv.Close)
-	signer, err := signing.NewSigner(srv.URL, srv.URL)
+	signer, err := signing.NewSigner(srv.URL, srv.URL, "127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}

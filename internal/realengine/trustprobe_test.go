@@ -1,0 +1,164 @@
+//go:build realengine
+
+package realengine
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/models/upstreams/upstreamstest"
+)
+
+// A bad --pin fails every function in the constructor, pr-title (which pulls no image)
+// included: a misspelt name, an image that is not one, an image by tag.
+func TestBadPinFailsPrTitle(t *testing.T) {
+	t.Parallel()
+	const digest = "@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	for _, pin := range []string{"trivy=notanimage", "nosuch=alpine" + digest, "python-3.12=python:3.12"} {
+		t.Run(pin, func(t *testing.T) {
+			t.Parallel()
+			r := cli(t, nil, "", "call", "--pin", pin, "pr-title", "--title", "fix: retry uploads")
+			if r.err == nil {
+				t.Fatalf("pr-title passed with --pin %s:\n%s", pin, r)
+			}
+			mustContain(t, "the error", r.stdout+r.stderr, pin, "uv, trivy, k3s, go", "NAME=IMAGE@sha256:<64 hex digits>")
+		})
+	}
+}
+
+// probeMake is the source's own make target, as a pull request could write it: it prints
+// the marks earlier calls left in uv's cache volume, leaves its own (the integration's
+// probe-mark file, new in every call), and fails, so no Python has to run.
+const probeMake = `#!/bin/sh
+cache=/root/.cache/uv
+mkdir -p "$cache"
+echo "uv cache held: [$(tr '\n' ' ' < "$cache/probe-marks" 2>/dev/null)]" >&2
+cat "models/${1#gen-repo-}/probe-mark" >> "$cache/probe-marks"
+exit 1
+`
+
+// probeImage is the suite's base image with probeMake as make, and stand-ins for uv and
+// uvx (which the graph copies in and never runs here): pinned as uv and go, whose make the
+// model graphs copy.
+func probeImage(t *testing.T) string {
+	t.Helper()
+	idx, err := name.NewDigest(strings.Replace(baseImage, registryHost, "127.0.0.1:"+registryPort, 1), name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := remote.Index(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := index.Image(platformImage(t, index, "amd64"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string]string{}
+	for path, content := range map[string]string{"usr/bin/make": probeMake, "uv": "#!/bin/sh\nexit 1\n", "uvx": "#!/bin/sh\nexit 1\n"} {
+		host := filepath.Join(dir, filepath.Base(path))
+		write(t, host, content)
+		files[path] = host
+	}
+	layer, err := fileLayer(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := mutate.AppendLayers(base, layer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := pushImage(img, "shipyard-test/trust-probe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+// platformImage is the digest of the index's image for arch.
+func platformImage(t *testing.T, index v1.ImageIndex, arch string) v1.Hash {
+	t.Helper()
+	m, err := index.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range m.Manifests {
+		if d.Platform != nil && d.Platform.Architecture == arch {
+			return d.Digest
+		}
+	}
+	t.Fatalf("the base image has no %s image", arch)
+	return v1.Hash{}
+}
+
+var heldMarks = regexp.MustCompile(`uv cache held: \[([^\]]*)\]`)
+
+// A credential-free update-repos --dry-run and a credentialed update-repos mount different
+// uv cache volumes on a real engine: the source's make target, which runs first in both,
+// finds the mark of the earlier dry run in the next dry run's volume, and not in the
+// credentialed run's (the engine keeps volumes between runs, so each call's mark is new).
+func TestUpdateReposDryRunAndCredentialedRunMountDifferentUVVolumes(t *testing.T) {
+	t.Parallel()
+	probe := probeImage(t)
+	src := t.TempDir()
+	upstreamstest.WriteGenerator(t, src)
+	write(t, filepath.Join(src, "Makefile"), "gen-repo-%:\n\trm -rf output/models-$*\n\tuvx cookiecutter --no-input --output-dir=output --config-file=models/$*/cookiecutter.yaml cookiecutter _config_dir=$$PWD/models/$*\n")
+	write(t, filepath.Join(src, "cookiecutter", "cookiecutter.json"), "{}\n")
+	const integration = "keda"
+
+	sim := githubsim.New(t)
+	const token = "ghp_ci_github_token_of_cloudcoil"
+	sim.AddToken(token, githubsim.Token{PushAccess: true})
+	commit := sim.AddRepo("cloudcoil", "cloudcoil").CommitOnBranch("main", "Merge the update", map[string]string{"README.md": "Cloudcoil\n"})
+	api := publishGitHub(t, sim)
+
+	args := []string{"--source", src, "--repo", "cloudcoil/cloudcoil", "--github-api", api,
+		"--pin", "python-3.13=" + baseImage, "--pin", "uv=" + probe, "--pin", "go=" + probe}
+	run := func(credentialed bool) (mark, held string) {
+		t.Helper()
+		b := make([]byte, 8)
+		if _, err := rand.Read(b); err != nil {
+			t.Fatal(err)
+		}
+		mark = "mark-" + hex.EncodeToString(b)
+		write(t, filepath.Join(src, "models", integration, "probe-mark"), mark+"\n")
+		call := append([]string{"call"}, args...)
+		env := map[string]string{}
+		if credentialed {
+			env["GHTOKEN"] = token
+			call = append(call, "--github-token", "env://GHTOKEN", "update-repos", "--name", integration, "--commit", commit)
+		} else {
+			call = append(call, "update-repos", "--name", integration, "--dry-run")
+		}
+		r := cli(t, env, "", call...)
+		m := heldMarks.FindStringSubmatch(r.stdout + r.stderr)
+		if r.err == nil || m == nil {
+			t.Fatalf("the source's make target did not report the cache (credentialed %t):\n%s", credentialed, r)
+		}
+		return mark, m[1]
+	}
+	first, _ := run(false)
+	credentialedMark, heldByCredentialed := run(true)
+	_, heldByNextDryRun := run(false)
+	t.Logf("the credentialed run's volume held [%s]; the next dry run's [%s]", heldByCredentialed, heldByNextDryRun)
+	if strings.Contains(heldByCredentialed, first) {
+		t.Errorf("the credentialed update-repos found the dry run's mark %s in its uv cache: one volume", first)
+	}
+	if !strings.Contains(heldByNextDryRun, first) {
+		t.Errorf("the next dry run did not find the first one's mark %s: the probe sees no volume (held [%s])", first, heldByNextDryRun)
+	}
+	if strings.Contains(heldByNextDryRun, credentialedMark) {
+		t.Errorf("the dry run found the credentialed run's mark %s in its uv cache", credentialedMark)
+	}
+}
