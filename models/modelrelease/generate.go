@@ -26,6 +26,12 @@ var (
 	// there (generator.py 947–959), such as the __init__.py the template renders or the
 	// models a checkout holds.
 	removeGenerated = []string{"rm", "-rf", "cloudcoil/models"}
+	// fixLint is the recipe's last step: the generator's own ruff ran in a temporary
+	// folder, where cloudcoil is a third-party package; in the repository it is first-party,
+	// so the template's lint target fails on the imports until fix-lint sorts them.
+	fixLint = []string{"make", "fix-lint"}
+	// genModels is the template's gen-models recipe, step by step.
+	genModels = [][]string{removeGenerated, generateArgs, fixLint}
 )
 
 // MakefilePath is the repository's Makefile, at the root.
@@ -91,8 +97,8 @@ func lockArgs(pin string) []string {
 }
 
 // generate refreshes the lockfile, installs the locked environment and generates the models
-// as the template's gen-models target does: the generated packages removed, then the
-// generator. The result's /repo is the generated repository, in a container
+// as the template's gen-models target does: the generated packages removed, the
+// generator, then make fix-lint. The result's /repo is the generated repository, in a container
 // with make for the repository's own targets.
 func (e Env) generate(repo *dagger.Directory, cloudcoilPin string) (*dagger.Container, error) {
 	ctr, err := e.python(repo)
@@ -102,11 +108,11 @@ func (e Env) generate(repo *dagger.Directory, cloudcoilPin string) (*dagger.Cont
 	if ctr, err = e.withMake(ctr); err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
-	return ctr.
-		WithExec(lockArgs(cloudcoilPin)).
-		WithExec(syncArgs).
-		WithExec(removeGenerated).
-		WithExec(generateArgs), nil
+	ctr = ctr.WithExec(lockArgs(cloudcoilPin)).WithExec(syncArgs)
+	for _, step := range genModels {
+		ctr = ctr.WithExec(step)
+	}
+	return ctr, nil
 }
 
 // runChecks runs the generation (by syncing generated) and then every check the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,7 +102,7 @@ func TestGenRepoRealIntegrations(t *testing.T) {
 			if _, ok := files["cloudcoil/models/"+module+"/__init__.py"]; !ok {
 				t.Errorf("the real template no longer renders cloudcoil/models/%s/__init__.py", module)
 			}
-			generatedAfterRemoval(t, e)
+			generatedAsTheTemplate(t, e)
 			// The generator reads the newest release line's schemas, as the release
 			// workflow's sed makes them, not the version crd_urls happens to name.
 			newestLineGenerated(t, e, files)
@@ -151,37 +152,65 @@ func BenchmarkGenRepoKubernetes(b *testing.B) {
 	}
 }
 
-// generatedAfterRemoval fails unless every run of the generator is preceded, in its own
-// container chain, by the template's removal of the generated packages.
-func generatedAfterRemoval(t *testing.T, e *engine.Engine) {
+// generatedAsTheTemplate fails unless every run of the generator is preceded, in its own
+// container chain, by the template's removal of the generated packages, and followed by
+// make fix-lint, on which every lint check runs.
+func generatedAsTheTemplate(t *testing.T, e *engine.Engine) {
 	t.Helper()
-	ran := false
+	ran, fixed := false, false
 	for _, x := range e.Graph().Execs() {
-		if !strings.Contains(strings.Join(x.Args, " "), "cloudcoil-model-codegen") {
-			continue
-		}
-		ran = true
-		rm := strings.Index(x.Chain, `withExec(args:["rm","-rf","cloudcoil/models"])`)
-		if rm < 0 || rm > strings.Index(x.Chain, `"cloudcoil-model-codegen"]`) {
-			t.Errorf("the generator runs on a tree whose cloudcoil/models was not removed first: %s", tail(x.Chain, 300))
+		args := strings.Join(x.Args, " ")
+		gen := strings.LastIndex(x.Chain, `"cloudcoil-model-codegen"]`)
+		fix := strings.LastIndex(x.Chain, `withExec(args:["make","fix-lint"])`)
+		switch {
+		case strings.Contains(args, "cloudcoil-model-codegen"):
+			ran = true
+			rm := strings.Index(x.Chain, `withExec(args:["rm","-rf","cloudcoil/models"])`)
+			if rm < 0 || rm > strings.Index(x.Chain, `"cloudcoil-model-codegen"]`) {
+				t.Errorf("the generator runs on a tree whose cloudcoil/models was not removed first: %s", tail(x.Chain, 300))
+			}
+		case args == "make fix-lint":
+			fixed = fixed || gen >= 0
+		case args == "make lint":
+			if gen < 0 || fix < gen {
+				t.Errorf("make lint runs on generated models that make fix-lint did not format: %s", tail(x.Chain, 300))
+			}
 		}
 	}
-	if !ran {
-		t.Error("the generator did not run")
+	if !ran || !fixed {
+		t.Errorf("the generator ran: %v; make fix-lint ran after it: %v", ran, fixed)
 	}
 }
 
-// The removal is the real template's own: its gen-models target starts with it.
-func TestGenerationRemovesAsTheTemplate(t *testing.T) {
+// Generation is the real template's gen-models recipe, step by step: the removal, the
+// generator (from the locked environment, so --frozen), then $(MAKE) fix-lint, whose
+// ruff sorts the imports by the repository's own first-party packages (the generator's
+// ruff ran in a temporary folder, where cloudcoil is third-party).
+func TestGenerationIsTheTemplatesGenModels(t *testing.T) {
 	root := cloudcoilTree(t)
 	makefile, err := os.ReadFile(filepath.Join(root, TemplateDir, "models-{{ cookiecutter.model_name }}", MakefilePath))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, after, ok := strings.Cut(string(makefile), "\ngen-models:\n")
-	first, _, _ := strings.Cut(after, "\n")
-	if !ok || strings.TrimSpace(first) != strings.Join(removeGenerated, " ") {
-		t.Errorf("the template's gen-models recipe starts with %q, not %q", first, strings.Join(removeGenerated, " "))
+	if !ok {
+		t.Fatal("the template's Makefile has no gen-models target")
+	}
+	var recipe []string
+	for _, line := range strings.Split(after, "\n") {
+		if !strings.HasPrefix(line, "\t") {
+			break
+		}
+		recipe = append(recipe, strings.TrimSpace(line))
+	}
+	var ours []string
+	for _, step := range genModels {
+		s := strings.Join(step, " ")
+		s = strings.Replace(s, "uv run --frozen ", "uv run ", 1)
+		ours = append(ours, strings.Replace(s, "make ", "$(MAKE) ", 1))
+	}
+	if !slices.Equal(recipe, ours) {
+		t.Errorf("the template's gen-models recipe is %q; Shipyard generates with %q", recipe, ours)
 	}
 }
 
