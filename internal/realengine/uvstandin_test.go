@@ -130,7 +130,7 @@ python3 -c 'import importlib.metadata as m; print("have pyyaml", m.version("pyya
 		name: "an extra's requirement at a version the image refuses is named and left out",
 		project: demoProject(`"filelock"`, map[string]string{"pyproject.toml": "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n" +
 			"dependencies = [\"filelock\"]\n[project.optional-dependencies]\nold = [\"pyyaml<5\"]\n"}),
-		script: "uv lock && ! grep -q pyyaml uv.lock",
+		script: `uv lock && ! grep -q '^name = "pyyaml"' uv.lock`,
 		output: []string{"left out of uv.lock: pyyaml<5 (the image has 6."},
 		files:  map[string][]string{"uv.lock": {`name = "filelock"`}},
 	}, {
