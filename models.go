@@ -277,12 +277,18 @@ func (m *Shipyard) PublishCheck(
 // A Makefile without lint or test is an error naming the target and the template's
 // recipe. Returns summary.md, results.json and check-artifacts.txt; fails with the table
 // when a job fails. It uses no credential.
-func (m *Shipyard) ModelCi(ctx context.Context) (*dagger.Directory, error) {
+func (m *Shipyard) ModelCi(
+	ctx context.Context,
+	// Python versions to test (e.g. 3.13), each one the repository supports; default: all
+	// it supports.
+	// +optional
+	python []string,
+) (*dagger.Directory, error) {
 	env, src, err := m.modelEnv(ctx, "model-ci")
 	if err != nil {
 		return nil, err
 	}
-	report, err := env.ModelCI(ctx, src)
+	report, err := env.ModelCI(ctx, src, python...)
 	if err != nil {
 		return nil, err
 	}

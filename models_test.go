@@ -410,7 +410,7 @@ func TestModelCiThroughTheModule(t *testing.T) {
 	files := fixtures.ModelRepoFiles(t, nil)
 	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
 	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
-	dir, err := m.ModelCi(ctx)
+	dir, err := m.ModelCi(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func TestModelCiThroughTheModule(t *testing.T) {
 	failing, e2 := modelModule(t, fixtures.ModelRepo(t, nil))
 	modelreleasetest.ServeDistributions(e2, "", fixtures.BuildDistributions(t, files, nil))
 	e2.OnExec(engine.ExecRule{ArgsContain: "make lint", ExitCode: 1, Stderr: "ruff: E501 line too long"})
-	if _, err := failing.ModelCi(ctx); err == nil || !strings.Contains(err.Error(), "lint") || !strings.Contains(err.Error(), "| lint | failed") {
+	if _, err := failing.ModelCi(ctx, nil); err == nil || !strings.Contains(err.Error(), "lint") || !strings.Contains(err.Error(), "| lint | failed") {
 		t.Errorf("a failing lint: %v", err)
 	}
 }

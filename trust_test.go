@@ -356,7 +356,7 @@ var trustRuns = map[string]trustRun{
 		_, err := m.CheckArtifacts(ctx)
 		return err
 	}),
-	"model-ci":    modelCallOn(false, func(ctx context.Context, m *Shipyard) error { _, err := m.ModelCi(ctx); return err }),
+	"model-ci":    modelCallOn(false, func(ctx context.Context, m *Shipyard) error { _, err := m.ModelCi(ctx, nil); return err }),
 	"model-lines": mountsNone("reads pyproject.toml", modelCallOn(false, func(ctx context.Context, m *Shipyard) error { _, err := m.ModelLines(ctx); return err })),
 	"propose-upstreams": mountsNone("reads cookiecutter.yaml files", modelCallOn(true, func(ctx context.Context, m *Shipyard) error {
 		_, err := m.ProposeUpstreams(ctx, "file")

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 
 	"dagger/shipyard/internal/testkit/fixtures"
@@ -43,23 +44,28 @@ func pythonImage(t testing.TB) string {
 }
 
 func pushPythonToolchain() (string, error) {
-	dir := os.Getenv(pythonToolchainEnv)
-	if dir == "" {
-		return "", fmt.Errorf("%s is unset: .ci/realengine builds the image with .ci/python-toolchain", pythonToolchainEnv)
-	}
-	idx, err := layout.ImageIndexFromPath(dir)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", dir, err)
-	}
-	m, err := idx.IndexManifest()
-	if err != nil || len(m.Manifests) == 0 {
-		return "", fmt.Errorf("%s has no manifest: %v", dir, err)
-	}
-	img, err := idx.Image(m.Manifests[0].Digest)
+	img, err := pythonToolchainImage()
 	if err != nil {
 		return "", err
 	}
 	return pushImage(img, "shipyard-test/python-toolchain")
+}
+
+// pythonToolchainImage reads the image from the layout .ci/python-toolchain wrote.
+func pythonToolchainImage() (v1.Image, error) {
+	dir := os.Getenv(pythonToolchainEnv)
+	if dir == "" {
+		return nil, fmt.Errorf("%s is unset: .ci/realengine builds the image with .ci/python-toolchain", pythonToolchainEnv)
+	}
+	idx, err := layout.ImageIndexFromPath(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil || len(m.Manifests) == 0 {
+		return nil, fmt.Errorf("%s has no manifest: %v", dir, err)
+	}
+	return idx.Image(m.Manifests[0].Digest)
 }
 
 // pythonPins are the constructor arguments that run a call's Python steps on the toolchain

@@ -127,6 +127,27 @@ python3 -c 'import importlib.metadata as m; print("have pyyaml", m.version("pyya
 		output: []string{"left out of uv.lock: mkdocstrings>=0.24"},
 		files:  map[string][]string{"uv.lock": {`name = "mkdocs"`, `source = { virtual = "." }`}},
 	}, {
+		name: "an extra's requirement at a version the image refuses is named and left out",
+		project: demoProject(`"filelock"`, map[string]string{"pyproject.toml": "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n" +
+			"dependencies = [\"filelock\"]\n[project.optional-dependencies]\nold = [\"pyyaml<5\"]\n"}),
+		script: `uv lock && ! grep -q '^name = "pyyaml"' uv.lock`,
+		output: []string{"left out of uv.lock: pyyaml<5 (the image has 6."},
+		files:  map[string][]string{"uv.lock": {`name = "filelock"`}},
+	}, {
+		// datamodel-code-generator 0.26.4 requires inflect<6.0; Debian 13 runs it with
+		// inflect 7: the lock records what runs, and says so.
+		name:    "a dependency's own requirement Debian satisfies otherwise is locked as installed",
+		project: demoProject(`"datamodel-code-generator"`, nil),
+		script:  "uv lock && uv sync --frozen",
+		output:  []string{"the image's inflect 7.", "locked as installed"},
+		files:   map[string][]string{"uv.lock": {`name = "datamodel-code-generator"`, `version = "0.26.4"`, `name = "inflect"`, `version = "7.`}},
+	}, {
+		name:    "a project dependency at a version the image refuses fails the lock",
+		project: demoProject(`"pyyaml<5"`, nil),
+		script:  "uv lock",
+		fails:   true,
+		output:  []string{"pyyaml<5 is not satisfied: the image has pyyaml 6."},
+	}, {
 		name:    "uv add keeps an existing specifier and bounds a new requirement",
 		project: demoProject(`"pyyaml>=5.0"`, nil),
 		script:  "uv add pyyaml -U && uv add filelock",

@@ -21,6 +21,17 @@ var (
 	// ([[tool.cloudcoil.codegen.models]]), run from the locked environment.
 	generateArgs = []string{"uv", "run", "--frozen", "cloudcoil-model-codegen"}
 	syncArgs     = []string{"uv", "sync", "--frozen"}
+	// removeGenerated is the first step of the template's gen-models target: the real
+	// generator moves its files into an existing package and fails on any file already
+	// there (generator.py 947–959), such as the __init__.py the template renders or the
+	// models a checkout holds.
+	removeGenerated = []string{"rm", "-rf", "cloudcoil/models"}
+	// fixLint is the recipe's last step: the generator's own ruff ran in a temporary
+	// folder, where cloudcoil is a third-party package; in the repository it is first-party,
+	// so the template's lint target fails on the imports until fix-lint sorts them.
+	fixLint = []string{"make", "fix-lint"}
+	// genModels is the template's gen-models recipe, step by step.
+	genModels = [][]string{removeGenerated, generateArgs, fixLint}
 )
 
 // MakefilePath is the repository's Makefile, at the root.
@@ -85,8 +96,9 @@ func lockArgs(pin string) []string {
 	return []string{"uv", "lock", "--upgrade-package", pkg}
 }
 
-// generate refreshes the lockfile, installs the locked environment and runs the generator
-// in a model repository. The result's /repo is the generated repository, in a container
+// generate refreshes the lockfile, installs the locked environment and generates the models
+// as the template's gen-models target does: the generated packages removed, the
+// generator, then make fix-lint. The result's /repo is the generated repository, in a container
 // with make for the repository's own targets.
 func (e Env) generate(repo *dagger.Directory, cloudcoilPin string) (*dagger.Container, error) {
 	ctr, err := e.python(repo)
@@ -96,10 +108,11 @@ func (e Env) generate(repo *dagger.Directory, cloudcoilPin string) (*dagger.Cont
 	if ctr, err = e.withMake(ctr); err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
-	return ctr.
-		WithExec(lockArgs(cloudcoilPin)).
-		WithExec(syncArgs).
-		WithExec(generateArgs), nil
+	ctr = ctr.WithExec(lockArgs(cloudcoilPin)).WithExec(syncArgs)
+	for _, step := range genModels {
+		ctr = ctr.WithExec(step)
+	}
+	return ctr, nil
 }
 
 // runChecks runs the generation (by syncing generated) and then every check the

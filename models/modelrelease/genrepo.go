@@ -1,6 +1,7 @@
 package modelrelease
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -87,11 +88,48 @@ func (e Env) genRepo(ctx context.Context, source *dagger.Directory, name string)
 	if err := CheckRendered(name, []byte(pyproject)); err != nil {
 		return nil, err
 	}
+	if repo, err = newestLine(ctx, source, repo, name, []byte(pyproject)); err != nil {
+		return nil, err
+	}
 	gen, err := e.generate(repo, pin)
 	if err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}
 	return gen, nil
+}
+
+// newestLine points the rendered repository's generator at the newest release line of the
+// integration's cookiecutter.yaml (which the template renders into the release workflow's
+// matrix), as that workflow's sed does for each line: main carries the models of the newest
+// configured upstream version, and validation checks the schemas a release will use, not
+// the version crd_urls happens to name.
+func newestLine(ctx context.Context, source, repo *dagger.Directory, name string, pyproject []byte) (*dagger.Directory, error) {
+	config := upstreams.CookiecutterPath(name)
+	data, err := source.File(config).Contents(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("gen-repo %s: %s: %w", name, config, err)
+	}
+	versions, sed, err := upstreams.CookiecutterLines([]byte(data), name)
+	if err != nil {
+		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
+	}
+	lines := LineConfig{Path: config, Versions: versions, Prefix: sed}
+	rel, err := ReleaseLines(lines)
+	if err != nil {
+		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
+	}
+	if !bytes.Contains(pyproject, []byte(sed)) {
+		// No input URL holds the prefix: the workflow's sed changes nothing either.
+		return repo, nil
+	}
+	selected, err := SelectUpstream(pyproject, lines, rel[len(rel)-1].Upstream)
+	if err != nil {
+		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
+	}
+	if bytes.Equal(selected, pyproject) {
+		return repo, nil
+	}
+	return repo.WithNewFile(pyprojectPath, string(selected)), nil
 }
 
 // renderPrerequisites checks that source can render name: the template, the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,6 +96,16 @@ func TestGenRepoRealIntegrations(t *testing.T) {
 			if err := CheckRendered(name, overlay); err == nil {
 				t.Error("CheckRendered accepted the overlay alone")
 			}
+			// The rendered tree holds the template's package __init__.py, into which the
+			// real generator cannot move its own (generator.py 947–959): generation
+			// removes cloudcoil/models first, in the chain that runs the generator.
+			if _, ok := files["cloudcoil/models/"+module+"/__init__.py"]; !ok {
+				t.Errorf("the real template no longer renders cloudcoil/models/%s/__init__.py", module)
+			}
+			generatedAsTheTemplate(t, e)
+			// The generator reads the newest release line's schemas, as the release
+			// workflow's sed makes them, not the version crd_urls happens to name.
+			newestLineGenerated(t, e, files)
 		})
 	}
 }
@@ -137,6 +148,108 @@ func BenchmarkGenRepoKubernetes(b *testing.B) {
 		}
 		if _, err := repo.File(pyprojectPath).Contents(context.Background()); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// generatedAsTheTemplate fails unless every run of the generator is preceded, in its own
+// container chain, by the template's removal of the generated packages, and followed by
+// make fix-lint, on which every lint check runs.
+func generatedAsTheTemplate(t *testing.T, e *engine.Engine) {
+	t.Helper()
+	ran, fixed := false, false
+	for _, x := range e.Graph().Execs() {
+		args := strings.Join(x.Args, " ")
+		gen := strings.LastIndex(x.Chain, `"cloudcoil-model-codegen"]`)
+		fix := strings.LastIndex(x.Chain, `withExec(args:["make","fix-lint"])`)
+		switch {
+		case strings.Contains(args, "cloudcoil-model-codegen"):
+			ran = true
+			rm := strings.Index(x.Chain, `withExec(args:["rm","-rf","cloudcoil/models"])`)
+			if rm < 0 || rm > strings.Index(x.Chain, `"cloudcoil-model-codegen"]`) {
+				t.Errorf("the generator runs on a tree whose cloudcoil/models was not removed first: %s", tail(x.Chain, 300))
+			}
+		case args == "make fix-lint":
+			fixed = fixed || gen >= 0
+		case args == "make lint":
+			if gen < 0 || fix < gen {
+				t.Errorf("make lint runs on generated models that make fix-lint did not format: %s", tail(x.Chain, 300))
+			}
+		}
+	}
+	if !ran || !fixed {
+		t.Errorf("the generator ran: %v; make fix-lint ran after it: %v", ran, fixed)
+	}
+}
+
+// Generation is the real template's gen-models recipe, step by step: the removal, the
+// generator (from the locked environment, so --frozen), then $(MAKE) fix-lint, whose
+// ruff sorts the imports by the repository's own first-party packages (the generator's
+// ruff ran in a temporary folder, where cloudcoil is third-party).
+func TestGenerationIsTheTemplatesGenModels(t *testing.T) {
+	root := cloudcoilTree(t)
+	makefile, err := os.ReadFile(filepath.Join(root, TemplateDir, "models-{{ cookiecutter.model_name }}", MakefilePath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(makefile), "\ngen-models:\n")
+	if !ok {
+		t.Fatal("the template's Makefile has no gen-models target")
+	}
+	var recipe []string
+	for _, line := range strings.Split(after, "\n") {
+		if !strings.HasPrefix(line, "\t") {
+			break
+		}
+		recipe = append(recipe, strings.TrimSpace(line))
+	}
+	var ours []string
+	for _, step := range genModels {
+		s := strings.Join(step, " ")
+		s = strings.Replace(s, "uv run --frozen ", "uv run ", 1)
+		ours = append(ours, strings.Replace(s, "make ", "$(MAKE) ", 1))
+	}
+	if !slices.Equal(recipe, ours) {
+		t.Errorf("the template's gen-models recipe is %q; Shipyard generates with %q", recipe, ours)
+	}
+}
+
+// tail is the end of a long chain, for a readable failure.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// newestLineGenerated fails unless the pyproject.toml the generator runs with names, in its
+// input URLs, the newest release line of the rendered repository.
+func newestLineGenerated(t *testing.T, e *engine.Engine, files map[string]string) {
+	t.Helper()
+	lines, err := ParseLineConfig(UpdateReleasesWorkflow, []byte(files[UpdateReleasesWorkflow]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := ReleaseLines(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := rel[len(rel)-1].Upstream
+	want, err := SelectUpstream([]byte(files[pyprojectPath]), lines, newest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := pytoml.Parse(pyprojectPath, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := doc.StringValues(codegenURLKey)[0].Text
+	if string(want) == files[pyprojectPath] {
+		return // crd_urls names the newest line already
+	}
+	for _, x := range e.Graph().Execs() {
+		if strings.Contains(strings.Join(x.Args, " "), "cloudcoil-model-codegen") && !strings.Contains(x.Chain, url) {
+			t.Errorf("the generator does not run with the newest line's (%s) input %s", newest, url)
 		}
 	}
 }

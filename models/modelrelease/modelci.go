@@ -66,21 +66,16 @@ func (r CIReport) Dir(c *dagger.Client) (*dagger.Directory, error) {
 // repository with a check-artifacts target of its own has it run as well. A Makefile
 // without lint or test is an error naming the target and the template's recipe before
 // anything runs. The graph holds no secret. The error, when a job failed, carries the
-// summary table; the report is returned either way.
-func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, error) {
+// summary table; the report is returned either way. Given only, the tests run on those
+// Python versions alone, each of which the repository must support.
+func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory, only ...string) (CIReport, error) {
 	var r CIReport
 	makefile, err := repo.File(MakefilePath).Contents(ctx)
 	if err != nil {
 		return r, fmt.Errorf("model-ci: %s: %w (the repository CI runs make %s)", MakefilePath, err, strings.Join(CITargets(), " "))
 	}
-	if err := models.RequireTargets(MakefilePath, makefile, "model-ci", CITargets()...); err != nil {
-		var recipes []string
-		for _, t := range CITargets() {
-			if !models.ParseMakefile(makefile).Has(t) {
-				recipes = append(recipes, targetRecipes[t])
-			}
-		}
-		return r, fmt.Errorf("model-ci: %w; the Cloudcoil template's:\n%s", err, strings.Join(recipes, "\n\n"))
+	if err := requireCITargets(makefile); err != nil {
+		return r, err
 	}
 	tree, err := ReadTree(ctx, repo, DefaultTreeLimits())
 	if err != nil {
@@ -90,7 +85,7 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, err
 	if err != nil {
 		return r, fmt.Errorf("model-ci: %w", err)
 	}
-	pythons, err := PythonVersions(tree[pyprojectPath], slices.Sorted(maps.Keys(e.Pins.Python)))
+	pythons, err := testPythons(tree[pyprojectPath], slices.Sorted(maps.Keys(e.Pins.Python)), only)
 	if err != nil {
 		return r, fmt.Errorf("model-ci: %w", err)
 	}
@@ -111,33 +106,50 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, err
 	if err != nil {
 		return r, fmt.Errorf("model-ci: %w", err)
 	}
-	m := models.ParseMakefile(makefile)
-	checks := []Check{makeCheck(TargetLint)}
-	if m.Has(TargetTypecheck) {
-		checks = append(checks, makeCheck(TargetTypecheck))
-	}
-	if m.Has(TargetCheckArtifacts) {
-		checks = append(checks, makeCheck(TargetCheckArtifacts))
-	}
+	checks := ciChecks(models.ParseMakefile(makefile))
 
 	start := time.Now()
 	_, err = ctr.Sync(ctx)
 	r.Summary.Jobs = append(r.Summary.Jobs, jobs.Result("install", time.Since(start), err))
 	if err != nil {
-		for _, c := range checks {
-			r.Summary.Jobs = append(r.Summary.Jobs, jobs.JobResult{Name: c.Name, Status: jobs.Skipped, Reason: "the locked environment did not install"})
-		}
-		for _, v := range pythons {
-			r.Summary.Jobs = append(r.Summary.Jobs, jobs.JobResult{Name: testJob(v), Status: jobs.Skipped, Reason: "the locked environment did not install"})
-		}
-		r.Summary.Jobs = append(r.Summary.Jobs, jobs.JobResult{Name: ArtifactsJob, Status: jobs.Skipped, Reason: "the locked environment did not install"})
+		r.Summary.Jobs = append(r.Summary.Jobs, notInstalled(checks, pythons)...)
 		return r, fmt.Errorf("model-ci: %w", r.Summary.Err())
 	}
-	// The artifact job, the test matrix and the checks run concurrently; each job's
-	// failure is its row.
-	var artifacts jobs.JobResult
 	tests := make([]jobs.JobResult, len(pythons))
 	var checked []jobs.JobResult
+	artifacts, err := e.ciJobs(ctx, &r, ctr, tree, pkgDir, func(g *fanout.Group) {
+		for i, v := range pythons {
+			g.Go(func(ctx context.Context) error {
+				start := time.Now()
+				c, err := installed(v)
+				if err == nil {
+					_, err = c.WithExec([]string{"make", TargetTest}).Sync(ctx)
+				}
+				tests[i] = jobs.Result(testJob(v), time.Since(start), err)
+				return nil
+			})
+		}
+		g.Go(func(ctx context.Context) error {
+			checked = runEach(ctx, ctr, "", checks)
+			return nil
+		})
+	})
+	if err != nil {
+		return r, fmt.Errorf("model-ci: %w", err) // cancelled: a job did not run
+	}
+	r.Summary.Jobs = append(r.Summary.Jobs, checked...)
+	r.Summary.Jobs = append(r.Summary.Jobs, tests...)
+	r.Summary.Jobs = append(r.Summary.Jobs, artifacts)
+	if err := r.Summary.Err(); err != nil {
+		return r, fmt.Errorf("model-ci: %w", err) // the error carries the table
+	}
+	return r, nil
+}
+
+// ciJobs runs the artifact job (its report into r) and the jobs more adds concurrently;
+// each job's failure is its row.
+func (e Env) ciJobs(ctx context.Context, r *CIReport, ctr *dagger.Container, tree Tree, pkgDir string, more func(*fanout.Group)) (jobs.JobResult, error) {
+	var artifacts jobs.JobResult
 	g := fanout.New(ctx, 0)
 	g.Go(func(ctx context.Context) error {
 		start := time.Now()
@@ -149,31 +161,50 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory) (CIReport, err
 		artifacts = jobs.Result(ArtifactsJob, time.Since(start), err)
 		return nil
 	})
-	for i, v := range pythons {
-		g.Go(func(ctx context.Context) error {
-			start := time.Now()
-			c, err := installed(v)
-			if err == nil {
-				_, err = c.WithExec([]string{"make", TargetTest}).Sync(ctx)
-			}
-			tests[i] = jobs.Result(testJob(v), time.Since(start), err)
-			return nil
-		})
-	}
-	g.Go(func(ctx context.Context) error {
-		checked = runEach(ctx, ctr, "", checks)
+	more(g)
+	return artifacts, g.Wait()
+}
+
+// requireCITargets fails, naming the template's recipe of each, when the Makefile lacks a
+// target model-ci runs.
+func requireCITargets(makefile string) error {
+	err := models.RequireTargets(MakefilePath, makefile, "model-ci", CITargets()...)
+	if err == nil {
 		return nil
-	})
-	if err := g.Wait(); err != nil {
-		return r, fmt.Errorf("model-ci: %w", err) // cancelled: a job did not run
 	}
-	r.Summary.Jobs = append(r.Summary.Jobs, checked...)
-	r.Summary.Jobs = append(r.Summary.Jobs, tests...)
-	r.Summary.Jobs = append(r.Summary.Jobs, artifacts)
-	if err := r.Summary.Err(); err != nil {
-		return r, fmt.Errorf("model-ci: %w", err) // the error carries the table
+	var recipes []string
+	for _, t := range CITargets() {
+		if !models.ParseMakefile(makefile).Has(t) {
+			recipes = append(recipes, targetRecipes[t])
+		}
 	}
-	return r, nil
+	return fmt.Errorf("model-ci: %w; the Cloudcoil template's:\n%s", err, strings.Join(recipes, "\n\n"))
+}
+
+// ciChecks are the make targets model-ci runs beside the tests: lint, and typecheck and
+// check-artifacts where the Makefile has them.
+func ciChecks(m models.Makefile) []Check {
+	checks := []Check{makeCheck(TargetLint)}
+	if m.Has(TargetTypecheck) {
+		checks = append(checks, makeCheck(TargetTypecheck))
+	}
+	if m.Has(TargetCheckArtifacts) {
+		checks = append(checks, makeCheck(TargetCheckArtifacts))
+	}
+	return checks
+}
+
+// notInstalled are the skipped rows of every job when the locked environment did not install.
+func notInstalled(checks []Check, pythons []string) []jobs.JobResult {
+	const why = "the locked environment did not install"
+	var rows []jobs.JobResult
+	for _, c := range checks {
+		rows = append(rows, jobs.JobResult{Name: c.Name, Status: jobs.Skipped, Reason: why})
+	}
+	for _, v := range pythons {
+		rows = append(rows, jobs.JobResult{Name: testJob(v), Status: jobs.Skipped, Reason: why})
+	}
+	return append(rows, jobs.JobResult{Name: ArtifactsJob, Status: jobs.Skipped, Reason: why})
 }
 
 // ArtifactsJob is model-ci's job that builds with uv build and runs Shipyard's artifact

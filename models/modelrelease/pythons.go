@@ -72,6 +72,21 @@ func PythonVersions(pyproject []byte, pinned []string) ([]string, error) {
 	return out, nil
 }
 
+// testPythons are the versions model-ci tests: the repository's (PythonVersions), or only
+// those given, each of which must be one of them.
+func testPythons(pyproject []byte, pinned, only []string) ([]string, error) {
+	all, err := PythonVersions(pyproject, pinned)
+	if err != nil || len(only) == 0 {
+		return all, err
+	}
+	for _, v := range only {
+		if !slices.Contains(all, v) {
+			return nil, fmt.Errorf("--python %s: %s supports Python %s only", v, pyprojectPath, strings.Join(all, ", "))
+		}
+	}
+	return only, nil
+}
+
 func compareMinor(a, b string) int {
 	return minorNumber(a) - minorNumber(b)
 }

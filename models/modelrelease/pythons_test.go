@@ -62,3 +62,22 @@ func FuzzPythonVersions(f *testing.F) {
 		}
 	})
 }
+
+func TestTestPythons(t *testing.T) {
+	pyproject := []byte("[project]\nname = \"x\"\nrequires-python = \">=3.10\"\nclassifiers = [\n  \"Programming Language :: Python :: 3.12\",\n  \"Programming Language :: Python :: 3.13\",\n]\n")
+	pinned := []string{"3.10", "3.11", "3.12", "3.13"}
+	for _, tt := range []struct {
+		only []string
+		want string
+		err  string
+	}{
+		{nil, "3.10 3.11 3.12 3.13", ""},
+		{[]string{"3.13"}, "3.13", ""},
+		{[]string{"3.9"}, "", "--python 3.9: pyproject.toml supports Python 3.10, 3.11, 3.12, 3.13 only"},
+	} {
+		got, err := testPythons(pyproject, pinned, tt.only)
+		if strings.Join(got, " ") != tt.want || (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) {
+			t.Errorf("testPythons(%v) = %v, %v; want %q, %q", tt.only, got, err, tt.want, tt.err)
+		}
+	}
+}

@@ -113,6 +113,9 @@ func SelectIntegrations(ctx context.Context, source *dagger.Directory, opts Vali
 			return Validation{}, err
 		}
 		all = file.Names()
+		if err := unlisted(ctx, source, all); err != nil {
+			return Validation{}, err
+		}
 	} else if all, err = integrations(ctx, source); err != nil {
 		return Validation{}, fmt.Errorf("listing models/: %w", err)
 	}
@@ -130,6 +133,12 @@ func SelectIntegrations(ctx context.Context, source *dagger.Directory, opts Vali
 		if err != nil {
 			return Validation{}, err
 		}
+		if !hasUpstreams {
+			// The adoption pull request, or a repository that never adopted the file: the
+			// changed paths alone say what changed.
+			v.Integrations, v.Everything = models.ChangedIntegrations(paths, all)
+			break
+		}
 		current, err := source.File(upstreams.FilePath).Contents(ctx)
 		if err != nil {
 			return Validation{}, fmt.Errorf("%s: %w", upstreams.FilePath, err)
@@ -142,6 +151,27 @@ func SelectIntegrations(ctx context.Context, source *dagger.Directory, opts Vali
 		v.Integrations, v.Everything = all, true
 	}
 	return v, nil
+}
+
+// unlisted names the integration folders (a cookiecutter.yaml under models/) that
+// models/upstreams.json does not list: nothing would update or validate them, while
+// update-repos, which renders every folder, would publish them.
+func unlisted(ctx context.Context, source *dagger.Directory, listed []string) error {
+	folders, err := integrations(ctx, source)
+	if err != nil {
+		return fmt.Errorf("listing models/: %w", err)
+	}
+	var missing []string
+	for _, f := range folders {
+		if !slices.Contains(listed, f) {
+			missing = append(missing, upstreams.CookiecutterPath(f))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: no entry in %s, so model-versions would never update it and validate-models never check it; add its entry (propose-upstreams proposes one) or remove the folder",
+			strings.Join(missing, ", "), upstreams.FilePath)
+	}
+	return nil
 }
 
 // validateOne renders, generates, checks and builds one integration: one summary row per

@@ -14,6 +14,7 @@ import (
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )
 
@@ -155,8 +156,22 @@ func TestGenRepo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := repo.File(pyprojectPath).Contents(ctx); err != nil || got != fixtureFiles[pyprojectPath] {
-		t.Errorf("the generated repository's pyproject.toml is not the rendered one: %v", err)
+	// The rendered pyproject.toml, its inputs at cookiecutter.yaml's newest line.
+	versions, sed, err := upstreams.CookiecutterLines(upstreamstest.ReadFile(t, "models/cert-manager/cookiecutter.yaml"), "cert-manager")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := slices.MaxFunc(versions, func(a, b string) int {
+		va, _ := upstreams.ParseVersion(a)
+		vb, _ := upstreams.ParseVersion(b)
+		return va.Compare(vb)
+	})
+	want, err := SelectUpstream([]byte(fixtureFiles[pyprojectPath]), LineConfig{Versions: versions, Prefix: sed}, newest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := repo.File(pyprojectPath).Contents(ctx); err != nil || got != string(want) {
+		t.Errorf("the generated repository's pyproject.toml is not the rendered one at the newest line %s: %v\n%s", newest, err, got)
 	}
 	var render engine.Exec
 	for _, x := range e.Graph().Execs() {
@@ -401,5 +416,39 @@ func TestSelectIntegrationsListsForAMatrix(t *testing.T) {
 				t.Errorf("listing ran %d commands", n)
 			}
 		})
+	}
+}
+
+// The adoption pull request itself: the real repository has no models/upstreams.json at
+// the base nor in the tree, and --base selects by path as a list of changed paths does.
+func TestSelectIntegrationsBaseWithoutUpstreams(t *testing.T) {
+	root := cloudcoilTree(t)
+	env, e := newEnv(t)
+	e.OnField(engine.FieldRule{Type: "Changeset", Field: "modifiedPaths", Value: []any{"models/velero/README.md", ".github/workflows/update_repos.yml"}})
+	e.OnField(engine.FieldRule{Type: "Directory", Field: "exists", ChainContains: "commonAncestor", Value: false})
+	v, err := SelectIntegrations(context.Background(), env.Client.Host().Directory(root), ValidateOptions{Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.ListJSON(); got != `["velero"]` {
+		t.Errorf("selected %s, want velero", got)
+	}
+}
+
+// An integration folder that models/upstreams.json does not list (a 13th integration added
+// with a real cookiecutter.yaml and no entry) is named, not silently left unvalidated,
+// while update-repos would publish it.
+func TestSelectIntegrationsNamesAnUnlistedIntegration(t *testing.T) {
+	real, err := os.ReadFile(filepath.Join(cloudcoilTree(t), "models", "velero", "cookiecutter.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _ := newEnv(t)
+	src := generatorRepo(t, env, map[string]string{"models/linkerd/cookiecutter.yaml": strings.ReplaceAll(string(real), "velero", "linkerd")})
+	for _, opts := range []ValidateOptions{{}, {Changed: []string{"models/linkerd/cookiecutter.yaml"}}} {
+		_, err := SelectIntegrations(context.Background(), src, opts)
+		if err == nil || !strings.Contains(err.Error(), "models/linkerd/cookiecutter.yaml") || !strings.Contains(err.Error(), "no entry in models/upstreams.json") {
+			t.Errorf("%+v: err = %v, want the unlisted integration named", opts, err)
+		}
 	}
 }

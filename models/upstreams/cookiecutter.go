@@ -627,3 +627,14 @@ func sameTree(got, want *yaml.Node, path string) error {
 	}
 	return nil
 }
+
+// CookiecutterLines reads an integration's release lines from its cookiecutter.yaml: the
+// versions matrix, and version_replacement_sed (the template's default when the file
+// leaves it out), which precedes the version in the schema URLs.
+func CookiecutterLines(b []byte, name string) (versions []string, sed string, err error) {
+	doc, err := readCookiecutter(b, CookiecutterPath(name))
+	if err != nil {
+		return nil, "", err
+	}
+	return doc.versions.items, doc.sed, nil
+}

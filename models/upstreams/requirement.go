@@ -37,28 +37,70 @@ type Requirement struct {
 // and version specifier.
 var requirementOf = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*([^;]*?)\s*(;.*)?$`)
 
-// jinjaTag is a Jinja statement or comment; expressions ({{ … }}) sit inside TOML strings
-// in the model template and are left as they are.
+// jinjaTag is a Jinja statement or comment.
 var jinjaTag = regexp.MustCompile(`(?s)\{%.*?%\}|\{#.*?#\}`)
 
-// blankJinja replaces Jinja statements and comments with spaces, keeping every byte offset
-// and line, so the template reads as TOML and positions found in it are positions in the
-// file.
+// blankJinja makes a Jinja template of a TOML file read as TOML, keeping every byte offset
+// and line, so positions found in it are positions in the file: statements and comments
+// become spaces, and an expression ({{ … }}) outside a TOML string, as a key or a value,
+// becomes a run of 1s, a bare key or an integer. Expressions inside strings stay as they
+// are, since a string holds any text.
 func blankJinja(data []byte) []byte {
 	out := bytes.Clone(data)
 	for _, m := range jinjaTag.FindAllIndex(data, -1) {
-		for i := m[0]; i < m[1]; i++ {
-			if out[i] != '\n' {
-				out[i] = ' '
+		fill(out, m[0], m[1], ' ')
+	}
+	for i := 0; i < len(out); i++ {
+		switch {
+		case out[i] == '#':
+			i = lineEnd(out, i) - 1
+		case out[i] == '"' || out[i] == '\'':
+			i = stringEnd(out, i)
+		case out[i] == '{' && i+1 < len(out) && out[i+1] == '{':
+			end := bytes.Index(out[i:], []byte("}}"))
+			if end < 0 || bytes.IndexByte(out[i:i+end], '\n') >= 0 {
+				continue
 			}
+			fill(out, i, i+end+2, '1')
+			i += end + 1
 		}
 	}
 	return out
 }
 
+// fill overwrites b[from:to] with c, newlines kept.
+func fill(b []byte, from, to int, c byte) {
+	for i := from; i < to; i++ {
+		if b[i] != '\n' {
+			b[i] = c
+		}
+	}
+}
+
+// stringEnd is the index of the closing quote of the TOML string opening at i: basic or
+// literal, single- or multi-line (an unterminated one ends the text).
+func stringEnd(b []byte, i int) int {
+	q := b[i]
+	if bytes.HasPrefix(b[i:], []byte{q, q, q}) {
+		if n := bytes.Index(b[i+3:], []byte{q, q, q}); n >= 0 {
+			return i + 3 + n + 2
+		}
+		return len(b) - 1
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch {
+		case b[j] == '\\' && q == '"':
+			j++
+		case b[j] == q, b[j] == '\n':
+			return j
+		}
+	}
+	return len(b) - 1
+}
+
 // FindRequirements reads the requirements on pkg that data (the file at path, a
 // pyproject.toml or the model template's Jinja text of one) declares, in file order. The
-// file is read structurally, through a TOML parser, after Jinja statements are blanked out.
+// file is read structurally, through a TOML parser, after blankJinja.
 func FindRequirements(path string, data []byte, pkg string) ([]Requirement, error) {
 	src := blankJinja(data)
 	var p unstable.Parser
@@ -108,9 +150,9 @@ func FindRequirements(path string, data []byte, pkg string) ([]Requirement, erro
 		var perr *unstable.ParserError
 		if errors.As(err, &perr) {
 			line, col := p.Shape(p.Range(perr.Highlight)).Start.Line, p.Shape(p.Range(perr.Highlight)).Start.Column
-			return nil, fmt.Errorf("%s:%d:%d: not TOML once Jinja statements are set aside: %s; fix the file so its requirements can be read", path, line, col, perr.Message)
+			return nil, fmt.Errorf("%s:%d:%d: not TOML once its Jinja is set aside: %s; fix the file so its requirements can be read", path, line, col, perr.Message)
 		}
-		return nil, fmt.Errorf("%s: not TOML once Jinja statements are set aside: %w", path, err)
+		return nil, fmt.Errorf("%s: not TOML once its Jinja is set aside: %w", path, err)
 	}
 	return out, nil
 }

@@ -2,12 +2,14 @@ package upstreams_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/models/modelrelease"
 	"dagger/shipyard/models/upstreams"
 )
 
@@ -154,4 +156,58 @@ dependencies = ["cloudcoil>=0.4.3,<0.5", "cloudcoil [a]>=0.4.0 ,<0.6"]`), "0.4.9
 			t.Errorf("not idempotent: %v\n%q\n%q", err, out, again)
 		}
 	})
+}
+
+// The real template with Shipyard's own template patch applied still reads: the patch's
+// entry point is a Jinja expression used as a TOML key, which once stopped the reader
+// ("not TOML once Jinja statements are set aside: invalid character at start of key").
+func TestFindRequirementsInThePatchedTemplate(t *testing.T) {
+	root := filepath.Join(corpus.Dir(t, "cloudcoil"), "tree")
+	work := t.TempDir()
+	tmpl := filepath.Join(work, filepath.FromSlash(upstreams.TemplatePyproject))
+	original, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(upstreams.TemplatePyproject)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(tmpl), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tmpl, original, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("git", "apply", "-p1", "--include="+upstreams.TemplatePyproject, "-")
+	cmd.Dir = work
+	cmd.Stdin = strings.NewReader(modelrelease.TemplatePatch())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git apply: %v\n%s", err, out)
+	}
+	patched, err := os.ReadFile(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(patched), "{{ cookiecutter.module_name }} = ") {
+		t.Fatal("the patch no longer writes a Jinja expression as a key; this test reads nothing new")
+	}
+	reqs, err := upstreams.FindRequirements(upstreams.TemplatePyproject, patched, "cloudcoil")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 2 || reqs[0].Table != "project.dependencies" || reqs[1].Table != "dependency-groups.dev" {
+		t.Errorf("requirements in the patched template = %+v, want the runtime and the dev group's", reqs)
+	}
+}
+
+// Jinja expressions read as TOML wherever they stand: in strings, as keys and as values.
+func TestFindRequirementsWithJinjaExpressions(t *testing.T) {
+	for _, tt := range []struct{ name, file string }{
+		{"a key", "[project]\ndependencies = [\"cloudcoil>=0.5.0\"]\n[project.entry-points.x]\n{{ cookiecutter.module_name }} = \"cloudcoil.models.{{ cookiecutter.module_name }}\"\n"},
+		{"a value", "[project]\nversion = {{ cookiecutter.version }}\ndependencies = [\"cloudcoil>=0.5.0\"]\n"},
+		{"a dotted key", "[project]\ndependencies = [\"cloudcoil>=0.5.0\"]\n[tool]\nx.{{ a }}.y = 1\n"},
+		{"a comment", "[project]\n# {{ not a key\ndependencies = [\"cloudcoil>=0.5.0\"]\n"},
+	} {
+		reqs, err := upstreams.FindRequirements("pyproject.toml", []byte(tt.file), "cloudcoil")
+		if err != nil || len(reqs) != 1 || reqs[0].Text != "cloudcoil>=0.5.0" || reqs[0].Line != strings.Count(tt.file[:strings.Index(tt.file, "cloudcoil>=")], "\n")+1 {
+			t.Errorf("%s: %+v, %v", tt.name, reqs, err)
+		}
+	}
 }

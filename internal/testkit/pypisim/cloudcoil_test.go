@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/testkit/cookiecutter"
+	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models"
@@ -68,31 +70,12 @@ func generate(t *testing.T, wheel []byte) string {
 		}
 		t.Skipf("python3 is absent: the simulated Cloudcoil generator cannot run (%v)", err)
 	}
-	site := t.TempDir()
-	zr, err := zip.NewReader(bytes.NewReader(wheel), int64(len(wheel)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, _ := io.ReadAll(rc)
-		rc.Close()
-		target := filepath.Join(site, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(target, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	site := unpack(t, wheel)
 	repo := fixtures.ModelRepo(t, nil)
 	if err := os.RemoveAll(filepath.Join(repo, "cloudcoil")); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(python, "-m", "cloudcoil.codegen.generator", "pyproject.toml")
+	cmd := exec.Command(python, "-m", "cloudcoil.codegen.generator", "--config", "pyproject.toml")
 	cmd.Dir = repo
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+site)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -156,4 +139,92 @@ func TestCloudcoilWheelGeneratesTheRealShape(t *testing.T) {
 	if ps := models.CheckArtifacts(os.DirFS(first), fixtures.ModelRepoPackageDir, w, s); len(ps) != 0 {
 		t.Errorf("artifact problems on the generator's output: %v", ps)
 	}
+}
+
+// The stand-in generator fails where the real one fails: on a freshly rendered model
+// repository of the real template, which already holds cloudcoil/models/<module>/__init__.py,
+// moving the generated package's files into it raises shutil.Error (generator.py 947–959).
+// After the template's gen-models step `rm -rf cloudcoil/models` it generates.
+func TestCloudcoilGeneratorRefusesAnExistingPackage(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("python3 is needed to run the simulated Cloudcoil generator: %v", err)
+		}
+		t.Skipf("python3 is absent: the simulated Cloudcoil generator cannot run (%v)", err)
+	}
+	_, wheel := pypisim.CloudcoilWheel("0.5.8")
+	site := unpack(t, wheel)
+	root := filepath.Join(corpus.Dir(t, "cloudcoil"), "tree")
+	for _, name := range []string{"cert-manager", "velero", "kubernetes"} {
+		t.Run(name, func(t *testing.T) {
+			_, files, err := cookiecutter.Integration(root, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			repo := t.TempDir()
+			var module string
+			for p, c := range files {
+				if strings.HasPrefix(p, "cloudcoil/models/") && strings.HasSuffix(p, "/__init__.py") {
+					module = strings.TrimSuffix(strings.TrimPrefix(p, "cloudcoil/models/"), "/__init__.py")
+				}
+				target := filepath.Join(repo, filepath.FromSlash(p))
+				if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(target, []byte(c), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if module == "" {
+				t.Fatal("the real template rendered no cloudcoil/models/<module>/__init__.py")
+			}
+			run := func() (string, error) {
+				cmd := exec.Command(python, "-m", "cloudcoil.codegen.generator")
+				cmd.Dir = repo
+				cmd.Env = append(os.Environ(), "PYTHONPATH="+site)
+				out, err := cmd.CombinedOutput()
+				return string(out), err
+			}
+			out, err := run()
+			if err == nil || !strings.Contains(out, "shutil.Error: Destination path") || !strings.Contains(out, "already exists") {
+				t.Fatalf("the generator on the rendered tree: %v\n%s", err, out)
+			}
+			if err := os.RemoveAll(filepath.Join(repo, "cloudcoil", "models")); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := run(); err != nil {
+				t.Fatalf("the generator after rm -rf cloudcoil/models: %v\n%s", err, out)
+			}
+			if _, err := os.Stat(filepath.Join(repo, "cloudcoil", "models", module, "v1.py")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// unpack writes a wheel's files to a new folder, for PYTHONPATH.
+func unpack(t *testing.T, wheel []byte) string {
+	t.Helper()
+	site := t.TempDir()
+	zr, err := zip.NewReader(bytes.NewReader(wheel), int64(len(wheel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(rc)
+		rc.Close()
+		target := filepath.Join(site, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(target, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return site
 }
