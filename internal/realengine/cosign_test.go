@@ -15,6 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
 
@@ -141,11 +145,19 @@ func TestPublishDevVerifiedByCosign(t *testing.T) {
 	const password = "realengine0registry0SECRET"
 	env := map[string]string{"OIDC": token, "REGPASS": password}
 	const org = "shipyard-cosign"
-	args := []string{"--source", src, "--registry", registryHost, "--org", org,
+	// publish-dev creates dev only for a commit on the dev branch, which it asks GitHub
+	// right before tagging: the simulator's dev is the published commit.
+	sha := strings.Repeat("c", 40)
+	sim := githubsim.New(t, githubsim.WithAnonymousReads())
+	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
+	repo.ImportCommit(sha, "feat: images", nil, map[string]string{"README.md": "tesk-core\n"})
+	repo.SetBranch("dev", sha)
+	api := publishGitHub(t, sim)
+	args := []string{"--github-api", api, "--source", src, "--registry", registryHost, "--org", org,
 		"--registry-username", "bot", "--registry-password", "env://REGPASS", "--pin", "go=" + baseImage, "--pin", "trivy=" + trivyImage,
 		"with-sigstore", "--oidc-token", "env://OIDC", "--fulcio-url", sigURL, "--rekor-url", sigURL, "--trusted-root", rootFile,
 		"--builder-id", "https://shipyard.example/realengine", "--build-type", "https://shipyard.example/buildtypes/realengine/v1",
-		"publish-dev", "--sha", strings.Repeat("c", 40)}
+		"publish-dev", "--sha", sha}
 	out := call(t, env, args...)
 	var res struct{ Digests map[string]string }
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Digests) != 2 {
@@ -159,6 +171,12 @@ func TestPublishDevVerifiedByCosign(t *testing.T) {
 
 	local := "127.0.0.1:" + registryPort + "/" + org + "/tesk-core-"
 	for img, index := range res.Digests {
+		// The commit is dev's head on GitHub, so both tags were written, on the index.
+		for _, tag := range []string{"dev", "sha-" + sha} {
+			if got := tagDigest(t, local+img+":"+tag); got != index {
+				t.Errorf("%s:%s is on %q, want the pushed index %s", img, tag, got, index)
+			}
+		}
 		refs := map[string]string{"index": local + img + "@" + index}
 		for platform, d := range platformDigests(t, refs["index"]) {
 			refs[platform] = local + img + "@" + d
@@ -350,4 +368,19 @@ func runKeptReadme(t *testing.T, repo, digest, trustedRoot string) string {
 		t.Fatalf("the README's commands failed: %v", err)
 	}
 	return string(out)
+}
+
+// tagDigest is the digest the local registry's tag ref points at, or "" when it is absent.
+func tagDigest(t *testing.T, ref string) string {
+	t.Helper()
+	r, err := name.ParseReference(ref, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := remote.Head(r)
+	if err != nil {
+		t.Logf("%s: %v", ref, err)
+		return ""
+	}
+	return d.Digest.String()
 }
