@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -182,5 +184,57 @@ echo "failing rc=$rc"
 		if strings.Contains(text, bad) {
 			t.Errorf("output has %q:\n%s", bad, text)
 		}
+	}
+}
+
+// The real-engine suite's engine settings: the kit's file with the suite's garbage
+// collector added, everything else kept; anything but a JSON object without its own "gc"
+// is refused with the file's name.
+func TestEngineSettingsKeepTheKitsAndAddTheGC(t *testing.T) {
+	tests := []struct {
+		name, kit string
+		wantErr   string
+	}{
+		{name: "the kit's local-registry settings", kit: "{\n  \"registries\": {\n    \"10.87.0.1:5000\": {\"http\": true}\n  }\n}\n"},
+		{name: "an empty object", kit: "{ }\n"},
+		{name: "not an object", kit: "[]\n", wantErr: "not a JSON object"},
+		{name: "empty file", kit: "", wantErr: "not a JSON object"},
+		{name: "its own gc", kit: "{\"gc\": {\"enabled\": false}}\n", wantErr: `already sets "gc"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "engine.json")
+			if err := os.WriteFile(file, []byte(tt.kit), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("bash", "-c", `set -euo pipefail; . .ci/lib/engine-settings.sh; engine_settings "$1"`, "bash", file)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(stderr.String(), tt.wantErr) || !strings.Contains(stderr.String(), file) {
+					t.Fatalf("err %v, stderr %q: want a failure naming %s and %q", err, stderr.String(), file, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			var got, kit map[string]any
+			if err := json.Unmarshal([]byte(stdout.String()), &got); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, stdout.String())
+			}
+			if err := json.Unmarshal([]byte(tt.kit), &kit); err != nil {
+				t.Fatal(err)
+			}
+			gc, _ := got["gc"].(map[string]any)
+			if gc["minFreeSpace"] != "5GB" || gc["reservedSpace"] != "10GB" || gc["maxUsedSpace"] != "60%" {
+				t.Errorf("gc = %v", got["gc"])
+			}
+			delete(got, "gc")
+			if !reflect.DeepEqual(got, kit) {
+				t.Errorf("the kit's settings became %v, want %v", got, kit)
+			}
+		})
 	}
 }
