@@ -21,7 +21,7 @@ var cachePolicies = map[string]struct{ policy, why string }{
 	"patch-coverage":          {"", "the source with its history, and digest-pinned images only"},
 	"image":                   {"", "source and digest-pinned images only"},
 	"docs":                    {"", "source and digest-pinned images only"},
-	"images":                  {"", "source and digest-pinned images only"},
+	"images":                  {"session", "a list of containers: Dagger v0.21.8 cannot load one persisted by an earlier engine"},
 	"end-to-end":              {"", "source and digest-pinned images only"},
 	"check-artifacts":         {"", "the checkout only"},
 	"model-ci":                {"", "the checkout and its lockfile only: uv sync --frozen installs the locked hashes"},

@@ -385,12 +385,18 @@ func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
 // the repository, with SETUPTOOLS_SCM_PRETEND_VERSION set to --version when given, for each
 // platform images are published for (with-platforms; default linux/amd64 and linux/arm64):
 // one container per image and platform, as push-by-digest publishes them.
+// +cache="session"
 func (m *Shipyard) Images(
 	ctx context.Context,
 	// The package version without v (e.g. 0.11.0rc1); default: from Git history, else 0.0.0.dev0.
 	// +optional
 	version string,
 ) ([]*dagger.Container, error) {
+	// Per session, because Dagger v0.21.8 persists a list of containers with no result ID
+	// per item (dagql/cache_persistence_self.go): after an engine restart, a list whose
+	// containers were built fails to load ("load persisted directory snapshot link: zero
+	// result ID"). Each image's build is still cached across sessions; only the list is
+	// made again.
 	_, images, err := m.images(ctx, "images", version)
 	if err != nil {
 		return nil, err
