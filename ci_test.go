@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -236,5 +237,37 @@ func TestEngineSettingsKeepTheKitsAndAddTheGC(t *testing.T) {
 				t.Errorf("the kit's settings became %v, want %v", got, kit)
 			}
 		})
+	}
+}
+
+// The suite's ten slowest tests come from a log of any size: a passing suite with many
+// subtests once failed CI with exit 141, when `head` closed the pipe on sort under pipefail.
+func TestSlowestListsTheTenSlowestOfALargeLog(t *testing.T) {
+	var log strings.Builder
+	const tests = 20000 // far more output than a pipe holds
+	for i := range tests {
+		fmt.Fprintf(&log, "=== RUN   TestX/case_%d\n    --- PASS: TestX/case_%d (%d.%02ds)\n", i, i, i/100, i%100)
+	}
+	log.WriteString("--- FAIL: TestSlowFail (500.00s)\n--- SKIP: TestSlowSkip (400.50s)\nok  \tdagger/shipyard\t1.0s\n")
+	file := filepath.Join(t.TempDir(), "suite.log")
+	if err := os.WriteFile(file, []byte(log.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "-c", `set -euo pipefail; . .ci/lib/slowest.sh; slowest "$1"`, "bash", file)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("slowest: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	want := []string{
+		"== the suite's ten slowest tests",
+		"     500.0 s  TestSlowFail (FAIL)",
+		"     400.5 s  TestSlowSkip (SKIP)",
+	}
+	for i := tests - 1; len(want) < 11; i-- {
+		want = append(want, fmt.Sprintf("  %8.1f s  TestX/case_%d", float64(i/100)+float64(i%100)/100, i))
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("slowest printed\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
