@@ -275,8 +275,9 @@ func (m *Shipyard) PublishCheck(
 // every Python version the classifiers or requires-python name, in parallel; uv build
 // makes the wheel and sdist, which Shipyard's artifact rules check against the checkout.
 // A Makefile without lint or test is an error naming the target and the template's
-// recipe. Returns summary.md, results.json and check-artifacts.txt; fails with the table
-// when a job fails. It uses no credential.
+// recipe. Returns summary.md, results.json, check-artifacts.txt and the coverage.xml and
+// junit.xml the tests on the oldest Python wrote (for Codecov); fails with the table when
+// a job fails. It uses no credential.
 func (m *Shipyard) ModelCi(
 	ctx context.Context,
 	// Python versions to test (e.g. 3.13), each one the repository supports; default: all

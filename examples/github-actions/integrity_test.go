@@ -187,7 +187,8 @@ func TestPyPIUploadJobRunsNoRepositoryCode(t *testing.T) {
 // TestPyPIBuildChecksTheTagCommit runs the build job's tag check, as written in the
 // workflow, in a real Git checkout: the tag at the release's target passes; a tag that
 // points elsewhere (GitHub ignores target_commitish for an existing tag) stops the job
-// before anything is built.
+// before anything is built. A release that targets a branch (one drafted before Shipyard)
+// passes when its tag is on that branch, so publish-check gives its own verdict.
 func TestPyPIBuildChecksTheTagCommit(t *testing.T) {
 	f := filepath.Join("cloudcoil", "pypi_publish.yml")
 	w := readWorkflow(t, f)
@@ -204,6 +205,9 @@ func TestPyPIBuildChecksTheTagCommit(t *testing.T) {
 			}
 			if strings.Contains(s.Run, "publish-check") {
 				build = i
+			}
+			if strings.HasPrefix(s.Uses, "actions/checkout@") && s.With["fetch-depth"] != "0" {
+				t.Errorf("%s: the checkout fetches depth %q; the tag check of a release that targets a branch needs every branch (fetch-depth: 0)", f, s.With["fetch-depth"])
 			}
 		}
 		if build >= 0 && (check < 0 || check > build) {
@@ -250,8 +254,25 @@ func TestPyPIBuildChecksTheTagCommit(t *testing.T) {
 	if err == nil || !strings.Contains(out, "not at its target commit "+built) {
 		t.Errorf("tag elsewhere passed: %v\n%s", err, out)
 	}
-	if out, err := run("main"); err == nil {
-		t.Errorf("a branch name as the target passed:\n%s", out)
+	// A release drafted before Shipyard targets its line's branch: its tag must be on the
+	// branch (fetched as origin's), which may have moved on since GitHub tagged its head.
+	git("update-ref", "refs/remotes/origin/release-1.15", built)
+	git("checkout", "-q", built)
+	if out, err := run("release-1.15"); err != nil {
+		t.Errorf("a tag at the head of its target branch: %v\n%s", err, out)
+	}
+	git("update-ref", "refs/remotes/origin/release-1.15", stray)
+	if out, err := run("release-1.15"); err != nil {
+		t.Errorf("a tag on its target branch, which moved on: %v\n%s", err, out)
+	}
+	git("checkout", "-q", "--orphan", "elsewhere")
+	git("commit", "-q", "--allow-empty", "-m", "a commit on no release branch")
+	out, err = run("release-1.15")
+	if err == nil || !strings.Contains(out, "targets the branch release-1.15, and its tag is at "+git("rev-parse", "HEAD")+", which is not on it") {
+		t.Errorf("a tag off its target branch passed: %v\n%s", err, out)
+	}
+	if out, err := run("no-such-branch"); err == nil {
+		t.Errorf("a target branch that does not exist passed:\n%s", out)
 	}
 }
 

@@ -70,6 +70,7 @@ type job struct {
 
 type step struct {
 	Name string            `yaml:"name"`
+	If   string            `yaml:"if"`
 	Uses string            `yaml:"uses"`
 	Run  string            `yaml:"run"`
 	With map[string]string `yaml:"with"`
@@ -144,4 +145,33 @@ func TestWorkflowPolicy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// codecovSteps returns the Codecov uploads of w, by job, after checking that CODECOV_TOKEN
+// reaches no other step: in no script, no environment and no other action's inputs.
+func codecovSteps(t *testing.T, w workflow) map[string][]step {
+	t.Helper()
+	uploads := map[string][]step{}
+	for id, j := range w.Jobs {
+		for _, s := range j.Steps {
+			for k, v := range s.Env {
+				if strings.Contains(v, "CODECOV_TOKEN") {
+					t.Errorf("job %s step %q: CODECOV_TOKEN in env %s", id, s.Name, k)
+				}
+			}
+			if strings.Contains(s.Run, "CODECOV_TOKEN") {
+				t.Errorf("job %s step %q: CODECOV_TOKEN in a script", id, s.Name)
+			}
+			if strings.HasPrefix(s.Uses, "codecov/codecov-action@") {
+				uploads[id] = append(uploads[id], s)
+				continue
+			}
+			for k, v := range s.With {
+				if strings.Contains(v, "CODECOV_TOKEN") {
+					t.Errorf("job %s step %q: CODECOV_TOKEN given to %s (%s)", id, s.Name, s.Uses, k)
+				}
+			}
+		}
+	}
+	return uploads
 }

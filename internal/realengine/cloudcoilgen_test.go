@@ -69,6 +69,18 @@ func TestCloudcoilRealGenerator(t *testing.T) {
 				t.Fatal(err)
 			}
 			mustContain(t, "model-ci summary", string(summary), "lint", "test (Python 3.13)", "artifacts")
+			// The test results real pytest wrote for Codecov, from the template's own pytest
+			// options. Its coverage options (--cov=cloudcoil, with cloudcoil/models/**
+			// omitted) measure nothing in a model repository, so real pytest-cov writes no
+			// coverage.xml: the wrapper's coverage upload runs only when there is one.
+			junit, err := os.ReadFile(filepath.Join(ci, "junit.xml"))
+			if err != nil {
+				t.Errorf("model-ci exported no junit.xml: %v", err)
+			}
+			mustContain(t, "model-ci junit.xml", string(junit), "<testsuite")
+			if _, err := os.Stat(filepath.Join(ci, "coverage.xml")); !os.IsNotExist(err) {
+				t.Errorf("model-ci exported a coverage.xml (%v): the template's coverage settings now measure something; make the model-ci wrapper's coverage upload unconditional", err)
+			}
 		})
 	}
 }

@@ -34,14 +34,24 @@ var targetRecipes = map[string]string{
 // template's ci.yml does (uv sync --all-extras --dev).
 var ciSyncArgs = []string{"uv", "sync", "--frozen", "--all-extras"}
 
+// CIReportFiles are the test reports model-ci exports beside its summary: what the
+// template's pytest options write at the repository's root (--cov-report=xml, --junitxml),
+// which its ci.yml uploaded to Codecov.
+func CIReportFiles() []string { return []string{"coverage.xml", "junit.xml"} }
+
 // CIReport is the outcome of ModelCI.
 type CIReport struct {
 	Summary   jobs.Summary
 	Artifacts ArtifactReport
+	// TestReports holds CIReportFiles as the test run on the oldest Python tested wrote
+	// them (those it wrote): the template's ci.yml uploaded the coverage of its oldest
+	// Python, 3.10. Nil when that run failed.
+	TestReports *dagger.Directory
 }
 
 // Dir renders the report as a directory: summary.md (the table), results.json (every
-// job) and, once the artifacts were read, check-artifacts.txt.
+// job), once the artifacts were read check-artifacts.txt, and the test reports
+// (coverage.xml, junit.xml) the tests wrote.
 func (r CIReport) Dir(c *dagger.Client) (*dagger.Directory, error) {
 	results, err := json.MarshalIndent(r.Summary, "", "  ")
 	if err != nil {
@@ -52,6 +62,9 @@ func (r CIReport) Dir(c *dagger.Client) (*dagger.Directory, error) {
 		WithNewFile("results.json", string(results)+"\n")
 	if r.Artifacts.WheelName != "" {
 		dir = dir.WithNewFile("check-artifacts.txt", r.Artifacts.Text())
+	}
+	if r.TestReports != nil {
+		dir = dir.WithDirectory(".", r.TestReports)
 	}
 	return dir, nil
 }
@@ -116,6 +129,7 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory, only ...string
 		return r, fmt.Errorf("model-ci: %w", r.Summary.Err())
 	}
 	tests := make([]jobs.JobResult, len(pythons))
+	oldest := slices.MinFunc(pythons, compareMinor)
 	var checked []jobs.JobResult
 	artifacts, err := e.ciJobs(ctx, &r, ctr, tree, pkgDir, func(g *fanout.Group) {
 		for i, v := range pythons {
@@ -123,9 +137,12 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory, only ...string
 				start := time.Now()
 				c, err := installed(v)
 				if err == nil {
-					_, err = c.WithExec([]string{"make", TargetTest}).Sync(ctx)
+					c, err = c.WithExec([]string{"make", TargetTest}).Sync(ctx)
 				}
 				tests[i] = jobs.Result(testJob(v), time.Since(start), err)
+				if err == nil && v == oldest {
+					r.TestReports = c.Directory(".").Filter(dagger.DirectoryFilterOpts{Include: CIReportFiles()})
+				}
 				return nil
 			})
 		}

@@ -23,6 +23,8 @@ func TestModelCI(t *testing.T) {
 		program  func(e *engine.Engine)
 		wantErr  string
 		wantRows []string
+		// oldestFails: the tests fail on Python 3.10, whose reports the report holds.
+		oldestFails bool
 	}{
 		{name: "the template's checkout passes on every Python it names", wantRows: []string{"| install | passed", "| lint | passed",
 			"| test (Python 3.10) | passed", "| test (Python 3.11) | passed", "| test (Python 3.12) | passed", "| test (Python 3.13) | passed", "| artifacts | passed"}},
@@ -31,6 +33,11 @@ func TestModelCI(t *testing.T) {
 				e.OnExec(engine.ExecRule{ArgsContain: "make test", Image: fixturesPythonImage(t, "3.11"), ExitCode: 2, Stderr: "FAILED tests/test_import.py::test_has_modules"})
 			},
 			wantErr: "1 job(s) failed: test (Python 3.11)", wantRows: []string{"| test (Python 3.11) | failed", "| test (Python 3.12) | passed", "| lint | passed", "| artifacts | passed"}},
+		{name: "a test failing on the oldest Python leaves no test reports",
+			program: func(e *engine.Engine) {
+				e.OnExec(engine.ExecRule{ArgsContain: "make test", Image: fixturesPythonImage(t, "3.10"), ExitCode: 1, Stderr: "FAILED tests/test_import.py::test_has_modules"})
+			},
+			oldestFails: true, wantErr: "1 job(s) failed: test (Python 3.10)", wantRows: []string{"| test (Python 3.10) | failed", "| test (Python 3.11) | passed"}},
 		{name: "an artifact that differs from the checkout fails the artifacts job", edit: oneByte,
 			wantErr: "artifacts", wantRows: []string{"| artifacts | failed", "| test (Python 3.13) | passed"}},
 		{name: "a classifier requires-python excludes is refused",
@@ -85,6 +92,18 @@ func TestModelCI(t *testing.T) {
 				if ok, err := dir.Exists(context.Background(), f); err != nil || !ok {
 					t.Errorf("report lacks %s: %v", f, err)
 				}
+			}
+			if _, err := dir.Export(context.Background(), t.TempDir()); err != nil {
+				t.Fatal(err)
+			}
+			// The reports the oldest Python's test run wrote, as the template's ci.yml uploaded
+			// its 3.10 coverage; none when that run failed.
+			exports := e.Graph().Exports()
+			chain := exports[len(exports)-1].Chain
+			reports := `.withDirectory(path:".",source:container.from(address:"` + fixturesPythonImage(t, "3.10") + `")`
+			fromTheTestRun := `.withExec(args:["make","test"]).directory(path:".").filter(include:["coverage.xml","junit.xml"]))`
+			if got := strings.Contains(chain, reports) && strings.HasSuffix(chain, fromTheTestRun); got != !tt.oldestFails {
+				t.Errorf("the report holds the oldest Python's test reports: %v, want %v; its chain:\n%s", got, !tt.oldestFails, chain)
 			}
 			noSecrets(t, e)
 		})
