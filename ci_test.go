@@ -271,3 +271,62 @@ func TestSlowestListsTheTenSlowestOfALargeLog(t *testing.T) {
 		t.Errorf("slowest printed\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// The suite's engine start: the kit's engine is stopped, then started with the suite's
+// settings and a wait long enough for an engine that wipes an unreadable cache state; one
+// that still does not start is started once more with its state removed, and one that fails
+// that too fails the stage.
+func TestEngineStartRetriesOnceWithoutTheState(t *testing.T) {
+	tests := []struct {
+		name      string
+		failures  int // how many starts fail before one succeeds
+		wantCalls []string
+		wantErr   bool
+	}{
+		{name: "starts", failures: 0, wantCalls: []string{"stop clean=", "start config=SETTINGS wait=600"}},
+		{name: "starts without its state", failures: 1, wantCalls: []string{
+			"stop clean=", "start config=SETTINGS wait=600", "stop clean=1", "start config=SETTINGS wait=600"}},
+		{name: "does not start", failures: 2, wantErr: true, wantCalls: []string{
+			"stop clean=", "start config=SETTINGS wait=600", "stop clean=1", "start config=SETTINGS wait=600"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kit := t.TempDir()
+			calls := filepath.Join(kit, "calls")
+			fake := map[string]string{
+				"stop.sh": `echo "stop clean=${CLEAN_STATE:-}" >> "$CALLS"`,
+				// Fails while the count of earlier failures is under FAILURES.
+				"start.sh": `echo "start config=$ENGINE_CONFIG wait=$ENGINE_START_TIMEOUT" >> "$CALLS"
+n=$(grep -c '^start' "$CALLS")
+[ "$n" -gt "$FAILURES" ] || { echo "no engine socket" >&2; exit 1; }
+echo "export ENGINE_PID=42"`,
+			}
+			for name, body := range fake {
+				if err := os.WriteFile(filepath.Join(kit, name), []byte("#!/usr/bin/env bash\n"+body+"\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out := filepath.Join(kit, "engine.env")
+			cmd := exec.Command("bash", "-c", `set -euo pipefail; . .ci/lib/engine-settings.sh; engine_start "$1" SETTINGS "$2"`, "bash", kit, out)
+			cmd.Env = append(os.Environ(), "CALLS="+calls, fmt.Sprintf("FAILURES=%d", tt.failures), "ENGINE_START_TIMEOUT=")
+			output, err := cmd.CombinedOutput()
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("engine_start: err %v, want error %v\n%s", err, tt.wantErr, output)
+			}
+			b, err := os.ReadFile(calls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Split(strings.TrimSpace(string(b)), "\n"); !slices.Equal(got, tt.wantCalls) {
+				t.Errorf("calls\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.wantCalls, "\n"))
+			}
+			env, _ := os.ReadFile(out)
+			if tt.wantErr == (string(env) == "export ENGINE_PID=42\n") {
+				t.Errorf("engine.env = %q after err %v", env, err)
+			}
+			if tt.failures == 1 && !strings.Contains(string(output), "removing the state") {
+				t.Errorf("the retry is not explained:\n%s", output)
+			}
+		})
+	}
+}
