@@ -102,10 +102,12 @@ func (f *File) Propose(c Change) error {
 			return fmt.Errorf("%s: integrations.%s.versions: %s is not beyond the tracked line %s", FilePath, c.Integration, c.To, cur.Line())
 		}
 	}
-	old := in.Versions
+	old, declined := in.Versions, in.Declined
 	in.Versions = proposedMatrix(old, c)
+	// A proposal is newer than any release the file declines, so the decline is spent.
+	in.Declined = ""
 	if errs := f.Validate(); len(errs) > 0 {
-		in.Versions = old
+		in.Versions, in.Declined = old, declined
 		f.Validate() // recompile patterns of the restored file
 		return fmt.Errorf("proposing %s %s: %w", c.Integration, c.To, errors.Join(errs...))
 	}

@@ -56,8 +56,9 @@
 // exclusive, each X.Y or X.Y.Z. policy is required: "newest-minor" (one line; a newer minor
 // or major is proposed as its replacement) or "maintained-lines" with maintained_lines N (a
 // newer minor is proposed as an added line, the oldest past N retired). Either way the
-// patches of every line are applied. An entry that breaks a rule is set aside as a Problem
-// and the others go on.
+// patches of every line are applied. declined (X.Y.Z, optional) keeps a turned-down
+// proposal out until a newer release appears. An entry that breaks a rule is set aside as a
+// Problem and the others go on.
 //
 // cookiecutter.yaml holds the same lines in versions, and one crd_urls from which Cloudcoil's
 // update_releases.yml derives each line's URLs through version_replacement_sed

@@ -79,6 +79,10 @@ type Integration struct {
 	Policy string `json:"policy"`
 	// MaintainedLines is how many lines PolicyMaintainedLines keeps.
 	MaintainedLines int `json:"maintained_lines,omitempty"`
+	// Declined is a proposal a maintainer turned down, "X.Y.Z": no release up to it is
+	// proposed again, and the next newer one is. It lives in the file on the base branch
+	// because every run rebuilds the pull request's branch from there.
+	Declined string `json:"declined,omitempty"`
 
 	pattern *regexp.Regexp // compiled TagPattern, set by Validate
 }
@@ -99,7 +103,7 @@ const VersionPlaceholder = "{version}"
 var (
 	topKeys         = []string{"cloudcoil", "integrations"}
 	cloudcoilKeys   = []string{"package", "version", "minor"}
-	integrationKeys = []string{"repository", "tag_prefix", "tag_pattern", "versions", "schema_urls", "policy", "maintained_lines"}
+	integrationKeys = []string{"repository", "tag_prefix", "tag_pattern", "versions", "schema_urls", "policy", "maintained_lines", "declined"}
 	schemaURLKeys   = []string{"url", "since", "until"}
 )
 
@@ -346,6 +350,11 @@ func (in *Integration) validate(name string) []error {
 	errs = append(errs, in.validateTags(p)...)
 	errs = append(errs, in.validateMatrix(p)...)
 	errs = append(errs, in.validateSchemaURLs(p)...)
+	if in.Declined != "" {
+		if _, err := ParseVersion(in.Declined); err != nil {
+			fail(p+".declined", "%v: name the declined release as X.Y.Z", err)
+		}
+	}
 	return errs
 }
 

@@ -51,6 +51,9 @@ type Updates struct {
 	Changes []Change `json:"changes"`
 	// Problems are what the run left out, each with its file and fix.
 	Problems []Problem `json:"problems"`
+	// Declined are the proposals left out because the file declines them (an integration's
+	// declined names their release or a newer one): listed so the decline stays visible.
+	Declined []Change `json:"declined,omitempty"`
 }
 
 // PyPIInfo is what Cloudcoil's update needs from PyPI: every version with files, and whether
@@ -77,7 +80,12 @@ func Plan(file *File, discovered map[string][]Version, cloudcoil PyPIInfo) Updat
 	plan.Changes = append(plan.Changes, planCloudcoil(file.Cloudcoil, cloudcoil)...)
 	for _, name := range file.Names() {
 		if in := file.Integrations[name]; in != nil {
-			plan.Changes = append(plan.Changes, planIntegration(name, in, discovered[name])...)
+			changes := planIntegration(name, in, discovered[name])
+			if n := len(changes); n > 0 && in.declines(changes[n-1]) {
+				plan.Declined = append(plan.Declined, changes[n-1])
+				changes = changes[:n-1]
+			}
+			plan.Changes = append(plan.Changes, changes...)
 		}
 	}
 	return plan
@@ -123,6 +131,17 @@ func planIntegration(name string, in *Integration, found []Version) []Change {
 		changes = append(changes, proposal)
 	}
 	return changes
+}
+
+// declines reports whether the integration's declined release covers a proposal: the
+// proposal is of that release or an older one.
+func (in *Integration) declines(c Change) bool {
+	if c.Kind != KindProposed || in.Declined == "" {
+		return false
+	}
+	declined, err := ParseVersion(in.Declined)
+	to, err2 := ParseVersion(c.To)
+	return err == nil && err2 == nil && to.Compare(declined) <= 0
 }
 
 // retiredBy lists the matrix versions a new line retires under the integration's policy:
@@ -276,7 +295,7 @@ func (c Change) newWhat() string {
 // Text is the human form of the plan, one line per change, for --check.
 func (p Updates) Text() string {
 	if p.Empty() {
-		return "No updates available.\n"
+		return "No updates available.\n" + p.declinedText()
 	}
 	var b strings.Builder
 	for _, c := range p.Changes {
@@ -284,6 +303,17 @@ func (p Updates) Text() string {
 	}
 	for _, pr := range p.Problems {
 		fmt.Fprintf(&b, "skipped %s\n", pr)
+	}
+	b.WriteString(p.declinedText())
+	return b.String()
+}
+
+// declinedText lists the declined proposals, a line each, with where the decline is kept.
+func (p Updates) declinedText() string {
+	var b strings.Builder
+	for _, c := range p.Declined {
+		fmt.Fprintf(&b, "declined %s %s, by %s[integrations.%s.declined]: a newer release is proposed\n",
+			c.Integration, c.To, FilePath, c.Integration)
 	}
 	return b.String()
 }
@@ -335,6 +365,13 @@ func (p Updates) PRBody() string {
 			fmt.Fprintf(&b, "- **%s** `%s`: %s\n  - [ ] %s\n", pr.Integration, pr.File, pr.Problem, pr.Fix)
 		}
 	}
+	if len(p.Declined) > 0 {
+		b.WriteString("\n## Declined (not proposed)\n\n")
+		fmt.Fprintf(&b, "`declined` in `%s` keeps these out until a newer release appears; remove it to have one proposed again.\n\n", FilePath)
+		for _, c := range p.Declined {
+			fmt.Fprintf(&b, "- **%s** %s (%s)\n", c.Integration, c.link(), c.describe())
+		}
+	}
 	if p.Empty() {
 		b.WriteString("\nNo updates are pending.\n")
 	}
@@ -354,8 +391,9 @@ func (c Change) reviewSteps() string {
 		if len(c.SchemaURLs) == 0 {
 			return fmt.Sprintf("  - [ ] no schema URL of %s[`schema_urls`] reaches %s: add one, then the matrix entry, by hand\n", FilePath, c.To)
 		}
-		steps := fmt.Sprintf("  - [ ] review the commit of this pull request that moves the matrix of %s and %s to %s; drop the commit to decline\n",
+		steps := fmt.Sprintf("  - [ ] review the commit of this pull request that moves the matrix of %s and %s to %s\n",
 			FilePath, CookiecutterPath(c.Integration), c.To)
+		steps += "  - [ ] " + c.declineHow() + "\n"
 		if c.Policy == PolicyMaintainedLines {
 			steps += fmt.Sprintf("  - [ ] support policy and cluster CI images: add the %s line", line)
 			if len(c.Retires) > 0 {
@@ -368,6 +406,13 @@ func (c Change) reviewSteps() string {
 		return fmt.Sprintf("  - [ ] migrate the template and the generator to Cloudcoil %s, then move `cloudcoil.minor` and `cloudcoil.version` in %s\n", line, FilePath)
 	}
 	return ""
+}
+
+// declineHow says how a proposal is declined so that it stays declined: every run rebuilds
+// the pull request's branch, so a dropped commit comes back; the base branch's file keeps it.
+func (c Change) declineHow() string {
+	return fmt.Sprintf("to decline, set `\"declined\": \"%s\"` in `integrations.%s` of `%s` on the base branch: the proposal then stays out until a newer release appears",
+		c.To, c.Integration, FilePath)
 }
 
 func (c Change) link() string {

@@ -96,7 +96,8 @@ func TestPRBodyTellsTheReviewerWhatToDo(t *testing.T) {
 	body := plan.PRBody()
 	for _, want := range []string{
 		"never merged automatically",
-		"  - [ ] review the commit of this pull request that moves the matrix of models/upstreams.json and models/istio/cookiecutter.yaml to 1.25.1; drop the commit to decline",
+		"  - [ ] review the commit of this pull request that moves the matrix of models/upstreams.json and models/istio/cookiecutter.yaml to 1.25.1",
+		"  - [ ] to decline, set `\"declined\": \"1.25.1\"` in `integrations.istio` of `models/upstreams.json` on the base branch",
 		"  - [ ] support policy and cluster CI images: add the 1.33 line, retire 1.29.13 (end of life)",
 		"  - [ ] migrate the template and the generator to Cloudcoil 0.6",
 	} {

@@ -140,7 +140,9 @@ func proposalMessage(c upstreams.Change) string {
 	for _, u := range c.SchemaURLs {
 		fmt.Fprintf(&b, "- %s\n", u)
 	}
-	fmt.Fprintf(&b, "\nUpstream release: %s\nDrop this commit to decline the proposal.\n", c.ReleaseURL)
+	fmt.Fprintf(&b, "\nUpstream release: %s\n", c.ReleaseURL)
+	fmt.Fprintf(&b, "To decline this proposal for good, set \"declined\": %q in integrations.%s of %s\non the base branch; a dropped commit comes back on the next run.\n",
+		c.To, c.Integration, upstreams.FilePath)
 	b.WriteString("\nWritten by dagger call model-versions from models/upstreams.json.\n")
 	return b.String()
 }

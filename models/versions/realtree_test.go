@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/versions"
 	"dagger/shipyard/models/versions/versionstest"
@@ -192,5 +193,97 @@ func TestModelVersionsTemplateOnAnotherMinor(t *testing.T) {
 	}
 	if f, err := upstreams.Parse([]byte(branch[upstreams.FilePath])); err != nil || f.Cloudcoil.Version != "0.4.0" {
 		t.Errorf("cloudcoil.version moved without the template: %v %+v", err, f)
+	}
+}
+
+// On the real tree, a maintainer declines cert-manager's new line on main: it stays out of
+// every rebuilt branch, listed as declined, while its line's patch still lands, until
+// upstream releases a newer version, whose proposal spends the decline.
+func TestModelVersionsDeclineLastsOnTheRealTree(t *testing.T) {
+	w := realWorld(t)
+	r1, _ := w.run(t, false)
+	certManager := upstreams.CookiecutterPath("cert-manager")
+	if !strings.Contains(w.Repo.Files(versions.Branch)[certManager], "1.18.0") {
+		t.Fatalf("the first run does not propose cert-manager's new line; plan:\n%s", r1.Plan.Text())
+	}
+
+	f, err := upstreams.Parse([]byte(w.Repo.Files("main")[upstreams.FilePath]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Integrations["cert-manager"].Declined = "1.18.0"
+	declined, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Repo.CommitOnBranch("main", "chore(models): decline cert-manager 1.18.0", map[string]string{upstreams.FilePath: string(declined)})
+
+	for run := range 2 {
+		r, log := w.run(t, false)
+		if run == 0 && r.Action != versions.ActionUpdated {
+			t.Fatalf("run after the decline: action %s", r.Action)
+		}
+		if run == 1 && (r.Action != versions.ActionUnchanged || len(versionstest.Writes(log)) != 0) {
+			t.Fatalf("a second run after the decline: action %s, writes %v", r.Action, versionstest.Writes(log))
+		}
+		branch := w.Repo.Files(versions.Branch)
+		if strings.Contains(branch[certManager], "1.18") || !strings.Contains(branch[certManager], `versions: "'1.17.2'"`) {
+			t.Errorf("run %d: the declined proposal is back on the branch:\n%s", run, branch[certManager])
+		}
+		if len(r.Plan.Declined) != 1 || r.Plan.Declined[0].Integration != "cert-manager" || r.Plan.Declined[0].To != "1.18.0" {
+			t.Errorf("run %d: declined %+v, want cert-manager 1.18.0", run, r.Plan.Declined)
+		}
+		if body := w.Repo.PullRequests()[0].Body; !strings.Contains(body, "## Declined (not proposed)") || !strings.Contains(body, "**cert-manager**") {
+			t.Errorf("run %d: the pull request does not show the decline:\n%s", run, body)
+		}
+	}
+
+	w.Upstream["cert-manager/cert-manager"].AddRelease(githubsim.Release{TagName: "v1.18.1"})
+	r3, _ := w.run(t, false)
+	if len(r3.Plan.Declined) != 0 {
+		t.Errorf("a newer release is still declined: %+v", r3.Plan.Declined)
+	}
+	branch := w.Repo.Files(versions.Branch)
+	if !strings.Contains(branch[certManager], `versions: "'1.18.1'"`) {
+		t.Errorf("cert-manager 1.18.1 is not proposed on the branch:\n%s", branch[certManager])
+	}
+	onBranch, err := upstreams.Parse([]byte(branch[upstreams.FilePath]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := onBranch.Integrations["cert-manager"]; in.Declined != "" || in.Versions[len(in.Versions)-1] != "1.18.1" {
+		t.Errorf("the proposal of 1.18.1 left cert-manager at %v, declined %q", in.Versions, in.Declined)
+	}
+}
+
+// A 13th integration folder on the real tree, with a cookiecutter.yaml but no entry in
+// upstreams.json, is named with its fix in the output and the pull request: update-repos
+// would publish it while nothing updates it. The 12 listed ones are planned as before.
+func TestModelVersionsNamesAnUnlistedIntegration(t *testing.T) {
+	w := realWorld(t)
+	w.Repo.CommitOnBranch("main", "feat(models): add argo-cd", map[string]string{
+		"models/argo-cd/cookiecutter.yaml": w.Repo.Files("main")[upstreams.CookiecutterPath("velero")],
+		"models/argo-cd/README.md":         "# argo-cd\n",
+		// A folder without cookiecutter.yaml is not an integration.
+		"models/notes/README.md": "notes\n",
+	})
+	r, _ := w.run(t, false)
+	if got := planSummary(r.Plan); strings.Join(got, "\n") != strings.Join(realPlan, "\n") {
+		t.Errorf("plan\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(realPlan, "\n"))
+	}
+	if len(r.Plan.Problems) != 1 {
+		t.Fatalf("problems %+v, want argo-cd's alone", r.Plan.Problems)
+	}
+	p := r.Plan.Problems[0]
+	if p.Integration != "argo-cd" || p.File != "models/argo-cd/cookiecutter.yaml" ||
+		!strings.Contains(p.Problem, "no entry in models/upstreams.json") || !strings.Contains(p.Problem, "update-repos publishes it") ||
+		!strings.Contains(p.Fix, "add integrations.argo-cd to models/upstreams.json") {
+		t.Errorf("problem %+v", p)
+	}
+	if body := w.Repo.PullRequests()[0].Body; !strings.Contains(body, "- **argo-cd** `models/argo-cd/cookiecutter.yaml`: has no entry") {
+		t.Errorf("the pull request does not name argo-cd:\n%s", body)
+	}
+	if text := r.Text(); !strings.Contains(text, "argo-cd") {
+		t.Errorf("the output does not name argo-cd:\n%s", text)
 	}
 }

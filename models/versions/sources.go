@@ -3,6 +3,7 @@ package versions
 import (
 	"context"
 	"fmt"
+	"path"
 
 	"dagger/shipyard/models/upstreams"
 )
@@ -19,6 +20,8 @@ type sources struct {
 	// (the template's pyproject.toml), read only when the plan moves Cloudcoil and only
 	// when they exist.
 	requirements map[string][]byte
+	// unlisted are the integration folders upstreams.json has no entry for, as problems.
+	unlisted []upstreams.Problem
 }
 
 // readSources reads the base branch's head and models/upstreams.json at that commit.
@@ -44,7 +47,45 @@ func (r *modelVersionsState) readSources(ctx context.Context) (*sources, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s (%s): %w", r.opts.Repo, r.opts.Base, short(head), err)
 	}
-	return &sources{head: head, upstreamsJSON: b, file: file, cookiecutters: map[string][]byte{}, requirements: map[string][]byte{}}, nil
+	src := &sources{head: head, upstreamsJSON: b, file: file, cookiecutters: map[string][]byte{}, requirements: map[string][]byte{}}
+	if src.unlisted, err = r.unlistedFolders(ctx, src); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+// unlistedFolders names each folder under models/ that holds a cookiecutter.yaml but has no
+// entry in upstreams.json: no run would ever update it, while update-repos, which renders
+// every folder, publishes it. Only names the file does not list cost a request.
+func (r *modelVersionsState) unlistedFolders(ctx context.Context, src *sources) ([]upstreams.Problem, error) {
+	entries, found, err := r.gh.DirAt(ctx, r.owner, r.name, "models", src.head)
+	if err != nil || !found {
+		return nil, err
+	}
+	listed := map[string]bool{}
+	for _, name := range src.file.Names() {
+		listed[name] = true
+	}
+	for _, p := range src.file.Problems {
+		listed[p.Integration] = true // an entry set aside is named already
+	}
+	var out []upstreams.Problem
+	for _, name := range entries {
+		if listed[name] || name == path.Base(upstreams.FilePath) {
+			continue
+		}
+		cookie := upstreams.CookiecutterPath(name)
+		if _, found, err := r.gh.FileAt(ctx, r.owner, r.name, cookie, src.head); err != nil {
+			return nil, err
+		} else if found {
+			out = append(out, upstreams.Problem{
+				Integration: name, File: cookie,
+				Problem: fmt.Sprintf("has no entry in %s: model-versions never updates it and validate-models never checks it, yet update-repos publishes it", upstreams.FilePath),
+				Fix:     "add integrations." + name + " to " + upstreams.FilePath + " (propose-upstreams proposes one), or remove the folder",
+			})
+		}
+	}
+	return out, nil
 }
 
 // readCookiecutters reads the cookiecutter.yaml of each integration with an applied patch

@@ -85,7 +85,7 @@ func (r *modelVersionsState) readPyPI(ctx context.Context) error {
 // decide is the plan, a pure function of what was read.
 func (r *modelVersionsState) decide(context.Context) error {
 	r.plan = upstreams.Plan(r.src.file, r.found, r.pypiV)
-	r.plan.Problems = append(r.plan.Problems, r.discoveryProblems...)
+	r.plan.Problems = append(append(r.plan.Problems, r.src.unlisted...), r.discoveryProblems...)
 	r.report.Plan = r.plan
 	return nil
 }
