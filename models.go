@@ -368,16 +368,22 @@ func (m *Shipyard) UpdateRepos(
 	return updates.Text(), nil
 }
 
-// ModelTemplatePatch is the change Shipyard asks of Cloudcoil's model template, as a
-// patch to apply at the root of the Cloudcoil repository with git apply -p1: Shipyard's
-// release, CI and publish workflows in the template (wrapped in {% raw %}, so update-repos
-// keeps them), update_releases.yml and test_pypi_publish.yml removed, and the
-// cloudcoil_models entry point declared. gen-repo renders the patched template the same
-// way as the original. Returns a directory holding cloudcoil-template.patch; export it.
+// ModelTemplatePatch is the change Shipyard asks of the model template of the Cloudcoil
+// repository (--source), as a patch of the template as it is today, to apply at the
+// repository's root with git apply -p1: Shipyard's release, CI and publish workflows in the
+// template (wrapped in {% raw %}, so update-repos keeps them), update_releases.yml and
+// test_pypi_publish.yml removed, the cloudcoil_models entry point declared and the
+// requirement on Cloudcoil bounded to its minor. gen-repo renders the patched template the
+// same way as the original. Returns a directory holding cloudcoil-template.patch (empty
+// when the template holds every change already); export it.
 func (m *Shipyard) ModelTemplatePatch(ctx context.Context) (*dagger.Directory, error) {
-	c, err := m.session(ctx)
+	c, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return m.fromSDKDirectory(ctx, c.Directory().WithNewFile("cloudcoil-template.patch", modelrelease.TemplatePatch()))
+	patch, err := modelrelease.TemplatePatch(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	return m.fromSDKDirectory(ctx, c.Directory().WithNewFile(modelrelease.TemplatePatchFile, patch))
 }

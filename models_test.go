@@ -17,6 +17,7 @@ import (
 	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models/modelrelease"
 	"dagger/shipyard/models/modelrelease/modelreleasetest"
+	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )
 
@@ -249,23 +250,38 @@ func TestGenRepoThroughTheModule(t *testing.T) {
 }
 
 // gen-repo --template-patch is the patch issue readers are pointed at: the directory
-// holds the patch alone, byte for byte what model-template-patch exports, and nothing
-// is rendered; --name with it, or neither, is refused saying what to give.
+// holds the patch alone, made from --source's template and bounded to its
+// upstreams.json's minor, and nothing is rendered; --name with it, or neither, is refused
+// saying what to give.
 func TestGenRepoTemplatePatchThroughTheModule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	m, e := modelModule(t, cloudcoilRepo(t))
+	repo := cloudcoilRepo(t)
+	m, e := modelModule(t, repo)
 	dir, err := m.GenRepo(ctx, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	entries, err := dir.Entries(ctx)
-	if err != nil || !slices.Equal(entries, []string{"cloudcoil-template.patch"}) {
+	if err != nil || !slices.Equal(entries, []string{modelrelease.TemplatePatchFile}) {
 		t.Fatalf("entries %v, %v; want the patch alone", entries, err)
 	}
-	got, err := dir.File("cloudcoil-template.patch").Contents(ctx)
-	if err != nil || got != modelrelease.TemplatePatch() {
-		t.Errorf("patch: %v; %d bytes, want the %d of the embedded patch", err, len(got), len(modelrelease.TemplatePatch()))
+	got, err := dir.File(modelrelease.TemplatePatchFile).Contents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := map[string][]byte{}
+	for _, p := range modelrelease.TemplatePaths() {
+		if b, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(p))); err == nil {
+			current[p] = b
+		}
+	}
+	want, err := modelrelease.TemplatePatchFor(current, upstreams.Line{Major: 0, Minor: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want || !strings.Contains(got, "+    \"cloudcoil>=0.5.3,<0.6\",\n") {
+		t.Errorf("patch through the module (%d bytes) is not the source template's, bounded to upstreams.json's minor 0.5:\n%s", len(got), got)
 	}
 	if execs := e.Graph().Execs(); len(execs) != 0 {
 		t.Errorf("--template-patch ran %d execs, want none", len(execs))

@@ -362,7 +362,7 @@ var trustRuns = map[string]trustRun{
 		_, err := m.ProposeUpstreams(ctx, "file")
 		return err
 	})),
-	"model-template-patch": mountsNone("a file built into the module", modelCallOn(false, func(ctx context.Context, m *Shipyard) error {
+	"model-template-patch": mountsNone("reads the template's files", modelCallOn(true, func(ctx context.Context, m *Shipyard) error {
 		_, err := m.ModelTemplatePatch(ctx)
 		return err
 	})),

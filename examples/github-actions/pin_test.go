@@ -14,41 +14,25 @@ import (
 // repoRoot is the repository's root, whose git history holds every pinned release.
 var repoRoot = filepath.Join("..", "..")
 
-// templatePatch is the Cloudcoil template patch, whose workflows pin Shipyard like the
-// wrappers do.
-var templatePatch = filepath.Join(repoRoot, "models", "modelrelease", "cloudcoil-template.patch")
-
-// pinnedFiles are the wrappers and the template patch: every file that pins Shipyard and
-// calls it.
+// pinnedFiles are the wrappers and the workflows the Cloudcoil template patch writes:
+// every file that pins Shipyard and calls it.
 func pinnedFiles(t *testing.T) []string {
 	t.Helper()
-	return append(workflows(t), templatePatch)
+	template, err := filepath.Glob(filepath.Join(repoRoot, "models", "modelrelease", "template", "*.yml"))
+	if err != nil || len(template) == 0 {
+		t.Fatalf("no template workflows (%v)", err)
+	}
+	return append(workflows(t), template...)
 }
 
-// fileCommands reads every dagger command of a workflow, or of the workflows a patch
-// writes (its added and context lines, at the patch's own line numbers).
+// fileCommands reads every dagger command of a workflow.
 func fileCommands(t *testing.T, path string) []modsurface.Command {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(b)
-	if strings.HasSuffix(path, ".patch") {
-		lines := strings.Split(text, "\n")
-		for i, l := range lines {
-			switch {
-			case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "-"):
-				lines[i] = ""
-			case strings.HasPrefix(l, "+"), strings.HasPrefix(l, " "):
-				lines[i] = l[1:]
-			default:
-				lines[i] = ""
-			}
-		}
-		text = strings.Join(lines, "\n")
-	}
-	return modsurface.ScriptCommands(path, 1, text)
+	return modsurface.ScriptCommands(path, 1, string(b))
 }
 
 // checkCalls reads every command of files against the surface s (with the engine's core

@@ -17,12 +17,12 @@ import (
 const Module = "github.com/elixir-cloud-aai/shipyard"
 
 // PinnedFiles are the files that name a Shipyard release, as globs under the repository's
-// root: the example workflows and the template patch (a commit, with its tag as a comment,
-// as doctor and Renovate read it), and the docs (the tag).
+// root: the example workflows and the workflows the Cloudcoil template patch writes (a
+// commit, with its tag as a comment, as doctor and Renovate read it), and the docs (the tag).
 func PinnedFiles() []string {
 	return []string{
 		"examples/github-actions/*/*.yml",
-		"models/modelrelease/cloudcoil-template.patch",
+		"models/modelrelease/template/*.yml",
 		"README.md",
 		"docs/*.md",
 	}

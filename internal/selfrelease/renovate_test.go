@@ -40,19 +40,16 @@ func userFiles(t *testing.T) map[string][]byte {
 		}
 		out[".github/workflows/"+filepath.Base(f)] = b
 	}
-	patch, err := os.ReadFile(filepath.Join(root, "models", "modelrelease", "cloudcoil-template.patch"))
-	if err != nil {
-		t.Fatal(err)
+	template, err := filepath.Glob(filepath.Join(root, "models", "modelrelease", "template", "*.yml"))
+	if err != nil || len(template) == 0 {
+		t.Fatalf("no template workflows (%v)", err)
 	}
-	var path string
-	for _, line := range strings.Split(string(patch), "\n") {
-		if p, ok := strings.CutPrefix(line, "+++ b/"); ok {
-			path = strings.TrimSpace(p)
-			continue
+	for _, f := range template {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if path != "" && (strings.HasPrefix(line, "+") || strings.HasPrefix(line, " ")) {
-			out[path] = append(out[path], line[1:]+"\n"...)
-		}
+		out["cookiecutter/models-{{ cookiecutter.model_name }}/.github/workflows/"+filepath.Base(f)] = b
 	}
 	return out
 }

@@ -245,7 +245,7 @@ func TestCheckPinnedRelease(t *testing.T) {
 		{"prepared, not tagged yet", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0")}, Preparing: "0.2.0"}, ""},
 		{"not tagged, not prepared", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0")}, Preparing: "0.1.0"}, "not tagged and not the release"},
 		{"the re-pin commit is tagged", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0")}, TagCommit: other,
-			Changed: []string{"models/modelrelease/cloudcoil-template.patch", "docs/tesk-core.md"}, ChangedKnown: true}, ""},
+			Changed: []string{"models/modelrelease/template/ci.yml", "docs/tesk-core.md"}, ChangedKnown: true}, ""},
 		{"the tag does not descend from the pin", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0")}, TagCommit: other}, "does not descend"},
 		{"code changed after the pin", PinnedRelease{Pins: []Pin{wf(sha, "v0.2.0")}, TagCommit: other,
 			Changed: []string{"pipelines/ci/ci.go"}, ChangedKnown: true}, "pipelines/ci/ci.go changed"},

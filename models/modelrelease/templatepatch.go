@@ -1,25 +1,231 @@
 package modelrelease
 
-import _ "embed"
+import (
+	"bytes"
+	"context"
+	"embed"
+	"fmt"
+	"strings"
 
-// TemplatePatch returns the change Shipyard asks of Cloudcoil's model template, as a patch a
-// maintainer applies at the root of the Cloudcoil repository (git apply -p1):
-//
-//   - .github/workflows/shipyard_release.yml: Shipyard's release of the repository's
-//     lines, the model_version matrix rendered from versions in cookiecutter.yaml and
-//     MODEL_VERSION_PREFIX from version_replacement_sed;
-//   - update_releases.yml and test_pypi_publish.yml removed, so two release flows never
-//     run and no prerelease reaches an index;
-//   - ci.yml and pypi_publish.yml become Shipyard's model-ci and publish-check wrappers,
-//     pypi_publish.yml still on `released` only (`published` fires for prereleases too);
-//   - pyproject.toml declares the cloudcoil_models entry point the template's comment
-//     promises, so Cloudcoil finds the models by entry point as well as by namespace, and
-//     bounds the Cloudcoil requirement to its minor (>=0.4.0,<0.5), so a release's lock
-//     refresh never reaches a new minor, which the dependency check would refuse.
-//
-// The workflows are wrapped in {% raw %}, so the template renders them as they are and
-// update-repos, which pushes the whole rendered tree, keeps them.
-func TemplatePatch() string { return templatePatch }
+	"dagger.io/dagger"
 
-//go:embed cloudcoil-template.patch
-var templatePatch string
+	"dagger/shipyard/models/upstreams"
+)
+
+// TemplatePatchFile is the name of the patch model-template-patch returns.
+const TemplatePatchFile = "cloudcoil-template.patch"
+
+// templateRoot is the rendered repository's folder in the template.
+const templateRoot = TemplateDir + "/models-{{ cookiecutter.model_name }}/"
+
+// TemplateWorkflows is where the template keeps a model repository's workflows.
+const TemplateWorkflows = templateRoot + ".github/workflows/"
+
+// templateWorkflows are Shipyard's workflows for a model repository, as the template holds
+// them: each wrapped in {% raw %}, so the template renders them as they are and update-repos,
+// which pushes the whole rendered tree, keeps them.
+//
+//go:embed template/*.yml
+var templateWorkflows embed.FS
+
+// TemplateWorkflowNames are the workflows the patch writes (from templateWorkflows).
+func TemplateWorkflowNames() []string {
+	return []string{"ci.yml", "pypi_publish.yml", "shipyard_release.yml"}
+}
+
+// RetiredWorkflowNames are the workflows the patch removes: update_releases.yml, so two
+// release flows never run, and test_pypi_publish.yml, so no prerelease reaches an index.
+func RetiredWorkflowNames() []string {
+	return []string{"test_pypi_publish.yml", "update_releases.yml"}
+}
+
+// TemplateWorkflow is the content the patch gives the template's workflow name.
+func TemplateWorkflow(name string) ([]byte, error) {
+	return templateWorkflows.ReadFile("template/" + name)
+}
+
+// TemplatePaths are the files TemplatePatchFor reads, relative to the Cloudcoil repository.
+func TemplatePaths() []string {
+	var out []string
+	for _, n := range append(TemplateWorkflowNames(), RetiredWorkflowNames()...) {
+		out = append(out, TemplateWorkflows+n)
+	}
+	return append(out, upstreams.TemplatePyproject)
+}
+
+// entryPointTable is the table the patch adds to the template's pyproject.toml: the
+// cloudcoil_models entry point the template's comment promises, so Cloudcoil finds the
+// models by entry point as well as by namespace.
+const entryPointTable = "[project.entry-points.cloudcoil_models]\n" +
+	"# Cloudcoil finds the generated models through this entry point (cloudcoil.resources).\n" +
+	"{{ cookiecutter.module_name }} = \"cloudcoil.models.{{ cookiecutter.module_name }}\"\n"
+
+// TemplatePatchFor is the change Shipyard asks of Cloudcoil's model template, as a patch
+// of the template as it is (current: TemplatePaths' contents, by path; a path absent from
+// the map is absent from the template), to apply at the repository's root with
+// git apply -p1:
+//
+//   - ci.yml, pypi_publish.yml and shipyard_release.yml become Shipyard's model-ci,
+//     publish-check and release wrappers;
+//   - update_releases.yml and test_pypi_publish.yml are removed;
+//   - pyproject.toml declares the cloudcoil_models entry point and bounds the runtime
+//     requirement on Cloudcoil below the minor after minor (">=0.4.2" becomes
+//     ">=0.4.2,<0.5"), so a release's lock refresh never reaches a new minor, which the
+//     dependency check would refuse; a bound already written stays.
+//
+// Each changed file is one hunk holding the whole file, so the patch applies to exactly the
+// template it was made from and to no other. A template that already holds every change
+// gives the empty patch.
+func TemplatePatchFor(current map[string][]byte, minor upstreams.Line) (string, error) {
+	var b strings.Builder
+	for _, name := range TemplateWorkflowNames() {
+		want, err := TemplateWorkflow(name)
+		if err != nil {
+			return "", err
+		}
+		path := TemplateWorkflows + name
+		b.WriteString(fileDiff(path, current[path], want, current[path] != nil, true))
+	}
+	for _, name := range RetiredWorkflowNames() {
+		path := TemplateWorkflows + name
+		if old, ok := current[path]; ok {
+			b.WriteString(fileDiff(path, old, nil, true, false))
+		}
+	}
+	pyproject, ok := current[upstreams.TemplatePyproject]
+	if !ok {
+		return "", fmt.Errorf("%s: missing; is --source the Cloudcoil repository?", upstreams.TemplatePyproject)
+	}
+	patched, err := patchPyproject(pyproject, minor)
+	if err != nil {
+		return "", err
+	}
+	b.WriteString(fileDiff(upstreams.TemplatePyproject, pyproject, patched, true, true))
+	return b.String(), nil
+}
+
+// patchPyproject adds the entry point table before [project.urls] (or at the end) unless
+// the file declares one, and bounds the runtime requirement on Cloudcoil to minor.
+func patchPyproject(data []byte, minor upstreams.Line) ([]byte, error) {
+	out, err := upstreams.BoundRequirement(upstreams.TemplatePyproject, data, "cloudcoil", "project.dependencies", minor)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Contains(out, []byte("[project.entry-points.cloudcoil_models]")) {
+		return out, nil
+	}
+	if i := bytes.Index(out, []byte("\n[project.urls]")); i >= 0 {
+		return append(append(append([]byte{}, out[:i+1]...), entryPointTable+"\n"...), out[i+1:]...), nil
+	}
+	if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	return append(append(out, '\n'), entryPointTable...), nil
+}
+
+// fileDiff is a git diff of one file, the whole file in one hunk: from old (when existed) to
+// new (when exists). Nothing when they are the same.
+func fileDiff(path string, old, new []byte, existed, exists bool) string {
+	if existed == exists && bytes.Equal(old, new) {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "diff --git a/%s b/%s\n", path, path)
+	from, to := "a/"+path, "b/"+path
+	switch {
+	case !existed:
+		b.WriteString("new file mode 100644\n")
+		from = "/dev/null"
+	case !exists:
+		b.WriteString("deleted file mode 100644\n")
+		to = "/dev/null"
+	}
+	// git writes a tab after a name with spaces, so the name's end is unambiguous.
+	fmt.Fprintf(&b, "--- %s\t\n+++ %s\t\n", from, to)
+	oldLines, newLines := lines(old), lines(new)
+	fmt.Fprintf(&b, "@@ -%s +%s @@\n", hunkRange(len(oldLines)), hunkRange(len(newLines)))
+	writeLines(&b, "-", oldLines, old)
+	writeLines(&b, "+", newLines, new)
+	return b.String()
+}
+
+// lines splits a file into its lines, without their newlines.
+func lines(data []byte) []string {
+	if len(data) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+// hunkRange is a unified diff's start,count: an empty side starts at 0.
+func hunkRange(n int) string {
+	if n == 0 {
+		return "0,0"
+	}
+	return fmt.Sprintf("1,%d", n)
+}
+
+// writeLines writes a side of a hunk, and git's marker when the file does not end with a
+// newline.
+func writeLines(b *strings.Builder, sign string, ls []string, data []byte) {
+	for _, l := range ls {
+		b.WriteString(sign + l + "\n")
+	}
+	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
+		b.WriteString("\\ No newline at end of file\n")
+	}
+}
+
+// TemplatePatch reads the template of the Cloudcoil repository source and returns
+// TemplatePatchFor of it. The requirement is bounded to models/upstreams.json's
+// cloudcoil.minor when the repository has the file (the minor model-versions advances
+// within), else to the minor of the requirement's own lower bound.
+func TemplatePatch(ctx context.Context, source *dagger.Directory) (string, error) {
+	current := map[string][]byte{}
+	for _, p := range TemplatePaths() {
+		ok, err := source.Exists(ctx, p)
+		if err != nil {
+			return "", fmt.Errorf("model-template-patch: looking for %s: %w", p, err)
+		}
+		if !ok {
+			continue
+		}
+		text, err := source.File(p).Contents(ctx)
+		if err != nil {
+			return "", fmt.Errorf("model-template-patch: %s: %w", p, err)
+		}
+		current[p] = []byte(text)
+	}
+	minor, err := templateMinor(ctx, source, current[upstreams.TemplatePyproject])
+	if err != nil {
+		return "", fmt.Errorf("model-template-patch: %w", err)
+	}
+	patch, err := TemplatePatchFor(current, minor)
+	if err != nil {
+		return "", fmt.Errorf("model-template-patch: %w", err)
+	}
+	return patch, nil
+}
+
+// templateMinor is the Cloudcoil minor the template's requirement is bounded to.
+func templateMinor(ctx context.Context, source *dagger.Directory, pyproject []byte) (upstreams.Line, error) {
+	ok, err := source.Exists(ctx, upstreams.FilePath)
+	if err != nil {
+		return upstreams.Line{}, fmt.Errorf("looking for %s: %w", upstreams.FilePath, err)
+	}
+	if ok {
+		file, err := readUpstreams(ctx, source)
+		if err != nil {
+			return upstreams.Line{}, err
+		}
+		return upstreams.ParseLine(file.Cloudcoil.Minor)
+	}
+	minor, found, err := upstreams.RequirementMinor(upstreams.TemplatePyproject, pyproject, "cloudcoil")
+	if err != nil {
+		return upstreams.Line{}, err
+	}
+	if !found {
+		return upstreams.Line{}, fmt.Errorf("%s: no requirement on cloudcoil with a lower bound >=X.Y.Z, and no %s to name the minor; write \"cloudcoil>=X.Y.Z\" in [project].dependencies", upstreams.TemplatePyproject, upstreams.FilePath)
+	}
+	return minor, nil
+}

@@ -14,6 +14,7 @@ import (
 	"dagger/shipyard/internal/testkit/cookiecutter"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/models"
+	"dagger/shipyard/models/upstreams"
 )
 
 // patchedCloudcoil copies the real repository's template, integrations and Makefile to a
@@ -29,13 +30,42 @@ func patchedCloudcoil(t testing.TB) string {
 	if out, err := exec.Command("chmod", "-R", "u+w", dir).CombinedOutput(); err != nil {
 		t.Fatalf("chmod: %v\n%s", err, out)
 	}
-	apply := exec.Command("git", "apply", "-p1", "-")
-	apply.Dir = dir
-	apply.Stdin = strings.NewReader(TemplatePatch())
-	if out, err := apply.CombinedOutput(); err != nil {
-		t.Fatalf("git apply the template patch to the real template: %v\n%s", err, out)
-	}
+	applyPatch(t, dir, templatePatchOf(t, dir))
 	return dir
+}
+
+// templatePatchOf is TemplatePatchFor of the template in the folder root, bounded to the
+// minor of its own requirement, as model-template-patch does without upstreams.json.
+func templatePatchOf(t testing.TB, root string) string {
+	t.Helper()
+	current := map[string][]byte{}
+	for _, p := range TemplatePaths() {
+		if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p))); err == nil {
+			current[p] = b
+		} else if !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	minor, ok, err := upstreams.RequirementMinor(upstreams.TemplatePyproject, current[upstreams.TemplatePyproject], "cloudcoil")
+	if err != nil || !ok {
+		t.Fatalf("the template's minor: %v (found %v)", err, ok)
+	}
+	patch, err := TemplatePatchFor(current, minor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return patch
+}
+
+// applyPatch applies a patch at root with git apply -p1, as a maintainer would.
+func applyPatch(t testing.TB, root, patch string) {
+	t.Helper()
+	apply := exec.Command("git", "apply", "-p1", "-")
+	apply.Dir = root
+	apply.Stdin = strings.NewReader(patch)
+	if out, err := apply.CombinedOutput(); err != nil {
+		t.Fatalf("git apply the template patch: %v\n%s", err, out)
+	}
 }
 
 type releaseTriggers struct {
@@ -175,5 +205,101 @@ func TestGenRepoPatchedIntegrations(t *testing.T) {
 				t.Errorf("no make gen-repo-%s", name)
 			}
 		})
+	}
+}
+
+// templateFile reads one file of the template under root ("" when absent).
+func templateFile(t *testing.T, root, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(path)))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The patch is made from the template as it is on the day. A fixed patch stopped applying
+// once model-versions raised the template's requirement ("patch failed:
+// …/pyproject.toml:14"); each state of the real template below gets a patch that applies
+// and leaves the same workflows, the entry point and a requirement bounded to its minor.
+func TestTemplatePatchAppliesToTheTemplateOfTheDay(t *testing.T) {
+	edit := func(old, new string) func(t *testing.T, root string) {
+		return func(t *testing.T, root string) {
+			p := filepath.Join(root, filepath.FromSlash(upstreams.TemplatePyproject))
+			b, err := os.ReadFile(p)
+			if err != nil || !strings.Contains(string(b), old) {
+				t.Fatalf("the real template no longer holds %q (%v)", old, err)
+			}
+			if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, root string)
+		wantReq string
+	}{
+		{"the real template", func(*testing.T, string) {}, `"cloudcoil>=0.4.0,<0.5",`},
+		{"after model-versions raised the requirement", edit(`"cloudcoil>=0.4.0",`, `"cloudcoil>=0.4.2",`), `"cloudcoil>=0.4.2,<0.5",`},
+		{"a bound written by the maintainer stays", edit(`"cloudcoil>=0.4.0",`, `"cloudcoil>=0.4.3,<0.4.9",`), `"cloudcoil>=0.4.3,<0.4.9",`},
+		{"test_pypi_publish.yml already removed", func(t *testing.T, root string) {
+			if err := os.Remove(filepath.Join(root, filepath.FromSlash(TemplateWorkflows+"test_pypi_publish.yml"))); err != nil {
+				t.Fatal(err)
+			}
+		}, `"cloudcoil>=0.4.0,<0.5",`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			if out, err := exec.Command("cp", "-r", filepath.Join(cloudcoilTree(t), "cookiecutter"), root).CombinedOutput(); err != nil {
+				t.Fatalf("copy: %v\n%s", err, out)
+			}
+			if out, err := exec.Command("chmod", "-R", "u+w", root).CombinedOutput(); err != nil {
+				t.Fatalf("chmod: %v\n%s", err, out)
+			}
+			tt.prepare(t, root)
+			applyPatch(t, root, templatePatchOf(t, root))
+
+			for _, name := range TemplateWorkflowNames() {
+				want, err := TemplateWorkflow(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := templateFile(t, root, TemplateWorkflows+name); got != string(want) {
+					t.Errorf("%s after the patch is not Shipyard's workflow", name)
+				}
+			}
+			for _, name := range RetiredWorkflowNames() {
+				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(TemplateWorkflows+name))); !os.IsNotExist(err) {
+					t.Errorf("%s survived the patch (%v)", name, err)
+				}
+			}
+			pyproject := templateFile(t, root, upstreams.TemplatePyproject)
+			if !strings.Contains(pyproject, "    "+tt.wantReq+"\n") || strings.Count(pyproject, "[project.entry-points.cloudcoil_models]") != 1 {
+				t.Errorf("the patched pyproject.toml lacks %s or its one entry point table:\n%s", tt.wantReq, pyproject)
+			}
+			// Made again from the patched template, the patch is empty: a re-run changes nothing.
+			if again := templatePatchOf(t, root); again != "" {
+				t.Errorf("the patch of a patched template is not empty:\n%s", again)
+			}
+		})
+	}
+}
+
+// Bad templates are refused with the file, and a lower bound beyond the minor with its line.
+func TestTemplatePatchForRefusesWhatItCannotPatch(t *testing.T) {
+	minor := upstreams.Line{Major: 0, Minor: 4}
+	if _, err := TemplatePatchFor(map[string][]byte{}, minor); err == nil || !strings.Contains(err.Error(), upstreams.TemplatePyproject+": missing") {
+		t.Errorf("no pyproject.toml: err %v", err)
+	}
+	beyond := []byte("[project]\nname = \"x\"\ndependencies = [\n    \"cloudcoil>=0.5.1\",\n]\n")
+	_, err := TemplatePatchFor(map[string][]byte{upstreams.TemplatePyproject: beyond}, minor)
+	if err == nil || !strings.Contains(err.Error(), upstreams.TemplatePyproject+":4:") || !strings.Contains(err.Error(), "move cloudcoil.minor") {
+		t.Errorf("a lower bound beyond the minor: err %v", err)
+	}
+	notTOML := []byte("[project\n")
+	if _, err := TemplatePatchFor(map[string][]byte{upstreams.TemplatePyproject: notTOML}, minor); err == nil || !strings.Contains(err.Error(), upstreams.TemplatePyproject) {
+		t.Errorf("not TOML: err %v", err)
 	}
 }

@@ -299,3 +299,43 @@ func lowerBound(spec string, minor Line, to pyVersion) (pyVersion, int, error) {
 	}
 	return lower, lowerAt, nil
 }
+
+// BoundRequirement bounds each requirement on pkg in table ("project.dependencies") that has
+// a lower bound and no upper bound below the minor after minor: "cloudcoil>=0.4.2" becomes
+// "cloudcoil>=0.4.2,<0.5", so a lock refresh stays within minor. A requirement with an upper
+// bound, or without a version, stays as written. A lower bound beyond minor is an error
+// naming the file and line: the bound would admit nothing.
+func BoundRequirement(path string, data []byte, pkg, table string, minor Line) ([]byte, error) {
+	reqs, err := FindRequirements(path, data, pkg)
+	if err != nil {
+		return nil, err
+	}
+	next := Line{Major: minor.Major, Minor: minor.Minor + 1}
+	var edits []edit
+	for _, r := range reqs {
+		if r.Table != table {
+			continue
+		}
+		spec := requirementOf.FindStringSubmatch(r.Text)[3]
+		hasLower, hasUpper := false, false
+		for _, clause := range strings.Split(spec, ",") {
+			c := strings.TrimSpace(clause)
+			switch {
+			case strings.HasPrefix(c, ">="):
+				hasLower = true
+				if v, ok := parseFinalPy(strings.TrimSpace(c[2:])); ok && v.line().Compare(minor) > 0 {
+					return nil, fmt.Errorf("%s:%d: %s %q: the lower bound is beyond Cloudcoil's minor %s, so <%s would admit nothing; move cloudcoil.minor in %s first",
+						path, r.Line, r.Table, r.Text, minor, next, FilePath)
+				}
+			case strings.HasPrefix(c, "<"), strings.HasPrefix(c, "=="), strings.HasPrefix(c, "~="):
+				hasUpper = true
+			}
+		}
+		if !hasLower || hasUpper {
+			continue
+		}
+		end := r.start + strings.Index(r.Text, spec) + len(spec)
+		edits = append(edits, edit{start: end, end: end, text: ",<" + next.String()})
+	}
+	return splice(data, edits), nil
+}

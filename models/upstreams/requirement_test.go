@@ -177,7 +177,11 @@ func TestFindRequirementsInThePatchedTemplate(t *testing.T) {
 	}
 	cmd := exec.Command("git", "apply", "-p1", "--include="+upstreams.TemplatePyproject, "-")
 	cmd.Dir = work
-	cmd.Stdin = strings.NewReader(modelrelease.TemplatePatch())
+	patch, err := modelrelease.TemplatePatchFor(map[string][]byte{upstreams.TemplatePyproject: original}, upstreams.Line{Major: 0, Minor: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin = strings.NewReader(patch)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git apply: %v\n%s", err, out)
 	}
@@ -209,5 +213,43 @@ func TestFindRequirementsWithJinjaExpressions(t *testing.T) {
 		if err != nil || len(reqs) != 1 || reqs[0].Text != "cloudcoil>=0.5.0" || reqs[0].Line != strings.Count(tt.file[:strings.Index(tt.file, "cloudcoil>=")], "\n")+1 {
 			t.Errorf("%s: %+v, %v", tt.name, reqs, err)
 		}
+	}
+}
+
+// The runtime requirement is bounded below the next minor; a bound written, an exact pin,
+// a requirement without a version and other tables stay as written.
+func TestBoundRequirement(t *testing.T) {
+	minor := upstreams.Line{Major: 0, Minor: 4}
+	doc := func(deps string) string {
+		return "[project]\nname = \"x\"\ndependencies = [\n" + deps + "]\n\n[dependency-groups]\ndev = [\"cloudcoil[codegen,test]>=0.4.0\"]\n"
+	}
+	tests := []struct {
+		name, deps, want, wantErr string
+	}{
+		{"lower bound only", "    \"cloudcoil>=0.4.0\",\n", "    \"cloudcoil>=0.4.0,<0.5\",\n", ""},
+		{"raised lower bound", "    \"cloudcoil>=0.4.2\",\n", "    \"cloudcoil>=0.4.2,<0.5\",\n", ""},
+		{"an older minor's lower bound", "    \"cloudcoil>=0.3.9\",\n", "    \"cloudcoil>=0.3.9,<0.5\",\n", ""},
+		{"with extras and a marker", "    \"cloudcoil[codegen] >= 0.4.1 ; python_version >= '3.10'\",\n", "    \"cloudcoil[codegen] >= 0.4.1,<0.5 ; python_version >= '3.10'\",\n", ""},
+		{"upper bound written", "    \"cloudcoil>=0.4.0,<0.4.9\",\n", "    \"cloudcoil>=0.4.0,<0.4.9\",\n", ""},
+		{"exact pin", "    \"cloudcoil==0.4.3\",\n", "    \"cloudcoil==0.4.3\",\n", ""},
+		{"no version", "    \"cloudcoil\",\n", "    \"cloudcoil\",\n", ""},
+		{"beyond the minor", "    \"cloudcoil>=0.5.1\",\n", "", "pyproject.toml:4: project.dependencies \"cloudcoil>=0.5.1\": the lower bound is beyond Cloudcoil's minor 0.4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := upstreams.BoundRequirement("pyproject.toml", []byte(doc(tt.deps)), "cloudcoil", "project.dependencies", minor)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != doc(tt.want) {
+				t.Errorf("got\n%s\nwant\n%s", out, doc(tt.want))
+			}
+		})
 	}
 }
