@@ -20,8 +20,10 @@ import (
 // For a Cloudcoil model repository (--system cloudcoil-model, with --repo
 // cloudcoil/models-<name>): AUTO_PUBLISH_MODELS is true, false or absent; CI_GITHUB_TOKEN
 // is a secret of the environment automation and no repository or organisation secret;
-// pypi_publish.yml grants id-token: write only to its upload job; and where to check the
-// PyPI trusted publisher, which GitHub's API cannot show. For Cloudcoil's generator
+// pypi_publish.yml grants id-token: write only to its upload job; and that the trusted
+// publisher PyPI recorded for the newest upload (its provenance, read with --pypi-url's
+// Integrity API) names this repository, pypi_publish.yml and the upload job's environment,
+// or no environment. For Cloudcoil's generator
 // repository (--system cloudcoil-generator): CI_GITHUB_TOKEN's place, as for a model
 // repository. A setting the token may not
 // read is reported as "cannot check" with the permission needed, never as a pass. Fails
@@ -40,6 +42,10 @@ func (m *Shipyard) Doctor(
 	// Fail also when a check cannot be run for lack of permission.
 	// +optional
 	strict bool,
+	// PyPI's base URL, where a model distribution's newest upload and its provenance are
+	// read (cloudcoil-model).
+	// +default="https://pypi.org"
+	pypiUrl string,
 ) (string, error) {
 	if err := output.Check(format); err != nil {
 		return "", err
@@ -61,7 +67,7 @@ func (m *Shipyard) Doctor(
 		}
 		report = doctor.EvaluateTesk(facts)
 	case doctor.CloudcoilModel:
-		facts, err := doctor.GatherModel(ctx, gh, m.Repo)
+		facts, err := doctor.GatherModel(ctx, gh, m.Repo, doctor.PyPISource{URL: pypiUrl})
 		if err != nil {
 			return "", fmt.Errorf("doctor: %w", err)
 		}

@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/testkit/pypisim"
 )
 
 const doctorToken = "ghp_doctor_module_test_token"
@@ -66,7 +69,7 @@ func TestDoctorThroughTheModule(t *testing.T) {
 	sim.AddToken(doctorToken, githubsim.Token{})
 	seedDoctorTesk(sim)
 	m := doctorModule(t, sim, "elixir-cloud-aai/tesk-core")
-	out, err := m.Doctor(ctx, "tesk-core", "json", true)
+	out, err := m.Doctor(ctx, "tesk-core", "json", true, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,17 +87,17 @@ func TestDoctorThroughTheModule(t *testing.T) {
 			t.Errorf("%s: %s", f.Check, f.Status)
 		}
 	}
-	text, err := m.Doctor(ctx, "tesk-core", "text", false)
+	text, err := m.Doctor(ctx, "tesk-core", "text", false, "")
 	if err != nil || !strings.Contains(text, "13 passed, 0 failed") {
 		t.Errorf("text %q, %v", text, err)
 	}
 	if strings.Contains(out+text, doctorToken) {
 		t.Fatal("the token reached the output")
 	}
-	if _, err := m.Doctor(ctx, "tesk-core", "yaml", false); err == nil {
+	if _, err := m.Doctor(ctx, "tesk-core", "yaml", false, ""); err == nil {
 		t.Error("unknown format accepted")
 	}
-	if _, err := m.Doctor(ctx, "cloudcoil", "text", false); err == nil {
+	if _, err := m.Doctor(ctx, "cloudcoil", "text", false, ""); err == nil {
 		t.Error("unknown system accepted")
 	}
 }
@@ -108,11 +111,11 @@ func TestDoctorExitDecision(t *testing.T) {
 	sim.AddToken(doctorToken, githubsim.Token{Lacks: []string{"administration"}})
 	seedDoctorTesk(sim)
 	m := doctorModule(t, sim, "elixir-cloud-aai/tesk-core")
-	out, err := m.Doctor(ctx, "tesk-core", "text", false)
+	out, err := m.Doctor(ctx, "tesk-core", "text", false, "")
 	if err != nil || !strings.Contains(out, "[cannot-check] tag-create") {
 		t.Fatalf("without --strict: %q, %v", out, err)
 	}
-	if _, err := m.Doctor(ctx, "tesk-core", "text", true); err == nil || !strings.Contains(err.Error(), "needs: a token that may edit rulesets") {
+	if _, err := m.Doctor(ctx, "tesk-core", "text", true, ""); err == nil || !strings.Contains(err.Error(), "needs: a token that may edit rulesets") {
 		t.Fatalf("with --strict: %v", err)
 	}
 
@@ -122,7 +125,7 @@ func TestDoctorExitDecision(t *testing.T) {
 	r.CommitOnBranch("main", "init", map[string]string{"README.md": "x"})
 	r.SetVariable("AUTO_PUBLISH_MODELS", "yes")
 	m = doctorModule(t, model, "cloudcoil/models-keda")
-	_, err = m.Doctor(ctx, "cloudcoil-model", "json", false)
+	_, err = m.Doctor(ctx, "cloudcoil-model", "json", false, pypisim.New(t).URL())
 	if err == nil {
 		t.Fatal("a misconfigured model repository passed")
 	}
@@ -141,5 +144,41 @@ func TestDoctorExitDecision(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), doctorToken) {
 		t.Fatal("the token reached the error")
+	}
+}
+
+// The trusted publisher through the module: the identity PyPI recorded for the newest
+// upload ran in another environment than the upload job of pypi_publish.yml, so PyPI would
+// refuse the next upload; doctor fails naming both and the settings page.
+func TestDoctorReadsTheTrustedPublisherFromPyPI(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	model := githubsim.New(t)
+	model.AddToken(doctorToken, githubsim.Token{})
+	r := model.AddRepo("cloudcoil", "models-keda")
+	publish, err := os.ReadFile(filepath.Join("examples", "github-actions", "cloudcoil", "pypi_publish.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.CommitOnBranch("main", "init", map[string]string{
+		".github/workflows/pypi_publish.yml": string(publish),
+		"pyproject.toml":                     "[project]\nname = \"cloudcoil.models.keda\"\nversion = \"2.16.1.0\"\n",
+	})
+	r.AddEnvironment(githubsim.Environment{Name: "automation", Secrets: []string{"CI_GITHUB_TOKEN"}})
+	pypi := pypisim.New(t)
+	release := "release"
+	pypi.AddRelease("cloudcoil.models.keda", "2.16.1.0", pypisim.File{
+		Filename: "cloudcoil_models_keda-2.16.1.0.tar.gz", PackageType: pypisim.Sdist,
+		Publisher: &pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: &release},
+	})
+	m := doctorModule(t, model, "cloudcoil/models-keda")
+	_, err = m.Doctor(ctx, "cloudcoil-model", "text", false, pypi.URL())
+	if err == nil {
+		t.Fatal("a publisher in another environment passed")
+	}
+	for _, want := range []string{"[fail] trusted-publisher", "environment release", "runs in environment pypi", "https://pypi.org/manage/project/cloudcoil.models.keda/settings/publishing/"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, err)
+		}
 	}
 }

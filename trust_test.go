@@ -313,7 +313,7 @@ func mountsNone(why string, r trustRun) trustRun { r.none = why; return r }
 var trustRuns = map[string]trustRun{
 	"pr-title":       {none: "checks its argument"},
 	"release-plan":   {none: "reads GitHub"},
-	"doctor":         {none: "reads GitHub"},
+	"doctor":         {none: "reads GitHub and PyPI"},
 	"with-sigstore":  {none: "returns settings"},
 	"with-platforms": {none: "returns settings"},
 	"check-extras":   {none: "reads PyPI"},

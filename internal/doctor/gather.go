@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 	"sync"
@@ -172,7 +173,7 @@ func gatherWorkflows(ctx context.Context, gh *github.Client, owner, name string,
 // GatherModel reads a Cloudcoil model repository's settings: its variables, where
 // CI_GITHUB_TOKEN could come from (repository, organisation and environment secret
 // names), pypi_publish.yml and pyproject.toml's project name.
-func GatherModel(ctx context.Context, gh *github.Client, repo string) (ModelFacts, error) {
+func GatherModel(ctx context.Context, gh *github.Client, repo string, pypi PyPISource) (ModelFacts, error) {
 	owner, name, err := split(repo)
 	if err != nil {
 		return ModelFacts{}, err
@@ -204,7 +205,21 @@ func GatherModel(ctx context.Context, gh *github.Client, repo string) (ModelFact
 	})
 	err = c.Wait()
 	slices.Sort(f.SecretsDenied)
+	if err == nil && f.Distribution != "" {
+		// PyPI down or odd makes the publisher check a manual one, never stops the others.
+		if f.PyPI, err = GatherPyPIUpload(ctx, pypi.Client, pypi.URL, f.Distribution); err != nil {
+			f.PyPI = PyPIUpload{Read: true, Error: err.Error()}
+			err = nil
+		}
+	}
 	return f, err
+}
+
+// PyPISource is where doctor reads a model distribution's uploads: PyPI's base URL and
+// the HTTP client (nil: the default).
+type PyPISource struct {
+	URL    string
+	Client *http.Client
 }
 
 // GatherGenerator reads where CI_GITHUB_TOKEN could come from in Cloudcoil's generator

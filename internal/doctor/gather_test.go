@@ -2,12 +2,14 @@ package doctor
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/testkit/pypisim"
 )
 
 const simToken = "ghp_doctor_test_token"
@@ -192,7 +194,9 @@ func TestModelThroughTheSimulator(t *testing.T) {
 			sim := githubsim.New(t)
 			sim.AddToken(simToken, githubsim.Token{Lacks: tt.lacks})
 			tt.seed(sim)
-			f, err := GatherModel(ctx, client(t, sim, simToken), "cloudcoil/models-keda")
+			// PyPI knows no such project: the publisher check stays a manual one.
+			pypi := pypisim.New(t)
+			f, err := GatherModel(ctx, client(t, sim, simToken), "cloudcoil/models-keda", PyPISource{URL: pypi.URL(), Client: pypi.Client()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +238,7 @@ func TestGatherRequestCounts(t *testing.T) {
 	model.AddToken(simToken, githubsim.Token{})
 	seedGoodModel(model)
 	c = client(t, model, simToken)
-	if _, err := GatherModel(ctx, c, "cloudcoil/models-keda"); err != nil {
+	if _, err := GatherModel(ctx, c, "cloudcoil/models-keda", PyPISource{URL: pypisim.New(t).URL()}); err != nil {
 		t.Fatal(err)
 	}
 	// variables, repository and organisation secrets, environments + 2 secret lists,
@@ -279,6 +283,65 @@ func TestGeneratorThroughTheSimulator(t *testing.T) {
 			// repository and organisation secrets, environments and their secret lists.
 			if n := c.Requests(); n > 2+1+1 {
 				t.Errorf("%d requests", n)
+			}
+		})
+	}
+}
+
+// The trusted publisher through GitHub's and PyPI's simulators: doctor reads the newest
+// version's first file and its provenance (the Integrity API) and compares the identity
+// with the upload job of pypi_publish.yml.
+func TestTrustedPublisherThroughPyPI(t *testing.T) {
+	ctx := context.Background()
+	env := func(s string) *string { return &s }
+	const project = "cloudcoil-models-keda"
+	wheel := func(version string, p *pypisim.Publisher) pypisim.File {
+		return pypisim.File{Filename: "cloudcoil_models_keda-" + version + "-py3-none-any.whl", PackageType: pypisim.Wheel, Publisher: p}
+	}
+	good := &pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: env("pypi")}
+	tests := []struct {
+		name string
+		seed func(*pypisim.Server)
+		want Status
+		says string
+	}{
+		{"the newest upload from the same job", func(p *pypisim.Server) {
+			p.AddRelease(project, "2.16.0.0", wheel("2.16.0.0", &pypisim.Publisher{Kind: "GitHub", Repository: "someone/fork", Workflow: "x.yml"}))
+			p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", good))
+		}, Pass, "2.16.1.0"},
+		{"the template's upload, in no environment", func(p *pypisim.Server) {
+			p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", &pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml"}))
+		}, Pass, "names no environment"},
+		{"another environment", func(p *pypisim.Server) {
+			p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", &pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: env("release")}))
+		}, Fail, "environment release"},
+		{"uploaded with a token", func(p *pypisim.Server) { p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", nil)) }, Manual, "has no provenance"},
+		{"not uploaded yet", func(*pypisim.Server) {}, Manual, "not on PyPI yet"},
+		{"PyPI failing", func(p *pypisim.Server) { p.FailNext(http.StatusServiceUnavailable) }, Manual, "503"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sim := githubsim.New(t)
+			sim.AddToken(simToken, githubsim.Token{})
+			seedGoodModel(sim)
+			pypi := pypisim.New(t)
+			tt.seed(pypi)
+			f, err := GatherModel(ctx, client(t, sim, simToken), "cloudcoil/models-keda", PyPISource{URL: pypi.URL(), Client: pypi.Client()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := trustedPublisher(f)
+			if got.Status != tt.want || !strings.Contains(got.Summary, tt.says) {
+				t.Fatalf("%s: %s, want %s with %q", got.Status, got.Summary, tt.want, tt.says)
+			}
+			if tt.want == Pass {
+				var paths []string
+				for _, r := range pypi.Requests() {
+					paths = append(paths, r.Path)
+				}
+				if want := "/pypi/" + project + "/json,/integrity/" + project + "/2.16.1.0/cloudcoil_models_keda-2.16.1.0-py3-none-any.whl/provenance"; strings.Join(paths, ",") != want {
+					t.Errorf("PyPI requests %v, want %s", paths, want)
+				}
 			}
 		})
 	}

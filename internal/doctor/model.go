@@ -31,6 +31,8 @@ type ModelFacts struct {
 	Publish       File            `json:"publish_workflow"`
 	// Distribution is the project name of pyproject.toml ("" when unknown).
 	Distribution string `json:"distribution,omitempty"`
+	// PyPI is the distribution's newest upload, as PyPI shows it.
+	PyPI PyPIUpload `json:"pypi"`
 }
 
 // EvaluateGenerator decides the checks of Cloudcoil's generator repository, where
@@ -157,19 +159,82 @@ func publishWorkflow(f ModelFacts) Finding {
 	return pass(check, PublishWorkflow+" grants id-token: write only to its upload job")
 }
 
-// trustedPublisher cannot be read through GitHub's API: it is a setting of the PyPI project.
+// PublishWorkflowFile is the workflow file a trusted publisher names for the upload.
+const PublishWorkflowFile = "pypi_publish.yml"
+
+// trustedPublisher compares the identity PyPI recorded for the distribution's newest
+// upload (its provenance) with where the repository's upload job now runs: the trusted
+// publisher itself is a setting of the PyPI project, which no API shows, but an upload it
+// accepted shows the repository, workflow and environment it allowed. A publisher that
+// names an environment refuses uploads from any other; one that names none accepts all.
 func trustedPublisher(f ModelFacts) Finding {
+	const check = "trusted-publisher"
 	project := f.Distribution
 	if project == "" {
 		project = "<distribution>"
 	}
-	name := f.Repo
-	if _, n, ok := strings.Cut(f.Repo, "/"); ok {
-		name = n
+	owner, name, _ := strings.Cut(f.Repo, "/")
+	env, jobKnown := uploadEnvironment(f)
+	settings := fmt.Sprintf("https://pypi.org/manage/project/%s/settings/publishing/", project)
+	want := fmt.Sprintf("owner %s, repository %s, workflow %s, environment %s", owner, name, PublishWorkflowFile, orNone(env))
+	why := "without it the upload job's identity token is refused and nothing reaches PyPI; keep " + AutoPublishVar + " unset until it is configured"
+	manual := func(summary string) Finding {
+		return Finding{Check: check, Status: Manual, Summary: summary, Why: why,
+			Fix: fmt.Sprintf("check %s (a pending publisher before the first upload): %s", settings, want)}
 	}
-	return Finding{Check: "trusted-publisher", Status: Manual,
-		Summary: "PyPI's trusted publisher is a setting of the PyPI project, which GitHub's API cannot show",
-		Why:     "without it the upload job's identity token is refused and nothing reaches PyPI; keep " + AutoPublishVar + " unset until it is configured",
-		Fix: fmt.Sprintf("check https://pypi.org/manage/project/%s/settings/publishing/ (a pending publisher before the first upload): owner cloudcoil, repository %s, workflow pypi_publish.yml, environment pypi",
-			project, name)}
+	up, pub := f.PyPI, f.PyPI.Publisher
+	switch {
+	case !up.Read:
+		return manual("PyPI's trusted publisher is a setting of the PyPI project; without the distribution's name (pyproject.toml's [project] name) its uploads cannot be read")
+	case up.Error != "":
+		return manual("PyPI could not be read, so the newest upload's publisher is unknown: " + up.Error)
+	case !up.Exists:
+		return manual(project + " is not on PyPI yet: its first upload needs a pending publisher, which no API shows")
+	case pub == nil:
+		return manual(fmt.Sprintf("the newest upload, %s of %s, has no provenance (uploaded with a token, or before PyPI recorded publishers), so the publisher cannot be read", up.File, up.Version))
+	}
+	uploaded := fmt.Sprintf("%s of %s was uploaded by %s %s, workflow %s, environment %s", up.File, up.Version, pub.Kind, pub.Repository, pub.Workflow, orNone(pub.Environment))
+	switch {
+	case pub.Kind != "GitHub" || !strings.EqualFold(pub.Repository, f.Repo):
+		return fail(check, uploaded+", not by "+f.Repo, "a trusted publisher names one repository; uploads from "+f.Repo+" are refused unless a publisher names it",
+			"add a GitHub publisher at "+settings+": "+want)
+	case pub.Workflow != PublishWorkflowFile:
+		return fail(check, uploaded+"; the upload now runs in "+PublishWorkflow, "a trusted publisher names one workflow file; an upload from another file is refused",
+			"edit the publisher at "+settings+": "+want)
+	case !jobKnown && pub.Environment != "":
+		return manual(uploaded + "; " + PublishWorkflow + " has no upload job to compare its environment with (see pypi-publish-workflow)")
+	case pub.Environment != "" && pub.Environment != env:
+		return fail(check, uploaded+"; the upload job of "+PublishWorkflow+" runs in environment "+orNone(env),
+			"a publisher that names an environment refuses uploads from any other",
+			"edit the publisher at "+settings+": "+want+"; or run the upload job in environment "+pub.Environment)
+	}
+	if pub.Environment == "" {
+		return pass(check, uploaded+": the publisher names no environment, so it accepts the upload job's ("+orNone(env)+")")
+	}
+	return pass(check, uploaded+", as the upload job runs")
+}
+
+// uploadEnvironment is the environment of the job of pypi_publish.yml that uploads ("" when
+// it has none); found is false when the workflow is missing, unreadable or has no such job.
+func uploadEnvironment(f ModelFacts) (env string, found bool) {
+	if !f.Publish.Found {
+		return "", false
+	}
+	w, err := parseWorkflow(PublishWorkflow, []byte(f.Publish.Content))
+	if err != nil {
+		return "", false
+	}
+	for _, name := range w.jobNames() {
+		if j := w.Jobs[name]; j != nil && slices.ContainsFunc(j.Steps, func(s step) bool { return strings.HasPrefix(s.Uses, PublishAction+"@") }) {
+			return j.environment(), true
+		}
+	}
+	return "", false
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }

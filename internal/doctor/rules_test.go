@@ -261,6 +261,53 @@ func goodModel() ModelFacts {
 		SecretSources: map[string]bool{"the repository": false, "the organisation": false, "the environment automation": true},
 		Publish:       File{Path: PublishWorkflow, Found: true, Content: goodPublish},
 		Distribution:  "cloudcoil-models-keda",
+		PyPI: PyPIUpload{Read: true, Exists: true, Version: "2.16.1.0", File: "cloudcoil_models_keda-2.16.1.0-py3-none-any.whl",
+			Publisher: &Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: "pypi"}},
+	}
+}
+
+// The trusted publisher, read from the identity PyPI recorded for the newest upload: the
+// same repository, workflow file and environment as the upload job pass; another
+// repository, workflow or environment fails (PyPI would refuse the upload); what cannot be
+// read is a manual check that names the settings page.
+func TestTrustedPublisher(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*ModelFacts)
+		want   Status
+		says   string
+	}{
+		{"the same identity", func(*ModelFacts) {}, Pass, "as the upload job runs"},
+		{"no environment recorded: the publisher accepts any", func(f *ModelFacts) { f.PyPI.Publisher.Environment = "" }, Pass, "names no environment"},
+		{"repository names differ only in case", func(f *ModelFacts) { f.PyPI.Publisher.Repository = "Cloudcoil/Models-Keda" }, Pass, ""},
+		{"another repository", func(f *ModelFacts) { f.PyPI.Publisher.Repository = "someone/fork" }, Fail, "not by cloudcoil/models-keda"},
+		{"another kind of publisher", func(f *ModelFacts) { f.PyPI.Publisher.Kind = "GitLab" }, Fail, "uploaded by GitLab"},
+		{"another workflow file", func(f *ModelFacts) { f.PyPI.Publisher.Workflow = "release.yml" }, Fail, "workflow release.yml"},
+		{"another environment", func(f *ModelFacts) { f.PyPI.Publisher.Environment = "release" }, Fail, "runs in environment pypi"},
+		{"an environment, and none on the upload job", func(f *ModelFacts) {
+			f.Publish.Content = strings.Replace(goodPublish, "    environment: pypi\n", "", 1)
+		}, Fail, "runs in environment (none)"},
+		{"the upload job's environment as a mapping", func(f *ModelFacts) {
+			f.Publish.Content = strings.Replace(goodPublish, "environment: pypi", "environment:\n      name: pypi\n      url: https://pypi.org/p/x", 1)
+		}, Pass, ""},
+		{"no provenance", func(f *ModelFacts) { f.PyPI.Publisher = nil }, Manual, "has no provenance"},
+		{"no upload job to compare with", func(f *ModelFacts) { f.Publish = File{Path: PublishWorkflow} }, Manual, "has no upload job"},
+		{"not on PyPI yet", func(f *ModelFacts) { f.PyPI = PyPIUpload{Read: true} }, Manual, "not on PyPI yet"},
+		{"PyPI unreadable", func(f *ModelFacts) { f.PyPI = PyPIUpload{Read: true, Error: "pypi: 503"} }, Manual, "pypi: 503"},
+		{"no distribution name", func(f *ModelFacts) { f.Distribution, f.PyPI = "", PyPIUpload{} }, Manual, "without the distribution's name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := goodModel()
+			tt.change(&f)
+			got := trustedPublisher(f)
+			if got.Status != tt.want || !strings.Contains(got.Summary, tt.says) || got.Check != "trusted-publisher" {
+				t.Fatalf("%s: %q, want %s with %q", got.Status, got.Summary, tt.want, tt.says)
+			}
+			if got.Status != Pass && (got.Why == "" || !strings.Contains(got.Fix, "settings/publishing/") || !strings.Contains(got.Fix, "workflow pypi_publish.yml")) {
+				t.Errorf("no why or fix naming the settings page and the workflow: %+v", got)
+			}
+		})
 	}
 }
 
@@ -317,10 +364,12 @@ func TestEvaluateModel(t *testing.T) {
 	}
 	base := EvaluateModel(goodModel())
 	got := statuses(base)
-	if len(got) != 4 || got["trusted-publisher"] != Manual || base.Count(Pass) != 3 || !base.OK(true) {
+	if len(got) != 4 || base.Count(Pass) != 4 || !base.OK(true) {
 		t.Fatalf("the good repository: %+v", base.Findings)
 	}
-	if tp := base.Findings[3]; !strings.Contains(tp.Fix, "https://pypi.org/manage/project/cloudcoil-models-keda/settings/publishing/") || !strings.Contains(tp.Fix, "repository models-keda") {
+	unread := goodModel()
+	unread.PyPI.Publisher = nil
+	if tp := EvaluateModel(unread).Findings[3]; tp.Status != Manual || !strings.Contains(tp.Fix, "https://pypi.org/manage/project/cloudcoil-models-keda/settings/publishing/") || !strings.Contains(tp.Fix, "repository models-keda") {
 		t.Errorf("trusted publisher: %+v", tp)
 	}
 	for _, tt := range tests {
@@ -330,8 +379,8 @@ func TestEvaluateModel(t *testing.T) {
 			r := EvaluateModel(facts)
 			for _, f := range r.Findings {
 				want := Pass
-				if f.Check == "trusted-publisher" {
-					want = Manual
+				if _, known := uploadEnvironment(facts); f.Check == "trusted-publisher" && !known {
+					want = Manual // no upload job to compare the publisher's environment with
 				}
 				if f.Check == tt.check {
 					want = tt.want

@@ -20,7 +20,25 @@ type job struct {
 	Env         map[string]string `yaml:"env"`
 	Permissions yaml.Node         `yaml:"permissions"`
 	Steps       []step            `yaml:"steps"`
+	// Environment is the job's deployment environment: a name, or {name: …, url: …}.
+	Environment yaml.Node `yaml:"environment"`
 	line        int
+}
+
+// environment is the name of the job's deployment environment ("" when it has none).
+func (j *job) environment() string {
+	switch j.Environment.Kind {
+	case yaml.ScalarNode:
+		return j.Environment.Value
+	case yaml.MappingNode:
+		var e struct {
+			Name string `yaml:"name"`
+		}
+		if err := j.Environment.Decode(&e); err == nil {
+			return e.Name
+		}
+	}
+	return ""
 }
 
 type step struct {

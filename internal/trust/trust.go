@@ -123,7 +123,7 @@ var functions = map[string]rule{
 	"end-to-end": {}, "ci": {},
 	"release-plan":       {}, // reads GitHub only; runs no container
 	"next-release-check": {}, // reads the tree and GitHub; runs no container
-	"doctor":             {}, // reads GitHub only; runs no container
+	"doctor":             {}, // reads GitHub and PyPI only; runs no container
 	"with-sigstore":      {}, // settings only
 	"with-platforms":     {}, // settings only
 

@@ -47,6 +47,19 @@ type File struct {
 	// Data is the file's bytes, when the test serves them: the JSON API then gives their
 	// sha256 and a url on the simulator that downloads them.
 	Data []byte
+	// Publisher is the trusted publisher identity the upload was attested with; the
+	// Integrity API serves the file's provenance only when it is set, as PyPI does for a
+	// file uploaded with attestations.
+	Publisher *Publisher
+}
+
+// Publisher is a trusted publisher identity as PEP 740's provenance carries it (GitHub's:
+// the repository, the workflow file and the environment, which may be absent).
+type Publisher struct {
+	Kind        string  `json:"kind"`
+	Repository  string  `json:"repository"`
+	Workflow    string  `json:"workflow"`
+	Environment *string `json:"environment"`
 }
 
 // Request is one entry of the request log.
@@ -245,6 +258,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) int {
 	if file, ok := strings.CutPrefix(r.URL.Path, "/packages/"); ok {
 		return s.download(w, file)
 	}
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/integrity/"); ok {
+		return s.provenance(w, rest)
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/pypi/")
 	name, ok2 := strings.CutSuffix(rest, "/json")
 	if !ok || !ok2 || name == "" || strings.Contains(name, "/") {
@@ -291,6 +307,42 @@ func (s *Server) download(w http.ResponseWriter, filename string) int {
 				}
 			}
 		}
+	}
+	return notFound(w)
+}
+
+// provenance serves the Integrity API's GET /integrity/<project>/<version>/<filename>/provenance:
+// the file's provenance object (PEP 740), one attestation bundle with the publisher, or
+// 404 when the project, version or file is unknown or the file has no attestations.
+func (s *Server) provenance(w http.ResponseWriter, rest string) int {
+	parts := strings.Split(rest, "/")
+	if len(parts) != 4 || parts[3] != "provenance" {
+		return notFound(w)
+	}
+	p, ok := s.projects[Normalize(parts[0])]
+	if !ok {
+		return notFound(w)
+	}
+	for _, f := range p.files[parts[1]] {
+		if f.Filename != parts[2] || f.Publisher == nil {
+			continue
+		}
+		body, err := json.Marshal(map[string]any{
+			"version": 1,
+			"attestation_bundles": []any{map[string]any{
+				"publisher": f.Publisher,
+				// The attestation's content is not simulated: Shipyard reads the publisher.
+				"attestations": []any{map[string]any{"version": 1, "envelope": map[string]string{}, "verification_material": map[string]string{}}},
+			}},
+		})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return http.StatusInternalServerError
+		}
+		w.Header().Set("Content-Type", "application/vnd.pypi.integrity.v1+json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+		return http.StatusOK
 	}
 	return notFound(w)
 }

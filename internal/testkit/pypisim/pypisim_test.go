@@ -214,3 +214,52 @@ func TestNormalize(t *testing.T) {
 		}
 	}
 }
+
+// The Integrity API serves a file's provenance (PEP 740) only for a file uploaded with a
+// publisher, and 404 for everything else, as PyPI does.
+func TestProvenance(t *testing.T) {
+	s := New(t)
+	env := "pypi"
+	s.AddRelease("cloudcoil.models.keda", "2.16.1.0",
+		File{Filename: "cloudcoil_models_keda-2.16.1.0-py3-none-any.whl", PackageType: Wheel,
+			Publisher: &Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: &env}},
+		File{Filename: "cloudcoil_models_keda-2.16.1.0.tar.gz", PackageType: Sdist})
+	tests := []struct {
+		path   string
+		status int
+		env    *string
+	}{
+		{"/integrity/cloudcoil-models-keda/2.16.1.0/cloudcoil_models_keda-2.16.1.0-py3-none-any.whl/provenance", http.StatusOK, &env},
+		{"/integrity/cloudcoil-models-keda/2.16.1.0/cloudcoil_models_keda-2.16.1.0.tar.gz/provenance", http.StatusNotFound, nil},
+		{"/integrity/cloudcoil-models-keda/2.16.0.0/cloudcoil_models_keda-2.16.1.0-py3-none-any.whl/provenance", http.StatusNotFound, nil},
+		{"/integrity/cloudcoil-models-kyverno/2.16.1.0/x.whl/provenance", http.StatusNotFound, nil},
+		{"/integrity/cloudcoil-models-keda/2.16.1.0/cloudcoil_models_keda-2.16.1.0-py3-none-any.whl", http.StatusNotFound, nil},
+	}
+	for _, tt := range tests {
+		resp, body := get(t, s, tt.path)
+		if resp.StatusCode != tt.status {
+			t.Errorf("%s: %d, want %d", tt.path, resp.StatusCode, tt.status)
+			continue
+		}
+		if tt.status != http.StatusOK {
+			continue
+		}
+		var prov struct {
+			Version int `json:"version"`
+			Bundles []struct {
+				Publisher    map[string]any `json:"publisher"`
+				Attestations []any          `json:"attestations"`
+			} `json:"attestation_bundles"`
+		}
+		if err := json.Unmarshal(body, &prov); err != nil || prov.Version != 1 || len(prov.Bundles) != 1 || len(prov.Bundles[0].Attestations) == 0 {
+			t.Fatalf("%s: %v\n%s", tt.path, err, body)
+		}
+		p := prov.Bundles[0].Publisher
+		if p["kind"] != "GitHub" || p["repository"] != "cloudcoil/models-keda" || p["workflow"] != "pypi_publish.yml" || p["environment"] != *tt.env {
+			t.Errorf("%s: publisher %v", tt.path, p)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "application/vnd.pypi.integrity.v1+json" {
+			t.Errorf("%s: Content-Type %q", tt.path, ct)
+		}
+	}
+}
