@@ -100,7 +100,9 @@ func (m *Shipyard) ModelVersions(
 // (--source) that has none: model-versions needs it. It is read from each
 // models/<name>/cookiecutter.yaml (the release lines in versions, the schema URLs of one
 // version in crd_urls and the rewrite version_replacement_sed that derives the others) and
-// from the template's requirement on Cloudcoil. The text names every field inferred by a
+// from the template's requirement on Cloudcoil, with Cloudcoil's releases on PyPI and
+// VERSIONING.md deciding the current minor (the migration onto it is named when the
+// template's lower bound is older). The text names every field inferred by a
 // rule of thumb (each integration's policy, Cloudcoil's minor) and every field it could
 // not infer (left empty, so the file does not validate until filled in); --format file
 // prints only the file, to redirect into models/upstreams.json.
@@ -110,6 +112,10 @@ func (m *Shipyard) ProposeUpstreams(
 	// +optional
 	// +default="text"
 	format string,
+	// The PyPI index Cloudcoil's releases are read from: the newest release the template's
+	// requirement admits decides the current minor.
+	// +default="https://pypi.org/"
+	pypiUrl string,
 ) (string, error) {
 	if err := output.Check(format, output.Text, output.File); err != nil {
 		return "", err
@@ -118,7 +124,7 @@ func (m *Shipyard) ProposeUpstreams(
 	if err != nil {
 		return "", err
 	}
-	proposal, err := versions.ProposeUpstreams(ctx, src, "cloudcoil")
+	proposal, err := versions.ProposeUpstreams(ctx, src, "cloudcoil", versions.PyPISource{URL: pypiUrl})
 	if err != nil {
 		return "", err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/versions"
 	"dagger/shipyard/models/versions/versionstest"
@@ -201,8 +203,17 @@ func TestProposeUpstreamsOnTheRealTree(t *testing.T) {
 	m := mustNew(t)(New(c.Host().Directory(tree), versionstest.Repository, nil, "", "docker.io", "elixircloud", "", nil, nil, false))
 	m.clients = clients{sdk: c, dag: c}
 	ctx := context.Background()
+	// Cloudcoil core's real releases (the corpus' tags.txt) on the PyPI simulator.
+	pypi := pypisim.New(t)
+	tags, err := os.ReadFile(filepath.Join(corpus.Dir(t, "cloudcoil"), "releases", "tags.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(tags)), "\n") {
+		pypi.AddRelease("cloudcoil", strings.Fields(line)[0])
+	}
 
-	file, err := m.ProposeUpstreams(ctx, "file")
+	file, err := m.ProposeUpstreams(ctx, "file", pypi.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,11 +221,20 @@ func TestProposeUpstreamsOnTheRealTree(t *testing.T) {
 	if err != nil || len(f.Problems) != 0 || len(f.Integrations) != 12 {
 		t.Fatalf("the proposed file: %v, problems %v, %d integrations", err, f.Problems, len(f.Integrations))
 	}
-	text, err := m.ProposeUpstreams(ctx, "text")
-	if err != nil || !strings.HasSuffix(text, file) || !strings.Contains(text, "- integrations.kubernetes.policy: models/kubernetes/cookiecutter.yaml keeps 4 lines") {
+	// The template says >=0.4.0, but the hook locks 0.5.8 and VERSIONING.md recommends
+	// ~=0.5.0: the current minor is 0.5 (it was 0.4, from the lower bound alone).
+	if f.Cloudcoil.Minor != "0.5" || f.Cloudcoil.Version != "0.5.8" {
+		t.Errorf("cloudcoil %+v, want minor 0.5 at 0.5.8", f.Cloudcoil)
+	}
+	text, err := m.ProposeUpstreams(ctx, "text", pypi.URL())
+	if err != nil || !strings.HasSuffix(text, file) || !strings.Contains(text, "- integrations.kubernetes.policy: models/kubernetes/cookiecutter.yaml keeps 4 lines") ||
+		!strings.Contains(text, "Cloudcoil migration (part of the adoption):") || !strings.Contains(text, "recommends cloudcoil~=0.5.0: agrees") {
 		t.Errorf("text: %v\n%s", err, text)
 	}
-	if _, err := m.ProposeUpstreams(ctx, "yaml"); err == nil || !strings.Contains(err.Error(), `--format "yaml"`) {
+	if _, err := m.ProposeUpstreams(ctx, "text", pypisim.New(t).URL()+"/nothing"); err == nil || !strings.Contains(err.Error(), "--pypi-url") {
+		t.Errorf("PyPI without Cloudcoil: err = %v", err)
+	}
+	if _, err := m.ProposeUpstreams(ctx, "yaml", pypi.URL()); err == nil || !strings.Contains(err.Error(), `--format "yaml"`) {
 		t.Errorf("bad format: err = %v", err)
 	}
 	if len(e.Graph().Execs()) != 0 {
@@ -223,7 +243,7 @@ func TestProposeUpstreamsOnTheRealTree(t *testing.T) {
 
 	empty := mustNew(t)(New(c.Host().Directory(t.TempDir()), versionstest.Repository, nil, "", "docker.io", "elixircloud", "", nil, nil, false))
 	empty.clients = clients{sdk: c, dag: c}
-	if _, err := empty.ProposeUpstreams(ctx, "text"); err == nil || !strings.Contains(err.Error(), "models/") {
+	if _, err := empty.ProposeUpstreams(ctx, "text", pypi.URL()); err == nil || !strings.Contains(err.Error(), "models/") {
 		t.Errorf("a checkout without models/: err = %v", err)
 	}
 }

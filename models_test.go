@@ -276,7 +276,7 @@ func TestGenRepoTemplatePatchThroughTheModule(t *testing.T) {
 			current[p] = b
 		}
 	}
-	want, err := modelrelease.TemplatePatchFor(current, upstreams.Line{Major: 0, Minor: 5})
+	want, err := modelrelease.TemplatePatchFor(current, modelrelease.CloudcoilBound{Minor: upstreams.Line{Major: 0, Minor: 5}, Floor: "0.5.3"})
 	if err != nil {
 		t.Fatal(err)
 	}

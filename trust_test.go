@@ -358,8 +358,10 @@ var trustRuns = map[string]trustRun{
 	}),
 	"model-ci":    modelCallOn(false, func(ctx context.Context, m *Shipyard) error { _, err := m.ModelCi(ctx, nil); return err }),
 	"model-lines": mountsNone("reads pyproject.toml", modelCallOn(false, func(ctx context.Context, m *Shipyard) error { _, err := m.ModelLines(ctx); return err })),
-	"propose-upstreams": mountsNone("reads cookiecutter.yaml files", modelCallOn(true, func(ctx context.Context, m *Shipyard) error {
-		_, err := m.ProposeUpstreams(ctx, "file")
+	"propose-upstreams": mountsNone("reads cookiecutter.yaml files and PyPI", modelCall(true, func(ctx context.Context, t *testing.T, m *Shipyard, v callVariant) error {
+		pypi := pypisim.New(t)
+		pypi.AddRelease("cloudcoil", "0.5.3")
+		_, err := v.on(m).ProposeUpstreams(ctx, "file", pypi.URL())
 		return err
 	})),
 	"model-template-patch": mountsNone("reads the template's files", modelCallOn(true, func(ctx context.Context, m *Shipyard) error {

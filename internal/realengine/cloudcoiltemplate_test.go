@@ -31,7 +31,7 @@ func localTemplatePatch(t *testing.T, root string) string {
 	if err != nil || !ok {
 		t.Fatalf("the template's minor: %v (found %v)", err, ok)
 	}
-	patch, err := modelrelease.TemplatePatchFor(current, minor)
+	patch, err := modelrelease.TemplatePatchFor(current, modelrelease.CloudcoilBound{Minor: minor})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@
 package realengine
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -31,16 +32,29 @@ func TestModelVersionsOnTheRealTree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	proposed := call(t, nil, "--source", checkout, "propose-upstreams", "--format", "file")
-	if want := versionstest.AdoptedUpstreams(t, files); proposed != want {
+	// propose-upstreams reads Cloudcoil's releases from the PyPI simulator, which decide
+	// the current minor.
+	w := versionstest.NewRealTree(t)
+	pypi := serve(t, proxyTo(t, w.PyPI.URL()))
+	info, err := upstreams.FetchPyPI(context.Background(), w.PyPI.URL(), "cloudcoil", w.PyPI.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evidence upstreams.CloudcoilEvidence
+	for _, r := range info.Releases {
+		if !r.Yanked {
+			evidence.Releases = append(evidence.Releases, r.Version)
+		}
+	}
+	proposed := call(t, nil, "--source", checkout, "propose-upstreams", "--format", "file", "--pypi-url", pypi+"/")
+	if want := versionstest.ProposedUpstreams(t, files, evidence); proposed != want {
 		t.Fatalf("propose-upstreams through the engine differs from the proposal in Go:\n%s", proposed)
 	}
-	text := call(t, nil, "--source", checkout, "propose-upstreams")
-	mustContain(t, "propose-upstreams", text, "Inferred by a rule of thumb (confirm):", "- integrations.kubernetes.policy: ", upstreams.FilePath+":\n")
+	text := call(t, nil, "--source", checkout, "propose-upstreams", "--pypi-url", pypi+"/")
+	mustContain(t, "propose-upstreams", text, "Inferred by a rule of thumb (confirm):", "- integrations.kubernetes.policy: ", upstreams.FilePath+":\n",
+		"Cloudcoil migration (part of the adoption):")
 
-	w := versionstest.NewRealTree(t)
 	api := publishGitHub(t, w.GitHub)
-	pypi := serve(t, proxyTo(t, w.PyPI.URL()))
 	env := map[string]string{"GHTOKEN": versionstest.Token}
 	ctor := []string{"--repo", versionstest.Repository, "--github-api", api, "--github-token", "env://GHTOKEN",
 		"--pin", "python-3.13=" + baseImage}

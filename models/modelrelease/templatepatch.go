@@ -69,14 +69,16 @@ const entryPointTable = "[project.entry-points.cloudcoil_models]\n" +
 //     publish-check and release wrappers;
 //   - update_releases.yml and test_pypi_publish.yml are removed;
 //   - pyproject.toml declares the cloudcoil_models entry point and bounds the runtime
-//     requirement on Cloudcoil below the minor after minor (">=0.4.2" becomes
+//     requirement on Cloudcoil below the minor after the bound's (">=0.4.2" becomes
 //     ">=0.4.2,<0.5"), so a release's lock refresh never reaches a new minor, which the
-//     dependency check would refuse; a bound already written stays.
+//     dependency check would refuse; a lower bound on an older minor is raised to the
+//     bound's floor (">=0.4.0" becomes ">=0.5.8,<0.6": the migration onto the current
+//     minor); a bound already written stays.
 //
 // Each changed file is one hunk holding the whole file, so the patch applies to exactly the
 // template it was made from and to no other. A template that already holds every change
 // gives the empty patch.
-func TemplatePatchFor(current map[string][]byte, minor upstreams.Line) (string, error) {
+func TemplatePatchFor(current map[string][]byte, bound CloudcoilBound) (string, error) {
 	var b strings.Builder
 	for _, name := range TemplateWorkflowNames() {
 		want, err := TemplateWorkflow(name)
@@ -96,7 +98,7 @@ func TemplatePatchFor(current map[string][]byte, minor upstreams.Line) (string, 
 	if !ok {
 		return "", fmt.Errorf("%s: missing; is --source the Cloudcoil repository?", upstreams.TemplatePyproject)
 	}
-	patched, err := patchPyproject(pyproject, minor)
+	patched, err := patchPyproject(pyproject, bound)
 	if err != nil {
 		return "", err
 	}
@@ -104,10 +106,17 @@ func TemplatePatchFor(current map[string][]byte, minor upstreams.Line) (string, 
 	return b.String(), nil
 }
 
+// CloudcoilBound is the Cloudcoil minor the template's requirement is bounded to and, when
+// the requirement's lower bound is on an older minor, the release it is raised to.
+type CloudcoilBound struct {
+	Minor upstreams.Line
+	Floor string
+}
+
 // patchPyproject adds the entry point table before [project.urls] (or at the end) unless
-// the file declares one, and bounds the runtime requirement on Cloudcoil to minor.
-func patchPyproject(data []byte, minor upstreams.Line) ([]byte, error) {
-	out, err := upstreams.BoundRequirement(upstreams.TemplatePyproject, data, "cloudcoil", "project.dependencies", minor)
+// the file declares one, and bounds the runtime requirement on Cloudcoil to the bound.
+func patchPyproject(data []byte, bound CloudcoilBound) ([]byte, error) {
+	out, err := upstreams.BoundRequirement(upstreams.TemplatePyproject, data, "cloudcoil", "project.dependencies", bound.Minor, bound.Floor)
 	if err != nil {
 		return nil, err
 	}
@@ -177,9 +186,9 @@ func writeLines(b *strings.Builder, sign string, ls []string, data []byte) {
 }
 
 // TemplatePatch reads the template of the Cloudcoil repository source and returns
-// TemplatePatchFor of it. The requirement is bounded to models/upstreams.json's
-// cloudcoil.minor when the repository has the file (the minor model-versions advances
-// within), else to the minor of the requirement's own lower bound.
+// TemplatePatchFor of it. The bound is models/upstreams.json's cloudcoil section when the
+// repository has the file (the current minor, decided at adoption, and its version as the
+// floor), else the minor of the requirement's own lower bound.
 func TemplatePatch(ctx context.Context, source *dagger.Directory) (string, error) {
 	current := map[string][]byte{}
 	for _, p := range TemplatePaths() {
@@ -196,36 +205,37 @@ func TemplatePatch(ctx context.Context, source *dagger.Directory) (string, error
 		}
 		current[p] = []byte(text)
 	}
-	minor, err := templateMinor(ctx, source, current[upstreams.TemplatePyproject])
+	bound, err := templateBound(ctx, source, current[upstreams.TemplatePyproject])
 	if err != nil {
 		return "", fmt.Errorf("model-template-patch: %w", err)
 	}
-	patch, err := TemplatePatchFor(current, minor)
+	patch, err := TemplatePatchFor(current, bound)
 	if err != nil {
 		return "", fmt.Errorf("model-template-patch: %w", err)
 	}
 	return patch, nil
 }
 
-// templateMinor is the Cloudcoil minor the template's requirement is bounded to.
-func templateMinor(ctx context.Context, source *dagger.Directory, pyproject []byte) (upstreams.Line, error) {
+// templateBound is the Cloudcoil minor the template's requirement is bounded to.
+func templateBound(ctx context.Context, source *dagger.Directory, pyproject []byte) (CloudcoilBound, error) {
 	ok, err := source.Exists(ctx, upstreams.FilePath)
 	if err != nil {
-		return upstreams.Line{}, fmt.Errorf("looking for %s: %w", upstreams.FilePath, err)
+		return CloudcoilBound{}, fmt.Errorf("looking for %s: %w", upstreams.FilePath, err)
 	}
 	if ok {
 		file, err := readUpstreams(ctx, source)
 		if err != nil {
-			return upstreams.Line{}, err
+			return CloudcoilBound{}, err
 		}
-		return upstreams.ParseLine(file.Cloudcoil.Minor)
+		minor, err := upstreams.ParseLine(file.Cloudcoil.Minor)
+		return CloudcoilBound{Minor: minor, Floor: file.Cloudcoil.Version}, err
 	}
 	minor, found, err := upstreams.RequirementMinor(upstreams.TemplatePyproject, pyproject, "cloudcoil")
 	if err != nil {
-		return upstreams.Line{}, err
+		return CloudcoilBound{}, err
 	}
 	if !found {
-		return upstreams.Line{}, fmt.Errorf("%s: no requirement on cloudcoil with a lower bound >=X.Y.Z, and no %s to name the minor; write \"cloudcoil>=X.Y.Z\" in [project].dependencies", upstreams.TemplatePyproject, upstreams.FilePath)
+		return CloudcoilBound{}, fmt.Errorf("%s: no requirement on cloudcoil with a lower bound >=X.Y.Z, and no %s to name the minor; write \"cloudcoil>=X.Y.Z\" in [project].dependencies", upstreams.TemplatePyproject, upstreams.FilePath)
 	}
-	return minor, nil
+	return CloudcoilBound{Minor: minor}, nil
 }

@@ -50,7 +50,7 @@ func templatePatchOf(t testing.TB, root string) string {
 	if err != nil || !ok {
 		t.Fatalf("the template's minor: %v (found %v)", err, ok)
 	}
-	patch, err := TemplatePatchFor(current, minor)
+	patch, err := TemplatePatchFor(current, CloudcoilBound{Minor: minor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,16 +290,62 @@ func TestTemplatePatchAppliesToTheTemplateOfTheDay(t *testing.T) {
 // Bad templates are refused with the file, and a lower bound beyond the minor with its line.
 func TestTemplatePatchForRefusesWhatItCannotPatch(t *testing.T) {
 	minor := upstreams.Line{Major: 0, Minor: 4}
-	if _, err := TemplatePatchFor(map[string][]byte{}, minor); err == nil || !strings.Contains(err.Error(), upstreams.TemplatePyproject+": missing") {
+	if _, err := TemplatePatchFor(map[string][]byte{}, CloudcoilBound{Minor: minor}); err == nil || !strings.Contains(err.Error(), upstreams.TemplatePyproject+": missing") {
 		t.Errorf("no pyproject.toml: err %v", err)
 	}
 	beyond := []byte("[project]\nname = \"x\"\ndependencies = [\n    \"cloudcoil>=0.5.1\",\n]\n")
-	_, err := TemplatePatchFor(map[string][]byte{upstreams.TemplatePyproject: beyond}, minor)
+	_, err := TemplatePatchFor(map[string][]byte{upstreams.TemplatePyproject: beyond}, CloudcoilBound{Minor: minor})
 	if err == nil || !strings.Contains(err.Error(), upstreams.TemplatePyproject+":4:") || !strings.Contains(err.Error(), "move cloudcoil.minor") {
 		t.Errorf("a lower bound beyond the minor: err %v", err)
 	}
 	notTOML := []byte("[project\n")
-	if _, err := TemplatePatchFor(map[string][]byte{upstreams.TemplatePyproject: notTOML}, minor); err == nil || !strings.Contains(err.Error(), upstreams.TemplatePyproject) {
+	if _, err := TemplatePatchFor(map[string][]byte{upstreams.TemplatePyproject: notTOML}, CloudcoilBound{Minor: minor}); err == nil || !strings.Contains(err.Error(), upstreams.TemplatePyproject) {
 		t.Errorf("not TOML: err %v", err)
+	}
+}
+
+// Adoption decided Cloudcoil 0.5 (the real template's >=0.4.0 resolves to 0.5.8, as the
+// real model repositories lock): the patch raises the real template's lower bound onto it,
+// and a repository rendered from the patched template passes the dependency check with
+// the lock its hook writes, 0.5.8, which the unpatched requirement's minor 0.4 refuses.
+func TestTemplatePatchMigratesToTheAdoptedMinor(t *testing.T) {
+	src := cloudcoilTree(t)
+	root := t.TempDir()
+	if out, err := exec.Command("cp", "-r", filepath.Join(src, "cookiecutter"), filepath.Join(src, "models"), root).CombinedOutput(); err != nil {
+		t.Fatalf("copy: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("chmod", "-R", "u+w", root).CombinedOutput(); err != nil {
+		t.Fatalf("chmod: %v\n%s", err, out)
+	}
+	_, before, err := cookiecutter.Integration(root, "velero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := CheckCloudcoilDependency([]byte(before[pyprojectPath]), []byte(lockWith("0.5.8"))); len(ps) == 0 {
+		t.Fatal("the unpatched template's requirement accepts a 0.5.8 lock: this test shows nothing")
+	}
+	current := map[string][]byte{}
+	for _, p := range TemplatePaths() {
+		if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p))); err == nil {
+			current[p] = b
+		}
+	}
+	patch, err := TemplatePatchFor(current, CloudcoilBound{Minor: upstreams.Line{Major: 0, Minor: 5}, Floor: "0.5.8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyPatch(t, root, patch)
+	_, after, err := cookiecutter.Integration(root, "velero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(after[pyprojectPath], `"cloudcoil>=0.5.8,<0.6",`) {
+		t.Errorf("the rendered requirement is not raised onto 0.5:\n%s", after[pyprojectPath])
+	}
+	if ps := CheckCloudcoilDependency([]byte(after[pyprojectPath]), []byte(lockWith("0.5.8"))); len(ps) != 0 {
+		t.Errorf("the dependency check refuses the hook's 0.5.8 lock after the migration: %v", ps)
+	}
+	if ps := CheckCloudcoilDependency([]byte(after[pyprojectPath]), []byte(lockWith("0.4.10"))); len(ps) == 0 {
+		t.Error("after the migration a 0.4 lock still passes")
 	}
 }

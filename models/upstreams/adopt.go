@@ -30,6 +30,9 @@ type Proposal struct {
 	// Unresolved are fields that could not be inferred at all; they are left empty, so
 	// the file does not validate until a maintainer fills them in.
 	Unresolved []Field `json:"unresolved"`
+	// Migration is the one deliberate Cloudcoil migration adoption proposes, "" when the
+	// template already stands on the current minor.
+	Migration string `json:"migration,omitempty"`
 }
 
 // githubAsset and githubRaw are the two URL shapes the real integrations use; both name the
@@ -46,9 +49,9 @@ var (
 // version_replacement_sed), schema_urls (crd_urls with its version turned into
 // {version}) and a policy (one line: newest-minor; several: maintained-lines keeping that
 // many). A file that does not read is an error; a field that cannot be inferred is named.
-func ProposeFile(cookiecutters map[string][]byte, templatePyproject []byte, pkg string) (*Proposal, error) {
+func ProposeFile(cookiecutters map[string][]byte, templatePyproject []byte, pkg string, evidence CloudcoilEvidence) (*Proposal, error) {
 	p := &Proposal{File: &File{Integrations: map[string]*Integration{}}, Assumed: []Field{}, Unresolved: []Field{}}
-	p.proposeCloudcoil(templatePyproject, pkg)
+	p.proposeCloudcoil(templatePyproject, pkg, evidence)
 	names := make([]string, 0, len(cookiecutters))
 	for name := range cookiecutters {
 		names = append(names, name)
@@ -72,9 +75,19 @@ func (p *Proposal) unresolved(path, format string, args ...any) {
 	p.Unresolved = append(p.Unresolved, Field{Path: path, Why: fmt.Sprintf(format, args...)})
 }
 
-// proposeCloudcoil reads the runtime requirement's lower bound: the minor the template
-// stands on, and the version generation needs at least.
-func (p *Proposal) proposeCloudcoil(template []byte, pkg string) {
+// CloudcoilEvidence is what adoption reads besides the template: Cloudcoil's versions on
+// PyPI (none when PyPI was not read) and VERSIONING.md (nil when absent).
+type CloudcoilEvidence struct {
+	Releases   []string
+	Versioning []byte
+}
+
+// proposeCloudcoil decides the current minor (CurrentMinor) from the template's runtime
+// requirement, Cloudcoil's releases and VERSIONING.md, and proposes the newest release of
+// that minor as the version: the one notion of "current" every Cloudcoil function then
+// reads from the file. Where the requirement's lower bound names an older minor, the
+// migration is named with its reasons.
+func (p *Proposal) proposeCloudcoil(template []byte, pkg string, evidence CloudcoilEvidence) {
 	p.File.Cloudcoil.Package = pkg
 	if template == nil {
 		p.unresolved("cloudcoil.version", "%s is absent: nothing says which Cloudcoil the models need", TemplatePyproject)
@@ -86,25 +99,24 @@ func (p *Proposal) proposeCloudcoil(template []byte, pkg string) {
 		p.unresolved("cloudcoil.version", "%v", err)
 		return
 	}
+	e := MinorEvidence{Releases: evidence.Releases, Recommended: RecommendedSpecifier(evidence.Versioning)}
 	for _, r := range reqs {
-		spec := requirementOf.FindStringSubmatch(r.Text)[3]
-		for _, clause := range strings.Split(spec, ",") {
-			text, ok := strings.CutPrefix(strings.TrimSpace(clause), ">=")
-			if !ok {
-				continue
-			}
-			v, final := parseFinalPy(strings.TrimSpace(text))
-			if !final || p.File.Cloudcoil.Version != "" {
-				continue
-			}
-			p.File.Cloudcoil.Version, p.File.Cloudcoil.Minor = v.text, v.line().String()
-			p.assume("cloudcoil.minor", "the minor of the lower bound of %q (%s line %d): updates stay within it, a newer minor is a migration", r.Text, TemplatePyproject, r.Line)
+		if r.Table == "project.dependencies" && e.Requirement == "" {
+			e.Requirement, e.At = r.Text, fmt.Sprintf("%s:%d", TemplatePyproject, r.Line)
 		}
 	}
-	if p.File.Cloudcoil.Version == "" {
-		p.unresolved("cloudcoil.version", "no requirement on %s in %s has a lower bound >=X.Y.Z", pkg, TemplatePyproject)
+	d, err := CurrentMinor(e)
+	if err != nil {
+		p.unresolved("cloudcoil.version", "%v", err)
 		p.unresolved("cloudcoil.minor", "follows cloudcoil.version")
+		return
 	}
+	p.File.Cloudcoil.Version, p.File.Cloudcoil.Minor = d.Version, d.Minor.String()
+	if len(evidence.Releases) == 0 {
+		p.assume("cloudcoil.version", "PyPI was not read: the requirement's lower bound %s, not the newest release of %s", d.Version, d.Minor)
+	}
+	p.assume("cloudcoil.minor", "%s: updates stay within it, a newer minor is a migration", strings.Join(d.Reasons, "; "))
+	p.Migration = d.Migration
 }
 
 func (p *Proposal) proposeIntegration(name string, doc *cookiecutter) *Integration {
@@ -188,6 +200,9 @@ func (p *Proposal) Text() (string, error) {
 		for _, f := range p.Assumed {
 			fmt.Fprintf(&b, "- %s: %s\n", f.Path, f.Why)
 		}
+	}
+	if p.Migration != "" {
+		fmt.Fprintf(&b, "\nCloudcoil migration (part of the adoption):\n- %s\n", p.Migration)
 	}
 	fmt.Fprintf(&b, "\n%s:\n", FilePath)
 	b.Write(raw)

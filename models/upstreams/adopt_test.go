@@ -47,7 +47,7 @@ func realTree(t *testing.T) (map[string][]byte, []byte) {
 // infers everything but the policies, which it names, and it says how it read Cloudcoil.
 func TestProposeFileRoundTripsTheRealTree(t *testing.T) {
 	cookiecutters, template := realTree(t)
-	p, err := upstreams.ProposeFile(cookiecutters, template, "cloudcoil")
+	p, err := upstreams.ProposeFile(cookiecutters, template, "cloudcoil", upstreams.CloudcoilEvidence{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,11 +78,12 @@ func TestProposeFileRoundTripsTheRealTree(t *testing.T) {
 	for _, a := range p.Assumed {
 		assumed = append(assumed, a.Path)
 	}
-	if len(assumed) != 13 || !slices.Contains(assumed, "cloudcoil.minor") || !slices.Contains(assumed, "integrations.velero.policy") {
-		t.Errorf("assumed %q, want cloudcoil.minor and each integration's policy", assumed)
+	// PyPI unread: the version is the lower bound's, and says so.
+	if len(assumed) != 14 || !slices.Contains(assumed, "cloudcoil.minor") || !slices.Contains(assumed, "cloudcoil.version") || !slices.Contains(assumed, "integrations.velero.policy") {
+		t.Errorf("assumed %q, want cloudcoil.version, cloudcoil.minor and each integration's policy", assumed)
 	}
-	if c := f.Cloudcoil; c.Package != "cloudcoil" || c.Version != "0.4.0" || c.Minor != "0.4" {
-		t.Errorf("cloudcoil = %+v, want 0.4.0 in 0.4 (the template's cloudcoil>=0.4.0)", c)
+	if c := f.Cloudcoil; c.Package != "cloudcoil" || c.Version != "0.4.0" || c.Minor != "0.4" || p.Migration != "" {
+		t.Errorf("cloudcoil = %+v (migration %q), want 0.4.0 in 0.4 (the template's cloudcoil>=0.4.0)", c, p.Migration)
 	}
 	for name, want := range map[string]string{
 		"cert-manager":     "cert-manager/cert-manager v newest-minor https://github.com/cert-manager/cert-manager/releases/download/v{version}/cert-manager.crds.yaml",
@@ -105,7 +106,7 @@ func TestProposeFileRoundTripsTheRealTree(t *testing.T) {
 		t.Errorf("velero has %d schema URLs, want 13", n)
 	}
 	text, err := p.Text()
-	if err != nil || !strings.Contains(text, "Inferred by a rule of thumb (confirm):\n- cloudcoil.minor:") || !strings.HasSuffix(text, string(raw)) {
+	if err != nil || !strings.Contains(text, "Inferred by a rule of thumb (confirm):\n- cloudcoil.version:") || !strings.Contains(text, "\n- cloudcoil.minor:") || !strings.HasSuffix(text, string(raw)) {
 		t.Errorf("Text():\n%s", text)
 	}
 }
@@ -131,7 +132,7 @@ func TestProposeFileNamesWhatItCannotInfer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := upstreams.ProposeFile(map[string][]byte{"x": []byte(tt.yaml)}, tt.template, "cloudcoil")
+			p, err := upstreams.ProposeFile(map[string][]byte{"x": []byte(tt.yaml)}, tt.template, "cloudcoil", upstreams.CloudcoilEvidence{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +150,7 @@ func TestProposeFileNamesWhatItCannotInfer(t *testing.T) {
 			}
 		})
 	}
-	if _, err := upstreams.ProposeFile(map[string][]byte{"x": []byte("default_context: [")}, template, "cloudcoil"); err == nil || !strings.Contains(err.Error(), "models/x/cookiecutter.yaml") {
+	if _, err := upstreams.ProposeFile(map[string][]byte{"x": []byte("default_context: [")}, template, "cloudcoil", upstreams.CloudcoilEvidence{}); err == nil || !strings.Contains(err.Error(), "models/x/cookiecutter.yaml") {
 		t.Errorf("an unreadable cookiecutter.yaml: err = %v", err)
 	}
 }
@@ -178,7 +179,7 @@ func TestPoliciesMatchTheRealHistory(t *testing.T) {
 	}
 
 	cookiecutters, template := realTree(t)
-	p, err := upstreams.ProposeFile(cookiecutters, template, "cloudcoil")
+	p, err := upstreams.ProposeFile(cookiecutters, template, "cloudcoil", upstreams.CloudcoilEvidence{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,4 +223,38 @@ func regexpFind(t *testing.T, s, expr string) string {
 		t.Fatalf("%s not in %q", expr, s)
 	}
 	return m[1]
+}
+
+// With the real evidence, Cloudcoil's releases (tags.txt) and VERSIONING.md, the proposal
+// stands on 0.5 at its newest release, and names the template's migration off 0.4.
+func TestProposeFileWithTheRealEvidence(t *testing.T) {
+	cookiecutters, template := realTree(t)
+	versioning, err := os.ReadFile(filepath.Join(corpus.Dir(t, "cloudcoil"), "tree", upstreams.VersioningPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := upstreams.ProposeFile(cookiecutters, template, "cloudcoil", upstreams.CloudcoilEvidence{Releases: realReleases(t), Versioning: versioning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.File.Cloudcoil; c.Version != "0.5.8" || c.Minor != "0.5" {
+		t.Errorf("cloudcoil = %+v, want 0.5.8 in 0.5", c)
+	}
+	text, err := p.Text()
+	for _, want := range []string{
+		"- cloudcoil.minor: " + upstreams.TemplatePyproject + ":17 requires \"cloudcoil>=0.4.0\"",
+		"locks the newest release it admits, 0.5.8",
+		"VERSIONING.md recommends cloudcoil~=0.5.0: agrees",
+		"Cloudcoil migration (part of the adoption):\n- the lower bound of \"cloudcoil>=0.4.0\"",
+		"raise it to >=0.5.8",
+	} {
+		if err != nil || !strings.Contains(text, want) {
+			t.Errorf("the proposal lacks %q (%v):\n%s", want, err, text)
+		}
+	}
+	for _, a := range p.Assumed {
+		if a.Path == "cloudcoil.version" {
+			t.Errorf("with PyPI read, cloudcoil.version is not a guess: %+v", a)
+		}
+	}
 }

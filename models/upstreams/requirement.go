@@ -302,10 +302,17 @@ func lowerBound(spec string, minor Line, to pyVersion) (pyVersion, int, error) {
 
 // BoundRequirement bounds each requirement on pkg in table ("project.dependencies") that has
 // a lower bound and no upper bound below the minor after minor: "cloudcoil>=0.4.2" becomes
-// "cloudcoil>=0.4.2,<0.5", so a lock refresh stays within minor. A requirement with an upper
-// bound, or without a version, stays as written. A lower bound beyond minor is an error
-// naming the file and line: the bound would admit nothing.
-func BoundRequirement(path string, data []byte, pkg, table string, minor Line) ([]byte, error) {
+// "cloudcoil>=0.4.2,<0.5", so a lock refresh stays within minor. A lower bound on an older
+// minor is raised to floor when one is given (the migration onto minor: ">=0.4.0" becomes
+// ">=0.5.8,<0.6"). A requirement with an upper bound, or without a version, stays as
+// written. A lower bound beyond minor is an error naming the file and line: the bound would
+// admit nothing.
+func BoundRequirement(path string, data []byte, pkg, table string, minor Line, floor string) ([]byte, error) {
+	if floor != "" {
+		if v, ok := parseFinalPy(floor); !ok || v.line() != minor {
+			return nil, fmt.Errorf("%s: cannot raise %s to %q: not a final release of %s", path, pkg, floor, minor)
+		}
+	}
 	reqs, err := FindRequirements(path, data, pkg)
 	if err != nil {
 		return nil, err
@@ -317,15 +324,26 @@ func BoundRequirement(path string, data []byte, pkg, table string, minor Line) (
 			continue
 		}
 		spec := requirementOf.FindStringSubmatch(r.Text)[3]
+		specStart := r.start + strings.Index(r.Text, spec)
 		hasLower, hasUpper := false, false
+		var raise *edit
+		offset := 0
 		for _, clause := range strings.Split(spec, ",") {
 			c := strings.TrimSpace(clause)
+			clauseAt := offset + strings.Index(clause, c)
+			offset += len(clause) + 1
 			switch {
 			case strings.HasPrefix(c, ">="):
 				hasLower = true
-				if v, ok := parseFinalPy(strings.TrimSpace(c[2:])); ok && v.line().Compare(minor) > 0 {
+				text := strings.TrimSpace(c[2:])
+				v, ok := parseFinalPy(text)
+				if ok && v.line().Compare(minor) > 0 {
 					return nil, fmt.Errorf("%s:%d: %s %q: the lower bound is beyond Cloudcoil's minor %s, so <%s would admit nothing; move cloudcoil.minor in %s first",
 						path, r.Line, r.Table, r.Text, minor, next, FilePath)
+				}
+				if ok && floor != "" && v.line().Compare(minor) < 0 {
+					at := specStart + clauseAt + strings.Index(c, text)
+					raise = &edit{start: at, end: at + len(text), text: floor}
 				}
 			case strings.HasPrefix(c, "<"), strings.HasPrefix(c, "=="), strings.HasPrefix(c, "~="):
 				hasUpper = true
@@ -334,7 +352,10 @@ func BoundRequirement(path string, data []byte, pkg, table string, minor Line) (
 		if !hasLower || hasUpper {
 			continue
 		}
-		end := r.start + strings.Index(r.Text, spec) + len(spec)
+		if raise != nil {
+			edits = append(edits, *raise)
+		}
+		end := specStart + len(spec)
 		edits = append(edits, edit{start: end, end: end, text: ",<" + next.String()})
 	}
 	return splice(data, edits), nil

@@ -177,7 +177,7 @@ func TestFindRequirementsInThePatchedTemplate(t *testing.T) {
 	}
 	cmd := exec.Command("git", "apply", "-p1", "--include="+upstreams.TemplatePyproject, "-")
 	cmd.Dir = work
-	patch, err := modelrelease.TemplatePatchFor(map[string][]byte{upstreams.TemplatePyproject: original}, upstreams.Line{Major: 0, Minor: 4})
+	patch, err := modelrelease.TemplatePatchFor(map[string][]byte{upstreams.TemplatePyproject: original}, modelrelease.CloudcoilBound{Minor: upstreams.Line{Major: 0, Minor: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,20 +224,23 @@ func TestBoundRequirement(t *testing.T) {
 		return "[project]\nname = \"x\"\ndependencies = [\n" + deps + "]\n\n[dependency-groups]\ndev = [\"cloudcoil[codegen,test]>=0.4.0\"]\n"
 	}
 	tests := []struct {
-		name, deps, want, wantErr string
+		name, deps, floor, want, wantErr string
 	}{
-		{"lower bound only", "    \"cloudcoil>=0.4.0\",\n", "    \"cloudcoil>=0.4.0,<0.5\",\n", ""},
-		{"raised lower bound", "    \"cloudcoil>=0.4.2\",\n", "    \"cloudcoil>=0.4.2,<0.5\",\n", ""},
-		{"an older minor's lower bound", "    \"cloudcoil>=0.3.9\",\n", "    \"cloudcoil>=0.3.9,<0.5\",\n", ""},
-		{"with extras and a marker", "    \"cloudcoil[codegen] >= 0.4.1 ; python_version >= '3.10'\",\n", "    \"cloudcoil[codegen] >= 0.4.1,<0.5 ; python_version >= '3.10'\",\n", ""},
-		{"upper bound written", "    \"cloudcoil>=0.4.0,<0.4.9\",\n", "    \"cloudcoil>=0.4.0,<0.4.9\",\n", ""},
-		{"exact pin", "    \"cloudcoil==0.4.3\",\n", "    \"cloudcoil==0.4.3\",\n", ""},
-		{"no version", "    \"cloudcoil\",\n", "    \"cloudcoil\",\n", ""},
-		{"beyond the minor", "    \"cloudcoil>=0.5.1\",\n", "", "pyproject.toml:4: project.dependencies \"cloudcoil>=0.5.1\": the lower bound is beyond Cloudcoil's minor 0.4"},
+		{"lower bound only", "    \"cloudcoil>=0.4.0\",\n", "", "    \"cloudcoil>=0.4.0,<0.5\",\n", ""},
+		{"raised lower bound", "    \"cloudcoil>=0.4.2\",\n", "", "    \"cloudcoil>=0.4.2,<0.5\",\n", ""},
+		{"an older minor's lower bound", "    \"cloudcoil>=0.3.9\",\n", "", "    \"cloudcoil>=0.3.9,<0.5\",\n", ""},
+		{"an older minor's lower bound raised to the floor", "    \"cloudcoil>=0.3.9\",\n", "0.4.7", "    \"cloudcoil>=0.4.7,<0.5\",\n", ""},
+		{"a lower bound in the minor stays with a floor", "    \"cloudcoil >= 0.4.2\",\n", "0.4.7", "    \"cloudcoil >= 0.4.2,<0.5\",\n", ""},
+		{"a floor outside the minor", "    \"cloudcoil>=0.3.9\",\n", "0.5.1", "", "cannot raise cloudcoil to \"0.5.1\""},
+		{"with extras and a marker", "    \"cloudcoil[codegen] >= 0.4.1 ; python_version >= '3.10'\",\n", "", "    \"cloudcoil[codegen] >= 0.4.1,<0.5 ; python_version >= '3.10'\",\n", ""},
+		{"upper bound written", "    \"cloudcoil>=0.4.0,<0.4.9\",\n", "", "    \"cloudcoil>=0.4.0,<0.4.9\",\n", ""},
+		{"exact pin", "    \"cloudcoil==0.4.3\",\n", "", "    \"cloudcoil==0.4.3\",\n", ""},
+		{"no version", "    \"cloudcoil\",\n", "", "    \"cloudcoil\",\n", ""},
+		{"beyond the minor", "    \"cloudcoil>=0.5.1\",\n", "", "", "pyproject.toml:4: project.dependencies \"cloudcoil>=0.5.1\": the lower bound is beyond Cloudcoil's minor 0.4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := upstreams.BoundRequirement("pyproject.toml", []byte(doc(tt.deps)), "cloudcoil", "project.dependencies", minor)
+			out, err := upstreams.BoundRequirement("pyproject.toml", []byte(doc(tt.deps)), "cloudcoil", "project.dependencies", minor, tt.floor)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err %v, want %q", err, tt.wantErr)

@@ -3,6 +3,7 @@ package versions
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 // pyproject.toml — and proposes the file (upstreams.ProposeFile). A checkout that already
 // has the file gets the proposal too, for comparison. Folders under models/ without a
 // cookiecutter.yaml are not integrations and are skipped.
-func ProposeUpstreams(ctx context.Context, src *dagger.Directory, pkg string) (*upstreams.Proposal, error) {
+func ProposeUpstreams(ctx context.Context, src *dagger.Directory, pkg string, pypi PyPISource) (*upstreams.Proposal, error) {
 	entries, err := src.Directory("models").Entries(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("models/: %w (is --source the Cloudcoil repository?)", err)
@@ -46,7 +47,28 @@ func ProposeUpstreams(ctx context.Context, src *dagger.Directory, pkg string) (*
 	if !found {
 		template = nil
 	}
-	return upstreams.ProposeFile(cookiecutters, template, pkg)
+	versioning, _, err := readIfExists(ctx, src, upstreams.VersioningPath)
+	if err != nil {
+		return nil, err
+	}
+	info, err := upstreams.FetchPyPI(ctx, pypi.URL, pkg, pypi.Client)
+	if err != nil {
+		return nil, fmt.Errorf("propose-upstreams: %s's releases decide the current minor: %w (check --pypi-url)", pkg, err)
+	}
+	evidence := upstreams.CloudcoilEvidence{Versioning: versioning}
+	for _, r := range info.Releases {
+		if !r.Yanked {
+			evidence.Releases = append(evidence.Releases, r.Version)
+		}
+	}
+	return upstreams.ProposeFile(cookiecutters, template, pkg, evidence)
+}
+
+// PyPISource is the index Cloudcoil's releases are read from, and the HTTP client (nil:
+// the default).
+type PyPISource struct {
+	URL    string
+	Client *http.Client
 }
 
 // readIfExists reads one file of the checkout, telling a missing file from a failure.

@@ -41,7 +41,7 @@ func RealTreeFiles(t testing.TB) map[string]string {
 	t.Helper()
 	root := filepath.Join(corpus.Dir(t, "cloudcoil"), "tree")
 	files := map[string]string{}
-	for _, top := range []string{"models", "cookiecutter", "Makefile", "pyproject.toml", "uv.lock"} {
+	for _, top := range []string{"models", "cookiecutter", "Makefile", "pyproject.toml", "uv.lock", "VERSIONING.md"} {
 		err := filepath.WalkDir(filepath.Join(root, top), func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
@@ -59,8 +59,17 @@ func RealTreeFiles(t testing.TB) map[string]string {
 }
 
 // AdoptedUpstreams is the models/upstreams.json that propose-upstreams writes for files,
-// the first step of adoption.
+// the first step of adoption, with PyPI unread: Cloudcoil stays on the template's lower
+// bound (0.4.0), so model-versions' plan on this tree moves Cloudcoil within 0.4 and
+// proposes the 0.5 migration.
 func AdoptedUpstreams(t testing.TB, files map[string]string) string {
+	t.Helper()
+	return ProposedUpstreams(t, files, upstreams.CloudcoilEvidence{})
+}
+
+// ProposedUpstreams is the models/upstreams.json that propose-upstreams writes for files
+// with Cloudcoil's releases as evidence (VERSIONING.md is read from files).
+func ProposedUpstreams(t testing.TB, files map[string]string, evidence upstreams.CloudcoilEvidence) string {
 	t.Helper()
 	cookiecutters := map[string][]byte{}
 	for p, b := range files {
@@ -68,7 +77,10 @@ func AdoptedUpstreams(t testing.TB, files map[string]string) string {
 			cookiecutters[name] = []byte(b)
 		}
 	}
-	proposal, err := upstreams.ProposeFile(cookiecutters, []byte(files[upstreams.TemplatePyproject]), "cloudcoil")
+	if v, ok := files[upstreams.VersioningPath]; ok && evidence.Versioning == nil {
+		evidence.Versioning = []byte(v)
+	}
+	proposal, err := upstreams.ProposeFile(cookiecutters, []byte(files[upstreams.TemplatePyproject]), "cloudcoil", evidence)
 	if err != nil || len(proposal.Unresolved) != 0 {
 		t.Fatalf("propose-upstreams on the real tree: %v, unresolved %v", err, proposal.Unresolved)
 	}
