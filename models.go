@@ -91,7 +91,8 @@ func (m *Shipyard) ValidateModels(
 	// +optional
 	changed []string,
 	// Validate this integration alone (a folder under models/), whatever changed: one job
-	// of a matrix.
+	// of a matrix. With --base or --changed, a change to the generator (cloudcoil/codegen/)
+	// still generates it with the checkout's generator.
 	// +optional
 	name string,
 	// Print the integrations to validate as a JSON array (e.g. ["istio","keda"]) and run

@@ -22,6 +22,9 @@ type ChangeRules struct {
 	// ending in "/" matches everything under that folder, any other entry is
 	// a path.Match pattern for a whole path ("pyproject.toml" is the root one).
 	Shared []string
+	// Generator is the model generator's own code, matched as Shared is: a change there
+	// checks every integration, generated with the checkout's generator.
+	Generator []string
 }
 
 // DefaultChangeRules fit the Cloudcoil repository as it is: integrations
@@ -29,9 +32,11 @@ type ChangeRules struct {
 // cookiecutter template, the root Makefile with its gen-repo-% rule, the
 // model tools and the model workflows. The root pyproject.toml and uv.lock
 // are Cloudcoil core's own project: generation installs the published
-// Cloudcoil from PyPI, never the checkout, so a core change validates no
-// model (in the real history 26 of 120 commits touch only core files and
-// would otherwise have validated all 12 integrations).
+// Cloudcoil from PyPI, so a core change validates no model (in the real
+// history 26 of 120 commits touch only core files and would otherwise have
+// validated all 12 integrations), except a change to the generator itself,
+// cloudcoil/codegen/, which validates every model with the checkout's
+// generator.
 func DefaultChangeRules() ChangeRules {
 	return ChangeRules{
 		IntegrationsDir: "models",
@@ -39,7 +44,25 @@ func DefaultChangeRules() ChangeRules {
 		Shared: []string{
 			"cookiecutter/", "tools/", "Makefile", ".github/workflows/*model*",
 		},
+		Generator: []string{"cloudcoil/codegen/"},
 	}
+}
+
+// GeneratorChanged applies DefaultChangeRules.GeneratorChanges.
+func GeneratorChanged(changedPaths []string) bool {
+	return DefaultChangeRules().GeneratorChanges(changedPaths)
+}
+
+// GeneratorChanges reports whether a changed path is the generator's own code (Generator):
+// such a change comes with the template's in real pull requests (#64, #81, #85), so every
+// integration is validated with the checkout's generator rather than the published one.
+func (r ChangeRules) GeneratorChanges(changedPaths []string) bool {
+	for _, p := range changedPaths {
+		if matchesAny(strings.TrimPrefix(p, "./"), r.Generator) {
+			return true
+		}
+	}
+	return false
 }
 
 // ChangedIntegrations applies DefaultChangeRules.Changed.
@@ -100,7 +123,7 @@ func (r ChangeRules) changed(changedPaths, all []string, upstreams func() ([]str
 			for _, name := range names {
 				selected[name] = known[name]
 			}
-		case r.shared(p):
+		case r.shared(p), matchesAny(p, r.Generator):
 			everything = true
 		default:
 			rest, ok := strings.CutPrefix(p, r.IntegrationsDir+"/")
@@ -122,8 +145,11 @@ func (r ChangeRules) changed(changedPaths, all []string, upstreams func() ([]str
 	return names, false, nil
 }
 
-func (r ChangeRules) shared(p string) bool {
-	for _, rule := range r.Shared {
+func (r ChangeRules) shared(p string) bool { return matchesAny(p, r.Shared) }
+
+// matchesAny reports whether p is under a rule ending in "/" or matches a path.Match rule.
+func matchesAny(p string, rules []string) bool {
+	for _, rule := range rules {
 		if dir, ok := strings.CutSuffix(rule, "/"); ok {
 			if strings.HasPrefix(p, dir+"/") {
 				return true

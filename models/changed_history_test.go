@@ -74,7 +74,10 @@ func isCoreFile(p string) bool {
 // through the change rules. The rules this project had before counted the root
 // pyproject.toml and uv.lock as shared: 52 of the 120 commits then validated all 12
 // integrations, 26 of them touching only core files. Now a core-only commit validates
-// nothing, a template commit everything, and models/<name>/ exactly that integration.
+// nothing, a template commit everything, and models/<name>/ exactly that integration;
+// a commit to the generator (cloudcoil/codegen/) validates everything, with the
+// checkout's generator, and #64, #81 and #85, which changed it with the template, are
+// among them.
 func TestChangeRulesAgainstRealHistory(t *testing.T) {
 	commits := readHistory(t)
 	all := realIntegrations(t)
@@ -99,10 +102,23 @@ func TestChangeRulesAgainstRealHistory(t *testing.T) {
 		t.Fatalf("former rules: %d commits validate everything, %d of them core-only; want 52 and 26", formerAll, formerCoreOnly)
 	}
 
-	var everythingNow, coreOnly int
+	var everythingNow, coreOnly, generatorCommits int
+	generatorWithTemplate := map[string]bool{}
 	for _, c := range commits {
 		got, every := ChangedIntegrations(c.paths, all)
 		template := slices.ContainsFunc(c.paths, func(p string) bool { return strings.HasPrefix(p, "cookiecutter/") || p == "Makefile" })
+		generator := slices.ContainsFunc(c.paths, func(p string) bool { return strings.HasPrefix(p, "cloudcoil/codegen/") })
+		if generator != GeneratorChanged(c.paths) {
+			t.Errorf("%s %q: GeneratorChanged = %v, want %v", c.id, c.subject, !generator, generator)
+		}
+		if generator {
+			generatorCommits++
+			for _, pr := range []string{"(#64)", "(#81)", "(#85)"} {
+				if strings.Contains(c.subject, pr) {
+					generatorWithTemplate[pr] = template
+				}
+			}
+		}
 		var folders []string
 		for _, p := range c.paths {
 			if rest, ok := strings.CutPrefix(p, "models/"); ok {
@@ -113,9 +129,9 @@ func TestChangeRulesAgainstRealHistory(t *testing.T) {
 		}
 		slices.Sort(folders)
 		switch {
-		case template:
+		case template, generator:
 			if !every || !slices.Equal(got, all) {
-				t.Errorf("%s %q touches the template or the Makefile: got %q, %v; want all", c.id, c.subject, got, every)
+				t.Errorf("%s %q touches the template, the Makefile or the generator: got %q, %v; want all", c.id, c.subject, got, every)
 			}
 			everythingNow++
 		default:
@@ -127,7 +143,12 @@ func TestChangeRulesAgainstRealHistory(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("real history: %d commits validate everything (was %d), %d validate nothing", everythingNow, formerAll, coreOnly)
+	t.Logf("real history: %d commits validate everything (was %d), %d of them with the checkout's generator; %d validate nothing", everythingNow, formerAll, generatorCommits, coreOnly)
+	for _, pr := range []string{"(#64)", "(#81)", "(#85)"} {
+		if !generatorWithTemplate[pr] {
+			t.Errorf("the history's %s is not a commit to the generator and the template together", pr)
+		}
+	}
 	if everythingNow >= formerAll {
 		t.Errorf("%d commits still validate everything", everythingNow)
 	}

@@ -362,3 +362,43 @@ func distInfo(pyproject string) (string, error) {
 	}
 	return m.String(), nil
 }
+
+// A pull request that changes the generator (cloudcoil/codegen/) is validated with the
+// checkout's generator, on a real engine: the real repository's own generator (its main
+// branch, not the 0.5.8 release the image holds) generates and passes sealed-secrets'
+// checks, layered by uv run --with-editable; and a generator that fails shows that the
+// checkout's code is what ran, while the same tree without the change's paths still
+// generates with the published one.
+func TestCloudcoilCheckoutGenerator(t *testing.T) {
+	t.Parallel()
+	cc := corpus.Dir(t, "cloudcoil")
+	crds := serve(t, crdServer(t, cc))
+	pins := cloudcoilPins(t, cc)
+	const name = "sealed-secrets"
+	changed := []string{"--changed", "cloudcoil/codegen/generator.py"}
+
+	tree := realRepositoryCopy(t, cc, crds)
+	out := call(t, nil, append(append(append([]string{"--source", tree}, pins...), "validate-models", "--name", name), changed...)...)
+	mustContain(t, "validate-models with the checkout's generator", out, "Validated "+name, "generated with the checkout's generator")
+
+	broken := realRepositoryCopy(t, cc, crds)
+	generator := filepath.Join(broken, "cloudcoil", "codegen", "generator.py")
+	src, err := os.ReadFile(generator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const marker = "the checkout's generator ran"
+	patched := strings.Replace(string(src), "def main() -> None:\n", "def main() -> None:\n    raise SystemExit(\""+marker+"\")\n", 1)
+	if patched == string(src) {
+		t.Fatal("the real generator has no `def main() -> None:` any more; this test changes nothing")
+	}
+	if err := os.WriteFile(generator, []byte(patched), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, nil, "", append(append(append([]string{"call", "--source", broken}, pins...), "validate-models", "--name", name), changed...)...)
+	if r.err == nil {
+		t.Fatalf("a generator that exits at once passed validation:\n%s", r)
+	}
+	mustContain(t, "validate-models with a broken checkout generator", r.stdout+r.stderr, name+": generate", "failed", marker)
+	call(t, nil, append(append([]string{"--source", broken}, pins...), "validate-models", "--name", name)...)
+}

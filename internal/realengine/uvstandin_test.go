@@ -171,6 +171,24 @@ python3 -c 'import importlib.metadata as m; print("have pyyaml", m.version("pyya
 		fails:   true,
 		output:  []string{"cffconvert==2.0.0: not installed"},
 	}, {
+		// validate-models runs a changed generator this way: the checkout's project layered
+		// over the locked environment for one command, which keeps the lock and the
+		// environment as they were.
+		name: "run --with-editable layers a project over the environment for one command",
+		// The layer holds a package the environment has installed (as the checkout's
+		// cloudcoil over the locked release): the layer's wins.
+		project: demoProject(`"pyyaml"`, map[string]string{
+			"overlay/pyproject.toml":   "[project]\nname = \"pyyaml\"\nversion = \"7.0.dev0\"\n",
+			"overlay/yaml/__init__.py": "LAYER = \"the checkout's\"\n",
+		}),
+		script: `uv lock && uv sync --frozen && cp uv.lock /tmp/before
+uv run --frozen --with-editable /proj/overlay python -c 'import yaml; print("layered:", getattr(yaml, "LAYER", "installed"))'
+uv run --frozen python -c 'import yaml; print("alone:", getattr(yaml, "LAYER", "installed"))'
+cmp uv.lock /tmp/before && echo "lock unchanged"
+uv run --frozen --with-editable /proj/nothing true`,
+		fails:  true,
+		output: []string{"layered: the checkout's", "alone: installed", "lock unchanged", "--with-editable /proj/nothing: no pyproject.toml there"},
+	}, {
 		name:    "uvx runs an installed tool and refuses another",
 		project: demoProject(`"pyyaml"`, nil),
 		script:  "uvx ruff --version && uvx cookiecutter --version && ! uvx --from cffconvert==2.0.0 cffconvert --version",

@@ -3,6 +3,7 @@ package modelrelease
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"dagger.io/dagger"
@@ -33,6 +34,21 @@ var (
 	// genModels is the template's gen-models recipe, step by step.
 	genModels = [][]string{removeGenerated, generateArgs, fixLint}
 )
+
+// GeneratorDir is where the checkout's Cloudcoil project sits when its generator runs.
+const GeneratorDir = "/cloudcoil-checkout"
+
+// checkoutGenerateArgs runs the checkout's generator: uv layers the project at GeneratorDir,
+// installed editable, over the generated repository's locked environment for this one
+// command (uv run --with-editable), so the lock and the environment the checks use stay
+// the published release's.
+var checkoutGenerateArgs = []string{"uv", "run", "--frozen", "--with-editable", GeneratorDir, "cloudcoil-model-codegen"}
+
+// CheckoutGenerator is the part of the Cloudcoil repository source an editable install of
+// its generator needs: the project file, its readme and license, and the package.
+func CheckoutGenerator(source *dagger.Directory) *dagger.Directory {
+	return source.Filter(dagger.DirectoryFilterOpts{Include: []string{"pyproject.toml", "README.md", "LICENSE", "cloudcoil/"}})
+}
 
 // MakefilePath is the repository's Makefile, at the root.
 const MakefilePath = "Makefile"
@@ -100,7 +116,7 @@ func lockArgs(pin string) []string {
 // as the template's gen-models target does: the generated packages removed, the
 // generator, then make fix-lint. The result's /repo is the generated repository, in a container
 // with make for the repository's own targets.
-func (e Env) generate(repo *dagger.Directory, cloudcoilPin string) (*dagger.Container, error) {
+func (e Env) generate(repo *dagger.Directory, cloudcoilPin string, generator *dagger.Directory) (*dagger.Container, error) {
 	ctr, err := e.python(repo)
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
@@ -110,6 +126,9 @@ func (e Env) generate(repo *dagger.Directory, cloudcoilPin string) (*dagger.Cont
 	}
 	ctr = ctr.WithExec(lockArgs(cloudcoilPin)).WithExec(syncArgs)
 	for _, step := range genModels {
+		if generator != nil && slices.Equal(step, generateArgs) {
+			ctr, step = ctr.WithDirectory(GeneratorDir, generator), checkoutGenerateArgs
+		}
 		ctr = ctr.WithExec(step)
 	}
 	return ctr, nil

@@ -41,7 +41,7 @@ func integrationDir(name string) string { return "models/" + name }
 // the published Cloudcoil version: the one models/upstreams.json requires, locked
 // exactly, when the repository has that file; else the newest the hook's uv add locked.
 func (e Env) GenRepo(ctx context.Context, source *dagger.Directory, name string) (*dagger.Directory, error) {
-	gen, err := e.genRepo(ctx, source, name)
+	gen, err := e.genRepo(ctx, source, name, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -52,8 +52,9 @@ func (e Env) GenRepo(ctx context.Context, source *dagger.Directory, name string)
 }
 
 // genRepo is GenRepo's graph, unevaluated past the rendering: the container whose /repo
-// is the generated repository.
-func (e Env) genRepo(ctx context.Context, source *dagger.Directory, name string) (*dagger.Container, error) {
+// is the generated repository. generator, when given, is the Cloudcoil project whose
+// generator runs instead of the published one (CheckoutGenerator).
+func (e Env) genRepo(ctx context.Context, source *dagger.Directory, name string, generator *dagger.Directory) (*dagger.Container, error) {
 	pin, err := e.renderPrerequisites(ctx, source, name)
 	if err != nil {
 		return nil, err
@@ -91,7 +92,7 @@ func (e Env) genRepo(ctx context.Context, source *dagger.Directory, name string)
 	if repo, err = newestLine(ctx, source, repo, name, []byte(pyproject)); err != nil {
 		return nil, err
 	}
-	gen, err := e.generate(repo, pin)
+	gen, err := e.generate(repo, pin, generator)
 	if err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}

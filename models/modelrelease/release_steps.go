@@ -151,7 +151,7 @@ func (s *modelReleaseState) readMain(ctx context.Context) error {
 
 func (s *modelReleaseState) generateAndCheck(ctx context.Context) error {
 	checkout := s.source.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}).WithNewFile(pyprojectPath, string(s.pyproject))
-	gen, err := s.env.generate(checkout, "")
+	gen, err := s.env.generate(checkout, "", nil)
 	if err != nil {
 		return err
 	}

@@ -37,8 +37,11 @@ type Validation struct {
 	Integrations []string
 	Everything   bool
 	// Named says the integration was given with --name.
-	Named   bool
-	Summary jobs.Summary
+	Named bool
+	// CheckoutGenerator says the change touches the generator's code (cloudcoil/codegen/),
+	// so the models are generated with the checkout's generator, not the published one.
+	CheckoutGenerator bool
+	Summary           jobs.Summary
 }
 
 // Text renders the selection and the summary table.
@@ -53,7 +56,11 @@ func (v Validation) Text() string {
 	if len(v.Integrations) == 0 {
 		return "No integration changed; nothing to validate.\n"
 	}
-	return fmt.Sprintf("Validated %s (%s).\n\n%s", strings.Join(v.Integrations, ", "), why, v.Summary.Table())
+	with := ""
+	if v.CheckoutGenerator {
+		with = ", generated with the checkout's generator, which the change touches"
+	}
+	return fmt.Sprintf("Validated %s (%s%s).\n\n%s", strings.Join(v.Integrations, ", "), why, with, v.Summary.Table())
 }
 
 // ValidateModels is the pull request check of the Cloudcoil repository: it selects the
@@ -70,7 +77,7 @@ func (e Env) ValidateModels(ctx context.Context, source *dagger.Directory, opts 
 	}
 	rows := make([][]jobs.JobResult, len(v.Integrations))
 	err = fanout.Each(ctx, 0, len(v.Integrations), func(ctx context.Context, i int) error {
-		rows[i] = e.validateOne(ctx, source, v.Integrations[i])
+		rows[i] = e.validateOne(ctx, source, v.Integrations[i], v.CheckoutGenerator)
 		return nil // a failed job is a row of the summary
 	})
 	if err != nil {
@@ -120,6 +127,15 @@ func SelectIntegrations(ctx context.Context, source *dagger.Directory, opts Vali
 		return Validation{}, fmt.Errorf("listing models/: %w", err)
 	}
 	var v Validation
+	// The changed paths, when known, also say whether the generator itself changed; a
+	// matrix job gives --name with --base for that alone.
+	paths, old := opts.Changed, []byte(nil)
+	if len(paths) == 0 && opts.Base != "" {
+		if paths, old, err = changedSince(ctx, source, opts.Base); err != nil {
+			return Validation{}, err
+		}
+	}
+	v.CheckoutGenerator = models.GeneratorChanged(paths)
 	switch {
 	case opts.Name != "":
 		if !slices.Contains(all, opts.Name) {
@@ -129,10 +145,6 @@ func SelectIntegrations(ctx context.Context, source *dagger.Directory, opts Vali
 	case len(opts.Changed) > 0:
 		v.Integrations, v.Everything = models.ChangedIntegrations(opts.Changed, all)
 	case opts.Base != "":
-		paths, old, err := changedSince(ctx, source, opts.Base)
-		if err != nil {
-			return Validation{}, err
-		}
 		if !hasUpstreams {
 			// The adoption pull request, or a repository that never adopted the file: the
 			// changed paths alone say what changed.
@@ -176,10 +188,14 @@ func unlisted(ctx context.Context, source *dagger.Directory, listed []string) er
 
 // validateOne renders, generates, checks and builds one integration: one summary row per
 // step, the artifact checks beside the other checks once generation succeeded.
-func (e Env) validateOne(ctx context.Context, source *dagger.Directory, name string) []jobs.JobResult {
+func (e Env) validateOne(ctx context.Context, source *dagger.Directory, name string, checkoutGenerator bool) []jobs.JobResult {
 	prefix := name + ": "
 	start := time.Now()
-	gen, err := e.genRepo(ctx, source, name)
+	var generator *dagger.Directory
+	if checkoutGenerator {
+		generator = CheckoutGenerator(source)
+	}
+	gen, err := e.genRepo(ctx, source, name, generator)
 	if err != nil {
 		rows := []jobs.JobResult{jobs.Result(prefix+"generate", time.Since(start), err)}
 		for _, c := range append(defaultChecks(), Check{Name: "artifacts"}) {

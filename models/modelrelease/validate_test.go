@@ -452,3 +452,67 @@ func TestSelectIntegrationsNamesAnUnlistedIntegration(t *testing.T) {
 		}
 	}
 }
+
+// A change to the generator's code (cloudcoil/codegen/) validates every integration with
+// the checkout's generator: uv layers the checkout's project, mounted at GeneratorDir,
+// over each repository's locked environment for the generator's run alone. A matrix job
+// (--name) with the change's paths generates its one integration the same way; without
+// them, and for a template change, the published generator runs.
+func TestValidateModelsWithTheCheckoutsGenerator(t *testing.T) {
+	tests := []struct {
+		name         string
+		opts         ValidateOptions
+		wantOnly     []string
+		wantCheckout bool
+	}{
+		{"a generator change validates everything with it", ValidateOptions{Changed: []string{"cloudcoil/codegen/generator.py"}}, upstreamstest.Names(), true},
+		{"a matrix job of a generator change", ValidateOptions{Name: "keda", Changed: []string{"cloudcoil/codegen/generator.py", "cookiecutter/x"}}, []string{"keda"}, true},
+		{"a template change keeps the published generator", ValidateOptions{Changed: []string{"cookiecutter/x"}}, upstreamstest.Names(), false},
+		{"a core change outside the generator validates nothing", ValidateOptions{Changed: []string{"cloudcoil/resources.py"}}, nil, false},
+		{"a matrix job without the change's paths", ValidateOptions{Name: "keda"}, []string{"keda"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, e := newEnv(t)
+			renderAnything(e)
+			serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+			v, err := env.ValidateModels(context.Background(), generatorRepo(t, env, map[string]string{
+				"pyproject.toml":                 "[project]\nname = \"cloudcoil\"\nversion = \"0.5.0dev0\"\n",
+				"cloudcoil/codegen/generator.py": "def main():\n    pass\n",
+			}), tt.opts)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, v.Text())
+			}
+			if strings.Join(v.Integrations, ",") != strings.Join(tt.wantOnly, ",") || v.CheckoutGenerator != tt.wantCheckout {
+				t.Fatalf("validated %v with the checkout's generator %v; want %v, %v", v.Integrations, v.CheckoutGenerator, tt.wantOnly, tt.wantCheckout)
+			}
+			if said := strings.Contains(v.Text(), "generated with the checkout's generator"); said != (tt.wantCheckout && len(tt.wantOnly) > 0) {
+				t.Errorf("the text says so: %v\n%s", said, v.Text())
+			}
+			published, checkout := 0, 0
+			for _, x := range e.Graph().Execs() {
+				switch strings.Join(x.Args, " ") {
+				case "uv run --frozen cloudcoil-model-codegen":
+					published++
+				case "uv run --frozen --with-editable " + GeneratorDir + " cloudcoil-model-codegen":
+					checkout++
+					mounted := false
+					for _, m := range x.Mounts {
+						mounted = mounted || m.Path == GeneratorDir
+					}
+					if !mounted {
+						t.Errorf("the checkout's generator runs without the checkout at %s: %+v", GeneratorDir, x.Mounts)
+					}
+				}
+			}
+			wantCheckout, wantPublished := 0, len(tt.wantOnly)
+			if tt.wantCheckout {
+				wantCheckout, wantPublished = len(tt.wantOnly), 0
+			}
+			if checkout != wantCheckout || published != wantPublished {
+				t.Errorf("generator runs: %d the checkout's, %d the published; want %d and %d", checkout, published, wantCheckout, wantPublished)
+			}
+			noSecrets(t, e)
+		})
+	}
+}

@@ -65,6 +65,7 @@ var model = []string{
 	"uv sync --locked",
 	"rm -rf cloudcoil/models",
 	"uv run --frozen cloudcoil-model-codegen",
+	"uv run --frozen --with-editable /cloudcoil-checkout cloudcoil-model-codegen",
 	"make fix-lint",
 	"make lint",
 	"make test",
