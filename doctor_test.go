@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/pypisim"
 )
@@ -153,26 +152,9 @@ func TestDoctorExitDecision(t *testing.T) {
 func TestDoctorReadsTheTrustedPublisherFromPyPI(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	model := githubsim.New(t)
-	model.AddToken(doctorToken, githubsim.Token{})
-	r := model.AddRepo("cloudcoil", "models-keda")
-	publish, err := os.ReadFile(filepath.Join("examples", "github-actions", "cloudcoil", "pypi_publish.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.CommitOnBranch("main", "init", map[string]string{
-		".github/workflows/pypi_publish.yml": string(publish),
-		"pyproject.toml":                     "[project]\nname = \"cloudcoil.models.keda\"\nversion = \"2.16.1.0\"\n",
-	})
-	r.AddEnvironment(githubsim.Environment{Name: "automation", Secrets: []string{"CI_GITHUB_TOKEN"}})
-	pypi := pypisim.New(t)
-	release := "release"
-	pypi.AddRelease("cloudcoil.models.keda", "2.16.1.0", pypisim.File{
-		Filename: "cloudcoil_models_keda-2.16.1.0.tar.gz", PackageType: pypisim.Sdist,
-		Publisher: &pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: &release},
-	})
+	model, pypi := fixtures.PublisherMismatch(t, ".", doctorToken)
 	m := doctorModule(t, model, "cloudcoil/models-keda")
-	_, err = m.Doctor(ctx, "cloudcoil-model", "text", false, pypi.URL())
+	_, err := m.Doctor(ctx, "cloudcoil-model", "text", false, pypi.URL())
 	if err == nil {
 		t.Fatal("a publisher in another environment passed")
 	}

@@ -4,13 +4,12 @@ package realengine
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/githubsim"
-	"dagger/shipyard/internal/testkit/pypisim"
 )
 
 const ghToken = "ghp_realengine0release0plan0token"
@@ -154,24 +153,7 @@ func TestDoctor(t *testing.T) {
 // trusted-publisher check fails with both named.
 func TestDoctorModelTrustedPublisher(t *testing.T) {
 	t.Parallel()
-	sim := githubsim.New(t)
-	sim.AddToken(ghToken, githubsim.Token{})
-	repo := sim.AddRepo("cloudcoil", "models-keda")
-	publish, err := os.ReadFile(filepath.Join("..", "..", "examples", "github-actions", "cloudcoil", "pypi_publish.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo.CommitOnBranch("main", "init", map[string]string{
-		".github/workflows/pypi_publish.yml": string(publish),
-		"pyproject.toml":                     "[project]\nname = \"cloudcoil.models.keda\"\nversion = \"2.16.1.0\"\n",
-	})
-	repo.AddEnvironment(githubsim.Environment{Name: "automation", Secrets: []string{"CI_GITHUB_TOKEN"}})
-	pypi := pypisim.New(t)
-	release := "release"
-	pypi.AddRelease("cloudcoil.models.keda", "2.16.1.0", pypisim.File{
-		Filename: "cloudcoil_models_keda-2.16.1.0.tar.gz", PackageType: pypisim.Sdist,
-		Publisher: &pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: &release},
-	})
+	sim, pypi := fixtures.PublisherMismatch(t, filepath.Join("..", ".."), ghToken)
 	api := publishGitHub(t, sim)
 	args := append([]string{"call", "--repo", "cloudcoil/models-keda"}, ghArgs(api)...)
 	r := cli(t, ghEnv, "", append(args, "doctor", "--system", "cloudcoil-model", "--pypi-url", serve(t, proxyTo(t, pypi.URL())))...)

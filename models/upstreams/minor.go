@@ -117,14 +117,14 @@ func parseSpecifier(spec string) (specifier, error) {
 	if strings.TrimSpace(spec) == "" {
 		return out, nil
 	}
-	for _, c := range strings.Split(spec, ",") {
-		m := clauseForm.FindStringSubmatch(strings.TrimSpace(c))
+	for _, cl := range specClauses(spec) {
+		m := clauseForm.FindStringSubmatch(cl.text)
 		if m == nil {
-			return nil, fmt.Errorf("the clause %q is none of >=X.Y.Z, <X.Y, ~=X.Y.Z, ==X.Y.Z", strings.TrimSpace(c))
+			return nil, fmt.Errorf("the clause %q is none of >=X.Y.Z, <X.Y, ~=X.Y.Z, ==X.Y.Z", cl.text)
 		}
 		v, ok := parseFinalPy(m[2])
 		if !ok {
-			return nil, fmt.Errorf("%q in %q is not a final release X.Y[.Z]", m[2], c)
+			return nil, fmt.Errorf("%q in %q is not a final release X.Y[.Z]", m[2], cl.text)
 		}
 		out = append(out, clause{op: m[1], v: v})
 	}

@@ -265,11 +265,8 @@ func lowerBound(spec string, minor Line, to pyVersion) (pyVersion, int, error) {
 	if strings.TrimSpace(spec) == "" {
 		return lower, -1, nil
 	}
-	offset := 0
-	for _, clause := range strings.Split(spec, ",") {
-		c := strings.TrimSpace(clause)
-		clauseAt := offset + strings.Index(clause, c)
-		offset += len(clause) + 1
+	for _, cl := range specClauses(spec) {
+		c, clauseAt := cl.text, cl.at
 		switch {
 		case strings.HasPrefix(c, ">="):
 			text := strings.TrimSpace(c[2:])
@@ -327,11 +324,8 @@ func BoundRequirement(path string, data []byte, pkg, table string, minor Line, f
 		specStart := r.start + strings.Index(r.Text, spec)
 		hasLower, hasUpper := false, false
 		var raise *edit
-		offset := 0
-		for _, clause := range strings.Split(spec, ",") {
-			c := strings.TrimSpace(clause)
-			clauseAt := offset + strings.Index(clause, c)
-			offset += len(clause) + 1
+		for _, cl := range specClauses(spec) {
+			c, clauseAt := cl.text, cl.at
 			switch {
 			case strings.HasPrefix(c, ">="):
 				hasLower = true
@@ -359,4 +353,23 @@ func BoundRequirement(path string, data []byte, pkg, table string, minor Line, f
 		edits = append(edits, edit{start: end, end: end, text: ",<" + next.String()})
 	}
 	return splice(data, edits), nil
+}
+
+// specClause is one clause of a version specifier, trimmed, with where it starts in the
+// specifier, so an edit can replace its version in place.
+type specClause struct {
+	text string
+	at   int
+}
+
+// specClauses splits a specifier at its commas.
+func specClauses(spec string) []specClause {
+	var out []specClause
+	offset := 0
+	for _, clause := range strings.Split(spec, ",") {
+		c := strings.TrimSpace(clause)
+		out = append(out, specClause{text: c, at: offset + strings.Index(clause, c)})
+		offset += len(clause) + 1
+	}
+	return out
 }
