@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -21,6 +22,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/models/modelrelease"
+	"dagger/shipyard/models/upstreams"
 )
 
 // The real Cloudcoil generator on a real engine, for the three integrations whose CRDs the
@@ -30,6 +35,9 @@ import (
 // real ruff, mypy, pytest and hatchling, all from the Debian toolchain image. The CRDs are
 // served inside the engine's network under their real URLs' paths; the copy's crd_urls
 // name that server instead of GitHub. uv is the stand-in (internal/realengine/uvstandin).
+// The copy is adopted first (the template patch onto Cloudcoil 0.5); then, for each
+// integration, gen-repo, validate-models, model-ci, model-release --dry-run and
+// update-repos --dry-run, against the GitHub and PyPI simulators.
 var realGeneratorIntegrations = []string{"sealed-secrets", "velero", "cert-manager"}
 
 // cloudcoilRelease is the Cloudcoil core release installed in the image: the newest of the
@@ -41,6 +49,7 @@ func TestCloudcoilRealGenerator(t *testing.T) {
 	cc := corpus.Dir(t, "cloudcoil")
 	crds := serve(t, crdServer(t, cc))
 	tree := realRepositoryCopy(t, cc, crds)
+	adoptTemplate(t, tree)
 	pins := cloudcoilPins(t, cc)
 	for _, name := range realGeneratorIntegrations {
 		t.Run(name, func(t *testing.T) {
@@ -81,8 +90,80 @@ func TestCloudcoilRealGenerator(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(ci, "coverage.xml")); !os.IsNotExist(err) {
 				t.Errorf("model-ci exported a coverage.xml (%v): the template's coverage settings now measure something; make the model-ci wrapper's coverage upload unconditional", err)
 			}
+
+			// The generated repository as cloudcoil/models-<name>'s main: model-release
+			// --dry-run plans its first release, and update-repos --dry-run from the copy of
+			// the real repository finds main already as generated. Neither writes.
+			sim := githubsim.New(t)
+			sim.AddToken(modelReleaseToken, githubsim.Token{PushAccess: true})
+			mainSHA := sim.AddRepo("cloudcoil", "models-"+name).CommitOnBranch("main", "Initial generation", dirFiles(t, out))
+			merged := sim.AddRepo("cloudcoil", "cloudcoil").CommitOnBranch("main", "Merge the update", map[string]string{"README.md": "Cloudcoil\n"})
+			api := publishGitHub(t, sim)
+			pypi := serve(t, proxyTo(t, pypisim.New(t).URL()))
+			env := map[string]string{"GHTOKEN": modelReleaseToken}
+			gh := []string{"--github-api", api, "--github-token", "env://GHTOKEN"}
+			release := call(t, env, append(append(append([]string{"--source", out, "--repo", "cloudcoil/models-" + name}, gh...), pins...),
+				"model-release", "--commit", mainSHA, "--pypi-url", pypi)...)
+			line := crdVersion.FindStringSubmatch(crdURLs(t, cc, name)[0])[1]
+			mustContain(t, "model-release --dry-run", release, "upstream:        "+line, "version:         "+line+".0", "last published:  none", "| lint", "artifacts")
+			update := call(t, env, append(append(append([]string{"--source", tree, "--repo", "cloudcoil/cloudcoil"}, gh...), pins...),
+				"update-repos", "--name", name, "--commit", merged, "--dry-run")...)
+			mustContain(t, "update-repos --dry-run", update, name)
+			if writes := sim.Writes(); len(writes) != 0 {
+				t.Errorf("the dry runs wrote %v", writes)
+			}
 		})
 	}
+}
+
+// adoptTemplate applies to the copy the template patch adoption makes once propose-upstreams
+// has decided Cloudcoil 0.5 at the release the image holds (model-template-patch's own
+// function; TestCloudcoilRealTemplate runs it through the engine): the requirement raised
+// from ">=0.4.0" onto 0.5. Unadopted, the template's hook locks 0.5.8 under a requirement
+// whose minor is 0.4, and model-release's dependency check refuses every release.
+func adoptTemplate(t *testing.T, tree string) {
+	t.Helper()
+	current := map[string][]byte{}
+	for _, p := range modelrelease.TemplatePaths() {
+		if b, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(p))); err == nil {
+			current[p] = b
+		}
+	}
+	patch, err := modelrelease.TemplatePatchFor(current, modelrelease.CloudcoilBound{Minor: upstreams.Line{Major: 0, Minor: 5}, Floor: cloudcoilRelease})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := exec.Command("git", "apply", "-p1", "-")
+	apply.Dir, apply.Stdin = tree, strings.NewReader(patch)
+	if out, err := apply.CombinedOutput(); err != nil {
+		t.Fatalf("git apply the adoption's template patch: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(upstreams.TemplatePyproject)))
+	if err != nil || !strings.Contains(string(b), `"cloudcoil>=`+cloudcoilRelease+`,<0.6",`) {
+		t.Fatalf("the adopted template's requirement is not on 0.5 (%v)", err)
+	}
+}
+
+// modelReleaseToken is the CI_GITHUB_TOKEN the dry runs are given, as the wrappers give it.
+const modelReleaseToken = "ghp_ci_github_token_of_the_model_repositories"
+
+// dirFiles reads a folder's files, by slash-separated path.
+func dirFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
 
 // crdServer serves the corpus's CRDs under the paths of the real URLs the three
