@@ -15,13 +15,17 @@ import (
 // that passes or fails as ci says.
 func clone(t *testing.T, ciPasses bool) (string, func(args ...string) string) {
 	t.Helper()
+	// The command commits and writes notes with the process's git: give it an identity
+	// and keep the machine's own configuration out, so a machine without one passes too.
+	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_GLOBAL": os.DevNull} {
+		t.Setenv(k, v)
+	}
 	dir := t.TempDir()
 	git := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org", "GIT_CONFIG_GLOBAL=/dev/null")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
