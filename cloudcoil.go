@@ -106,6 +106,7 @@ func (m *Shipyard) ModelVersions(
 // rule of thumb (each integration's policy, Cloudcoil's minor) and every field it could
 // not infer (left empty, so the file does not validate until filled in); --format file
 // prints only the file, to redirect into models/upstreams.json.
+// +cache="never"
 func (m *Shipyard) ProposeUpstreams(
 	ctx context.Context,
 	// Output: text (what to confirm, then the file) or file (the file only).

@@ -131,8 +131,8 @@ var functions = map[string]rule{
 	"gen-repo": {}, "validate-models": {}, "check-artifacts": {}, "model-ci": {},
 	"model-integrations": {}, "model-lines": {},
 	"check-extras":         {}, // reads PyPI only; runs no container
-	"propose-upstreams":    {}, // reads the tree only; runs no container
-	"model-template-patch": {}, // a file built into the module
+	"propose-upstreams":    {}, // reads the tree and PyPI only; runs no container
+	"model-template-patch": {}, // reads the tree only; runs no container
 
 	// tesk-core publishing: each writes with the credentials it needs, or is the check a
 	// write waits for. A credential-free scan or verify is a call anyone can make: the
