@@ -47,7 +47,7 @@ func (m *Shipyard) ModelVersions(
 	// +default="main"
 	base string,
 	// The PyPI index Cloudcoil's releases are read from.
-	// +default="https://pypi.org/"
+	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
 	if err := output.Check(format); err != nil {
@@ -115,7 +115,7 @@ func (m *Shipyard) ProposeUpstreams(
 	format string,
 	// The PyPI index Cloudcoil's releases are read from: the newest release the template's
 	// requirement admits decides the current minor.
-	// +default="https://pypi.org/"
+	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
 	if err := output.Check(format, output.Text, output.File); err != nil {

@@ -82,7 +82,7 @@ func TestReadmeCloudcoilDemoOutput(t *testing.T) {
 	c := e.Client(context.Background())
 	m := mustNew(t)(New(nil, "cloudcoil/cloudcoil", nil, "", "docker.io", "elixircloud", "", nil, nil, true))
 	m.clients = clients{sdk: c, dag: c, demo: &demo.Endpoints{GitHubAPI: gh.URL + "/", PyPI: pypi.URL + "/"}}
-	got, err := m.ModelVersions(context.Background(), true, "text", "main", "https://pypi.org/")
+	got, err := m.ModelVersions(context.Background(), true, "text", "main", "https://pypi.org")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,9 +12,6 @@ import (
 	"dagger/shipyard/models/upstreams"
 )
 
-// DefaultPyPIURL is PyPI's JSON API base.
-const DefaultPyPIURL = "https://pypi.org"
-
 // maxPyPIDocument bounds the project JSON read; a model package's stays far below it.
 const maxPyPIDocument = 64 << 20
 

@@ -11,6 +11,7 @@ import (
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/jobs"
+	"dagger/shipyard/models/upstreams"
 )
 
 // ReleaseOptions adjust one release run of a model repository ("Update Versions"); what
@@ -30,7 +31,7 @@ type ReleaseOptions struct {
 	// runs. Publish asks to publish this run's draft; AutoPublish is the repository
 	// variable AUTO_PUBLISH_MODELS=true. See models.Publication.
 	DryRun, Publish, AutoPublish bool
-	// PyPIURL is PyPI's JSON API base (default DefaultPyPIURL).
+	// PyPIURL is PyPI's JSON API base (default upstreams.PyPIURL).
 	PyPIURL string
 	// MaxAttempts bounds how often a run plans again after another run moved the release
 	// branch first (default 3).
@@ -44,7 +45,7 @@ func (o ReleaseOptions) withDefaults() ReleaseOptions {
 		o.MainBranch = "main"
 	}
 	if o.PyPIURL == "" {
-		o.PyPIURL = DefaultPyPIURL
+		o.PyPIURL = upstreams.PyPIURL
 	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 3

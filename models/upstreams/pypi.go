@@ -40,6 +40,9 @@ func BoundPyPIRequest(ctx context.Context) (bounded context.Context, cancel cont
 	return context.WithTimeout(ctx, pypiTimeout)
 }
 
+// PyPIURL is PyPI's own index, the default of every function that reads PyPI.
+const PyPIURL = "https://pypi.org"
+
 // FetchPyPI reads a project's versions from PyPI's JSON API (GET <baseURL>/pypi/<name>/json,
 // baseURL such as "https://pypi.org"). A version counts as yanked when all its files are
 // yanked; a version without files is left out, as pip would never install it.

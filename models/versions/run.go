@@ -17,9 +17,6 @@ import (
 // flow force-moves it on every rebuild: no caller can point that force at another branch.
 const Branch = "automation/model-versions"
 
-// DefaultPyPIURL is the PyPI index whose JSON API Cloudcoil's versions are read from.
-const DefaultPyPIURL = "https://pypi.org/"
-
 // Options say what a run works on.
 type Options struct {
 	// Repo is the Cloudcoil generator repository, "owner/name".
@@ -28,7 +25,7 @@ type Options struct {
 	Base string
 	// Check prints the plan and sends no write at all.
 	Check bool
-	// PyPIURL is the index Cloudcoil is read from (default DefaultPyPIURL).
+	// PyPIURL is the index Cloudcoil is read from (default upstreams.PyPIURL).
 	PyPIURL string
 	// ReleasesPerPage is the page size of release listings (default and maximum 100).
 	ReleasesPerPage int
@@ -46,7 +43,7 @@ func (o Options) withDefaults() (Options, string, string, error) {
 		o.Base = "main"
 	}
 	if o.PyPIURL == "" {
-		o.PyPIURL = DefaultPyPIURL
+		o.PyPIURL = upstreams.PyPIURL
 	}
 	if o.ReleasesPerPage <= 0 || o.ReleasesPerPage > 100 {
 		o.ReleasesPerPage = 100
