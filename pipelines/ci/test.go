@@ -3,6 +3,7 @@ package ci
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -140,8 +141,11 @@ func outcome(ctx context.Context, ctr *dagger.Container) (int, string, error) {
 	return code, stdout + stderr, nil
 }
 
-// failureLine picks the line of a command's output a maintainer reads first: the first that
-// reads like a failure, else the last one.
+// failureLine is the line of pytest's or coverage's output to read first: pytest's short
+// summary (FAILED or ERROR, with the test and its message), coverage's own failure, then
+// pytest's closing line. Only then any line saying error or failed: a progress line such as
+// "tests/unit/test_ftp_errors.py ....  [ 39%]" names a file, not a failure, and Python's
+// warnings on stderr come after the report.
 func failureLine(out string) string {
 	var lines []string
 	for _, l := range strings.Split(out, "\n") {
@@ -149,10 +153,21 @@ func failureLine(out string) string {
 			lines = append(lines, t)
 		}
 	}
-	for _, l := range lines {
-		low := strings.ToLower(l)
-		if strings.Contains(low, "error") || strings.Contains(low, "failed") || strings.HasPrefix(low, "fail") {
-			return l
+	for _, first := range []func(string) bool{
+		func(l string) bool { return strings.HasPrefix(l, "FAILED ") || strings.HasPrefix(l, "ERROR ") },
+		func(l string) bool { return strings.HasPrefix(l, "Coverage failure:") },
+		func(l string) bool {
+			return pytestClosing.MatchString(l) && (strings.Contains(l, " failed") || strings.Contains(l, " error"))
+		},
+		func(l string) bool {
+			low := strings.ToLower(l)
+			return !pytestProgress.MatchString(l) && (strings.Contains(low, "error") || strings.Contains(low, "failed") || strings.HasPrefix(low, "fail"))
+		},
+	} {
+		for _, l := range lines {
+			if first(l) {
+				return l
+			}
 		}
 	}
 	if len(lines) == 0 {
@@ -160,6 +175,13 @@ func failureLine(out string) string {
 	}
 	return lines[len(lines)-1]
 }
+
+var (
+	// pytestClosing is pytest's last line: "==== 1 failed, 134 passed in 12.31s ====".
+	pytestClosing = regexp.MustCompile(`^=+ .* =+$`)
+	// pytestProgress is a line of pytest's progress: a test file, one mark per test, a percentage.
+	pytestProgress = regexp.MustCompile(`^\S+\.py [.FEsxX]+ *\[ *\d+%\]$`)
+)
 
 // TestVersions decides the matrix: the given versions, else pyproject.toml's.
 func (p *Pipeline) TestVersions(ctx context.Context, given []string) ([]string, error) {
