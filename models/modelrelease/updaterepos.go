@@ -291,124 +291,134 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 }
 
 // updateSteps are one integration's update, declared: generate, read the automation
-// branch, then what writes it. Their names and advice name the integration's repository.
+// branch, then what writes it. Their names and advice name the integration's repository;
+// the bodies are the methods of integrationUpdate.
 func (e Env) updateSteps(gh *github.Client, source *dagger.Directory, name string, o UpdateOptions) []flow.Step[updateReposState] {
-	repo := ModelRepoName(o.Owner, name)
+	u := integrationUpdate{env: e, gh: gh, source: source, name: name, repo: ModelRepoName(o.Owner, name), o: o}
 	return []flow.Step[updateReposState]{
-		{
-			Name: "generate",
-			Next: "fix the integration's source under models/" + name + "/ (run make gen-repo-" + name + " locally) and merge the fix",
-			Run: func(ctx context.Context, s *updateReposState) error {
-				dir, err := e.GenRepo(ctx, source, name)
-				if err != nil {
-					return err
-				}
-				s.files, err = e.ReadGenerated(ctx, dir, DefaultTreeLimits())
-				return err
-			},
-		},
-		{
-			Name: "read " + o.Branch,
-			Next: "give CI_GITHUB_TOKEN contents write access to " + repo + ", whose " + o.Branch + " branch receives the generation",
-			Run: func(ctx context.Context, s *updateReposState) error {
-				ok, err := readHead(ctx, gh, s)
-				if err != nil || ok {
-					return err
-				}
-				_, found, err := gh.RepoPermissions(ctx, s.owner, s.repo)
-				if err != nil {
-					return err
-				}
-				if found {
-					return fmt.Errorf("%s has no branch %s: push one (e.g. its README) first", repo, s.branch)
-				}
-				s.missing = true // created by the step "create repository"
-				return nil
-			},
-		},
-		{
-			Name: "check source",
-			Next: "run update-repos for Cloudcoil " + o.SourceBranch + "'s head (a new run, or a re-run of the newest run) rather than re-running an older one",
-			Run: func(ctx context.Context, s *updateReposState) error {
-				if o.SourceCommit == "" {
-					return nil // a dry run without --commit: nothing is pushed
-				}
-				f, err := sourceFacts(ctx, gh, o, s.owner, s.repo, s.head)
-				if err != nil {
-					return err
-				}
-				return CheckSource(f)
-			},
-		},
-		{
-			Name:   "create repository",
-			Writes: true,
-			Next:   "create it as Cloudcoil's publish-repo-" + name + " does: " + CreateRepoCommand(o.Owner, name) + "; or give CI_GITHUB_TOKEN the organisation's administration permission",
-			Run: func(ctx context.Context, s *updateReposState) error {
-				if !s.missing {
-					return nil
-				}
-				err := gh.CreateOrgRepo(ctx, s.owner, github.NewRepository{Name: s.repo, Description: ModelRepoDescription(name), Public: true, WithReadme: true})
-				switch {
-				case errors.Is(err, github.ErrNotAllowed):
-					return fmt.Errorf("%s does not exist, and CI_GITHUB_TOKEN may not create it: %w", repo, err)
-				case err != nil && !errors.Is(err, github.ErrAlreadyExists):
-					return err
-				}
-				if err := gh.ReplaceTopics(ctx, s.owner, s.repo, []string{modelRepoTopicCloudcoil, modelRepoTopicModels}); err != nil {
-					return fmt.Errorf("%s was created, but not its topics: %w", repo, err)
-				}
-				s.created = true
-				ok, err := readHead(ctx, gh, s)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					return fmt.Errorf("%s was created with a README, but has no branch %s: is its default branch another?", repo, s.branch)
-				}
-				s.missing = false
-				return nil
-			},
-		},
-		{
-			Name:   "write tree",
-			Writes: true,
-			Next:   "re-run the update; a tree object changes no branch",
-			Run: func(ctx context.Context, s *updateReposState) error {
-				base := s.headTree
-				if s.current == nil {
-					base = ""
-				}
-				var err error
-				s.tree, err = gh.WriteTree(ctx, s.owner, s.repo, base, s.current, s.files, github.DefaultTreeBatches())
-				return err
-			},
-		},
-		{
-			Name:   "push",
-			Writes: true,
-			Next:   "re-run the update: it commits on " + o.Branch + "'s new head; never force-push over it",
-			Run: func(ctx context.Context, s *updateReposState) error {
-				if s.tree == s.headTree {
-					return nil // the same files: nothing to push
-				}
-				msg := UpdateMessage(name, o.SourceCommit)
-				commit, err := gh.CreateCommit(ctx, s.owner, s.repo, msg, s.tree, []string{s.head})
-				if err != nil {
-					return err
-				}
-				err = gh.UpdateBranch(ctx, s.owner, s.repo, s.branch, commit, false)
-				if errors.Is(err, github.ErrNotFastForward) {
-					return fmt.Errorf("%s of %s diverged from %.12s, the head this update read and committed on (another push moved it): %w", s.branch, repo, s.head, err)
-				}
-				if err != nil {
-					return err
-				}
-				s.commit = commit
-				return nil
-			},
-		},
+		{Name: "generate", Run: u.generate,
+			Next: "fix the integration's source under models/" + name + "/ (run make gen-repo-" + name + " locally) and merge the fix"},
+		{Name: "read " + o.Branch, Run: u.readBranch,
+			Next: "give CI_GITHUB_TOKEN contents write access to " + u.repo + ", whose " + o.Branch + " branch receives the generation"},
+		{Name: "check source", Run: u.checkSource,
+			Next: "run update-repos for Cloudcoil " + o.SourceBranch + "'s head (a new run, or a re-run of the newest run) rather than re-running an older one"},
+		{Name: "create repository", Writes: true, Run: u.createRepository,
+			Next: "create it as Cloudcoil's publish-repo-" + name + " does: " + CreateRepoCommand(o.Owner, name) + "; or give CI_GITHUB_TOKEN the organisation's administration permission"},
+		{Name: "write tree", Writes: true, Run: u.writeTree,
+			Next: "re-run the update; a tree object changes no branch"},
+		{Name: "push", Writes: true, Run: u.push,
+			Next: "re-run the update: it commits on " + o.Branch + "'s new head; never force-push over it"},
 	}
+}
+
+// integrationUpdate is what one integration's update steps share: the generator
+// repository's source, the client, and the repository the integration publishes to.
+type integrationUpdate struct {
+	env    Env
+	gh     *github.Client
+	source *dagger.Directory
+	name   string
+	repo   string // owner/models-<name>
+	o      UpdateOptions
+}
+
+// generate renders and generates the integration's repository and reads its files.
+func (u integrationUpdate) generate(ctx context.Context, s *updateReposState) error {
+	dir, err := u.env.GenRepo(ctx, u.source, u.name)
+	if err != nil {
+		return err
+	}
+	s.files, err = u.env.ReadGenerated(ctx, dir, DefaultTreeLimits())
+	return err
+}
+
+// readBranch reads the automation branch; a repository that does not exist is left to
+// createRepository.
+func (u integrationUpdate) readBranch(ctx context.Context, s *updateReposState) error {
+	ok, err := readHead(ctx, u.gh, s)
+	if err != nil || ok {
+		return err
+	}
+	_, found, err := u.gh.RepoPermissions(ctx, s.owner, s.repo)
+	if err != nil {
+		return err
+	}
+	if found {
+		return fmt.Errorf("%s has no branch %s: push one (e.g. its README) first", u.repo, s.branch)
+	}
+	s.missing = true
+	return nil
+}
+
+// checkSource refuses to push a generation older than what the branch holds.
+func (u integrationUpdate) checkSource(ctx context.Context, s *updateReposState) error {
+	if u.o.SourceCommit == "" {
+		return nil // a dry run without --commit: nothing is pushed
+	}
+	f, err := sourceFacts(ctx, u.gh, u.o, s.owner, s.repo, s.head)
+	if err != nil {
+		return err
+	}
+	return CheckSource(f)
+}
+
+// createRepository creates a missing repository as publish-repo-<name> does, with its
+// topics, and reads the branch its README made.
+func (u integrationUpdate) createRepository(ctx context.Context, s *updateReposState) error {
+	if !s.missing {
+		return nil
+	}
+	err := u.gh.CreateOrgRepo(ctx, s.owner, github.NewRepository{Name: s.repo, Description: ModelRepoDescription(u.name), Public: true, WithReadme: true})
+	switch {
+	case errors.Is(err, github.ErrNotAllowed):
+		return fmt.Errorf("%s does not exist, and CI_GITHUB_TOKEN may not create it: %w", u.repo, err)
+	case err != nil && !errors.Is(err, github.ErrAlreadyExists):
+		return err
+	}
+	if err := u.gh.ReplaceTopics(ctx, s.owner, s.repo, []string{modelRepoTopicCloudcoil, modelRepoTopicModels}); err != nil {
+		return fmt.Errorf("%s was created, but not its topics: %w", u.repo, err)
+	}
+	s.created = true
+	ok, err := readHead(ctx, u.gh, s)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%s was created with a README, but has no branch %s: is its default branch another?", u.repo, s.branch)
+	}
+	s.missing = false
+	return nil
+}
+
+// writeTree writes the generated files as a tree on the branch's tree.
+func (u integrationUpdate) writeTree(ctx context.Context, s *updateReposState) error {
+	base := s.headTree
+	if s.current == nil {
+		base = ""
+	}
+	var err error
+	s.tree, err = u.gh.WriteTree(ctx, s.owner, s.repo, base, s.current, s.files, github.DefaultTreeBatches())
+	return err
+}
+
+// push commits the tree on the branch's head and moves the branch, never by force.
+func (u integrationUpdate) push(ctx context.Context, s *updateReposState) error {
+	if s.tree == s.headTree {
+		return nil // the same files: nothing to push
+	}
+	commit, err := u.gh.CreateCommit(ctx, s.owner, s.repo, UpdateMessage(u.name, u.o.SourceCommit), s.tree, []string{s.head})
+	if err != nil {
+		return err
+	}
+	err = u.gh.UpdateBranch(ctx, s.owner, s.repo, s.branch, commit, false)
+	if errors.Is(err, github.ErrNotFastForward) {
+		return fmt.Errorf("%s of %s diverged from %.12s, the head this update read and committed on (another push moved it): %w", s.branch, u.repo, s.head, err)
+	}
+	if err != nil {
+		return err
+	}
+	s.commit = commit
+	return nil
 }
 
 // readHead reads the branch's head, its tree and the tree's entries into s; ok is false
