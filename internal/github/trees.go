@@ -126,15 +126,57 @@ func DefaultTreeBatches() TreeBatches {
 // files past one batch's bound) as base64 blobs first. Every request writes an object
 // named by its content, so each is repeated when its outcome is unknown.
 func (c *Client) WriteTree(ctx context.Context, owner, repo, base string, current []TreeEntry, files []TreeFile, lim TreeBatches) (string, error) {
+	lim = lim.withDefaults()
+	changed, deleted, err := treeChanges(current, files)
+	if err != nil {
+		return "", fmt.Errorf("github: tree for %s/%s: %w", owner, repo, err)
+	}
+	if len(changed) == 0 && len(deleted) == 0 && base != "" {
+		return base, nil
+	}
+	// Bytes that cannot travel as JSON text, and files too large for one batch, become
+	// blobs; the tree then names them by SHA.
+	blobSHAs, err := c.writeBlobs(ctx, owner, repo, changed, lim)
+	if err != nil {
+		return "", err
+	}
+	batches := treeBatches(deleted, changed, blobSHAs, lim)
+	tree := base
+	for i, entries := range batches {
+		err := c.repeatContentAddressed(ctx, func(ctx context.Context) error {
+			created, resp, err := c.gh.Git.CreateTree(ctx, seg(owner), seg(repo), tree, entries)
+			if err = apiErr(resp, err); err != nil {
+				return err
+			}
+			tree = created.GetSHA()
+			return nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("github: create tree (request %d of %d) in %s/%s: %w", i+1, len(batches), owner, repo, err)
+		}
+	}
+	return tree, nil
+}
+
+// withDefaults fills each bound left at zero with DefaultTreeBatches'.
+func (lim TreeBatches) withDefaults() TreeBatches {
+	d := DefaultTreeBatches()
 	if lim.MaxBytes <= 0 {
-		lim.MaxBytes = DefaultTreeBatches().MaxBytes
+		lim.MaxBytes = d.MaxBytes
 	}
 	if lim.MaxEntries <= 0 {
-		lim.MaxEntries = DefaultTreeBatches().MaxEntries
+		lim.MaxEntries = d.MaxEntries
 	}
 	if lim.Blobs <= 0 {
-		lim.Blobs = DefaultTreeBatches().Blobs
+		lim.Blobs = d.Blobs
 	}
+	return lim
+}
+
+// treeChanges compares files with the entries of the base tree: the files to send (new,
+// or with another blob or mode; sorted by path) and the paths to delete (sorted). A file
+// without a mode keeps the base's, else is a regular file.
+func treeChanges(current []TreeEntry, files []TreeFile) (changed []TreeFile, deleted []string, err error) {
 	have := map[string]TreeEntry{}
 	for _, e := range current {
 		if e.Type != "tree" {
@@ -142,13 +184,12 @@ func (c *Client) WriteTree(ctx context.Context, owner, repo, base string, curren
 		}
 	}
 	wanted := map[string]bool{}
-	var changed []TreeFile
 	for _, f := range files {
 		if f.Path == "" || strings.HasPrefix(f.Path, "/") {
-			return "", fmt.Errorf("github: tree for %s/%s: path %q must be relative to the repository root", owner, repo, f.Path)
+			return nil, nil, fmt.Errorf("path %q must be relative to the repository root", f.Path)
 		}
 		if wanted[f.Path] {
-			return "", fmt.Errorf("github: tree for %s/%s: %s is given twice", owner, repo, f.Path)
+			return nil, nil, fmt.Errorf("%s is given twice", f.Path)
 		}
 		if f.Mode == "" {
 			f.Mode = ModeFile
@@ -159,7 +200,7 @@ func (c *Client) WriteTree(ctx context.Context, owner, repo, base string, curren
 		switch f.Mode {
 		case ModeFile, ModeExecutable, ModeSymlink:
 		default:
-			return "", fmt.Errorf("github: tree for %s/%s: %s has mode %q; a file is %s, %s or %s", owner, repo, f.Path, f.Mode, ModeFile, ModeExecutable, ModeSymlink)
+			return nil, nil, fmt.Errorf("%s has mode %q; a file is %s, %s or %s", f.Path, f.Mode, ModeFile, ModeExecutable, ModeSymlink)
 		}
 		wanted[f.Path] = true
 		if e, ok := have[f.Path]; ok && e.Type == "blob" && e.Mode == f.Mode && e.SHA == BlobSHA(f.Content) {
@@ -167,24 +208,20 @@ func (c *Client) WriteTree(ctx context.Context, owner, repo, base string, curren
 		}
 		changed = append(changed, f)
 	}
-	var deleted []string
 	for p := range have {
 		if !wanted[p] {
 			deleted = append(deleted, p)
 		}
 	}
 	sort.Strings(deleted)
-	if len(changed) == 0 && len(deleted) == 0 && base != "" {
-		return base, nil
-	}
 	sort.Slice(changed, func(i, j int) bool { return changed[i].Path < changed[j].Path })
+	return changed, deleted, nil
+}
 
-	// Bytes that cannot travel as JSON text, and files too large for one batch, become
-	// blobs; the tree then names them by SHA.
-	blobSHAs, err := c.writeBlobs(ctx, owner, repo, changed, lim)
-	if err != nil {
-		return "", err
-	}
+// treeBatches splits the deletions and changes into create-tree requests within lim:
+// deletions first, then each file inline or by its blob's SHA. There is always at least one
+// request (an empty tree is "tree": [], not null).
+func treeBatches(deleted []string, changed []TreeFile, blobSHAs map[string]string, lim TreeBatches) [][]*gh.TreeEntry {
 	var batches [][]*gh.TreeEntry
 	var batch []*gh.TreeEntry
 	size := 0
@@ -213,23 +250,9 @@ func (c *Client) WriteTree(ctx context.Context, owner, repo, base string, curren
 	}
 	flush()
 	if len(batches) == 0 {
-		batches = [][]*gh.TreeEntry{{}} // an empty tree: GitHub wants "tree": [], not null
+		batches = [][]*gh.TreeEntry{{}}
 	}
-	tree := base
-	for i, entries := range batches {
-		err := c.repeatContentAddressed(ctx, func(ctx context.Context) error {
-			created, resp, err := c.gh.Git.CreateTree(ctx, seg(owner), seg(repo), tree, entries)
-			if err = apiErr(resp, err); err != nil {
-				return err
-			}
-			tree = created.GetSHA()
-			return nil
-		})
-		if err != nil {
-			return "", fmt.Errorf("github: create tree (request %d of %d) in %s/%s: %w", i+1, len(batches), owner, repo, err)
-		}
-	}
-	return tree, nil
+	return batches
 }
 
 // writeBlobs writes, lim.Blobs at a time, the files that cannot go inline: bytes that are
