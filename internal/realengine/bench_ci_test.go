@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"dagger/shipyard/internal/testkit/teskreal"
 )
 
 // BenchmarkTeskCoreCI measures ci on tesk-core's real code on the real engine
@@ -18,14 +20,22 @@ import (
 // job (the jobs run concurrently, so the longest one bounds the run), then the same ci
 // after a one-line change in src/, and which jobs ran again. A job whose inputs did not
 // change (the docs, which read docs/ alone; the PR title) must come from the engine's
-// cache. The module is loaded first, so neither ci pays for its load.
+// cache. The module is loaded first, so neither ci pays for its load; the images the jobs
+// start from are the suite's, pulled before.
 //
 //	REALENGINE_BENCH=TeskCoreCI bash .ci/realengine run   # or bash bench/ci-realengine.sh
 func BenchmarkTeskCoreCI(b *testing.B) {
 	img := pythonImage(b)
+	// A comment unique to this run in pyproject.toml, which every job reads: the first ci
+	// finds nothing of this project in the engine's cache, whatever ran before.
+	pyproject, err := os.ReadFile(filepath.Join(teskreal.Tree(b), "pyproject.toml"))
+	if err != nil {
+		b.Fatal(err)
+	}
 	src := teskRealProject(b, map[string]string{
 		"containers/taskmaster.Dockerfile": engineDockerfile(img, "taskmaster"),
 		"containers/filer.Dockerfile":      engineDockerfile(img, "filer"),
+		"pyproject.toml":                   fmt.Sprintf("# bench run %d\n%s", time.Now().UnixNano(), pyproject),
 	})
 	pins := []string{"--pin", "python-3.13=" + img, "--pin", "uv=" + img, "--pin", "go=" + img,
 		"--pin", "trivy=" + trivyImage, "--pin", "k3s=" + img}
