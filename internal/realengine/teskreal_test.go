@@ -42,7 +42,7 @@ func lockInImage(t testing.TB, dir string) {
 	args := []string{"--progress=plain", "core", "container", "from", "--address", pythonImage(t),
 		"with-directory", "--path", "/src", "--source", dir,
 		"with-workdir", "--path", "/src",
-		"with-exec", "--args", strings.Join(teskreal.LockCommand, ","),
+		"with-exec", "--args", strings.Join(teskreal.LockCommand(), ","),
 		"file", "--path", "/src/uv.lock", "export", "--path", out}
 	cmd := exec.Command(daggerCLI, args...)
 	var stderr strings.Builder

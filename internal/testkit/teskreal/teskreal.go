@@ -30,22 +30,26 @@ var authored embed.FS
 // Placement maps each real test file of the corpus (tests/…) to its place in the fixture:
 // its level by the guide's definitions. Unit tests mock Kubernetes, S3 and the network;
 // test_filer_ftp_pytest.py starts a local FTP server, so it is an integration test.
-var Placement = map[string]string{
-	"tests/assertThrows.py":              "tests/unit/assertThrows.py",
-	"tests/test_filer.py":                "tests/unit/test_filer.py",
-	"tests/test_filer_general_pytest.py": "tests/unit/test_filer_general_pytest.py",
-	"tests/test_filer_http_pytest.py":    "tests/unit/test_filer_http_pytest.py",
-	"tests/test_job.py":                  "tests/unit/test_job.py",
-	"tests/test_s3_filer.py":             "tests/unit/test_s3_filer.py",
-	"tests/test_taskmaster.py":           "tests/unit/test_taskmaster.py",
-	// Renamed: pytest collects test_*.py only, which the guide requires of test files.
-	"tests/FilerClassTest.py":        "tests/unit/test_filer_class.py",
-	"tests/test_filer_ftp_pytest.py": "tests/integration/test_filer_ftp_pytest.py",
+func Placement() map[string]string {
+	return map[string]string{
+		"tests/assertThrows.py":              "tests/unit/assertThrows.py",
+		"tests/test_filer.py":                "tests/unit/test_filer.py",
+		"tests/test_filer_general_pytest.py": "tests/unit/test_filer_general_pytest.py",
+		"tests/test_filer_http_pytest.py":    "tests/unit/test_filer_http_pytest.py",
+		"tests/test_job.py":                  "tests/unit/test_job.py",
+		"tests/test_s3_filer.py":             "tests/unit/test_s3_filer.py",
+		"tests/test_taskmaster.py":           "tests/unit/test_taskmaster.py",
+		// Renamed: pytest collects test_*.py only, which the guide requires of test files.
+		"tests/FilerClassTest.py":        "tests/unit/test_filer_class.py",
+		"tests/test_filer_ftp_pytest.py": "tests/integration/test_filer_ftp_pytest.py",
+	}
 }
 
 // LeftOut are the corpus' test files the fixture does not hold, with the reason.
-var LeftOut = map[string]string{
-	"tests/TaskMasterTest.py": "Python 2 (print statements): it cannot be imported, and pytest never collected it",
+func LeftOut() map[string]string {
+	return map[string]string{
+		"tests/TaskMasterTest.py": "Python 2 (print statements): it cannot be imported, and pytest never collected it",
+	}
 }
 
 // Resources is where the tests' data files (corpus tests/resources/) go: the guide puts
@@ -60,28 +64,30 @@ type Edit struct {
 
 // Edits are the only changes to real files. The tests open files by paths relative to the
 // repository root, which moved with the split into levels.
-var Edits = []Edit{
-	{
-		File: "tests/unit/test_filer.py",
-		Old:  "'tests/resources/copyDirTest/'", New: "'tests/unit/resources/copyDirTest/'",
-		Why: "the resources moved to tests/unit/resources/",
-	},
-	{
-		File: "tests/unit/test_filer_http_pytest.py",
-		Old:  "'tests/test_filer_http_pytest.py'", New: "'tests/unit/test_filer_http_pytest.py'",
-		Why: "the file uploads itself, which moved to tests/unit/",
-	},
-	{
-		File: "tests/unit/test_s3_filer.py",
-		Old:  `("tests", "s3://tesk/folder1/folder2","DIRECTORY",0)`,
-		New:  `("tests/unit", "s3://tesk/folder1/folder2","DIRECTORY",0)`,
-		Why:  "the test uploads the folder holding test_filer.py, now tests/unit/",
-	},
-	{
-		File: "tests/integration/test_filer_ftp_pytest.py",
-		Old:  "'tests/test_filer.py'", New: "'tests/integration/test_filer_ftp_pytest.py'",
-		Why: "the test uploads a file that must exist; test_filer.py moved to another level, so it uploads itself",
-	},
+func Edits() []Edit {
+	return []Edit{
+		{
+			File: "tests/unit/test_filer.py",
+			Old:  "'tests/resources/copyDirTest/'", New: "'tests/unit/resources/copyDirTest/'",
+			Why: "the resources moved to tests/unit/resources/",
+		},
+		{
+			File: "tests/unit/test_filer_http_pytest.py",
+			Old:  "'tests/test_filer_http_pytest.py'", New: "'tests/unit/test_filer_http_pytest.py'",
+			Why: "the file uploads itself, which moved to tests/unit/",
+		},
+		{
+			File: "tests/unit/test_s3_filer.py",
+			Old:  `("tests", "s3://tesk/folder1/folder2","DIRECTORY",0)`,
+			New:  `("tests/unit", "s3://tesk/folder1/folder2","DIRECTORY",0)`,
+			Why:  "the test uploads the folder holding test_filer.py, now tests/unit/",
+		},
+		{
+			File: "tests/integration/test_filer_ftp_pytest.py",
+			Old:  "'tests/test_filer.py'", New: "'tests/integration/test_filer_ftp_pytest.py'",
+			Why: "the test uploads a file that must exist; test_filer.py moved to another level, so it uploads itself",
+		},
+	}
 }
 
 // Files returns the fixture's files, by slash-separated path, built from the corpus
@@ -108,7 +114,7 @@ func Tree(t testing.TB) string {
 }
 
 // LockCommand locks the project in the environment that will run it.
-var LockCommand = []string{"uv", "lock"}
+func LockCommand() []string { return []string{"uv", "lock"} }
 
 // Build assembles the fixture from tree, the root of tesk-core's real repository.
 func Build(tree string) (map[string]string, error) {
@@ -138,12 +144,12 @@ func Build(tree string) (map[string]string, error) {
 			return nil, fmt.Errorf("corpus %s: %w", dir.from, err)
 		}
 	}
-	for from, to := range Placement {
+	for from, to := range Placement() {
 		if err := real(from, to); err != nil {
 			return nil, fmt.Errorf("corpus: %w", err)
 		}
 	}
-	for _, e := range Edits {
+	for _, e := range Edits() {
 		s, ok := files[e.File]
 		if !ok {
 			return nil, fmt.Errorf("edit of %s: no such file", e.File)

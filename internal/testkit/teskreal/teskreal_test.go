@@ -94,8 +94,8 @@ func TestEveryRealTestFileHasOnePlace(t *testing.T) {
 	targets := map[string]string{}
 	for _, f := range found {
 		name := "tests/" + filepath.Base(f)
-		to, placed := Placement[name]
-		_, left := LeftOut[name]
+		to, placed := Placement()[name]
+		_, left := LeftOut()[name]
 		if placed == left {
 			t.Errorf("%s: placed %v, left out %v; want exactly one", name, placed, left)
 			continue
@@ -111,8 +111,8 @@ func TestEveryRealTestFileHasOnePlace(t *testing.T) {
 		}
 		targets[to] = name
 	}
-	if len(targets)+len(LeftOut) != len(found) {
-		t.Errorf("%d placed + %d left out, want the corpus' %d", len(targets), len(LeftOut), len(found))
+	if len(targets)+len(LeftOut()) != len(found) {
+		t.Errorf("%d placed + %d left out, want the corpus' %d", len(targets), len(LeftOut()), len(found))
 	}
 }
 
@@ -121,7 +121,7 @@ func TestEveryRealTestFileHasOnePlace(t *testing.T) {
 func TestRealFilesAlteredOnlyByTheListedEdits(t *testing.T) {
 	tree, files := realTree(t), Files(t)
 	origin := map[string]string{}
-	for from, to := range Placement {
+	for from, to := range Placement() {
 		origin[to] = from
 	}
 	for p := range files {
@@ -133,7 +133,7 @@ func TestRealFilesAlteredOnlyByTheListedEdits(t *testing.T) {
 		}
 	}
 	edited := map[string]Edit{}
-	for _, e := range Edits {
+	for _, e := range Edits() {
 		edited[e.File] = e
 	}
 	for to, from := range origin {
@@ -153,7 +153,7 @@ func TestRealFilesAlteredOnlyByTheListedEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range append(slices.Collect(maps.Keys(edited)), slices.Collect(maps.Keys(LeftOut))...) {
+	for _, name := range append(slices.Collect(maps.Keys(edited)), slices.Collect(maps.Keys(LeftOut()))...) {
 		if !strings.Contains(string(readme), filepath.Base(name)) {
 			t.Errorf("README.md does not mention %s", name)
 		}
@@ -198,9 +198,9 @@ func TestBuildRefusesAnEditThatNoLongerApplies(t *testing.T) {
 	if err := os.CopyFS(copyTree, os.DirFS(tree)); err != nil {
 		t.Fatal(err)
 	}
-	e := Edits[0]
+	e := Edits()[0]
 	from := ""
-	for f, to := range Placement {
+	for f, to := range Placement() {
 		if to == e.File {
 			from = f
 		}
