@@ -99,7 +99,7 @@ func TestAdoptingMaintainersWalk(t *testing.T) {
 	}
 
 	// 3. model-versions --check on the adopted tree, as main holds it after the merge.
-	adopted := dirFiles(t, repo)
+	adopted := fixtures.ReadFiles(t, repo)
 	w.Repo.CommitOnBranch("main", "Adopt Shipyard (#121)", adopted)
 	mv, _ := modelVersionsModule(t, w, versionstest.Token)
 	out, err := mv.ModelVersions(ctx, true, "json", "main", w.PyPI.URL())
@@ -306,31 +306,6 @@ func upstreamstest12(t *testing.T, repo string) []string {
 		names = append(names, filepath.Base(filepath.Dir(p)))
 	}
 	return names
-}
-
-// dirFiles reads a folder's files by slash-separated path, leaving out .git.
-func dirFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
 }
 
 func writeFile(t *testing.T, path, content string) {

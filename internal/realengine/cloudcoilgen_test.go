@@ -22,6 +22,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models/modelrelease"
@@ -96,7 +97,7 @@ func TestCloudcoilRealGenerator(t *testing.T) {
 			// the real repository finds main already as generated. Neither writes.
 			sim := githubsim.New(t)
 			sim.AddToken(modelReleaseToken, githubsim.Token{PushAccess: true})
-			mainSHA := sim.AddRepo("cloudcoil", "models-"+name).CommitOnBranch("main", "Initial generation", dirFiles(t, out))
+			mainSHA := sim.AddRepo("cloudcoil", "models-"+name).CommitOnBranch("main", "Initial generation", fixtures.ReadFiles(t, out))
 			merged := sim.AddRepo("cloudcoil", "cloudcoil").CommitOnBranch("main", "Merge the update", map[string]string{"README.md": "Cloudcoil\n"})
 			api := publishGitHub(t, sim)
 			pypi := serve(t, proxyTo(t, pypisim.New(t).URL()))
@@ -146,25 +147,6 @@ func adoptTemplate(t *testing.T, tree string) {
 
 // modelReleaseToken is the CI_GITHUB_TOKEN the dry runs are given, as the wrappers give it.
 const modelReleaseToken = "ghp_ci_github_token_of_the_model_repositories"
-
-// dirFiles reads a folder's files, by slash-separated path.
-func dirFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
 
 // crdServer serves the corpus's CRDs under the paths of the real URLs the three
 // integrations' crd_urls name: raw.githubusercontent.com's for sealed-secrets and velero,
