@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/trust"
 )
 
@@ -43,7 +44,11 @@ func TestModelEnvLogsLikeTheRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	level, err := trust.Of("update-repos", m.caller())
+	d, err := functions.Of("update-repos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	level, err := trust.Of("update-repos", d.Trust, m.caller())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/trust"
@@ -103,23 +104,26 @@ func (m *Shipyard) signInputs(ctx context.Context, fn string, c *sdk.Client, pro
 // tool is the signing tool, built with the Go caches of this call's (of the function fn) trust
 // level and pins.
 func (m *Shipyard) tool(ctx context.Context, fn string, c *sdk.Client) (*sdk.Container, error) {
-	if !signingFunctions[fn] {
-		return nil, fmt.Errorf("%s runs the signing tool but is not listed in signingFunctions", fn)
+	d, err := functions.Of(fn)
+	if err != nil {
+		return nil, err
+	}
+	if !d.Signs {
+		return nil, fmt.Errorf("%s runs the signing tool but is not declared to sign (Signs in internal/functions)", fn)
 	}
 	return m.supplychainCommand(ctx, fn, c, publish.Tool)
 }
 
-// signingFunctions are the functions that run the signing tool (tool); their registry
-// work runs the registry command of the same build, so one go build compiles both.
-var signingFunctions = map[string]bool{
-	"publish-dev": true, "attest": true, "sign": true, "verify": true, "release": true, "release-publish": true,
-}
-
 // registryTool is the registry command, built as the signing tool is: in a function that
-// signs, the signing tool's container, which holds it too; elsewhere, alone, so a function
-// that only pushes or tags does not compile sigstore-go.
+// signs (whose registry work runs the registry command of the same build, so one go build
+// compiles both), the signing tool's container, which holds it too; elsewhere, alone, so a
+// function that only pushes or tags does not compile sigstore-go.
 func (m *Shipyard) registryTool(ctx context.Context, fn string, c *sdk.Client) (*sdk.Container, error) {
-	if signingFunctions[fn] {
+	d, err := functions.Of(fn)
+	if err != nil {
+		return nil, err
+	}
+	if d.Signs {
 		return m.tool(ctx, fn, c)
 	}
 	return m.supplychainCommand(ctx, fn, c, publish.RegistryTool)

@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 
+	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/models/versions"
 )
 
-// The trust level of a call is decided here, at the boundary, by internal/trust's one
-// rule from what the call holds: the credentials the constructor and with-sigstore were
+// The trust level of a call is decided here, at the boundary, by the function's trust rule
+// (internal/functions) from what the call holds: the credentials the constructor and with-sigstore were
 // given, where each acts, and whether the call writes anything. A function's name alone
 // raises nothing.
 
@@ -35,8 +36,12 @@ func (m *Shipyard) caller() trust.Caller {
 // the cache volumes its graphs mount. A function whose caches belong to its source tree
 // (publish-check) gets the digest of --source.
 func (m *Shipyard) level(ctx context.Context, fn string) (trust.Level, error) {
+	d, err := functions.Of(fn)
+	if err != nil {
+		return trust.Untrusted(), err
+	}
 	c := m.caller()
-	if trust.TreeKeyed(fn) {
+	if d.Trust.Tree {
 		_, src, err := m.sessionSource(ctx)
 		if err != nil {
 			return trust.Untrusted(), err
@@ -45,7 +50,7 @@ func (m *Shipyard) level(ctx context.Context, fn string) (trust.Level, error) {
 			return trust.Untrusted(), fmt.Errorf("%s: the digest of the source: %w", fn, err)
 		}
 	}
-	return trust.Of(fn, c)
+	return trust.Of(fn, d.Trust, c)
 }
 
 // rehearsing is the module for a call that writes nothing when dry (--dry-run, --check):

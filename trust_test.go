@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/modsurface"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
@@ -515,7 +516,7 @@ func levelOf(volume string) string {
 
 // TestTrustLevelsKeepCachesApart is the trust rule for every function of the module, on
 // the recorded graphs of real calls:
-//   - every function has a trust rule (internal/trust) and a row here;
+//   - every function is declared (internal/functions) and has a row here;
 //   - the project's credentialed call of a function that writes with credentials mounts
 //     release volumes, any other function's call none;
 //   - called by a pull request's job (without credentials, or with servers of its own)
@@ -531,16 +532,16 @@ func TestTrustLevelsKeepCachesApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range s.Names() {
-		if !slices.Contains(trust.Functions(), name) {
-			t.Errorf("%s: no trust rule in internal/trust", name)
+		if !slices.Contains(functions.Names(), name) {
+			t.Errorf("%s: not declared in internal/functions", name)
 		}
 		if _, ok := trustRuns[name]; !ok {
 			t.Errorf("%s: no row in trustRuns; add a call that shows its cache volumes", name)
 		}
 	}
-	for _, name := range trust.Functions() {
+	for _, name := range functions.Names() {
 		if _, ok := s.Functions[name]; !ok {
-			t.Errorf("the trust table names %s, which the module does not declare", name)
+			t.Errorf("internal/functions declares %s, which the module does not register", name)
 		}
 	}
 	got := runTrustCalls(t).got
@@ -596,10 +597,13 @@ func TestTrustLevelsKeepCachesApart(t *testing.T) {
 
 // wantLevel is the level of the project's credentialed call of fn, as its trust rule says.
 func wantLevel(fn string) string {
+	d, err := functions.Of(fn)
 	switch {
-	case trust.TreeKeyed(fn):
+	case err != nil:
+		return "undeclared"
+	case d.Trust.Tree:
 		return "tree"
-	case len(trust.Needs(fn)) > 0:
+	case len(d.Trust.Needs) > 0:
 		return "release"
 	}
 	return "untrusted"

@@ -11,8 +11,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"dagger/shipyard/internal/pins"
@@ -102,86 +100,38 @@ type Caller struct {
 	Tree string
 }
 
-// rule is how one function's calls are leveled.
-type rule struct {
-	// needs are the credentials a call must hold to run at the release level; none: the
+// Rule is how one function's calls are leveled; each function's is declared once, in
+// internal/functions.
+type Rule struct {
+	// Needs are the credentials a call must hold to run at the release level; none: the
 	// function never does (anyone can call it, so it runs at the pull-request level).
-	needs []Credential
-	// tree: the function's caches belong to its source tree.
-	tree bool
+	Needs []Credential
+	// Tree: the function's caches belong to its source tree.
+	Tree bool
 }
 
-func needs(c ...Credential) rule { return rule{needs: c} }
+// Publishing is the rule of a function that publishes with the credentials c: a call
+// holding them all, and no rehearsal, runs at the release level.
+func Publishing(c ...Credential) Rule { return Rule{Needs: c} }
 
-// functions is the rule of every function of the module, by its CLI name: the one place
-// it is decided. A function missing here refuses to run (Of), and the module's tests fail
-// until it is added, so a new function cannot run at a level nobody chose.
-var functions = map[string]rule{
-	// tesk-core CI: the repository's code as a pull request has it.
-	"pr-title": {}, "lint": {}, "test": {}, "test-check": {}, "python-versions": {},
-	"patch-coverage": {}, "docs": {}, "image": {}, "images": {}, "scan": {}, "scan-check": {},
-	"end-to-end": {}, "ci": {},
-	"release-plan":       {}, // reads GitHub only; runs no container
-	"next-release-check": {}, // reads the tree and GitHub; runs no container
-	"doctor":             {}, // reads GitHub and PyPI only; runs no container
-	"with-sigstore":      {}, // settings only
-	"with-platforms":     {}, // settings only
+// TreeKeyed is the rule of a function whose caches belong to its source tree.
+func TreeKeyed() Rule { return Rule{Tree: true} }
 
-	// Cloudcoil checks of a pull request's tree.
-	"gen-repo": {}, "validate-models": {}, "check-artifacts": {}, "model-ci": {},
-	"model-integrations": {}, "model-lines": {},
-	"check-extras":         {}, // reads PyPI only; runs no container
-	"propose-upstreams":    {}, // reads the tree and PyPI only; runs no container
-	"model-template-patch": {}, // reads the tree only; runs no container
-
-	// tesk-core publishing: each writes with the credentials it needs, or is the check a
-	// write waits for. A credential-free scan or verify is a call anyone can make: the
-	// pull-request level, whose Trivy and Go caches only the pinned Trivy and the module's
-	// own Go build write.
-	"release":                 needs(GitHubToken, RegistryPassword, IdentityToken),
-	"release-push":            needs(GitHubToken, RegistryPassword),
-	"release-push-platform":   needs(GitHubToken, RegistryPassword),
-	"release-assemble":        needs(GitHubToken, RegistryPassword),
-	"release-scan":            {}, // takes no credential of any kind
-	"release-publish":         needs(GitHubToken, RegistryPassword, IdentityToken),
-	"release-publish-release": needs(GitHubToken),
-	"publish-dev":             needs(RegistryPassword, IdentityToken),
-	"push-by-digest":          needs(RegistryPassword),
-	"push-platform-by-digest": needs(RegistryPassword),
-	"assemble-index":          needs(RegistryPassword),
-	"scan-digests":            {}, // takes no credential of any kind
-	"attest":                  needs(RegistryPassword, IdentityToken),
-	"sign":                    needs(RegistryPassword, IdentityToken),
-	"tag-images":              needs(RegistryPassword),
-	"verify":                  {}, // reads only; a password only reads a private registry
-	"scan-published":          {}, // scans what users pull, anonymously
-
-	// Cloudcoil publishing.
-	"model-release":  needs(GitHubToken), // its token is checked on --repo before it generates
-	"publish-check":  {tree: true},       // holds no credential; its dist/ goes to PyPI
-	"update-repos":   needs(GitHubToken), // its token is checked on --repo before it generates
-	"model-versions": needs(GitHubToken), // writes a branch and a pull request; keeps the ETag cache
-}
-
-// Of is the trust level of a call of the function fn (its CLI name, e.g. update-repos) by
-// c: release only when c holds every credential fn writes with and is no rehearsal, scoped
-// to where those credentials act; the tree's own for a tree-keyed function; otherwise
-// Untrusted. An unknown name is an error: no level is a safe guess for a function nobody
-// classified.
-func Of(fn string, c Caller) (Level, error) {
-	r, ok := functions[fn]
+// Of is the trust level of a call by c of the function fn (its CLI name, for errors),
+// whose rule is r: release only when c holds every credential r needs and is no rehearsal,
+// scoped to where those credentials act; the tree's own for a tree-keyed function;
+// otherwise Untrusted.
+func Of(fn string, r Rule, c Caller) (Level, error) {
 	switch {
-	case !ok:
-		return Untrusted(), fmt.Errorf("no trust level is decided for the function %q (internal/trust)", fn)
-	case r.tree && c.Tree == "":
+	case r.Tree && c.Tree == "":
 		return Untrusted(), fmt.Errorf("%s: the trust level of its caches is its source tree's, and no tree digest was given (internal/trust)", fn)
-	case r.tree:
+	case r.Tree:
 		return Level{class: tree, scope: c.Tree}, nil
-	case len(r.needs) == 0 || c.Rehearsal:
+	case len(r.Needs) == 0 || c.Rehearsal:
 		return Untrusted(), nil
 	}
 	var scope []string
-	for _, need := range r.needs {
+	for _, need := range r.Needs {
 		where, held := c.Holds[need]
 		if !held {
 			return Untrusted(), nil
@@ -190,17 +140,6 @@ func Of(fn string, c Caller) (Level, error) {
 	}
 	return ReleaseAt(strings.Join(scope, "\n")), nil
 }
-
-// TreeKeyed reports whether fn's caches belong to its source tree, so that the caller
-// gives Of the tree's digest.
-func TreeKeyed(fn string) bool { return functions[fn].tree }
-
-// Needs lists the credentials fn's calls must hold to run at the release level; none for
-// a function that never does.
-func Needs(fn string) []Credential { return slices.Clone(functions[fn].needs) }
-
-// Functions lists the functions the table classifies, sorted.
-func Functions() []string { return slices.Sorted(maps.Keys(functions)) }
 
 // CacheVolumeName is the key of a cache volume named name, mounted at this level by a graph
 // that runs the images p: e.g. shipyard-uv-cache-release-3f2a…. The images are part of the

@@ -1,7 +1,6 @@
 package trust
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -89,30 +88,44 @@ func with(c Credential, where string) map[Credential]string {
 	return out
 }
 
-// Every function, called as a pull request's job can call it (without credentials, as a
-// dry run, against servers, a repository or a tree of its own), gets a level whose volumes
-// no credentialed release call of any function mounts.
+// rules are the trust rules the module's functions are declared with
+// (internal/functions), one function each, named after it.
+var rules = map[string]Rule{
+	"validate-models":         {},
+	"release-scan":            {},
+	"update-repos":            Publishing(GitHubToken),
+	"release-publish-release": Publishing(GitHubToken),
+	"push-by-digest":          Publishing(RegistryPassword),
+	"publish-dev":             Publishing(RegistryPassword, IdentityToken),
+	"release":                 Publishing(GitHubToken, RegistryPassword, IdentityToken),
+	"publish-check":           TreeKeyed(),
+}
+
+// Every rule, called as a pull request's job can call it (without credentials, as a dry
+// run, against servers, a repository or a tree of its own), gets a level whose volumes no
+// credentialed call of any rule mounts. Every declared function is held to this too, in
+// the module's tests (TestTrustLevelsKeepCachesApart).
 func TestNoHostileCallGetsACredentialedCallsVolumes(t *testing.T) {
 	p := pins.DefaultPins()
 	released := map[string]string{} // volume name → the credentialed function that mounts it
-	for _, fn := range Functions() {
-		l, err := Of(fn, credentialed)
+	for fn, r := range rules {
+		l, err := Of(fn, r, credentialed)
 		if err != nil {
 			t.Fatalf("%s: %v", fn, err)
 		}
 		if l.Publishes() {
 			released[l.CacheVolumeName(UVCacheVolume, p)] = fn
 		}
-		if l.Publishes() != (len(Needs(fn)) > 0) {
-			t.Errorf("%s, credentialed: %v, though it needs %v", fn, l, Needs(fn))
+		if l.Publishes() != (len(r.Needs) > 0) {
+			t.Errorf("%s, credentialed: %v, though it needs %v", fn, l, r.Needs)
 		}
 	}
 	if len(released) == 0 {
 		t.Fatal("no credentialed call runs at the release level: the test compares nothing")
 	}
-	for _, fn := range Functions() {
+	for fn, r := range rules {
 		for name, c := range hostile {
-			l, err := Of(fn, c)
+			l, err := Of(fn, r, c)
 			if err != nil {
 				t.Fatalf("%s, %s: %v", fn, name, err)
 			}
@@ -146,10 +159,9 @@ func TestOf(t *testing.T) {
 		{"release-scan holds nothing", "release-scan", credentialed, "untrusted", ""},
 		{"publish-check: its tree's", "publish-check", Caller{Tree: "sha256:1"}, "tree", ""},
 		{"publish-check without a tree", "publish-check", credentialed.withoutTree(), "", "no tree digest"},
-		{"a new function", "a-new-function", credentialed, "", "no trust level is decided"},
 	}
 	for _, tt := range tests {
-		got, err := Of(tt.fn, tt.c)
+		got, err := Of(tt.fn, rules[tt.fn], tt.c)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("%s: Of = %v, %v; want error %q", tt.name, got, err, tt.wantErr)
@@ -161,13 +173,10 @@ func TestOf(t *testing.T) {
 		}
 	}
 	// The release scope is where the needed credentials act, and nothing else.
-	a, _ := Of("push-by-digest", credentialed)
-	b, _ := Of("push-by-digest", Caller{Holds: with(GitHubToken, "https://github.example/ o/r")})
+	a, _ := Of("push-by-digest", rules["push-by-digest"], credentialed)
+	b, _ := Of("push-by-digest", rules["push-by-digest"], Caller{Holds: with(GitHubToken, "https://github.example/ o/r")})
 	if a != b {
 		t.Errorf("push-by-digest's level depends on a credential it does not write with: %v vs %v", a, b)
-	}
-	if !TreeKeyed("publish-check") || TreeKeyed("update-repos") || !slices.Equal(Needs("update-repos"), []Credential{GitHubToken}) {
-		t.Error("TreeKeyed or Needs disagree with the table")
 	}
 }
 

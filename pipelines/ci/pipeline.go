@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"dagger.io/dagger"
+	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/trust"
 )
@@ -38,21 +39,17 @@ func DefaultPlatforms() []dagger.Platform {
 	return []dagger.Platform{"linux/amd64", "linux/arm64"}
 }
 
-// publishingFunctions are the module functions (by CLI name) whose images are published,
-// or are the images a publish would push: built for DefaultPlatforms unless configured.
-// Every other function builds for the engine's own platform, since what it builds is only
-// tested or scanned there.
-var publishingFunctions = []string{
-	"images", "push-by-digest", "push-platform-by-digest", "assemble-index", "publish-dev",
-	"release", "release-push", "release-push-platform", "release-assemble", "release-publish", "release-publish-release",
-}
-
 // PlatformsOf are the platforms the module function fn (its CLI name) builds images for:
 // those configured (with-platforms' --platform values, checked by ParsePlatforms); when none
-// are, DefaultPlatforms for a function that publishes, and none (the engine's own
-// platform) for the others.
+// are, DefaultPlatforms for a function whose images are published (AllPlatforms in
+// internal/functions), and none (the engine's own platform) for the others, since what
+// they build is only tested or scanned there.
 func PlatformsOf(fn string, values []string) ([]dagger.Platform, error) {
-	if len(values) == 0 && slices.Contains(publishingFunctions, fn) {
+	d, err := functions.Of(fn)
+	if err != nil {
+		return nil, err
+	}
+	if len(values) == 0 && d.AllPlatforms {
 		return slices.Clone(DefaultPlatforms()), nil
 	}
 	return ParsePlatforms(values)

@@ -1,11 +1,8 @@
 package ci
 
 import (
-	"slices"
 	"strings"
 	"testing"
-
-	"dagger/shipyard/internal/trust"
 )
 
 func TestParsePlatforms(t *testing.T) {
@@ -83,12 +80,10 @@ func TestPlatformsOf(t *testing.T) {
 	}
 }
 
-// TestPublishingFunctionsExist: every function the rule names has a trust level, so a
-// renamed function cannot silently fall back to the engine's platform.
-func TestPublishingFunctionsExist(t *testing.T) {
-	for _, fn := range publishingFunctions {
-		if !slices.Contains(trust.Functions(), fn) {
-			t.Errorf("%s has no trust rule (internal/trust)", fn)
-		}
+// A function nobody declared gets no platforms by default: PlatformsOf refuses it, so a
+// renamed publishing function cannot silently fall back to the engine's platform.
+func TestPlatformsOfAnUndeclaredFunction(t *testing.T) {
+	if _, err := PlatformsOf("publish-everything", nil); err == nil || !strings.Contains(err.Error(), "not declared") {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -1,0 +1,49 @@
+package functions
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/trust"
+)
+
+func TestOfAnUndeclaredFunction(t *testing.T) {
+	if _, err := Of("publish-everything"); err == nil || !strings.Contains(err.Error(), `"publish-everything" is not declared`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// A caller's copy of a declaration cannot change the table.
+func TestOfReturnsACopy(t *testing.T) {
+	d, err := Of("release")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Trust.Needs[0] = "nothing"
+	again, _ := Of("release")
+	if again.Trust.Needs[0] == "nothing" {
+		t.Error("Of handed out the table's own slice")
+	}
+}
+
+// Rules across the declarations: what publishes is never served from the engine's cache,
+// and a function that needs the identity token is one that runs the signing tool (the
+// token is for Fulcio, which only the signing tool asks).
+func TestDeclarationsAgree(t *testing.T) {
+	for _, fn := range Names() {
+		d, _ := Of(fn)
+		if len(d.Trust.Needs) > 0 && d.Cache != Never {
+			t.Errorf("%s publishes with %v but its cache policy is %q, not never", fn, d.Trust.Needs, d.Cache)
+		}
+		if slices.Contains(d.Trust.Needs, trust.IdentityToken) && !d.Signs {
+			t.Errorf("%s needs the identity token but does not run the signing tool", fn)
+		}
+		if d.Trust.Tree && len(d.Trust.Needs) > 0 {
+			t.Errorf("%s is both tree-keyed and credentialed", fn)
+		}
+		if d.Why == "" {
+			t.Errorf("%s: no reason for its cache policy", fn)
+		}
+	}
+}
