@@ -24,9 +24,9 @@ func TestProvenanceNamesTheRunsRepository(t *testing.T) {
 	m, _ := publishModule(t, w, true)
 
 	m.Repo = "a-fork/tesk-core"
-	prov, err := m.WithSigstore(nil, nil, nil, "", "", nil, forkEnv, "", "", "").provenance(devSHA, "refs/heads/dev")
-	if err != nil || prov.SourceRepository != "https://github.com/a-fork/tesk-core" {
-		t.Errorf("provenance of the fork's run: %q, %v", prov.SourceRepository, err)
+	origin, err := m.WithSigstore(nil, nil, nil, "", "", nil, forkEnv, "", "", "").origin()
+	if err != nil || origin.SourceRepository != "https://github.com/a-fork/tesk-core" {
+		t.Errorf("provenance of the fork's run: %q, %v", origin.SourceRepository, err)
 	}
 
 	// The fork's workflow without --repo: the default names upstream, the run the fork.

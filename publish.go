@@ -99,10 +99,11 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	prov, err := m.provenance(sha, publish.DevRef)
+	origin, err := m.origin()
 	if err != nil {
 		return "", err
 	}
+	prov := origin.Provenance(publish.DevRef, sha)
 	in, err := m.signInputs(ctx, "publish-dev", c, prov)
 	if err != nil {
 		return "", err
@@ -383,10 +384,11 @@ func (m *Shipyard) Attest(
 	// +optional
 	version string,
 ) (string, error) {
-	prov, err := m.provenance(sha, ref)
+	origin, err := m.origin()
 	if err != nil {
 		return "", err
 	}
+	prov := origin.Provenance(ref, sha)
 	pushed, images, t, err := m.withLogin(ctx, "attest", digests, version)
 	if err != nil {
 		return "", err

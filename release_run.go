@@ -403,8 +403,8 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 }
 
 // imageSteps are the registry target and, when the function signs, the signing inputs
-// with-sigstore gave; the source of the provenance (repository, tag, commit) is the
-// release's own.
+// with-sigstore gave and the origin of the provenance (the repository and the builder); the
+// release makes the provenance from it with its tag and commit.
 func (m *Shipyard) imageSteps(ctx context.Context, fn string, c *sdk.Client, signing bool) (release.ImageConfig, error) {
 	target, err := m.target(ctx, fn, c)
 	if err != nil || !signing {
@@ -414,16 +414,17 @@ func (m *Shipyard) imageSteps(ctx context.Context, fn string, c *sdk.Client, sig
 		// Refused before anything is built, in the words the signing steps use.
 		return release.ImageConfig{}, fmt.Errorf("--oidc-token: %w", publish.ErrNoIdentityToken)
 	}
-	prov, err := m.provenance("", "")
+	origin, err := m.origin()
 	if err != nil {
 		return release.ImageConfig{}, err
 	}
 	// Refused before anything is built or pushed, as the identity token is.
-	if err := prov.CheckBuilder(); err != nil {
+	if err := origin.CheckBuilder(); err != nil {
 		return release.ImageConfig{}, fmt.Errorf("with-sigstore: %w", err)
 	}
-	in, err := m.signInputs(ctx, fn, c, prov)
-	return release.ImageConfig{Target: target, Sign: in}, err
+	// The provenance itself is the release's to make, once its plan names the tag and commit.
+	in, err := m.signInputs(ctx, fn, c, publish.Provenance{})
+	return release.ImageConfig{Target: target, Sign: in, Origin: origin}, err
 }
 
 // logToStderr is a flow's log on the call's stderr, which dagger shows with the progress.

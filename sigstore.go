@@ -152,25 +152,26 @@ func (m *Shipyard) hasIdentityToken() bool {
 	return m.OidcToken != nil || m.ActionsIDTokenRequestURL != nil || m.ActionsIDTokenRequestToken != nil
 }
 
-// provenance describes a build of this repository at commit sha on ref (both empty for a
-// release, whose flow sets them from its plan). In GitHub Actions the repository is the
-// run's, which --repo must name.
-func (m *Shipyard) provenance(sha, ref string) (publish.Provenance, error) {
+// origin is what this call's provenance says of the source repository and the builder; a
+// flow makes each build's provenance from it (publish.Origin.Provenance), a release once its
+// plan names the tag and commit. In GitHub Actions the repository is the run's, which
+// --repo must name.
+func (m *Shipyard) origin() (publish.Origin, error) {
 	gh, err := publish.ParseGitHubEnv(m.GithubEnv)
 	if err != nil {
-		return publish.Provenance{}, err
+		return publish.Origin{}, err
 	}
 	web, err := m.githubWeb()
 	if err != nil {
-		return publish.Provenance{}, err
+		return publish.Origin{}, err
 	}
 	repo, err := publish.SourceRepository(m.Repo, gh)
 	if err != nil {
-		return publish.Provenance{}, err
+		return publish.Origin{}, err
 	}
-	return publish.Provenance{
-		SourceRepository: web + repo, SourceRef: ref, SourceCommit: sha,
-		BuilderID: m.BuilderID, BuildType: m.BuildType, InvocationID: m.InvocationID, GitHub: gh,
+	return publish.Origin{
+		SourceRepository: web + repo,
+		BuilderID:        m.BuilderID, BuildType: m.BuildType, InvocationID: m.InvocationID, GitHub: gh,
 	}, nil
 }
 

@@ -92,10 +92,10 @@ var docRules = []struct {
 	{"provenance", func(c docCall) string {
 		with, ok := c.Function("with-sigstore")
 		l, fn, hasFn := c.first()
-		if !ok || with.Elided || !hasFn || !fn.Reaches("provenance") || !fn.Reaches("signInputs") || l.Has("dry-run") {
+		if !ok || with.Elided || !hasFn || !fn.Reaches("origin") || !fn.Reaches("signInputs") || l.Has("dry-run") {
 			return ""
 		}
-		p := publish.Provenance{BuilderID: with.Flags["builder-id"], BuildType: with.Flags["build-type"]}
+		p := publish.Origin{BuilderID: with.Flags["builder-id"], BuildType: with.Flags["build-type"]}
 		if with.Has("github-env") {
 			p.GitHub = map[string]string{"GITHUB_WORKFLOW_REF": "given"}
 		}

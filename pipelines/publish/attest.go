@@ -13,20 +13,32 @@ import (
 	"dagger/shipyard/pipelines/ci"
 )
 
-// Provenance describes how the images were built, for their SLSA build provenance.
-type Provenance struct {
+// Origin is what a provenance says before the build is known: the source repository and
+// the builder, as the call's settings give them. A flow makes the provenance of each build
+// from it once it knows the ref and commit (Provenance).
+type Origin struct {
 	// SourceRepository is the source's URL, e.g. https://github.com/elixir-cloud-aai/tesk-core.
 	SourceRepository string
-	// SourceRef is the git ref built, e.g. refs/heads/dev (optional).
-	SourceRef string
-	// SourceCommit is the full commit SHA built.
-	SourceCommit string
 	// BuilderID and BuildType identify the builder outside GitHub Actions (both required
 	// there; in Actions the workflow is the builder). InvocationID names the run (optional).
 	BuilderID, BuildType, InvocationID string
 	// GitHub holds the GITHUB_* variables of the run (and RUNNER_ENVIRONMENT) when built in
 	// GitHub Actions; GITHUB_WORKFLOW_REF set means "built in Actions".
 	GitHub map[string]string
+}
+
+// Provenance is the provenance of a build of commit on ref (e.g. refs/tags/v0.11.0).
+func (o Origin) Provenance(ref, commit string) Provenance {
+	return Provenance{Origin: o, SourceRef: ref, SourceCommit: commit}
+}
+
+// Provenance describes how the images were built, for their SLSA build provenance.
+type Provenance struct {
+	Origin
+	// SourceRef is the git ref built, e.g. refs/heads/dev (optional).
+	SourceRef string
+	// SourceCommit is the full commit SHA built.
+	SourceCommit string
 	// BaseImages lists, per image name, base images known by digest (NAME@sha256:…).
 	BaseImages map[string][]string
 }
@@ -83,8 +95,8 @@ var ErrNoBuilder = errors.New("outside GitHub Actions the provenance needs --bui
 // (GITHUB_WORKFLOW_REF among the run's variables) or, elsewhere, a builder id and build
 // type. A flow that attests checks it before it writes anything, so a missing input never
 // leaves pushed digests behind.
-func (p Provenance) CheckBuilder() error {
-	if p.GitHub["GITHUB_WORKFLOW_REF"] == "" && (p.BuilderID == "" || p.BuildType == "") {
+func (o Origin) CheckBuilder() error {
+	if o.GitHub["GITHUB_WORKFLOW_REF"] == "" && (o.BuilderID == "" || o.BuildType == "") {
 		return ErrNoBuilder
 	}
 	return nil

@@ -13,7 +13,7 @@ func TestAttestArgs(t *testing.T) {
 	filer := ci.Image{Spec: ci.ImageSpec{Name: "filer", Repository: "tesk-core-filer", Dockerfile: "containers/filer.Dockerfile"}, Version: "0.11.0"}
 	fromHistory := filer
 	fromHistory.Version = ""
-	src := publish.Provenance{SourceRepository: "https://github.com/elixir-cloud-aai/tesk-core", SourceRef: "refs/tags/v0.11.0", SourceCommit: sha}
+	src := publish.Origin{SourceRepository: "https://github.com/elixir-cloud-aai/tesk-core"}.Provenance("refs/tags/v0.11.0", sha)
 	withGitHub := src
 	withGitHub.GitHub = map[string]string{"GITHUB_WORKFLOW_REF": "o/r/.github/workflows/release.yml@refs/tags/v0.11.0", "GITHUB_RUN_ID": "7", "RUNNER_ENVIRONMENT": "github-hosted"}
 	withGitHub.BaseImages = map[string][]string{"filer": {"docker.io/library/python:3.13-alpine@sha256:" + strings.Repeat("b", 64), "docker.io/library/alpine:3.22@sha256:" + strings.Repeat("a", 64)}}
@@ -44,7 +44,7 @@ func TestAttestArgs(t *testing.T) {
 		}},
 		{name: "outside Actions without a builder", p: src, img: filer, wantErr: "--builder-id and --build-type"},
 		{name: "unknown GitHub variable", p: badKey, img: filer, wantErr: "GITHUB_TOKEN is not one of"},
-		{name: "no commit", p: publish.Provenance{SourceRepository: "https://github.com/o/r"}, img: filer, wantErr: "source repository and commit"},
+		{name: "no commit", p: publish.Origin{SourceRepository: "https://github.com/o/r"}.Provenance("", ""), img: filer, wantErr: "source repository and commit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

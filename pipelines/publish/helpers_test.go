@@ -81,10 +81,8 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 		FulcioURL:   w.Sigstore.URL,
 		RekorURL:    w.Sigstore.URL,
 		TrustedRoot: c.Host().File(w.Sigstore.TrustedRoot),
-		Provenance: publish.Provenance{
+		Provenance: publish.Origin{
 			SourceRepository: "https://github.com/elixir-cloud-aai/tesk-core",
-			SourceRef:        "refs/heads/dev",
-			SourceCommit:     sha,
 			GitHub: map[string]string{
 				"GITHUB_SERVER_URL":   "https://github.com",
 				"GITHUB_REPOSITORY":   "elixir-cloud-aai/tesk-core",
@@ -94,7 +92,7 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 				"GITHUB_RUN_ATTEMPT":  "1",
 				"RUNNER_ENVIRONMENT":  "github-hosted",
 			},
-		},
+		}.Provenance("refs/heads/dev", sha),
 	}
 	return &env{w: w, e: e, c: c, p: p, images: images, target: target, sign: sign,
 		dev: publish.DevConfig{Pipeline: p, Images: images, Target: target, Sign: sign, DevOrder: newestCommit}}

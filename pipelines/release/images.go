@@ -12,18 +12,18 @@ import (
 type ImageConfig struct {
 	// Target is the registry, organisation and login. Its organisation must be the plan's.
 	Target publish.Target
-	// Sign holds the supplychain tool, the OIDC token, Sigstore's URLs and the builder of
-	// the provenance; the source of the provenance is set from the plan.
+	// Sign holds the supplychain tool, the OIDC token and Sigstore's URLs.
 	Sign publish.SignInputs
+	// Origin is the provenance's source repository and builder; the release makes the
+	// provenance from it with the plan's tag and commit (withSource).
+	Origin publish.Origin
 }
 
-// withSource completes the provenance with what the release built: the repository, the tag
-// and the commit.
-func (s ImageConfig) withSource(cfg Config, plan releasegate.Plan) publish.SignInputs {
+// withSource is the signing inputs with the provenance of what the release builds: the
+// origin's, at the plan's tag and commit.
+func (s ImageConfig) withSource(plan releasegate.Plan) publish.SignInputs {
 	in := s.Sign
-	in.Provenance.SourceRepository = cfg.repoURL()
-	in.Provenance.SourceRef = "refs/tags/" + plan.Tag
-	in.Provenance.SourceCommit = plan.Commit
+	in.Provenance = s.Origin.Provenance("refs/tags/"+plan.Tag, plan.Commit)
 	return in
 }
 

@@ -40,7 +40,7 @@ func (s *releaseState) setPlan(plan releasegate.Plan) {
 	s.plan = plan
 	s.images.Version, s.images.Tags, s.images.Latest = plan.Version, []string{plan.Version}, plan.Latest
 	s.images.StillLatest = stillLatest(s.cfg, s.tag)
-	s.images.Sign = s.cfg.Images.withSource(s.cfg, plan)
+	s.images.Sign = s.cfg.Images.withSource(plan)
 }
 
 func (s *releaseState) setPipeline(p *ci.Pipeline) {
