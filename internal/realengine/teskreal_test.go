@@ -225,14 +225,11 @@ func TestTeskCoreRealLint(t *testing.T) {
 	t.Parallel()
 	pins := pythonPins(t)
 	r := cli(t, nil, "", append(append([]string{"call", "--source", teskRealProject(t, nil)}, pins...), "lint")...)
-	all := r.stdout + r.stderr
-	if r.err == nil || !strings.Contains(all, "cffconvert") || regexp.MustCompile(`\.\.\.Failed`).MatchString(all) {
-		t.Errorf("lint on the fixture: want pre-commit passed and a stop at cffconvert:\n%s", r)
-	}
-	for _, hook := range []string{"ruff", "mypy", "gitleaks"} {
-		if !regexp.MustCompile(hook + `[ .]*Passed`).MatchString(all) {
-			t.Errorf("lint's pre-commit did not pass hook %s:\n%s", hook, tail(all, 60))
-		}
+	// The commands run in one chain, so a failure at cffconvert means pre-commit and the
+	// lock check before it passed. (Their output is not asserted: on an engine that ran
+	// them before, they come from its cache and print nothing.)
+	if all := r.stdout + r.stderr; r.err == nil || !strings.Contains(all, "cffconvert==2.0.0: not installed") || regexp.MustCompile(`\.\.\.Failed`).MatchString(all) {
+		t.Errorf("lint on the fixture: want pre-commit and the lock check passed, and a stop at cffconvert:\n%s", r)
 	}
 	seeded := teskRealProject(t, map[string]string{"tests/unit/seeded_helpers.py": "import os\n\n\ndef helper() -> int:\n    return 1\n"})
 	r = cli(t, nil, "", append(append([]string{"call", "--source", seeded}, pins...), "lint")...)
