@@ -64,7 +64,7 @@ func TestAdoptingMaintainersWalk(t *testing.T) {
 	}
 
 	// 1. propose-upstreams, written as models/upstreams.json.
-	m, _ := sourceModule(t, repo)
+	m, _ := modelModule(t, repo)
 	file, err := m.ProposeUpstreams(ctx, "file", w.PyPI.URL())
 	if err != nil {
 		t.Fatalf("propose-upstreams: %v", err)
@@ -72,7 +72,7 @@ func TestAdoptingMaintainersWalk(t *testing.T) {
 	writeFile(t, filepath.Join(repo, filepath.FromSlash(upstreams.FilePath)), file)
 
 	// 2. The migration: model-template-patch, applied as the guide says.
-	m, _ = sourceModule(t, repo)
+	m, _ = modelModule(t, repo)
 	patchDir, err := m.ModelTemplatePatch(ctx)
 	if err != nil {
 		t.Fatalf("model-template-patch: %v", err)
@@ -91,7 +91,7 @@ func TestAdoptingMaintainersWalk(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(upstreams.TemplatePyproject))); err != nil || !strings.Contains(string(b), `"cloudcoil>=0.5.8,<0.6",`) {
 		t.Fatalf("the migrated template does not require Cloudcoil 0.5 from 0.5.8 (%v)", err)
 	}
-	m, _ = sourceModule(t, repo)
+	m, _ = modelModule(t, repo)
 	if again, err := m.ModelTemplatePatch(ctx); err != nil {
 		t.Fatal(err)
 	} else if p, err := again.File(modelrelease.TemplatePatchFile).Contents(ctx); err != nil || p != "" {
@@ -129,8 +129,7 @@ func TestAdoptingMaintainersWalk(t *testing.T) {
 
 	// 4. validate-models, then gen-repo, model-ci and model-release --dry-run, for each
 	// integration, on the adopted tree.
-	m, e := sourceModule(t, repo)
-	e.ExpectExecs(modelExecs...)
+	m, e := modelModule(t, repo)
 	generated := map[string]map[string]string{}
 	for _, name := range names {
 		generated[name] = serveIntegration(t, e, repo, name)
@@ -205,17 +204,6 @@ func TestAdoptingMaintainersWalk(t *testing.T) {
 		noCredentialIn(t, ce, plan)
 	}
 	noCredentialIn(t, e, summary)
-}
-
-// sourceModule is the module with --source at dir and a GitHub token, on a fresh engine
-// double: each step of the walk reads the tree as the step before it left it.
-func sourceModule(t *testing.T, dir string) (*Shipyard, *engine.Engine) {
-	t.Helper()
-	e := engine.New(t, engine.StrictExecs(), engine.AllowSecretPlaintext())
-	c := e.Client(context.Background())
-	m := mustNew(t)(New(c.Host().Directory(dir), versionstest.Repository, c.SetSecret("github-token", modelToken), "", "docker.io", "elixircloud", "", nil, nil, false))
-	m.clients = clients{sdk: c, dag: c}
-	return m, e
 }
 
 // serveIntegration teaches the double what make gen-repo-<name> renders on the adopted

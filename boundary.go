@@ -8,7 +8,9 @@ import (
 
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/demo"
+	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/output"
+	"dagger/shipyard/pipelines/ci"
 )
 
 // The module receives the engine-generated types (internal/dagger); pipelines/ and models/
@@ -210,4 +212,15 @@ func toSDKFile(ctx context.Context, c *sdk.Client, f *dagger.File) (*sdk.File, e
 // toJSON renders a function's result for the next job or a machine reader.
 func toJSON(v any) (string, error) {
 	return output.Render(output.JSON, v, nil)
+}
+
+// platformsOf are the platforms the function fn (its CLI name) builds images for: every
+// default platform when its images are published (AllPlatforms in internal/functions) and
+// with-platforms chose none.
+func (m *Shipyard) platformsOf(fn string) ([]sdk.Platform, error) {
+	d, err := functions.Of(fn)
+	if err != nil {
+		return nil, err
+	}
+	return ci.PlatformsOf(d.AllPlatforms, m.Platforms)
 }

@@ -194,14 +194,14 @@ func (m *Shipyard) pipeline(ctx context.Context, fn string, pythonImages []strin
 	if p.Pins, err = p.Pins.WithPythonImages(pythonImages); err != nil {
 		return nil, err
 	}
-	if p.Platforms, err = ci.PlatformsOf(fn, m.Platforms); err != nil {
+	if p.Platforms, err = m.platformsOf(fn); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
 // images connects the pipeline and builds (lazily) the project's images, for the
-// platforms ci.PlatformsOf gives fn.
+// platforms platformsOf gives fn.
 func (m *Shipyard) images(ctx context.Context, fn, version string) (*ci.Pipeline, []ci.Image, error) {
 	p, err := m.pipeline(ctx, fn, nil)
 	if err != nil {

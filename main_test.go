@@ -434,8 +434,8 @@ func TestWithPlatformsBuildsEachPlatform(t *testing.T) {
 	}
 }
 
-// Without with-platforms, the module hands each function's name to ci.PlatformsOf: a
-// function that publishes builds for both default platforms, a CI job for the engine's.
+// Without with-platforms, each function builds for the platforms its declaration says: a
+// function that publishes for both default platforms, a CI job for the engine's.
 func TestDefaultPlatformsByFunction(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -379,7 +379,7 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 	if cfg.Pins, err = m.pins(); err != nil {
 		return release.Config{}, err
 	}
-	if cfg.Platforms, err = ci.PlatformsOf(f.function, m.Platforms); err != nil {
+	if cfg.Platforms, err = m.platformsOf(f.function); err != nil {
 		return release.Config{}, err
 	}
 	if m.Demo {

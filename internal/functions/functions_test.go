@@ -47,3 +47,17 @@ func TestDeclarationsAgree(t *testing.T) {
 		}
 	}
 }
+
+// The functions whose images are published build for every default platform unless told
+// otherwise; CI's jobs, which only test or scan what they build, for the engine's own.
+func TestAllPlatforms(t *testing.T) {
+	for fn, want := range map[string]bool{
+		"images": true, "push-by-digest": true, "push-platform-by-digest": true, "assemble-index": true,
+		"publish-dev": true, "release": true, "release-push": true, "release-publish": true,
+		"ci": false, "scan": false, "end-to-end": false, "image": false, "scan-digests": false,
+	} {
+		if d, err := Of(fn); err != nil || d.AllPlatforms != want {
+			t.Errorf("%s: AllPlatforms %v (%v), want %v", fn, d.AllPlatforms, err, want)
+		}
+	}
+}

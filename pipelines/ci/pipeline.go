@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"dagger.io/dagger"
-	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/trust"
 )
@@ -39,17 +38,12 @@ func DefaultPlatforms() []dagger.Platform {
 	return []dagger.Platform{"linux/amd64", "linux/arm64"}
 }
 
-// PlatformsOf are the platforms the module function fn (its CLI name) builds images for:
-// those configured (with-platforms' --platform values, checked by ParsePlatforms); when none
-// are, DefaultPlatforms for a function whose images are published (AllPlatforms in
-// internal/functions), and none (the engine's own platform) for the others, since what
-// they build is only tested or scanned there.
-func PlatformsOf(fn string, values []string) ([]dagger.Platform, error) {
-	d, err := functions.Of(fn)
-	if err != nil {
-		return nil, err
-	}
-	if len(values) == 0 && d.AllPlatforms {
+// PlatformsOf are the platforms a build makes images for: those configured (with-platforms'
+// --platform values, checked by ParsePlatforms); when none are, DefaultPlatforms for images
+// that are published, and none (the engine's own platform) for the others, since what they
+// build is only tested or scanned there.
+func PlatformsOf(published bool, values []string) ([]dagger.Platform, error) {
+	if len(values) == 0 && published {
 		return slices.Clone(DefaultPlatforms()), nil
 	}
 	return ParsePlatforms(values)
