@@ -67,8 +67,13 @@ type Error struct {
 	Err              error
 }
 
+// Error names the flow and the step, once each: a flow that runs one step of its own name
+// (sign, run alone) reads "sign: …".
 func (e *Error) Error() string {
 	msg := fmt.Sprintf("%s: %s: %v", e.Flow, e.Step, e.Err)
+	if e.Flow == e.Step {
+		msg = fmt.Sprintf("%s: %v", e.Step, e.Err)
+	}
 	if e.Next != "" {
 		msg += "\n  next: " + e.Next
 	}
@@ -171,7 +176,11 @@ func once[S any](ctx context.Context, r Runner, steps []Step[S], state *S) ([]st
 		if err := ctx.Err(); err != nil {
 			return ran, fail(r.Flow, st, err)
 		}
-		r.logf("%s: %s", r.Flow, st.Name)
+		if r.Flow == st.Name {
+			r.logf("%s", st.Name)
+		} else {
+			r.logf("%s: %s", r.Flow, st.Name)
+		}
 		err := body(ctx, state)
 		if errors.Is(err, Done) {
 			return append(ran, st.Name), nil

@@ -208,3 +208,23 @@ func TestStopBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestOneStepFlowNamesItOnce: a flow that runs one step of its own name (sign, run alone)
+// names it once in its error and its log; any other flow names both.
+func TestOneStepFlowNamesItOnce(t *testing.T) {
+	boom := func(context.Context, *struct{}) error { return errors.New("boom") }
+	for _, tc := range []struct{ flow, wantErr, wantLog string }{
+		{"sign", "sign: boom", "sign"},
+		{"tag-images", "tag-images: sign: boom", "tag-images: sign"},
+	} {
+		var logged []string
+		r := Runner{Flow: tc.flow, Log: func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }}
+		_, err := Run(context.Background(), r, []Step[struct{}]{{Name: "sign", Run: boom}}, &struct{}{})
+		if err == nil || err.Error() != tc.wantErr || FailedStep(err) != "sign" {
+			t.Errorf("flow %s: err = %v, want %q", tc.flow, err, tc.wantErr)
+		}
+		if len(logged) != 1 || logged[0] != tc.wantLog {
+			t.Errorf("flow %s logged %q, want %q", tc.flow, logged, tc.wantLog)
+		}
+	}
+}
