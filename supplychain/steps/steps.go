@@ -72,17 +72,17 @@ type Outcome struct {
 func Attest(ctx context.Context, c Config, in provenance.Input) (Outcome, error) {
 	d, err := digestRef(c.Image, c.PlainHTTP)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("attest: %w", err)
+		return Outcome{}, err
 	}
 	in.ImageName = d.Repository.Name()
 	in.ImageDigest = d.DigestStr()
 	st, err := provenance.Build(in)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("attest: %w", err)
+		return Outcome{}, err
 	}
 	payload, err := provenance.Marshal(st)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("attest: %w", err)
+		return Outcome{}, err
 	}
 	return publish(ctx, "attest", c, d, provenance.SLSAPredicateType, payload)
 }
@@ -96,15 +96,15 @@ func Attest(ctx context.Context, c Config, in provenance.Input) (Outcome, error)
 func AttestSBOM(ctx context.Context, c Config, bom []byte) (Outcome, error) {
 	d, err := digestRef(c.Image, c.PlainHTTP)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("attest: %w", err)
+		return Outcome{}, err
 	}
 	st, err := sbom.Statement(d.Repository.Name(), d.DigestStr(), bom)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("attest: %w", err)
+		return Outcome{}, err
 	}
 	payload, err := provenance.Marshal(st)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("attest: %w", err)
+		return Outcome{}, err
 	}
 	return publish(ctx, "attest", c, d, sbom.CycloneDXPredicateType, payload)
 }
@@ -114,11 +114,11 @@ func AttestSBOM(ctx context.Context, c Config, bom []byte) (Outcome, error) {
 func Sign(ctx context.Context, c Config) (Outcome, error) {
 	d, err := digestRef(c.Image, c.PlainHTTP)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("sign: %w", err)
+		return Outcome{}, err
 	}
 	payload, err := signing.CosignSignStatement(d.DigestStr())
 	if err != nil {
-		return Outcome{}, fmt.Errorf("sign: %w", err)
+		return Outcome{}, err
 	}
 	return publish(ctx, "sign", c, d, signing.CosignSignPredicateType, payload)
 }
@@ -144,23 +144,23 @@ func publish(ctx context.Context, step string, c Config, d name.Digest, predicat
 	// The token is checked before the registry is touched, so a missing or
 	// expired token stops the step before anything is written.
 	if c.Token == nil {
-		return Outcome{}, fmt.Errorf("%s: %w: missing", step, signing.ErrToken)
+		return Outcome{}, fmt.Errorf("%w: missing", signing.ErrToken)
 	}
 	if !time.Now().Before(c.Token.Expiry) {
-		return Outcome{}, fmt.Errorf("%s: %w: expired", step, signing.ErrToken)
+		return Outcome{}, fmt.Errorf("%w: expired", signing.ErrToken)
 	}
 	if c.Signer == nil {
-		return Outcome{}, fmt.Errorf("%s: no signer configured", step)
+		return Outcome{}, errors.New("no signer configured")
 	}
 	if c.Trusted == nil {
-		return Outcome{}, fmt.Errorf("%s: a trusted root is required, to tell an earlier run's bundle from anyone else's", step)
+		return Outcome{}, errors.New("a trusted root is required, to tell an earlier run's bundle from anyone else's")
 	}
 	out := Outcome{Step: step, Image: d.String(), Digest: d.DigestStr(), PredicateType: predicateType,
 		Identity: c.Token.Identity(), Issuer: c.Token.Issuer}
 
 	existing, err := referrers.List(ctx, d, c.Remote...)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("%s: %w", step, err)
+		return Outcome{}, err
 	}
 	for _, r := range existing {
 		if r.PredicateType != predicateType {
@@ -178,7 +178,7 @@ func publish(ctx context.Context, step string, c Config, d name.Digest, predicat
 
 	bundle, err := c.Signer.SignStatement(ctx, statement, c.Token)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("%s: %w", step, err)
+		return Outcome{}, err
 	}
 	now := time.Now
 	if c.Now != nil {
@@ -186,7 +186,7 @@ func publish(ctx context.Context, step string, c Config, d name.Digest, predicat
 	}
 	ref, err := referrers.Store(ctx, d, bundle, predicateType, now(), c.Remote...)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("%s: %w", step, err)
+		return Outcome{}, err
 	}
 	out.Referrer, out.Created = ref, true
 	describe(&out, bundle)

@@ -85,11 +85,11 @@ func LoadTrustedRoot(path string) (*root.TrustedRoot, error) {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("verify: reading trusted root: %w", err)
+		return nil, fmt.Errorf("reading trusted root: %w", err)
 	}
 	tr, err := root.NewTrustedRootFromJSON(b)
 	if err != nil {
-		return nil, fmt.Errorf("verify: parsing trusted root: %w", err)
+		return nil, fmt.Errorf("parsing trusted root: %w", err)
 	}
 	return tr, nil
 }
@@ -103,7 +103,7 @@ func Image(ctx context.Context, ref name.Reference, trusted root.TrustedMaterial
 	}
 	refs, err := referrers.List(ctx, d, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
+		return nil, fmt.Errorf("%w", err)
 	}
 	res, err := Bundles(d.DigestStr(), refs, trusted, p)
 	if res != nil {
@@ -119,7 +119,7 @@ func Resolve(ctx context.Context, ref name.Reference, opts ...remote.Option) (na
 	}
 	desc, err := remote.Head(ref, append(opts, remote.WithContext(ctx))...)
 	if err != nil {
-		return name.Digest{}, fmt.Errorf("verify: resolving %s: %w", ref, err)
+		return name.Digest{}, fmt.Errorf("resolving %s: %w", ref, err)
 	}
 	return ref.Context().Digest(desc.Digest.String()), nil
 }
@@ -135,19 +135,19 @@ func Bundles(digest string, refs []referrers.Referrer, trusted root.TrustedMater
 		return nil, errors.New("verify: an identity regexp and an issuer are required")
 	}
 	if _, err := regexp.Compile(p.IdentityRegexp); err != nil {
-		return nil, fmt.Errorf("verify: identity regexp: %w", err)
+		return nil, fmt.Errorf("identity regexp: %w", err)
 	}
 	if err := Anchored(p.IdentityRegexp); err != nil {
-		return nil, fmt.Errorf("verify: identity regexp: %w", err)
+		return nil, fmt.Errorf("identity regexp: %w", err)
 	}
 	alg, hexDigest, ok := strings.Cut(digest, ":")
 	raw, err := hex.DecodeString(hexDigest)
 	if !ok || alg != "sha256" || err != nil || len(raw) != 32 {
-		return nil, fmt.Errorf("verify: digest %q is not sha256:<64 hex>", digest)
+		return nil, fmt.Errorf("digest %q is not sha256:<64 hex>", digest)
 	}
 	identity, err := sgverify.NewShortCertificateIdentity(p.Issuer, "", "", p.IdentityRegexp)
 	if err != nil {
-		return nil, fmt.Errorf("verify: identity policy: %w", err)
+		return nil, fmt.Errorf("identity policy: %w", err)
 	}
 	vopts := []sgverify.VerifierOption{sgverify.WithTransparencyLog(1), sgverify.WithIntegratedTimestamps(1)}
 	if p.MinSCTs > 0 {
@@ -155,7 +155,7 @@ func Bundles(digest string, refs []referrers.Referrer, trusted root.TrustedMater
 	}
 	verifier, err := sgverify.NewVerifier(trusted, vopts...)
 	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
+		return nil, fmt.Errorf("%w", err)
 	}
 	policy := sgverify.NewPolicy(sgverify.WithArtifactDigest(alg, raw), sgverify.WithCertificateIdentity(identity))
 
@@ -187,7 +187,7 @@ func Bundles(digest string, refs []referrers.Referrer, trusted root.TrustedMater
 		if len(failures) > 0 {
 			msg += "; rejected: " + strings.Join(failures, "; ")
 		}
-		return res, fmt.Errorf("verify: %w: %s)", ErrNotVerified, msg)
+		return res, fmt.Errorf("%w: %s)", ErrNotVerified, msg)
 	}
 	return res, nil
 }
