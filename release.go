@@ -71,18 +71,16 @@ func (m *Shipyard) ReleasePlan(
 		return "", err
 	}
 	plan, err := releasegate.Check(ctx, gh, m.Repo, tag, releasegate.Config{Workflow: workflow, ImageOrg: m.Org, Commit: commit})
-	if format == "json" {
-		var gate *releasegate.GateError
-		if errors.As(err, &gate) {
-			return "", jsonGateError{gate}
-		}
-		if err != nil {
-			return "", err
-		}
-		return toJSON(releasegate.Report{OK: true, Plan: &plan})
+	var gate *releasegate.GateError
+	if format == "json" && errors.As(err, &gate) {
+		return "", jsonGateError{gate}
 	}
 	if err != nil {
-		return "", err
+		// The function names itself: the gates are its only step.
+		return "", fmt.Errorf("release-plan: %w", err)
+	}
+	if format == "json" {
+		return toJSON(releasegate.Report{OK: true, Plan: &plan})
 	}
 	return plan.Text(), nil
 }

@@ -44,7 +44,7 @@ var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 func splitRepo(repo string) (owner, name string, err error) {
 	n, err := reponame.Parse(repo)
 	if err != nil {
-		return "", "", fmt.Errorf("release-plan: %w: want owner/name, e.g. elixir-cloud-aai/tesk-core", err)
+		return "", "", fmt.Errorf("%w: want owner/name, e.g. elixir-cloud-aai/tesk-core", err)
 	}
 	return n.Owner, n.Repo, nil
 }
@@ -62,7 +62,7 @@ func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Confi
 		return Facts{}, err
 	}
 	if opts.Commit != "" && !fullSHA.MatchString(opts.Commit) {
-		return Facts{}, fmt.Errorf("release-plan: --commit %q is not a full commit SHA: give the 40 hex digits of the commit to tag, e.g. $(git rev-parse main)", opts.Commit)
+		return Facts{}, fmt.Errorf("--commit %q is not a full commit SHA: give the 40 hex digits of the commit to tag, e.g. $(git rev-parse main)", opts.Commit)
 	}
 	g := &gatherer{gh: gh, owner: owner, name: name, reads: fanout.New(ctx, 0), f: Facts{
 		Repo: repo, Tag: tag, Workflow: opts.Workflow, ImageOrg: opts.ImageOrg, CIChecked: opts.CIChecked,
@@ -85,7 +85,7 @@ func Gather(ctx context.Context, gh *github.Client, repo, tag string, opts Confi
 		}
 	}
 	if err := errors.Join(tagErr, g.reads.Wait()); err != nil {
-		return Facts{}, fmt.Errorf("release-plan: reading %s at %s: %w", repo, tag, err)
+		return Facts{}, fmt.Errorf("reading %s at %s: %w", repo, tag, err)
 	}
 	return g.f, nil
 }

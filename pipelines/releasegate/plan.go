@@ -82,7 +82,7 @@ func (e *GateError) Error() string {
 			failed++
 		}
 	}
-	fmt.Fprintf(&b, "release-plan: %s of %s fails %d of %d release rules", e.Tag, e.Repo, failed, RuleCount)
+	fmt.Fprintf(&b, "%s of %s fails %d of %d release rules", e.Tag, e.Repo, failed, RuleCount)
 	if unchecked > 0 {
 		fmt.Fprintf(&b, " (%d more not checked)", unchecked)
 	}
