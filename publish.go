@@ -281,7 +281,7 @@ func (m *Shipyard) AssembleIndex(
 		platforms[i] = string(pl)
 	}
 	s := publish.ImageState{Target: t, Log: logToStderr}
-	if err := s.Assemble(ctx, platforms, pushes); err != nil {
+	if err := publish.AssembleAlone(ctx, &s, platforms, pushes); err != nil {
 		return "", err
 	}
 	return toJSON(publish.Digests(s.Pushed))
@@ -299,6 +299,9 @@ func (m *Shipyard) commitImages(ctx context.Context, fn string, c *sdk.Client, p
 		return nil, "", publish.Target{}, err
 	}
 	t, err := m.target(ctx, fn, c)
+	if err == nil {
+		err = publish.CheckInputs(t, nil)
+	}
 	if err != nil {
 		return nil, "", publish.Target{}, err
 	}

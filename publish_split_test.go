@@ -252,7 +252,7 @@ func TestDevSplitPlatformsRerunAfterAFailure(t *testing.T) {
 		return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "tesk-core-filer/manifests/")
 	})
 	m, _ := splitModule(t, w, devSHA)
-	if _, err := m.AssembleIndex(ctx, parts, "", ""); err == nil || !strings.Contains(err.Error(), "assemble-index filer") {
+	if _, err := m.AssembleIndex(ctx, parts, "", ""); err == nil || !strings.Contains(err.Error(), "assemble-index: filer: ") {
 		t.Fatalf("assemble-index with the registry failing on filer's index: %v", err)
 	}
 	for _, name := range []string{"filer", "taskmaster"} {

@@ -407,6 +407,10 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 // release makes the provenance from it with its tag and commit.
 func (m *Shipyard) imageSteps(ctx context.Context, fn string, c *sdk.Client, signing bool) (release.ImageConfig, error) {
 	target, err := m.target(ctx, fn, c)
+	if err == nil {
+		// Checked once here, when the run is built: the steps do not check it again.
+		err = publish.CheckInputs(target, nil)
+	}
 	if err != nil || !signing {
 		return release.ImageConfig{Target: target}, err
 	}
@@ -424,6 +428,9 @@ func (m *Shipyard) imageSteps(ctx context.Context, fn string, c *sdk.Client, sig
 	}
 	// The provenance itself is the release's to make, once its plan names the tag and commit.
 	in, err := m.signInputs(ctx, fn, c, publish.Provenance{})
+	if err == nil {
+		err = publish.CheckInputs(target, &in)
+	}
 	return release.ImageConfig{Target: target, Sign: in, Origin: origin}, err
 }
 

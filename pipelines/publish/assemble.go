@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"dagger/shipyard/internal/flow"
 )
 
 // StepAssemble is the step that builds each image's index from the platform images the
@@ -109,15 +111,12 @@ func PlanIndexes(platforms []string, pushes []PlatformPush) ([]IndexAssembly, er
 // under), and returns what a push of every platform in one job returns. Every index is
 // built before the first is pushed, so a refused image leaves the registry as it was.
 func AssembleIndexes(ctx context.Context, t Target, plans []IndexAssembly) ([]Pushed, error) {
-	if err := t.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", StepAssemble, err)
-	}
 	if len(plans) == 0 {
-		return nil, fmt.Errorf("%s: no index to assemble", StepAssemble)
+		return nil, errors.New("no index to assemble")
 	}
 	list, err := json.Marshal(plans)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", StepAssemble, err)
+		return nil, err
 	}
 	var out []Pushed
 	call := registryCall{cmd: "assemble", args: []string{"--indexes", string(list)}, about: plans[0].Repository}
@@ -130,14 +129,23 @@ func AssembleIndexes(ctx context.Context, t Target, plans []IndexAssembly) ([]Pu
 			}
 		}
 		if len(failed) > 0 {
-			return nil, fmt.Errorf("%s %s: %w (nothing was tagged; re-run the step)", StepAssemble, strings.Join(failed, ", "), err)
+			return nil, fmt.Errorf("%s: %w (nothing was tagged; re-run the step)", strings.Join(failed, ", "), err)
 		}
-		return nil, fmt.Errorf("%s: %w (nothing was tagged; re-run the step)", StepAssemble, err)
+		return nil, fmt.Errorf("%w (nothing was tagged; re-run the step)", err)
 	}
 	if len(out) != len(plans) {
-		return nil, fmt.Errorf("%s: the registry command assembled %d of %d indexes", StepAssemble, len(out), len(plans))
+		return nil, fmt.Errorf("the registry command assembled %d of %d indexes", len(out), len(plans))
 	}
 	return out, nil
+}
+
+// AssembleAlone is assemble-index run as a flow of its own (the function of that name):
+// Assemble, named once by the runner. s.Target is checked when the run is built.
+func AssembleAlone(ctx context.Context, s *ImageState, platforms []string, pushes []PlatformPush) error {
+	steps := []flow.Step[ImageState]{{Name: StepAssemble, Writes: true, Next: aloneAdvice.Untagged,
+		Run: func(ctx context.Context, s *ImageState) error { return s.Assemble(ctx, platforms, pushes) }}}
+	_, err := flow.Run(ctx, flow.Runner{Flow: StepAssemble, Log: s.Log}, steps, s)
+	return err
 }
 
 // Assemble is the push of a release built per platform: the indexes of the platform jobs'
@@ -146,7 +154,7 @@ func AssembleIndexes(ctx context.Context, t Target, plans []IndexAssembly) ([]Pu
 func (s *ImageState) Assemble(ctx context.Context, platforms []string, pushes []PlatformPush) error {
 	plans, err := PlanIndexes(platforms, pushes)
 	if err != nil {
-		return fmt.Errorf("%s: %w", StepAssemble, err)
+		return err
 	}
 	pushed, err := AssembleIndexes(ctx, s.Target, plans)
 	if err != nil {

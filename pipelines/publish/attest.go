@@ -182,7 +182,7 @@ func ReadBaseImages(ctx context.Context, src *dagger.Directory, images []ci.Imag
 	for _, img := range images {
 		content, err := src.File(img.Spec.Dockerfile).Contents(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("attest %s: reading %s: %w", img.Spec.Name, img.Spec.Dockerfile, err)
+			return nil, fmt.Errorf("%s: reading %s: %w", img.Spec.Name, img.Spec.Dockerfile, err)
 		}
 		if bases := BaseImages(content); len(bases) > 0 {
 			out[img.Spec.Name] = bases
@@ -199,15 +199,15 @@ func ReadBaseImages(ctx context.Context, src *dagger.Directory, images []ci.Imag
 // provenance keeps it: a re-run writes nothing. images gives each digest's Dockerfile and
 // build arguments.
 func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, images []ci.Image) ([]Evidence, error) {
-	if err := in.check("attest"); err != nil {
+	s := &ImageState{Sign: in, Target: t, Pushed: pushed, Built: images}
+	if err := Alone(ctx, StepAttest, s, StepAttest); err != nil {
 		return nil, err
 	}
-	if err := t.check(); err != nil {
-		return nil, fmt.Errorf("attest: %w", err)
-	}
-	if err := checkPushed(pushed); err != nil {
-		return nil, fmt.Errorf("attest: %w", err)
-	}
+	return s.Evidence, nil
+}
+
+// attest is the provenance of pushed, as Attest describes.
+func attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, images []ci.Image) ([]Evidence, error) {
 	byName := make(map[string]ci.Image, len(images))
 	for _, img := range images {
 		byName[img.Spec.Name] = img
@@ -217,18 +217,18 @@ func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, image
 	for i, s := range subjects {
 		img, ok := byName[s.image]
 		if !ok {
-			return nil, fmt.Errorf("attest %s: no image of that name was built from this source", s.image)
+			return nil, fmt.Errorf("%s: no image of that name was built from this source", s.image)
 		}
 		args, err := AttestArgs(in.Provenance, img)
 		if err != nil {
-			return nil, fmt.Errorf("attest: %w", err)
+			return nil, err
 		}
 		for _, p := range s.platforms {
 			args = append(args, "--platform", p)
 		}
 		extra[i] = args
 	}
-	if err := checkPublished(ctx, "attest", t, pushed); err != nil {
+	if err := checkPublished(ctx, t, pushed); err != nil {
 		return nil, err
 	}
 	return runPerImage(ctx, subjectRefs(subjects), func(i int, p Pushed) (Evidence, error) {

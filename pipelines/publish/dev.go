@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"dagger.io/dagger"
@@ -81,22 +80,19 @@ func devSteps(sha string) []flow.Step[ImageState] {
 	}}, Steps(devAdvice, func(s *ImageState) *ImageState { return s })...)
 }
 
-// devInputs sets the tags of the commit and checks the signing inputs: without a way to
-// sign, nothing would be tagged anyway.
+// devInputs sets the tags of the commit and checks what publish-dev was given, the
+// signing inputs included: without a way to sign, nothing would be tagged anyway.
 func devInputs(ctx context.Context, s *ImageState, sha string) error {
 	tags, err := DevTags(sha)
 	if err != nil {
 		return err
 	}
 	s.ReuseTag, s.Tags = tags[0], tags
-	if err := s.Sign.check("signing"); err != nil {
+	if err := s.checkGiven(publishing); err != nil {
 		return err
 	}
 	if err := s.Sign.Provenance.CheckBuilder(); err != nil {
-		return fmt.Errorf("attest: %w", err)
-	}
-	if s.Pipeline == nil {
-		return errors.New("no CI pipeline given")
+		return fmt.Errorf("with-sigstore: %w", err)
 	}
 	if s.Sign.Provenance.BaseImages == nil {
 		if s.Sign.Provenance.BaseImages, err = ReadBaseImages(ctx, s.Pipeline.Source, s.Built); err != nil {

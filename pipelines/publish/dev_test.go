@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/flow/flowtest"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/pipelines/publish"
@@ -129,7 +130,7 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 				})
 			},
 			clear:   func(t *testing.T, w *publishtest.World) { w.Registry.FailNext(0, 0, nil) },
-			wantErr: "push-by-digest taskmaster",
+			wantErr: "push-by-digest: taskmaster: ",
 		},
 		{
 			name: "scan finds a fixable CRITICAL", step: publish.StepScan,
@@ -185,6 +186,7 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 			if !errors.As(err, &fe) || fe.Flow != "publish-dev" || fe.Step != tt.step {
 				t.Errorf("err = %v, want a failure of publish-dev's step %q", err, tt.step)
 			}
+			flowtest.RequireNamed(t, err, publish.DevStepNames(), publish.StepNames())
 			for n, tags := range v.tags(t) {
 				if len(tags) != 0 {
 					t.Errorf("%s was tagged despite the fault: %v", n, tags)

@@ -9,6 +9,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/flow/flowtest"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
@@ -166,4 +167,11 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// requireAloneNamed fails t unless err, a failure of step run alone (publish.Sign, say),
+// names check-inputs or that step, once, and no other step.
+func requireAloneNamed(t testing.TB, err error, step string) {
+	t.Helper()
+	flowtest.RequireNamed(t, err, []string{publish.StepInputs, step}, publish.StepNames())
 }

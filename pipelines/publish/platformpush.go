@@ -42,17 +42,18 @@ func platformList(ps []dagger.Platform) string {
 
 // PushPlatform pushes images built for platform alone (one variant each) by digest,
 // untagged, as single images: what a platform job pushes is a platform image, which only
-// the assemble job lists in an index.
+// the assemble job lists in an index. t is checked (CheckInputs) when the run is built.
 func PushPlatform(ctx context.Context, images []ci.Image, platform dagger.Platform, t Target) (PlatformPush, error) {
 	single := make([]ci.Image, len(images))
 	for i, img := range images {
 		if len(img.Variants) != 1 || img.Variants[0].Platform != platform {
-			return PlatformPush{}, fmt.Errorf("%s %s: built for %d platform(s), want %s alone", StepPush, img.Spec.Name, len(img.Variants), platform)
+			return PlatformPush{}, fmt.Errorf("%s: built for %d platform(s), want %s alone", img.Spec.Name, len(img.Variants), platform)
 		}
 		img.Container, img.Variants = img.Variants[0].Container, nil
 		single[i] = img
 	}
-	pushed, err := PushByDigest(ctx, single, t)
+	// The body of push-by-digest, of a release job's step or a function that checked t.
+	pushed, err := pushAll(ctx, single, t)
 	if err != nil {
 		return PlatformPush{}, err
 	}

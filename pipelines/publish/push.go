@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -22,12 +21,15 @@ import (
 // An image the registry already has costs one HEAD request, so a re-run after a failure
 // pushes only what is missing. Every image is attempted; the error names each that failed.
 func PushByDigest(ctx context.Context, images []ci.Image, t Target) ([]Pushed, error) {
-	if err := t.check(); err != nil {
-		return nil, fmt.Errorf("push-by-digest: %w", err)
+	s := &ImageState{Target: t, Built: images}
+	if err := Alone(ctx, StepPush, s, StepPush); err != nil {
+		return nil, err
 	}
-	if len(images) == 0 {
-		return nil, errors.New("push-by-digest: no images to push")
-	}
+	return s.Pushed, nil
+}
+
+// pushAll pushes each image by digest, all at once; the error names each that failed.
+func pushAll(ctx context.Context, images []ci.Image, t Target) ([]Pushed, error) {
 	out := make([]Pushed, len(images))
 	err := fanout.Each(ctx, 0, len(images), func(ctx context.Context, i int) error {
 		img := images[i]
@@ -36,7 +38,7 @@ func PushByDigest(ctx context.Context, images []ci.Image, t Target) ([]Pushed, e
 		call.about = repo
 		var res pushResult
 		if err := t.runJSON(ctx, call, &res); err != nil {
-			return fmt.Errorf("push-by-digest %s: %w (nothing was tagged; re-run the step, what was already pushed is not sent again)", img.Spec.Name, err)
+			return fmt.Errorf("%s: %w (nothing was tagged; re-run the step, what was already pushed is not sent again)", img.Spec.Name, err)
 		}
 		out[i] = Pushed{Name: img.Spec.Name, Repository: repo, Digest: res.Digest, Platforms: res.Platforms}
 		return nil

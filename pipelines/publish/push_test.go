@@ -74,7 +74,7 @@ func TestPushByDigestFailsMidPushThenARerunFinishes(t *testing.T) {
 		return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "tesk-core-filer/manifests/")
 	})
 	_, err := publish.PushByDigest(ctx, v.images, v.target)
-	if err == nil || !strings.Contains(err.Error(), "push-by-digest filer") || strings.Contains(err.Error(), "push-by-digest taskmaster") {
+	if err == nil || !strings.Contains(err.Error(), "push-by-digest: filer: ") || strings.Contains(err.Error(), "taskmaster: ") {
 		t.Fatalf("err = %v, want filer's failure only", err)
 	}
 	v.noSecrets(t, err.Error())
@@ -114,7 +114,7 @@ func TestPushByDigestRefuses(t *testing.T) {
 		{name: "org with a slash", mutate: func(t *publish.Target) { t.Org = "a/b" }, wantErr: "give one name"},
 		{name: "password without user", mutate: func(t *publish.Target) { t.Username = "" }, wantErr: "--registry-username"},
 		{name: "no registry tool", mutate: func(t *publish.Target) { t.RegistryTool = nil }, wantErr: "no registry tool"},
-		{name: "the image cannot be read", mutate: func(*publish.Target) {}, wantErr: "push-by-digest taskmaster: publishtest: the image mounted at /run/shipyard/images/taskmaster.oci.tar: no space left on device"},
+		{name: "the image cannot be read", mutate: func(*publish.Target) {}, wantErr: "push-by-digest: taskmaster: publishtest: the image mounted at /run/shipyard/images/taskmaster.oci.tar: no space left on device"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,6 +124,7 @@ func TestPushByDigestRefuses(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("err = %v, want %q", err, tt.wantErr)
 			}
+			requireAloneNamed(t, err, publish.StepPush)
 		})
 	}
 }

@@ -30,19 +30,16 @@ const sbomPath = "/run/shipyard/sbom.cdx.json"
 // that already carries an SBOM bundle signed by the token's identity keeps it: a re-run
 // writes nothing.
 func AttestSBOMs(ctx context.Context, in SignInputs, p *ci.Pipeline, t Target, pushed []Pushed) ([]Evidence, error) {
-	if err := in.check(StepSBOM); err != nil {
+	s := &ImageState{Sign: in, Pipeline: p, Target: t, Pushed: pushed}
+	if err := Alone(ctx, StepSBOM, s, StepSBOM); err != nil {
 		return nil, err
 	}
-	if err := t.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", StepSBOM, err)
-	}
-	if err := checkPushed(pushed); err != nil {
-		return nil, fmt.Errorf("%s: %w", StepSBOM, err)
-	}
-	if p == nil {
-		return nil, fmt.Errorf("%s: no CI pipeline to take Trivy's pin from", StepSBOM)
-	}
-	if err := checkPublished(ctx, StepSBOM, t, pushed); err != nil {
+	return s.Evidence, nil
+}
+
+// attestSBOMs is the SBOM attestation of pushed, as AttestSBOMs describes.
+func attestSBOMs(ctx context.Context, in SignInputs, p *ci.Pipeline, t Target, pushed []Pushed) ([]Evidence, error) {
+	if err := checkPublished(ctx, t, pushed); err != nil {
 		return nil, err
 	}
 	subjects := subjectsOf(pushed)
@@ -51,7 +48,7 @@ func AttestSBOMs(ctx context.Context, in SignInputs, p *ci.Pipeline, t Target, p
 		if listed := subjects[i].listed; len(listed) > 0 {
 			doc, err := IndexSBOM(img, listed)
 			if err != nil {
-				return Evidence{}, fmt.Errorf("%s %s: %w", StepSBOM, img.Name, err)
+				return Evidence{}, fmt.Errorf("%s: %w", img.Name, err)
 			}
 			bom = p.Client.Directory().WithNewFile("index.cdx.json", string(doc)).File("index.cdx.json")
 		} else {

@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"fmt"
 
 	"dagger.io/dagger"
 
@@ -15,18 +14,21 @@ import (
 // credential of any kind, so a scan job needs no secret. The directory holds
 // <name>.json, <name>.sarif and summary.txt, also when the scan fails.
 func ScanDigests(ctx context.Context, p *ci.Pipeline, pushed []Pushed, ignore []byte) (*dagger.Directory, []ci.ScanResult, error) {
-	if err := checkPushed(pushed); err != nil {
-		return nil, nil, fmt.Errorf("scan-digests: %w", err)
+	if ignore == nil {
+		ignore = []byte{}
 	}
+	s := &ImageState{Pipeline: p, Pushed: pushed, Ignore: ignore}
+	err := Alone(ctx, StepScan, s, StepScan)
+	return s.Reports, s.Scans, err
+}
+
+// scanDigests is the scan of pushed, as ScanDigests describes.
+func scanDigests(ctx context.Context, p *ci.Pipeline, pushed []Pushed, ignore []byte) (*dagger.Directory, []ci.ScanResult, error) {
 	var targets []ci.ScanInput
 	for _, img := range Scanned(pushed) {
 		targets = append(targets, ci.ScanInput{Name: img.Name, Ref: img.Ref()})
 	}
 	// Trivy's cache is the call's (p.Trust): a credentialed release's own, and
 	// the pull-request level's for a credential-free scan, which anyone can make.
-	dir, results, err := p.ScanReports(ctx, targets, ignore)
-	if err != nil {
-		return dir, results, fmt.Errorf("scan-digests: %w", err)
-	}
-	return dir, results, nil
+	return p.ScanReports(ctx, targets, ignore)
 }

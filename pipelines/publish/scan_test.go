@@ -90,6 +90,7 @@ func TestScanDigestsPolicy(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("err = %v, want %q", err, tt.wantErr)
 			}
+			requireAloneNamed(t, err, publish.StepScan)
 		})
 	}
 }

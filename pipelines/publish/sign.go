@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"fmt"
 )
 
 // Sign signs each pushed digest keylessly (a Fulcio certificate for the OIDC token's
@@ -12,16 +11,16 @@ import (
 // `cosign sign --recursive` does (see Subjects). A digest that already carries its
 // signature keeps it: a re-run writes nothing.
 func Sign(ctx context.Context, in SignInputs, t Target, pushed []Pushed) ([]Evidence, error) {
-	if err := in.check("sign"); err != nil {
+	s := &ImageState{Sign: in, Target: t, Pushed: pushed}
+	if err := Alone(ctx, StepSign, s, StepSign); err != nil {
 		return nil, err
 	}
-	if err := t.check(); err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
-	}
-	if err := checkPushed(pushed); err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
-	}
-	if err := checkPublished(ctx, "sign", t, pushed); err != nil {
+	return s.Evidence, nil
+}
+
+// sign is the signing of pushed, as Sign describes.
+func sign(ctx context.Context, in SignInputs, t Target, pushed []Pushed) ([]Evidence, error) {
+	if err := checkPublished(ctx, t, pushed); err != nil {
 		return nil, err
 	}
 	return runPerImage(ctx, Subjects(pushed), func(_ int, p Pushed) (Evidence, error) {

@@ -25,7 +25,14 @@ const (
 	// before any tag moves.
 	StepVerifySigned = "verify-signed"
 	StepTag          = "tag"
+	// StepVerify verifies one image, by tag or digest, against a signer its caller names:
+	// the check before a deploy (verify). No publishing flow asks for it.
+	StepVerify = "verify"
 )
+
+// publishing are the steps a flow that publishes runs when it names none: every step but
+// verify.
+var publishing = []string{StepPush, StepScan, StepAttest, StepSBOM, StepSign, StepVerifySigned, StepTag}
 
 // ImageState is the state the image steps share: where the images go, what was built, and
 // what each step found or wrote. It knows nothing of the flow around it (a push to dev, a
@@ -53,6 +60,8 @@ type ImageState struct {
 	StillLatest StillLatest
 	// DevOrder rechecks the commit order on dev right before dev moves (publish-dev).
 	DevOrder DevOrder
+	// Verify is the image and signer the verify step checks.
+	Verify VerifyRequest
 	// Log receives one line per outcome (nil: none).
 	Log func(format string, args ...any)
 
@@ -79,8 +88,15 @@ type Advice struct {
 }
 
 // Steps are the image steps in their one order — push by digest, scan those digests,
-// attest, attest the SBOM, sign, verify all three, tag — over a flow's state S, in which at finds the images.
-func Steps[S any](adv Advice, at func(*S) *ImageState) []flow.Step[S] {
+// attest, attest the SBOM, sign, verify all three, tag, and verify — over a flow's state S,
+// in which at finds the images: those named, or every publishing step when none is. Each
+// step's body does its work only: the flow checks the inputs once, before any step runs
+// (CheckInputs, and a check-inputs step for what a run is given), and the runner alone
+// names the step in an error.
+func Steps[S any](adv Advice, at func(*S) *ImageState, names ...string) []flow.Step[S] {
+	if len(names) == 0 {
+		names = publishing
+	}
 	step := func(name string, writes bool, next string, run func(*ImageState, context.Context) error) flow.Step[S] {
 		return flow.Step[S]{Name: name, Writes: writes, Next: next, Run: func(ctx context.Context, s *S) error {
 			err := run(at(s), ctx)
@@ -90,7 +106,7 @@ func Steps[S any](adv Advice, at func(*S) *ImageState) []flow.Step[S] {
 			return err
 		}}
 	}
-	return []flow.Step[S]{
+	all := []flow.Step[S]{
 		step(StepPush, true, adv.Untagged, (*ImageState).push),
 		step(StepScan, false, adv.Scan, (*ImageState).scan),
 		step(StepAttest, true, adv.Untagged, (*ImageState).attest),
@@ -98,7 +114,90 @@ func Steps[S any](adv Advice, at func(*S) *ImageState) []flow.Step[S] {
 		step(StepSign, true, adv.Untagged, (*ImageState).sign),
 		step(StepVerifySigned, false, adv.Untagged, (*ImageState).verifySigned),
 		step(StepTag, true, adv.Tag, (*ImageState).tag),
+		step(StepVerify, false, "", (*ImageState).verify),
 	}
+	return slices.DeleteFunc(all, func(st flow.Step[S]) bool { return !slices.Contains(names, st.Name) })
+}
+
+// StepNames are the names of every image step, after the check-inputs step a run alone
+// starts with.
+func StepNames() []string {
+	return append(append([]string{StepInputs}, publishing...), StepVerify, StepAssemble)
+}
+
+// Signs is whether any step named signs: it then needs the signing inputs.
+func Signs(names []string) bool {
+	return slices.ContainsFunc(names, func(n string) bool {
+		return n == StepAttest || n == StepSBOM || n == StepSign || n == StepVerifySigned
+	})
+}
+
+// CheckInputs checks what the image steps of a flow are configured with, once, when the
+// run is built: where the images go, and, for a flow that signs, the signing inputs (nil
+// for one that does not).
+func CheckInputs(t Target, sign *SignInputs) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if sign != nil {
+		return sign.check()
+	}
+	return nil
+}
+
+// checkGiven checks what the steps named are given to work on when they run alone: the
+// built images for a push, else the pushed digests; a pipeline for the scans; tags for
+// the tag step; an image and a signer to verify.
+func (s *ImageState) checkGiven(names []string) error {
+	if slices.Contains(names, StepVerify) {
+		// It reads a published image, by any name: no registry organisation to check.
+		return s.Verify.check()
+	}
+	var sign *SignInputs
+	if Signs(names) {
+		sign = &s.Sign
+	}
+	// A scan alone pulls the digests it is given, anonymously: it names no target.
+	if !slices.Equal(names, []string{StepScan}) {
+		if err := CheckInputs(s.Target, sign); err != nil {
+			return err
+		}
+	}
+	if slices.Contains(names, StepPush) {
+		if len(s.Built) == 0 {
+			return errors.New("no images to push")
+		}
+	} else if err := checkPushed(s.Pushed); err != nil {
+		return err
+	}
+	if (slices.Contains(names, StepScan) || slices.Contains(names, StepSBOM)) && s.Pipeline == nil {
+		return errors.New("no CI pipeline to take the scan policy and Trivy's pin from")
+	}
+	if slices.Contains(names, StepTag) {
+		return checkTags(s.Tags)
+	}
+	return nil
+}
+
+// Alone runs the steps named as the whole flow fn (a function that runs part of a publish,
+// e.g. sign or tag-images): what they are given checked first, in a check-inputs step,
+// then each step in its order. A failure is a flow.Error that names fn and the step.
+func Alone(ctx context.Context, fn string, s *ImageState, names ...string) error {
+	steps := append([]flow.Step[ImageState]{{
+		Name: StepInputs, Next: "nothing was written: give what the error names",
+		Run: func(context.Context, *ImageState) error { return s.checkGiven(names) },
+	}}, Steps(aloneAdvice, func(s *ImageState) *ImageState { return s }, names...)...)
+	_, err := flow.Run(ctx, flow.Runner{Flow: fn, Log: s.Log}, steps, s)
+	return err
+}
+
+// aloneAdvice: a step run alone keeps what it wrote, so running it again finishes it.
+var aloneAdvice = Advice{
+	Untagged: "no tag was written; re-run the step to finish: what is pushed and attached is kept",
+	Scan: "if Trivy failed to run, re-run; if it found CRITICAL or HIGH vulnerabilities with a fix, update the packages " +
+		"(or accept a finding in .trivyignore.yaml with a statement and an expiry) and build again",
+	Moved: "a tag that never moves is on another digest: publish a higher version, or find out who wrote it",
+	Tag:   "re-run to finish: tags already on their digest are kept",
 }
 
 // MovedTag is whether err is a tag that never moves found on another digest (now, or
@@ -127,9 +226,6 @@ func (s *ImageState) logf(format string, args ...any) {
 // then checks that Version, if any, is on none of the repositories but on the digest just
 // pushed.
 func (s *ImageState) push(ctx context.Context) error {
-	if err := s.Target.check(); err != nil {
-		return fmt.Errorf("push-by-digest: %w", err)
-	}
 	existing, err := s.reusable(ctx)
 	if err != nil {
 		return err
@@ -144,7 +240,7 @@ func (s *ImageState) push(ctx context.Context) error {
 	}
 	var fresh []Pushed
 	if len(build) > 0 {
-		if fresh, err = PushByDigest(ctx, build, s.Target); err != nil {
+		if fresh, err = pushAll(ctx, build, s.Target); err != nil {
 			return err
 		}
 	}
@@ -160,7 +256,7 @@ func (s *ImageState) push(ctx context.Context) error {
 	if len(s.Reused) > 0 {
 		// A reused digest may be an index: its platform images are scanned and signed too.
 		if pushed, err = ResolvePlatforms(ctx, s.Target, pushed); err != nil {
-			return fmt.Errorf("push-by-digest: %w", err)
+			return err
 		}
 	}
 	if err := s.checkVersion(ctx, pushed); err != nil {
@@ -186,7 +282,7 @@ func (s *ImageState) reusable(ctx context.Context) ([]string, error) {
 		repo := s.Target.Repository(s.Built[i])
 		tags, err := s.Target.ResolveTags(ctx, repo, []string{s.ReuseTag})
 		if err != nil {
-			return fmt.Errorf("push-by-digest %s: looking for %s: %w", s.Built[i].Spec.Name, s.ReuseTag, err)
+			return fmt.Errorf("%s: looking for %s: %w", s.Built[i].Spec.Name, s.ReuseTag, err)
 		}
 		existing[i] = tags[s.ReuseTag]
 		return nil
@@ -211,11 +307,11 @@ func (s *ImageState) scan(ctx context.Context) error {
 	if ignore == nil {
 		var err error
 		if ignore, err = s.Pipeline.IgnoreFileContent(ctx); err != nil {
-			return fmt.Errorf("scan-digests: %w", err)
+			return err
 		}
 	}
 	var err error
-	s.Reports, s.Scans, err = ScanDigests(ctx, s.Pipeline, s.Pushed, ignore)
+	s.Reports, s.Scans, err = scanDigests(ctx, s.Pipeline, s.Pushed, ignore)
 	if err != nil {
 		return err
 	}
@@ -224,7 +320,7 @@ func (s *ImageState) scan(ctx context.Context) error {
 }
 
 func (s *ImageState) attest(ctx context.Context) error {
-	ev, err := Attest(ctx, s.Sign, s.Target, s.Pushed, s.Built)
+	ev, err := attest(ctx, s.Sign, s.Target, s.Pushed, s.Built)
 	if err != nil {
 		return err
 	}
@@ -234,7 +330,7 @@ func (s *ImageState) attest(ctx context.Context) error {
 }
 
 func (s *ImageState) attestSBOM(ctx context.Context) error {
-	ev, err := AttestSBOMs(ctx, s.Sign, s.Pipeline, s.Target, s.Pushed)
+	ev, err := attestSBOMs(ctx, s.Sign, s.Pipeline, s.Target, s.Pushed)
 	if err != nil {
 		return err
 	}
@@ -244,7 +340,7 @@ func (s *ImageState) attestSBOM(ctx context.Context) error {
 }
 
 func (s *ImageState) sign(ctx context.Context) error {
-	ev, err := Sign(ctx, s.Sign, s.Target, s.Pushed)
+	ev, err := sign(ctx, s.Sign, s.Target, s.Pushed)
 	if err != nil {
 		return err
 	}
@@ -255,7 +351,7 @@ func (s *ImageState) sign(ctx context.Context) error {
 
 func (s *ImageState) verifySigned(ctx context.Context) error {
 	var err error
-	if s.Verified, err = VerifySigned(ctx, s.Sign, s.Target, s.Pushed, s.Evidence); err != nil {
+	if s.Verified, err = verifySigned(ctx, s.Sign, s.Target, s.Pushed, s.Evidence); err != nil {
 		return err
 	}
 	for _, v := range s.Verified {
@@ -264,11 +360,21 @@ func (s *ImageState) verifySigned(ctx context.Context) error {
 	return nil
 }
 
+// verify verifies the one image of the request against the signer it names.
+func (s *ImageState) verify(ctx context.Context) error {
+	v, err := s.Verify.verify(ctx)
+	if err != nil {
+		return err
+	}
+	s.Verified = append(s.Verified, v)
+	return nil
+}
+
 // tag points Tags at each pushed digest (nothing is written if any of them is refused),
 // then, when Latest, moves latest for every image together or for none.
 func (s *ImageState) tag(ctx context.Context) error {
 	var err error
-	s.Applied, err = TagImages(ctx, s.Target, s.Pushed, s.Tags, s.DevOrder)
+	s.Applied, err = tagImages(ctx, s.Target, s.Pushed, s.Tags, s.DevOrder)
 	if err != nil {
 		return err
 	}

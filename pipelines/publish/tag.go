@@ -39,61 +39,69 @@ func DevTags(sha string) ([]string, error) {
 // Call it only after the digests were scanned, attested and signed: that is what makes a
 // moving tag safe to follow.
 func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, devOrder DevOrder) ([]ApplyReport, error) {
-	if err := t.check(); err != nil {
-		return nil, fmt.Errorf("tag-images: %w", err)
-	}
-	if err := checkPushed(pushed); err != nil {
-		return nil, fmt.Errorf("tag-images: %w", err)
-	}
+	s := &ImageState{Target: t, Pushed: pushed, Tags: tags, DevOrder: devOrder}
+	err := Alone(ctx, "tag-images", s, StepTag)
+	return s.Applied, err
+}
+
+// checkTags refuses, before anything is tagged, what the tag step cannot write: no tags,
+// latest (the release's alone), and dev without the commit's tag.
+func checkTags(tags []string) error {
 	if len(tags) == 0 {
-		return nil, errors.New("tag-images: no tags given")
+		return errors.New("no tags given")
 	}
 	if slices.Contains(tags, TagLatest) {
-		return nil, errors.New("tag-images: latest follows the highest release and is set by the release flow, " +
+		return errors.New("latest follows the highest release and is set by the release flow, " +
 			"which rechecks it right before writing; no stillLatest recheck was given, so nothing was tagged")
 	}
+	_, err := devCommit(tags)
+	return err
+}
+
+// tagImages is the tagging of pushed, as TagImages describes.
+func tagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, devOrder DevOrder) ([]ApplyReport, error) {
 	commit, err := devCommit(tags)
 	if err != nil {
-		return nil, fmt.Errorf("tag-images: nothing was tagged: %w", err)
+		return nil, fmt.Errorf("nothing was tagged: %w", err)
 	}
 	plans, err := t.planTags(ctx, pushed, tags)
 	if err != nil {
-		return nil, fmt.Errorf("tag-images: nothing was tagged: %w", err)
+		return nil, fmt.Errorf("nothing was tagged: %w", err)
 	}
 	plansJSON, err := json.Marshal(plans)
 	if err != nil {
-		return nil, fmt.Errorf("tag-images: %w", err)
+		return nil, err
 	}
 	args := []string{"--plans", string(plansJSON)}
 	if writesDev(plans) {
 		if devOrder == nil {
-			return nil, errors.New("tag-images: nothing was tagged: dev would move, but no recheck of the commit order on dev was given")
+			return nil, errors.New("nothing was tagged: dev would move, but no recheck of the commit order on dev was given")
 		}
 		// The GitHub half of the recheck, right before the command, which reads the
 		// registry half right before dev moves: a commit pushed to dev in between is not
 		// seen, and its own run's tag step moves dev after this one.
 		h, err := devOrder(ctx, commit)
 		if err != nil {
-			return nil, fmt.Errorf("tag-images: nothing was tagged: recheck dev: %w", err)
+			return nil, fmt.Errorf("nothing was tagged: recheck dev: %w", err)
 		}
 		h.Commit = commit
 		hJSON, err := json.Marshal(h)
 		if err != nil {
-			return nil, fmt.Errorf("tag-images: %w", err)
+			return nil, err
 		}
 		args = append(args, "--dev-history", string(hJSON))
 	}
 	stdout, err := t.run(ctx, registryCall{cmd: "apply-tags", args: args, about: pushed[0].Repository})
 	var reports []ApplyReport
 	if jerr := json.Unmarshal([]byte(stdout), &reports); jerr != nil && err == nil {
-		return nil, fmt.Errorf("tag-images: reading the output of registry apply-tags: %w", jerr)
+		return nil, fmt.Errorf("reading the output of registry apply-tags: %w", jerr)
 	}
 	if err != nil {
 		name := "the images"
 		if len(reports) > 0 {
 			name = nameOf(pushed, reports[len(reports)-1].Image)
 		}
-		return reports, fmt.Errorf("tag-images %s: %w (tags already written stay; re-run the step to finish)", name, err)
+		return reports, fmt.Errorf("%s: %w (tags already written stay; re-run the step to finish)", name, err)
 	}
 	return reports, nil
 }

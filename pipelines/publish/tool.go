@@ -177,23 +177,23 @@ var ErrNoIdentityToken = errors.New("no OIDC token: attesting and signing need a
 	"--actions-id-token-request-token env://ACTIONS_ID_TOKEN_REQUEST_TOKEN (the job needs permissions id-token: write), " +
 	"elsewhere with-sigstore --oidc-token")
 
-func (in SignInputs) check(step string) error {
+func (in SignInputs) check() error {
 	switch {
 	case in.Tool == nil:
-		return fmt.Errorf("%s: no supplychain tool container", step)
+		return errors.New("no supplychain tool container")
 	case in.OIDCToken != nil && in.TokenRequest != nil:
-		return fmt.Errorf("%s: give either --oidc-token or the --actions-id-token-request-* pair, not both", step)
+		return errors.New("give either --oidc-token or the --actions-id-token-request-* pair, not both")
 	case in.TokenRequest != nil && (in.TokenRequest.URL == nil || in.TokenRequest.Token == nil):
-		return fmt.Errorf("%s: --actions-id-token-request-url and --actions-id-token-request-token go together", step)
+		return errors.New("--actions-id-token-request-url and --actions-id-token-request-token go together")
 	case in.OIDCToken == nil && in.TokenRequest == nil:
-		return fmt.Errorf("%s: %w", step, ErrNoIdentityToken)
+		return ErrNoIdentityToken
 	case in.TrustedRoot == nil:
-		return fmt.Errorf("%s: no Sigstore trusted root (PublicGoodTrustedRoot for the public instance)", step)
+		return errors.New("no Sigstore trusted root (PublicGoodTrustedRoot for the public instance)")
 	}
 	for flag, u := range map[string]string{"--fulcio-url": in.FulcioURL, "--rekor-url": in.RekorURL} {
 		if host, plain := plainHTTPHost(u); plain && !plainhttp.Allowed(host) {
 			// The identity token goes to Fulcio: whoever reads it signs as its identity.
-			return fmt.Errorf("%s: %s %s: plain HTTP goes only to a loopback address or the Dagger engine's gateway, where it cannot leave the machine; give an https URL", step, flag, u)
+			return fmt.Errorf("%s %s: plain HTTP goes only to a loopback address or the Dagger engine's gateway, where it cannot leave the machine; give an https URL", flag, u)
 		}
 	}
 	return nil
@@ -248,7 +248,7 @@ func (in SignInputs) signArgs(t Target, img Pushed) []string {
 // checkPublished confirms each digest is in the registry before anything is signed: the
 // command would otherwise sign, and write a transparency log entry, before it finds that
 // it cannot attach the bundle.
-func checkPublished(ctx context.Context, step string, t Target, pushed []Pushed) error {
+func checkPublished(ctx context.Context, t Target, pushed []Pushed) error {
 	refs := make([]string, len(pushed))
 	for i, p := range pushed {
 		refs[i] = p.Ref()
@@ -261,14 +261,14 @@ func checkPublished(ctx context.Context, step string, t Target, pushed []Pushed)
 				name = p.Name
 			}
 		}
-		return fmt.Errorf("%s %s: the digest is not in the registry (push it first): %w", step, name, err)
+		return fmt.Errorf("%s: the digest is not in the registry (push it first): %w", name, err)
 	}
 	return nil
 }
 
-// publishStep runs `supplychain <step>` (attest or sign) for one image with the token and
+// publishStep runs `supplychain <cmd>` (attest or sign) for one image with the token and
 // the registry password as secret files, and reads its JSON outcome.
-func (in SignInputs) publishStep(ctx context.Context, step, kind, predicateType string, t Target, img Pushed, extra []string) (Evidence, error) {
+func (in SignInputs) publishStep(ctx context.Context, cmd, kind, predicateType string, t Target, img Pushed, extra []string) (Evidence, error) {
 	ctr := in.Tool
 	if in.TokenRequest != nil {
 		ctr = ctr.WithMountedSecret(tokenURLPath, in.TokenRequest.URL).WithMountedSecret(tokenBearerPath, in.TokenRequest.Token)
@@ -279,19 +279,19 @@ func (in SignInputs) publishStep(ctx context.Context, step, kind, predicateType 
 		ctr = ctr.WithMountedSecret(registryPassPath, t.Password)
 	}
 	ctr = ctr.WithMountedFile(trustedRootPath, in.TrustedRoot)
-	args := append(append([]string{"supplychain", step}, in.signArgs(t, img)...), extra...)
+	args := append(append([]string{"supplychain", cmd}, in.signArgs(t, img)...), extra...)
 	stdout, err := runTool(ctx, ctr, args)
 	if err != nil {
-		return Evidence{}, fmt.Errorf("%s %s (%s): %w", step, img.Name, img.Ref(), err)
+		return Evidence{}, fmt.Errorf("%s (%s): %w", img.Name, img.Ref(), err)
 	}
 	var o outcome
 	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
-		return Evidence{}, fmt.Errorf("%s %s: reading supplychain's output: %w", step, img.Name, err)
+		return Evidence{}, fmt.Errorf("%s: reading supplychain %s's output: %w", img.Name, cmd, err)
 	}
 	// Fail closed: evidence for another digest or of another kind is no evidence.
 	if o.Digest != img.Digest || o.PredicateType != predicateType || o.Referrer == "" {
-		return Evidence{}, fmt.Errorf("%s %s: supplychain reported %s for %s (referrer %q), want %s for %s",
-			step, img.Name, o.PredicateType, o.Digest, o.Referrer, predicateType, img.Digest)
+		return Evidence{}, fmt.Errorf("%s: supplychain %s reported %s for %s (referrer %q), want %s for %s",
+			img.Name, cmd, o.PredicateType, o.Digest, o.Referrer, predicateType, img.Digest)
 	}
 	return Evidence{Name: img.Name, Digest: o.Digest, Kind: kind, Referrer: o.Referrer, LogIndex: o.LogIndex,
 		Created: o.Created, Identity: o.Identity, Issuer: o.Issuer}, nil

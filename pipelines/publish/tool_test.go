@@ -119,41 +119,42 @@ func TestSignAndAttestRefuse(t *testing.T) {
 		name    string
 		run     func() error
 		wantErr string
+		step    string
 	}{
 		{"sign without a token", func() error {
 			in := v.sign
 			in.OIDCToken = nil
 			_, err := publish.Sign(ctx, in, v.target, pushed)
 			return err
-		}, "sign: no OIDC token"},
+		}, "sign: check-inputs: no OIDC token", publish.StepSign},
 		{"attest without the tool", func() error {
 			_, err := publish.Attest(ctx, noTool, v.target, pushed, v.images)
 			return err
-		}, "no supplychain tool"},
+		}, "no supplychain tool", publish.StepAttest},
 		{"attest an image not built here", func() error {
 			_, err := publish.Attest(ctx, v.sign, v.target, []publish.Pushed{{Name: "api", Repository: v.repo("api"), Digest: pushed[0].Digest}}, v.images)
 			return err
-		}, "attest api: no image of that name"},
+		}, "attest: api: no image of that name", publish.StepAttest},
 		{"sign a digest that is not pushed", func() error {
 			_, err := publish.Sign(ctx, v.sign, v.target, []publish.Pushed{{Name: "filer", Repository: v.repo("filer"), Digest: digestA}})
 			return err
-		}, "sign filer"},
+		}, "sign: filer: the digest is not in the registry", publish.StepSign},
 		{"sign with Fulcio over plain HTTP off the machine", func() error {
 			in := v.sign
 			in.FulcioURL = "http://10.20.30.40:5555"
 			_, err := publish.Sign(ctx, in, v.target, pushed)
 			return err
-		}, "--fulcio-url http://10.20.30.40:5555: plain HTTP goes only to a loopback address or the Dagger engine's gateway"},
+		}, "--fulcio-url http://10.20.30.40:5555: plain HTTP goes only to a loopback address or the Dagger engine's gateway", publish.StepSign},
 		{"attest with Rekor over plain HTTP off the machine", func() error {
 			in := v.sign
 			in.RekorURL = "http://rekor.local"
 			_, err := publish.Attest(ctx, in, v.target, pushed, v.images)
 			return err
-		}, "--rekor-url http://rekor.local: plain HTTP"},
+		}, "--rekor-url http://rekor.local: plain HTTP", publish.StepAttest},
 		{"sign the same image twice", func() error {
 			_, err := publish.Sign(ctx, v.sign, v.target, []publish.Pushed{pushed[0], pushed[0]})
 			return err
-		}, "given twice"},
+		}, "given twice", publish.StepSign},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,6 +163,7 @@ func TestSignAndAttestRefuse(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tt.wantErr)
 			}
 			v.noSecrets(t, err.Error())
+			requireAloneNamed(t, err, tt.step)
 		})
 	}
 	if _, entries := w.Sigstore.Counts(t); entries != 0 {

@@ -131,52 +131,88 @@ func WithMinSCTs(n int) VerifyOption {
 	return func(c *verifyConfig) { c.minSCTs = n }
 }
 
-// Verify checks that an image has a valid Sigstore signature and SLSA build provenance
-// from an identity (a regexp over the certificate's identity, e.g. the release workflow)
-// and OIDC issuer, against trustedRoot (PublicGoodTrustedRoot, or a file). It resolves a
-// tag to its digest first, here, so the check and its cached result are about that digest,
-// then runs `supplychain verify` in the tool container. It fails on an unsigned image, a
-// wrong identity or issuer, and bundles of another digest. The registry is read with the
-// registry command in registryTool, anonymously unless WithRegistryLogin gives a login.
-func Verify(ctx context.Context, tool, registryTool *dagger.Container, image, identityRegexp, issuer string, trustedRoot *dagger.File, opts ...VerifyOption) (Verification, error) {
+// VerifyRequest is what verify checks: an image, by tag or digest, against a signer (a
+// regexp over the certificate's identity, e.g. the release workflow, and its OIDC issuer)
+// and a trusted root (PublicGoodTrustedRoot, or a file), with the supplychain tool and the
+// registry command that reads the registry.
+type VerifyRequest struct {
+	Tool, RegistryTool      *dagger.Container
+	Image, Identity, Issuer string
+	TrustedRoot             *dagger.File
+	Options                 []VerifyOption
+}
+
+func (r VerifyRequest) config() verifyConfig {
 	cfg := verifyConfig{minSCTs: 1}
-	for _, o := range opts {
+	for _, o := range r.Options {
 		o(&cfg)
 	}
+	return cfg
+}
+
+// check refuses, before anything is read, a request that cannot verify anything or would
+// accept a signer it should not.
+func (r VerifyRequest) check() error {
 	switch {
-	case tool == nil:
-		return Verification{}, errors.New("verify: no supplychain tool container")
-	case trustedRoot == nil:
-		return Verification{}, errors.New("verify: no trusted root given")
-	case identityRegexp == "" || issuer == "":
-		return Verification{}, errors.New("verify: --identity (a regexp of the signer's identity) and --issuer (its OIDC issuer) are required")
-	case cfg.minSCTs < 0:
-		return Verification{}, fmt.Errorf("verify: --min-scts %d must not be negative", cfg.minSCTs)
+	case r.Tool == nil:
+		return errors.New("no supplychain tool container")
+	case r.TrustedRoot == nil:
+		return errors.New("no trusted root given")
+	case r.Identity == "" || r.Issuer == "":
+		return errors.New("--identity (a regexp of the signer's identity) and --issuer (its OIDC issuer) are required")
+	case r.config().minSCTs < 0:
+		return fmt.Errorf("--min-scts %d must not be negative", r.config().minSCTs)
 	}
-	if _, err := regexp.Compile(identityRegexp); err != nil {
-		return Verification{}, fmt.Errorf("verify: --identity %q is not a regular expression: %w", identityRegexp, err)
+	if _, err := regexp.Compile(r.Identity); err != nil {
+		return fmt.Errorf("--identity %q is not a regular expression: %w", r.Identity, err)
 	}
-	if !Anchored(identityRegexp) {
-		return Verification{}, fmt.Errorf("verify: --identity %q is not anchored: write it as ^…$ so that it matches the whole identity, e.g. %s", identityRegexp, ExampleReleaseIdentity)
+	if !Anchored(r.Identity) {
+		return fmt.Errorf("--identity %q is not anchored: write it as ^…$ so that it matches the whole identity, e.g. %s", r.Identity, ExampleReleaseIdentity)
 	}
+	if _, _, err := splitRef(r.Image); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Verify checks that an image has a valid Sigstore signature and SLSA build provenance
+// from an identity and OIDC issuer, against trustedRoot, as the verify step alone (see
+// VerifyRequest). It resolves a tag to its digest first, here, so the check and its
+// cached result are about that digest, then runs `supplychain verify` in the tool
+// container. It fails on an unsigned image, a wrong identity or issuer, and bundles of
+// another digest. The registry is read with the registry command in registryTool,
+// anonymously unless WithRegistryLogin gives a login.
+func Verify(ctx context.Context, tool, registryTool *dagger.Container, image, identityRegexp, issuer string, trustedRoot *dagger.File, opts ...VerifyOption) (Verification, error) {
+	s := &ImageState{Verify: VerifyRequest{Tool: tool, RegistryTool: registryTool, Image: image,
+		Identity: identityRegexp, Issuer: issuer, TrustedRoot: trustedRoot, Options: opts}}
+	if err := Alone(ctx, StepVerify, s, StepVerify); err != nil {
+		return Verification{}, err
+	}
+	return s.Verified[0], nil
+}
+
+// verify is the verification of r's image, as Verify describes, of a checked request.
+func (r VerifyRequest) verify(ctx context.Context) (Verification, error) {
+	cfg := r.config()
+	image := r.Image
 	repo, _, err := splitRef(image)
 	if err != nil {
-		return Verification{}, fmt.Errorf("verify: %w", err)
+		return Verification{}, err
 	}
-	reader := Target{RegistryTool: registryTool}
+	reader := Target{RegistryTool: r.RegistryTool}
 	if cfg.target != nil {
 		reader = *cfg.target
 	}
 	resolved, err := reader.resolveRefs(ctx, []string{image}, cfg.platforms)
 	if err != nil {
-		return Verification{}, fmt.Errorf("verify %s: %w", image, err)
+		return Verification{}, fmt.Errorf("%s: %w", image, err)
 	}
 	digest := resolved[0].Digest
 	ref := repo + "@" + digest
 
-	ctr := tool.WithMountedFile(trustedRootPath, trustedRoot)
+	ctr := r.Tool.WithMountedFile(trustedRootPath, r.TrustedRoot)
 	args := append([]string{"supplychain", "verify", "--image", ref,
-		"--certificate-identity-regexp", identityRegexp, "--certificate-oidc-issuer", issuer,
+		"--certificate-identity-regexp", r.Identity, "--certificate-oidc-issuer", r.Issuer,
 		"--trusted-root", trustedRootPath, "--min-scts", strconv.Itoa(cfg.minSCTs)}, plainHTTPArgs(registryHostOf(ref))...)
 	if cfg.requireSBOM {
 		args = append(args, "--require", cosignPredicateType, "--require", slsaPredicateType, "--require", CycloneDXPredicateType)
@@ -187,27 +223,29 @@ func Verify(ctx context.Context, tool, registryTool *dagger.Container, image, id
 	}
 	stdout, err := runTool(ctx, ctr, args)
 	if err != nil {
-		return Verification{}, fmt.Errorf("verify %s (%s): %w", image, ref, err)
+		return Verification{}, fmt.Errorf("%s (%s): %w", image, ref, err)
 	}
 	var got struct {
 		Digest   string     `json:"digest"`
 		Verified []Verified `json:"verified"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-		return Verification{}, fmt.Errorf("verify %s: reading supplychain's output: %w", image, err)
+		return Verification{}, fmt.Errorf("%s: reading supplychain verify's output: %w", image, err)
 	}
 	if got.Digest != digest || len(got.Verified) == 0 {
-		return Verification{}, fmt.Errorf("verify %s: supplychain verified %q with %d bundles, want %s", image, got.Digest, len(got.Verified), digest)
+		return Verification{}, fmt.Errorf("%s: supplychain verified %q with %d bundles, want %s", image, got.Digest, len(got.Verified), digest)
 	}
 	v := Verification{Image: image, Ref: ref, Digest: digest, Verified: got.Verified}
 	if !cfg.platforms {
 		return v, nil
 	}
-	one := append(slices.Clone(opts), func(c *verifyConfig) { c.platforms = false })
+	one := r
+	one.Options = append(slices.Clone(r.Options), func(c *verifyConfig) { c.platforms = false })
 	for _, l := range resolved[0].Platforms {
-		pv, err := Verify(ctx, tool, registryTool, repo+"@"+l.Digest, identityRegexp, issuer, trustedRoot, one...)
+		one.Image = repo + "@" + l.Digest
+		pv, err := one.verify(ctx)
 		if err != nil {
-			return Verification{}, fmt.Errorf("verify %s, its %s image: %w", image, l.Platform, err)
+			return Verification{}, fmt.Errorf("%s, its %s image: %w", image, l.Platform, err)
 		}
 		pv.Platform = l.Platform
 		v.Platforms = append(v.Platforms, pv)

@@ -58,20 +58,17 @@ func IdentityPattern(identity string) string {
 	return "^" + regexp.QuoteMeta(identity) + "$"
 }
 
-// VerifySigned verifies, the way a user will, that each pushed digest carries a signature
+// verifySigned verifies, the way a user will, that each pushed digest carries a signature
 // and SLSA provenance from the expected signer that verify against the trusted root, and
 // its SBOM attestation too when the evidence holds one (the attest-sbom step ran). It
 // runs after attest and sign and before any tag moves: whatever the steps reported, a tag
 // never names a digest that does not verify. Of a multi-platform image, the index and each
 // platform image are verified (Subjects).
-func VerifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed, evidence []Evidence) ([]Verification, error) {
-	if err := in.check(StepVerifySigned); err != nil {
-		return nil, err
-	}
+func verifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed, evidence []Evidence) ([]Verification, error) {
 	pushed = Subjects(pushed)
 	signer, err := ExpectedSigner(pushed, evidence)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", StepVerifySigned, err)
+		return nil, err
 	}
 	out := make([]Verification, len(pushed))
 	err = fanout.Each(ctx, 0, len(pushed), func(ctx context.Context, i int) error {
@@ -79,9 +76,10 @@ func VerifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed,
 		if hasEvidence(evidence, pushed[i], KindSBOM) {
 			opts = append(opts, WithRequiredSBOM())
 		}
-		v, err := Verify(ctx, in.Tool, t.RegistryTool, pushed[i].Ref(), IdentityPattern(signer.Identity), signer.Issuer, in.TrustedRoot, opts...)
+		v, err := VerifyRequest{Tool: in.Tool, RegistryTool: t.RegistryTool, Image: pushed[i].Ref(), Identity: IdentityPattern(signer.Identity),
+			Issuer: signer.Issuer, TrustedRoot: in.TrustedRoot, Options: opts}.verify(ctx)
 		if err != nil {
-			return fmt.Errorf("%s %s: %w", StepVerifySigned, pushed[i].Name, err)
+			return fmt.Errorf("%s: %w", pushed[i].Name, err)
 		}
 		out[i] = v
 		return nil

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/flow/flowtest"
+	"dagger/shipyard/pipelines/publish"
 )
 
 // declaredFlows are the step lists of every flow of the release, by the function that runs
@@ -32,14 +34,16 @@ func requireDeclaredStep(t testing.TB, err error, steps []flow.Step[releaseState
 	if err == nil {
 		return
 	}
-	var fe *flow.Error
-	if !errors.As(err, &fe) {
-		t.Errorf("a failure names no step: %v", err)
-		return
+	flowtest.RequireNamed(t, err, flow.Names(steps), knownSteps())
+}
+
+// knownSteps are the names of every step of every flow of the release and of publish.
+func knownSteps() []string {
+	known := publish.StepNames()
+	for _, steps := range declaredFlows() {
+		known = append(known, flow.Names(steps)...)
 	}
-	if names := flow.Names(steps); !slices.Contains(names, fe.Step) {
-		t.Errorf("a failure names step %q, which its flow does not declare (%v): %v", fe.Step, names, err)
-	}
+	return known
 }
 
 // TestFaultsNameDeclaredSteps: every step a fault of the release fails is a step the

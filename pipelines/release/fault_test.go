@@ -112,7 +112,7 @@ func releaseFaults() []releaseFault {
 				w.program = func(e *engine.Engine) {
 					e.OnExec(engine.ExecRule{
 						Match:    func(x engine.Exec) bool { return len(x.Args) > 1 && x.Args[0] == "supplychain" && x.Args[1] == "sign" },
-						ExitCode: 1, Stderr: "supplychain: sign: rekor: 502 Bad Gateway",
+						ExitCode: 1, Stderr: "supplychain sign: rekor: 502 Bad Gateway",
 					})
 				}
 			},
