@@ -14,6 +14,7 @@ import (
 
 	sdk "dagger.io/dagger"
 
+	"dagger/shipyard/internal/buildplatform"
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/pipelines/ci"
@@ -141,7 +142,7 @@ func (m *Shipyard) WithPlatforms(
 	// A platform, os/arch[/variant] (repeatable).
 	platform []string,
 ) (*Shipyard, error) {
-	if _, err := ci.ParsePlatforms(platform); err != nil {
+	if _, err := buildplatform.Parse(platform); err != nil {
 		return nil, err
 	}
 	c := *m

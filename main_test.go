@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"dagger/shipyard/internal/buildplatform"
 	"errors"
 	"strings"
 	"testing"
@@ -46,8 +47,8 @@ func cleanScans(e *engine.Engine) {
 		e.OnFile(engine.FileRule{Path: "/out/" + img + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
 		e.OnFile(engine.FileRule{Path: "/out/" + img + ".sarif", Contents: flowexecs.CleanSARIF})
 		for _, p := range ci.DefaultPlatforms() {
-			e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(img, p)) + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
-			e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(img, p)) + ".sarif", Contents: flowexecs.CleanSARIF})
+			e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(buildplatform.TargetName(img, p)) + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+			e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(buildplatform.TargetName(img, p)) + ".sarif", Contents: flowexecs.CleanSARIF})
 		}
 	}
 }

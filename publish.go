@@ -11,6 +11,7 @@ import (
 
 	sdk "dagger.io/dagger"
 
+	"dagger/shipyard/internal/buildplatform"
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/output"
 	"dagger/shipyard/pipelines/ci"
@@ -202,7 +203,7 @@ func (m *Shipyard) PushPlatformByDigest(
 	// +optional
 	image string,
 ) (string, error) {
-	parsed, err := ci.ParsePlatforms([]string{platform})
+	parsed, err := buildplatform.Parse([]string{platform})
 	if err != nil {
 		return "", fmt.Errorf("--platform: %w", err)
 	}

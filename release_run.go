@@ -8,8 +8,8 @@ import (
 
 	sdk "dagger.io/dagger"
 
+	"dagger/shipyard/internal/buildplatform"
 	"dagger/shipyard/internal/output"
-	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/release"
 	"dagger/shipyard/pipelines/releasegate"
@@ -125,7 +125,7 @@ func (m *Shipyard) ReleasePushPlatform(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	p, err := ci.ParsePlatforms([]string{platform})
+	p, err := buildplatform.Parse([]string{platform})
 	if err != nil {
 		return "", fmt.Errorf("--platform: %w", err)
 	}

@@ -1,6 +1,7 @@
 package githubactions
 
 import (
+	"dagger/shipyard/internal/buildplatform"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -46,7 +47,7 @@ func TestWeeklyScanUploadIsAccepted(t *testing.T) {
 		repo, tag, _ := strings.Cut(ref[strings.LastIndex(ref, "/")+1:], ":")
 		name := strings.TrimPrefix(repo, "tesk-core-") + "-" + tag
 		for _, p := range ci.DefaultPlatforms() {
-			target := ci.PlatformTargetName(name, p)
+			target := buildplatform.TargetName(name, p)
 			sarif, err := ci.ReportSARIF(target, trivySARIF, nil)
 			if err != nil {
 				t.Fatal(err)

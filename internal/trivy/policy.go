@@ -28,6 +28,13 @@ type IgnoredFinding struct {
 	EntryLine int
 }
 
+// TargetVerdict is the verdict on one scanned target, by the target's name: "filer", or
+// "filer (linux/arm64)" for one platform's image.
+type TargetVerdict struct {
+	Name    string
+	Verdict Verdict
+}
+
 // Verdict is the outcome of tesk-core's scan policy over one report.
 type Verdict struct {
 	// Blocking findings fail the scan: CRITICAL or HIGH, with a fix, not ignored.

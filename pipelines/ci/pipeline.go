@@ -2,14 +2,15 @@ package ci
 
 import (
 	"context"
+	"dagger/shipyard/internal/buildplatform"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
-	"dagger.io/dagger"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/trust"
+
+	"dagger.io/dagger"
 )
 
 // Pipeline holds what every CI job shares: the client of the Dagger session, the project's
@@ -39,37 +40,14 @@ func DefaultPlatforms() []dagger.Platform {
 }
 
 // PlatformsOf are the platforms a build makes images for: those configured (with-platforms'
-// --platform values, checked by ParsePlatforms); when none are, DefaultPlatforms for images
+// --platform values, checked by buildplatform.Parse); when none are, DefaultPlatforms for images
 // that are published, and none (the engine's own platform) for the others, since what they
 // build is only tested or scanned there.
 func PlatformsOf(published bool, values []string) ([]dagger.Platform, error) {
 	if len(values) == 0 && published {
 		return slices.Clone(DefaultPlatforms()), nil
 	}
-	return ParsePlatforms(values)
-}
-
-// ParsePlatforms reads --platform values, os/arch[/variant] (linux/amd64, linux/arm64/v8),
-// refusing malformed or repeated ones.
-func ParsePlatforms(values []string) ([]dagger.Platform, error) {
-	seen := map[string]bool{}
-	out := make([]dagger.Platform, 0, len(values))
-	for _, v := range values {
-		parts := strings.Split(v, "/")
-		ok := len(parts) == 2 || len(parts) == 3
-		for _, part := range parts {
-			ok = ok && part != "" && strings.Trim(part, "abcdefghijklmnopqrstuvwxyz0123456789_") == ""
-		}
-		if !ok {
-			return nil, fmt.Errorf("--platform %q: want os/arch or os/arch/variant in lower case, e.g. linux/arm64", v)
-		}
-		if seen[v] {
-			return nil, fmt.Errorf("--platform %q is given twice", v)
-		}
-		seen[v] = true
-		out = append(out, dagger.Platform(v))
-	}
-	return out, nil
+	return buildplatform.Parse(values)
 }
 
 // New returns a pipeline with the default pins and tesk-core's image prefix.

@@ -2,6 +2,7 @@ package ci
 
 import (
 	"context"
+	"dagger/shipyard/internal/buildplatform"
 	"fmt"
 	"strings"
 	"time"
@@ -38,16 +39,9 @@ func ReportFile(name string) string {
 	return strings.NewReplacer(" (", "-", "/", "-", ")", "", " ", "-").Replace(name)
 }
 
-// PlatformTargetName names one platform's image of a multi-platform image in a scan.
-func PlatformTargetName(image string, platform dagger.Platform) string {
-	return image + " (" + string(platform) + ")"
-}
-
-// ScanResult is the verdict on one target and its report files.
-type ScanResult struct {
-	Name    string
-	Verdict trivy.Verdict
-}
+// ScanResult is the verdict on one target and its report files: trivy's, which publishing
+// reads without this package.
+type ScanResult = trivy.TargetVerdict
 
 // trivyContainer runs Trivy on one target, writing the full JSON report (every severity,
 // fixed or not, so the policy is decided in Go and the artifact shows everything) and its
@@ -234,7 +228,7 @@ func ImageTargets(images []Image) []ScanInput {
 		}
 		// Each platform's image is what a user of that platform runs: each is scanned.
 		for _, v := range img.Variants {
-			out = append(out, ScanInput{Name: PlatformTargetName(img.Spec.Name, v.Platform), Tarball: ImageTarball(v.Container)})
+			out = append(out, ScanInput{Name: buildplatform.TargetName(img.Spec.Name, v.Platform), Tarball: ImageTarball(v.Container)})
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package publish_test
 
 import (
 	"context"
+	"dagger/shipyard/internal/buildplatform"
 	"reflect"
 	"slices"
 	"strings"
@@ -25,8 +26,8 @@ func newPlatformEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *
 	w.InstallPlatforms(t, v.e, platforms, imageNames...)
 	for _, n := range imageNames {
 		for _, p := range platforms {
-			v.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(n, dagger.Platform(p))) + ".json", Contents: cleanReport})
-			v.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(n, dagger.Platform(p))) + ".sarif", Contents: flowexecs.CleanSARIF})
+			v.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(buildplatform.TargetName(n, dagger.Platform(p))) + ".json", Contents: cleanReport})
+			v.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(buildplatform.TargetName(n, dagger.Platform(p))) + ".sarif", Contents: flowexecs.CleanSARIF})
 		}
 	}
 	for _, p := range platforms {

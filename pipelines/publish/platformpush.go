@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"dagger/shipyard/internal/buildplatform"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,7 +109,7 @@ func ParseCommitPlatformPush(data string) (CommitPlatformPush, error) {
 	if err := dec.Decode(&p); err != nil {
 		return CommitPlatformPush{}, fmt.Errorf("reading the output of push-platform-by-digest: %w", err)
 	}
-	if _, err := ci.ParsePlatforms([]string{p.Platform}); err != nil {
+	if _, err := buildplatform.Parse([]string{p.Platform}); err != nil {
 		return CommitPlatformPush{}, fmt.Errorf("the platform push's platform: %w", err)
 	}
 	if !commitRE.MatchString(p.Commit) {

@@ -2,13 +2,12 @@ package publish
 
 import (
 	"context"
+	"dagger/shipyard/internal/buildplatform"
 	"fmt"
 	"slices"
 	"strings"
 
 	"dagger.io/dagger"
-
-	"dagger/shipyard/pipelines/ci"
 )
 
 // ResolvePlatforms reads from the registry which platform images each pushed digest lists
@@ -70,7 +69,7 @@ func subjectsOf(pushed []Pushed) []subject {
 		out = append(out, top)
 		for _, pd := range p.Platforms {
 			out = append(out, subject{
-				Pushed:    Pushed{Name: ci.PlatformTargetName(p.Name, dagger.Platform(pd.Platform)), Repository: p.Repository, Digest: pd.Digest},
+				Pushed:    Pushed{Name: buildplatform.TargetName(p.Name, dagger.Platform(pd.Platform)), Repository: p.Repository, Digest: pd.Digest},
 				image:     p.Name,
 				platforms: []string{pd.Platform},
 			})

@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"dagger/shipyard/internal/buildplatform"
 	"fmt"
 	"slices"
 	"strings"
@@ -56,7 +57,7 @@ func platformBuilds(images []ci.Image) []platformBuild {
 			continue
 		}
 		for _, v := range img.Variants {
-			out = append(out, platformBuild{ci.PlatformTargetName(img.Spec.Repository, v.Platform), img, v.Container})
+			out = append(out, platformBuild{buildplatform.TargetName(img.Spec.Repository, v.Platform), img, v.Container})
 		}
 	}
 	return out

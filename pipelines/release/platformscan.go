@@ -2,13 +2,13 @@ package release
 
 import (
 	"context"
+	"dagger/shipyard/internal/buildplatform"
 	"errors"
 	"fmt"
 
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 )
 
@@ -72,7 +72,7 @@ func platformImages(parts []PlatformHandoff) (Handoff, []publish.Pushed, error) 
 		}
 		seen[part.Platform] = true
 		for _, img := range part.Images {
-			out = append(out, publish.Pushed{Name: ci.PlatformTargetName(img.Name, dagger.Platform(part.Platform)),
+			out = append(out, publish.Pushed{Name: buildplatform.TargetName(img.Name, dagger.Platform(part.Platform)),
 				Repository: img.Repository, Digest: img.Digest})
 		}
 	}

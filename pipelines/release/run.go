@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"dagger/shipyard/internal/buildplatform"
 	"slices"
 	"strings"
 
@@ -135,7 +136,7 @@ func (r *Report) target(name string) (*ImageReport, *PlatformReport) {
 	for i := range r.Images {
 		img := &r.Images[i]
 		for j := range img.Platforms {
-			if ci.PlatformTargetName(img.Name, dagger.Platform(img.Platforms[j].Platform)) == name {
+			if buildplatform.TargetName(img.Name, dagger.Platform(img.Platforms[j].Platform)) == name {
 				return img, &img.Platforms[j]
 			}
 		}

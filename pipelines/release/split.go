@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"dagger/shipyard/internal/buildplatform"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 )
 
@@ -46,7 +46,7 @@ func ParsePlatformHandoff(data string) (PlatformHandoff, error) {
 	if err := decodeHandoff(data, &h, "a platform's push job"); err != nil {
 		return PlatformHandoff{}, err
 	}
-	if _, err := ci.ParsePlatforms([]string{h.Platform}); err != nil {
+	if _, err := buildplatform.Parse([]string{h.Platform}); err != nil {
 		return PlatformHandoff{}, fmt.Errorf("the platform handoff's platform: %w", err)
 	}
 	// The release fields and images are checked as a push job's handoff is.

@@ -3,6 +3,7 @@ package release
 import (
 	"bytes"
 	"context"
+	"dagger/shipyard/internal/buildplatform"
 	"fmt"
 	"os"
 	"strings"
@@ -87,8 +88,8 @@ func (w *world) freshEngine() {
 		w.pub.InstallPlatforms(w.t, w.e, names, teskImages...)
 		for _, name := range teskImages {
 			for _, p := range w.platforms {
-				w.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(name, p)) + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
-				w.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(ci.PlatformTargetName(name, p)) + ".sarif", Contents: flowexecs.CleanSARIF})
+				w.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(buildplatform.TargetName(name, p)) + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
+				w.e.OnFile(engine.FileRule{Path: "/out/" + ci.ReportFile(buildplatform.TargetName(name, p)) + ".sarif", Contents: flowexecs.CleanSARIF})
 			}
 		}
 	}
