@@ -25,6 +25,26 @@ func TestSystemsDoNotImportEachOther(t *testing.T) {
 	}
 }
 
+// Publishing belongs to neither system: it works over artifacts and a scanner
+// (publish.Artifact, publish.Scanner), and each system is a producer of them
+// (pipelines/ci/artifact for tesk-core). The publish package and its test kit import
+// neither tesk-core's CI pipeline nor Cloudcoil's models.
+func TestPublishImportsNeitherSystem(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./pipelines/publish", "./pipelines/publish/publishtest").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) == 0 {
+		t.Fatal("go list -deps listed nothing")
+	}
+	for _, dep := range deps {
+		if strings.HasPrefix(dep, "dagger/shipyard/pipelines/ci") || strings.HasPrefix(dep, "dagger/shipyard/models") {
+			t.Errorf("publishing depends on %s", dep)
+		}
+	}
+}
+
 // TestModuleLinksNoPublishingClients holds the module's load light: every job compiles the
 // module binary before its first function runs, and only publishing talks to a registry,
 // which the registry command of the supplychain module does (built in the engine, only

@@ -15,6 +15,7 @@ import (
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/output"
 	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/ci/artifact"
 	"dagger/shipyard/pipelines/publish"
 )
 
@@ -56,7 +57,7 @@ func (m *Shipyard) pushed(ctx context.Context, fn, digests, version string, t pu
 	if err != nil {
 		return nil, nil, err
 	}
-	pushed, err := publish.FromSomeDigests(byName, images, t)
+	pushed, err := publish.FromSomeDigests(byName, artifact.Of(images), t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--digests: %w", err)
 	}
@@ -125,7 +126,7 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	res, err := publish.PublishDev(ctx, publish.DevConfig{Pipeline: p, Images: images, Target: t, Sign: in, Ignore: ignore,
+	res, err := publish.PublishDev(ctx, publish.DevConfig{Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Sign: in, Ignore: ignore,
 		DevOrder: publish.GitHubDevOrder(gh, m.Repo)}, sha)
 	if err != nil {
 		return "", err
@@ -164,7 +165,7 @@ func (m *Shipyard) PushByDigest(
 	if err != nil {
 		return "", err
 	}
-	pushed, err := publish.PushByDigest(ctx, images, t)
+	pushed, err := publish.PushByDigest(ctx, artifact.Of(images), t)
 	if err != nil {
 		return "", err
 	}
@@ -229,7 +230,7 @@ func (m *Shipyard) PushPlatformByDigest(
 	if err != nil {
 		return "", err
 	}
-	pushed, err := publish.PushPlatform(ctx, images, parsed[0], t)
+	pushed, err := publish.PushPlatform(ctx, artifact.Of(images), parsed[0], t)
 	if err != nil {
 		return "", err
 	}
@@ -273,7 +274,7 @@ func (m *Shipyard) AssembleIndex(
 	if err != nil {
 		return "", err
 	}
-	pushes, err := publish.CheckCommitPushes(commit, images[0].Version, images, t, parts)
+	pushes, err := publish.CheckCommitPushes(commit, images[0].Version, artifact.Of(images), t, parts)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w (run the platform jobs of this commit, and pass their output on unchanged)", publish.StepAssemble, err)
 	}
@@ -362,7 +363,7 @@ func (m *Shipyard) ScanDigests(
 	if err != nil {
 		return nil, err
 	}
-	dir, _, err := publish.ScanDigests(ctx, p, pushed, ignore)
+	dir, _, err := publish.ScanDigests(ctx, artifact.Scanner(p), pushed, ignore)
 	if dir == nil {
 		return nil, err
 	}
@@ -401,14 +402,14 @@ func (m *Shipyard) Attest(
 	if err != nil {
 		return "", err
 	}
-	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, images); err != nil {
+	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, artifact.Of(images)); err != nil {
 		return "", err
 	}
 	in, err := m.signInputs(ctx, "attest", c, prov)
 	if err != nil {
 		return "", err
 	}
-	ev, err := publish.Attest(ctx, in, t, pushed, images)
+	ev, err := publish.Attest(ctx, in, t, pushed, artifact.Of(images))
 	if err != nil {
 		return "", err
 	}
@@ -508,7 +509,7 @@ func (m *Shipyard) ScanPublished(
 	if err != nil {
 		return nil, err
 	}
-	dir, _, err := publish.ScanPublished(ctx, p, public, ref, ignore, fail)
+	dir, _, err := publish.ScanPublished(ctx, artifact.Scanner(p), p.ImagePrefix, public, ref, ignore, fail)
 	if dir == nil {
 		return nil, err
 	}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 
 	"dagger.io/dagger"
-
-	"dagger/shipyard/pipelines/ci"
 )
 
 // Origin is what a provenance says before the build is known: the source repository and
@@ -105,20 +104,19 @@ func (o Origin) CheckBuilder() error {
 // AttestArgs are the provenance flags of `supplychain attest` for img: the source, the
 // Dockerfile, the build arguments the image was built with, the base images and the
 // builder. Flags come in a fixed order, so the same build gives the same exec.
-func AttestArgs(p Provenance, img ci.Image) ([]string, error) {
+func AttestArgs(p Provenance, a Artifact) ([]string, error) {
 	if p.SourceRepository == "" || p.SourceCommit == "" {
-		return nil, fmt.Errorf("image %s: the provenance needs the source repository and commit", img.Spec.Name)
+		return nil, fmt.Errorf("image %s: the provenance needs the source repository and commit", a.Name)
 	}
 	args := []string{"--source-repository", p.SourceRepository, "--source-commit", p.SourceCommit}
 	if p.SourceRef != "" {
 		args = append(args, "--source-ref", p.SourceRef)
 	}
-	args = append(args, "--dockerfile", img.Spec.Dockerfile)
-	if img.Version != "" {
-		// The only build argument ci.Images passes, and only when it sets a version.
-		args = append(args, "--build-arg", "SETUPTOOLS_SCM_PRETEND_VERSION="+img.Version)
+	args = append(args, "--dockerfile", a.Recipe.Dockerfile)
+	for _, k := range slices.Sorted(maps.Keys(a.Recipe.BuildArgs)) {
+		args = append(args, "--build-arg", k+"="+a.Recipe.BuildArgs[k])
 	}
-	bases := slices.Clone(p.BaseImages[img.Spec.Name])
+	bases := slices.Clone(p.BaseImages[a.Name])
 	sort.Strings(bases)
 	for _, b := range bases {
 		args = append(args, "--base-image", b)
@@ -130,11 +128,11 @@ func AttestArgs(p Provenance, img ci.Image) ([]string, error) {
 	}
 	for k := range p.GitHub {
 		if _, known := githubFlags[k]; !known {
-			return nil, fmt.Errorf("image %s: GitHub variable %s is not one of %s", img.Spec.Name, k, strings.Join(GitHubVariables(), ", "))
+			return nil, fmt.Errorf("image %s: GitHub variable %s is not one of %s", a.Name, k, strings.Join(GitHubVariables(), ", "))
 		}
 	}
 	if err := p.CheckBuilder(); err != nil {
-		return nil, fmt.Errorf("image %s: %w", img.Spec.Name, err)
+		return nil, fmt.Errorf("image %s: %w", a.Name, err)
 	}
 	if p.BuilderID != "" {
 		args = append(args, "--builder-id", p.BuilderID)
@@ -177,15 +175,15 @@ func BaseImages(dockerfile string) []string {
 
 // ReadBaseImages reads each image's Dockerfile from the source and returns its pinned base
 // images by image name, for Provenance.BaseImages.
-func ReadBaseImages(ctx context.Context, src *dagger.Directory, images []ci.Image) (map[string][]string, error) {
+func ReadBaseImages(ctx context.Context, src *dagger.Directory, images []Artifact) (map[string][]string, error) {
 	out := make(map[string][]string, len(images))
-	for _, img := range images {
-		content, err := src.File(img.Spec.Dockerfile).Contents(ctx)
+	for _, a := range images {
+		content, err := src.File(a.Recipe.Dockerfile).Contents(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("%s: reading %s: %w", img.Spec.Name, img.Spec.Dockerfile, err)
+			return nil, fmt.Errorf("%s: reading %s: %w", a.Name, a.Recipe.Dockerfile, err)
 		}
 		if bases := BaseImages(content); len(bases) > 0 {
-			out[img.Spec.Name] = bases
+			out[a.Name] = bases
 		}
 	}
 	return out, nil
@@ -198,7 +196,7 @@ func ReadBaseImages(ctx context.Context, src *dagger.Directory, images []ci.Imag
 // their own, naming the platforms built (see Subjects). A digest that already carries its
 // provenance keeps it: a re-run writes nothing. images gives each digest's Dockerfile and
 // build arguments.
-func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, images []ci.Image) ([]Evidence, error) {
+func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, images []Artifact) ([]Evidence, error) {
 	s := &ImageState{Sign: in, Target: t, Pushed: pushed, Built: images}
 	if err := Alone(ctx, StepAttest, s, StepAttest); err != nil {
 		return nil, err
@@ -207,10 +205,10 @@ func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, image
 }
 
 // attest is the provenance of pushed, as Attest describes.
-func attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, images []ci.Image) ([]Evidence, error) {
-	byName := make(map[string]ci.Image, len(images))
-	for _, img := range images {
-		byName[img.Spec.Name] = img
+func attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, images []Artifact) ([]Evidence, error) {
+	byName := make(map[string]Artifact, len(images))
+	for _, a := range images {
+		byName[a.Name] = a
 	}
 	subjects := subjectsOf(pushed)
 	extra := make([][]string, len(subjects))

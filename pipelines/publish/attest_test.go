@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/ci/artifact"
 	"dagger/shipyard/pipelines/publish"
 )
 
@@ -48,7 +49,7 @@ func TestAttestArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := publish.AttestArgs(tt.p, tt.img)
+			got, err := publish.AttestArgs(tt.p, artifact.One(tt.img))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)

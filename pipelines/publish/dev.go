@@ -2,20 +2,23 @@ package publish
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/pipelines/ci"
 )
 
 // DevConfig is what a push to dev publishes, and where.
 type DevConfig struct {
-	// Pipeline is the CI pipeline of the source (its Trivy pin and clock for the scan).
-	Pipeline *ci.Pipeline
-	// Images are the images built from the pushed commit (ci.Pipeline.Images).
-	Images []ci.Image
+	// Source is the pushed commit's tree, where the images' Dockerfiles name their base
+	// images.
+	Source *dagger.Directory
+	// Scanner scans the pushed digests under the source's policy.
+	Scanner Scanner
+	// Images are the images built from the pushed commit.
+	Images []Artifact
 	Target Target
 	Sign   SignInputs
 	// Ignore is the content of the source's .trivyignore.yaml (empty: none).
@@ -63,26 +66,26 @@ var devAdvice = Advice{
 // what an earlier run completed (a pushed digest, a bundle already attached, a tag already
 // on its digest), so re-running after success changes nothing.
 func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error) {
-	s := &ImageState{Target: d.Target, Sign: d.Sign, Pipeline: d.Pipeline, Built: d.Images, Ignore: d.Ignore, DevOrder: d.DevOrder}
+	s := &ImageState{Target: d.Target, Sign: d.Sign, Scanner: d.Scanner, Built: d.Images, Ignore: d.Ignore, DevOrder: d.DevOrder}
 	if s.Ignore == nil {
 		s.Ignore = []byte{}
 	}
 	// A push to dev never sets latest, so no stillLatest check is needed.
-	_, err := flow.Run(ctx, flow.Runner{Flow: devFlow}, devSteps(sha), s)
+	_, err := flow.Run(ctx, flow.Runner{Flow: devFlow}, devSteps(sha, d.Source), s)
 	return devResult(s), err
 }
 
 // devSteps are publish-dev's steps for commit sha: its inputs checked, then the image steps.
-func devSteps(sha string) []flow.Step[ImageState] {
+func devSteps(sha string, src *dagger.Directory) []flow.Step[ImageState] {
 	return append([]flow.Step[ImageState]{{
 		Name: StepInputs, Next: "nothing was pushed and no tag was written: give what the error names",
-		Run: func(ctx context.Context, s *ImageState) error { return devInputs(ctx, s, sha) },
+		Run: func(ctx context.Context, s *ImageState) error { return devInputs(ctx, s, sha, src) },
 	}}, Steps(devAdvice, func(s *ImageState) *ImageState { return s })...)
 }
 
 // devInputs sets the tags of the commit and checks what publish-dev was given, the
 // signing inputs included: without a way to sign, nothing would be tagged anyway.
-func devInputs(ctx context.Context, s *ImageState, sha string) error {
+func devInputs(ctx context.Context, s *ImageState, sha string, src *dagger.Directory) error {
 	tags, err := DevTags(sha)
 	if err != nil {
 		return err
@@ -95,7 +98,10 @@ func devInputs(ctx context.Context, s *ImageState, sha string) error {
 		return fmt.Errorf("with-sigstore: %w", err)
 	}
 	if s.Sign.Provenance.BaseImages == nil {
-		if s.Sign.Provenance.BaseImages, err = ReadBaseImages(ctx, s.Pipeline.Source, s.Built); err != nil {
+		if src == nil {
+			return errors.New("no source to read the images' base images from")
+		}
+		if s.Sign.Provenance.BaseImages, err = ReadBaseImages(ctx, src, s.Built); err != nil {
 			return fmt.Errorf("reading the base images: %w", err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/ci/artifact"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
@@ -45,11 +46,13 @@ var publishExecs = flowexecs.Publish()
 // env is one engine (one CI job, or one run) in a world that outlives it: re-runs get a
 // fresh env on the same world, as a re-run job gets a fresh engine.
 type env struct {
-	w      *publishtest.World
-	e      *engine.Engine
-	c      *dagger.Client
-	p      *ci.Pipeline
-	images []ci.Image
+	w       *publishtest.World
+	e       *engine.Engine
+	c       *dagger.Client
+	p       *ci.Pipeline
+	scanner publish.Scanner
+	// images are the pipeline's images as publishing's artifacts.
+	images []publish.Artifact
 	target publish.Target
 	sign   publish.SignInputs
 	dev    publish.DevConfig
@@ -95,8 +98,9 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 			},
 		}.Provenance("refs/heads/dev", sha),
 	}
-	return &env{w: w, e: e, c: c, p: p, images: images, target: target, sign: sign,
-		dev: publish.DevConfig{Pipeline: p, Images: images, Target: target, Sign: sign, DevOrder: newestCommit}}
+	arts := artifact.Of(images)
+	return &env{w: w, e: e, c: c, p: p, scanner: artifact.Scanner(p), images: arts, target: target, sign: sign,
+		dev: publish.DevConfig{Source: p.Source, Scanner: artifact.Scanner(p), Images: arts, Target: target, Sign: sign, DevOrder: newestCommit}}
 }
 
 // newestCommit is the commit-order recheck of a dev branch whose newest commit is always

@@ -13,6 +13,7 @@ import (
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/ci/artifact"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
@@ -37,7 +38,8 @@ func newPlatformEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	v.images, v.dev.Images = images, images
+	v.images = artifact.Of(images)
+	v.dev.Images = v.images
 	return v
 }
 

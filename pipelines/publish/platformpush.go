@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	"dagger.io/dagger"
-
-	"dagger/shipyard/pipelines/ci"
 )
 
 // Images built per platform, each on a runner of that platform so that nothing is
@@ -44,14 +42,14 @@ func platformList(ps []dagger.Platform) string {
 // PushPlatform pushes images built for platform alone (one variant each) by digest,
 // untagged, as single images: what a platform job pushes is a platform image, which only
 // the assemble job lists in an index. t is checked (CheckInputs) when the run is built.
-func PushPlatform(ctx context.Context, images []ci.Image, platform dagger.Platform, t Target) (PlatformPush, error) {
-	single := make([]ci.Image, len(images))
-	for i, img := range images {
-		if len(img.Variants) != 1 || img.Variants[0].Platform != platform {
-			return PlatformPush{}, fmt.Errorf("%s: built for %d platform(s), want %s alone", img.Spec.Name, len(img.Variants), platform)
+func PushPlatform(ctx context.Context, images []Artifact, platform dagger.Platform, t Target) (PlatformPush, error) {
+	single := make([]Artifact, len(images))
+	for i, a := range images {
+		if len(a.Platforms) != 1 || a.Platforms[0].Platform != platform {
+			return PlatformPush{}, fmt.Errorf("%s: built for %d platform(s), want %s alone", a.Name, len(a.Platforms), platform)
 		}
-		img.Container, img.Variants = img.Variants[0].Container, nil
-		single[i] = img
+		a.Image, a.Platforms = a.Platforms[0].Image, nil
+		single[i] = a
 	}
 	// The body of push-by-digest, of a release job's step or a function that checked t.
 	pushed, err := pushAll(ctx, single, t)
@@ -131,10 +129,10 @@ func ParseCommitPlatformPush(data string) (CommitPlatformPush, error) {
 // or the one --image names), each in its repository of t. Which platforms were handed over,
 // and whether each image is for its platform, is checked by the assembly itself
 // (PlanIndexes, AssembleIndexes). It returns the pushes to assemble.
-func CheckCommitPushes(commit, version string, images []ci.Image, t Target, parts []CommitPlatformPush) ([]PlatformPush, error) {
+func CheckCommitPushes(commit, version string, images []Artifact, t Target, parts []CommitPlatformPush) ([]PlatformPush, error) {
 	want := make(map[string]string, len(images))
-	for _, img := range images {
-		want[img.Spec.Name] = t.Repository(img)
+	for _, a := range images {
+		want[a.Name] = t.Repository(a)
 	}
 	names := strings.Join(slices.Sorted(maps.Keys(want)), ", ")
 	var errs []error

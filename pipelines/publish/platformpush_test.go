@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"dagger.io/dagger"
-
-	"dagger/shipyard/pipelines/ci"
 )
 
 var onePlatformPush = `{"commit":"` + strings.Repeat("b", 40) + `","platform":"linux/arm64","images":[{"name":"filer","repository":"docker.io/elixircloud/tesk-core-filer","digest":"sha256:` + strings.Repeat("c", 64) + `"}]}`
@@ -101,10 +99,10 @@ func TestCheckCommitPushes(t *testing.T) {
 	commit, other := strings.Repeat("b", 40), strings.Repeat("a", 40)
 	d := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
 	target := Target{Registry: "r.example", Org: "elixircloud"}
-	image := func(name string) ci.Image {
-		return ci.Image{Spec: ci.ImageSpec{Name: name, Repository: "tesk-core-" + name}}
+	image := func(name string) Artifact {
+		return Artifact{Name: name, Repository: "tesk-core-" + name}
 	}
-	both := []ci.Image{image("filer"), image("taskmaster")}
+	both := []Artifact{image("filer"), image("taskmaster")}
 	pushed := func(name, digest string) Pushed {
 		return Pushed{Name: name, Repository: "r.example/elixircloud/tesk-core-" + name, Digest: digest}
 	}
@@ -128,7 +126,7 @@ func TestCheckCommitPushes(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		version string
-		images  []ci.Image
+		images  []Artifact
 		parts   []CommitPlatformPush
 		want    string
 	}{

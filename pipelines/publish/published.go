@@ -11,7 +11,7 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/fanout"
-	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/internal/trivy"
 )
 
 // PublishedTag is a published tag and the digest it pointed at when scanned.
@@ -88,19 +88,19 @@ func splitRef(ref string) (repo, tag string, err error) {
 // summary.txt, and targets.json naming the digest of each tag). With fail, findings that
 // the policy blocks fail the call; without it (report only) they are only reported. An
 // image that could not be scanned fails the call either way.
-func ScanPublished(ctx context.Context, p *ci.Pipeline, t Target, refs []string, ignore []byte, fail bool) (*dagger.Directory, []ci.ScanResult, error) {
-	targets, err := ResolvePublished(ctx, t, refs, p.ImagePrefix)
+func ScanPublished(ctx context.Context, sc Scanner, prefix string, t Target, refs []string, ignore []byte, fail bool) (*dagger.Directory, []trivy.TargetVerdict, error) {
+	targets, err := ResolvePublished(ctx, t, refs, prefix)
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan-published: %w", err)
 	}
-	scan := make([]ci.ScanInput, 0, len(targets))
+	scan := make([]ScanItem, 0, len(targets))
 	for _, t := range targets {
 		repo, _, _ := splitRef(t.Ref)
 		for _, img := range Scanned([]Pushed{{Name: t.Name, Repository: repo, Digest: t.Digest, Platforms: t.Platforms}}) {
-			scan = append(scan, ci.ScanInput{Name: img.Name, Ref: img.Ref()})
+			scan = append(scan, ScanItem{Name: img.Name, Ref: img.Ref()})
 		}
 	}
-	dir, results, scanErr := p.ScanReports(ctx, scan, ignore)
+	dir, results, scanErr := sc.Scan(ctx, scan, ignore)
 	if dir == nil {
 		return nil, nil, fmt.Errorf("scan-published: %w", scanErr)
 	}
@@ -118,6 +118,6 @@ func ScanPublished(ctx context.Context, p *ci.Pipeline, t Target, refs []string,
 		return dir, results, fmt.Errorf("scan-published: %w", scanErr)
 	default:
 		// Report only: the findings stay in the reports; the verdict says it reported.
-		return ci.WithVerdict(dir, ci.NewVerdict("Scan published images (report only)")), results, nil
+		return sc.ReportOnly(dir, "Scan published images (report only)"), results, nil
 	}
 }

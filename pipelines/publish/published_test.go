@@ -44,7 +44,7 @@ func TestScanPublished(t *testing.T) {
 			v := newEnv(t, w)
 			v.e.OnFile(engine.FileRule{Path: "/out/filer-latest.json", Contents: tt.report})
 			v.e.OnFile(engine.FileRule{Path: "/out/taskmaster-latest.json", Contents: cleanReport})
-			dir, results, err := publish.ScanPublished(ctx, v.p, v.target, tt.refs, nil, tt.fail)
+			dir, results, err := publish.ScanPublished(ctx, v.scanner, v.p.ImagePrefix, v.target, tt.refs, nil, tt.fail)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -88,7 +88,7 @@ func TestScanPublishedByDigest(t *testing.T) {
 	d := w.Registry.Push(t, v.repo("filer"), w.Image(t, "filer"))
 	name := "filer-" + strings.TrimPrefix(d, "sha256:")[:12]
 	v.e.OnFile(engine.FileRule{Path: "/out/" + name + ".json", Contents: cleanReport})
-	_, results, err := publish.ScanPublished(ctx, v.p, v.target, []string{v.repo("filer") + "@" + d}, nil, true)
+	_, results, err := publish.ScanPublished(ctx, v.scanner, v.p.ImagePrefix, v.target, []string{v.repo("filer") + "@" + d}, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestScanPublishedIndex(t *testing.T) {
 	v := newEnv(t, w)
 	v.e.OnFile(engine.FileRule{Path: "/out/filer-latest-linux-amd64.json", Contents: cleanReport})
 	v.e.OnFile(engine.FileRule{Path: "/out/filer-latest-linux-arm64.json", Contents: string(corpus.Read(t, "trivy", "debian-buster.json"))})
-	dir, results, err := publish.ScanPublished(ctx, v.p, v.target, []string{setup.repo("filer") + ":latest"}, nil, true)
+	dir, results, err := publish.ScanPublished(ctx, v.scanner, v.p.ImagePrefix, v.target, []string{setup.repo("filer") + ":latest"}, nil, true)
 	if err == nil || !strings.Contains(err.Error(), "filer-latest (linux/arm64) has fixable CRITICAL or HIGH") {
 		t.Fatalf("err = %v, want the arm64 image's findings", err)
 	}

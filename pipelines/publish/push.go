@@ -8,7 +8,6 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/fanout"
-	"dagger/shipyard/pipelines/ci"
 )
 
 // PushByDigest pushes each image to <registry>/<org>/<repository> by digest, untagged: the
@@ -20,7 +19,7 @@ import (
 //
 // An image the registry already has costs one HEAD request, so a re-run after a failure
 // pushes only what is missing. Every image is attempted; the error names each that failed.
-func PushByDigest(ctx context.Context, images []ci.Image, t Target) ([]Pushed, error) {
+func PushByDigest(ctx context.Context, images []Artifact, t Target) ([]Pushed, error) {
 	s := &ImageState{Target: t, Built: images}
 	if err := Alone(ctx, StepPush, s, StepPush); err != nil {
 		return nil, err
@@ -29,18 +28,18 @@ func PushByDigest(ctx context.Context, images []ci.Image, t Target) ([]Pushed, e
 }
 
 // pushAll pushes each image by digest, all at once; the error names each that failed.
-func pushAll(ctx context.Context, images []ci.Image, t Target) ([]Pushed, error) {
+func pushAll(ctx context.Context, images []Artifact, t Target) ([]Pushed, error) {
 	out := make([]Pushed, len(images))
 	err := fanout.Each(ctx, 0, len(images), func(ctx context.Context, i int) error {
-		img := images[i]
-		repo := t.Repository(img)
-		call := pushCall(img, []string{"--repository", repo})
+		a := images[i]
+		repo := t.Repository(a)
+		call := pushCall(a, []string{"--repository", repo})
 		call.about = repo
 		var res pushResult
 		if err := t.runJSON(ctx, call, &res); err != nil {
-			return fmt.Errorf("%s: %w (nothing was tagged; re-run the step, what was already pushed is not sent again)", img.Spec.Name, err)
+			return fmt.Errorf("%s: %w (nothing was tagged; re-run the step, what was already pushed is not sent again)", a.Name, err)
 		}
-		out[i] = Pushed{Name: img.Spec.Name, Repository: repo, Digest: res.Digest, Platforms: res.Platforms}
+		out[i] = Pushed{Name: a.Name, Repository: repo, Digest: res.Digest, Platforms: res.Platforms}
 		return nil
 	})
 	if err != nil {
@@ -55,19 +54,19 @@ type pushResult struct {
 	Platforms []PlatformDigest `json:"platforms,omitempty"`
 }
 
-// pushCall is the registry command's push of img: its tarball, or one per platform with
+// pushCall is the registry command's push of a: its tarball, or one per platform with
 // the platform it was built for, mounted as files.
-func pushCall(img ci.Image, args []string) registryCall {
+func pushCall(a Artifact, args []string) registryCall {
 	call := registryCall{cmd: "push", args: args, files: map[string]*dagger.File{}}
-	if len(img.Variants) == 0 {
-		path := imagesDir + "/" + img.Spec.Name + ".oci.tar"
-		call.files[path] = img.Container.AsTarball()
+	if len(a.Platforms) == 0 {
+		path := imagesDir + "/" + a.Name + ".oci.tar"
+		call.files[path] = a.Image
 		call.args = append(call.args, "--image", path)
 		return call
 	}
-	for i, v := range img.Variants {
-		path := imagesDir + "/" + img.Spec.Name + "-" + strconv.Itoa(i) + ".oci.tar"
-		call.files[path] = v.Container.AsTarball()
+	for i, v := range a.Platforms {
+		path := imagesDir + "/" + a.Name + "-" + strconv.Itoa(i) + ".oci.tar"
+		call.files[path] = v.Image
 		call.args = append(call.args, "--image", path, "--platform", string(v.Platform))
 	}
 	return call
@@ -76,10 +75,10 @@ func pushCall(img ci.Image, args []string) registryCall {
 // BuiltDigest is the digest push-by-digest would push for img, and for a multi-platform
 // image its platform images' digests, without pushing: what a release's dry run reports.
 // It needs t's registry tool and nothing of the registry.
-func BuiltDigest(ctx context.Context, t Target, img ci.Image) (Pushed, error) {
+func BuiltDigest(ctx context.Context, t Target, a Artifact) (Pushed, error) {
 	var res pushResult
-	if err := t.runJSON(ctx, pushCall(img, []string{"--dry-run"}), &res); err != nil {
-		return Pushed{}, fmt.Errorf("image %s: %w", img.Spec.Name, err)
+	if err := t.runJSON(ctx, pushCall(a, []string{"--dry-run"}), &res); err != nil {
+		return Pushed{}, fmt.Errorf("image %s: %w", a.Name, err)
 	}
-	return Pushed{Name: img.Spec.Name, Digest: res.Digest, Platforms: res.Platforms}, nil
+	return Pushed{Name: a.Name, Digest: res.Digest, Platforms: res.Platforms}, nil
 }

@@ -5,10 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"dagger.io/dagger"
-
-	"dagger/shipyard/pipelines/ci"
 )
 
 // CycloneDXPredicateType is the in-toto predicate type of the SBOM attestation: the URI
@@ -29,8 +25,8 @@ const sbomPath = "/run/shipyard/sbom.cdx.json"
 // which is what `cosign verify-attestation --type cyclonedx` finds from a tag. A digest
 // that already carries an SBOM bundle signed by the token's identity keeps it: a re-run
 // writes nothing.
-func AttestSBOMs(ctx context.Context, in SignInputs, p *ci.Pipeline, t Target, pushed []Pushed) ([]Evidence, error) {
-	s := &ImageState{Sign: in, Pipeline: p, Target: t, Pushed: pushed}
+func AttestSBOMs(ctx context.Context, in SignInputs, sc Scanner, t Target, pushed []Pushed) ([]Evidence, error) {
+	s := &ImageState{Sign: in, Scanner: sc, Target: t, Pushed: pushed}
 	if err := Alone(ctx, StepSBOM, s, StepSBOM); err != nil {
 		return nil, err
 	}
@@ -38,25 +34,25 @@ func AttestSBOMs(ctx context.Context, in SignInputs, p *ci.Pipeline, t Target, p
 }
 
 // attestSBOMs is the SBOM attestation of pushed, as AttestSBOMs describes.
-func attestSBOMs(ctx context.Context, in SignInputs, p *ci.Pipeline, t Target, pushed []Pushed) ([]Evidence, error) {
+func attestSBOMs(ctx context.Context, in SignInputs, sc Scanner, t Target, pushed []Pushed) ([]Evidence, error) {
 	if err := checkPublished(ctx, t, pushed); err != nil {
 		return nil, err
 	}
 	subjects := subjectsOf(pushed)
 	return runPerImage(ctx, subjectRefs(subjects), func(i int, img Pushed) (Evidence, error) {
-		var bom *dagger.File
+		with := in
 		if listed := subjects[i].listed; len(listed) > 0 {
 			doc, err := IndexSBOM(img, listed)
 			if err != nil {
 				return Evidence{}, fmt.Errorf("%s: %w", img.Name, err)
 			}
-			bom = p.Client.Directory().WithNewFile("index.cdx.json", string(doc)).File("index.cdx.json")
+			// A file of its own, mounted like a scanner's SBOM: the tool reads mounts only.
+			bom := in.Tool.WithNewFile(sbomPath, string(doc)).File(sbomPath)
+			with.Tool = in.Tool.WithMountedFile(sbomPath, bom)
 		} else {
-			// Trivy's cache is the attesting call's own (p.Trust): a credentialed call's.
-			bom = p.SBOM(ci.ScanInput{Name: img.Name, Ref: img.Ref()})
+			// The scanner's caches are the attesting call's own: a credentialed call's.
+			with.Tool = in.Tool.WithMountedFile(sbomPath, sc.SBOM(ScanItem{Name: img.Name, Ref: img.Ref()}))
 		}
-		with := in
-		with.Tool = in.Tool.WithMountedFile(sbomPath, bom)
 		return with.publishStep(ctx, "attest", KindSBOM, CycloneDXPredicateType, t, img, []string{"--sbom", sbomPath})
 	})
 }

@@ -20,7 +20,7 @@ func TestAttestSBOMs(t *testing.T) {
 	v := newEnv(t, w)
 	pushed := v.pushed(t)
 
-	ev, err := publish.AttestSBOMs(ctx, v.sign, v.p, v.target, pushed)
+	ev, err := publish.AttestSBOMs(ctx, v.sign, v.scanner, v.target, pushed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestAttestSBOMs(t *testing.T) {
 	for _, n := range imageNames {
 		w.ServeSBOM(again.e, n, strings.Replace(publishtest.SBOM(n), "3e671687", "00000000", 1))
 	}
-	ev2, err := publish.AttestSBOMs(ctx, again.sign, again.p, again.target, pushed)
+	ev2, err := publish.AttestSBOMs(ctx, again.sign, again.scanner, again.target, pushed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestAttestSBOMsTrivyFails(t *testing.T) {
 	pushed := v.pushed(t)
 	v.e.OnExec(engine.ExecRule{ArgsContain: publishtest.SBOMExec, ExitCode: 1, Stderr: "FATAL unable to find the image"})
 	certs, entries := w.Sigstore.Counts(t)
-	_, err := publish.AttestSBOMs(ctx, v.sign, v.p, v.target, pushed)
+	_, err := publish.AttestSBOMs(ctx, v.sign, v.scanner, v.target, pushed)
 	if err == nil || !strings.Contains(err.Error(), "unable to find the image") {
 		t.Fatalf("err = %v, want Trivy's failure", err)
 	}

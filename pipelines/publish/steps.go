@@ -10,7 +10,7 @@ import (
 
 	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/internal/trivy"
 )
 
 // The image steps' names, as logs, errors, reports and docs use them.
@@ -40,11 +40,11 @@ var publishing = []string{StepPush, StepScan, StepAttest, StepSBOM, StepSign, St
 type ImageState struct {
 	Target Target
 	Sign   SignInputs
-	// Pipeline is the CI pipeline of the source: the scan's pins and ignore file.
-	Pipeline *ci.Pipeline
-	// Built are the images built from the source (or described: attest needs only their
-	// Dockerfile and build arguments).
-	Built []ci.Image
+	// Scanner scans the pushed digests under the producing system's policy.
+	Scanner Scanner
+	// Built are the artifacts built from the source (or described: attest needs only their
+	// recipe).
+	Built []Artifact
 	// Ignore is the content of the ignore file; nil reads the pipeline source's.
 	Ignore []byte
 	// ReuseTag is a tag that names the source's image for good (sha-<commit>): an image
@@ -68,7 +68,7 @@ type ImageState struct {
 	// Outcomes, as far as the steps got.
 	Pushed   []Pushed
 	Reused   []string
-	Scans    []ci.ScanResult
+	Scans    []trivy.TargetVerdict
 	Reports  *dagger.Directory
 	Evidence []Evidence
 	Verified []Verification
@@ -170,8 +170,8 @@ func (s *ImageState) checkGiven(names []string) error {
 	} else if err := checkPushed(s.Pushed); err != nil {
 		return err
 	}
-	if (slices.Contains(names, StepScan) || slices.Contains(names, StepSBOM)) && s.Pipeline == nil {
-		return errors.New("no CI pipeline to take the scan policy and Trivy's pin from")
+	if (slices.Contains(names, StepScan) || slices.Contains(names, StepSBOM)) && s.Scanner == nil {
+		return errors.New("no scanner to scan the digests and write their SBOMs")
 	}
 	if slices.Contains(names, StepTag) {
 		return checkTags(s.Tags)
@@ -230,12 +230,12 @@ func (s *ImageState) push(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var build []ci.Image
-	for i, img := range s.Built {
+	var build []Artifact
+	for i, a := range s.Built {
 		if existing[i] == "" {
-			build = append(build, img)
+			build = append(build, a)
 		} else {
-			s.Reused = append(s.Reused, img.Spec.Name)
+			s.Reused = append(s.Reused, a.Name)
 		}
 	}
 	var fresh []Pushed
@@ -245,9 +245,9 @@ func (s *ImageState) push(ctx context.Context) error {
 		}
 	}
 	pushed := make([]Pushed, 0, len(s.Built))
-	for i, img := range s.Built {
+	for i, a := range s.Built {
 		if existing[i] != "" {
-			pushed = append(pushed, Pushed{Name: img.Spec.Name, Repository: s.Target.Repository(img), Digest: existing[i]})
+			pushed = append(pushed, Pushed{Name: a.Name, Repository: s.Target.Repository(a), Digest: existing[i]})
 			continue
 		}
 		pushed = append(pushed, fresh[0])
@@ -282,7 +282,7 @@ func (s *ImageState) reusable(ctx context.Context) ([]string, error) {
 		repo := s.Target.Repository(s.Built[i])
 		tags, err := s.Target.ResolveTags(ctx, repo, []string{s.ReuseTag})
 		if err != nil {
-			return fmt.Errorf("%s: looking for %s: %w", s.Built[i].Spec.Name, s.ReuseTag, err)
+			return fmt.Errorf("%s: looking for %s: %w", s.Built[i].Name, s.ReuseTag, err)
 		}
 		existing[i] = tags[s.ReuseTag]
 		return nil
@@ -306,12 +306,12 @@ func (s *ImageState) scan(ctx context.Context) error {
 	ignore := s.Ignore
 	if ignore == nil {
 		var err error
-		if ignore, err = s.Pipeline.IgnoreFileContent(ctx); err != nil {
+		if ignore, err = s.Scanner.IgnoreFile(ctx); err != nil {
 			return err
 		}
 	}
 	var err error
-	s.Reports, s.Scans, err = scanDigests(ctx, s.Pipeline, s.Pushed, ignore)
+	s.Reports, s.Scans, err = scanDigests(ctx, s.Scanner, s.Pushed, ignore)
 	if err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ func (s *ImageState) attest(ctx context.Context) error {
 }
 
 func (s *ImageState) attestSBOM(ctx context.Context) error {
-	ev, err := attestSBOMs(ctx, s.Sign, s.Pipeline, s.Target, s.Pushed)
+	ev, err := attestSBOMs(ctx, s.Sign, s.Scanner, s.Target, s.Pushed)
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"dagger.io/dagger"
-
-	"dagger/shipyard/pipelines/ci"
 )
 
 // Target is where images are published and with which login.
@@ -29,9 +27,9 @@ type Target struct {
 	RegistryTool *dagger.Container
 }
 
-// Repository is where img is published: <registry>/<org>/<repository>.
-func (t Target) Repository(img ci.Image) string {
-	return t.repository(img.Spec.Repository)
+// Repository is where a is published: <registry>/<org>/<repository>.
+func (t Target) Repository(a Artifact) string {
+	return t.repository(a.Repository)
 }
 
 func (t Target) repository(name string) string {
@@ -155,7 +153,7 @@ func ParseDigests(data string) (map[string]string, error) {
 
 // FromDigests turns that JSON's map back into pushed images of t, in the order of images,
 // and refuses digests of images that do not exist or images without a digest.
-func FromDigests(digests map[string]string, images []ci.Image, t Target) ([]Pushed, error) {
+func FromDigests(digests map[string]string, images []Artifact, t Target) ([]Pushed, error) {
 	return fromDigests(digests, images, t, true)
 }
 
@@ -163,26 +161,26 @@ func FromDigests(digests map[string]string, images []ci.Image, t Target) ([]Push
 // image: the images the map names, at least one, in the order of images. Naming fewer
 // images is the caller's explicit choice (push-by-digest --image prints one), so only an
 // empty map or an unknown image is refused.
-func FromSomeDigests(digests map[string]string, images []ci.Image, t Target) ([]Pushed, error) {
+func FromSomeDigests(digests map[string]string, images []Artifact, t Target) ([]Pushed, error) {
 	if len(digests) == 0 {
 		return nil, fmt.Errorf("no digest given: give the JSON push-by-digest printed, e.g. {\"filer\": \"sha256:…\"}")
 	}
 	return fromDigests(digests, images, t, false)
 }
 
-func fromDigests(digests map[string]string, images []ci.Image, t Target, every bool) ([]Pushed, error) {
+func fromDigests(digests map[string]string, images []Artifact, t Target, every bool) ([]Pushed, error) {
 	var out []Pushed
 	known := map[string]bool{}
-	for _, img := range images {
-		known[img.Spec.Name] = true
-		d, ok := digests[img.Spec.Name]
+	for _, a := range images {
+		known[a.Name] = true
+		d, ok := digests[a.Name]
 		if !ok && every {
-			return nil, fmt.Errorf("no digest for image %s: give every image's digest, as push-by-digest printed them", img.Spec.Name)
+			return nil, fmt.Errorf("no digest for image %s: give every image's digest, as push-by-digest printed them", a.Name)
 		}
 		if !ok {
 			continue
 		}
-		p := Pushed{Name: img.Spec.Name, Repository: t.Repository(img), Digest: d}
+		p := Pushed{Name: a.Name, Repository: t.Repository(a), Digest: d}
 		if err := p.Check(); err != nil {
 			return nil, err
 		}

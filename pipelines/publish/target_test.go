@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 )
 
@@ -43,9 +42,9 @@ func TestParseRef(t *testing.T) {
 }
 
 func TestFromDigests(t *testing.T) {
-	images := []ci.Image{
-		{Spec: ci.ImageSpec{Name: "filer", Repository: "tesk-core-filer"}},
-		{Spec: ci.ImageSpec{Name: "taskmaster", Repository: "tesk-core-taskmaster"}},
+	images := []publish.Artifact{
+		{Name: "filer", Repository: "tesk-core-filer"},
+		{Name: "taskmaster", Repository: "tesk-core-taskmaster"},
 	}
 	target := publish.Target{Registry: "docker.io", Org: "fork"}
 	tests := []struct {
@@ -87,9 +86,9 @@ func TestFromDigests(t *testing.T) {
 // A job per image passes the digest of its own image: FromSomeDigests takes the images
 // named, in the images' order, and refuses what FromDigests refuses but a missing image.
 func TestFromSomeDigests(t *testing.T) {
-	images := []ci.Image{
-		{Spec: ci.ImageSpec{Name: "filer", Repository: "tesk-core-filer"}},
-		{Spec: ci.ImageSpec{Name: "taskmaster", Repository: "tesk-core-taskmaster"}},
+	images := []publish.Artifact{
+		{Name: "filer", Repository: "tesk-core-filer"},
+		{Name: "taskmaster", Repository: "tesk-core-taskmaster"},
 	}
 	target := publish.Target{Registry: "docker.io", Org: "fork"}
 	tests := []struct {

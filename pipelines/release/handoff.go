@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 
-	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/releasegate"
 )
@@ -95,10 +94,10 @@ func (h Handoff) checkForm() error {
 // tiedTo checks that each image of the handoff is one the tagged source builds, in that
 // image's own repository: a handoff that pairs a name with another image's repository would
 // attest one image's build for the other's digest.
-func (h Handoff) tiedTo(t publish.Target, images []ci.Image) error {
+func (h Handoff) tiedTo(t publish.Target, images []publish.Artifact) error {
 	want := make(map[string]string, len(images))
-	for _, img := range images {
-		want[img.Spec.Name] = t.Repository(img)
+	for _, a := range images {
+		want[a.Name] = t.Repository(a)
 	}
 	var errs []error
 	for _, p := range h.Images {

@@ -97,8 +97,8 @@ var describeStep = flow.Step[releaseState]{Name: StepDescribe, Next: nextUntagge
 	if err != nil {
 		return err
 	}
-	s.images.Built = images
-	err = s.handoff.tiedTo(s.cfg.Images.Target, images)
+	s.setBuilt(images)
+	err = s.handoff.tiedTo(s.cfg.Images.Target, s.images.Built)
 	if err == nil {
 		// What is attested and signed is what the registry's indexes list.
 		s.images.Pushed, err = publish.ResolvePlatforms(ctx, s.cfg.Images.Target, s.handoff.Images)

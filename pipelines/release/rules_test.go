@@ -95,8 +95,8 @@ func TestHandoffTiedToImagesAndPush(t *testing.T) {
 	const commit = "0123456789abcdef0123456789abcdef01234567"
 	d1, d2 := "sha256:"+strings.Repeat("1", 64), "sha256:"+strings.Repeat("2", 64)
 	target := publish.Target{Registry: "docker.io", Org: "o"}
-	img := func(n string) ci.Image { return ci.Image{Spec: ci.ImageSpec{Name: n, Repository: "tesk-core-" + n}} }
-	images := []ci.Image{img("filer"), img("taskmaster")}
+	img := func(n string) publish.Artifact { return publish.Artifact{Name: n, Repository: "tesk-core-" + n} }
+	images := []publish.Artifact{img("filer"), img("taskmaster")}
 	h := Handoff{Repo: "o/r", Tag: "v1.0.0", Version: "1.0.0", Commit: commit, Images: []publish.Pushed{
 		{Name: "filer", Repository: "docker.io/o/tesk-core-filer", Digest: d1},
 		{Name: "taskmaster", Repository: "docker.io/o/tesk-core-taskmaster", Digest: d2},

@@ -10,7 +10,6 @@ import (
 
 	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/releasegate"
 )
@@ -82,7 +81,7 @@ func builtDigests(ctx context.Context, s *releaseState) error {
 // reads it from the image's OCI tarball, which is what push-by-digest would push, without
 // pushing; for a multi-platform image,
 // the digest of the index it would push and of each platform image.
-func BuiltDigests(ctx context.Context, cfg Config, images []ci.Image) (map[string]publish.Pushed, error) {
+func BuiltDigests(ctx context.Context, cfg Config, images []publish.Artifact) (map[string]publish.Pushed, error) {
 	built := make([]publish.Pushed, len(images))
 	err := fanout.Each(ctx, 0, len(images), func(ctx context.Context, i int) error {
 		var err error
@@ -90,9 +89,9 @@ func BuiltDigests(ctx context.Context, cfg Config, images []ci.Image) (map[strin
 		return err
 	})
 	out := map[string]publish.Pushed{}
-	for i, img := range images {
+	for i, a := range images {
 		if built[i].Digest != "" {
-			out[img.Spec.Name] = built[i]
+			out[a.Name] = built[i]
 		}
 	}
 	return out, err
@@ -100,15 +99,15 @@ func BuiltDigests(ctx context.Context, cfg Config, images []ci.Image) (map[strin
 
 // plannedImages starts the report's images from the builds: each under the repository it
 // is published to, with the tags the plan gives it.
-func plannedImages(cfg Config, plan releasegate.Plan, images []ci.Image) []ImageReport {
+func plannedImages(cfg Config, plan releasegate.Plan, images []publish.Artifact) []ImageReport {
 	out := make([]ImageReport, 0, len(images))
-	for _, img := range images {
-		r := ImageReport{Name: img.Spec.Name, Repository: img.Spec.Repository}
+	for _, a := range images {
+		r := ImageReport{Name: a.Name, Repository: a.Repository}
 		if cfg.Images.Target.Registry != "" && cfg.Images.Target.Org != "" {
-			r.Repository = cfg.Images.Target.Repository(img)
+			r.Repository = cfg.Images.Target.Repository(a)
 		}
 		for _, pi := range plan.Images {
-			if pi.Name == img.Spec.Repository {
+			if pi.Name == a.Repository {
 				r.Tags = slices.Clone(pi.Tags)
 			}
 		}

@@ -19,7 +19,7 @@ type ScanRecord struct {
 // containers themselves.
 func scanBuilt(ctx context.Context, s *releaseState) error {
 	var err error
-	s.images.Reports, s.images.Scans, err = s.pipeline.Scan(ctx, s.images.Built)
+	s.images.Reports, s.images.Scans, err = s.pipeline.Scan(ctx, s.built)
 	if err != nil {
 		return err
 	}

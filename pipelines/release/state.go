@@ -6,6 +6,7 @@ import (
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/ci/artifact"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/releasegate"
 )
@@ -18,6 +19,9 @@ type releaseState struct {
 	plan     releasegate.Plan
 	pipeline *ci.Pipeline
 	images   publish.ImageState
+	// built are the images as the CI pipeline built (or described) them; images.Built are
+	// the same as the artifacts publishing works on.
+	built []ci.Image
 	// builtDigests are the digests a dry run would push.
 	builtDigests map[string]publish.Pushed
 	// handoff is what the previous job handed over, pushHandoff the push job's own.
@@ -43,8 +47,13 @@ func (s *releaseState) setPlan(plan releasegate.Plan) {
 	s.images.Sign = s.cfg.Images.withSource(plan)
 }
 
+// setBuilt records the images built, and the same as publishing's artifacts.
+func (s *releaseState) setBuilt(images []ci.Image) {
+	s.built, s.images.Built = images, artifact.Of(images)
+}
+
 func (s *releaseState) setPipeline(p *ci.Pipeline) {
-	s.pipeline, s.images.Pipeline = p, p
+	s.pipeline, s.images.Scanner = p, artifact.Scanner(p)
 }
 
 // planStep runs release-plan, and refuses, before anything is built, a registry target
@@ -78,12 +87,12 @@ var sourceStep = flow.Step[releaseState]{Name: StepSource, Next: nextNothingPubl
 
 var buildStep = flow.Step[releaseState]{Name: StepBuild, Next: nextNothingPublished, Run: func(ctx context.Context, s *releaseState) error {
 	images, err := Build(ctx, s.cfg, s.plan, s.pipeline)
-	s.images.Built = images
+	s.setBuilt(images)
 	return err
 }}
 
 var versionStep = flow.Step[releaseState]{Name: StepVersion, Next: nextNothingPublished, Run: func(ctx context.Context, s *releaseState) error {
-	return CheckVersions(ctx, s.cfg, s.plan, s.pipeline, s.images.Built)
+	return CheckVersions(ctx, s.cfg, s.plan, s.pipeline, s.built)
 }}
 
 // notesStep composes the release body; next is the advice by what is published when it

@@ -504,6 +504,22 @@ func graphFile(m engine.Mount, served map[string]string) (string, bool, error) {
 			return contents, true, nil
 		}
 	}
+	// A file a container was given, then read back: container…withNewFile(contents:…,
+	// path:P).file(path:P).
+	if i := strings.LastIndex(m.Source, ".withNewFile(contents:"); i > 0 && !strings.HasPrefix(m.Source, "directory.") {
+		var contents string
+		dec := json.NewDecoder(strings.NewReader(m.Source[i+len(".withNewFile(contents:"):]))
+		if err := dec.Decode(&contents); err != nil {
+			return "", false, fmt.Errorf("reading its contents from %s: %w", m.Source, err)
+		}
+		rest := m.Source[i+len(".withNewFile(contents:")+int(dec.InputOffset()):]
+		if quoted, ok := strings.CutPrefix(rest, ",path:"); ok {
+			quoted, _, _ = strings.Cut(quoted, ")")
+			if rest == ",path:"+quoted+").file(path:"+quoted+")" {
+				return contents, true, nil
+			}
+		}
+	}
 	if rest, ok := strings.CutPrefix(m.Source, "directory.withNewFile(contents:"); ok {
 		var contents string
 		if err := json.NewDecoder(strings.NewReader(rest)).Decode(&contents); err != nil {

@@ -1,0 +1,71 @@
+// Package artifact is where tesk-core's CI meets publishing: its images become the
+// artifacts publishing works on, and its Trivy scan the scanner publishing runs on the
+// pushed digests. A third system that publishes OCI artifacts writes its own such package;
+// publishing itself knows neither.
+package artifact
+
+import (
+	"context"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/trivy"
+	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish"
+)
+
+// VersionArg is the one build argument ci.Images passes, and only when it sets a version.
+const VersionArg = "SETUPTOOLS_SCM_PRETEND_VERSION"
+
+// Of is each image as the artifact publishing pushes, in order.
+func Of(images []ci.Image) []publish.Artifact {
+	out := make([]publish.Artifact, len(images))
+	for i, img := range images {
+		out[i] = One(img)
+	}
+	return out
+}
+
+// One is img as an artifact: its container as an OCI tarball, or one per platform, and
+// the Dockerfile and version it was built with.
+func One(img ci.Image) publish.Artifact {
+	a := publish.Artifact{Name: img.Spec.Name, Repository: img.Spec.Repository,
+		Recipe: publish.Recipe{Dockerfile: img.Spec.Dockerfile}}
+	if img.Version != "" {
+		a.Recipe.BuildArgs = map[string]string{VersionArg: img.Version}
+	}
+	// An image described only (attest reads its recipe) has no container.
+	if img.Container != nil {
+		a.Image = img.Container.AsTarball()
+	}
+	for _, v := range img.Variants {
+		a.Platforms = append(a.Platforms, publish.PlatformImage{Platform: v.Platform, Image: v.Container.AsTarball()})
+	}
+	return a
+}
+
+// Scanner is the pipeline's Trivy scan under tesk-core's policy, with its ignore file
+// (.trivyignore.yaml), as publishing's scanner. Its caches are the pipeline's trust level's
+// (p.Trust): a credentialed release's own, and the pull-request level's for a
+// credential-free scan, which anyone can make.
+func Scanner(p *ci.Pipeline) publish.Scanner { return scanner{p} }
+
+type scanner struct{ p *ci.Pipeline }
+
+func (s scanner) IgnoreFile(ctx context.Context) ([]byte, error) { return s.p.IgnoreFileContent(ctx) }
+
+func (s scanner) Scan(ctx context.Context, targets []publish.ScanItem, ignore []byte) (*dagger.Directory, []trivy.TargetVerdict, error) {
+	inputs := make([]ci.ScanInput, len(targets))
+	for i, t := range targets {
+		inputs[i] = ci.ScanInput{Name: t.Name, Ref: t.Ref}
+	}
+	return s.p.ScanReports(ctx, inputs, ignore)
+}
+
+func (s scanner) SBOM(t publish.ScanItem) *dagger.File {
+	return s.p.SBOM(ci.ScanInput{Name: t.Name, Ref: t.Ref})
+}
+
+func (s scanner) ReportOnly(reports *dagger.Directory, job string) *dagger.Directory {
+	return ci.WithVerdict(reports, ci.NewVerdict(job))
+}
