@@ -11,8 +11,7 @@ import (
 
 // teskCheckSkipped is the message of tesk-core's check named check skipped on the
 // module's source, a Cloudcoil model repository (Shipyard installed there as a toolchain),
-// or "" when the check runs. A pyproject.toml that does not parse runs the check, which
-// reports it.
+// or "" when the check runs (checkscope.TeskSkipped decides).
 func (m *Shipyard) teskCheckSkipped(ctx context.Context, check string) (string, error) {
 	_, src, err := m.sessionSource(ctx)
 	if err != nil {
@@ -22,10 +21,7 @@ func (m *Shipyard) teskCheckSkipped(ctx context.Context, check string) (string, 
 	if err != nil {
 		return "", err
 	}
-	if model, _, err := checkscope.ModelRepository(data); err != nil || !model {
-		return "", nil
-	}
-	return check + " skipped: the source is a Cloudcoil model repository, not tesk-core; tesk-core's checks have nothing to check here", nil
+	return checkscope.TeskSkipped(check, data), nil
 }
 
 // pyprojectOf is src's pyproject.toml, nil when it has none.
@@ -41,20 +37,12 @@ func pyprojectOf(ctx context.Context, src *sdk.Directory) ([]byte, error) {
 	return []byte(text), nil
 }
 
-// notModelRepository is the message of a Cloudcoil model check skipped on src, or "" when
-// src is a model repository and the check runs.
+// notModelRepository is the message of check-artifacts skipped on src, or "" when src is a
+// model repository and the check runs (checkscope.ModelSkipped decides).
 func notModelRepository(ctx context.Context, src *sdk.Directory) (string, error) {
 	data, err := pyprojectOf(ctx, src)
 	if err != nil {
 		return "", err
 	}
-	ok, why, err := checkscope.ModelRepository(data)
-	if err != nil {
-		return "", fmt.Errorf("check-artifacts: %w", err)
-	}
-	if ok {
-		return "", nil
-	}
-	return "check-artifacts skipped: the source is not a generated Cloudcoil model repository (" + why +
-		"); this check builds a model package, so it has nothing to check in another project's repository", nil
+	return checkscope.ModelSkipped("check-artifacts", data)
 }

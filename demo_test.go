@@ -16,6 +16,7 @@ import (
 	"dagger/shipyard/internal/testkit/demoserver"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/teskdemo"
+	"dagger/shipyard/pipelines/release"
 )
 
 // --demo points the GitHub client at the demo server it starts, built from the module's
@@ -222,5 +223,15 @@ func TestDemoReleaseRefusesAGitURL(t *testing.T) {
 	}
 	if refs := e.Graph().GitRefs(); len(refs) != 0 {
 		t.Fatalf("git refs %+v", refs)
+	}
+}
+
+// The demo's dry run stops before a step the release declares: internal/demo cannot import
+// the release, so it names the build step itself.
+func TestDemoStopsBeforeTheReleaseBuild(t *testing.T) {
+	t.Parallel()
+	stop, err := demo.Release("release", true)
+	if err != nil || stop.Before != release.StepBuild {
+		t.Fatalf("demo.Release = %+v, %v; want a stop before %q", stop, err, release.StepBuild)
 	}
 }

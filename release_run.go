@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/buildplatform"
+	"dagger/shipyard/internal/demo"
 	"dagger/shipyard/internal/output"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/release"
@@ -53,10 +53,11 @@ func (m *Shipyard) Release(
 	m = m.rehearsing(dryRun)
 	opts := release.Options{DryRun: dryRun}
 	if m.Demo {
-		if !dryRun {
-			return "", errDemoRelease
+		stop, err := demo.Release("release", dryRun)
+		if err != nil {
+			return "", err
 		}
-		opts.Stop = demoStop
+		opts.Stop = release.Stop{Before: stop.Before, Reason: stop.Reason}
 	}
 	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, signing: !dryRun})
 	if err != nil {
@@ -327,14 +328,6 @@ func (m *Shipyard) ReleasePublishRelease(
 	})
 }
 
-// errDemoRelease refuses, with --demo, what would publish or needs a run before it.
-var errDemoRelease = errors.New("--demo runs the release only as a dry run: `dagger call --demo release --tag v0.11.0 --dry-run`; the release's workflow jobs (release-push, release-push-platform, release-assemble, release-scan, release-publish, release-publish-release) publish, and the demo has nowhere to publish to")
-
-// demoStop ends the demo's dry run before the first step that needs what the demo does
-// not serve: the build pulls the Dockerfiles' base images from a registry.
-var demoStop = release.Stop{Before: release.StepBuild,
-	Reason: "the build pulls the images' base images from a registry, which the demo does not serve"}
-
 // releaseFlags are the arguments the release functions share.
 type releaseFlags struct {
 	workflow, pythonPackage, gitURL string
@@ -349,8 +342,10 @@ type releaseFlags struct {
 // are read into memory only where Go code calls an API with them (GitHub, the registry);
 // containers get them as secrets. cleanup removes the work directory of image tarballs.
 func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.Config, error) {
-	if m.Demo && f.function != "release" {
-		return release.Config{}, errDemoRelease
+	if m.Demo {
+		if _, err := demo.Release(f.function, m.rehearsal); err != nil {
+			return release.Config{}, err
+		}
 	}
 	level, err := m.level(ctx, f.function)
 	if err != nil {
@@ -383,16 +378,14 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 		return release.Config{}, err
 	}
 	if m.Demo {
-		// The tag is fetched from the demo's git host, never from the GitHub of the
-		// repository's name.
-		if f.gitURL != "" {
-			return release.Config{}, fmt.Errorf("--demo fetches the demo repository from the demo's own git host: drop --git-url (or --demo)")
-		}
 		e, err := m.demoEndpoints(ctx)
 		if err != nil {
 			return release.Config{}, err
 		}
-		cfg.GitURL, cfg.GitService = e.Git+m.Repo+".git", e.Service
+		if cfg.GitURL, err = demo.GitURL(f.gitURL, e.Git, m.Repo); err != nil {
+			return release.Config{}, err
+		}
+		cfg.GitService = e.Service
 	}
 	if m.GithubToken != nil {
 		if cfg.GitHubToken, err = toSDKSecret(ctx, c, m.GithubToken); err != nil {

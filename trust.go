@@ -15,21 +15,15 @@ import (
 // given, where each acts, and whether the call writes anything. A function's name alone
 // raises nothing.
 
-// caller is what this call holds and asks, as internal/trust reads it: each credential
-// given, with where it acts (the GitHub API and --repo, the registry and --org, Fulcio),
-// and whether the call rehearses (--dry-run, --check, --demo).
+// caller is what this call holds and asks, from the constructor's, with-sigstore's and the
+// function's arguments (trust.CallerOf decides what they amount to).
 func (m *Shipyard) caller() trust.Caller {
-	holds := map[trust.Credential]string{}
-	if m.GithubToken != nil {
-		holds[trust.GitHubToken] = m.GithubAPI + " " + m.Repo
-	}
-	if m.RegistryPassword != nil {
-		holds[trust.RegistryPassword] = m.Registry + "/" + m.Org
-	}
-	if m.hasIdentityToken() {
-		holds[trust.IdentityToken] = m.FulcioURL
-	}
-	return trust.Caller{Holds: holds, Rehearsal: m.rehearsal || m.Demo}
+	return trust.CallerOf(trust.Args{
+		GitHubToken: m.GithubToken != nil, GitHubAPI: m.GithubAPI, Repo: m.Repo,
+		RegistryPassword: m.RegistryPassword != nil, Registry: m.Registry, Org: m.Org,
+		IdentityToken: m.hasIdentityToken(), FulcioURL: m.FulcioURL,
+		DryRun: m.rehearsal, Demo: m.Demo,
+	})
 }
 
 // level is the trust level of this call of the function fn (its CLI name), which names

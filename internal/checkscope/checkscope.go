@@ -41,3 +41,30 @@ func ModelRepository(data []byte) (bool, string, error) {
 	}
 	return false, fmt.Sprintf("pyproject.toml names the project %q, not a model package cloudcoil.models.<name>", name), nil
 }
+
+// TeskSkipped is the message of tesk-core's check named check on a tree whose
+// pyproject.toml holds data (nil when it has none): the check skips on a Cloudcoil model
+// repository, saying why, and "" means it runs. A pyproject.toml that does not parse runs
+// the check, which reports it.
+func TeskSkipped(check string, data []byte) string {
+	if model, _, err := ModelRepository(data); err != nil || !model {
+		return ""
+	}
+	return check + " skipped: the source is a Cloudcoil model repository, not tesk-core; tesk-core's checks have nothing to check here"
+}
+
+// ModelSkipped is the message of the Cloudcoil model check named check on a tree whose
+// pyproject.toml holds data (nil when it has none): the check skips outside a generated
+// model repository, saying why, and "" means it runs. A pyproject.toml that does not parse
+// is an error, as ModelRepository says.
+func ModelSkipped(check string, data []byte) (string, error) {
+	ok, why, err := ModelRepository(data)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", check, err)
+	}
+	if ok {
+		return "", nil
+	}
+	return check + " skipped: the source is not a generated Cloudcoil model repository (" + why +
+		"); this check builds a model package, so it has nothing to check in another project's repository", nil
+}

@@ -41,3 +41,57 @@ func FuzzModelRepository(f *testing.F) {
 		}
 	})
 }
+
+func TestTeskSkipped(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+		skip bool
+	}{
+		{name: "a model repository", data: []byte("[project]\nname = \"cloudcoil.models.cert_manager\"\n"), skip: true},
+		{name: "tesk-core", data: []byte("[project]\nname = \"tesk-core\"\n")},
+		{name: "no pyproject.toml"},
+		{name: "no project name", data: []byte("[tool.uv]\n")},
+		{name: "broken TOML: the check runs and reports it", data: []byte("[project\nname = \"cloudcoil.models.x\"\n")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := TeskSkipped("lint", tt.data)
+			want := ""
+			if tt.skip {
+				want = "lint skipped: the source is a Cloudcoil model repository, not tesk-core; tesk-core's checks have nothing to check here"
+			}
+			if got != want {
+				t.Errorf("TeskSkipped = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestModelSkipped(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+		// why is the reason the skip gives; "" when the check runs.
+		why     string
+		wantErr string
+	}{
+		{name: "a model repository", data: []byte("[project]\nname = \"cloudcoil.models.cert_manager\"\n")},
+		{name: "tesk-core", data: []byte("[project]\nname = \"tesk-core\"\n"), why: `pyproject.toml names the project "tesk-core", not a model package cloudcoil.models.<name>`},
+		{name: "no pyproject.toml", why: "the tree has no pyproject.toml"},
+		{name: "broken TOML", data: []byte("[project\n"), wantErr: "check-artifacts: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ModelSkipped("check-artifacts", tt.data)
+			want := ""
+			if tt.why != "" {
+				want = "check-artifacts skipped: the source is not a generated Cloudcoil model repository (" + tt.why +
+					"); this check builds a model package, so it has nothing to check in another project's repository"
+			}
+			if got != want || (err == nil) != (tt.wantErr == "") || (err != nil && !strings.HasPrefix(err.Error(), tt.wantErr)) {
+				t.Errorf("ModelSkipped = %q, %v; want %q, error %q", got, err, want, tt.wantErr)
+			}
+		})
+	}
+}

@@ -17,6 +17,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"dagger/shipyard/internal/quote"
 )
 
 // Document is a parsed TOML file: its values by key, and where each string value is
@@ -262,23 +264,7 @@ func (d *Document) Apply(edits ...Edit) []byte {
 }
 
 // Quote writes s as a TOML basic string.
-func Quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+func Quote(s string) string { return quote.TOML(s) }
 
 func describe(v any) string {
 	switch v := v.(type) {

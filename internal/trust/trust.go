@@ -100,6 +100,42 @@ type Caller struct {
 	Tree string
 }
 
+// Args are the module's arguments that decide what a call holds, as its boundary reads
+// them: whether each credential was given (never its value), where it acts, and whether
+// the call writes nothing.
+type Args struct {
+	// GitHubToken: --github-token was given; it acts at GitHubAPI on Repo.
+	GitHubToken     bool
+	GitHubAPI, Repo string
+	// RegistryPassword: --registry-password was given; it acts at Registry in Org.
+	RegistryPassword bool
+	Registry, Org    string
+	// IdentityToken: with-sigstore's --oidc-token or GitHub Actions' token request was
+	// given; it acts at FulcioURL.
+	IdentityToken bool
+	FulcioURL     string
+	// DryRun: --dry-run or --check. Demo: --demo, which answers from the demo world.
+	DryRun, Demo bool
+}
+
+// CallerOf is the Caller the arguments a describe. Each credential's scope is where it
+// acts, so one for another place, or a server of the caller's choosing, opens other
+// volumes. A dry run or --demo is a rehearsal: it writes nothing, so it runs at the
+// pull-request level whatever it holds.
+func CallerOf(a Args) Caller {
+	holds := map[Credential]string{}
+	if a.GitHubToken {
+		holds[GitHubToken] = a.GitHubAPI + " " + a.Repo
+	}
+	if a.RegistryPassword {
+		holds[RegistryPassword] = a.Registry + "/" + a.Org
+	}
+	if a.IdentityToken {
+		holds[IdentityToken] = a.FulcioURL
+	}
+	return Caller{Holds: holds, Rehearsal: a.DryRun || a.Demo}
+}
+
 // Rule is how one function's calls are leveled; each function's is declared once, in
 // internal/functions.
 type Rule struct {

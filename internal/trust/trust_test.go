@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -181,6 +182,46 @@ func TestOf(t *testing.T) {
 }
 
 func (c Caller) withoutTree() Caller { c.Tree = ""; return c }
+
+func TestCallerOf(t *testing.T) {
+	every := Args{
+		GitHubToken: true, GitHubAPI: "https://api.github.com/", Repo: "cloudcoil/cloudcoil",
+		RegistryPassword: true, Registry: "docker.io", Org: "elixircloud",
+		IdentityToken: true, FulcioURL: "https://fulcio.sigstore.dev",
+	}
+	everywhere := map[Credential]string{
+		GitHubToken:      "https://api.github.com/ cloudcoil/cloudcoil",
+		RegistryPassword: "docker.io/elixircloud",
+		IdentityToken:    "https://fulcio.sigstore.dev",
+	}
+	dry := every
+	dry.DryRun = true
+	tests := []struct {
+		name      string
+		args      Args
+		holds     map[Credential]string
+		rehearsal bool
+	}{
+		{name: "every credential, each where it acts", args: every, holds: everywhere},
+		{name: "nothing given", args: Args{GitHubAPI: "https://api.github.com/", Repo: "o/r", Registry: "docker.io", Org: "o"}, holds: map[Credential]string{}},
+		{name: "only a registry password", args: Args{RegistryPassword: true, Registry: "ghcr.io", Org: "o", GitHubAPI: "https://api.github.com/"},
+			holds: map[Credential]string{RegistryPassword: "ghcr.io/o"}},
+		{name: "a token for another repository", args: Args{GitHubToken: true, GitHubAPI: "https://api.github.com/", Repo: "attacker/cloudcoil"},
+			holds: map[Credential]string{GitHubToken: "https://api.github.com/ attacker/cloudcoil"}},
+		{name: "a token for a server of the caller's choosing", args: Args{GitHubToken: true, GitHubAPI: "http://127.0.0.1:5555/", Repo: "cloudcoil/cloudcoil"},
+			holds: map[Credential]string{GitHubToken: "http://127.0.0.1:5555/ cloudcoil/cloudcoil"}},
+		{name: "a dry run holds its credentials, as a rehearsal", args: dry, holds: everywhere, rehearsal: true},
+		{name: "--demo is a rehearsal", args: Args{Demo: true}, holds: map[Credential]string{}, rehearsal: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := CallerOf(tt.args)
+			if !maps.Equal(c.Holds, tt.holds) || c.Rehearsal != tt.rehearsal || c.Tree != "" {
+				t.Errorf("CallerOf = %+v, want holds %v, rehearsal %t", c, tt.holds, tt.rehearsal)
+			}
+		})
+	}
+}
 
 func TestBuildCacheVolumeName(t *testing.T) {
 	const image = "golang:1.26@sha256:1111111111111111111111111111111111111111111111111111111111111111"

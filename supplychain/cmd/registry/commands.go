@@ -11,6 +11,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"dagger/shipyard/supplychain/internal/cli"
 	"dagger/shipyard/supplychain/registry"
 )
 
@@ -29,7 +30,7 @@ type pushed struct {
 // written, so the digest is the engine's.
 func push(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 	repo := fs.String("repository", "", "where to push: <registry>/<org>/<name>")
-	var images, platforms listFlag
+	var images, platforms cli.List
 	fs.Var(&images, "image", "an image file: an OCI layout (tar or directory) or a docker archive (repeatable, with --platform)")
 	fs.Var(&platforms, "platform", "the platform each --image was built for, in order (os/arch[/variant]): push their index")
 	dryRun := fs.Bool("dry-run", false, "compute the digests a push would give; push nothing")
@@ -55,7 +56,7 @@ func push(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 			if err != nil {
 				return err
 			}
-			return writeJSON(stdout, pushed{Digest: d})
+			return cli.WriteJSON(stdout, pushed{Digest: d})
 		}
 		imgs, listed, err := openPlatformImages(images, platforms)
 		if err != nil {
@@ -71,7 +72,7 @@ func push(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return writeJSON(stdout, pushed{Digest: d, Platforms: listed})
+		return cli.WriteJSON(stdout, pushed{Digest: d, Platforms: listed})
 	}
 }
 
@@ -157,7 +158,7 @@ func assemble(fs *flag.FlagSet) func(context.Context, connection, io.Writer) err
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		return writeJSON(stdout, out)
+		return cli.WriteJSON(stdout, out)
 	}
 }
 
@@ -196,7 +197,7 @@ func platforms(fs *flag.FlagSet) func(context.Context, connection, io.Writer) er
 // resolveEach is a command that resolves each --image with resolve, in order, and prints
 // what it found; the first failure stops it.
 func resolveEach(fs *flag.FlagSet, resolve func(context.Context, connection, string) (resolved, error)) func(context.Context, connection, io.Writer) error {
-	var images listFlag
+	var images cli.List
 	fs.Var(&images, "image", "a reference, <registry>/<repo>:<tag> or @sha256:… (repeatable)")
 	return func(ctx context.Context, conn connection, stdout io.Writer) error {
 		if len(images) == 0 {
@@ -210,7 +211,7 @@ func resolveEach(fs *flag.FlagSet, resolve func(context.Context, connection, str
 			}
 			out[i] = r
 		}
-		return writeJSON(stdout, out)
+		return cli.WriteJSON(stdout, out)
 	}
 }
 
@@ -225,7 +226,7 @@ func splitTag(ref string) (repo, tag string) {
 
 func tags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 	repo := fs.String("repository", "", "<registry>/<org>/<name>")
-	var want listFlag
+	var want cli.List
 	fs.Var(&want, "tag", "a tag to resolve (repeatable); a tag that does not exist is left out")
 	return func(ctx context.Context, conn connection, stdout io.Writer) error {
 		if *repo == "" || len(want) == 0 {
@@ -235,7 +236,7 @@ func tags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return writeJSON(stdout, found)
+		return cli.WriteJSON(stdout, found)
 	}
 }
 
@@ -251,7 +252,7 @@ func splitDigestRef(ref string) (string, string, error) {
 // planTags plans, for every image, pointing the tags at its digest. Every image is
 // planned, and a refused tag of any of them is an error that names each.
 func planTags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
-	var images, want listFlag
+	var images, want cli.List
 	fs.Var(&images, "image", "an image by digest, <registry>/<repo>@sha256:… (repeatable)")
 	fs.Var(&want, "tag", "a tag to point at each digest (repeatable)")
 	return func(ctx context.Context, conn connection, stdout io.Writer) error {
@@ -277,7 +278,7 @@ func planTags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) err
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		return writeJSON(stdout, plans)
+		return cli.WriteJSON(stdout, plans)
 	}
 }
 
@@ -314,7 +315,7 @@ func applyTags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) er
 				break
 			}
 		}
-		if err := writeJSON(stdout, reports); err != nil {
+		if err := cli.WriteJSON(stdout, reports); err != nil {
 			return err
 		}
 		return failed
@@ -327,7 +328,7 @@ func applyTags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) er
 // before the first write each repository is read again for them: a release whose images
 // are out, while its GitHub release is not yet, keeps latest where it is.
 func latest(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
-	var images, higher listFlag
+	var images, higher cli.List
 	fs.Var(&images, "image", "an image of the release by digest, <registry>/<repo>@sha256:… (repeatable)")
 	fs.Var(&higher, "higher", "a final version above this release's, as tagged in the registry (repeatable)")
 	return func(ctx context.Context, conn connection, stdout io.Writer) error {
@@ -358,18 +359,9 @@ func latest(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error
 			return true, nil
 		}
 		report, err := registry.MoveLatest(ctx, targets, conn.auth, stillLatest, conn.options()...)
-		if werr := writeJSON(stdout, report); werr != nil {
+		if werr := cli.WriteJSON(stdout, report); werr != nil {
 			return werr
 		}
 		return err
 	}
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("writing the result: %w", err)
-	}
-	return nil
 }

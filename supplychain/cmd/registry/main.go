@@ -173,8 +173,3 @@ func (c connection) options(extra ...registry.Option) []registry.Option {
 	}
 	return append(opts, extra...)
 }
-
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }

@@ -22,7 +22,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,6 +31,7 @@ import (
 	"strings"
 	"time"
 
+	"dagger/shipyard/supplychain/internal/cli"
 	"dagger/shipyard/supplychain/provenance"
 	"dagger/shipyard/supplychain/registry"
 	"dagger/shipyard/supplychain/sbom"
@@ -99,7 +99,7 @@ type usageError struct{ error }
 // may go to (the registry's, Fulcio's, Rekor's), as the registry command has them.
 type registryFlags struct {
 	username, passwordFile string
-	plainHTTP              listFlag
+	plainHTTP              cli.List
 }
 
 func (r *registryFlags) bind(fs *flag.FlagSet) {
@@ -129,11 +129,6 @@ func (r *registryFlags) password() (string, error) {
 	}
 	return strings.TrimRight(string(b), "\r\n"), nil
 }
-
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer, newSigner newSignerFunc) error {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
@@ -195,7 +190,7 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	if err != nil {
 		return secrets(err)
 	}
-	return writeJSON(stdout, out)
+	return cli.WriteJSON(stdout, out)
 }
 
 // publishFlags are the flags of attest and sign.
@@ -207,8 +202,8 @@ type publishFlags struct {
 	fulcioURL, rekorURL   string
 	trustedRoot           string
 	in                    provenance.Input
-	buildArgs, baseImages listFlag
-	platforms             listFlag
+	buildArgs, baseImages cli.List
+	platforms             cli.List
 	startedOn, finishedOn string
 	// sbomFile switches attest to the SBOM mode; bom is its content, read by check.
 	sbomFile string
@@ -351,7 +346,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		reg                registryFlags
 		image, trustedRoot string
 		p                  verify.Policy
-		require            listFlag
+		require            cli.List
 	)
 	reg.bind(fs)
 	fs.StringVar(&image, "image", "", "image reference (tag or digest)")
@@ -401,16 +396,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return signing.Redact(err, password)
 	}
-	return writeJSON(stdout, res)
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("writing result: %w", err)
-	}
-	return nil
+	return cli.WriteJSON(stdout, res)
 }
 
 func parseBuildArgs(list []string) (map[string]string, error) {
