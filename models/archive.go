@@ -68,6 +68,21 @@ func ReadSdist(r io.Reader) (Artifact, error) {
 	return DefaultArchiveLimits().ReadSdist(r)
 }
 
+// ReadDistributions reads a built wheel and sdist, each given by its file name (which
+// its error names) and bytes, with DefaultArchiveLimits: what the artifact checks need
+// from both archives, in one call.
+func ReadDistributions(wheelName string, wheel []byte, sdistName string, sdist []byte) (Artifact, Artifact, error) {
+	w, err := ReadWheel(bytes.NewReader(wheel), int64(len(wheel)))
+	if err != nil {
+		return Artifact{}, Artifact{}, fmt.Errorf("%s: %w", wheelName, err)
+	}
+	s, err := ReadSdist(bytes.NewReader(sdist))
+	if err != nil {
+		return Artifact{}, Artifact{}, fmt.Errorf("%s: %w", sdistName, err)
+	}
+	return w, s, nil
+}
+
 var errUnsafePath = errors.New("unsafe path")
 
 // archivePath validates an entry name: relative, slash-separated, without

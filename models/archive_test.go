@@ -263,3 +263,38 @@ func FuzzReadSdist(f *testing.F) {
 		}
 	})
 }
+
+// TestReadDistributions: both archives in one call; a broken one is named by its file
+// name, and the other's kind is never mistaken for it.
+func TestReadDistributions(t *testing.T) {
+	wheelFiles, sdistFiles := distributions(checkoutFiles())
+	wheel, sdist := zipBytes(t, wheelFiles), sdistBytes(t, sdistFiles)
+	const wheelName, sdistName = "example-1.0-py3-none-any.whl", "example-1.0.tar.gz"
+	tests := []struct {
+		name         string
+		wheel, sdist []byte
+		wantErr      string
+	}{
+		{"both read", wheel, sdist, ""},
+		{"a broken wheel is named", []byte("not a zip"), sdist, wheelName + ": read wheel: "},
+		{"a broken sdist is named", wheel, []byte("not gzip"), sdistName + ": read sdist: "},
+		{"the archives swapped", sdist, wheel, wheelName + ": read wheel: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, s, err := ReadDistributions(wheelName, tt.wheel, sdistName, tt.sdist)
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want it to start %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.Kind != "wheel" || s.Kind != "sdist" || w.Version != fixtureVersion || s.Version != fixtureVersion {
+				t.Errorf("read %s %s and %s %s", w.Kind, w.Version, s.Kind, s.Version)
+			}
+		})
+	}
+}

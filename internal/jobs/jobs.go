@@ -1,6 +1,7 @@
 // Package jobs is the result of one job of a flow (passed, failed, skipped, with its first
-// error line) and the summary table of a run's jobs, which tesk-core's CI gate and the
-// Cloudcoil validations both print.
+// error line), the summary table of a run's jobs, which tesk-core's CI gate and the
+// Cloudcoil validations both print, and the Table that runs a flow's jobs and keeps their
+// rows, which both systems' CI share.
 package jobs
 
 import (

@@ -1,7 +1,6 @@
 package modelrelease
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -64,15 +63,12 @@ func readBuilt(ctx context.Context, built *dagger.Container, distDir, what strin
 	if err != nil {
 		return Built{}, err
 	}
-	if out.Wheel, err = models.ReadWheel(bytes.NewReader(wheel), int64(len(wheel))); err != nil {
-		return Built{}, fmt.Errorf("%s: %w", wheels[0], err)
-	}
 	sdist, err := readArtifact(ctx, built, distDir, sdists[0])
 	if err != nil {
 		return Built{}, err
 	}
-	if out.Sdist, err = models.ReadSdist(bytes.NewReader(sdist)); err != nil {
-		return Built{}, fmt.Errorf("%s: %w", sdists[0], err)
+	if out.Wheel, out.Sdist, err = models.ReadDistributions(wheels[0], wheel, sdists[0], sdist); err != nil {
+		return Built{}, err
 	}
 	return out, nil
 }

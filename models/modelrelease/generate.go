@@ -8,7 +8,6 @@ import (
 
 	"dagger.io/dagger"
 
-	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/models"
 )
@@ -169,25 +168,25 @@ func runTargets(ctx context.Context, ctr *dagger.Container, prefix, command stri
 	return runEach(ctx, ctr, prefix, checks)
 }
 
-// runEach runs checks concurrently on ctr, one row each.
+// runEach runs checks concurrently on ctr, one row each; a check a cancel kept from
+// starting is a failed row.
 func runEach(ctx context.Context, ctr *dagger.Container, prefix string, checks []Check) []jobs.JobResult {
-	results := make([]jobs.JobResult, len(checks))
-	err := fanout.Each(ctx, 0, len(checks), func(ctx context.Context, i int) error {
+	table := jobs.NewTable(ctx)
+	for _, c := range checks {
+		table.Go(prefix+c.Name, c.on(ctr))
+	}
+	rows, _ := table.Wait() // the cancel is in the rows
+	return rows
+}
+
+// on is the check as a job on ctr: its commands, in order.
+func (c Check) on(ctr *dagger.Container) func(context.Context) error {
+	return func(ctx context.Context) error {
 		run := ctr
-		for _, args := range checks[i].Commands {
+		for _, args := range c.Commands {
 			run = run.WithExec(args)
 		}
-		start := time.Now()
 		_, err := run.Sync(ctx)
-		results[i] = jobs.Result(prefix+checks[i].Name, time.Since(start), err)
-		return nil // a failed check is its row
-	})
-	if err != nil {
-		for i, r := range results {
-			if r.Name == "" { // cancelled before it started: a failed row, never an empty one
-				results[i] = jobs.Result(prefix+checks[i].Name, 0, ctx.Err())
-			}
-		}
+		return err
 	}
-	return results
 }

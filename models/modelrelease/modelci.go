@@ -7,11 +7,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"dagger.io/dagger"
 
-	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/models"
 )
@@ -82,104 +80,142 @@ func (r CIReport) Dir(c *dagger.Client) (*dagger.Directory, error) {
 // summary table; the report is returned either way. Given only, the tests run on those
 // Python versions alone, each of which the repository must support.
 func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory, only ...string) (CIReport, error) {
-	var r CIReport
-	makefile, err := repo.File(MakefilePath).Contents(ctx)
+	run, err := e.readCI(ctx, repo, only)
 	if err != nil {
-		return r, fmt.Errorf("model-ci: %s: %w (the repository CI runs make %s)", MakefilePath, err, strings.Join(CITargets(), " "))
+		return CIReport{}, err
 	}
-	if err := requireCITargets(makefile); err != nil {
-		return r, err
-	}
-	tree, err := ReadTree(ctx, repo, DefaultTreeLimits())
-	if err != nil {
-		return r, fmt.Errorf("model-ci: reading the checkout: %w", err)
-	}
-	pkgDir, err := FindPackageDir(tree)
-	if err != nil {
-		return r, fmt.Errorf("model-ci: %w", err)
-	}
-	pythons, err := testPythons(tree[pyprojectPath], slices.Sorted(maps.Keys(e.Pins.Python)), only)
-	if err != nil {
-		return r, fmt.Errorf("model-ci: %w", err)
-	}
-	source := repo.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository})
-	installed := func(python string) (*dagger.Container, error) {
-		env := e
-		env.Python = python
-		ctr, err := env.python(source)
-		if err != nil {
-			return nil, err
+	table := jobs.NewTable(ctx)
+	if err := table.Do("install", run.install); err != nil {
+		for _, j := range run.jobs() {
+			table.Skip("the locked environment did not install", j.name)
 		}
-		if ctr, err = env.withMake(ctr); err != nil {
-			return nil, err
+	} else {
+		for _, j := range run.jobs() {
+			table.Go(j.name, j.run)
 		}
-		return ctr.WithExec(ciSyncArgs), nil
 	}
-	ctr, err := installed(e.Python)
+	rows, err := table.Wait()
+	run.report.Summary.Jobs = rows
 	if err != nil {
-		return r, fmt.Errorf("model-ci: %w", err)
+		return run.report, fmt.Errorf("model-ci: %w", err) // cancelled: a job did not run
 	}
-	checks := ciChecks(models.ParseMakefile(makefile))
-
-	start := time.Now()
-	_, err = ctr.Sync(ctx)
-	r.Summary.Jobs = append(r.Summary.Jobs, jobs.Result("install", time.Since(start), err))
-	if err != nil {
-		r.Summary.Jobs = append(r.Summary.Jobs, notInstalled(checks, pythons)...)
-		return r, fmt.Errorf("model-ci: %w", r.Summary.Err())
+	if err := run.report.Summary.Err(); err != nil {
+		return run.report, fmt.Errorf("model-ci: %w", err) // the error carries the table
 	}
-	tests := make([]jobs.JobResult, len(pythons))
-	oldest := slices.MinFunc(pythons, compareMinor)
-	var checked []jobs.JobResult
-	artifacts, err := e.ciJobs(ctx, &r, ctr, tree, pkgDir, func(g *fanout.Group) {
-		for i, v := range pythons {
-			g.Go(func(ctx context.Context) error {
-				start := time.Now()
-				c, err := installed(v)
-				if err == nil {
-					c, err = c.WithExec([]string{"make", TargetTest}).Sync(ctx)
-				}
-				tests[i] = jobs.Result(testJob(v), time.Since(start), err)
-				if err == nil && v == oldest {
-					r.TestReports = c.Directory(".").Filter(dagger.DirectoryFilterOpts{Include: CIReportFiles()})
-				}
-				return nil
-			})
-		}
-		g.Go(func(ctx context.Context) error {
-			checked = runEach(ctx, ctr, "", checks)
-			return nil
-		})
-	})
-	if err != nil {
-		return r, fmt.Errorf("model-ci: %w", err) // cancelled: a job did not run
-	}
-	r.Summary.Jobs = append(r.Summary.Jobs, checked...)
-	r.Summary.Jobs = append(r.Summary.Jobs, tests...)
-	r.Summary.Jobs = append(r.Summary.Jobs, artifacts)
-	if err := r.Summary.Err(); err != nil {
-		return r, fmt.Errorf("model-ci: %w", err) // the error carries the table
-	}
-	return r, nil
+	return run.report, nil
 }
 
-// ciJobs runs the artifact job (its report into r) and the jobs more adds concurrently;
-// each job's failure is its row.
-func (e Env) ciJobs(ctx context.Context, r *CIReport, ctr *dagger.Container, tree Tree, pkgDir string, more func(*fanout.Group)) (jobs.JobResult, error) {
-	var artifacts jobs.JobResult
-	g := fanout.New(ctx, 0)
-	g.Go(func(ctx context.Context) error {
-		start := time.Now()
-		report, err := e.checkBuild(ctx, ctr, tree, pkgDir)
-		r.Artifacts = report
+// modelCI is one run of model-ci: what its jobs read, and the report they fill.
+type modelCI struct {
+	env     Env
+	source  *dagger.Directory // the checkout without history or build output
+	ctr     *dagger.Container // the locked environment on the default Python
+	tree    Tree
+	pkgDir  string
+	checks  []Check
+	pythons []string
+	report  CIReport
+}
+
+// readCI reads what model-ci needs before any job runs: the Makefile's targets, the
+// checkout, its package and the Pythons to test. Each failure is model-ci's error.
+func (e Env) readCI(ctx context.Context, repo *dagger.Directory, only []string) (*modelCI, error) {
+	makefile, err := repo.File(MakefilePath).Contents(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("model-ci: %s: %w (the repository CI runs make %s)", MakefilePath, err, strings.Join(CITargets(), " "))
+	}
+	if err := requireCITargets(makefile); err != nil {
+		return nil, err
+	}
+	c := &modelCI{env: e, checks: ciChecks(models.ParseMakefile(makefile)), source: repo.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository})}
+	if c.tree, err = ReadTree(ctx, repo, DefaultTreeLimits()); err != nil {
+		return nil, fmt.Errorf("model-ci: reading the checkout: %w", err)
+	}
+	if c.pkgDir, err = FindPackageDir(c.tree); err != nil {
+		return nil, fmt.Errorf("model-ci: %w", err)
+	}
+	if c.pythons, err = testPythons(c.tree[pyprojectPath], slices.Sorted(maps.Keys(e.Pins.Python)), only); err != nil {
+		return nil, fmt.Errorf("model-ci: %w", err)
+	}
+	if c.ctr, err = e.installed(c.source, e.Python); err != nil {
+		return nil, fmt.Errorf("model-ci: %w", err)
+	}
+	return c, nil
+}
+
+// installed is source on python with make and the locked environment, every extra and the
+// dev group, as the template's ci.yml installs it.
+func (e Env) installed(source *dagger.Directory, python string) (*dagger.Container, error) {
+	e.Python = python
+	ctr, err := e.python(source)
+	if err != nil {
+		return nil, err
+	}
+	if ctr, err = e.withMake(ctr); err != nil {
+		return nil, err
+	}
+	return ctr.WithExec(ciSyncArgs), nil
+}
+
+// ciJob is one job of model-ci after the install.
+type ciJob struct {
+	name string
+	run  func(ctx context.Context) error
+}
+
+// install is the install job: the locked environment every other job needs.
+func (c *modelCI) install(ctx context.Context) error {
+	_, err := c.ctr.Sync(ctx)
+	return err
+}
+
+// jobs are model-ci's jobs after the install, in the order of their rows: the make
+// checks, the tests on each Python, and the artifacts job.
+func (c *modelCI) jobs() []ciJob {
+	var out []ciJob
+	for _, check := range c.checks {
+		out = append(out, ciJob{check.Name, check.on(c.ctr)})
+	}
+	oldest := slices.MinFunc(c.pythons, compareMinor)
+	for _, v := range c.pythons {
+		out = append(out, ciJob{testJob(v), c.test(v, v == oldest)})
+	}
+	return append(out, ciJob{ArtifactsJob, c.artifacts})
+}
+
+// test is the test job of one Python, on its own install. The oldest Python's run keeps
+// its test reports: the template's ci.yml uploaded the coverage of its oldest, 3.10.
+func (c *modelCI) test(python string, oldest bool) func(context.Context) error {
+	return func(ctx context.Context) error {
+		ctr, err := c.env.installed(c.source, python)
 		if err == nil {
-			err = report.Err()
+			ctr, err = ctr.WithExec([]string{"make", TargetTest}).Sync(ctx)
 		}
-		artifacts = jobs.Result(ArtifactsJob, time.Since(start), err)
-		return nil
-	})
-	more(g)
-	return artifacts, g.Wait()
+		if err == nil && oldest {
+			c.report.TestReports = ctr.Directory(".").Filter(dagger.DirectoryFilterOpts{Include: CIReportFiles()})
+		}
+		return err
+	}
+}
+
+// artifacts is the artifacts job: uv build's wheel and sdist checked against the
+// checkout, whose side (project, files, rules) is ready before the build, so the archives
+// are read and checked in one stay in package models. Its report is the run's.
+func (c *modelCI) artifacts(ctx context.Context) error {
+	project, err := ReadProject(c.tree[pyprojectPath])
+	if err != nil {
+		return err
+	}
+	checkout, rules := c.tree.FS(), artifactRules(c.pkgDir)
+	built, err := c.env.build(ctx, c.ctr)
+	if err != nil {
+		return err
+	}
+	c.report.Artifacts = ArtifactReport{
+		Project: project, PackageDir: c.pkgDir, WheelName: built.WheelName, SdistName: built.SdistName,
+		Problems: rules.Check(checkout, c.pkgDir, built.Wheel, built.Sdist), Dist: built.Dist,
+	}
+	return c.report.Artifacts.Err()
 }
 
 // requireCITargets fails, naming the template's recipe of each, when the Makefile lacks a
@@ -211,39 +247,9 @@ func ciChecks(m models.Makefile) []Check {
 	return checks
 }
 
-// notInstalled are the skipped rows of every job when the locked environment did not install.
-func notInstalled(checks []Check, pythons []string) []jobs.JobResult {
-	const why = "the locked environment did not install"
-	var rows []jobs.JobResult
-	for _, c := range checks {
-		rows = append(rows, jobs.JobResult{Name: c.Name, Status: jobs.Skipped, Reason: why})
-	}
-	for _, v := range pythons {
-		rows = append(rows, jobs.JobResult{Name: testJob(v), Status: jobs.Skipped, Reason: why})
-	}
-	return append(rows, jobs.JobResult{Name: ArtifactsJob, Status: jobs.Skipped, Reason: why})
-}
-
 // ArtifactsJob is model-ci's job that builds with uv build and runs Shipyard's artifact
 // rules.
 const ArtifactsJob = "artifacts"
 
 // testJob names the test job of one Python version.
 func testJob(python string) string { return TargetTest + " (Python " + python + ")" }
-
-// checkBuild builds the wheel and sdist with uv build in ctr's /repo and applies the
-// artifact rules to them.
-func (e Env) checkBuild(ctx context.Context, ctr *dagger.Container, tree Tree, pkgDir string) (ArtifactReport, error) {
-	project, err := ReadProject(tree[pyprojectPath])
-	if err != nil {
-		return ArtifactReport{}, err
-	}
-	built, err := e.build(ctx, ctr)
-	if err != nil {
-		return ArtifactReport{}, err
-	}
-	return ArtifactReport{
-		Project: project, PackageDir: pkgDir, WheelName: built.WheelName, SdistName: built.SdistName,
-		Problems: checkBuilt(tree, pkgDir, built), Dist: built.Dist,
-	}, nil
-}

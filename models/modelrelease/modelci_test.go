@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
@@ -139,4 +140,34 @@ func fixturesPythonImage(t *testing.T, minor string) string {
 		t.Fatal(err)
 	}
 	return img
+}
+
+// TestModelCIInstallFailureSkipsEveryJob: when the locked environment does not install,
+// no job runs on it: each is a skipped row saying why, after the failed install row, and
+// the error carries the table.
+func TestModelCIInstallFailureSkipsEveryJob(t *testing.T) {
+	env, e := newEnv(t)
+	serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	e.OnExec(engine.ExecRule{ArgsContain: "uv sync --frozen --all-extras", ExitCode: 1, Stderr: "error: the lockfile needs to be updated"})
+	r, err := env.ModelCI(context.Background(), hostRepo(t, env, nil))
+	if err == nil || !strings.Contains(err.Error(), "1 job(s) failed: install") || !strings.Contains(err.Error(), r.Summary.Table()) {
+		t.Fatalf("err = %v, want the failed install with the table", err)
+	}
+	var got []string
+	for _, j := range r.Summary.Jobs {
+		got = append(got, j.Name+"="+string(j.Status))
+		if j.Status == jobs.Skipped && j.Reason != "the locked environment did not install" {
+			t.Errorf("%s skipped for %q", j.Name, j.Reason)
+		}
+	}
+	want := []string{"install=failed", "lint=skipped", "test (Python 3.10)=skipped", "test (Python 3.11)=skipped",
+		"test (Python 3.12)=skipped", "test (Python 3.13)=skipped", "artifacts=skipped"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	for _, args := range execArgs(e) {
+		if strings.HasPrefix(args, "make ") || strings.HasPrefix(args, "uv build") {
+			t.Errorf("ran %q on an environment that did not install", args)
+		}
+	}
 }

@@ -6,12 +6,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/conventional"
-	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/jobs"
 )
 
@@ -49,13 +47,14 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger
 		return jobs.Summary{}, nil, fmt.Errorf("ci: %w", err)
 	}
 	images, imagesErr := p.Images(ctx, opts.Version)
-	r := &ciRun{artifacts: p.Client.Directory(), jobs: fanout.New(ctx, 0)}
+	r := &ciRun{artifacts: p.Client.Directory(), jobs: jobs.NewTable(ctx)}
 	p.sourceJobs(r, opts, versions)
 	p.imageJobs(ctx, r, opts, images, imagesErr)
-	if err := r.jobs.Wait(); err != nil {
+	rows, err := r.jobs.Wait()
+	if err != nil {
 		return jobs.Summary{}, nil, fmt.Errorf("ci: %w", err) // cancelled: a job did not run
 	}
-	summary := jobs.Summary{Jobs: sortJobs(r.results)}
+	summary := jobs.Summary{Jobs: sortJobs(rows)}
 	var failed []string
 	for _, j := range summary.Jobs {
 		if j.Status == jobs.Failed {
@@ -69,31 +68,24 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger
 // addArtifact adds what a job produced to the run's artifacts (nil: nothing).
 type addArtifact func(*dagger.Directory) *dagger.Directory
 
-// ciRun collects the jobs' results and artifacts as they finish.
+// ciRun collects the jobs' artifacts as they finish; the table keeps their rows.
 type ciRun struct {
 	mu        sync.Mutex
-	results   []jobs.JobResult
 	artifacts *dagger.Directory
-	jobs      *fanout.Group
+	jobs      *jobs.Table
 }
 
-func (r *ciRun) record(res jobs.JobResult, add addArtifact) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.results = append(r.results, res)
-	if add != nil {
-		r.artifacts = add(r.artifacts)
-	}
-}
-
-// job starts run concurrently and records its result, timed, when it ends: a failed job
-// is its row, not the run's error.
+// job starts run concurrently; the table records its row when it ends (a failed job is
+// its row, not the run's error), and what it produced joins the artifacts.
 func (r *ciRun) job(name string, run func(ctx context.Context) (addArtifact, error)) {
-	r.jobs.Go(func(ctx context.Context) error {
-		start := time.Now()
+	r.jobs.Go(name, func(ctx context.Context) error {
 		add, err := run(ctx)
-		r.record(jobs.Result(name, time.Since(start), err), add)
-		return nil
+		if add != nil {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.artifacts = add(r.artifacts)
+		}
+		return err
 	})
 }
 
@@ -101,7 +93,7 @@ func (r *ciRun) job(name string, run func(ctx context.Context) (addArtifact, err
 func (p *Pipeline) sourceJobs(r *ciRun, opts Options, versions []string) {
 	prTitle := opts.PRTitle
 	if prTitle == "" {
-		r.record(jobs.JobResult{Name: "PR title", Status: jobs.Skipped, Reason: "no pull request title given (--pr-title)"}, nil)
+		r.jobs.Skip("no pull request title given (--pr-title)", "PR title")
 	} else {
 		r.job("PR title", func(context.Context) (addArtifact, error) { return nil, CheckPRTitle(prTitle) })
 	}
@@ -134,10 +126,8 @@ func (p *Pipeline) sourceJobs(r *ciRun, opts Options, versions []string) {
 // tests and one scan per image; when the images could not be built, they are skipped.
 func (p *Pipeline) imageJobs(ctx context.Context, r *ciRun, opts Options, images []Image, imagesErr error) {
 	if imagesErr != nil {
-		r.record(jobs.Result("Images", 0, imagesErr), nil)
-		for _, name := range []string{"End-to-end test", "Scan image"} {
-			r.record(jobs.JobResult{Name: name, Status: jobs.Skipped, Reason: "the images could not be built"}, nil)
-		}
+		r.jobs.Record(jobs.Result("Images", 0, imagesErr))
+		r.jobs.Skip("the images could not be built", "End-to-end test", "Scan image")
 		return
 	}
 	r.job("End-to-end test", func(ctx context.Context) (addArtifact, error) {
