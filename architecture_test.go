@@ -13,11 +13,7 @@ func TestSystemsDoNotImportEachOther(t *testing.T) {
 		"./models/...":    "dagger/shipyard/pipelines/",
 		"./pipelines/...": "dagger/shipyard/models/",
 	} {
-		out, err := exec.Command("go", "list", "-deps", "-test", pkgs).Output()
-		if err != nil {
-			t.Fatalf("go list %s: %v", pkgs, err)
-		}
-		for _, dep := range strings.Fields(string(out)) {
+		for _, dep := range goListDeps(t, "-test", pkgs) {
 			if strings.HasPrefix(dep, forbidden) {
 				t.Errorf("%s depends on %s", pkgs, dep)
 			}
@@ -30,19 +26,25 @@ func TestSystemsDoNotImportEachOther(t *testing.T) {
 // (pipelines/ci/artifact for tesk-core). The publish package and its test kit import
 // neither tesk-core's CI pipeline nor Cloudcoil's models.
 func TestPublishImportsNeitherSystem(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "./pipelines/publish", "./pipelines/publish/publishtest").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) == 0 {
-		t.Fatal("go list -deps listed nothing")
-	}
-	for _, dep := range deps {
+	for _, dep := range goListDeps(t, "./pipelines/publish", "./pipelines/publish/publishtest") {
 		if strings.HasPrefix(dep, "dagger/shipyard/pipelines/ci") || strings.HasPrefix(dep, "dagger/shipyard/models") {
 			t.Errorf("publishing depends on %s", dep)
 		}
 	}
+}
+
+// goListDeps is what go list -deps lists for args, failing t when it lists nothing.
+func goListDeps(t *testing.T, args ...string) []string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list", "-deps"}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %v: %v", args, err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) == 0 {
+		t.Fatalf("go list -deps %v listed nothing", args)
+	}
+	return deps
 }
 
 // TestModuleLinksNoPublishingClients holds the module's load light: every job compiles the

@@ -48,7 +48,7 @@ func (m *Shipyard) publicTarget(ctx context.Context, fn string, c *sdk.Client) (
 // pushed reads the digests push-by-digest printed, for this source's images in t, with the
 // platform images of each index read from the registry. The JSON may name some of the images: a job per image passes only its own (push-by-digest --image
 // prints one), and the step then handles exactly the images named.
-func (m *Shipyard) pushed(ctx context.Context, fn, digests, version string, t publish.Target) ([]publish.Pushed, []ci.Image, error) {
+func (m *Shipyard) pushed(ctx context.Context, fn, digests, version string, t publish.Target) ([]publish.Pushed, []publish.Artifact, error) {
 	byName, err := publish.ParseDigests(digests)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--digests: %w", err)
@@ -57,7 +57,8 @@ func (m *Shipyard) pushed(ctx context.Context, fn, digests, version string, t pu
 	if err != nil {
 		return nil, nil, err
 	}
-	pushed, err := publish.FromSomeDigests(byName, artifact.Of(images), t)
+	arts := artifact.Of(images)
+	pushed, err := publish.FromSomeDigests(byName, arts, t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--digests: %w", err)
 	}
@@ -66,11 +67,11 @@ func (m *Shipyard) pushed(ctx context.Context, fn, digests, version string, t pu
 	if pushed, err = publish.ResolvePlatforms(ctx, t, pushed); err != nil {
 		return nil, nil, fmt.Errorf("--digests: %w", err)
 	}
-	return pushed, images, nil
+	return pushed, arts, nil
 }
 
 // withLogin is pushed for the steps that write: the digests and the target with its login.
-func (m *Shipyard) withLogin(ctx context.Context, fn, digests, version string) ([]publish.Pushed, []ci.Image, publish.Target, error) {
+func (m *Shipyard) withLogin(ctx context.Context, fn, digests, version string) ([]publish.Pushed, []publish.Artifact, publish.Target, error) {
 	c, err := m.session(ctx)
 	if err != nil {
 		return nil, nil, publish.Target{}, err
@@ -402,14 +403,14 @@ func (m *Shipyard) Attest(
 	if err != nil {
 		return "", err
 	}
-	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, artifact.Of(images)); err != nil {
+	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, images); err != nil {
 		return "", err
 	}
 	in, err := m.signInputs(ctx, "attest", c, prov)
 	if err != nil {
 		return "", err
 	}
-	ev, err := publish.Attest(ctx, in, t, pushed, artifact.Of(images))
+	ev, err := publish.Attest(ctx, in, t, pushed, images)
 	if err != nil {
 		return "", err
 	}

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"dagger/shipyard/internal/quote"
 )
 
 // CookiecutterPath is where an integration's generator configuration lives.
@@ -550,21 +552,7 @@ func encodeScalar(value string, style yaml.Style) string {
 	case style&yaml.SingleQuotedStyle != 0:
 		return "'" + strings.ReplaceAll(value, "'", "''") + "'"
 	case style&yaml.DoubleQuotedStyle != 0:
-		var b strings.Builder
-		b.WriteByte('"')
-		for _, r := range value {
-			switch {
-			case r == '"' || r == '\\':
-				b.WriteByte('\\')
-				b.WriteRune(r)
-			case r < 0x20 || r == 0x7f:
-				fmt.Fprintf(&b, `\x%02x`, r)
-			default:
-				b.WriteRune(r)
-			}
-		}
-		b.WriteByte('"')
-		return b.String()
+		return quote.YAML(value)
 	}
 	return value
 }
