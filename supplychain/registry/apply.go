@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"dagger/shipyard/supplychain/wire"
+
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
@@ -14,21 +16,10 @@ import (
 // rechecks there that no higher release was published since the plan.
 type StillLatest func(ctx context.Context) (bool, error)
 
-// SkippedTag is a planned tag that ApplyTags deliberately did not write.
-type SkippedTag struct {
-	Tag    string `json:"tag"`
-	Reason string `json:"reason"`
-}
+// SkippedTag and ApplyReport are the wire's: what apply-tags prints.
+type SkippedTag = wire.SkippedTag
 
-// ApplyReport says what ApplyTags did. On error it holds what was written
-// before the error.
-type ApplyReport struct {
-	Image   string       `json:"image"`
-	Digest  string       `json:"digest"`
-	Written []TagAction  `json:"written"`
-	Kept    []TagAction  `json:"kept"`
-	Skipped []SkippedTag `json:"skipped"`
-}
+type ApplyReport = wire.ApplyReport
 
 // ConcurrentTagError reports an immutable tag that changed between the plan
 // and ApplyTags: another publisher is at work.

@@ -3,6 +3,8 @@ package registry
 import (
 	"context"
 	"fmt"
+
+	"dagger/shipyard/supplychain/wire"
 )
 
 // StillNewest is asked immediately before dev moves off the digest from, as StillLatest
@@ -10,15 +12,8 @@ import (
 // commit of the dev branch that has an image, and if not, why.
 type StillNewest func(ctx context.Context, from string) (ok bool, why string, err error)
 
-// DevHistory is what the dev branch says about the commit being tagged: whether the commit
-// is on dev, and the commits of dev after it (newest last), complete unless dev is too far
-// ahead to list them all.
-type DevHistory struct {
-	Commit   string   `json:"commit"`
-	OnDev    bool     `json:"onDev"`
-	Newer    []string `json:"newer"`
-	Complete bool     `json:"complete"`
-}
+// DevHistory is the wire's: what apply-tags reads with --dev-history.
+type DevHistory = wire.DevHistory
 
 // StillNewestIn is the recheck of dev in repo given what the dev branch says (h, read
 // just before): right before dev moves, it resolves the sha-<commit> tags of the newer

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"dagger/shipyard/supplychain/wire"
+
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -187,12 +189,8 @@ func checkIndex(idx v1.ImageIndex) error {
 	return err
 }
 
-// PlatformDigest is one platform's image listed by an index: its platform, os/arch[/variant],
-// and its digest.
-type PlatformDigest struct {
-	Platform string `json:"platform"`
-	Digest   string `json:"digest"`
-}
+// PlatformDigest is the wire's: a platform image an index lists.
+type PlatformDigest = wire.PlatformDigest
 
 // Platforms reads the manifest ref names, with one GET: for an image index, the platform
 // image each entry lists, in its order; for a single image, none. A multi-platform image is

@@ -238,7 +238,7 @@ func TestPlatformsReadsTheIndex(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Platforms: %v", err)
 	}
-	want := []PlatformDigest{{"linux/amd64", digestOf(t, imgs[0])}, {"linux/arm64", digestOf(t, imgs[1])}}
+	want := []PlatformDigest{{Platform: "linux/amd64", Digest: digestOf(t, imgs[0])}, {Platform: "linux/arm64", Digest: digestOf(t, imgs[1])}}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("Platforms = %v, want %v", got, want)
 	}

@@ -7,25 +7,16 @@ import (
 	"slices"
 	"strings"
 
+	"dagger/shipyard/supplychain/wire"
+
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
-// LatestImage is an image repository of a release and the digest its latest should
-// point at.
-type LatestImage struct {
-	Repo   string `json:"repo"`
-	Digest string `json:"digest"`
-}
+// LatestImage, LatestMove and LatestReport are the wire's: what latest reads and prints.
+type LatestImage = wire.LatestImage
 
-// LatestMove is the planned change of latest in one repository: create, keep or move
-// (From is the digest latest is on before a move).
-type LatestMove struct {
-	Repo   string `json:"repo"`
-	Digest string `json:"digest"`
-	Action Action `json:"action"`
-	From   string `json:"from,omitempty"`
-}
+type LatestMove = wire.LatestMove
 
 // PlanLatest decides, for every image of a release, what pointing latest at its digest
 // does, given where latest is now (repo → digest; absent when there is none). A release's
@@ -74,17 +65,7 @@ func PlanLatest(targets []LatestImage, current map[string]string) ([]LatestMove,
 	return moves, nil
 }
 
-// LatestReport says what MoveLatest did.
-type LatestReport struct {
-	Moves []LatestMove `json:"moves"`
-	// Written lists the repositories whose latest was written (and not rolled back).
-	Written []string `json:"written,omitempty"`
-	// Skipped is why latest was left alone in every repository; empty when it was not.
-	Skipped string `json:"skipped,omitempty"`
-	// RolledBack lists the repositories whose latest was put back after a later write
-	// failed.
-	RolledBack []string `json:"rolled_back,omitempty"`
-}
+type LatestReport = wire.LatestReport
 
 // MoveLatest points latest at each target's digest in every repository or in none. It
 // reads where latest is now, plans, fetches every manifest it may write (the targets and,

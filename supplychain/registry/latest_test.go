@@ -18,14 +18,14 @@ func TestPlanLatest(t *testing.T) {
 		want    []LatestMove
 		wantErr string
 	}{
-		{name: "first release: created in both", targets: []LatestImage{{"r/f", a}, {"r/t", b}},
+		{name: "first release: created in both", targets: []LatestImage{{Repo: "r/f", Digest: a}, {Repo: "r/t", Digest: b}},
 			want: []LatestMove{{Repo: "r/f", Digest: a, Action: ActionCreate}, {Repo: "r/t", Digest: b, Action: ActionCreate}}},
-		{name: "moved in one, kept in the other", targets: []LatestImage{{"r/f", a}, {"r/t", b}}, current: map[string]string{"r/f": b, "r/t": b},
+		{name: "moved in one, kept in the other", targets: []LatestImage{{Repo: "r/f", Digest: a}, {Repo: "r/t", Digest: b}}, current: map[string]string{"r/f": b, "r/t": b},
 			want: []LatestMove{{Repo: "r/f", Digest: a, Action: ActionMove, From: b}, {Repo: "r/t", Digest: b, Action: ActionKeep}}},
 		{name: "no images", wantErr: "no images"},
-		{name: "a repository twice", targets: []LatestImage{{"r/f", a}, {"r/f", b}}, wantErr: "named twice"},
-		{name: "a bad digest", targets: []LatestImage{{"r/f", "sha256:x"}}, wantErr: "r/f"},
-		{name: "latest on a bad digest", targets: []LatestImage{{"r/f", a}}, current: map[string]string{"r/f": "x"}, wantErr: "latest is on"},
+		{name: "a repository twice", targets: []LatestImage{{Repo: "r/f", Digest: a}, {Repo: "r/f", Digest: b}}, wantErr: "named twice"},
+		{name: "a bad digest", targets: []LatestImage{{Repo: "r/f", Digest: "sha256:x"}}, wantErr: "r/f"},
+		{name: "latest on a bad digest", targets: []LatestImage{{Repo: "r/f", Digest: a}}, current: map[string]string{"r/f": "x"}, wantErr: "latest is on"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

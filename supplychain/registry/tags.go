@@ -1,34 +1,34 @@
 package registry
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"dagger/shipyard/supplychain/wire"
 )
 
-// TagClass says whether a tag may ever point at another digest.
-type TagClass string
-
-const (
-	// ClassVersion is a release version tag (0.11.0, 0.11.0rc1): immutable.
-	ClassVersion TagClass = "version"
-	// ClassCommit is a per-commit tag (sha-<commit>): immutable, since it
-	// names the one image built from that commit.
-	ClassCommit TagClass = "commit"
-	// ClassMoving is latest or dev: they follow the newest release or commit.
-	ClassMoving TagClass = "moving"
+// The tag classes and actions are the wire's: what plan-tags prints and apply-tags reads.
+type (
+	TagClass  = wire.TagClass
+	Action    = wire.Action
+	TagAction = wire.TagAction
+	Tagging   = wire.Tagging
 )
 
-// Immutable reports whether a tag of this class never moves once published.
-func (c TagClass) Immutable() bool { return c == ClassVersion || c == ClassCommit }
+const (
+	ClassVersion = wire.ClassVersion
+	ClassCommit  = wire.ClassCommit
+	ClassMoving  = wire.ClassMoving
+	ActionCreate = wire.ActionCreate
+	ActionKeep   = wire.ActionKeep
+	ActionMove   = wire.ActionMove
+)
 
 const (
-	// TagLatest is the moving tag of the highest release.
-	TagLatest = "latest"
-	// TagDev is the moving tag of the newest commit of the dev branch.
-	TagDev = "dev"
+	TagLatest = wire.TagLatest
+	TagDev    = wire.TagDev
 )
 
 var (
@@ -70,55 +70,6 @@ func checkTagSyntax(tag string) error {
 	}
 	return nil
 }
-
-// Action is what applying a plan does to one tag.
-type Action string
-
-const (
-	// ActionCreate points a tag that does not exist yet at the digest.
-	ActionCreate Action = "create"
-	// ActionKeep leaves a tag that already points at the digest: a no-op.
-	ActionKeep Action = "keep"
-	// ActionMove points a moving tag from another digest at this one.
-	ActionMove Action = "move"
-)
-
-// TagAction is the planned change of one tag.
-type TagAction struct {
-	Tag    string   `json:"tag"`
-	Class  TagClass `json:"class"`
-	Action Action   `json:"action"`
-	// From is the digest the tag is on before a move; empty otherwise.
-	From string `json:"from,omitempty"`
-}
-
-// Tagging is what ApplyTags will do for one image digest. Immutable tags come
-// first, so a version exists before latest or dev point at it, and latest
-// comes last.
-type Tagging struct {
-	Image   string      `json:"image"`
-	Digest  string      `json:"digest"`
-	Actions []TagAction `json:"actions"`
-}
-
-// String renders the plan for logs: one line per tag.
-func (p Tagging) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s@%s", p.Image, p.Digest)
-	if len(p.Actions) == 0 {
-		b.WriteString(": no tags")
-	}
-	for _, a := range p.Actions {
-		fmt.Fprintf(&b, "\n  %-8s %-7s %s", a.Action, a.Class, a.Tag)
-		if a.Action == ActionMove {
-			fmt.Fprintf(&b, " (from %s)", a.From)
-		}
-	}
-	return b.String()
-}
-
-// JSON renders the plan for machines (the next job of a workflow).
-func (p Tagging) JSON() ([]byte, error) { return json.MarshalIndent(p, "", "  ") }
 
 // ImmutableTagError refuses to move a version or commit tag.
 type ImmutableTagError struct {

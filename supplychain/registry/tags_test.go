@@ -220,7 +220,7 @@ func TestTaggingRendersTextAndJSON(t *testing.T) {
 			t.Errorf("text plan lacks %q:\n%s", s, text)
 		}
 	}
-	b, err := plan.JSON()
+	b, err := json.MarshalIndent(plan, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}

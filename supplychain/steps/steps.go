@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"dagger/shipyard/supplychain/wire"
+
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -51,21 +53,8 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Outcome is the JSON result of a step, for the next job.
-type Outcome struct {
-	Step          string `json:"step"`
-	Image         string `json:"image"`
-	Digest        string `json:"digest"`
-	PredicateType string `json:"predicateType"`
-	Referrer      string `json:"referrer"`
-	// Created is false when an earlier run's bundle was found and kept.
-	Created bool `json:"created"`
-	// Identity and Issuer are the signer's, the token's: a kept bundle verified with
-	// them, and a new one is certified for them.
-	Identity string `json:"identity,omitempty"`
-	Issuer   string `json:"issuer,omitempty"`
-	LogIndex int64  `json:"logIndex"`
-}
+// Outcome is the wire's: the JSON result of a step, for the next job.
+type Outcome = wire.Outcome
 
 // Attest signs the SLSA provenance built from in and attaches it to the
 // image digest. in.ImageName and in.ImageDigest are taken from c.Image.

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"dagger/shipyard/supplychain/wire"
+
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	sgbundle "github.com/sigstore/sigstore-go/pkg/bundle"
@@ -60,22 +62,10 @@ func (p Policy) required() []string {
 	return []string{CosignSignPredicateType, SLSAPredicateType}
 }
 
-// Verified describes one verified bundle.
-type Verified struct {
-	PredicateType  string `json:"predicateType"`
-	Identity       string `json:"identity"`
-	Issuer         string `json:"issuer"`
-	LogIndex       int64  `json:"logIndex"`
-	IntegratedTime string `json:"integratedTime,omitempty"`
-	Referrer       string `json:"referrer"`
-}
+// Verified and Result are the wire's: what supplychain verify prints.
+type Verified = wire.Verified
 
-// Result is what was verified for an image.
-type Result struct {
-	Image    string     `json:"image"`
-	Digest   string     `json:"digest"`
-	Verified []Verified `json:"verified"`
-}
+type Result = wire.VerifyResult
 
 // LoadTrustedRoot reads a trusted_root.json file (the format of Sigstore's
 // TUF target and of cosign's --trusted-root).

@@ -9,20 +9,13 @@ import (
 	"io"
 	"strings"
 
+	"dagger/shipyard/supplychain/wire"
+
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"dagger/shipyard/supplychain/internal/cli"
 	"dagger/shipyard/supplychain/registry"
 )
-
-// pushed is what push and assemble print for one image: its digest and, for an index,
-// the platform images it lists.
-type pushed struct {
-	Name       string                    `json:"name,omitempty"`
-	Repository string                    `json:"repository,omitempty"`
-	Digest     string                    `json:"digest"`
-	Platforms  []registry.PlatformDigest `json:"platforms,omitempty"`
-}
 
 // push writes one image by digest, or, with one --platform per --image, the index of
 // those platform images with each of them. The files are what Dagger's Container.asTarball
@@ -56,7 +49,7 @@ func push(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 			if err != nil {
 				return err
 			}
-			return cli.WriteJSON(stdout, pushed{Digest: d})
+			return cli.WriteJSON(stdout, wire.Pushed{Digest: d})
 		}
 		imgs, listed, err := openPlatformImages(images, platforms)
 		if err != nil {
@@ -72,7 +65,7 @@ func push(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return cli.WriteJSON(stdout, pushed{Digest: d, Platforms: listed})
+		return cli.WriteJSON(stdout, wire.Pushed{Digest: d, Platforms: listed})
 	}
 }
 
@@ -117,20 +110,13 @@ func openPlatformImages(files, platforms []string) ([]v1.Image, []registry.Platf
 	return imgs, listed, nil
 }
 
-// assembly is one image's index to assemble from its platform images in the registry.
-type assembly struct {
-	Name       string                    `json:"name"`
-	Repository string                    `json:"repository"`
-	Platforms  []registry.PlatformDigest `json:"platforms"`
-}
-
 // assemble builds every image's index from platform images already in the registry (each
 // checked to be for the platform it is listed under), and only then pushes them: a refused
 // image leaves the registry as it was.
 func assemble(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 	plans := fs.String("indexes", "", `the indexes to assemble, JSON: [{"name": …, "repository": …, "platforms": [{"platform": …, "digest": …}]}]`)
 	return func(ctx context.Context, conn connection, stdout io.Writer) error {
-		var list []assembly
+		var list []wire.Assembly
 		if err := json.Unmarshal([]byte(*plans), &list); err != nil || len(list) == 0 {
 			return usagef("--indexes: want a JSON list of indexes to assemble (%v)", err)
 		}
@@ -146,14 +132,14 @@ func assemble(fs *flag.FlagSet) func(context.Context, connection, io.Writer) err
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		out := make([]pushed, len(list))
+		out := make([]wire.Pushed, len(list))
 		for i, a := range list {
 			d, err := registry.PushIndexByDigest(ctx, a.Repository, indexes[i], conn.auth, conn.options()...)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", a.Name, err))
 				continue
 			}
-			out[i] = pushed{Name: a.Name, Repository: a.Repository, Digest: d, Platforms: a.Platforms}
+			out[i] = wire.Pushed{Name: a.Name, Repository: a.Repository, Digest: d, Platforms: a.Platforms}
 		}
 		if err := errors.Join(errs...); err != nil {
 			return err
@@ -162,17 +148,10 @@ func assemble(fs *flag.FlagSet) func(context.Context, connection, io.Writer) err
 	}
 }
 
-// resolved is what digest and platforms print for one reference.
-type resolved struct {
-	Image     string                    `json:"image"`
-	Digest    string                    `json:"digest"`
-	Platforms []registry.PlatformDigest `json:"platforms,omitempty"`
-}
-
 func digest(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
-	return resolveEach(fs, func(ctx context.Context, conn connection, ref string) (resolved, error) {
+	return resolveEach(fs, func(ctx context.Context, conn connection, ref string) (wire.Resolved, error) {
 		d, err := registry.Digest(ctx, ref, conn.auth, conn.options()...)
-		return resolved{Image: ref, Digest: d}, err
+		return wire.Resolved{Image: ref, Digest: d}, err
 	})
 }
 
@@ -180,30 +159,30 @@ func digest(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error
 // checked by the read of its manifest) and lists the platform images of that digest's
 // index, none for a single image.
 func platforms(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
-	return resolveEach(fs, func(ctx context.Context, conn connection, ref string) (resolved, error) {
+	return resolveEach(fs, func(ctx context.Context, conn connection, ref string) (wire.Resolved, error) {
 		repo, d, byDigest := strings.Cut(ref, "@")
 		if !byDigest {
 			var err error
 			if d, err = registry.Digest(ctx, ref, conn.auth, conn.options()...); err != nil {
-				return resolved{}, err
+				return wire.Resolved{}, err
 			}
 			repo, _ = splitTag(ref)
 		}
 		listed, err := registry.Platforms(ctx, repo+"@"+d, conn.auth, conn.options()...)
-		return resolved{Image: ref, Digest: d, Platforms: listed}, err
+		return wire.Resolved{Image: ref, Digest: d, Platforms: listed}, err
 	})
 }
 
 // resolveEach is a command that resolves each --image with resolve, in order, and prints
 // what it found; the first failure stops it.
-func resolveEach(fs *flag.FlagSet, resolve func(context.Context, connection, string) (resolved, error)) func(context.Context, connection, io.Writer) error {
+func resolveEach(fs *flag.FlagSet, resolve func(context.Context, connection, string) (wire.Resolved, error)) func(context.Context, connection, io.Writer) error {
 	var images cli.List
 	fs.Var(&images, "image", "a reference, <registry>/<repo>:<tag> or @sha256:… (repeatable)")
 	return func(ctx context.Context, conn connection, stdout io.Writer) error {
 		if len(images) == 0 {
 			return usagef("--image is required")
 		}
-		out := make([]resolved, len(images))
+		out := make([]wire.Resolved, len(images))
 		for i, ref := range images {
 			r, err := resolve(ctx, conn, ref)
 			if err != nil {

@@ -33,6 +33,8 @@ import (
 	"os/signal"
 	"strings"
 
+	"dagger/shipyard/supplychain/wire"
+
 	"dagger/shipyard/supplychain/registry"
 )
 
@@ -42,15 +44,6 @@ func main() {
 	stop()
 	os.Exit(code)
 }
-
-// Exit codes besides 0.
-const (
-	exitFailure = 1
-	exitUsage   = 2
-	// exitMoved: a version or commit tag is on another digest (registry.ImmutableTagError)
-	// or changed since the plan (registry.ConcurrentTagError). Re-running cannot help.
-	exitMoved = 3
-)
 
 const usage = `usage: registry <command> [flags]
 
@@ -84,7 +77,7 @@ var commands = map[string]command{
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return exitUsage
+		return wire.ExitUsage
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -94,20 +87,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "registry: unknown command %q\n%s", args[0], usage)
-		return exitUsage
+		return wire.ExitUsage
 	}
 	err := runCommand(ctx, cmd, args[0], args[1:], stdout, stderr)
 	var ue usageError
 	var ie *registry.ImmutableTagError
 	var ce *registry.ConcurrentTagError
-	code := exitFailure
+	code := wire.ExitFailure
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		code = exitUsage
+		code = wire.ExitUsage
 	case errors.As(err, &ie), errors.As(err, &ce):
-		code = exitMoved
+		code = wire.ExitMoved
 	}
 	fmt.Fprintf(stderr, "registry %s: %v\n", args[0], err)
 	return code

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/supplychain/wire"
+
 	ggcrregistry "github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -124,7 +126,7 @@ func TestCommandPublishesByTheRules(t *testing.T) {
 	repo := w.host + "/org/filer"
 
 	single, singleDigest := w.image("single", "")
-	var pushed pushed
+	var pushed wire.Pushed
 	w.ok(&pushed, "push", "--repository", repo, "--image", single)
 	if pushed.Digest != singleDigest {
 		t.Fatalf("pushed %s, want %s", pushed.Digest, singleDigest)
@@ -148,11 +150,11 @@ func TestCommandPublishesByTheRules(t *testing.T) {
 		t.Fatalf("index %+v, dry run %+v", idx, dry)
 	}
 	// An image built for one platform but listed under another is refused.
-	if code, _, stderr := w.run("push", "--repository", repo, "--image", amd, "--platform", "linux/arm64"); code != exitFailure || !strings.Contains(stderr, `says it is for "linux/amd64"`) {
+	if code, _, stderr := w.run("push", "--repository", repo, "--image", amd, "--platform", "linux/arm64"); code != wire.ExitFailure || !strings.Contains(stderr, `says it is for "linux/amd64"`) {
 		t.Errorf("a mislabelled platform image: exit %d: %s", code, stderr)
 	}
 
-	var plats []resolved
+	var plats []wire.Resolved
 	w.ok(&plats, "platforms", "--image", repo+"@"+idx.Digest)
 	if len(plats) != 1 || len(plats[0].Platforms) != 2 || plats[0].Platforms[1].Platform != "linux/arm64" {
 		t.Fatalf("platforms %+v", plats)
@@ -170,7 +172,7 @@ func TestCommandPublishesByTheRules(t *testing.T) {
 	if len(tags) != 1 || tags["0.11.0"] != idx.Digest {
 		t.Fatalf("tags %v", tags)
 	}
-	var digests []resolved
+	var digests []wire.Resolved
 	w.ok(&digests, "digest", "--image", repo+":0.11.0")
 	if digests[0].Digest != idx.Digest {
 		t.Fatalf("digest %+v", digests)
@@ -178,7 +180,7 @@ func TestCommandPublishesByTheRules(t *testing.T) {
 
 	// The version never moves: another digest is refused with exit 3, naming both.
 	code, _, stderr := w.run("plan-tags", "--image", repo+"@"+singleDigest, "--tag", "0.11.0")
-	if code != exitMoved || !strings.Contains(stderr, idx.Digest) || !strings.Contains(stderr, "release a higher version") {
+	if code != wire.ExitMoved || !strings.Contains(stderr, idx.Digest) || !strings.Contains(stderr, "release a higher version") {
 		t.Errorf("moving 0.11.0: exit %d: %s", code, stderr)
 	}
 
@@ -208,12 +210,12 @@ func TestCommandPublishesByTheRules(t *testing.T) {
 		{"tags", "--repository", repo, "extra"},
 		{"nonsense"},
 	} {
-		if code, _, stderr := w.run(args...); code != exitUsage {
-			t.Errorf("%v: exit %d, want %d: %s", args, code, exitUsage, stderr)
+		if code, _, stderr := w.run(args...); code != wire.ExitUsage {
+			t.Errorf("%v: exit %d, want %d: %s", args, code, wire.ExitUsage, stderr)
 		}
 	}
 	var stdout, errOut bytes.Buffer
-	if code := run(context.Background(), []string{"digest", "--image", repo + ":0.11.0", "--plain-http", "127.0.0.1:5000"}, &stdout, &errOut); code != exitUsage {
+	if code := run(context.Background(), []string{"digest", "--image", repo + ":0.11.0", "--plain-http", "127.0.0.1:5000"}, &stdout, &errOut); code != wire.ExitUsage {
 		t.Errorf("--plain-http with a port: exit %d: %s", code, errOut.String())
 	}
 }
@@ -228,7 +230,7 @@ func TestPlainHTTPOnlyWhereTheCallerSays(t *testing.T) {
 			args = append(args, "--plain-http", host)
 		}
 		var stdout, stderr bytes.Buffer
-		if code := run(context.Background(), args, &stdout, &stderr); code != exitFailure || strings.Contains(stderr.String(), password) {
+		if code := run(context.Background(), args, &stdout, &stderr); code != wire.ExitFailure || strings.Contains(stderr.String(), password) {
 			t.Errorf("--plain-http %q: exit %d: %s", host, code, stderr.String())
 		}
 	}

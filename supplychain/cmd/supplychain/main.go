@@ -31,6 +31,8 @@ import (
 	"strings"
 	"time"
 
+	"dagger/shipyard/supplychain/wire"
+
 	"dagger/shipyard/supplychain/internal/cli"
 	"dagger/shipyard/supplychain/provenance"
 	"dagger/shipyard/supplychain/registry"
@@ -294,7 +296,7 @@ func (f *publishFlags) check(cmd string) error {
 		return nil
 	}
 	var err error
-	if f.in.BuildArgs, err = parseBuildArgs(f.buildArgs); err != nil {
+	if f.in.BuildArgs, err = wire.ParsePairs("--build-arg", f.buildArgs); err != nil {
 		return usageError{err}
 	}
 	if f.in.BaseImages, err = parseBaseImages(f.baseImages); err != nil {
@@ -397,21 +399,6 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return signing.Redact(err, password)
 	}
 	return cli.WriteJSON(stdout, res)
-}
-
-func parseBuildArgs(list []string) (map[string]string, error) {
-	if len(list) == 0 {
-		return nil, nil
-	}
-	m := make(map[string]string, len(list))
-	for _, kv := range list {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--build-arg %q is not KEY=VALUE", kv)
-		}
-		m[k] = v
-	}
-	return m, nil
 }
 
 func parseBaseImages(list []string) ([]provenance.BaseImage, error) {

@@ -1,0 +1,75 @@
+package wire
+
+import (
+	"maps"
+	"strings"
+	"testing"
+)
+
+func TestParsePairs(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      []string
+		want    map[string]string
+		wantErr string
+	}{
+		{name: "none", in: nil, want: nil},
+		{name: "one", in: []string{"A=1"}, want: map[string]string{"A": "1"}},
+		{name: "value holds =", in: []string{"A=x=y"}, want: map[string]string{"A": "x=y"}},
+		{name: "empty value", in: []string{"A="}, want: map[string]string{"A": ""}},
+		{name: "later wins", in: []string{"A=1", "A=2"}, want: map[string]string{"A": "2"}},
+		{name: "no =", in: []string{"A"}, wantErr: `--build-arg "A" is not KEY=VALUE`},
+		{name: "empty key", in: []string{"=1"}, wantErr: `--build-arg "=1" is not KEY=VALUE`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParsePairs("--build-arg", tt.in)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !maps.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
+				t.Fatalf("ParsePairs(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPairsAreSortedAndReadBack(t *testing.T) {
+	m := map[string]string{"B": "2", "A": "x=y", "C": ""}
+	got := Pairs(m)
+	if strings.Join(got, " ") != "A=x=y B=2 C=" {
+		t.Fatalf("Pairs = %q", got)
+	}
+	back, err := ParsePairs("--build-arg", got)
+	if err != nil || !maps.Equal(back, m) {
+		t.Fatalf("read back %v, %v; want %v", back, err, m)
+	}
+}
+
+func TestImmutableClasses(t *testing.T) {
+	for class, want := range map[TagClass]bool{ClassVersion: true, ClassCommit: true, ClassMoving: false, "": false} {
+		if got := class.Immutable(); got != want {
+			t.Errorf("%q.Immutable() = %v, want %v", class, got, want)
+		}
+	}
+}
+
+// FuzzParsePairs: whatever the flag values, parsing never panics, and what it accepts
+// renders back to values that parse to the same map.
+func FuzzParsePairs(f *testing.F) {
+	f.Add("A=1", "B=x=y")
+	f.Add("=", "A")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		m, err := ParsePairs("--x", []string{a, b})
+		if err != nil {
+			return
+		}
+		back, err := ParsePairs("--x", Pairs(m))
+		if err != nil || !maps.Equal(back, m) {
+			t.Fatalf("%q, %q: parsed %v, read back %v, %v", a, b, m, back, err)
+		}
+	})
+}
