@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"dagger/shipyard/internal/wire"
+
 	"dagger/shipyard/internal/flow"
 )
 
@@ -23,12 +25,8 @@ type PlatformPush struct {
 }
 
 // IndexAssembly is one image's index to assemble: its platform images, in the order of the
-// configured platforms.
-type IndexAssembly struct {
-	Name       string           `json:"name"`
-	Repository string           `json:"repository"`
-	Platforms  []PlatformDigest `json:"platforms"`
-}
+// configured platforms, as the registry command's assemble reads it.
+type IndexAssembly = wire.Assembly
 
 // PlanIndexes pairs the platform jobs' pushes into one index per image. Every configured
 // platform must have been pushed exactly once and no other; every push must list the same

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"dagger/shipyard/internal/wire"
+
 	"dagger.io/dagger"
 )
 
@@ -69,19 +71,14 @@ func GitHubVariables() []string {
 // Unknown names are refused rather than dropped, so a typo cannot silently turn a build
 // in Actions into one attributed to the fallback builder.
 func ParseGitHubEnv(pairs []string) (map[string]string, error) {
-	if len(pairs) == 0 {
-		return nil, nil
+	out, err := wire.ParsePairs("--github-env", pairs)
+	if err != nil {
+		return nil, err
 	}
-	out := make(map[string]string, len(pairs))
-	for _, kv := range pairs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--github-env %q is not NAME=value", kv)
-		}
+	for _, k := range slices.Sorted(maps.Keys(out)) {
 		if _, known := githubFlags[k]; !known {
 			return nil, fmt.Errorf("--github-env %s is not one of %s", k, strings.Join(GitHubVariables(), ", "))
 		}
-		out[k] = v
 	}
 	return out, nil
 }
@@ -113,8 +110,8 @@ func AttestArgs(p Provenance, a Artifact) ([]string, error) {
 		args = append(args, "--source-ref", p.SourceRef)
 	}
 	args = append(args, "--dockerfile", a.Recipe.Dockerfile)
-	for _, k := range slices.Sorted(maps.Keys(a.Recipe.BuildArgs)) {
-		args = append(args, "--build-arg", k+"="+a.Recipe.BuildArgs[k])
+	for _, kv := range wire.Pairs(a.Recipe.BuildArgs) {
+		args = append(args, "--build-arg", kv)
 	}
 	bases := slices.Clone(p.BaseImages[a.Name])
 	sort.Strings(bases)

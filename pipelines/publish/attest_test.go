@@ -75,7 +75,7 @@ func TestParseGitHubEnv(t *testing.T) {
 		{pairs: nil, want: nil},
 		{pairs: []string{"GITHUB_RUN_ID=42", "GITHUB_WORKFLOW_REF=o/r/.github/workflows/ci.yml@refs/heads/dev"},
 			want: map[string]string{"GITHUB_RUN_ID": "42", "GITHUB_WORKFLOW_REF": "o/r/.github/workflows/ci.yml@refs/heads/dev"}},
-		{pairs: []string{"GITHUB_RUN_ID"}, wantErr: "not NAME=value"},
+		{pairs: []string{"GITHUB_RUN_ID"}, wantErr: "is not KEY=VALUE"},
 		{pairs: []string{"ACTIONS_ID_TOKEN_REQUEST_TOKEN=x"}, wantErr: "is not one of"},
 	}
 	for _, tt := range tests {

@@ -2,11 +2,12 @@ package publish_test
 
 import (
 	"context"
-	"dagger/shipyard/internal/buildplatform"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"dagger/shipyard/internal/buildplatform"
 
 	"dagger.io/dagger"
 

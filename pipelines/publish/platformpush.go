@@ -2,13 +2,14 @@ package publish
 
 import (
 	"context"
-	"dagger/shipyard/internal/buildplatform"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+
+	"dagger/shipyard/internal/buildplatform"
 
 	"dagger.io/dagger"
 )

@@ -2,10 +2,11 @@ package publish
 
 import (
 	"context"
-	"dagger/shipyard/internal/buildplatform"
 	"fmt"
 	"slices"
 	"strings"
+
+	"dagger/shipyard/internal/buildplatform"
 
 	"dagger.io/dagger"
 )

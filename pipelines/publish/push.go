@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"dagger/shipyard/internal/wire"
+
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/fanout"
@@ -35,7 +37,7 @@ func pushAll(ctx context.Context, images []Artifact, t Target) ([]Pushed, error)
 		repo := t.Repository(a)
 		call := pushCall(a, []string{"--repository", repo})
 		call.about = repo
-		var res pushResult
+		var res wire.Pushed
 		if err := t.runJSON(ctx, call, &res); err != nil {
 			return fmt.Errorf("%s: %w (nothing was tagged; re-run the step, what was already pushed is not sent again)", a.Name, err)
 		}
@@ -46,12 +48,6 @@ func pushAll(ctx context.Context, images []Artifact, t Target) ([]Pushed, error)
 		return nil, err
 	}
 	return out, nil
-}
-
-// pushResult is what the registry command's push prints.
-type pushResult struct {
-	Digest    string           `json:"digest"`
-	Platforms []PlatformDigest `json:"platforms,omitempty"`
 }
 
 // pushCall is the registry command's push of a: its tarball, or one per platform with
@@ -76,7 +72,7 @@ func pushCall(a Artifact, args []string) registryCall {
 // image its platform images' digests, without pushing: what a release's dry run reports.
 // It needs t's registry tool and nothing of the registry.
 func BuiltDigest(ctx context.Context, t Target, a Artifact) (Pushed, error) {
-	var res pushResult
+	var res wire.Pushed
 	if err := t.runJSON(ctx, pushCall(a, []string{"--dry-run"}), &res); err != nil {
 		return Pushed{}, fmt.Errorf("image %s: %w", a.Name, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 
+	"dagger/shipyard/internal/wire"
+
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/plainhttp"
@@ -22,79 +24,32 @@ import (
 // The moving tags, as the registry command classifies them: latest follows the highest
 // release, dev the newest commit of the dev branch.
 const (
-	TagLatest = "latest"
-	TagDev    = "dev"
+	TagLatest = wire.TagLatest
+	TagDev    = wire.TagDev
 )
 
 // CommitTag is the tag naming the image of one commit, sha-<commit>, which never moves.
 func CommitTag(commit string) string { return "sha-" + commit }
 
-// TagAction is the planned change of one tag: Action create, keep or move (From is the
-// digest a moving tag is on before a move); Class version, commit or moving.
-type TagAction struct {
-	Tag    string `json:"tag"`
-	Class  string `json:"class"`
-	Action string `json:"action"`
-	From   string `json:"from,omitempty"`
-}
-
-// Tagging is what the tag step does for one image digest: the plan of its tags, immutable
-// ones first, which the registry command makes (plan-tags) and applies (apply-tags).
-type Tagging struct {
-	Image   string      `json:"image"`
-	Digest  string      `json:"digest"`
-	Actions []TagAction `json:"actions"`
-}
+// What the registry command prints and reads, defined once for the command and the module
+// (supplychain/wire): the plan of one image's tags (plan-tags, apply-tags), what tagging
+// did, what moving latest planned and did, and what the dev branch says about a commit.
+type (
+	TagAction    = wire.TagAction
+	Tagging      = wire.Tagging
+	SkippedTag   = wire.SkippedTag
+	ApplyReport  = wire.ApplyReport
+	LatestMove   = wire.LatestMove
+	LatestReport = wire.LatestReport
+	DevHistory   = wire.DevHistory
+)
 
 // Tag actions.
 const (
-	ActionCreate = "create"
-	ActionKeep   = "keep"
-	ActionMove   = "move"
+	ActionCreate = wire.ActionCreate
+	ActionKeep   = wire.ActionKeep
+	ActionMove   = wire.ActionMove
 )
-
-// SkippedTag is a planned tag deliberately not written, and why.
-type SkippedTag struct {
-	Tag    string `json:"tag"`
-	Reason string `json:"reason"`
-}
-
-// ApplyReport is what tagging did to one image; on error, what was written before it.
-type ApplyReport struct {
-	Image   string       `json:"image"`
-	Digest  string       `json:"digest"`
-	Written []TagAction  `json:"written"`
-	Kept    []TagAction  `json:"kept"`
-	Skipped []SkippedTag `json:"skipped"`
-}
-
-// LatestMove is the planned change of latest in one repository.
-type LatestMove struct {
-	Repo   string `json:"repo"`
-	Digest string `json:"digest"`
-	Action string `json:"action"`
-	From   string `json:"from,omitempty"`
-}
-
-// LatestReport is what moving latest did: the moves planned, the repositories written,
-// why latest was left alone (Skipped), and those put back after a failed write.
-type LatestReport struct {
-	Moves      []LatestMove `json:"moves"`
-	Written    []string     `json:"written,omitempty"`
-	Skipped    string       `json:"skipped,omitempty"`
-	RolledBack []string     `json:"rolled_back,omitempty"`
-}
-
-// DevHistory is what the dev branch says about the commit being tagged: whether it is on
-// dev, the commits of dev after it (newest last), and whether that list is complete. The
-// registry command decides with it, and the sha-<commit> tags it reads right before dev
-// moves, whether dev may move.
-type DevHistory struct {
-	Commit   string   `json:"commit"`
-	OnDev    bool     `json:"onDev"`
-	Newer    []string `json:"newer"`
-	Complete bool     `json:"complete"`
-}
 
 // RegistryError is a failed registry command: its message (the command's own, which never
 // holds a credential), and whether a tag that never moves was found on another digest.
@@ -110,12 +65,6 @@ func (e *RegistryError) Error() string { return e.Message }
 const (
 	registryBinary = "/usr/local/bin/registry"
 	imagesDir      = "/run/shipyard/images"
-)
-
-// registry exit codes (supplychain/cmd/registry).
-const (
-	registryExitUsage = 2
-	registryExitMoved = 3
 )
 
 // registryCall is one run of the registry command for t: cmd with args, the image files to
@@ -170,10 +119,10 @@ func (t Target) run(ctx context.Context, call registryCall) (string, error) {
 	if msg == "" {
 		msg = ee.Message()
 	}
-	if ee.ExitCode == registryExitUsage {
+	if ee.ExitCode == wire.ExitUsage {
 		msg = "usage error (a bug of Shipyard's, please report it): " + msg
 	}
-	return ee.Stdout, &RegistryError{Message: msg, Moved: ee.ExitCode == registryExitMoved}
+	return ee.Stdout, &RegistryError{Message: msg, Moved: ee.ExitCode == wire.ExitMoved}
 }
 
 // runJSON runs call and reads its JSON output into out.

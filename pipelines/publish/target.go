@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 
+	"dagger/shipyard/internal/wire"
+
 	"dagger.io/dagger"
 )
 
@@ -59,12 +61,8 @@ type Pushed struct {
 	Platforms []PlatformDigest `json:"platforms,omitempty"`
 }
 
-// PlatformDigest is the digest of one platform's image in an index: its platform,
-// os/arch[/variant], and its digest.
-type PlatformDigest struct {
-	Platform string `json:"platform"`
-	Digest   string `json:"digest"`
-}
+// PlatformDigest is the digest of one platform's image in an index (supplychain/wire).
+type PlatformDigest = wire.PlatformDigest
 
 // Ref is the reference by digest, <repository>@sha256:….
 func (p Pushed) Ref() string { return p.Repository + "@" + p.Digest }

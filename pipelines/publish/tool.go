@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 
+	"dagger/shipyard/internal/wire"
+
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/fanout"
@@ -152,19 +154,6 @@ const (
 	KindSignature   = "signature"
 )
 
-// outcome is what `supplychain attest|sign` prints.
-type outcome struct {
-	Step          string `json:"step"`
-	Image         string `json:"image"`
-	Digest        string `json:"digest"`
-	PredicateType string `json:"predicateType"`
-	Referrer      string `json:"referrer"`
-	Created       bool   `json:"created"`
-	Identity      string `json:"identity"`
-	Issuer        string `json:"issuer"`
-	LogIndex      int64  `json:"logIndex"`
-}
-
 // Predicate types the command writes, checked against its output.
 const (
 	slsaPredicateType   = "https://slsa.dev/provenance/v1"
@@ -284,7 +273,7 @@ func (in SignInputs) publishStep(ctx context.Context, cmd, kind, predicateType s
 	if err != nil {
 		return Evidence{}, fmt.Errorf("%s (%s): %w", img.Name, img.Ref(), err)
 	}
-	var o outcome
+	var o wire.Outcome
 	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
 		return Evidence{}, fmt.Errorf("%s: reading supplychain %s's output: %w", img.Name, cmd, err)
 	}

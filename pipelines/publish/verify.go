@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"dagger/shipyard/internal/wire"
+
 	"dagger.io/dagger"
 )
 
@@ -42,15 +44,8 @@ type Verification struct {
 	Platforms []Verification `json:"platforms,omitempty"`
 }
 
-// Verified is one bundle that verified.
-type Verified struct {
-	PredicateType  string `json:"predicateType"`
-	Identity       string `json:"identity"`
-	Issuer         string `json:"issuer"`
-	LogIndex       int64  `json:"logIndex"`
-	IntegratedTime string `json:"integratedTime,omitempty"`
-	Referrer       string `json:"referrer"`
-}
+// Verified is one bundle that verified, as supplychain verify prints it.
+type Verified = wire.Verified
 
 // Text renders the verification for a terminal.
 func (v Verification) Text() string {
@@ -225,10 +220,7 @@ func (r VerifyRequest) verify(ctx context.Context) (Verification, error) {
 	if err != nil {
 		return Verification{}, fmt.Errorf("%s (%s): %w", image, ref, err)
 	}
-	var got struct {
-		Digest   string     `json:"digest"`
-		Verified []Verified `json:"verified"`
-	}
+	var got wire.VerifyResult
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		return Verification{}, fmt.Errorf("%s: reading supplychain verify's output: %w", image, err)
 	}

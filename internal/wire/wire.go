@@ -1,0 +1,243 @@
+// Code generated from supplychain/wire by `go test ./internal/wire -update-wire`. DO NOT EDIT.
+
+// Package wire is the one definition of what crosses between the supplychain commands
+// (registry, supplychain) and the Dagger module that runs them: the JSON they print and
+// read, the KEY=VALUE flags they take, and their exit codes.
+//
+// It imports only the standard library. The module carries an exact generated copy of it
+// (the root module's internal/wire, checked by that package's tests) instead of importing
+// it: an import would put this module's requirements into the module's build list, move
+// the versions of packages the module binary links away from a bare Dagger module's, and
+// make every cold load resolve them.
+package wire
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Exit codes of the commands besides 0.
+const (
+	ExitFailure = 1
+	// ExitUsage: the command was called wrongly, which is a bug of the caller.
+	ExitUsage = 2
+	// ExitMoved: a version or commit tag is on another digest, now or since the plan.
+	// Re-running cannot help.
+	ExitMoved = 3
+)
+
+// TagClass says whether a tag may ever point at another digest.
+type TagClass string
+
+const (
+	// ClassVersion is a release version tag (0.11.0, 0.11.0rc1): immutable.
+	ClassVersion TagClass = "version"
+	// ClassCommit is a per-commit tag (sha-<commit>): immutable, since it names the one
+	// image built from that commit.
+	ClassCommit TagClass = "commit"
+	// ClassMoving is latest or dev: they follow the newest release or commit.
+	ClassMoving TagClass = "moving"
+)
+
+// Immutable reports whether a tag of this class never moves once published.
+func (c TagClass) Immutable() bool { return c == ClassVersion || c == ClassCommit }
+
+// The moving tags: latest follows the highest release, dev the newest commit of the dev
+// branch.
+const (
+	TagLatest = "latest"
+	TagDev    = "dev"
+)
+
+// Action is what applying a plan does to one tag.
+type Action string
+
+const (
+	// ActionCreate points a tag that does not exist yet at the digest.
+	ActionCreate Action = "create"
+	// ActionKeep leaves a tag that already points at the digest: a no-op.
+	ActionKeep Action = "keep"
+	// ActionMove points a moving tag from another digest at this one.
+	ActionMove Action = "move"
+)
+
+// TagAction is the planned change of one tag.
+type TagAction struct {
+	Tag    string   `json:"tag"`
+	Class  TagClass `json:"class"`
+	Action Action   `json:"action"`
+	// From is the digest the tag is on before a move; empty otherwise.
+	From string `json:"from,omitempty"`
+}
+
+// Tagging is what applying tags does for one image digest: the plan of its tags.
+// Immutable tags come first, so a version exists before latest or dev point at it, and
+// latest comes last.
+type Tagging struct {
+	Image   string      `json:"image"`
+	Digest  string      `json:"digest"`
+	Actions []TagAction `json:"actions"`
+}
+
+// String renders the plan for logs: one line per tag.
+func (p Tagging) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s@%s", p.Image, p.Digest)
+	if len(p.Actions) == 0 {
+		b.WriteString(": no tags")
+	}
+	for _, a := range p.Actions {
+		fmt.Fprintf(&b, "\n  %-8s %-7s %s", a.Action, a.Class, a.Tag)
+		if a.Action == ActionMove {
+			fmt.Fprintf(&b, " (from %s)", a.From)
+		}
+	}
+	return b.String()
+}
+
+// SkippedTag is a planned tag deliberately not written, and why.
+type SkippedTag struct {
+	Tag    string `json:"tag"`
+	Reason string `json:"reason"`
+}
+
+// ApplyReport is what tagging did to one image; on error, what was written before it.
+type ApplyReport struct {
+	Image   string       `json:"image"`
+	Digest  string       `json:"digest"`
+	Written []TagAction  `json:"written"`
+	Kept    []TagAction  `json:"kept"`
+	Skipped []SkippedTag `json:"skipped"`
+}
+
+// LatestImage is an image repository of a release and the digest its latest should point
+// at.
+type LatestImage struct {
+	Repo   string `json:"repo"`
+	Digest string `json:"digest"`
+}
+
+// LatestMove is the planned change of latest in one repository: create, keep or move
+// (From is the digest latest is on before a move).
+type LatestMove struct {
+	Repo   string `json:"repo"`
+	Digest string `json:"digest"`
+	Action Action `json:"action"`
+	From   string `json:"from,omitempty"`
+}
+
+// LatestReport is what moving latest did: the moves planned, the repositories written,
+// why latest was left alone (Skipped), and those put back after a failed write.
+type LatestReport struct {
+	Moves []LatestMove `json:"moves"`
+	// Written are the repositories whose latest was written.
+	Written []string `json:"written,omitempty"`
+	// Skipped says why latest was deliberately left alone.
+	Skipped string `json:"skipped,omitempty"`
+	// RolledBack are the repositories whose latest was put back after a failed write.
+	RolledBack []string `json:"rolled_back,omitempty"`
+}
+
+// DevHistory is what the dev branch says about the commit being tagged: whether it is on
+// dev, the commits of dev after it (newest last), and whether that list is complete.
+type DevHistory struct {
+	Commit   string   `json:"commit"`
+	OnDev    bool     `json:"onDev"`
+	Newer    []string `json:"newer"`
+	Complete bool     `json:"complete"`
+}
+
+// PlatformDigest is one platform's image listed by an index: its platform,
+// os/arch[/variant], and its digest.
+type PlatformDigest struct {
+	Platform string `json:"platform"`
+	Digest   string `json:"digest"`
+}
+
+// Pushed is an image pushed by digest; for an index, the platform images it lists.
+type Pushed struct {
+	Name       string           `json:"name,omitempty"`
+	Repository string           `json:"repository,omitempty"`
+	Digest     string           `json:"digest"`
+	Platforms  []PlatformDigest `json:"platforms,omitempty"`
+}
+
+// Assembly is one image's index to build from platform images already pushed.
+type Assembly struct {
+	Name       string           `json:"name"`
+	Repository string           `json:"repository"`
+	Platforms  []PlatformDigest `json:"platforms"`
+}
+
+// Resolved is a reference resolved to its digest; for an index, its platform images.
+type Resolved struct {
+	Image     string           `json:"image"`
+	Digest    string           `json:"digest"`
+	Platforms []PlatformDigest `json:"platforms,omitempty"`
+}
+
+// Outcome is what an attest or sign command did for one digest.
+type Outcome struct {
+	Step          string `json:"step"`
+	Image         string `json:"image"`
+	Digest        string `json:"digest"`
+	PredicateType string `json:"predicateType"`
+	Referrer      string `json:"referrer"`
+	// Created is false when an earlier run's bundle was found and kept.
+	Created bool `json:"created"`
+	// Identity and Issuer are the signer's, the token's: a kept bundle verified with them,
+	// and a new one is certified for them.
+	Identity string `json:"identity,omitempty"`
+	Issuer   string `json:"issuer,omitempty"`
+	LogIndex int64  `json:"logIndex"`
+}
+
+// Verified is one bundle that verified.
+type Verified struct {
+	PredicateType  string `json:"predicateType"`
+	Identity       string `json:"identity"`
+	Issuer         string `json:"issuer"`
+	LogIndex       int64  `json:"logIndex"`
+	IntegratedTime string `json:"integratedTime,omitempty"`
+	Referrer       string `json:"referrer"`
+}
+
+// VerifyResult is what was verified for an image.
+type VerifyResult struct {
+	Image    string     `json:"image"`
+	Digest   string     `json:"digest"`
+	Verified []Verified `json:"verified"`
+}
+
+// Pairs renders a map as KEY=VALUE flag values, sorted by key so that a command line is
+// the same for the same map.
+func Pairs(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k + "=" + m[k]
+	}
+	return out
+}
+
+// ParsePairs reads KEY=VALUE values of the flag named flagName into a map; nil for none.
+// A value may hold "=", a key may not be empty.
+func ParsePairs(flagName string, pairs []string) (map[string]string, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(pairs))
+	for _, kv := range pairs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%s %q is not KEY=VALUE", flagName, kv)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
