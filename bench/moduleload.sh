@@ -10,14 +10,20 @@
 #
 # It prints the load average before and after: the ratios compare a build that is mostly
 # compiling (Shipyard) with one that is mostly fixed costs (the bare module), so CPU taken by
-# anything else on the machine inflates them; compare runs made on an idle machine.
+# anything else on the machine inflates them. So it also looks, every two seconds, for a
+# running process that is neither its own, the engine's nor the module proxy's, and refuses
+# to report ratios when one was seen in more than 5 % of the looks (FOREIGN_LIMIT_PCT):
+# the times are printed, with the processes seen, and the run should be made again.
 #
-# Two measures, each comparing the first call of a module whose code is not generated yet
+# Three measures, each comparing the first call of a module whose code is not generated yet
 # (so the engine runs codegen, then builds it):
 #   cold: each module on a fresh engine state, as a new user or a fresh CI runner sees it;
 #   warm: after a throwaway module has filled the engine's Go caches with the SDK the
 #         engine's codegen uses, as on an engine that has loaded modules before. Shipyard
 #         is moved onto that same SDK (the lib version) by codegen, like any module.
+#   upgrade: on that engine, each module again after a one-line change (a constant added
+#         to a leaf package: Shipyard's internal/conventional, the bare module's main.go),
+#         as a persistent engine loads a new commit of a module it loaded before.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -67,6 +73,35 @@ first_call() {
   e=$(date +%s.%N)
   seconds "$s" "$e"
 }
+# foreign_sampler FILE: every two seconds, one line in FILE: the names of the running
+# processes that are neither this script's descendants nor the engine's or the module
+# proxy's (an empty line when there are none).
+foreign_sampler() {
+  local ours
+  while :; do
+    ours="$$ $(cat "${ENGINE_CACHE:-$HOME/.cache/shipyard-engine}/run/engine.pid" "${ENGINE_CACHE:-$HOME/.cache/shipyard-engine}/run/modserve.pid" 2>/dev/null | tr '\n' ' ')"
+    ps -eo pid=,ppid=,stat=,comm= | awk -v ours="$ours" '
+      BEGIN { n = split(ours, o, " "); for (i = 1; i <= n; i++) mine[o[i]] = 1 }
+      { parent[$1] = $2; state[$1] = $3; name[$1] = $4 }
+      END {
+        line = ""
+        for (p in state) {
+          if (state[p] !~ /^R/ || p == 2 || parent[p] == 2) continue
+          q = p; own = 0
+          for (d = 0; d < 64 && q > 1; d++) { if (q in mine) { own = 1; break }; q = parent[q] }
+          if (!own) line = line (line == "" ? "" : " ") name[p]
+        }
+        print line
+      }' >>"$1"
+    sleep 2
+  done
+}
+samples=$work/foreign.samples
+: >"$samples"
+foreign_sampler "$samples" &
+sampler=$!
+trap 'kill "$sampler" 2>/dev/null || true; CLEAN_STATE=1 "$kit/stop.sh" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 fresh_engine
@@ -80,8 +115,25 @@ warm_bare=$(first_call "$work/bare" call greet --name=x)
 warm_shipyard=$(first_call "$work/shipyard" call pr-title --title "feat: x")
 warm=$(first_call "$work/shipyard" call pr-title --title "fix: y")
 
-ratio() { awk -v m="$1" -v b="$2" 'BEGIN{printf "%.2f", m/b}'; }
-printf 'cold engine: bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 1.2)\n' "$cold_bare" "$cold_shipyard" "$(ratio "$cold_shipyard" "$cold_bare")"
-printf 'warm engine: bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 1.5)\n' "$warm_bare" "$warm_shipyard" "$(ratio "$warm_shipyard" "$warm_bare")"
-printf 'warm call of shipyard: %.1f s (goal: at most 1 s)\n' "$warm"
+printf '\n// A constant added since the last load.\nconst benchUpgrade = 1\n' >>"$work/bare/main.go"
+printf '\n// A constant added since the last load.\nconst benchUpgrade = 1\n' >>"$work/shipyard/internal/conventional/conventional.go"
+upgrade_bare=$(first_call "$work/bare" call greet --name=x)
+upgrade_shipyard=$(first_call "$work/shipyard" call pr-title --title "feat: x")
+
+kill "$sampler" 2>/dev/null || true
+wait "$sampler" 2>/dev/null || true
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+looks=$(wc -l <"$samples")
+busy=$(grep -c . "$samples" || true)
+printf 'times: cold bare %.1f s, shipyard %.1f s; warm bare %.1f s, shipyard %.1f s; upgrade bare %.1f s, shipyard %.1f s\n' \
+  "$cold_bare" "$cold_shipyard" "$warm_bare" "$warm_shipyard" "$upgrade_bare" "$upgrade_shipyard"
+if [ "$looks" -eq 0 ] || [ $((busy * 100)) -gt $((looks * ${FOREIGN_LIMIT_PCT:-5})) ]; then
+  echo "something else was running in $busy of $looks looks (most seen: $(tr ' ' '\n' <"$samples" | grep . | sort | uniq -c | sort -rn | head -5 | awk '{printf "%s%s ×%s", (NR>1?", ":""), $2, $1}')): no ratio is reported; run it again on an idle machine"
+  exit 1
+fi
+echo "nothing else was running: $busy of $looks looks saw another process"
+ratio() { awk -v m="$1" -v b="$2" 'BEGIN{printf "%.2f", m/b}'; }
+printf 'cold engine:    bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 1.2)\n' "$cold_bare" "$cold_shipyard" "$(ratio "$cold_shipyard" "$cold_bare")"
+printf 'warm engine:    bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 1.5)\n' "$warm_bare" "$warm_shipyard" "$(ratio "$warm_shipyard" "$warm_bare")"
+printf 'upgrade:        bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 1.2)\n' "$upgrade_bare" "$upgrade_shipyard" "$(ratio "$upgrade_shipyard" "$upgrade_bare")"
+printf 'warm call of shipyard: %.1f s (goal: at most 1 s)\n' "$warm"
