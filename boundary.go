@@ -38,6 +38,17 @@ type clients struct {
 	demo *demo.Endpoints
 }
 
+// calling is the module for one call of the function fn (its CLI name), what every
+// function that runs anything starts with: the helpers it reaches (its trust level, its
+// platforms, its tools, the registry target) read fn from it instead of each being told,
+// and open the session when they need it. A copy, as rehearsing is, so the module a
+// caller holds (a test calls several functions on one) keeps its own.
+func (m *Shipyard) calling(fn string) *Shipyard {
+	c := *m
+	c.fn = fn
+	return &c
+}
+
 // session is the SDK client of this call's session. A real call joins the module's
 // session with the published SDK on first use (inside a module, Connect reads
 // DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN) and keeps the client in m.clients, which
@@ -214,11 +225,11 @@ func toJSON(v any) (string, error) {
 	return output.Render(output.JSON, v, nil)
 }
 
-// platformsOf are the platforms the function fn (its CLI name) builds images for: every
-// default platform when its images are published (AllPlatforms in internal/functions) and
+// platformsOf are the platforms this call's function builds images for: every default
+// platform when its images are published (AllPlatforms in internal/functions) and
 // with-platforms chose none.
-func (m *Shipyard) platformsOf(fn string) ([]sdk.Platform, error) {
-	d, err := functions.Of(fn)
+func (m *Shipyard) platformsOf() ([]sdk.Platform, error) {
+	d, err := functions.Of(m.fn)
 	if err != nil {
 		return nil, err
 	}

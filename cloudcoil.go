@@ -50,10 +50,10 @@ func (m *Shipyard) ModelVersions(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
+	m = m.rehearsing(check).calling("model-versions")
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
-	m = m.rehearsing(check)
 	token, err := plaintext(ctx, m.GithubToken)
 	if err != nil {
 		return "", fmt.Errorf("--github-token: %w", err)
@@ -118,6 +118,7 @@ func (m *Shipyard) ProposeUpstreams(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
+	m = m.calling("propose-upstreams")
 	if err := output.Check(format, output.Text, output.File); err != nil {
 		return "", err
 	}
