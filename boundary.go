@@ -191,6 +191,15 @@ func (m *Shipyard) fromSDKDirectory(ctx context.Context, d *sdk.Directory) (*dag
 	return dagger.Ref[*dagger.Directory](m.engine(), dagger.ID(id)), nil
 }
 
+// reports hands back the reports a function returns whatever their verdict, which is in
+// their verdict.json: only a run that made none fails, with its error.
+func (m *Shipyard) reports(ctx context.Context, dir *sdk.Directory, err error) (*dagger.Directory, error) {
+	if dir == nil {
+		return nil, err
+	}
+	return m.fromSDKDirectory(ctx, dir)
+}
+
 func (m *Shipyard) fromSDKContainer(ctx context.Context, c *sdk.Container) (*dagger.Container, error) {
 	id, err := c.ID(ctx)
 	if err != nil {
@@ -223,6 +232,15 @@ func toSDKFile(ctx context.Context, c *sdk.Client, f *dagger.File) (*sdk.File, e
 // toJSON renders a function's result for the next job or a machine reader.
 func toJSON(v any) (string, error) {
 	return output.Render(output.JSON, v, nil)
+}
+
+// printed is what a function prints of its last step: the step's result as JSON, or the
+// step's error.
+func printed(v any, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return toJSON(v)
 }
 
 // platformsOf are the platforms this call's function builds images for: every default

@@ -484,10 +484,7 @@ func (m *Shipyard) Scan(
 		images = []ci.Image{img}
 	}
 	dir, _, err := p.Scan(ctx, images)
-	if dir == nil {
-		return nil, err
-	}
-	return m.fromSDKDirectory(ctx, dir)
+	return m.reports(ctx, dir, err)
 }
 
 // ScanCheck scans the images as Scan does and fails on its verdict: the check `dagger check`
@@ -565,9 +562,6 @@ func (m *Shipyard) Ci(
 	if err != nil {
 		return nil, err
 	}
-	_, artifacts, runErr := p.Run(ctx, ci.Options{PRTitle: prTitle, Python: python, Level: level, Namespace: namespace})
-	if artifacts == nil {
-		return nil, runErr
-	}
-	return m.fromSDKDirectory(ctx, artifacts) // the verdict is in verdict.json
+	_, artifacts, err := p.Run(ctx, ci.Options{PRTitle: prTitle, Python: python, Level: level, Namespace: namespace})
+	return m.reports(ctx, artifacts, err)
 }

@@ -121,12 +121,8 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	res, err := publish.PublishDev(ctx, publish.DevConfig{Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Sign: in, Ignore: ignore,
-		DevOrder: publish.GitHubDevOrder(gh, m.Repo)}, sha)
-	if err != nil {
-		return "", err
-	}
-	return toJSON(res)
+	return printed(publish.PublishDev(ctx, publish.DevConfig{Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Sign: in, Ignore: ignore,
+		DevOrder: publish.GitHubDevOrder(gh, m.Repo)}, sha))
 }
 
 // PushByDigest builds the images and pushes each to <registry>/<org>/tesk-core-<name> by
@@ -347,10 +343,7 @@ func (m *Shipyard) ScanDigests(
 		return nil, err
 	}
 	dir, _, err := publish.ScanDigests(ctx, artifact.Scanner(p), pushed, ignore)
-	if dir == nil {
-		return nil, err
-	}
-	return m.fromSDKDirectory(ctx, dir) // the verdict is in verdict.json, whatever it is
+	return m.reports(ctx, dir, err)
 }
 
 // Attest signs SLSA v1 build provenance for each pushed digest (the source and commit, the
@@ -393,11 +386,7 @@ func (m *Shipyard) Attest(
 	if err != nil {
 		return "", err
 	}
-	ev, err := publish.Attest(ctx, in, t, pushed, images)
-	if err != nil {
-		return "", err
-	}
-	return toJSON(ev)
+	return printed(publish.Attest(ctx, in, t, pushed, images))
 }
 
 // Sign signs each pushed digest with Sigstore, keylessly, as cosign v2.6 does with
@@ -419,11 +408,7 @@ func (m *Shipyard) Sign(
 	if err != nil {
 		return "", err
 	}
-	ev, err := publish.Sign(ctx, in, t, pushed)
-	if err != nil {
-		return "", err
-	}
-	return toJSON(ev)
+	return printed(publish.Sign(ctx, in, t, pushed))
 }
 
 // TagImages points tags at the pushed digests, after they were scanned, attested and
@@ -451,11 +436,7 @@ func (m *Shipyard) TagImages(
 	if err != nil {
 		return "", err
 	}
-	reports, err := publish.TagImages(ctx, t, pushed, tag, publish.GitHubDevOrder(gh, m.Repo))
-	if err != nil {
-		return "", err
-	}
-	return toJSON(reports)
+	return printed(publish.TagImages(ctx, t, pushed, tag, publish.GitHubDevOrder(gh, m.Repo)))
 }
 
 // ScanPublished is the weekly scan of published images: resolves each tag to its digest
@@ -489,10 +470,7 @@ func (m *Shipyard) ScanPublished(
 		return nil, err
 	}
 	dir, _, err := publish.ScanPublished(ctx, artifact.Scanner(p), p.ImagePrefix, public, ref, ignore, fail)
-	if dir == nil {
-		return nil, err
-	}
-	return m.fromSDKDirectory(ctx, dir) // the verdict is in verdict.json, whatever it is
+	return m.reports(ctx, dir, err)
 }
 
 // Verify checks, before deploying, that an image has a valid Sigstore signature and SLSA

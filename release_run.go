@@ -95,11 +95,7 @@ func (m *Shipyard) ReleasePush(
 	if err != nil {
 		return "", err
 	}
-	h, err := release.PushJob(ctx, cfg, tag)
-	if err != nil {
-		return "", err
-	}
-	return h.JSON()
+	return handedOn(release.PushJob(ctx, cfg, tag))
 }
 
 // ReleasePushPlatform is one platform's push job of a release built on native runners
@@ -134,11 +130,7 @@ func (m *Shipyard) ReleasePushPlatform(
 	if err != nil {
 		return "", err
 	}
-	h, err := release.PushPlatformJob(ctx, cfg, tag, p[0])
-	if err != nil {
-		return "", err
-	}
-	return h.JSON()
+	return handedOn(release.PushPlatformJob(ctx, cfg, tag, p[0]))
 }
 
 // ReleaseAssemble is the job after the platform push jobs (release-push-platform):
@@ -168,11 +160,7 @@ func (m *Shipyard) ReleaseAssemble(
 	if err != nil {
 		return "", err
 	}
-	h, err := release.AssembleJob(ctx, cfg, tag, parts)
-	if err != nil {
-		return "", err
-	}
-	return h.JSON()
+	return handedOn(release.AssembleJob(ctx, cfg, tag, parts))
 }
 
 // ReleaseScan is the release workflow's scan job: Trivy on exactly the pushed digests,
@@ -426,6 +414,15 @@ func (m *Shipyard) imageSteps(ctx context.Context, signing bool) (release.ImageC
 		err = publish.CheckInputs(target, &in)
 	}
 	return release.ImageConfig{Target: target, Sign: in, Origin: origin}, err
+}
+
+// handedOn is what a release job prints for the next one: its handoff, in the handoff's
+// own form, or the job's error.
+func handedOn[H interface{ JSON() (string, error) }](h H, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return h.JSON()
 }
 
 // logToStderr is a flow's log on the call's stderr, which dagger shows with the progress.
