@@ -38,11 +38,11 @@ type clients struct {
 	demo *demo.Endpoints
 }
 
-// calling is the module for one call of the function fn (its CLI name), what every
-// function that runs anything starts with: the helpers it reaches (its trust level, its
-// platforms, its tools, the registry target) read fn from it instead of each being told,
-// and open the session when they need it. A copy, as rehearsing is, so the module a
-// caller holds (a test calls several functions on one) keeps its own.
+// calling is the module for one call of the function fn (its CLI name), what a function
+// starts with when the helpers it reaches read its name (for its trust level, platforms,
+// tools and registry target): they read fn from it instead of each being told, and open
+// the session when they need it. A copy, as rehearsing is, so the module a caller holds
+// (a test calls several functions on one) keeps its own.
 func (m *Shipyard) calling(fn string) *Shipyard {
 	c := *m
 	c.fn = fn

@@ -118,7 +118,6 @@ func (m *Shipyard) ProposeUpstreams(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
-	m = m.calling("propose-upstreams")
 	if err := output.Check(format, output.Text, output.File); err != nil {
 		return "", err
 	}

@@ -385,7 +385,6 @@ func (m *Shipyard) UpdateRepos(
 // same way as the original. Returns a directory holding cloudcoil-template.patch (empty
 // when the template holds every change already); export it.
 func (m *Shipyard) ModelTemplatePatch(ctx context.Context) (*dagger.Directory, error) {
-	m = m.calling("model-template-patch")
 	c, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return nil, err

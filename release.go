@@ -63,7 +63,6 @@ func (m *Shipyard) ReleasePlan(
 	// +optional
 	commit string,
 ) (string, error) {
-	m = m.calling("release-plan")
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -100,7 +99,6 @@ func (e jsonGateError) Unwrap() error { return e.gate }
 // left alone: between releases CITATION.cff names the latest one. Fails with every problem.
 // +cache="never"
 func (m *Shipyard) NextReleaseCheck(ctx context.Context) (string, error) {
-	m = m.calling("next-release-check")
 	_, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return "", err
