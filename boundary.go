@@ -38,6 +38,17 @@ type clients struct {
 	demo *demo.Endpoints
 }
 
+// calling is the module for one call of the function fn (its CLI name), what a function
+// starts with when the helpers it reaches read its name (for its trust level, platforms,
+// tools and registry target): they read fn from it instead of each being told, and open
+// the session when they need it. A copy, as rehearsing is, so the module a caller holds
+// (a test calls several functions on one) keeps its own.
+func (m *Shipyard) calling(fn string) *Shipyard {
+	c := *m
+	c.fn = fn
+	return &c
+}
+
 // session is the SDK client of this call's session. A real call joins the module's
 // session with the published SDK on first use (inside a module, Connect reads
 // DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN) and keeps the client in m.clients, which
@@ -180,6 +191,15 @@ func (m *Shipyard) fromSDKDirectory(ctx context.Context, d *sdk.Directory) (*dag
 	return dagger.Ref[*dagger.Directory](m.engine(), dagger.ID(id)), nil
 }
 
+// reports hands back the reports a function returns whatever their verdict, which is in
+// their verdict.json: only a run that made none fails, with its error.
+func (m *Shipyard) reports(ctx context.Context, dir *sdk.Directory, err error) (*dagger.Directory, error) {
+	if dir == nil {
+		return nil, err
+	}
+	return m.fromSDKDirectory(ctx, dir)
+}
+
 func (m *Shipyard) fromSDKContainer(ctx context.Context, c *sdk.Container) (*dagger.Container, error) {
 	id, err := c.ID(ctx)
 	if err != nil {
@@ -214,11 +234,20 @@ func toJSON(v any) (string, error) {
 	return output.Render(output.JSON, v, nil)
 }
 
-// platformsOf are the platforms the function fn (its CLI name) builds images for: every
-// default platform when its images are published (AllPlatforms in internal/functions) and
+// printed is what a function prints of its last step: the step's result as JSON, or the
+// step's error.
+func printed(v any, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return toJSON(v)
+}
+
+// platformsOf are the platforms this call's function builds images for: every default
+// platform when its images are published (AllPlatforms in internal/functions) and
 // with-platforms chose none.
-func (m *Shipyard) platformsOf(fn string) ([]sdk.Platform, error) {
-	d, err := functions.Of(fn)
+func (m *Shipyard) platformsOf() ([]sdk.Platform, error) {
+	d, err := functions.Of(m.fn)
 	if err != nil {
 		return nil, err
 	}

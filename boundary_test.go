@@ -2,11 +2,17 @@ package main
 
 import (
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"dagger/shipyard/internal/functions"
+	"dagger/shipyard/internal/modsurface"
 	"dagger/shipyard/internal/trust"
 )
 
@@ -40,7 +46,7 @@ func TestModelEnvLogsLikeTheRelease(t *testing.T) {
 	t.Parallel()
 	m, _ := newModule(t, nil)
 	m.GithubToken = m.engine().SetSecret("github-token", "ghp_x")
-	env, src, err := m.modelEnv(context.Background(), "update-repos")
+	env, src, err := m.calling("update-repos").modelEnv(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,4 +90,86 @@ func TestCaller(t *testing.T) {
 	if !m.caller().Rehearsal {
 		t.Error("--demo is not a rehearsal")
 	}
+}
+
+// Every function whose helpers read its CLI name (for its trust level, platforms, tools)
+// opens with calling, before anything else, under its own name: a wrong name would level
+// the call, and build its tools, as another function's; without one, the function fails
+// only when it runs (no function is declared without a name).
+func TestEveryFunctionOpensItsCall(t *testing.T) {
+	s, err := modsurface.FromSource(".", "Shipyard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := callsOpened(t)
+	for _, name := range s.Names() {
+		fn := s.Functions[name]
+		got, opens := opened[name]
+		needs := fn.Reaches("fn") || fn.Reaches("level")
+		switch {
+		case opens && got != name:
+			t.Errorf("%s (%s) opens its call as %q", name, fn.File, got)
+		case !opens && needs:
+			t.Errorf("%s (%s) reaches its call's function name (%v) without opening with m = m.calling(%q)", name, fn.File, fn.Uses, name)
+		case opens && !needs:
+			t.Errorf("%s (%s) opens a call whose name nothing it reaches reads: drop its calling", name, fn.File)
+		}
+	}
+	if len(opened) < 35 {
+		t.Errorf("found %d functions that open their call; the reader misses some", len(opened))
+	}
+}
+
+// callsOpened maps each function of the root package (by its CLI name) whose first
+// statement is m = m.calling("…") (after m.rehearsing(…), for a dry run) to the name it
+// opens.
+func callsOpened(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := map[string]string{}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || !fn.Name.IsExported() || len(fn.Body.List) == 0 {
+				continue
+			}
+			if name, ok := callingName(fn.Body.List[0]); ok {
+				opened[modsurface.Kebab(fn.Name.Name)] = name
+			}
+		}
+	}
+	return opened
+}
+
+// callingName is the name in s when s is m = m.calling("name") or
+// m = m.rehearsing(…).calling("name").
+func callingName(s ast.Stmt) (string, bool) {
+	assign, ok := s.(*ast.AssignStmt)
+	if !ok || len(assign.Rhs) != 1 {
+		return "", false
+	}
+	call, ok := assign.Rhs[0].(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return "", false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "calling" {
+		return "", false
+	}
+	lit, ok := call.Args[0].(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	name, err := strconv.Unquote(lit.Value)
+	return name, err == nil
 }

@@ -9,10 +9,10 @@ import (
 	"dagger/shipyard/internal/checkscope"
 )
 
-// teskCheckSkipped is the message of tesk-core's check named check skipped on the
+// teskCheckSkipped is the message of this call's check of tesk-core skipped on the
 // module's source, a Cloudcoil model repository (Shipyard installed there as a toolchain),
 // or "" when the check runs (checkscope.TeskSkipped decides).
-func (m *Shipyard) teskCheckSkipped(ctx context.Context, check string) (string, error) {
+func (m *Shipyard) teskCheckSkipped(ctx context.Context) (string, error) {
 	_, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return "", err
@@ -21,7 +21,7 @@ func (m *Shipyard) teskCheckSkipped(ctx context.Context, check string) (string, 
 	if err != nil {
 		return "", err
 	}
-	return checkscope.TeskSkipped(check, data), nil
+	return checkscope.TeskSkipped(m.fn, data), nil
 }
 
 // pyprojectOf is src's pyproject.toml, nil when it has none.

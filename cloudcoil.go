@@ -50,10 +50,10 @@ func (m *Shipyard) ModelVersions(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
+	m = m.rehearsing(check).calling("model-versions")
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
-	m = m.rehearsing(check)
 	token, err := plaintext(ctx, m.GithubToken)
 	if err != nil {
 		return "", fmt.Errorf("--github-token: %w", err)

@@ -72,6 +72,9 @@ type Shipyard struct {
 	InvocationID string
 
 	clients clients
+	// fn is the CLI name of the function this module is a call of (calling), which with
+	// what the call holds decides its trust level, platforms and tools.
+	fn string
 }
 
 // New configures Shipyard once for every function: the repository to work on, where it lives
@@ -175,9 +178,9 @@ func (m *Shipyard) treePins(ctx context.Context, src *sdk.Directory) (pins.Pins,
 }
 
 // pipeline connects the CI graph to the session with this module's source and image pins,
-// at the trust level of this call of the function fn (its CLI name).
-func (m *Shipyard) pipeline(ctx context.Context, fn string, pythonImages []string) (*ci.Pipeline, error) {
-	level, err := m.level(ctx, fn)
+// at this call's trust level.
+func (m *Shipyard) pipeline(ctx context.Context, pythonImages []string) (*ci.Pipeline, error) {
+	level, err := m.level(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -195,16 +198,16 @@ func (m *Shipyard) pipeline(ctx context.Context, fn string, pythonImages []strin
 	if p.Pins, err = p.Pins.WithPythonImages(pythonImages); err != nil {
 		return nil, err
 	}
-	if p.Platforms, err = m.platformsOf(fn); err != nil {
+	if p.Platforms, err = m.platformsOf(); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
 // images connects the pipeline and builds (lazily) the project's images, for the
-// platforms platformsOf gives fn.
-func (m *Shipyard) images(ctx context.Context, fn, version string) (*ci.Pipeline, []ci.Image, error) {
-	p, err := m.pipeline(ctx, fn, nil)
+// platforms platformsOf gives this call.
+func (m *Shipyard) images(ctx context.Context, version string) (*ci.Pipeline, []ci.Image, error) {
+	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -243,10 +246,11 @@ func (m *Shipyard) PrTitle(
 // On a Cloudcoil model repository (Shipyard installed there as a toolchain) it skips.
 // +check
 func (m *Shipyard) Lint(ctx context.Context) (string, error) {
-	if skip, err := m.teskCheckSkipped(ctx, "lint"); skip != "" || err != nil {
+	m = m.calling("lint")
+	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		return skip, err
 	}
-	p, err := m.pipeline(ctx, "lint", nil)
+	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return "", err
 	}
@@ -271,7 +275,8 @@ func (m *Shipyard) Test(
 	// +default="all"
 	level string,
 ) (*dagger.Directory, error) {
-	p, versions, err := m.testMatrix(ctx, "test", python, pythonImage, level)
+	m = m.calling("test")
+	p, versions, err := m.testMatrix(ctx, python, pythonImage, level)
 	if err != nil {
 		return nil, err
 	}
@@ -279,13 +284,13 @@ func (m *Shipyard) Test(
 	return m.fromSDKDirectory(ctx, out)
 }
 
-// testMatrix connects the pipeline of the function fn and decides the versions to test, refusing a
+// testMatrix connects the pipeline and decides the versions to test, refusing a
 // configuration error (an unknown level, an unpinned version) before anything runs.
-func (m *Shipyard) testMatrix(ctx context.Context, fn string, python, pythonImage []string, level string) (*ci.Pipeline, []string, error) {
+func (m *Shipyard) testMatrix(ctx context.Context, python, pythonImage []string, level string) (*ci.Pipeline, []string, error) {
 	if err := ci.CheckLevel(level); err != nil {
 		return nil, nil, err
 	}
-	p, err := m.pipeline(ctx, fn, pythonImage)
+	p, err := m.pipeline(ctx, pythonImage)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -304,10 +309,11 @@ func (m *Shipyard) testMatrix(ctx context.Context, fn string, python, pythonImag
 // there as a toolchain) it skips.
 // +check
 func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
-	if skip, err := m.teskCheckSkipped(ctx, "test-check"); skip != "" || err != nil {
+	m = m.calling("test-check")
+	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		return skip, err
 	}
-	p, versions, err := m.testMatrix(ctx, "test-check", nil, nil, ci.LevelAll)
+	p, versions, err := m.testMatrix(ctx, nil, nil, ci.LevelAll)
 	if err != nil {
 		return "", err
 	}
@@ -320,7 +326,8 @@ func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
 // PythonVersions prints the test matrix read from pyproject.toml as a JSON list (e.g.
 // ["3.10","3.11","3.12","3.13"]), for a workflow's strategy.matrix.
 func (m *Shipyard) PythonVersions(ctx context.Context) (string, error) {
-	p, err := m.pipeline(ctx, "python-versions", nil)
+	m = m.calling("python-versions")
+	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return "", err
 	}
@@ -350,7 +357,8 @@ func (m *Shipyard) PatchCoverage(
 	// +optional
 	python string,
 ) (*dagger.Directory, error) {
-	p, err := m.pipeline(ctx, "patch-coverage", nil)
+	m = m.calling("patch-coverage")
+	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -365,13 +373,14 @@ func (m *Shipyard) PatchCoverage(
 // model repository (Shipyard installed there as a toolchain) it skips: an empty site.
 // +check
 func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
-	if skip, err := m.teskCheckSkipped(ctx, "docs"); skip != "" || err != nil {
+	m = m.calling("docs")
+	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		if err != nil {
 			return nil, err
 		}
 		return m.engine().Directory(), nil // nothing to build: an empty site
 	}
-	p, err := m.pipeline(ctx, "docs", nil)
+	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -393,12 +402,13 @@ func (m *Shipyard) Images(
 	// +optional
 	version string,
 ) ([]*dagger.Container, error) {
+	m = m.calling("images")
 	// Per session, because Dagger v0.21.8 persists a list of containers with no result ID
 	// per item (dagql/cache_persistence_self.go): after an engine restart, a list whose
 	// containers were built fails to load ("load persisted directory snapshot link: zero
 	// result ID"). Each image's build is still cached across sessions; only the list is
 	// made again.
-	_, images, err := m.images(ctx, "images", version)
+	_, images, err := m.images(ctx, version)
 	if err != nil {
 		return nil, err
 	}
@@ -432,7 +442,8 @@ func (m *Shipyard) Image(
 	// +optional
 	version string,
 ) (*dagger.Container, error) {
-	p, err := m.pipeline(ctx, "image", nil)
+	m = m.calling("image")
+	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -460,7 +471,8 @@ func (m *Shipyard) Scan(
 	// +optional
 	image string,
 ) (*dagger.Directory, error) {
-	p, images, err := m.images(ctx, "scan", version)
+	m = m.calling("scan")
+	p, images, err := m.images(ctx, version)
 	if err != nil {
 		return nil, err
 	}
@@ -472,10 +484,7 @@ func (m *Shipyard) Scan(
 		images = []ci.Image{img}
 	}
 	dir, _, err := p.Scan(ctx, images)
-	if dir == nil {
-		return nil, err
-	}
-	return m.fromSDKDirectory(ctx, dir)
+	return m.reports(ctx, dir, err)
 }
 
 // ScanCheck scans the images as Scan does and fails on its verdict: the check `dagger check`
@@ -484,10 +493,11 @@ func (m *Shipyard) Scan(
 // +check
 // +cache="session"
 func (m *Shipyard) ScanCheck(ctx context.Context) (string, error) {
-	if skip, err := m.teskCheckSkipped(ctx, "scan-check"); skip != "" || err != nil {
+	m = m.calling("scan-check")
+	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		return skip, err
 	}
-	p, images, err := m.images(ctx, "scan-check", "")
+	p, images, err := m.images(ctx, "")
 	if err != nil {
 		return "", err
 	}
@@ -509,10 +519,11 @@ func (m *Shipyard) EndToEnd(
 	// +default="default"
 	namespace string,
 ) (string, error) {
-	if skip, err := m.teskCheckSkipped(ctx, "end-to-end"); skip != "" || err != nil {
+	m = m.calling("end-to-end")
+	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		return skip, err
 	}
-	p, images, err := m.images(ctx, "end-to-end", "")
+	p, images, err := m.images(ctx, "")
 	if err != nil {
 		return "", err
 	}
@@ -543,16 +554,14 @@ func (m *Shipyard) Ci(
 	// +default="default"
 	namespace string,
 ) (*dagger.Directory, error) {
+	m = m.calling("ci")
 	if err := ci.CheckLevel(level); err != nil {
 		return nil, err
 	}
-	p, err := m.pipeline(ctx, "ci", pythonImage)
+	p, err := m.pipeline(ctx, pythonImage)
 	if err != nil {
 		return nil, err
 	}
-	_, artifacts, runErr := p.Run(ctx, ci.Options{PRTitle: prTitle, Python: python, Level: level, Namespace: namespace})
-	if artifacts == nil {
-		return nil, runErr
-	}
-	return m.fromSDKDirectory(ctx, artifacts) // the verdict is in verdict.json
+	_, artifacts, err := p.Run(ctx, ci.Options{PRTitle: prTitle, Python: python, Level: level, Namespace: namespace})
+	return m.reports(ctx, artifacts, err)
 }

@@ -449,7 +449,7 @@ func TestDefaultPlatformsByFunction(t *testing.T) {
 		t.Errorf("images returned %d containers, want both images on both default platforms", len(built))
 	}
 	for fn, want := range map[string]int{"push-by-digest": 2, "push-platform-by-digest": 2, "assemble-index": 2, "publish-dev": 2, "scan": 0, "end-to-end": 0, "ci": 0} {
-		p, err := m.pipeline(ctx, fn, nil)
+		p, err := m.calling(fn).pipeline(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -457,7 +457,7 @@ func TestDefaultPlatformsByFunction(t *testing.T) {
 			t.Errorf("%s builds for %v, want %d platforms", fn, p.Platforms, want)
 		}
 	}
-	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release"})
+	cfg, err := m.calling("release").releaseConfig(ctx, releaseFlags{})
 	if err != nil {
 		t.Fatal(err)
 	}

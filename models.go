@@ -13,11 +13,11 @@ import (
 // The Cloudcoil model package functions: glue over models/modelrelease, where the graphs
 // and the rules live.
 
-// modelEnv connects the model graphs to the session, at the trust level of this call of
-// the function fn (its CLI name), and hands them the source. Their flows log each step on
-// the call's stderr, as the release does.
-func (m *Shipyard) modelEnv(ctx context.Context, fn string) (modelrelease.Env, *sdk.Directory, error) {
-	level, err := m.level(ctx, fn)
+// modelEnv connects the model graphs to the session, at this call's trust level, and
+// hands them the source. Their flows log each step on the call's stderr, as the release
+// does.
+func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, *sdk.Directory, error) {
+	level, err := m.level(ctx)
 	if err != nil {
 		return modelrelease.Env{}, nil, err
 	}
@@ -52,6 +52,7 @@ func (m *Shipyard) GenRepo(
 	// +optional
 	templatePatch bool,
 ) (*dagger.Directory, error) {
+	m = m.calling("gen-repo")
 	switch {
 	case templatePatch && name != "":
 		return nil, fmt.Errorf("gen-repo: --template-patch returns the template patch, not a repository: drop --name %s, or drop --template-patch", name)
@@ -60,7 +61,7 @@ func (m *Shipyard) GenRepo(
 	case name == "":
 		return nil, fmt.Errorf("gen-repo: give --name <integration> (a folder under models/ with a cookiecutter.yaml), or --template-patch for the template patch")
 	}
-	env, src, err := m.modelEnv(ctx, "gen-repo")
+	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +101,8 @@ func (m *Shipyard) ValidateModels(
 	// +optional
 	list bool,
 ) (string, error) {
-	env, src, err := m.modelEnv(ctx, "validate-models")
+	m = m.calling("validate-models")
+	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -127,7 +129,8 @@ func (m *Shipyard) ValidateModels(
 // why.
 // +check
 func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
-	env, src, err := m.modelEnv(ctx, "check-artifacts")
+	m = m.calling("check-artifacts")
+	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -178,8 +181,8 @@ func (m *Shipyard) ModelRelease(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
-	m = m.rehearsing(dryRun)
-	env, src, err := m.modelEnv(ctx, "model-release")
+	m = m.rehearsing(dryRun).calling("model-release")
+	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -228,7 +231,8 @@ func (m *Shipyard) CheckExtras(
 // newest is the line main carries. Returns a JSON array for a GitHub Actions matrix
 // (include: ${{ fromJSON(…) }}), so the release workflow runs model-release once per line.
 func (m *Shipyard) ModelLines(ctx context.Context) (string, error) {
-	_, src, err := m.modelEnv(ctx, "model-lines")
+	m = m.calling("model-lines")
+	_, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -255,7 +259,8 @@ func (m *Shipyard) PublishCheck(
 	// The release tag, <upstream>.<packaging> (e.g. 1.31.5.2).
 	tag string,
 ) (*dagger.Directory, error) {
-	env, src, err := m.modelEnv(ctx, "publish-check")
+	m = m.calling("publish-check")
+	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +291,8 @@ func (m *Shipyard) ModelCi(
 	// +optional
 	python []string,
 ) (*dagger.Directory, error) {
-	env, src, err := m.modelEnv(ctx, "model-ci")
+	m = m.calling("model-ci")
+	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +312,8 @@ func (m *Shipyard) ModelCi(
 // (e.g. ["cert-manager","keda"]): the matrix of update-repos' wrapper, one job per
 // integration.
 func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
-	_, src, err := m.modelEnv(ctx, "model-integrations")
+	m = m.calling("model-integrations")
+	_, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -351,8 +358,8 @@ func (m *Shipyard) UpdateRepos(
 	// +optional
 	dryRun bool,
 ) (string, error) {
-	m = m.rehearsing(dryRun)
-	env, src, err := m.modelEnv(ctx, "update-repos")
+	m = m.rehearsing(dryRun).calling("update-repos")
+	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
 	}

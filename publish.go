@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"strings"
 
-	sdk "dagger.io/dagger"
-
 	"dagger/shipyard/internal/buildplatform"
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/output"
@@ -21,13 +19,17 @@ import (
 
 // target is where the constructor says images go, with the registry password kept as a
 // secret for the containers that talk to the registry (it is never read here), and the
-// registry command built for the calling function fn.
-func (m *Shipyard) target(ctx context.Context, fn string, c *sdk.Client) (publish.Target, error) {
+// registry command built for this call.
+func (m *Shipyard) target(ctx context.Context) (publish.Target, error) {
+	c, err := m.session(ctx)
+	if err != nil {
+		return publish.Target{}, err
+	}
 	password, err := toSDKSecret(ctx, c, m.RegistryPassword)
 	if err != nil {
 		return publish.Target{}, fmt.Errorf("--registry-password: %w", err)
 	}
-	t, err := m.publicTarget(ctx, fn, c)
+	t, err := m.publicTarget(ctx)
 	if err != nil {
 		return publish.Target{}, err
 	}
@@ -36,9 +38,9 @@ func (m *Shipyard) target(ctx context.Context, fn string, c *sdk.Client) (publis
 }
 
 // publicTarget is where images go, without any login: what a credential-free step names,
-// with the registry command built for the calling function fn.
-func (m *Shipyard) publicTarget(ctx context.Context, fn string, c *sdk.Client) (publish.Target, error) {
-	tool, err := m.registryTool(ctx, fn, c)
+// with the registry command built for this call.
+func (m *Shipyard) publicTarget(ctx context.Context) (publish.Target, error) {
+	tool, err := m.registryTool(ctx)
 	if err != nil {
 		return publish.Target{}, err
 	}
@@ -48,12 +50,12 @@ func (m *Shipyard) publicTarget(ctx context.Context, fn string, c *sdk.Client) (
 // pushed reads the digests push-by-digest printed, for this source's images in t, with the
 // platform images of each index read from the registry. The JSON may name some of the images: a job per image passes only its own (push-by-digest --image
 // prints one), and the step then handles exactly the images named.
-func (m *Shipyard) pushed(ctx context.Context, fn, digests, version string, t publish.Target) ([]publish.Pushed, []publish.Artifact, error) {
+func (m *Shipyard) pushed(ctx context.Context, digests, version string, t publish.Target) ([]publish.Pushed, []publish.Artifact, error) {
 	byName, err := publish.ParseDigests(digests)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--digests: %w", err)
 	}
-	_, images, err := m.images(ctx, fn, version)
+	_, images, err := m.images(ctx, version)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,16 +73,12 @@ func (m *Shipyard) pushed(ctx context.Context, fn, digests, version string, t pu
 }
 
 // withLogin is pushed for the steps that write: the digests and the target with its login.
-func (m *Shipyard) withLogin(ctx context.Context, fn, digests, version string) ([]publish.Pushed, []publish.Artifact, publish.Target, error) {
-	c, err := m.session(ctx)
+func (m *Shipyard) withLogin(ctx context.Context, digests, version string) ([]publish.Pushed, []publish.Artifact, publish.Target, error) {
+	t, err := m.target(ctx)
 	if err != nil {
 		return nil, nil, publish.Target{}, err
 	}
-	t, err := m.target(ctx, fn, c)
-	if err != nil {
-		return nil, nil, publish.Target{}, err
-	}
-	pushed, images, err := m.pushed(ctx, fn, digests, version, t)
+	pushed, images, err := m.pushed(ctx, digests, version, t)
 	return pushed, images, t, err
 }
 
@@ -98,24 +96,20 @@ func (m *Shipyard) PublishDev(
 	// The full commit SHA pushed to dev, e.g. ${{ github.sha }}.
 	sha string,
 ) (string, error) {
-	c, err := m.session(ctx)
-	if err != nil {
-		return "", err
-	}
+	m = m.calling("publish-dev")
 	origin, err := m.origin()
 	if err != nil {
 		return "", err
 	}
-	prov := origin.Provenance(publish.DevRef, sha)
-	in, err := m.signInputs(ctx, "publish-dev", c, prov)
+	in, err := m.signInputs(ctx, origin.Provenance(publish.DevRef, sha))
 	if err != nil {
 		return "", err
 	}
-	p, images, err := m.images(ctx, "publish-dev", "")
+	p, images, err := m.images(ctx, "")
 	if err != nil {
 		return "", err
 	}
-	t, err := m.target(ctx, "publish-dev", c)
+	t, err := m.target(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -127,12 +121,8 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	res, err := publish.PublishDev(ctx, publish.DevConfig{Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Sign: in, Ignore: ignore,
-		DevOrder: publish.GitHubDevOrder(gh, m.Repo)}, sha)
-	if err != nil {
-		return "", err
-	}
-	return toJSON(res)
+	return printed(publish.PublishDev(ctx, publish.DevConfig{Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Sign: in, Ignore: ignore,
+		DevOrder: publish.GitHubDevOrder(gh, m.Repo)}, sha))
 }
 
 // PushByDigest builds the images and pushes each to <registry>/<org>/tesk-core-<name> by
@@ -151,18 +141,15 @@ func (m *Shipyard) PushByDigest(
 	// +optional
 	image string,
 ) (string, error) {
-	c, err := m.session(ctx)
-	if err != nil {
-		return "", err
-	}
-	p, images, err := m.images(ctx, "push-by-digest", version)
+	m = m.calling("push-by-digest")
+	p, images, err := m.images(ctx, version)
 	if err != nil {
 		return "", err
 	}
 	if images, err = namedImage(ctx, p, images, version, image); err != nil {
 		return "", err
 	}
-	t, err := m.target(ctx, "push-by-digest", c)
+	t, err := m.target(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -205,15 +192,12 @@ func (m *Shipyard) PushPlatformByDigest(
 	// +optional
 	image string,
 ) (string, error) {
+	m = m.calling("push-platform-by-digest")
 	parsed, err := buildplatform.Parse([]string{platform})
 	if err != nil {
 		return "", fmt.Errorf("--platform: %w", err)
 	}
-	c, err := m.session(ctx)
-	if err != nil {
-		return "", err
-	}
-	p, err := m.pipeline(ctx, "push-platform-by-digest", nil)
+	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return "", err
 	}
@@ -227,7 +211,7 @@ func (m *Shipyard) PushPlatformByDigest(
 	if err != nil {
 		return "", err
 	}
-	images, commit, t, err := m.commitImages(ctx, "push-platform-by-digest", c, p, images, version, image)
+	images, commit, t, err := m.commitImages(ctx, p, images, version, image)
 	if err != nil {
 		return "", err
 	}
@@ -259,19 +243,16 @@ func (m *Shipyard) AssembleIndex(
 	// +optional
 	image string,
 ) (string, error) {
+	m = m.calling("assemble-index")
 	parts, err := publish.ParsePlatformOutputs(pushed, publish.ParseCommitPlatformPush)
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
 	}
-	c, err := m.session(ctx)
+	p, images, err := m.images(ctx, version)
 	if err != nil {
 		return "", err
 	}
-	p, images, err := m.images(ctx, "assemble-index", version)
-	if err != nil {
-		return "", err
-	}
-	images, commit, t, err := m.commitImages(ctx, "assemble-index", c, p, images, version, image)
+	images, commit, t, err := m.commitImages(ctx, p, images, version, image)
 	if err != nil {
 		return "", err
 	}
@@ -292,7 +273,7 @@ func (m *Shipyard) AssembleIndex(
 
 // commitImages are what both halves of the dev split work on: the images (only image, when
 // given), the commit of the source they were built from, and where they are pushed.
-func (m *Shipyard) commitImages(ctx context.Context, fn string, c *sdk.Client, p *ci.Pipeline, images []ci.Image, version, image string) ([]ci.Image, string, publish.Target, error) {
+func (m *Shipyard) commitImages(ctx context.Context, p *ci.Pipeline, images []ci.Image, version, image string) ([]ci.Image, string, publish.Target, error) {
 	images, err := namedImage(ctx, p, images, version, image)
 	if err != nil {
 		return nil, "", publish.Target{}, err
@@ -301,7 +282,7 @@ func (m *Shipyard) commitImages(ctx context.Context, fn string, c *sdk.Client, p
 	if err != nil {
 		return nil, "", publish.Target{}, err
 	}
-	t, err := m.target(ctx, fn, c)
+	t, err := m.target(ctx)
 	if err == nil {
 		err = publish.CheckInputs(t, nil)
 	}
@@ -328,24 +309,21 @@ func (m *Shipyard) ScanDigests(
 	// +optional
 	digests string,
 ) (*dagger.Directory, error) {
-	p, err := m.pipeline(ctx, "scan-digests", nil)
+	m = m.calling("scan-digests")
+	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	if (len(ref) == 0) == (digests == "") {
 		return nil, fmt.Errorf("scan-digests: give either --ref (repeatable) or --digests")
 	}
-	c, err := m.session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	public, err := m.publicTarget(ctx, "scan-digests", c)
+	public, err := m.publicTarget(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var pushed []publish.Pushed
 	if digests != "" {
-		if pushed, _, err = m.pushed(ctx, "scan-digests", digests, "", public); err != nil {
+		if pushed, _, err = m.pushed(ctx, digests, "", public); err != nil {
 			return nil, err
 		}
 	}
@@ -365,10 +343,7 @@ func (m *Shipyard) ScanDigests(
 		return nil, err
 	}
 	dir, _, err := publish.ScanDigests(ctx, artifact.Scanner(p), pushed, ignore)
-	if dir == nil {
-		return nil, err
-	}
-	return m.fromSDKDirectory(ctx, dir) // the verdict is in verdict.json, whatever it is
+	return m.reports(ctx, dir, err)
 }
 
 // Attest signs SLSA v1 build provenance for each pushed digest (the source and commit, the
@@ -390,31 +365,28 @@ func (m *Shipyard) Attest(
 	// +optional
 	version string,
 ) (string, error) {
+	m = m.calling("attest")
 	origin, err := m.origin()
 	if err != nil {
 		return "", err
 	}
 	prov := origin.Provenance(ref, sha)
-	pushed, images, t, err := m.withLogin(ctx, "attest", digests, version)
+	pushed, images, t, err := m.withLogin(ctx, digests, version)
 	if err != nil {
 		return "", err
 	}
-	c, src, err := m.sessionSource(ctx)
+	_, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return "", err
 	}
 	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, images); err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, "attest", c, prov)
+	in, err := m.signInputs(ctx, prov)
 	if err != nil {
 		return "", err
 	}
-	ev, err := publish.Attest(ctx, in, t, pushed, images)
-	if err != nil {
-		return "", err
-	}
-	return toJSON(ev)
+	return printed(publish.Attest(ctx, in, t, pushed, images))
 }
 
 // Sign signs each pushed digest with Sigstore, keylessly, as cosign v2.6 does with
@@ -427,23 +399,16 @@ func (m *Shipyard) Sign(
 	// The digests push-by-digest printed, as JSON; the images it names, all or some.
 	digests string,
 ) (string, error) {
-	pushed, _, t, err := m.withLogin(ctx, "sign", digests, "")
+	m = m.calling("sign")
+	pushed, _, t, err := m.withLogin(ctx, digests, "")
 	if err != nil {
 		return "", err
 	}
-	c, err := m.session(ctx)
+	in, err := m.signInputs(ctx, publish.Provenance{})
 	if err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, "sign", c, publish.Provenance{})
-	if err != nil {
-		return "", err
-	}
-	ev, err := publish.Sign(ctx, in, t, pushed)
-	if err != nil {
-		return "", err
-	}
-	return toJSON(ev)
+	return printed(publish.Sign(ctx, in, t, pushed))
 }
 
 // TagImages points tags at the pushed digests, after they were scanned, attested and
@@ -462,7 +427,8 @@ func (m *Shipyard) TagImages(
 	// The tags to set (repeatable), e.g. sha-<commit> and dev.
 	tag []string,
 ) (string, error) {
-	pushed, _, t, err := m.withLogin(ctx, "tag-images", digests, "")
+	m = m.calling("tag-images")
+	pushed, _, t, err := m.withLogin(ctx, digests, "")
 	if err != nil {
 		return "", err
 	}
@@ -470,11 +436,7 @@ func (m *Shipyard) TagImages(
 	if err != nil {
 		return "", err
 	}
-	reports, err := publish.TagImages(ctx, t, pushed, tag, publish.GitHubDevOrder(gh, m.Repo))
-	if err != nil {
-		return "", err
-	}
-	return toJSON(reports)
+	return printed(publish.TagImages(ctx, t, pushed, tag, publish.GitHubDevOrder(gh, m.Repo)))
 }
 
 // ScanPublished is the weekly scan of published images: resolves each tag to its digest
@@ -494,7 +456,8 @@ func (m *Shipyard) ScanPublished(
 	// +optional
 	fail bool,
 ) (*dagger.Directory, error) {
-	p, err := m.pipeline(ctx, "scan-published", nil)
+	m = m.calling("scan-published")
+	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -502,19 +465,12 @@ func (m *Shipyard) ScanPublished(
 	if err != nil {
 		return nil, err
 	}
-	c, err := m.session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	public, err := m.publicTarget(ctx, "scan-published", c)
+	public, err := m.publicTarget(ctx)
 	if err != nil {
 		return nil, err
 	}
 	dir, _, err := publish.ScanPublished(ctx, artifact.Scanner(p), p.ImagePrefix, public, ref, ignore, fail)
-	if dir == nil {
-		return nil, err
-	}
-	return m.fromSDKDirectory(ctx, dir) // the verdict is in verdict.json, whatever it is
+	return m.reports(ctx, dir, err)
 }
 
 // Verify checks, before deploying, that an image has a valid Sigstore signature and SLSA
@@ -548,6 +504,7 @@ func (m *Shipyard) Verify(
 	// +optional
 	requireSbom bool,
 ) (string, error) {
+	m = m.calling("verify")
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -565,18 +522,18 @@ func (m *Shipyard) Verify(
 	if requireSbom {
 		opts = append(opts, publish.WithRequiredSBOM())
 	}
-	public, err := m.publicTarget(ctx, "verify", c)
+	public, err := m.publicTarget(ctx)
 	if err != nil {
 		return "", err
 	}
 	if m.RegistryPassword != nil {
-		t, err := m.target(ctx, "verify", c)
+		t, err := m.target(ctx)
 		if err != nil {
 			return "", err
 		}
 		opts = append(opts, publish.WithRegistryLogin(t))
 	}
-	tool, err := m.tool(ctx, "verify", c)
+	tool, err := m.tool(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	sdk "dagger.io/dagger"
-
 	"dagger/shipyard/internal/buildplatform"
 	"dagger/shipyard/internal/demo"
 	"dagger/shipyard/internal/output"
@@ -47,10 +45,10 @@ func (m *Shipyard) Release(
 	// +optional
 	gitUrl string,
 ) (string, error) {
+	m = m.rehearsing(dryRun).calling("release")
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
-	m = m.rehearsing(dryRun)
 	opts := release.Options{DryRun: dryRun}
 	if m.Demo {
 		stop, err := demo.Release("release", dryRun)
@@ -59,7 +57,7 @@ func (m *Shipyard) Release(
 		}
 		opts.Stop = release.Stop{Before: stop.Before, Reason: stop.Reason}
 	}
-	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, signing: !dryRun})
+	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, signing: !dryRun})
 	if err != nil {
 		return "", err
 	}
@@ -92,15 +90,12 @@ func (m *Shipyard) ReleasePush(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release-push", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
+	m = m.calling("release-push")
+	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
 	if err != nil {
 		return "", err
 	}
-	h, err := release.PushJob(ctx, cfg, tag)
-	if err != nil {
-		return "", err
-	}
-	return h.JSON()
+	return handedOn(release.PushJob(ctx, cfg, tag))
 }
 
 // ReleasePushPlatform is one platform's push job of a release built on native runners
@@ -126,19 +121,16 @@ func (m *Shipyard) ReleasePushPlatform(
 	// +optional
 	gitUrl string,
 ) (string, error) {
+	m = m.calling("release-push-platform")
 	p, err := buildplatform.Parse([]string{platform})
 	if err != nil {
 		return "", fmt.Errorf("--platform: %w", err)
 	}
-	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release-push-platform", workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
+	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
 	if err != nil {
 		return "", err
 	}
-	h, err := release.PushPlatformJob(ctx, cfg, tag, p[0])
-	if err != nil {
-		return "", err
-	}
-	return h.JSON()
+	return handedOn(release.PushPlatformJob(ctx, cfg, tag, p[0]))
 }
 
 // ReleaseAssemble is the job after the platform push jobs (release-push-platform):
@@ -159,19 +151,16 @@ func (m *Shipyard) ReleaseAssemble(
 	// +default="ci.yml"
 	workflow string,
 ) (string, error) {
+	m = m.calling("release-assemble")
 	parts, err := release.ParsePlatformHandoffs(pushed)
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
 	}
-	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release-assemble", workflow: workflow})
+	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow})
 	if err != nil {
 		return "", err
 	}
-	h, err := release.AssembleJob(ctx, cfg, tag, parts)
-	if err != nil {
-		return "", err
-	}
-	return h.JSON()
+	return handedOn(release.AssembleJob(ctx, cfg, tag, parts))
 }
 
 // ReleaseScan is the release workflow's scan job: Trivy on exactly the pushed digests,
@@ -191,11 +180,8 @@ func (m *Shipyard) ReleaseScan(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	c, err := m.session(ctx)
-	if err != nil {
-		return "", err
-	}
-	cfg, err := m.scanConfig(ctx, c, gitUrl)
+	m = m.calling("release-scan")
+	cfg, err := m.scanConfig(ctx, gitUrl)
 	if err != nil {
 		return "", err
 	}
@@ -223,12 +209,16 @@ func (m *Shipyard) ReleaseScan(
 
 // scanConfig is the release's configuration for the scan job: no credential, the
 // registry command reading anonymously.
-func (m *Shipyard) scanConfig(ctx context.Context, c *sdk.Client, gitURL string) (release.Config, error) {
+func (m *Shipyard) scanConfig(ctx context.Context, gitURL string) (release.Config, error) {
+	c, err := m.session(ctx)
+	if err != nil {
+		return release.Config{}, err
+	}
 	web, err := m.githubWeb()
 	if err != nil {
 		return release.Config{}, err
 	}
-	level, err := m.level(ctx, "release-scan")
+	level, err := m.level(ctx)
 	if err != nil {
 		return release.Config{}, err
 	}
@@ -236,7 +226,7 @@ func (m *Shipyard) scanConfig(ctx context.Context, c *sdk.Client, gitURL string)
 	if cfg.Pins, err = m.pins(); err != nil {
 		return release.Config{}, err
 	}
-	cfg.Images.Target, err = m.publicTarget(ctx, "release-scan", c)
+	cfg.Images.Target, err = m.publicTarget(ctx)
 	return cfg, err
 }
 
@@ -266,6 +256,7 @@ func (m *Shipyard) ReleasePublish(
 	// +optional
 	gitUrl string,
 ) (string, error) {
+	m = m.calling("release-publish")
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -278,7 +269,7 @@ func (m *Shipyard) ReleasePublish(
 	if handoffErr != nil && scansErr != nil {
 		return "", fmt.Errorf("--handoff: neither the scan job's handoff (%v) nor its verdicts on platform images (%v)", handoffErr, scansErr)
 	}
-	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release-publish", workflow: workflow, gitURL: gitUrl, signing: true})
+	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, gitURL: gitUrl, signing: true})
 	if err != nil {
 		return "", err
 	}
@@ -312,10 +303,11 @@ func (m *Shipyard) ReleasePublishRelease(
 	// +default="ci.yml"
 	workflow string,
 ) (string, error) {
+	m = m.calling("release-publish-release")
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
-	cfg, err := m.releaseConfig(ctx, releaseFlags{function: "release-publish-release", workflow: workflow})
+	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow})
 	if err != nil {
 		return "", err
 	}
@@ -333,9 +325,6 @@ type releaseFlags struct {
 	workflow, pythonPackage, gitURL string
 	// signing: the function attests and signs, so it needs the token and the tool.
 	signing bool
-	// function is the calling function's CLI name, which with what the call holds decides
-	// its trust level.
-	function string
 }
 
 // releaseConfig turns the module's arguments into the release flow's configuration. Tokens
@@ -343,11 +332,11 @@ type releaseFlags struct {
 // containers get them as secrets. cleanup removes the work directory of image tarballs.
 func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.Config, error) {
 	if m.Demo {
-		if _, err := demo.Release(f.function, m.rehearsal); err != nil {
+		if _, err := demo.Release(m.fn, m.rehearsal); err != nil {
 			return release.Config{}, err
 		}
 	}
-	level, err := m.level(ctx, f.function)
+	level, err := m.level(ctx)
 	if err != nil {
 		return release.Config{}, err
 	}
@@ -359,7 +348,7 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 	if err != nil {
 		return release.Config{}, err
 	}
-	steps, err := m.imageSteps(ctx, f.function, c, f.signing)
+	steps, err := m.imageSteps(ctx, f.signing)
 	if err != nil {
 		return release.Config{}, err
 	}
@@ -374,7 +363,7 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 	if cfg.Pins, err = m.pins(); err != nil {
 		return release.Config{}, err
 	}
-	if cfg.Platforms, err = m.platformsOf(f.function); err != nil {
+	if cfg.Platforms, err = m.platformsOf(); err != nil {
 		return release.Config{}, err
 	}
 	if m.Demo {
@@ -398,8 +387,8 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 // imageSteps are the registry target and, when the function signs, the signing inputs
 // with-sigstore gave and the origin of the provenance (the repository and the builder); the
 // release makes the provenance from it with its tag and commit.
-func (m *Shipyard) imageSteps(ctx context.Context, fn string, c *sdk.Client, signing bool) (release.ImageConfig, error) {
-	target, err := m.target(ctx, fn, c)
+func (m *Shipyard) imageSteps(ctx context.Context, signing bool) (release.ImageConfig, error) {
+	target, err := m.target(ctx)
 	if err == nil {
 		// Checked once here, when the run is built: the steps do not check it again.
 		err = publish.CheckInputs(target, nil)
@@ -420,11 +409,20 @@ func (m *Shipyard) imageSteps(ctx context.Context, fn string, c *sdk.Client, sig
 		return release.ImageConfig{}, fmt.Errorf("with-sigstore: %w", err)
 	}
 	// The provenance itself is the release's to make, once its plan names the tag and commit.
-	in, err := m.signInputs(ctx, fn, c, publish.Provenance{})
+	in, err := m.signInputs(ctx, publish.Provenance{})
 	if err == nil {
 		err = publish.CheckInputs(target, &in)
 	}
 	return release.ImageConfig{Target: target, Sign: in, Origin: origin}, err
+}
+
+// handedOn is what a release job prints for the next one: its handoff, in the handoff's
+// own form, or the job's error.
+func handedOn[H interface{ JSON() (string, error) }](h H, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return h.JSON()
 }
 
 // logToStderr is a flow's log on the call's stderr, which dagger shows with the progress.

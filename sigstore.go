@@ -74,8 +74,12 @@ func (m *Shipyard) WithSigstore(
 // signInputs gathers what attest and sign need: the tool, the token, Sigstore's URLs, the
 // trusted root (default: the public-good one, pinned) that an earlier run's bundle and the
 // new evidence must verify against, and prov, the provenance.
-func (m *Shipyard) signInputs(ctx context.Context, fn string, c *sdk.Client, prov publish.Provenance) (publish.SignInputs, error) {
-	tool, err := m.tool(ctx, fn, c)
+func (m *Shipyard) signInputs(ctx context.Context, prov publish.Provenance) (publish.SignInputs, error) {
+	c, err := m.session(ctx)
+	if err != nil {
+		return publish.SignInputs{}, err
+	}
+	tool, err := m.tool(ctx)
 	if err != nil {
 		return publish.SignInputs{}, err
 	}
@@ -101,38 +105,41 @@ func (m *Shipyard) signInputs(ctx context.Context, fn string, c *sdk.Client, pro
 	return in, nil
 }
 
-// tool is the signing tool, built with the Go caches of this call's (of the function fn) trust
-// level and pins.
-func (m *Shipyard) tool(ctx context.Context, fn string, c *sdk.Client) (*sdk.Container, error) {
-	d, err := functions.Of(fn)
+// tool is the signing tool, built with the Go caches of this call's trust level and pins.
+func (m *Shipyard) tool(ctx context.Context) (*sdk.Container, error) {
+	d, err := functions.Of(m.fn)
 	if err != nil {
 		return nil, err
 	}
 	if !d.Signs {
-		return nil, fmt.Errorf("%s runs the signing tool but is not declared to sign (Signs in internal/functions)", fn)
+		return nil, fmt.Errorf("%s runs the signing tool but is not declared to sign (Signs in internal/functions)", m.fn)
 	}
-	return m.supplychainCommand(ctx, fn, c, publish.Tool)
+	return m.supplychainCommand(ctx, publish.Tool)
 }
 
 // registryTool is the registry command, built as the signing tool is: in a function that
 // signs (whose registry work runs the registry command of the same build, so one go build
 // compiles both), the signing tool's container, which holds it too; elsewhere, alone, so a
 // function that only pushes or tags does not compile sigstore-go.
-func (m *Shipyard) registryTool(ctx context.Context, fn string, c *sdk.Client) (*sdk.Container, error) {
-	d, err := functions.Of(fn)
+func (m *Shipyard) registryTool(ctx context.Context) (*sdk.Container, error) {
+	d, err := functions.Of(m.fn)
 	if err != nil {
 		return nil, err
 	}
 	if d.Signs {
-		return m.tool(ctx, fn, c)
+		return m.tool(ctx)
 	}
-	return m.supplychainCommand(ctx, fn, c, publish.RegistryTool)
+	return m.supplychainCommand(ctx, publish.RegistryTool)
 }
 
 // supplychainCommand builds a command of the supplychain module with build, with the Go
-// caches of this call's trust level (of the function fn) and pins.
-func (m *Shipyard) supplychainCommand(ctx context.Context, fn string, c *sdk.Client, build func(*sdk.Client, *sdk.Directory, pins.Pins, trust.Level) *sdk.Container) (*sdk.Container, error) {
-	level, err := m.level(ctx, fn)
+// caches of this call's trust level and pins.
+func (m *Shipyard) supplychainCommand(ctx context.Context, build func(*sdk.Client, *sdk.Directory, pins.Pins, trust.Level) *sdk.Container) (*sdk.Container, error) {
+	level, err := m.level(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := m.session(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -26,11 +26,11 @@ func (m *Shipyard) caller() trust.Caller {
 	})
 }
 
-// level is the trust level of this call of the function fn (its CLI name), which names
-// the cache volumes its graphs mount. A function whose caches belong to its source tree
-// (publish-check) gets the digest of --source.
-func (m *Shipyard) level(ctx context.Context, fn string) (trust.Level, error) {
-	d, err := functions.Of(fn)
+// level is the trust level of this call, which names the cache volumes its graphs mount.
+// A function whose caches belong to its source tree (publish-check) gets the digest of
+// --source.
+func (m *Shipyard) level(ctx context.Context) (trust.Level, error) {
+	d, err := functions.Of(m.fn)
 	if err != nil {
 		return trust.Untrusted(), err
 	}
@@ -41,10 +41,10 @@ func (m *Shipyard) level(ctx context.Context, fn string) (trust.Level, error) {
 			return trust.Untrusted(), err
 		}
 		if c.Tree, err = src.Digest(ctx); err != nil {
-			return trust.Untrusted(), fmt.Errorf("%s: the digest of the source: %w", fn, err)
+			return trust.Untrusted(), fmt.Errorf("%s: the digest of the source: %w", m.fn, err)
 		}
 	}
-	return trust.Of(fn, d.Trust, c)
+	return trust.Of(m.fn, d.Trust, c)
 }
 
 // rehearsing is the module for a call that writes nothing when dry (--dry-run, --check):
@@ -60,7 +60,7 @@ func (m *Shipyard) rehearsing(dry bool) *Shipyard {
 // level and for the pins whose Python image reads and writes it: a caller's own image gets
 // its own volume, so it can plant no answer that a run with the default pins replays.
 func (m *Shipyard) modelVersionsVolume(ctx context.Context, p pins.Pins) (string, error) {
-	level, err := m.level(ctx, "model-versions")
+	level, err := m.level(ctx)
 	if err != nil {
 		return "", err
 	}
