@@ -12,7 +12,9 @@
 package wire
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 )
@@ -208,6 +210,16 @@ type VerifyResult struct {
 	Image    string     `json:"image"`
 	Digest   string     `json:"digest"`
 	Verified []Verified `json:"verified"`
+}
+
+// WriteJSON prints a command's result: indented JSON, one document, on w (stdout).
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("writing the result: %w", err)
+	}
+	return nil
 }
 
 // Pairs renders a map as KEY=VALUE flag values, sorted by key so that a command line is

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"errors"
+	"io"
 	"maps"
 	"strings"
 	"testing"
@@ -72,4 +74,40 @@ func FuzzParsePairs(f *testing.F) {
 			t.Fatalf("%q, %q: parsed %v, read back %v, %v", a, b, m, back, err)
 		}
 	})
+}
+
+// failingWriter refuses every write, as a closed stdout does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("stdout closed") }
+
+func TestWriteJSON(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		v       any
+		w       io.Writer
+		want    string
+		wantErr string
+	}{
+		{name: "an object, indented", v: map[string]any{"digest": "sha256:1", "platforms": []string{"linux/amd64"}},
+			want: "{\n  \"digest\": \"sha256:1\",\n  \"platforms\": [\n    \"linux/amd64\"\n  ]\n}\n"},
+		{name: "a list", v: []string{"a", "b"}, want: "[\n  \"a\",\n  \"b\"\n]\n"},
+		{name: "nothing", v: nil, want: "null\n"},
+		{name: "not JSON", v: make(chan int), wantErr: "writing the result: json: unsupported type"},
+		{name: "stdout closed", v: 1, w: failingWriter{}, wantErr: "writing the result: stdout closed"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b strings.Builder
+			w := tt.w
+			if w == nil {
+				w = &b
+			}
+			err := WriteJSON(w, tt.v)
+			if b.String() != tt.want || (err == nil) != (tt.wantErr == "") || (err != nil && !strings.HasPrefix(err.Error(), tt.wantErr)) {
+				t.Errorf("WriteJSON = %q, %v; want %q, error %q", b.String(), err, tt.want, tt.wantErr)
+			}
+		})
+	}
 }

@@ -49,7 +49,7 @@ func push(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 			if err != nil {
 				return err
 			}
-			return cli.WriteJSON(stdout, wire.Pushed{Digest: d})
+			return wire.WriteJSON(stdout, wire.Pushed{Digest: d})
 		}
 		imgs, listed, err := openPlatformImages(images, platforms)
 		if err != nil {
@@ -65,7 +65,7 @@ func push(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return cli.WriteJSON(stdout, wire.Pushed{Digest: d, Platforms: listed})
+		return wire.WriteJSON(stdout, wire.Pushed{Digest: d, Platforms: listed})
 	}
 }
 
@@ -144,7 +144,7 @@ func assemble(fs *flag.FlagSet) func(context.Context, connection, io.Writer) err
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		return cli.WriteJSON(stdout, out)
+		return wire.WriteJSON(stdout, out)
 	}
 }
 
@@ -190,7 +190,7 @@ func resolveEach(fs *flag.FlagSet, resolve func(context.Context, connection, str
 			}
 			out[i] = r
 		}
-		return cli.WriteJSON(stdout, out)
+		return wire.WriteJSON(stdout, out)
 	}
 }
 
@@ -215,7 +215,7 @@ func tags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return cli.WriteJSON(stdout, found)
+		return wire.WriteJSON(stdout, found)
 	}
 }
 
@@ -257,7 +257,7 @@ func planTags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) err
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		return cli.WriteJSON(stdout, plans)
+		return wire.WriteJSON(stdout, plans)
 	}
 }
 
@@ -294,7 +294,7 @@ func applyTags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) er
 				break
 			}
 		}
-		if err := cli.WriteJSON(stdout, reports); err != nil {
+		if err := wire.WriteJSON(stdout, reports); err != nil {
 			return err
 		}
 		return failed
@@ -338,7 +338,7 @@ func latest(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error
 			return true, nil
 		}
 		report, err := registry.MoveLatest(ctx, targets, conn.auth, stillLatest, conn.options()...)
-		if werr := cli.WriteJSON(stdout, report); werr != nil {
+		if werr := wire.WriteJSON(stdout, report); werr != nil {
 			return werr
 		}
 		return err

@@ -192,7 +192,7 @@ func runPublish(ctx context.Context, cmd string, args []string, stdin io.Reader,
 	if err != nil {
 		return secrets(err)
 	}
-	return cli.WriteJSON(stdout, out)
+	return wire.WriteJSON(stdout, out)
 }
 
 // publishFlags are the flags of attest and sign.
@@ -398,7 +398,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return signing.Redact(err, password)
 	}
-	return cli.WriteJSON(stdout, res)
+	return wire.WriteJSON(stdout, res)
 }
 
 func parseBaseImages(list []string) ([]provenance.BaseImage, error) {
