@@ -703,90 +703,119 @@ func KeepSigned(dir, repo, digest, trustedRoot string) error {
 	if err != nil {
 		return err
 	}
-	desc, err := remote.Get(d)
+	subjects, platforms, err := keepSubject(lp, d)
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", d, err)
-	}
-	signed := layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": "signed"})
-	type subject struct{ label, digest string }
-	subjects := []subject{{"index", digest}}
-	var platforms []KeptPlatform
-	if desc.MediaType.IsIndex() {
-		// The index itself, tagged: remote.Image of an index digest picks one platform's
-		// image, and the index, whose referrers cosign reads through a tag, goes missing.
-		idx, err := desc.ImageIndex()
-		if err != nil {
-			return err
-		}
-		if err := lp.AppendIndex(idx, signed); err != nil {
-			return fmt.Errorf("writing the index into the layout: %w", err)
-		}
-		m, err := idx.IndexManifest()
-		if err != nil {
-			return err
-		}
-		for _, md := range m.Manifests {
-			if md.Platform == nil {
-				return fmt.Errorf("%s: manifest %s has no platform", d, md.Digest)
-			}
-			p := KeptPlatform{Platform: md.Platform.String(), Digest: md.Digest.String()}
-			platforms = append(platforms, p)
-			subjects = append(subjects, subject{strings.ReplaceAll(p.Platform, "/", "-"), p.Digest})
-		}
-	} else {
-		subjects[0].label = "image"
-		img, err := desc.Image()
-		if err != nil {
-			return err
-		}
-		if err := lp.AppendImage(img, signed); err != nil {
-			return err
-		}
+		return err
 	}
 	referrers := 0
 	for _, s := range subjects {
-		idx, err := remote.Referrers(d.Context().Digest(s.digest))
-		if err != nil {
-			return fmt.Errorf("referrers of %s: %w", s.digest, err)
-		}
-		m, err := idx.IndexManifest()
+		n, err := keepReferrers(lp, dir, d.Context(), s)
 		if err != nil {
 			return err
 		}
-		for _, rd := range m.Manifests {
-			ri, err := remote.Image(d.Context().Digest(rd.Digest.String()))
-			if err != nil {
-				return err
-			}
-			if err := lp.AppendImage(ri); err != nil {
-				return err
-			}
-			referrers++
-			mf, err := ri.Manifest()
-			if err != nil {
-				return err
-			}
-			layers, err := ri.Layers()
-			if err != nil || len(layers) != 1 {
-				return fmt.Errorf("referrer %s: %d layers, %v", rd.Digest, len(layers), err)
-			}
-			rc, err := layers[0].Compressed()
-			if err != nil {
-				return err
-			}
-			bundle, err := io.ReadAll(rc)
-			rc.Close()
-			if err != nil {
-				return err
-			}
-			if kind := keptBundles[mf.Annotations["dev.sigstore.bundle.predicateType"]]; kind != "" {
-				if err := os.WriteFile(filepath.Join(dir, s.label+"."+kind+".sigstore.json"), bundle, 0o644); err != nil {
-					return err
-				}
-			}
-		}
+		referrers += n
 	}
 	return os.WriteFile(filepath.Join(dir, "README.txt"), []byte(KeepReadme(digest, platforms, referrers)), 0o644)
+}
+
+// keptSubject is an image or index whose referrers are kept; label names its bundle files.
+type keptSubject struct{ label, digest string }
+
+// keepSubject writes the image or index d into the layout, tagged "signed", and returns
+// the subjects whose referrers to keep: an image, or an index and each of its platform
+// images (which it also returns).
+func keepSubject(lp layout.Path, d name.Digest) ([]keptSubject, []KeptPlatform, error) {
+	desc, err := remote.Get(d)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", d, err)
+	}
+	signed := layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": "signed"})
+	if !desc.MediaType.IsIndex() {
+		img, err := desc.Image()
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := lp.AppendImage(img, signed); err != nil {
+			return nil, nil, err
+		}
+		return []keptSubject{{"image", d.DigestStr()}}, nil, nil
+	}
+	// The index itself, tagged: remote.Image of an index digest picks one platform's
+	// image, and the index, whose referrers cosign reads through a tag, goes missing.
+	idx, err := desc.ImageIndex()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := lp.AppendIndex(idx, signed); err != nil {
+		return nil, nil, fmt.Errorf("writing the index into the layout: %w", err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return nil, nil, err
+	}
+	subjects := []keptSubject{{"index", d.DigestStr()}}
+	var platforms []KeptPlatform
+	for _, md := range m.Manifests {
+		if md.Platform == nil {
+			return nil, nil, fmt.Errorf("%s: manifest %s has no platform", d, md.Digest)
+		}
+		p := KeptPlatform{Platform: md.Platform.String(), Digest: md.Digest.String()}
+		platforms = append(platforms, p)
+		subjects = append(subjects, keptSubject{strings.ReplaceAll(p.Platform, "/", "-"), p.Digest})
+	}
+	return subjects, platforms, nil
+}
+
+// keepReferrers writes the referrers of s in repo into the layout and their bundles into
+// dir, and returns how many there were.
+func keepReferrers(lp layout.Path, dir string, repo name.Repository, s keptSubject) (int, error) {
+	idx, err := remote.Referrers(repo.Digest(s.digest))
+	if err != nil {
+		return 0, fmt.Errorf("referrers of %s: %w", s.digest, err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return 0, err
+	}
+	for _, rd := range m.Manifests {
+		ri, err := remote.Image(repo.Digest(rd.Digest.String()))
+		if err != nil {
+			return 0, err
+		}
+		if err := lp.AppendImage(ri); err != nil {
+			return 0, err
+		}
+		if err := keepBundle(dir, s.label, ri, rd.Digest); err != nil {
+			return 0, err
+		}
+	}
+	return len(m.Manifests), nil
+}
+
+// keepBundle writes the Sigstore bundle the referrer ri (digest rd) carries into dir as
+// <label>.<kind>.sigstore.json, when its predicate type is one of keptBundles.
+func keepBundle(dir, label string, ri v1.Image, rd v1.Hash) error {
+	mf, err := ri.Manifest()
+	if err != nil {
+		return err
+	}
+	layers, err := ri.Layers()
+	if err != nil || len(layers) != 1 {
+		return fmt.Errorf("referrer %s: %d layers, %v", rd, len(layers), err)
+	}
+	rc, err := layers[0].Compressed()
+	if err != nil {
+		return err
+	}
+	bundle, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		return err
+	}
+	if kind := keptBundles[mf.Annotations["dev.sigstore.bundle.predicateType"]]; kind != "" {
+		return os.WriteFile(filepath.Join(dir, label+"."+kind+".sigstore.json"), bundle, 0o644)
+	}
+	return nil
 }
 
 // KeepRepo is where the -keep README copies the kept image: a registry on this machine's
