@@ -123,38 +123,10 @@ func (e *Engine) secretPlaintext(s *secretState) (string, error) {
 func (e *Engine) containerLeaf(obj *chain, s *ctrState, k call) (any, bool, error) {
 	switch k.Field {
 	case "stdout", "stderr", "combinedOutput", "exitCode":
-		if s.lastExec == nil {
-			return nil, true, errNoCommand
-		}
-		res, ok := e.execResultOf(s.lastExec)
-		if !ok {
-			return nil, true, fmt.Errorf("engine double: exec of %s has no result", s.lastExec)
-		}
-		switch k.Field {
-		case "stdout":
-			return res.stdout, true, nil
-		case "stderr":
-			return res.stderr, true, nil
-		case "combinedOutput":
-			return res.stdout + res.stderr, true, nil
-		}
-		return res.exitCode, true, nil
+		v, err := e.execOutput(s, k.Field)
+		return v, true, err
 	case "publish":
-		address := k.str("address")
-		variants := k.objects("platformVariants")
-		keys := []string{obj.key()}
-		var names []string
-		for _, v := range variants {
-			keys = append(keys, v.key())
-			names = append(names, v.String())
-		}
-		ref := address + "@sha256:" + digestOf(strings.Join(keys, "\x00"))
-		e.mu.Lock()
-		e.rec.publishes = append(e.rec.publishes, Publish{
-			Address: address, Ref: ref, Image: s.image, Build: cloneBuild(s.build), Variants: names, Chain: obj.String(),
-		})
-		e.mu.Unlock()
-		return ref, true, nil
+		return e.recordPublish(obj, s, k), true, nil
 	case "export":
 		if err := e.recordExport("Container", k.str("path"), obj); err != nil {
 			return nil, true, err
@@ -166,19 +138,9 @@ func (e *Engine) containerLeaf(obj *chain, s *ctrState, k call) (any, bool, erro
 		}
 		return nil, true, nil
 	case "envVariable":
-		for _, v := range s.env {
-			if v.k == k.str("name") {
-				return v.v, true, nil
-			}
-		}
-		return nil, true, nil
+		return valueOf(s.env, k.str("name")), true, nil
 	case "label":
-		for _, v := range s.labels {
-			if v.k == k.str("name") {
-				return v.v, true, nil
-			}
-		}
-		return nil, true, nil
+		return valueOf(s.labels, k.str("name")), true, nil
 	case "workdir":
 		return s.workdir, true, nil
 	case "user":
@@ -198,17 +160,7 @@ func (e *Engine) containerLeaf(obj *chain, s *ctrState, k call) (any, bool, erro
 		}
 		return s.image + "@sha256:" + digestOf(s.image), true, nil
 	case "mounts":
-		var out []string
-		for p, m := range s.mounts {
-			if strings.HasPrefix(m.Kind, "withMounted") {
-				out = append(out, p)
-			}
-		}
-		for p := range s.secretMounts {
-			out = append(out, p)
-		}
-		sort.Strings(out)
-		return nonNil(out), true, nil
+		return s.mountPaths(), true, nil
 	case "exists":
 		p := s.abs(k.str("path"))
 		_, isFile := s.fs.lookup(p)
@@ -218,6 +170,72 @@ func (e *Engine) containerLeaf(obj *chain, s *ctrState, k call) (any, bool, erro
 		return nil, true, nil
 	}
 	return nil, false, nil
+}
+
+// execOutput answers field (stdout, stderr, combinedOutput or exitCode) from the result of
+// the container's last exec.
+func (e *Engine) execOutput(s *ctrState, field string) (any, error) {
+	if s.lastExec == nil {
+		return nil, errNoCommand
+	}
+	res, ok := e.execResultOf(s.lastExec)
+	if !ok {
+		return nil, fmt.Errorf("engine double: exec of %s has no result", s.lastExec)
+	}
+	switch field {
+	case "stdout":
+		return res.stdout, nil
+	case "stderr":
+		return res.stderr, nil
+	case "combinedOutput":
+		return res.stdout + res.stderr, nil
+	}
+	return res.exitCode, nil
+}
+
+// recordPublish records a push of the container (and its platform variants) and returns
+// the reference: the address with a digest of what was pushed.
+func (e *Engine) recordPublish(obj *chain, s *ctrState, k call) string {
+	address := k.str("address")
+	keys := []string{obj.key()}
+	var names []string
+	for _, v := range k.objects("platformVariants") {
+		keys = append(keys, v.key())
+		names = append(names, v.String())
+	}
+	ref := address + "@sha256:" + digestOf(strings.Join(keys, "\x00"))
+	e.mu.Lock()
+	e.rec.publishes = append(e.rec.publishes, Publish{
+		Address: address, Ref: ref, Image: s.image, Build: cloneBuild(s.build), Variants: names, Chain: obj.String(),
+	})
+	e.mu.Unlock()
+	return ref
+}
+
+// valueOf is the value of name in list, or null when the list does not have it.
+func valueOf(list []kv, name string) any {
+	for _, v := range list {
+		if v.k == name {
+			return v.v
+		}
+	}
+	return nil
+}
+
+// mountPaths lists, sorted, the paths mounted into the container (not copied), secrets
+// included.
+func (s *ctrState) mountPaths() []string {
+	var out []string
+	for p, m := range s.mounts {
+		if strings.HasPrefix(m.Kind, "withMounted") {
+			out = append(out, p)
+		}
+	}
+	for p := range s.secretMounts {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return nonNil(out)
 }
 
 func (e *Engine) recordExport(kind, p string, obj *chain) error {

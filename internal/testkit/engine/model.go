@@ -315,13 +315,73 @@ func sourceAs[T any](e *Engine, c *chain) (T, error) {
 	return v, nil
 }
 
+// stepContainer applies one Container call: a call that leaves the container answers its
+// product, the others change a copy of the container's config or filesystem.
 func (e *Engine) stepContainer(s *ctrState, k call, c *chain) (any, error) {
+	if out, ok, err := e.containerProduct(s, k, c); ok || err != nil {
+		return out, err
+	}
 	n := s.clone()
+	handled, err := e.configureContainer(s, n, k)
+	if !handled && err == nil {
+		handled, err = e.changeContainerFS(s, n, k, c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !handled && c.Type != "Container" {
+		return fresh(c.Type), nil
+	}
+	return n, nil
+}
+
+// containerProduct answers the calls that return another object made from the container.
+func (e *Engine) containerProduct(s *ctrState, k call, c *chain) (any, bool, error) {
 	switch k.Field {
-	case "from":
-		n.image, n.build = k.str("address"), nil
-		n.env, n.labels, n.workdir, n.user, n.entrypoint, n.defaultArgs = nil, nil, "", "", nil, nil
-		n.fs, n.lastExec = emptyFS(false), nil
+	case "directory":
+		return s.directoryAt(s.abs(k.str("path")), c), true, nil
+	case "rootfs":
+		return &dirState{fs: s.fs, base: "/"}, true, nil
+	case "file":
+		p := s.abs(k.str("path"))
+		f, err := fileAt(s.fs, p, p)
+		return f, true, err
+	case "asService":
+		args := k.strings("args")
+		if len(args) == 0 {
+			args = slices.Concat(s.entrypoint, s.defaultArgs)
+		}
+		return &serviceState{ctr: s, ctrChain: c.prefix(len(c.Calls) - 1), args: args}, true, nil
+	case "asTarball":
+		return &fileState{name: "image.tar", file: vfile{unknown: true}}, true, nil
+	case "envVariables":
+		if k.Nth >= 1 && k.Nth <= len(s.env) {
+			v := s.env[k.Nth-1]
+			return &envVarState{name: v.k, value: v.v}, true, nil
+		}
+		return opaque{}, true, nil
+	}
+	return nil, false, nil
+}
+
+// directoryAt is the folder at p of the container that the chain c leaves.
+func (s *ctrState) directoryAt(p string, c *chain) *dirState {
+	sub := s.fs.sub(p)
+	if !sub.complete {
+		// Rules written for this container keep answering wherever the folder goes;
+		// origins of folders mounted into it come later and win.
+		own := emptyFS(false).withOrigin(p, c.prefix(len(c.Calls)-1).String())
+		out := sub.clone()
+		out.origins = append(own.origins, sub.origins...)
+		sub = out
+	}
+	return &dirState{fs: sub, base: p}
+}
+
+// configureContainer applies the calls that change the image config of n, a copy of s:
+// environment, secrets, user, entrypoint, labels, services and ports.
+func (e *Engine) configureContainer(s, n *ctrState, k call) (bool, error) {
+	switch k.Field {
 	case "withEnvVariable":
 		v := k.str("value")
 		if k.boolean("expand") {
@@ -333,7 +393,7 @@ func (e *Engine) stepContainer(s *ctrState, k call, c *chain) (any, error) {
 	case "withSecretVariable":
 		sec, err := sourceAs[*secretState](e, k.object("secret"))
 		if err != nil {
-			return nil, err
+			return true, err
 		}
 		n.secretEnv[k.str("name")] = sec.name
 	case "withoutSecretVariable":
@@ -341,7 +401,7 @@ func (e *Engine) stepContainer(s *ctrState, k call, c *chain) (any, error) {
 	case "withMountedSecret":
 		sec, err := sourceAs[*secretState](e, k.object("source"))
 		if err != nil {
-			return nil, err
+			return true, err
 		}
 		n.secretMounts[s.abs(k.str("path"))] = sec.name
 	case "withWorkdir":
@@ -370,11 +430,63 @@ func (e *Engine) stepContainer(s *ctrState, k call, c *chain) (any, error) {
 		n.labels = setKV(n.labels, k.str("name"), k.str("value"))
 	case "withoutLabel":
 		n.labels = deleteKV(n.labels, k.str("name"))
+	case "withServiceBinding":
+		n.services[k.str("alias")] = k.object("service")
+	case "withExposedPort":
+		if p, ok := k.integer("port"); ok && !slices.Contains(n.ports, p) {
+			n.ports = append(n.ports, p)
+		}
+	case "withoutExposedPort":
+		if p, ok := k.integer("port"); ok {
+			n.ports = slices.DeleteFunc(n.ports, func(q int) bool { return q == p })
+		}
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// changeContainerFS applies the calls that change the filesystem of n, a copy of s: a new
+// root, an exec, and what is mounted, copied or removed.
+func (e *Engine) changeContainerFS(s, n *ctrState, k call, c *chain) (bool, error) {
+	switch k.Field {
+	case "from":
+		n.image, n.build = k.str("address"), nil
+		n.env, n.labels, n.workdir, n.user, n.entrypoint, n.defaultArgs = nil, nil, "", "", nil, nil
+		n.fs, n.lastExec = emptyFS(false), nil
+	case "withRootfs":
+		d, err := sourceAs[*dirState](e, k.object("directory"))
+		if err != nil {
+			return true, err
+		}
+		n.image, n.build, n.fs = "", nil, d.fs
+	case "import":
+		n.image, n.build, n.fs = "", nil, emptyFS(false)
+	case "withExec":
+		n.lastExec = c
+		n.fs = n.fs.incomplete()
+	case "withoutMount":
+		delete(n.mounts, s.abs(k.str("path")))
+	case "withoutDirectory", "withoutFile":
+		n.remove(s.abs(k.str("path")))
+	case "withoutFiles":
+		for _, p := range k.strings("paths") {
+			n.remove(s.abs(p))
+		}
+	default:
+		return e.addToContainer(s, n, k)
+	}
+	return true, nil
+}
+
+// addToContainer applies the calls that mount or copy a folder, a file or a cache into n.
+func (e *Engine) addToContainer(s, n *ctrState, k call) (bool, error) {
+	switch k.Field {
 	case "withDirectory", "withMountedDirectory":
 		src := k.object("source")
 		d, err := sourceAs[*dirState](e, src)
 		if err != nil {
-			return nil, err
+			return true, err
 		}
 		p := s.abs(k.str("path"))
 		n.mounts[p] = Mount{Path: p, Kind: k.Field, Source: src.String()}
@@ -382,7 +494,7 @@ func (e *Engine) stepContainer(s *ctrState, k call, c *chain) (any, error) {
 	case "withMountedCache":
 		cache, err := sourceAs[*cacheState](e, k.object("cache"))
 		if err != nil {
-			return nil, err
+			return true, err
 		}
 		p := s.abs(k.str("path"))
 		m := Mount{Path: p, Kind: k.Field, Cache: cache.key}
@@ -399,7 +511,7 @@ func (e *Engine) stepContainer(s *ctrState, k call, c *chain) (any, error) {
 		src := k.object("source")
 		f, err := sourceAs[*fileState](e, src)
 		if err != nil {
-			return nil, err
+			return true, err
 		}
 		p := s.abs(k.str("path"))
 		n.mounts[p] = Mount{Path: p, Kind: k.Field, Source: src.String()}
@@ -409,7 +521,7 @@ func (e *Engine) stepContainer(s *ctrState, k call, c *chain) (any, error) {
 		for _, src := range k.objects("sources") {
 			f, err := sourceAs[*fileState](e, src)
 			if err != nil {
-				return nil, err
+				return true, err
 			}
 			p := path.Join(dir, f.name)
 			n.mounts[p] = Mount{Path: p, Kind: k.Field, Source: src.String()}
@@ -420,76 +532,16 @@ func (e *Engine) stepContainer(s *ctrState, k call, c *chain) (any, error) {
 		data := k.str("contents")
 		n.mounts[p] = Mount{Path: p, Kind: k.Field}
 		n.fs = n.fs.withFile(p, vfile{data: &data})
-	case "withoutMount":
-		delete(n.mounts, s.abs(k.str("path")))
-	case "withoutDirectory", "withoutFile":
-		p := s.abs(k.str("path"))
-		n.fs = n.fs.without(p)
-		n.dropMounts(p)
-	case "withoutFiles":
-		for _, p := range k.strings("paths") {
-			p = s.abs(p)
-			n.fs = n.fs.without(p)
-			n.dropMounts(p)
-		}
-	case "withServiceBinding":
-		n.services[k.str("alias")] = k.object("service")
-	case "withExposedPort":
-		if p, ok := k.integer("port"); ok && !slices.Contains(n.ports, p) {
-			n.ports = append(n.ports, p)
-		}
-	case "withoutExposedPort":
-		if p, ok := k.integer("port"); ok {
-			n.ports = slices.DeleteFunc(n.ports, func(q int) bool { return q == p })
-		}
-	case "withExec":
-		n.lastExec = c
-		n.fs = n.fs.incomplete()
-	case "withRootfs":
-		d, err := sourceAs[*dirState](e, k.object("directory"))
-		if err != nil {
-			return nil, err
-		}
-		n.image, n.build, n.fs = "", nil, d.fs
-	case "import":
-		n.image, n.build, n.fs = "", nil, emptyFS(false)
-	case "directory":
-		p := s.abs(k.str("path"))
-		sub := s.fs.sub(p)
-		if !sub.complete {
-			// Rules written for this container keep answering wherever the folder goes;
-			// origins of folders mounted into it come later and win.
-			own := emptyFS(false).withOrigin(p, c.prefix(len(c.Calls)-1).String())
-			out := sub.clone()
-			out.origins = append(own.origins, sub.origins...)
-			sub = out
-		}
-		return &dirState{fs: sub, base: p}, nil
-	case "rootfs":
-		return &dirState{fs: s.fs, base: "/"}, nil
-	case "file":
-		p := s.abs(k.str("path"))
-		return fileAt(s.fs, p, p)
-	case "asService":
-		args := k.strings("args")
-		if len(args) == 0 {
-			args = slices.Concat(s.entrypoint, s.defaultArgs)
-		}
-		return &serviceState{ctr: s, ctrChain: c.prefix(len(c.Calls) - 1), args: args}, nil
-	case "asTarball":
-		return &fileState{name: "image.tar", file: vfile{unknown: true}}, nil
-	case "envVariables":
-		if k.Nth >= 1 && k.Nth <= len(s.env) {
-			v := s.env[k.Nth-1]
-			return &envVarState{name: v.k, value: v.v}, nil
-		}
-		return opaque{}, nil
 	default:
-		if c.Type != "Container" {
-			return fresh(c.Type), nil
-		}
+		return false, nil
 	}
-	return n, nil
+	return true, nil
+}
+
+// remove deletes the path p and the mounts at or under it.
+func (s *ctrState) remove(p string) {
+	s.fs = s.fs.without(p)
+	s.dropMounts(p)
 }
 
 func (s *ctrState) dropMounts(p string) {

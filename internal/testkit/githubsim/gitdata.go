@@ -228,53 +228,9 @@ func createTree(c *call) reply {
 			modes = map[string]string{}
 		}
 	}
-	for i, raw := range in.Tree {
-		var p, mode string
-		_ = json.Unmarshal(raw["path"], &p)
-		_ = json.Unmarshal(raw["mode"], &mode)
-		if !validTreePath(p) {
-			return gitUnprocessable(fmt.Sprintf("tree.path contains a malformed path component (entry %d)", i), docs)
-		}
-		shaRaw, hasSHA := raw["sha"]
-		contentRaw, hasContent := raw["content"]
-		if hasSHA && string(shaRaw) == "null" {
-			delete(files, p)
-			delete(modes, p)
-			for f := range files {
-				if strings.HasPrefix(f, p+"/") {
-					delete(files, f)
-					delete(modes, f)
-				}
-			}
-			continue
-		}
-		if mode != modeFile && mode != "100755" && mode != "120000" {
-			return gitUnprocessable(fmt.Sprintf("tree.mode %q is not a file mode the simulator models (100644, 100755, 120000)", mode), docs)
-		}
-		if mode == modeFile {
-			delete(modes, p)
-		} else {
-			modes[p] = mode
-		}
-		switch {
-		case hasContent && hasSHA:
-			return gitUnprocessable("tree.sha and tree.content cannot both be given", docs)
-		case hasContent:
-			var content string
-			if err := json.Unmarshal(contentRaw, &content); err != nil {
-				return errorReply(http.StatusBadRequest, "Problems parsing JSON", docs)
-			}
-			files[p] = []byte(content)
-		case hasSHA:
-			var sha string
-			_ = json.Unmarshal(shaRaw, &sha)
-			content, ok := c.repo.blobBySHA(sha)
-			if !ok {
-				return gitUnprocessable("tree.sha "+sha+" is not a valid blob", docs)
-			}
-			files[p] = content
-		default:
-			return gitUnprocessable("Must supply either tree.sha or tree.content", docs)
+	for i, entry := range in.Tree {
+		if failure, ok := c.applyTreeEntry(files, modes, i, entry, docs); !ok {
+			return failure
 		}
 	}
 	sha := treeSHAModes(files, modes)
@@ -285,6 +241,72 @@ func createTree(c *call) reply {
 	rep := reply{status: http.StatusCreated, body: c.treeJSON(sha, files, modes)}
 	rep.header = http.Header{"Location": {c.repoURL("/git/trees/%s", sha)}}
 	return rep
+}
+
+// applyTreeEntry applies the i-th entry of a create-a-tree request to files and modes
+// (which holds the modes other than 100644), or answers why the entry is refused.
+func (c *call) applyTreeEntry(files map[string][]byte, modes map[string]string, i int, entry map[string]json.RawMessage, docs string) (failure reply, ok bool) {
+	var p, mode string
+	_ = json.Unmarshal(entry["path"], &p)
+	_ = json.Unmarshal(entry["mode"], &mode)
+	if !validTreePath(p) {
+		return gitUnprocessable(fmt.Sprintf("tree.path contains a malformed path component (entry %d)", i), docs), false
+	}
+	if sha, hasSHA := entry["sha"]; hasSHA && string(sha) == "null" {
+		removeTreePath(files, modes, p)
+		return reply{}, true
+	}
+	if mode != modeFile && mode != "100755" && mode != "120000" {
+		return gitUnprocessable(fmt.Sprintf("tree.mode %q is not a file mode the simulator models (100644, 100755, 120000)", mode), docs), false
+	}
+	if mode == modeFile {
+		delete(modes, p)
+	} else {
+		modes[p] = mode
+	}
+	content, failure, ok := c.treeEntryContent(entry, docs)
+	if ok {
+		files[p] = content
+	}
+	return failure, ok
+}
+
+// removeTreePath deletes p from a tree: the file, or the folder with everything in it.
+func removeTreePath(files map[string][]byte, modes map[string]string, p string) {
+	delete(files, p)
+	delete(modes, p)
+	for f := range files {
+		if strings.HasPrefix(f, p+"/") {
+			delete(files, f)
+			delete(modes, f)
+		}
+	}
+}
+
+// treeEntryContent is the content a tree entry sets: its inline "content", or the blob its
+// "sha" names; exactly one of them must be given.
+func (c *call) treeEntryContent(entry map[string]json.RawMessage, docs string) (content []byte, failure reply, ok bool) {
+	shaRaw, hasSHA := entry["sha"]
+	contentRaw, hasContent := entry["content"]
+	switch {
+	case hasContent && hasSHA:
+		return nil, gitUnprocessable("tree.sha and tree.content cannot both be given", docs), false
+	case hasContent:
+		var text string
+		if err := json.Unmarshal(contentRaw, &text); err != nil {
+			return nil, errorReply(http.StatusBadRequest, "Problems parsing JSON", docs), false
+		}
+		return []byte(text), reply{}, true
+	case hasSHA:
+		var sha string
+		_ = json.Unmarshal(shaRaw, &sha)
+		blob, found := c.repo.blobBySHA(sha)
+		if !found {
+			return nil, gitUnprocessable("tree.sha "+sha+" is not a valid blob", docs), false
+		}
+		return blob, reply{}, true
+	}
+	return nil, gitUnprocessable("Must supply either tree.sha or tree.content", docs), false
 }
 
 // treeJSON is a tree object with its top-level entries, as create-a-tree returns it.

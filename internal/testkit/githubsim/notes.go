@@ -123,71 +123,116 @@ func generateNotes(c *call) reply {
 	if !c.token.PushAccess {
 		return errorReply(http.StatusForbidden, "Resource not accessible by integration", docs)
 	}
-	var in struct {
-		TagName               string  `json:"tag_name"`
-		TargetCommitish       *string `json:"target_commitish"`
-		PreviousTagName       *string `json:"previous_tag_name"`
-		ConfigurationFilePath *string `json:"configuration_file_path"`
-	}
+	var in notesRequest
 	if err := json.Unmarshal(c.body, &in); err != nil {
 		return errorReply(http.StatusBadRequest, "Problems parsing JSON", docs)
 	}
 	if in.TagName == "" {
 		return validationFailed(docs, fieldError{Resource: "Release", Code: "missing_field", Field: "tag_name"})
 	}
-	// An existing tag wins: GitHub ignores target_commitish then.
-	target, found := c.repo.peelTag(in.TagName)
-	configRef := in.TagName
-	if !found {
-		commitish := c.repo.defaultBranch
-		if in.TargetCommitish != nil && *in.TargetCommitish != "" {
-			commitish = *in.TargetCommitish
-		}
-		if target, found = c.repo.resolve(commitish); !found {
-			return validationFailed(docs, fieldError{Resource: "Release", Code: "invalid", Field: "target_commitish"})
-		}
-		configRef = commitish
-	} else if in.TargetCommitish != nil && *in.TargetCommitish != "" {
-		configRef = *in.TargetCommitish
+	n, invalid := c.repo.planNotes(in)
+	if invalid != "" {
+		return validationFailed(docs, fieldError{Resource: "Release", Code: "invalid", Field: invalid})
 	}
+	return okJSON(map[string]any{"name": in.TagName, "body": c.writeNotes(n)})
+}
 
-	previous := ""
+// notesRequest is the body of a generate-notes request.
+type notesRequest struct {
+	TagName               string  `json:"tag_name"`
+	TargetCommitish       *string `json:"target_commitish"`
+	PreviousTagName       *string `json:"previous_tag_name"`
+	ConfigurationFilePath *string `json:"configuration_file_path"`
+}
+
+// releaseNotes is what the generator writes about: the range of the release, the
+// configuration it follows and the pull requests merged in that range.
+type releaseNotes struct {
+	tag, previous string
+	// config is nil when the commit has no configuration file.
+	config                *releaseConfig
+	configPath, configRef string
+	changes               []*mergeInfo
+	// newcomers are the changes that are their author's first merged pull request.
+	newcomers []*mergeInfo
+}
+
+// planNotes finds the range, configuration and pull requests of the notes in asks for, or
+// the request field GitHub names as invalid.
+func (r *Repo) planNotes(in notesRequest) (n releaseNotes, invalid string) {
+	target, configRef, ok := r.notesTarget(in)
+	if !ok {
+		return n, "target_commitish"
+	}
+	n.tag, n.configRef = in.TagName, configRef
 	if in.PreviousTagName != nil && *in.PreviousTagName != "" {
-		if _, ok := c.repo.peelTag(*in.PreviousTagName); !ok {
-			return validationFailed(docs, fieldError{Resource: "Release", Code: "invalid", Field: "previous_tag_name"})
+		if _, ok := r.peelTag(*in.PreviousTagName); !ok {
+			return n, "previous_tag_name"
 		}
-		previous = *in.PreviousTagName
+		n.previous = *in.PreviousTagName
 	} else {
-		previous = c.repo.previousRelease(in.TagName, target)
+		n.previous = r.previousRelease(in.TagName, target)
 	}
+	if n.config, n.configPath, ok = r.releaseConfigAt(target, in.ConfigurationFilePath); !ok {
+		return n, "configuration_file_path"
+	}
+	n.changes, n.newcomers = r.mergedBetween(n.previous, target)
+	return n, ""
+}
 
-	tree := c.repo.commits[target].tree
-	var cfg *releaseConfig
-	configPath := ""
+// notesTarget is the commit the notes end at and the ref the configuration is read at;
+// not ok when the tag does not exist and target_commitish names no commit.
+func (r *Repo) notesTarget(in notesRequest) (target, configRef string, ok bool) {
+	commitish := ""
+	if in.TargetCommitish != nil {
+		commitish = *in.TargetCommitish
+	}
+	// An existing tag wins: GitHub ignores target_commitish then.
+	if target, found := r.peelTag(in.TagName); found {
+		if commitish != "" {
+			return target, commitish, true
+		}
+		return target, in.TagName, true
+	}
+	if commitish == "" {
+		commitish = r.defaultBranch
+	}
+	target, found := r.resolve(commitish)
+	return target, commitish, found
+}
+
+// releaseConfigAt reads the generator's configuration from the commit target: the file
+// asked for, or .github/release.yml or .yaml. It is nil when there is none; not ok when
+// the file is not valid YAML.
+func (r *Repo) releaseConfigAt(target string, asked *string) (cfg *releaseConfig, at string, ok bool) {
+	tree := r.commits[target].tree
 	candidates := []string{".github/release.yml", ".github/release.yaml"}
-	if in.ConfigurationFilePath != nil && *in.ConfigurationFilePath != "" {
-		candidates = []string{*in.ConfigurationFilePath}
+	if asked != nil && *asked != "" {
+		candidates = []string{*asked}
 	}
 	for _, p := range candidates {
-		if content, ok := tree[p]; ok {
+		if content, found := tree[p]; found {
 			cfg = &releaseConfig{}
 			if err := yaml.Unmarshal(content, cfg); err != nil {
-				return validationFailed(docs, fieldError{Resource: "Release", Code: "invalid", Field: "configuration_file_path"})
+				return nil, "", false
 			}
-			configPath = p
-			break
+			return cfg, p, true
 		}
 	}
+	return nil, "", true
+}
 
-	inRange := c.repo.ancestors(target)
+// mergedBetween lists, oldest first, the pull requests merged into target and not into
+// previous, and those of them that are their author's first merged pull request.
+func (r *Repo) mergedBetween(previous, target string) (changes, newcomers []*mergeInfo) {
+	inRange := r.ancestors(target)
 	before := map[string]bool{}
 	if previous != "" {
-		prevSHA, _ := c.repo.peelTag(previous)
-		before = c.repo.ancestors(prevSHA)
+		prevSHA, _ := r.peelTag(previous)
+		before = r.ancestors(prevSHA)
 	}
-	all := slices.Clone(*c.repo.merges())
+	all := slices.Clone(*r.merges())
 	sort.SliceStable(all, func(i, j int) bool { return all[i].mergedAt.Before(all[j].mergedAt) })
-	var changes []*mergeInfo
 	firstOf := map[string]*mergeInfo{}
 	for _, m := range all {
 		if !inRange[m.commit] {
@@ -200,45 +245,45 @@ func generateNotes(c *call) reply {
 			changes = append(changes, m)
 		}
 	}
+	for _, m := range changes {
+		if firstOf[m.author] == m {
+			newcomers = append(newcomers, m)
+		}
+	}
+	return changes, newcomers
+}
 
+// writeNotes writes the body of the notes in GitHub's markdown.
+func (c *call) writeNotes(n releaseNotes) string {
 	var b strings.Builder
-	if cfg != nil {
-		fmt.Fprintf(&b, "<!-- Release notes generated using configuration in %s at %s -->\n\n", configPath, configRef)
+	if n.config != nil {
+		fmt.Fprintf(&b, "<!-- Release notes generated using configuration in %s at %s -->\n\n", n.configPath, n.configRef)
 	}
-	bullet := func(m *mergeInfo) string {
-		return fmt.Sprintf("* %s by @%s in %s\n", m.title, m.author, c.htmlURL("/pull/%d", m.number))
-	}
-	if listed := c.categorise(cfg, changes); len(listed) > 0 {
+	if listed := c.categorise(n.config, n.changes); len(listed) > 0 {
 		b.WriteString("## What's Changed\n")
 		for _, cat := range listed {
 			if cat.title != "" {
 				b.WriteString("### " + cat.title + "\n")
 			}
 			for _, m := range cat.pulls {
-				b.WriteString(bullet(m))
+				fmt.Fprintf(&b, "* %s by @%s in %s\n", m.title, m.author, c.htmlURL("/pull/%d", m.number))
 			}
 		}
 	}
 	b.WriteString("\n")
-	var newcomers []*mergeInfo
-	for _, m := range changes {
-		if firstOf[m.author] == m {
-			newcomers = append(newcomers, m)
-		}
-	}
-	if len(newcomers) > 0 {
+	if len(n.newcomers) > 0 {
 		b.WriteString("## New Contributors\n")
-		for _, m := range newcomers {
+		for _, m := range n.newcomers {
 			fmt.Fprintf(&b, "* @%s made their first contribution in %s\n", m.author, c.htmlURL("/pull/%d", m.number))
 		}
 	}
 	b.WriteString("\n")
-	if previous != "" {
-		fmt.Fprintf(&b, "**Full Changelog**: %s", c.htmlURL("/compare/%s...%s", previous, in.TagName))
+	if n.previous != "" {
+		fmt.Fprintf(&b, "**Full Changelog**: %s", c.htmlURL("/compare/%s...%s", n.previous, n.tag))
 	} else {
-		fmt.Fprintf(&b, "**Full Changelog**: %s", c.htmlURL("/commits/%s", in.TagName))
+		fmt.Fprintf(&b, "**Full Changelog**: %s", c.htmlURL("/commits/%s", n.tag))
 	}
-	return okJSON(map[string]any{"name": in.TagName, "body": b.String()})
+	return b.String()
 }
 
 // previousRelease is the tag of the newest published release, other than tag, whose

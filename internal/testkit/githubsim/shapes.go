@@ -2,6 +2,7 @@ package githubsim
 
 import (
 	"hash/fnv"
+	"maps"
 	"strconv"
 	"time"
 )
@@ -53,7 +54,6 @@ func (s *Server) user(login, typ string) map[string]any {
 // repository, full-repository and minimal-repository schemas (one is a superset of the
 // others' required fields).
 func (s *Server) repository(r *Repo) map[string]any {
-	api := s.URL + "/repos/" + r.FullName()
 	created := timestamp(simEpoch)
 	body := map[string]any{
 		"id":                r.id,
@@ -65,6 +65,44 @@ func (s *Server) repository(r *Repo) map[string]any {
 		"visibility":        "public",
 		"description":       nil,
 		"fork":              false,
+		"mirror_url":        nil,
+		"homepage":          nil,
+		"language":          nil,
+		"license":           nil,
+		"default_branch":    r.defaultBranch,
+		"size":              0,
+		"forks":             0,
+		"forks_count":       0,
+		"stargazers_count":  0,
+		"watchers":          0,
+		"watchers_count":    0,
+		"open_issues":       0,
+		"open_issues_count": 0,
+		"network_count":     0,
+		"subscribers_count": 0,
+		"has_issues":        true,
+		"has_projects":      true,
+		"has_wiki":          true,
+		"has_pages":         false,
+		"has_downloads":     true,
+		"has_discussions":   false,
+		"archived":          false,
+		"disabled":          false,
+		"is_template":       false,
+		"topics":            []string{},
+		"created_at":        created,
+		"updated_at":        created,
+		"pushed_at":         created,
+	}
+	maps.Copy(body, s.repositoryURLs(r))
+	return body
+}
+
+// repositoryURLs are the links of GitHub's repository shape of r: its pages, its clone
+// addresses and the API's URL templates for what it holds.
+func (s *Server) repositoryURLs(r *Repo) map[string]any {
+	api := s.URL + "/repos/" + r.FullName()
+	return map[string]any{
 		"url":               api,
 		"html_url":          "https://github.com/" + r.FullName(),
 		"archive_url":       api + "/{archive_format}{/ref}",
@@ -107,34 +145,5 @@ func (s *Server) repository(r *Repo) map[string]any {
 		"ssh_url":           "git@github.com:" + r.FullName() + ".git",
 		"clone_url":         "https://github.com/" + r.FullName() + ".git",
 		"svn_url":           "https://github.com/" + r.FullName(),
-		"mirror_url":        nil,
-		"homepage":          nil,
-		"language":          nil,
-		"license":           nil,
-		"default_branch":    r.defaultBranch,
-		"size":              0,
-		"forks":             0,
-		"forks_count":       0,
-		"stargazers_count":  0,
-		"watchers":          0,
-		"watchers_count":    0,
-		"open_issues":       0,
-		"open_issues_count": 0,
-		"network_count":     0,
-		"subscribers_count": 0,
-		"has_issues":        true,
-		"has_projects":      true,
-		"has_wiki":          true,
-		"has_pages":         false,
-		"has_downloads":     true,
-		"has_discussions":   false,
-		"archived":          false,
-		"disabled":          false,
-		"is_template":       false,
-		"topics":            []string{},
-		"created_at":        created,
-		"updated_at":        created,
-		"pushed_at":         created,
 	}
-	return body
 }

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -397,86 +398,58 @@ func (w *World) violate(format string, args ...any) (string, string, int) {
 	return "", "publishtest: " + msg, 125
 }
 
+// A violation is an exec that breaks a rule of the test: run refuses it and the test fails.
+type violation struct{ msg string }
+
+func (v *violation) Error() string { return v.msg }
+
+func violationf(format string, args ...any) error {
+	return &violation{msg: fmt.Sprintf(format, args...)}
+}
+
+// An exitError fails an exec as the command would, with its exit code.
+type exitError struct {
+	msg  string
+	code int
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// refuse answers an exec that cannot run: a violation fails the test too, an exitError
+// exits with its code, and any other error is the harness's own (exit 125).
+func (w *World) refuse(err error) (string, string, int) {
+	var v *violation
+	if errors.As(err, &v) {
+		return w.violate("%s", v.msg)
+	}
+	var x *exitError
+	if errors.As(err, &x) {
+		return "", x.msg, x.code
+	}
+	return "", err.Error(), 125
+}
+
 // run runs the real command for an exec: each secret mount becomes a temporary file holding
 // the secret's value, each allowed host file mount its host path, each container mounted
 // as a tarball what its export writes, and the arguments naming them are rewritten. Secrets in arguments or variables are violations: they fail the test.
 func (w *World) run(x engine.Exec) (string, string, int) {
-	joined := strings.Join(x.Args, " ")
 	w.mu.Lock()
 	secrets := maps.Clone(w.Secrets)
 	w.mu.Unlock()
-	for name, v := range secrets {
-		if strings.Contains(joined, v) {
-			return w.violate("secret %s is in the arguments", name)
-		}
-		for k, ev := range x.Env {
-			if strings.Contains(ev, v) {
-				return w.violate("secret %s is in variable %s", name, k)
-			}
-		}
+	if err := secretInTheOpen(x, secrets); err != nil {
+		return w.refuse(err)
 	}
 	tmp, err := os.MkdirTemp("", "supplychain-exec-")
 	if err != nil {
-		return "", err.Error(), 125
+		return w.refuse(err)
 	}
 	defer os.RemoveAll(tmp)
-	paths := map[string]string{}
-	for i, s := range x.Secrets {
-		if s.Env != "" {
-			return w.violate("secret %s is given as variable %s, not as a file", s.Name, s.Env)
-		}
-		v, ok := secrets[s.Name]
-		if !ok {
-			return w.violate("secret %q is not one of the test's", s.Name)
-		}
-		p := filepath.Join(tmp, fmt.Sprintf("secret-%d", i))
-		if err := os.WriteFile(p, []byte(v+"\n"), 0o600); err != nil {
-			return "", err.Error(), 125
-		}
-		paths[s.Path] = p
+	paths := map[string]string{} // path in the container → file on this machine
+	if err := writeSecretFiles(x, secrets, tmp, paths); err != nil {
+		return w.refuse(err)
 	}
-	w.mu.Lock()
-	files := append([]string(nil), w.files...)
-	served := maps.Clone(w.served)
-	w.mu.Unlock()
-	for i, m := range x.Mounts {
-		if m.Kind != "withMountedFile" {
-			continue
-		}
-		for _, f := range files {
-			if strings.Contains(m.Source, f) {
-				paths[m.Path] = f
-			}
-		}
-		if strings.HasSuffix(m.Source, ".asTarball") || strings.Contains(m.Source, ".asTarball(") {
-			p := filepath.Join(tmp, fmt.Sprintf("image-%d.tar", i))
-			w.mu.Lock()
-			e := w.engine
-			w.mu.Unlock()
-			ok, err := e.WriteExport("Container", p, m.Source)
-			if err != nil {
-				return "", fmt.Sprintf("publishtest: the image mounted at %s: %v", m.Path, err), 1
-			}
-			if !ok {
-				return w.violate("mounted tarball %s (%s) is not an image the test built", m.Path, m.Source)
-			}
-			paths[m.Path] = p
-			continue
-		}
-		contents, found, err := graphFile(m, served)
-		if err != nil {
-			return w.violate("mounted file %s: %v", m.Path, err)
-		}
-		if found {
-			p := filepath.Join(tmp, fmt.Sprintf("file-%d", i))
-			if err := os.WriteFile(p, []byte(contents), 0o600); err != nil {
-				return "", err.Error(), 125
-			}
-			paths[m.Path] = p
-		}
-		if _, ok := paths[m.Path]; !ok {
-			return w.violate("mounted file %s (%s) is not a file the test allowed", m.Path, m.Source)
-		}
+	if err := w.localMountedFiles(x, tmp, paths); err != nil {
+		return w.refuse(err)
 	}
 	args := make([]string, 0, len(x.Args)-1)
 	for _, a := range x.Args[1:] {
@@ -493,6 +466,102 @@ func (w *World) run(x engine.Exec) (string, string, int) {
 		bin = w.registryBin
 	}
 	return runSupplychain(context.Background(), bin, args, tmp)
+}
+
+// secretInTheOpen is a violation when a secret's value is in the exec's arguments or
+// variables.
+func secretInTheOpen(x engine.Exec, secrets map[string]string) error {
+	joined := strings.Join(x.Args, " ")
+	for name, v := range secrets {
+		if strings.Contains(joined, v) {
+			return violationf("secret %s is in the arguments", name)
+		}
+		for k, ev := range x.Env {
+			if strings.Contains(ev, v) {
+				return violationf("secret %s is in variable %s", name, k)
+			}
+		}
+	}
+	return nil
+}
+
+// writeSecretFiles writes the value of each secret the exec mounts into a file in tmp and
+// records it in paths. A secret given as a variable, or not one of secrets, is a violation.
+func writeSecretFiles(x engine.Exec, secrets map[string]string, tmp string, paths map[string]string) error {
+	for i, s := range x.Secrets {
+		if s.Env != "" {
+			return violationf("secret %s is given as variable %s, not as a file", s.Name, s.Env)
+		}
+		v, ok := secrets[s.Name]
+		if !ok {
+			return violationf("secret %q is not one of the test's", s.Name)
+		}
+		p := filepath.Join(tmp, fmt.Sprintf("secret-%d", i))
+		if err := os.WriteFile(p, []byte(v+"\n"), 0o600); err != nil {
+			return err
+		}
+		paths[s.Path] = p
+	}
+	return nil
+}
+
+// localMountedFiles records in paths a file on this machine for each file the exec mounts:
+// an allowed host file, the export of a container mounted as a tarball, or a file the
+// graph made, written into tmp. Any other mounted file is a violation.
+func (w *World) localMountedFiles(x engine.Exec, tmp string, paths map[string]string) error {
+	w.mu.Lock()
+	files := append([]string(nil), w.files...)
+	served := maps.Clone(w.served)
+	w.mu.Unlock()
+	for i, m := range x.Mounts {
+		if m.Kind != "withMountedFile" {
+			continue
+		}
+		for _, f := range files {
+			if strings.Contains(m.Source, f) {
+				paths[m.Path] = f
+			}
+		}
+		if strings.HasSuffix(m.Source, ".asTarball") || strings.Contains(m.Source, ".asTarball(") {
+			p := filepath.Join(tmp, fmt.Sprintf("image-%d.tar", i))
+			if err := w.exportMountedImage(m, p); err != nil {
+				return err
+			}
+			paths[m.Path] = p
+			continue
+		}
+		contents, found, err := graphFile(m, served)
+		if err != nil {
+			return violationf("mounted file %s: %v", m.Path, err)
+		}
+		if found {
+			p := filepath.Join(tmp, fmt.Sprintf("file-%d", i))
+			if err := os.WriteFile(p, []byte(contents), 0o600); err != nil {
+				return err
+			}
+			paths[m.Path] = p
+		}
+		if _, ok := paths[m.Path]; !ok {
+			return violationf("mounted file %s (%s) is not a file the test allowed", m.Path, m.Source)
+		}
+	}
+	return nil
+}
+
+// exportMountedImage writes to p the image of the container mounted by m as a tarball, as
+// the engine's export rules make it; one the test did not build is a violation.
+func (w *World) exportMountedImage(m engine.Mount, p string) error {
+	w.mu.Lock()
+	e := w.engine
+	w.mu.Unlock()
+	ok, err := e.WriteExport("Container", p, m.Source)
+	if err != nil {
+		return &exitError{msg: fmt.Sprintf("publishtest: the image mounted at %s: %v", m.Path, err), code: 1}
+	}
+	if !ok {
+		return violationf("mounted tarball %s (%s) is not an image the test built", m.Path, m.Source)
+	}
+	return nil
 }
 
 // graphFile is the contents of a file the graph made, mounted by m: one an exec wrote
@@ -634,90 +703,119 @@ func KeepSigned(dir, repo, digest, trustedRoot string) error {
 	if err != nil {
 		return err
 	}
-	desc, err := remote.Get(d)
+	subjects, platforms, err := keepSubject(lp, d)
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", d, err)
-	}
-	signed := layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": "signed"})
-	type subject struct{ label, digest string }
-	subjects := []subject{{"index", digest}}
-	var platforms []KeptPlatform
-	if desc.MediaType.IsIndex() {
-		// The index itself, tagged: remote.Image of an index digest picks one platform's
-		// image, and the index, whose referrers cosign reads through a tag, goes missing.
-		idx, err := desc.ImageIndex()
-		if err != nil {
-			return err
-		}
-		if err := lp.AppendIndex(idx, signed); err != nil {
-			return fmt.Errorf("writing the index into the layout: %w", err)
-		}
-		m, err := idx.IndexManifest()
-		if err != nil {
-			return err
-		}
-		for _, md := range m.Manifests {
-			if md.Platform == nil {
-				return fmt.Errorf("%s: manifest %s has no platform", d, md.Digest)
-			}
-			p := KeptPlatform{Platform: md.Platform.String(), Digest: md.Digest.String()}
-			platforms = append(platforms, p)
-			subjects = append(subjects, subject{strings.ReplaceAll(p.Platform, "/", "-"), p.Digest})
-		}
-	} else {
-		subjects[0].label = "image"
-		img, err := desc.Image()
-		if err != nil {
-			return err
-		}
-		if err := lp.AppendImage(img, signed); err != nil {
-			return err
-		}
+		return err
 	}
 	referrers := 0
 	for _, s := range subjects {
-		idx, err := remote.Referrers(d.Context().Digest(s.digest))
-		if err != nil {
-			return fmt.Errorf("referrers of %s: %w", s.digest, err)
-		}
-		m, err := idx.IndexManifest()
+		n, err := keepReferrers(lp, dir, d.Context(), s)
 		if err != nil {
 			return err
 		}
-		for _, rd := range m.Manifests {
-			ri, err := remote.Image(d.Context().Digest(rd.Digest.String()))
-			if err != nil {
-				return err
-			}
-			if err := lp.AppendImage(ri); err != nil {
-				return err
-			}
-			referrers++
-			mf, err := ri.Manifest()
-			if err != nil {
-				return err
-			}
-			layers, err := ri.Layers()
-			if err != nil || len(layers) != 1 {
-				return fmt.Errorf("referrer %s: %d layers, %v", rd.Digest, len(layers), err)
-			}
-			rc, err := layers[0].Compressed()
-			if err != nil {
-				return err
-			}
-			bundle, err := io.ReadAll(rc)
-			rc.Close()
-			if err != nil {
-				return err
-			}
-			if kind := keptBundles[mf.Annotations["dev.sigstore.bundle.predicateType"]]; kind != "" {
-				if err := os.WriteFile(filepath.Join(dir, s.label+"."+kind+".sigstore.json"), bundle, 0o644); err != nil {
-					return err
-				}
-			}
-		}
+		referrers += n
 	}
 	return os.WriteFile(filepath.Join(dir, "README.txt"), []byte(KeepReadme(digest, platforms, referrers)), 0o644)
+}
+
+// keptSubject is an image or index whose referrers are kept; label names its bundle files.
+type keptSubject struct{ label, digest string }
+
+// keepSubject writes the image or index d into the layout, tagged "signed", and returns
+// the subjects whose referrers to keep: an image, or an index and each of its platform
+// images (which it also returns).
+func keepSubject(lp layout.Path, d name.Digest) ([]keptSubject, []KeptPlatform, error) {
+	desc, err := remote.Get(d)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", d, err)
+	}
+	signed := layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": "signed"})
+	if !desc.MediaType.IsIndex() {
+		img, err := desc.Image()
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := lp.AppendImage(img, signed); err != nil {
+			return nil, nil, err
+		}
+		return []keptSubject{{"image", d.DigestStr()}}, nil, nil
+	}
+	// The index itself, tagged: remote.Image of an index digest picks one platform's
+	// image, and the index, whose referrers cosign reads through a tag, goes missing.
+	idx, err := desc.ImageIndex()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := lp.AppendIndex(idx, signed); err != nil {
+		return nil, nil, fmt.Errorf("writing the index into the layout: %w", err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return nil, nil, err
+	}
+	subjects := []keptSubject{{"index", d.DigestStr()}}
+	var platforms []KeptPlatform
+	for _, md := range m.Manifests {
+		if md.Platform == nil {
+			return nil, nil, fmt.Errorf("%s: manifest %s has no platform", d, md.Digest)
+		}
+		p := KeptPlatform{Platform: md.Platform.String(), Digest: md.Digest.String()}
+		platforms = append(platforms, p)
+		subjects = append(subjects, keptSubject{strings.ReplaceAll(p.Platform, "/", "-"), p.Digest})
+	}
+	return subjects, platforms, nil
+}
+
+// keepReferrers writes the referrers of s in repo into the layout and their bundles into
+// dir, and returns how many there were.
+func keepReferrers(lp layout.Path, dir string, repo name.Repository, s keptSubject) (int, error) {
+	idx, err := remote.Referrers(repo.Digest(s.digest))
+	if err != nil {
+		return 0, fmt.Errorf("referrers of %s: %w", s.digest, err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return 0, err
+	}
+	for _, rd := range m.Manifests {
+		ri, err := remote.Image(repo.Digest(rd.Digest.String()))
+		if err != nil {
+			return 0, err
+		}
+		if err := lp.AppendImage(ri); err != nil {
+			return 0, err
+		}
+		if err := keepBundle(dir, s.label, ri, rd.Digest); err != nil {
+			return 0, err
+		}
+	}
+	return len(m.Manifests), nil
+}
+
+// keepBundle writes the Sigstore bundle the referrer ri (digest rd) carries into dir as
+// <label>.<kind>.sigstore.json, when its predicate type is one of keptBundles.
+func keepBundle(dir, label string, ri v1.Image, rd v1.Hash) error {
+	mf, err := ri.Manifest()
+	if err != nil {
+		return err
+	}
+	layers, err := ri.Layers()
+	if err != nil || len(layers) != 1 {
+		return fmt.Errorf("referrer %s: %d layers, %v", rd, len(layers), err)
+	}
+	rc, err := layers[0].Compressed()
+	if err != nil {
+		return err
+	}
+	bundle, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		return err
+	}
+	if kind := keptBundles[mf.Annotations["dev.sigstore.bundle.predicateType"]]; kind != "" {
+		return os.WriteFile(filepath.Join(dir, label+"."+kind+".sigstore.json"), bundle, 0o644)
+	}
+	return nil
 }
 
 // KeepRepo is where the -keep README copies the kept image: a registry on this machine's
