@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"dagger/shipyard/internal/testkit/demoserver"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/teskdemo"
+	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/release"
 )
 
@@ -177,33 +179,89 @@ func TestReadmeReleaseDemoOutput(t *testing.T) {
 const releaseDemoBlock = "dagger call --demo release --tag v0.11.0 --dry-run\n```\n\n"
 
 // With --demo the release runs only as a dry run, and no workflow job runs at all: each
-// would publish. Each refuses before anything starts.
+// publishes, or scans what a job before it published. Each function demo.ErrRelease lists
+// refuses with it before anything starts, given arguments it would otherwise accept.
 func TestDemoReleaseRefusesToPublish(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for name, call := range map[string]func(m *Shipyard) error{
-		"release": func(m *Shipyard) error {
-			_, err := m.Release(ctx, "v0.11.0", false, "text", "ci.yml", "", "")
+	const tag = teskdemo.Tag
+	image := publish.Pushed{Name: "filer", Repository: "docker.io/elixircloud/tesk-core-filer", Digest: "sha256:" + strings.Repeat("b", 64)}
+	handoff := release.Handoff{Repo: teskdemo.Owner + "/" + teskdemo.Name, Tag: tag, Version: "0.11.0", Commit: strings.Repeat("a", 40), Images: []publish.Pushed{image}}
+	pushed := mustJSON(t)(handoff.JSON())
+	platform := mustJSON(t)(release.PlatformHandoff{Repo: handoff.Repo, Tag: tag, Version: handoff.Version, Commit: handoff.Commit,
+		PlatformPush: publish.PlatformPush{Platform: "linux/amd64", Images: []publish.Pushed{image}}}.JSON())
+	platforms := "[" + strings.TrimSpace(platform) + "]"
+	calls := []struct {
+		fn   string
+		call func(m *Shipyard) error
+	}{
+		{"release", func(m *Shipyard) error {
+			_, err := m.Release(ctx, tag, false, "text", "ci.yml", "", "")
 			return err
-		},
-		"release-push": func(m *Shipyard) error {
-			_, err := m.ReleasePush(ctx, "v0.11.0", "ci.yml", "", "")
+		}},
+		{"release-push", func(m *Shipyard) error {
+			_, err := m.ReleasePush(ctx, tag, "ci.yml", "", "")
 			return err
-		},
-		"release-publish-release": func(m *Shipyard) error {
-			_, err := m.ReleasePublishRelease(ctx, "v0.11.0", "text", "ci.yml")
+		}},
+		{"release-push-platform", func(m *Shipyard) error {
+			_, err := m.ReleasePushPlatform(ctx, tag, "linux/amd64", "ci.yml", "", "")
 			return err
-		},
-	} {
+		}},
+		{"release-assemble", func(m *Shipyard) error {
+			_, err := m.ReleaseAssemble(ctx, tag, platforms, "ci.yml")
+			return err
+		}},
+		{"release-scan", func(m *Shipyard) error {
+			_, err := m.ReleaseScan(ctx, pushed, "")
+			return err
+		}},
+		{"release-scan", func(m *Shipyard) error { // the platform images, before their indexes exist
+			_, err := m.ReleaseScan(ctx, platforms, "")
+			return err
+		}},
+		{"release-publish", func(m *Shipyard) error {
+			_, err := m.ReleasePublish(ctx, pushed, pushed, "json", "ci.yml", "")
+			return err
+		}},
+		{"release-publish-release", func(m *Shipyard) error {
+			_, err := m.ReleasePublishRelease(ctx, tag, "text", "ci.yml")
+			return err
+		}},
+	}
+	// The jobs the refusal names are exactly those refused here.
+	_, listed, _ := strings.Cut(demo.ErrRelease.Error(), "workflow jobs (")
+	listed, _, _ = strings.Cut(listed, ")")
+	want := append([]string{"release"}, strings.Split(listed, ", ")...)
+	var called []string
+	for _, c := range calls {
+		if !slices.Contains(called, c.fn) {
+			called = append(called, c.fn)
+		}
+	}
+	if !slices.Equal(called, want) {
+		t.Errorf("calls %v, want the release and each job demo.ErrRelease lists: %v", called, want)
+	}
+	for _, c := range calls {
 		m, e := newModule(t, nil)
 		m.Demo = true
-		err := call(m)
-		if err == nil || !strings.Contains(err.Error(), "--demo runs the release only as a dry run") {
-			t.Errorf("%s: err = %v", name, err)
+		err := c.call(m)
+		if !errors.Is(err, demo.ErrRelease) {
+			t.Errorf("%s: err = %v, want demo.ErrRelease", c.fn, err)
 		}
 		if len(e.Graph().Services()) != 0 || len(e.Graph().Execs()) != 0 {
-			t.Errorf("%s: services %+v, execs %+v", name, e.Graph().Services(), e.Graph().Execs())
+			t.Errorf("%s: services %+v, execs %+v", c.fn, e.Graph().Services(), e.Graph().Execs())
 		}
+	}
+}
+
+// mustJSON returns a handoff's JSON, failing t if it cannot be rendered.
+func mustJSON(t *testing.T) func(string, error) string {
+	return func(s string, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
 }
 

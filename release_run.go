@@ -208,8 +208,15 @@ func (m *Shipyard) ReleaseScan(
 }
 
 // scanConfig is the release's configuration for the scan job: no credential, the
-// registry command reading anonymously.
+// registry command reading anonymously. --demo refuses it as releaseConfig refuses the
+// other jobs: what it scans was pushed by a job before it, to a registry the demo does not
+// serve.
 func (m *Shipyard) scanConfig(ctx context.Context, gitURL string) (release.Config, error) {
+	if m.Demo {
+		if _, err := demo.Release("release-scan", m.rehearsal); err != nil {
+			return release.Config{}, err
+		}
+	}
 	c, err := m.session(ctx)
 	if err != nil {
 		return release.Config{}, err

@@ -11,7 +11,7 @@ import (
 
 // ErrRelease refuses, with --demo, a release function that would publish or needs a run
 // before it.
-var ErrRelease = errors.New("--demo runs the release only as a dry run: `dagger call --demo release --tag v0.11.0 --dry-run`; the release's workflow jobs (release-push, release-push-platform, release-assemble, release-scan, release-publish, release-publish-release) publish, and the demo has nowhere to publish to")
+var ErrRelease = errors.New("--demo runs the release only as a dry run: `dagger call --demo release --tag v0.11.0 --dry-run`; the release's workflow jobs (release-push, release-push-platform, release-assemble, release-scan, release-publish, release-publish-release) publish, or scan what a job before them pushed, and the demo serves no registry and has nowhere to publish to")
 
 // Stop is where a demo release's dry run ends: before the release step named Before, for
 // Reason.

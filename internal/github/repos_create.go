@@ -49,7 +49,7 @@ func (c *Client) CreateOrgRepo(ctx context.Context, org string, r NewRepository)
 			err = fmt.Errorf("%w: %w", ErrAlreadyExists, err)
 		}
 	}
-	return fmt.Errorf("github: create repository %s/%s: %w", org, r.Name, err)
+	return fmt.Errorf("github: create repository %s in %s: %w", r.Name, org, err)
 }
 
 // ReplaceTopics makes a repository's topics exactly topics.

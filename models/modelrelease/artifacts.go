@@ -43,7 +43,7 @@ func (e Env) build(ctx context.Context, ctr *dagger.Container) (Built, error) {
 func readBuilt(ctx context.Context, built *dagger.Container, distDir, what string) (Built, error) {
 	entries, err := built.Directory(distDir).Entries(ctx)
 	if err != nil {
-		return Built{}, fmt.Errorf("build: %s wrote no %s: %w", what, distDir, err)
+		return Built{}, fmt.Errorf("%s wrote no %s: %w", what, distDir, err)
 	}
 	var wheels, sdists []string
 	for _, name := range entries {
@@ -56,7 +56,7 @@ func readBuilt(ctx context.Context, built *dagger.Container, distDir, what strin
 	}
 	if len(wheels) != 1 || len(sdists) != 1 {
 		sort.Strings(entries)
-		return Built{}, fmt.Errorf("build: %s wrote %q to %s; want one wheel and one sdist", what, entries, distDir)
+		return Built{}, fmt.Errorf("%s wrote %q to %s; want one wheel and one sdist", what, entries, distDir)
 	}
 	out := Built{WheelName: wheels[0], SdistName: sdists[0], Dist: built.Directory(distDir)}
 	wheel, err := readArtifact(ctx, built, distDir, wheels[0])

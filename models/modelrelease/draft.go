@@ -125,7 +125,7 @@ func (r remote) createDraft(ctx context.Context, version, commit, body string) e
 		return false, err
 	}
 	if err := r.gh.WriteThenVerify(ctx, create, created); err != nil {
-		return fmt.Errorf("draft %s: %w", version, err)
+		return fmt.Errorf("%s: %w", version, err)
 	}
 	return nil
 }
@@ -142,7 +142,7 @@ func (r remote) updateDraft(ctx context.Context, id int64, version, commit, body
 		return found && rel.TargetCommitish == commit && rel.Body == body, err
 	}
 	if err := r.gh.WriteThenVerify(ctx, update, updated); err != nil {
-		return fmt.Errorf("draft %s: %w", version, err)
+		return fmt.Errorf("%s: %w", version, err)
 	}
 	return nil
 }
@@ -200,10 +200,10 @@ func (r remote) publish(ctx context.Context, plan Allocation, d draft, start str
 		if rec, ok, _ := RecordFromBody(rel.Body); found && ok && rec == d.record {
 			return true, nil
 		}
-		return false, fmt.Errorf("publish %s: another release of the tag was published with other contents: %w", plan.Version, err)
+		return false, fmt.Errorf("%s: another release of the tag was published with other contents: %w", plan.Version, err)
 	}
 	if err != nil {
-		return false, fmt.Errorf("publish %s: %w", plan.Version, err)
+		return false, fmt.Errorf("%s: %w", plan.Version, err)
 	}
 	// The tag may have appeared between the check and the publish: read back where the
 	// published release's tag is.
@@ -226,7 +226,7 @@ const (
 func (r remote) checkTag(ctx context.Context, version, commit string, when tagMoment) error {
 	tag, found, err := r.gh.TagRef(ctx, r.owner, r.repo, version)
 	if err != nil {
-		return fmt.Errorf("publish %s: %w", version, err)
+		return fmt.Errorf("%s: %w", version, err)
 	}
 	return tagAt(version, commit, tag.CommitSHA, found, when)
 }
@@ -241,13 +241,13 @@ func tagAt(version, want, got string, found bool, when tagMoment) error {
 	case found && got == want:
 		return nil
 	case when == tagBeforePublish:
-		return fmt.Errorf("publish %s: tag %s already exists at %s, not at the draft's commit %.12s, and GitHub would publish the release on the tag's commit; "+
+		return fmt.Errorf("%s: tag %s already exists at %s, not at the draft's commit %.12s, and GitHub would publish the release on the tag's commit; "+
 			"the draft stays unpublished: delete the stray tag if nothing was released from it and rerun, or release this generation under a new number",
 			version, version, orNoCommit(got), want)
 	case !found:
-		return fmt.Errorf("publish %s: the published release has no tag %s on reading back; check the release on GitHub before any upload", version, version)
+		return fmt.Errorf("%s: the published release has no tag %s on reading back; check the release on GitHub before any upload", version, version)
 	default:
-		return fmt.Errorf("publish %s: the published release's tag %s points at %s, not at the draft's commit %.12s (the tag existed before publishing); "+
+		return fmt.Errorf("%s: the published release's tag %s points at %s, not at the draft's commit %.12s (the tag existed before publishing); "+
 			"the upload workflow refuses this release: turn it back into a draft, delete the tag, and rerun",
 			version, version, orNoCommit(got), want)
 	}

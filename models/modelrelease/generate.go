@@ -118,10 +118,10 @@ func lockArgs(pin string) []string {
 func (e Env) generate(repo *dagger.Directory, cloudcoilPin string, generator *dagger.Directory) (*dagger.Container, error) {
 	ctr, err := e.python(repo)
 	if err != nil {
-		return nil, fmt.Errorf("generate: %w", err)
+		return nil, err
 	}
 	if ctr, err = e.withMake(ctr); err != nil {
-		return nil, fmt.Errorf("generate: %w", err)
+		return nil, err
 	}
 	ctr = ctr.WithExec(lockArgs(cloudcoilPin)).WithExec(syncArgs)
 	for _, step := range genModels {

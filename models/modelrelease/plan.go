@@ -120,10 +120,10 @@ type Allocation struct {
 // the draft of its version is pinned to it.
 func Decide(in Inputs, st Facts) (Allocation, error) {
 	if _, _, ok := parseVersion(in.Upstream + ".0"); !ok {
-		return Allocation{}, fmt.Errorf("plan: upstream %q is not X.Y.Z", in.Upstream)
+		return Allocation{}, fmt.Errorf("upstream %q is not X.Y.Z", in.Upstream)
 	}
 	if !digestForm.MatchString(in.Digests.Fingerprint) {
-		return Allocation{}, fmt.Errorf("plan: fingerprint %q is not sha256:<64 hex>", in.Digests.Fingerprint)
+		return Allocation{}, fmt.Errorf("fingerprint %q is not sha256:<64 hex>", in.Digests.Fingerprint)
 	}
 	published := st.Published()
 	drafts := map[string][]ReleaseInfo{}
@@ -145,11 +145,11 @@ func Decide(in Inputs, st Facts) (Allocation, error) {
 	sort.Strings(reservations)
 	version, reused, err := models.Allocate(in.Upstream, published, reservations)
 	if err != nil {
-		return Allocation{}, fmt.Errorf("plan: %w", err)
+		return Allocation{}, err // "allocate: …"; the step that decides is named by the runner
 	}
 	branch, err := models.ReleaseBranch(version)
 	if err != nil {
-		return Allocation{}, fmt.Errorf("plan: %w", err)
+		return Allocation{}, err // "release branch: …"
 	}
 	p := Allocation{
 		Upstream: in.Upstream, Version: version, ReusedDraft: reused, Branch: branch,

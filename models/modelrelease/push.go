@@ -30,24 +30,24 @@ func (r remote) push(ctx context.Context, plan Allocation, files Tree, start str
 	changes = append(changes, github.TreeFile{Path: RecordPath, Content: plan.Record.Marshal()})
 	base, err := r.gh.CommitTree(ctx, r.owner, r.repo, plan.Parent)
 	if err != nil {
-		return "", fmt.Errorf("push %s: %w", plan.Branch, err)
+		return "", fmt.Errorf("%s: %w", plan.Branch, err)
 	}
 	current, complete, err := r.gh.Tree(ctx, r.owner, r.repo, base)
 	if err != nil {
-		return "", fmt.Errorf("push %s: %w", plan.Branch, err)
+		return "", fmt.Errorf("%s: %w", plan.Branch, err)
 	}
 	if !complete {
 		base, current = "", nil // a cut listing: send every file, on no base
 	}
 	tree, err := r.gh.WriteTree(ctx, r.owner, r.repo, base, current, changes, github.DefaultTreeBatches())
 	if err != nil {
-		return "", fmt.Errorf("push %s: %w", plan.Branch, err)
+		return "", fmt.Errorf("%s: %w", plan.Branch, err)
 	}
 	message := fmt.Sprintf("Release %s: models of upstream %s\n\nGenerated from %s at %s.\nFingerprint: %s\n",
 		plan.Version, plan.Upstream, r.main, start, plan.Record.Fingerprint)
 	commit, err := r.gh.CreateCommit(ctx, r.owner, r.repo, message, tree, []string{plan.Parent})
 	if err != nil {
-		return "", fmt.Errorf("push %s: %w", plan.Branch, err)
+		return "", fmt.Errorf("%s: %w", plan.Branch, err)
 	}
 	move := func(ctx context.Context) error {
 		if plan.CreateBranch {
@@ -62,9 +62,9 @@ func (r remote) push(ctx context.Context, plan Allocation, files Tree, start str
 	err = r.gh.WriteThenVerify(ctx, move, moved)
 	switch {
 	case errors.Is(err, github.ErrAlreadyExists), errors.Is(err, github.ErrNotFastForward):
-		return "", fmt.Errorf("push %s: %w: %w", plan.Branch, errLostRace, err)
+		return "", fmt.Errorf("%s: %w: %w", plan.Branch, errLostRace, err)
 	case err != nil:
-		return "", fmt.Errorf("push %s: %w", plan.Branch, err)
+		return "", fmt.Errorf("%s: %w", plan.Branch, err)
 	}
 	return commit, nil
 }

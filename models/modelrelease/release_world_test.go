@@ -143,8 +143,8 @@ func (w *world) runIn(env Env, e *engine.Engine, o ReleaseOptions, gh *github.Cl
 	// Every failure names a step the model release declares, and every step it reports as
 	// run is one of them.
 	declared := flow.Names(slices.Concat(prepareSteps(), releaseSteps()))
-	if step := flow.FailedStep(err); err != nil && !slices.Contains(declared, step) {
-		w.t.Errorf("a failure names step %q, which model-release does not declare (%v): %v", step, declared, err)
+	if err != nil {
+		requireNamed(w.t, err, declared)
 	}
 	for _, step := range res.Ran {
 		if !slices.Contains(declared, step) {

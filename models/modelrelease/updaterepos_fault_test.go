@@ -92,6 +92,7 @@ func TestUpdateRepoFaultsNameDeclaredSteps(t *testing.T) {
 			if !errors.As(up[0].Err, &fe) || !slices.Contains(declared, fe.Step) {
 				t.Fatalf("the failure names no step the update declares (%v): %v", declared, up[0].Err)
 			}
+			requireNamed(t, up[0].Err, declared)
 			if fe.Step != tc.step || !strings.Contains(err.Error(), tc.message) || fe.Next == "" {
 				t.Errorf("failed at %q (next %q), want %q saying %q: %v", fe.Step, fe.Next, tc.step, tc.message, err)
 			}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/flow/flowtest"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models/upstreams"
@@ -579,6 +581,7 @@ func TestModelVersionsErrorsNameTheFix(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
+			flowtest.RequireNamed(t, err, versions.DeclaredSteps(), versions.DeclaredSteps())
 			if writes := w.GitHub.Writes(); len(writes) != 0 {
 				t.Errorf("a failed run wrote %v", writes)
 			}
@@ -719,32 +722,56 @@ func TestModelVersionsIsADeclaredFlow(t *testing.T) {
 		t.Errorf("--check logged\n%s\nwant\n%s", strings.Join(logged, "\n"), strings.Join(want, "\n"))
 	}
 
+	// A fault at each step that can fail fails that step, named once by the runner, with
+	// its advice; a fault before the first writing step writes nothing. plan is pure, and
+	// lay out commits fails only on what screen has already set aside as a problem: no
+	// input reaches a failure of either.
+	refuse := githubsim.Fault{Kind: githubsim.FaultStatus, Status: http.StatusUnprocessableEntity}
 	failures := []struct {
-		name, step string
-		arrange    func(s *versions.Config, o *versions.Options)
+		name, step, message string
+		arrange             func(w *world, s *versions.Config, o *versions.Options)
 	}{
-		{"a run without a token", "check token", func(s *versions.Config, _ *versions.Options) { s.Token = "" }},
-		{"a bad repository name", "check options", func(_ *versions.Config, o *versions.Options) { o.Repo = "cloudcoil" }},
-		{"a missing base branch", "read base", func(_ *versions.Config, o *versions.Options) { o.Base = "trunk" }},
-		{"PyPI unreachable", "read PyPI", func(_ *versions.Config, o *versions.Options) { o.PyPIURL = "http://127.0.0.1:1/" }},
+		{"a run without a token", "check token", "CI_GITHUB_TOKEN", func(_ *world, s *versions.Config, _ *versions.Options) { s.Token = "" }},
+		{"a bad repository name", "check options", "--repo", func(_ *world, _ *versions.Config, o *versions.Options) { o.Repo = "cloudcoil" }},
+		{"a missing base branch", "read base", "--base trunk", func(_ *world, _ *versions.Config, o *versions.Options) { o.Base = "trunk" }},
+		{"GitHub refuses a listing of releases", "discover releases", "releases of", func(w *world, _ *versions.Config, _ *versions.Options) {
+			w.GitHub.InjectFault(http.MethodGet, "/repos/kedacore/keda/releases", refuse)
+		}},
+		{"PyPI unreachable", "read PyPI", "check --pypi-url", func(_ *world, _ *versions.Config, o *versions.Options) { o.PyPIURL = "http://127.0.0.1:1/" }},
+		{"GitHub refuses an edited file", "read edited files", "cookiecutter.yaml", func(w *world, _ *versions.Config, _ *versions.Options) {
+			w.GitHub.InjectFault(http.MethodGet, "/repos/cloudcoil/cloudcoil/contents/models/*/cookiecutter.yaml", refuse)
+		}},
+		{"GitHub refuses the branch's tree", "sync branch", "create tree", func(w *world, _ *versions.Config, _ *versions.Options) {
+			w.GitHub.InjectFault(http.MethodPost, "/repos/*/*/git/trees", refuse)
+		}},
+		{"GitHub refuses the pull request", "sync pull request", "open pull request", func(w *world, _ *versions.Config, _ *versions.Options) {
+			w.GitHub.InjectFault(http.MethodPost, "/repos/*/*/pulls", refuse)
+		}},
+	}
+	declared := versions.DeclaredSteps()
+	var faulted []string
+	for _, tt := range failures {
+		faulted = append(faulted, tt.step)
+	}
+	unreachable := []string{"plan", "lay out commits"}
+	if want := slices.DeleteFunc(slices.Clone(declared), func(s string) bool { return slices.Contains(unreachable, s) }); !slices.Equal(faulted, want) {
+		t.Errorf("faults at %v, want one at each declared step but %v: %v", faulted, unreachable, want)
 	}
 	for _, tt := range failures {
-		if !slices.Contains(versions.DeclaredSteps(), tt.step) {
-			t.Errorf("%s fails step %q, which model-versions does not declare: %v", tt.name, tt.step, versions.DeclaredSteps())
-		}
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
 			setup, opts := w.setup(), w.options(false)
-			tt.arrange(&setup, &opts)
+			tt.arrange(w, &setup, &opts)
 			_, err := versions.RunWithCache(context.Background(), setup, opts)
 			var fe *flow.Error
-			if !errors.As(err, &fe) || fe.Flow != "model-versions" || fe.Step != tt.step {
-				t.Fatalf("err = %v, want a failure of step %q", err, tt.step)
+			if !errors.As(err, &fe) || fe.Flow != "model-versions" || fe.Step != tt.step || !strings.Contains(err.Error(), tt.message) {
+				t.Fatalf("err = %v, want a failure of step %q saying %q", err, tt.step, tt.message)
 			}
+			flowtest.RequireNamed(t, err, declared, declared)
 			if tt.step != "check token" && !strings.Contains(err.Error(), "\n  next: ") {
 				t.Errorf("no advice: %v", err)
 			}
-			if writes := w.GitHub.Writes(); len(writes) != 0 {
+			if writes := w.GitHub.Writes(); slices.Index(declared, tt.step) < slices.Index(declared, "sync branch") && len(writes) != 0 {
 				t.Errorf("a failed run wrote %v", writes)
 			}
 		})
