@@ -1,7 +1,9 @@
 // Package gobuild is how Shipyard builds the Go commands it runs in containers (the
-// supplychain and registry commands, the demo server): static (the callers set
-// CGO_ENABLED=0), without the builder's paths, and without debug information, which
-// nobody reads in a container and which costs about a fifth of a cold compile.
+// supplychain, registry and GitHub commands, the demo server): static (CGO_ENABLED=0),
+// without the builder's paths, and without debug information, which nobody reads in a
+// container and which costs about a fifth of a cold compile; and, for the commands of
+// publishing and GitHub, in the Go image of the pins with Go caches of the call's trust
+// level (Build).
 package gobuild
 
 // Args is the go build command line that writes the binaries of pkgs to out (a folder

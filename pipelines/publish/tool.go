@@ -24,14 +24,6 @@ import (
 // DefaultGoImage builds the supplychain command (the Go pin of the CI pins).
 const DefaultGoImage = pins.DefaultGoImage
 
-// Cache volumes of the Go build: modules and compiled packages, shared by the runs of one
-// trust level and one set of pins (the signing tool they compile later holds the token and
-// the registry password).
-const (
-	goModCacheVolume   = "shipyard-go-mod"
-	goBuildCacheVolume = "shipyard-go-build"
-)
-
 // Where the tool container finds its inputs. Secrets are files, never arguments or
 // variables, so they appear in no process listing and no recorded command.
 const (
@@ -85,23 +77,12 @@ func goBuild(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pin
 	for i, n := range names {
 		pkgs[i] = "./cmd/" + n
 	}
-	args := gobuild.Args("/out/", pkgs...)
-	image := goImageOf(p)
-	return client.Container().
-		From(image).
-		WithMountedCache("/go/pkg/mod", client.CacheVolume(level.BuildCacheVolumeName(goModCacheVolume, image))).
-		WithMountedCache("/root/.cache/go-build", client.CacheVolume(level.BuildCacheVolumeName(goBuildCacheVolume, image))).
-		WithEnvVariable("CGO_ENABLED", "0").
-		WithDirectory("/src", src).
-		WithWorkdir("/src").
-		WithExec(args).
-		Directory("/out")
+	return gobuild.Build(client, src, goImageOf(p), level, pkgs...)
 }
 
-// binaryContainer is a fresh container of p's Go image: no source, no caches, only what
-// is added (and the image's CA certificates, for Fulcio, Rekor and registries).
+// binaryContainer is a fresh container of p's Go image, for the built commands.
 func binaryContainer(client *dagger.Client, p pins.Pins) *dagger.Container {
-	return client.Container().From(goImageOf(p)).WithWorkdir("/work")
+	return gobuild.Runner(client, goImageOf(p))
 }
 
 // SignInputs is what attest and sign need besides the target.
