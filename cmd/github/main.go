@@ -1,0 +1,131 @@
+// Command github makes Shipyard's GitHub API calls for the module, in a container of its
+// own, so that the module binary, which every job compiles before its first call, links no
+// GitHub client. The module builds it from its own source when a function first needs
+// GitHub, and the engine caches that build by the command's source alone.
+//
+//	github dev-history --api URL --repo OWNER/NAME --commit SHA --branch BRANCH [--token-file PATH]
+//
+// dev-history prints, as JSON (internal/wire's DevHistory), whether the commit is on the
+// branch and the branch's commits after it. The token is read from a file (a mounted
+// secret), never from an argument or the environment, and is sent only to the API's own
+// host. The exit code is 0 on success, 1 on a failure and 2 on a usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/reponame"
+	"dagger/shipyard/internal/wire"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `usage: github <command> [flags]
+
+  dev-history   whether a commit is on a branch, and the branch's commits after it
+`
+
+// usageError is a command line the caller got wrong: a bug of the module that ran it.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// command parses its flags from fs and returns what it does.
+type command func(fs *flag.FlagSet) func(ctx context.Context, api apiFlags, stdout io.Writer) error
+
+var commands = map[string]command{
+	"dev-history": devHistory,
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return wire.ExitUsage
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "github: unknown command %q\n%s", args[0], usage)
+		return wire.ExitUsage
+	}
+	fs := flag.NewFlagSet("github "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var api apiFlags
+	fs.StringVar(&api.url, "api", "", "the GitHub REST API's base URL")
+	fs.StringVar(&api.tokenFile, "token-file", "", "a file holding the token (anonymous without it)")
+	do := cmd(fs)
+	err := fs.Parse(args[1:])
+	if err == nil {
+		err = do(ctx, api, stdout)
+	} else if !errors.Is(err, flag.ErrHelp) {
+		err = usageError{err}
+	}
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "github %s: %v\n", args[0], err)
+		return wire.ExitUsage
+	}
+	fmt.Fprintf(stderr, "github %s: %v\n", args[0], err)
+	return wire.ExitFailure
+}
+
+// apiFlags are where every command reaches GitHub, and as whom.
+type apiFlags struct {
+	url, tokenFile string
+}
+
+// client is the GitHub client of f: the token, when there is one, read from its file.
+func (f apiFlags) client() (*github.Client, error) {
+	if f.url == "" {
+		return nil, usagef("--api is required")
+	}
+	var token string
+	if f.tokenFile != "" {
+		b, err := os.ReadFile(f.tokenFile)
+		if err != nil {
+			// The path is the module's own mount point; the error names no token.
+			return nil, fmt.Errorf("reading the token file: %w", err)
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	return github.NewClient(f.url, token)
+}
+
+func devHistory(fs *flag.FlagSet) func(context.Context, apiFlags, io.Writer) error {
+	repo := fs.String("repo", "", "the repository, OWNER/NAME")
+	commit := fs.String("commit", "", "the commit, a full SHA")
+	branch := fs.String("branch", "", "the branch")
+	return func(ctx context.Context, api apiFlags, stdout io.Writer) error {
+		if *commit == "" || *branch == "" {
+			return usagef("--commit and --branch are required")
+		}
+		n, err := reponame.Parse(*repo)
+		if err != nil {
+			return usagef("--repo: %w", err)
+		}
+		gh, err := api.client()
+		if err != nil {
+			return err
+		}
+		onBranch, newer, complete, err := gh.CommitsAfter(ctx, n.Owner, n.Repo, *commit, *branch)
+		if err != nil {
+			return err
+		}
+		return wire.WriteJSON(stdout, wire.DevHistory{Commit: *commit, OnDev: onBranch, Newer: newer, Complete: complete})
+	}
+}
