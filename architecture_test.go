@@ -33,6 +33,17 @@ func TestPublishImportsNeitherSystem(t *testing.T) {
 	}
 }
 
+// Publishing reads GitHub (dev's commit order) through the GitHub command (cmd/github,
+// internal/githubcmd), so the publish package links no GitHub client: the first step of
+// taking go-github off the module binary's build, as signing and the registry already are.
+func TestPublishLinksNoGitHubClient(t *testing.T) {
+	for _, dep := range goListDeps(t, "./pipelines/publish", "./internal/githubcmd") {
+		if dep == "dagger/shipyard/internal/github" || strings.HasPrefix(dep, "github.com/google/go-github/") {
+			t.Errorf("publishing depends on %s", dep)
+		}
+	}
+}
+
 // goListDeps is what go list -deps lists for args, failing t when it lists nothing.
 func goListDeps(t *testing.T, args ...string) []string {
 	t.Helper()

@@ -29,6 +29,9 @@ type clients struct {
 	dag *dagger.Client
 	// supplychain is the supplychain command's source; nil is the module's own folder.
 	supplychain *sdk.Directory
+	// module is the module's own source, which the GitHub command is built from; nil is
+	// the engine's current module's.
+	module *sdk.Directory
 	// demoBuilder and demoSource build the demo server; nil are the module's own runtime
 	// container and source.
 	demoBuilder *sdk.Container
@@ -96,6 +99,19 @@ func (m *Shipyard) supplychainSource(ctx context.Context, c *sdk.Client) (*sdk.D
 	id, err := m.engine().CurrentModule().Source().Directory("supplychain").ID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("the module's supplychain folder: %w", err)
+	}
+	return sdk.Ref[*sdk.Directory](c, sdk.ID(id)), nil
+}
+
+// moduleSource is the module's own source: the GitHub command is built from it, so it is
+// always the one this version of Shipyard was tested with.
+func (m *Shipyard) moduleSource(ctx context.Context, c *sdk.Client) (*sdk.Directory, error) {
+	if m.clients.module != nil {
+		return m.clients.module, nil
+	}
+	id, err := m.engine().CurrentModule().Source().ID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the module's source: %w", err)
 	}
 	return sdk.Ref[*sdk.Directory](c, sdk.ID(id)), nil
 }

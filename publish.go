@@ -117,12 +117,12 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	gh, err := m.githubClient(ctx)
+	devOrder, err := m.devOrder(ctx)
 	if err != nil {
 		return "", err
 	}
 	return printed(publish.PublishDev(ctx, publish.DevConfig{Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Sign: in, Ignore: ignore,
-		DevOrder: publish.GitHubDevOrder(gh, m.Repo)}, sha))
+		DevOrder: devOrder}, sha))
 }
 
 // PushByDigest builds the images and pushes each to <registry>/<org>/tesk-core-<name> by
@@ -432,11 +432,11 @@ func (m *Shipyard) TagImages(
 	if err != nil {
 		return "", err
 	}
-	gh, err := m.githubClient(ctx)
+	devOrder, err := m.devOrder(ctx)
 	if err != nil {
 		return "", err
 	}
-	return printed(publish.TagImages(ctx, t, pushed, tag, publish.GitHubDevOrder(gh, m.Repo)))
+	return printed(publish.TagImages(ctx, t, pushed, tag, devOrder))
 }
 
 // ScanPublished is the weekly scan of published images: resolves each tag to its digest

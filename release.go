@@ -6,8 +6,10 @@ import (
 	"fmt"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/githubcmd"
 	"dagger/shipyard/internal/output"
 	"dagger/shipyard/internal/reponame"
+	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/releasegate"
 )
 
@@ -26,6 +28,48 @@ func (m *Shipyard) githubClient(ctx context.Context) (*github.Client, error) {
 		return nil, fmt.Errorf("GitHub API %s: %w", api, err)
 	}
 	return gh, nil
+}
+
+// githubCommand is the GitHub command for this call (internal/githubcmd): built from the
+// module's source with the call's pins and the Go caches of its trust level, reaching
+// --github-api as --github-token, which it gets as a secret file. --demo's GitHub answers
+// only within the module's own process, where no command's container reaches it.
+func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error) {
+	if m.Demo {
+		return githubcmd.Command{}, fmt.Errorf("%s does not run with --demo: the demo serves no registry to publish to", m.fn)
+	}
+	c, err := m.session(ctx)
+	if err != nil {
+		return githubcmd.Command{}, err
+	}
+	level, err := m.level(ctx)
+	if err != nil {
+		return githubcmd.Command{}, err
+	}
+	p, err := m.pins()
+	if err != nil {
+		return githubcmd.Command{}, err
+	}
+	src, err := m.moduleSource(ctx, c)
+	if err != nil {
+		return githubcmd.Command{}, err
+	}
+	token, err := toSDKSecret(ctx, c, m.GithubToken)
+	if err != nil {
+		return githubcmd.Command{}, fmt.Errorf("--github-token: %w", err)
+	}
+	return githubcmd.Command{Tool: githubcmd.Build(c, src, p, level), API: m.GithubAPI, Token: token}, nil
+}
+
+// devOrder reads the commit order of --repo's dev branch through the GitHub command.
+func (m *Shipyard) devOrder(ctx context.Context) (publish.DevOrder, error) {
+	gh, err := m.githubCommand(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, commit string) (publish.DevHistory, error) {
+		return gh.DevHistory(ctx, m.Repo, commit, publish.DevBranch)
+	}, nil
 }
 
 // ReleasePlan checks, through the GitHub API and without running any code of the tagged

@@ -254,7 +254,7 @@ func whyNotRun(c docCall) string {
 		return "fetches Shipyard from GitHub"
 	case !ok:
 		return "names no function"
-	case c.Constructor.Has("github-token") || (fn.Reaches("githubClient") && !c.Constructor.Has("demo")):
+	case c.Constructor.Has("github-token") || ((fn.Reaches("githubClient") || fn.Reaches("githubCommand")) && !c.Constructor.Has("demo")):
 		return "calls GitHub's API"
 	case l.Name == "validate-models" && !l.Has("list"), slices.Contains(offPyPI, l.Name):
 		return "installs Python packages from PyPI"

@@ -24,7 +24,7 @@ type DevConfig struct {
 	// Ignore is the content of the source's .trivyignore.yaml (empty: none).
 	Ignore []byte
 	// DevOrder rechecks, right before dev moves, that the commit is still the newest of
-	// dev with an image (GitHubDevOrder).
+	// dev with an image (read by the GitHub command).
 	DevOrder DevOrder
 }
 

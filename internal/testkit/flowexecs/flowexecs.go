@@ -50,9 +50,13 @@ const SigningTool = "go build -trimpath -gcflags=all=-dwarf=false -ldflags=-s -w
 // RegistryTool builds the registry command alone, for the functions that do not sign.
 const RegistryTool = "go build -trimpath -gcflags=all=-dwarf=false -ldflags=-s -w -o /out/ ./cmd/registry"
 
-// Publish are the commands publishing and releasing run around the signing and registry
-// tools.
-func Publish() []string { return append([]string{SigningTool, RegistryTool}, scan...) }
+// GitHubTool builds the module's GitHub command, for the functions that read GitHub through
+// it (tag-images and publish-dev read dev's commit order).
+const GitHubTool = "go build -trimpath -gcflags=all=-dwarf=false -ldflags=-s -w -o /out/ ./cmd/github"
+
+// Publish are the commands publishing and releasing run around the signing, registry and
+// GitHub tools.
+func Publish() []string { return append([]string{SigningTool, RegistryTool, GitHubTool}, scan...) }
 
 // Model are the commands of the Cloudcoil model flows.
 func Model() []string { return slices.Clone(model) }

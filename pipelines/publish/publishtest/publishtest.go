@@ -48,7 +48,7 @@ var (
 	binErr   error
 	binMain  bool
 	binMu    sync.Mutex
-	binNames = struct{ supplychain, registry, sigstore string }{"supplychain", "registry", "testsigstore"}
+	binNames = struct{ supplychain, registry, sigstore, github string }{"supplychain", "registry", "testsigstore", "github"}
 )
 
 // Main runs the tests of a package that uses this world and removes the binaries it built.
@@ -86,8 +86,8 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// binaries builds the supplychain and registry commands and the test Sigstore once per
-// process.
+// binaries builds the supplychain, registry and GitHub commands and the test Sigstore once
+// per process.
 func binaries(t testing.TB) (supplychain, sigstore string) {
 	t.Helper()
 	binMu.Lock()
@@ -107,12 +107,26 @@ func binaries(t testing.TB) (supplychain, sigstore string) {
 		cmd.Dir = filepath.Join(root, "supplychain")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("building the supplychain command: %v\n%s", err, out)
+			return
+		}
+		// The module's own GitHub command, which tag-images and publish-dev run.
+		cmd = exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/github")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("building the GitHub command: %v\n%s", err, out)
 		}
 	})
 	if binErr != nil {
 		t.Fatal(binErr)
 	}
 	return filepath.Join(binDir, binNames.supplychain), filepath.Join(binDir, binNames.sigstore)
+}
+
+// githubBinary is the GitHub command binaries built.
+func githubBinary(t testing.TB) string {
+	t.Helper()
+	binaries(t)
+	return filepath.Join(binDir, binNames.github)
 }
 
 // registryBinary is the registry command binaries built.

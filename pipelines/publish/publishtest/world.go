@@ -59,8 +59,8 @@ type World struct {
 	// Secrets maps secret names (as the graph names them) to values.
 	Secrets map[string]string
 
-	bin, registryBin string
-	engine           *engine.Engine
+	bin, registryBin, githubBin string
+	engine                      *engine.Engine
 
 	// claims are the identity claims of the tokens this world issues.
 	claims func(exp time.Time) map[string]any
@@ -78,7 +78,7 @@ type World struct {
 func NewWorld(t testing.TB) *World {
 	t.Helper()
 	bin, _ := binaries(t)
-	w := &World{Username: "shipyard-bot", Password: RandomSecret(t, "dckr_pat_"), bin: bin, registryBin: registryBinary(t), images: map[string]v1.Image{}}
+	w := &World{Username: "shipyard-bot", Password: RandomSecret(t, "dckr_pat_"), bin: bin, registryBin: registryBinary(t), githubBin: githubBinary(t), images: map[string]v1.Image{}}
 	w.Registry = NewRegistry(t, w.Username, w.Password)
 	w.Sigstore = StartSigstore(t)
 	claims := func(exp time.Time) map[string]any {
@@ -362,8 +362,8 @@ func (w *World) Runs() [][]string {
 
 // Install programs e: each containers/<name>.Dockerfile image exports as an OCI layout tar
 // of Image(name) (and so reads, mounted with asTarball), Trivy's SBOM exec of each writes
-// SBOM(name) (see ServeSBOM), and each `supplychain …` and `registry …` exec runs the real
-// command.
+// SBOM(name) (see ServeSBOM), and each `supplychain …`, `registry …` and `github …` exec
+// runs the real command.
 func (w *World) Install(t testing.TB, e *engine.Engine, names ...string) {
 	t.Helper()
 	w.mu.Lock()
@@ -377,7 +377,7 @@ func (w *World) Install(t testing.TB, e *engine.Engine, names ...string) {
 	}
 	e.OnExec(engine.ExecRule{
 		Match: func(x engine.Exec) bool {
-			return len(x.Args) > 0 && (x.Args[0] == "supplychain" || x.Args[0] == "registry")
+			return len(x.Args) > 0 && (x.Args[0] == "supplychain" || x.Args[0] == "registry" || x.Args[0] == "github")
 		},
 		Run: w.run,
 	})
@@ -462,8 +462,11 @@ func (w *World) run(x engine.Exec) (string, string, int) {
 	w.runs = append(w.runs, append([]string(nil), x.Args...))
 	w.mu.Unlock()
 	bin := w.bin
-	if x.Args[0] == "registry" {
+	switch x.Args[0] {
+	case "registry":
 		bin = w.registryBin
+	case "github":
+		bin = w.githubBin
 	}
 	return runSupplychain(context.Background(), bin, args, tmp)
 }

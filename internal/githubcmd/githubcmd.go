@@ -1,0 +1,126 @@
+// Package githubcmd runs the GitHub command (cmd/github) for the module: its build, from
+// the module's own source, and each of its runs. The module binary, which every job
+// compiles before its first call, then links no GitHub client for what the command does.
+//
+// The token reaches the command only as a secret file mounted into its container. Every
+// run reads GitHub, whose state is outside the graph, so a random value in its environment
+// keeps the engine from answering it from its cache; the build is cached by the command's
+// source alone (Sources), so a change elsewhere in the module rebuilds nothing.
+package githubcmd
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/gobuild"
+	"dagger/shipyard/internal/pins"
+	"dagger/shipyard/internal/trust"
+	"dagger/shipyard/internal/wire"
+)
+
+// Package is the command, in the module.
+const Package = "./cmd/github"
+
+// packages are the module's folders the command is built from: its own and those it
+// imports (a test holds this to go list).
+var packages = []string{"cmd/github", "internal/fanout", "internal/github", "internal/plainhttp", "internal/reponame", "internal/wire"}
+
+// Sources are the patterns of the module's files the command's build reads.
+func Sources() []string {
+	out := []string{"go.mod", "go.sum"}
+	for _, p := range packages {
+		out = append(out, p+"/*.go")
+	}
+	return out
+}
+
+// Where the command's container finds its inputs.
+const (
+	binary    = "/usr/local/bin/github"
+	tokenPath = "/run/secrets/github-token"
+)
+
+// Build returns a container with the command, built from moduleSrc (the module's root) in
+// p's Go image with the Go caches of level.
+func Build(client *dagger.Client, moduleSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
+	image := p.Go
+	if image == "" {
+		image = pins.DefaultGoImage
+	}
+	src := moduleSrc.Filter(dagger.DirectoryFilterOpts{Include: Sources(), Exclude: []string{"**/*_test.go"}})
+	out := gobuild.Build(client, src, image, level, Package)
+	return gobuild.Runner(client, image).
+		WithFile(binary, out.File("github"), dagger.ContainerWithFileOpts{Permissions: 0o755})
+}
+
+// Command runs the GitHub command in Tool (from Build) against the API at API, as the
+// token Token (anonymously when nil).
+type Command struct {
+	Tool  *dagger.Container
+	API   string
+	Token *dagger.Secret
+}
+
+// Error is a failed run of the command: its message, which never holds the token.
+type Error struct {
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// run runs `github cmd args…` and returns its stdout.
+func (c Command) run(ctx context.Context, cmd string, args ...string) (string, error) {
+	if c.Tool == nil {
+		return "", errors.New("no GitHub command container")
+	}
+	nonce := make([]byte, 16)
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("github %s: %w", cmd, err)
+	}
+	ctr := c.Tool.WithEnvVariable("SHIPYARD_GITHUB_RUN", hex.EncodeToString(nonce))
+	argv := append([]string{"github", cmd, "--api", c.API}, args...)
+	if c.Token != nil {
+		ctr = ctr.WithMountedSecret(tokenPath, c.Token)
+		argv = append(argv, "--token-file", tokenPath)
+	}
+	stdout, err := ctr.WithExec(argv).Stdout(ctx)
+	if err == nil {
+		return stdout, nil
+	}
+	var ee *dagger.ExecError
+	if !errors.As(err, &ee) {
+		return "", err
+	}
+	msg := strings.TrimSpace(ee.Stderr)
+	if msg == "" {
+		msg = ee.Message()
+	}
+	if ee.ExitCode == wire.ExitUsage {
+		msg = "usage error (a bug of Shipyard's, please report it): " + msg
+	}
+	return "", &Error{Message: msg}
+}
+
+// DevHistory reads whether commit is on branch of repo (owner/name), and the branch's
+// commits after it.
+func (c Command) DevHistory(ctx context.Context, repo, commit, branch string) (wire.DevHistory, error) {
+	stdout, err := c.run(ctx, "dev-history", "--repo", repo, "--commit", commit, "--branch", branch)
+	if err != nil {
+		return wire.DevHistory{}, err
+	}
+	var h wire.DevHistory
+	if err := json.Unmarshal([]byte(stdout), &h); err != nil {
+		return wire.DevHistory{}, fmt.Errorf("reading the output of github dev-history: %w", err)
+	}
+	if h.Commit != commit {
+		return wire.DevHistory{}, fmt.Errorf("github dev-history answered for commit %q, asked about %s", h.Commit, commit)
+	}
+	return h, nil
+}

@@ -1,0 +1,125 @@
+package githubcmd_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/githubcmd"
+	"dagger/shipyard/internal/pins"
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/trust"
+	"dagger/shipyard/internal/wire"
+)
+
+// The command's build reads exactly the module's packages it is built from: one left out
+// breaks the build in the engine, one too many rebuilds it for a change it does not see.
+func TestSourcesAreWhatTheCommandImports(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "../../cmd/github").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var want []string
+	for _, p := range strings.Fields(string(out)) {
+		if dir, ok := strings.CutPrefix(p, "dagger/shipyard/"); ok {
+			want = append(want, dir+"/*.go")
+		}
+	}
+	want = append(want, "go.mod", "go.sum")
+	got := githubcmd.Sources()
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("Sources() = %q\nthe command is built from %q", got, want)
+	}
+}
+
+// run answers every exec of the GitHub command with the outcome given, and records it.
+func world(t *testing.T, stdout, stderr string, code int) (*engine.Engine, githubcmd.Command) {
+	t.Helper()
+	ctx := context.Background()
+	e := engine.New(t)
+	e.OnExec(engine.ExecRule{Match: func(x engine.Exec) bool { return len(x.Args) > 0 && x.Args[0] == "github" },
+		Stdout: stdout, Stderr: stderr, ExitCode: code})
+	c := e.Client(ctx)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := githubcmd.Build(c, c.Host().Directory(root), pins.DefaultPins(), trust.ReleaseAt("github-token=https://api.github.com/ elixir-cloud-aai/tesk-core"))
+	token := c.SetSecret("github-token", "ghp_notarealtoken")
+	return e, githubcmd.Command{Tool: tool, API: "https://api.github.com/", Token: token}
+}
+
+func TestDevHistoryRunsTheCommandWithTheTokenAsAFile(t *testing.T) {
+	ctx := context.Background()
+	e, gh := world(t, `{"commit":"c1","onDev":true,"newer":["c2"],"complete":true}`, "", 0)
+	for range 2 {
+		h, err := gh.DevHistory(ctx, "elixir-cloud-aai/tesk-core", "c1", "dev")
+		if err != nil || !h.OnDev || !slices.Equal(h.Newer, []string{"c2"}) || !h.Complete {
+			t.Fatalf("DevHistory = %+v, %v", h, err)
+		}
+	}
+	runs := e.Graph().ExecsWith("github dev-history")
+	if len(runs) != 2 {
+		t.Fatalf("%d runs of the command, want 2 (one per call, none from the cache)", len(runs))
+	}
+	if runs[0].Env["SHIPYARD_GITHUB_RUN"] == runs[1].Env["SHIPYARD_GITHUB_RUN"] {
+		t.Errorf("both runs had the same nonce: the engine could answer the second from its cache")
+	}
+	x := runs[0]
+	want := []string{"github", "dev-history", "--api", "https://api.github.com/", "--repo", "elixir-cloud-aai/tesk-core", "--commit", "c1", "--branch", "dev", "--token-file", "/run/secrets/github-token"}
+	if !slices.Equal(x.Args, want) {
+		t.Errorf("args %q, want %q", x.Args, want)
+	}
+	if len(x.Secrets) != 1 || x.Secrets[0].Path != "/run/secrets/github-token" || x.Secrets[0].Env != "" {
+		t.Errorf("the token reaches the command as %+v, want one secret file", x.Secrets)
+	}
+	builds := e.Graph().ExecsWith("go build")
+	if len(builds) != 1 || !slices.Contains(builds[0].Args, githubcmd.Package) {
+		t.Fatalf("builds: %+v", builds)
+	}
+}
+
+func TestDevHistoryFailures(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		stdout, stderr string
+		code           int
+		wantErr        string
+	}{
+		{name: "GitHub fails", stderr: "github dev-history: github: compare c1...dev of o/r: 502\n", code: wire.ExitFailure, wantErr: "github dev-history: github: compare c1...dev of o/r: 502"},
+		{name: "a usage error is Shipyard's bug", stderr: "github dev-history: --repo: bad\n", code: wire.ExitUsage, wantErr: "usage error (a bug of Shipyard's, please report it): github dev-history: --repo: bad"},
+		{name: "output that is not JSON", stdout: "hello", wantErr: "reading the output of github dev-history"},
+		{name: "an answer about another commit", stdout: `{"commit":"c9","onDev":true,"complete":true}`, wantErr: `answered for commit "c9", asked about c1`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, gh := world(t, tt.stdout, tt.stderr, tt.code)
+			_, err := gh.DevHistory(context.Background(), "o/r", "c1", "dev")
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err = %v, want %q", err, tt.wantErr)
+			}
+			var ce *githubcmd.Error
+			if tt.code != 0 && !errors.As(err, &ce) {
+				t.Errorf("a failed run is not a githubcmd.Error: %T", err)
+			}
+		})
+	}
+}
+
+// Without a token the command runs anonymously: no secret, no token file.
+func TestAnonymousRunsMountNoSecret(t *testing.T) {
+	e, gh := world(t, `{"commit":"c1","complete":true}`, "", 0)
+	gh.Token = nil
+	if _, err := gh.DevHistory(context.Background(), "o/r", "c1", "dev"); err != nil {
+		t.Fatal(err)
+	}
+	x := e.Graph().ExecsWith("github dev-history")[0]
+	if len(x.Secrets) != 0 || slices.Contains(x.Args, "--token-file") {
+		t.Errorf("an anonymous run: secrets %+v, args %q", x.Secrets, x.Args)
+	}
+}
