@@ -10,12 +10,9 @@ package githubcmd
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"dagger.io/dagger"
 
@@ -80,29 +77,19 @@ func (c Command) run(ctx context.Context, cmd string, args ...string) (string, e
 	if c.Tool == nil {
 		return "", errors.New("no GitHub command container")
 	}
-	nonce := make([]byte, 16)
-	if _, err := rand.Read(nonce); err != nil {
-		return "", fmt.Errorf("github %s: %w", cmd, err)
-	}
-	ctr := c.Tool.WithEnvVariable("SHIPYARD_GITHUB_RUN", hex.EncodeToString(nonce))
+	ctr := c.Tool
 	argv := append([]string{"github", cmd, "--api", c.API}, args...)
 	if c.Token != nil {
 		ctr = ctr.WithMountedSecret(tokenPath, c.Token)
 		argv = append(argv, "--token-file", tokenPath)
 	}
-	stdout, err := ctr.WithExec(argv).Stdout(ctx)
-	if err == nil {
-		return stdout, nil
+	stdout, err := gobuild.Run(ctx, ctr, "SHIPYARD_GITHUB_RUN", argv)
+	var xe *gobuild.ExitError
+	if err == nil || !errors.As(err, &xe) {
+		return stdout, err
 	}
-	var ee *dagger.ExecError
-	if !errors.As(err, &ee) {
-		return "", err
-	}
-	msg := strings.TrimSpace(ee.Stderr)
-	if msg == "" {
-		msg = ee.Message()
-	}
-	if ee.ExitCode == wire.ExitUsage {
+	msg := xe.Message
+	if xe.Code == wire.ExitUsage {
 		msg = "usage error (a bug of Shipyard's, please report it): " + msg
 	}
 	return "", &Error{Message: msg}

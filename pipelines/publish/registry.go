@@ -2,14 +2,13 @@ package publish
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
+	"dagger/shipyard/internal/gobuild"
 	"dagger/shipyard/internal/wire"
 
 	"dagger.io/dagger"
@@ -88,11 +87,7 @@ func (t Target) run(ctx context.Context, call registryCall) (string, error) {
 	if t.RegistryTool == nil {
 		return "", errors.New("no registry tool container")
 	}
-	nonce := make([]byte, 16)
-	if _, err := rand.Read(nonce); err != nil {
-		return "", fmt.Errorf("registry %s: %w", call.cmd, err)
-	}
-	ctr := t.RegistryTool.WithEnvVariable("SHIPYARD_REGISTRY_RUN", hex.EncodeToString(nonce))
+	ctr := t.RegistryTool
 	args := append([]string{"registry", call.cmd}, call.args...)
 	if t.Password != nil {
 		ctr = ctr.WithMountedSecret(registryPassPath, t.Password)
@@ -107,22 +102,16 @@ func (t Target) run(ctx context.Context, call registryCall) (string, error) {
 	for path, f := range call.files {
 		ctr = ctr.WithMountedFile(path, f)
 	}
-	stdout, err := ctr.WithExec(args).Stdout(ctx)
-	if err == nil {
-		return stdout, nil
+	stdout, err := gobuild.Run(ctx, ctr, "SHIPYARD_REGISTRY_RUN", args)
+	var xe *gobuild.ExitError
+	if err == nil || !errors.As(err, &xe) {
+		return stdout, err
 	}
-	var ee *dagger.ExecError
-	if !errors.As(err, &ee) {
-		return "", err
-	}
-	msg := strings.TrimSpace(ee.Stderr)
-	if msg == "" {
-		msg = ee.Message()
-	}
-	if ee.ExitCode == wire.ExitUsage {
+	msg := xe.Message
+	if xe.Code == wire.ExitUsage {
 		msg = "usage error (a bug of Shipyard's, please report it): " + msg
 	}
-	return ee.Stdout, &RegistryError{Message: msg, Moved: ee.ExitCode == wire.ExitMoved}
+	return xe.Stdout, &RegistryError{Message: msg, Moved: xe.Code == wire.ExitMoved}
 }
 
 // runJSON runs call and reads its JSON output into out.

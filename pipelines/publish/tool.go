@@ -2,8 +2,6 @@ package publish
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -274,23 +272,7 @@ func (in SignInputs) publishStep(ctx context.Context, cmd, kind, predicateType s
 // its cache (a gate told "verified" after the referrers were deleted); the tool's build
 // stays cached.
 func runTool(ctx context.Context, ctr *dagger.Container, args []string) (string, error) {
-	nonce := make([]byte, 16)
-	if _, err := rand.Read(nonce); err != nil {
-		return "", fmt.Errorf("%s: %w", strings.Join(args[:min(2, len(args))], " "), err)
-	}
-	stdout, err := ctr.WithEnvVariable("SHIPYARD_SUPPLYCHAIN_RUN", hex.EncodeToString(nonce)).WithExec(args).Stdout(ctx)
-	if err == nil {
-		return stdout, nil
-	}
-	var ee *dagger.ExecError
-	if errors.As(err, &ee) {
-		msg := strings.TrimSpace(ee.Stderr)
-		if msg == "" {
-			msg = ee.Message()
-		}
-		return "", fmt.Errorf("exit code %d: %s", ee.ExitCode, msg)
-	}
-	return "", err
+	return gobuild.Run(ctx, ctr, "SHIPYARD_SUPPLYCHAIN_RUN", args)
 }
 
 // runPerImage runs f for every image concurrently and keeps the order of pushed.

@@ -1,0 +1,47 @@
+package gobuild
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"dagger.io/dagger"
+)
+
+// ExitError is a command that ran and failed: its exit code, what it printed on stdout
+// (some commands report there what they did before failing), and its message, its stderr
+// or, when that is empty, the engine's.
+type ExitError struct {
+	Code    int
+	Stdout  string
+	Message string
+}
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit code %d: %s", e.Code, e.Message) }
+
+// Run runs argv in ctr and returns its stdout, as an exec the engine never answers from
+// its cache: Shipyard's commands read or write what is outside the graph (a registry,
+// GitHub, Sigstore), so each call must run. A random value in the variable runVar makes
+// every run a new exec. A command that fails is an *ExitError.
+func Run(ctx context.Context, ctr *dagger.Container, runVar string, argv []string) (string, error) {
+	nonce := make([]byte, 16)
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("%s: %w", strings.Join(argv[:min(2, len(argv))], " "), err)
+	}
+	stdout, err := ctr.WithEnvVariable(runVar, hex.EncodeToString(nonce)).WithExec(argv).Stdout(ctx)
+	if err == nil {
+		return stdout, nil
+	}
+	var ee *dagger.ExecError
+	if !errors.As(err, &ee) {
+		return "", err
+	}
+	msg := strings.TrimSpace(ee.Stderr)
+	if msg == "" {
+		msg = ee.Message()
+	}
+	return "", &ExitError{Code: ee.ExitCode, Stdout: ee.Stdout, Message: msg}
+}
