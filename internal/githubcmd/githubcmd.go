@@ -88,11 +88,7 @@ func (c Command) run(ctx context.Context, cmd string, args ...string) (string, e
 	if err == nil || !errors.As(err, &xe) {
 		return stdout, err
 	}
-	msg := xe.Message
-	if xe.Code == wire.ExitUsage {
-		msg = "usage error (a bug of Shipyard's, please report it): " + msg
-	}
-	return "", &Error{Message: msg}
+	return "", &Error{Message: xe.Message}
 }
 
 // DevHistory reads whether commit is on branch of repo (owner/name), and the branch's

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"dagger.io/dagger"
+
+	"dagger/shipyard/internal/wire"
 )
 
 // ExitError is a command that ran and failed: its exit code, what it printed on stdout
@@ -25,7 +27,8 @@ func (e *ExitError) Error() string { return fmt.Sprintf("exit code %d: %s", e.Co
 // Run runs argv in ctr and returns its stdout, as an exec the engine never answers from
 // its cache: Shipyard's commands read or write what is outside the graph (a registry,
 // GitHub, Sigstore), so each call must run. A random value in the variable runVar makes
-// every run a new exec. A command that fails is an *ExitError.
+// every run a new exec. A command that fails is an *ExitError; a usage error (wire's exit
+// code) says it is Shipyard's bug.
 func Run(ctx context.Context, ctr *dagger.Container, runVar string, argv []string) (string, error) {
 	nonce := make([]byte, 16)
 	if _, err := rand.Read(nonce); err != nil {
@@ -42,6 +45,10 @@ func Run(ctx context.Context, ctr *dagger.Container, runVar string, argv []strin
 	msg := strings.TrimSpace(ee.Stderr)
 	if msg == "" {
 		msg = ee.Message()
+	}
+	if ee.ExitCode == wire.ExitUsage {
+		// The module wrote the command line: the user cannot fix it.
+		msg = "usage error (a bug of Shipyard's, please report it): " + msg
 	}
 	return "", &ExitError{Code: ee.ExitCode, Stdout: ee.Stdout, Message: msg}
 }

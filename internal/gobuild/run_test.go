@@ -21,6 +21,8 @@ func TestRun(t *testing.T) {
 		{name: "a failure with its message", stdout: "partial\n", stderr: "registry latest: refused\n", code: 3,
 			want: &gobuild.ExitError{Code: 3, Stdout: "partial\n", Message: "registry latest: refused"}},
 		{name: "a failure without a message", code: 1, want: &gobuild.ExitError{Code: 1}},
+		{name: "a usage error is Shipyard's bug", stderr: "tool run: flag provided but not defined: -x\n", code: 2,
+			want: &gobuild.ExitError{Code: 2, Message: "usage error (a bug of Shipyard's, please report it): tool run: flag provided but not defined: -x"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()

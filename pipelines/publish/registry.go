@@ -107,11 +107,7 @@ func (t Target) run(ctx context.Context, call registryCall) (string, error) {
 	if err == nil || !errors.As(err, &xe) {
 		return stdout, err
 	}
-	msg := xe.Message
-	if xe.Code == wire.ExitUsage {
-		msg = "usage error (a bug of Shipyard's, please report it): " + msg
-	}
-	return xe.Stdout, &RegistryError{Message: msg, Moved: xe.Code == wire.ExitMoved}
+	return xe.Stdout, &RegistryError{Message: xe.Message, Moved: xe.Code == wire.ExitMoved}
 }
 
 // runJSON runs call and reads its JSON output into out.

@@ -65,7 +65,7 @@ Run "supplychain <command> -h" for the flags of a command.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, newSigner newSignerFunc) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return 2
+		return wire.ExitUsage
 	}
 	var err error
 	switch args[0] {
@@ -78,7 +78,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	default:
 		fmt.Fprintf(stderr, "supplychain: unknown command %q\n%s", args[0], usage)
-		return 2
+		return wire.ExitUsage
 	}
 	var ue usageError
 	switch {
@@ -88,10 +88,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "supplychain %s: %v\n", args[0], err)
-		return 2
+		return wire.ExitUsage
 	default:
 		fmt.Fprintf(stderr, "supplychain %s: %v\n", args[0], err)
-		return 1
+		return wire.ExitFailure
 	}
 }
 
