@@ -78,6 +78,7 @@ first_call() {
 # proxy's (an empty line when there are none).
 foreign_sampler() {
   local ours
+  set +e # a look that fails (the engine between a stop and a start) must not end the looking
   while :; do
     ours="$$ $(cat "${ENGINE_CACHE:-$HOME/.cache/shipyard-engine}/run/engine.pid" "${ENGINE_CACHE:-$HOME/.cache/shipyard-engine}/run/modserve.pid" 2>/dev/null | tr '\n' ' ')"
     ps -eo pid=,ppid=,stat=,comm= | awk -v ours="$ours" '
@@ -120,7 +121,10 @@ printf '\n// A constant added since the last load.\nconst benchUpgrade = 1\n' >>
 upgrade_bare=$(first_call "$work/bare" call greet --name=x)
 upgrade_shipyard=$(first_call "$work/shipyard" call pr-title --title "feat: x")
 
-kill "$sampler" 2>/dev/null || true
+if ! kill "$sampler" 2>/dev/null; then
+  echo "bench/moduleload.sh: the look for other processes stopped early: no ratio is reported" >&2
+  exit 1
+fi
 wait "$sampler" 2>/dev/null || true
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 looks=$(wc -l <"$samples")
