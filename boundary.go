@@ -29,9 +29,6 @@ type clients struct {
 	dag *dagger.Client
 	// supplychain is the supplychain command's source; nil is the module's own folder.
 	supplychain *sdk.Directory
-	// module is the module's own source, which the GitHub command is built from; nil is
-	// the engine's current module's.
-	module *sdk.Directory
 	// demoBuilder and demoSource build the demo server; nil are the module's own runtime
 	// container and source.
 	demoBuilder *sdk.Container
@@ -103,12 +100,9 @@ func (m *Shipyard) supplychainSource(ctx context.Context, c *sdk.Client) (*sdk.D
 	return sdk.Ref[*sdk.Directory](c, sdk.ID(id)), nil
 }
 
-// moduleSource is the module's own source: the GitHub command is built from it, so it is
-// always the one this version of Shipyard was tested with.
+// moduleSource is the module's own source: the GitHub command and the demo server are
+// built from it, so each is always the one this version of Shipyard was tested with.
 func (m *Shipyard) moduleSource(ctx context.Context, c *sdk.Client) (*sdk.Directory, error) {
-	if m.clients.module != nil {
-		return m.clients.module, nil
-	}
 	id, err := m.engine().CurrentModule().Source().ID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("the module's source: %w", err)
@@ -130,11 +124,9 @@ func (m *Shipyard) demoEndpoints(ctx context.Context) (demo.Endpoints, error) {
 	}
 	builder, src := m.clients.demoBuilder, m.clients.demoSource
 	if builder == nil || src == nil {
-		id, err := m.engine().CurrentModule().Source().ID(ctx)
-		if err != nil {
-			return demo.Endpoints{}, fmt.Errorf("the module's source: %w", err)
+		if src, err = m.moduleSource(ctx, c); err != nil {
+			return demo.Endpoints{}, err
 		}
-		src = sdk.Ref[*sdk.Directory](c, sdk.ID(id))
 		builder = src.AsModule().Runtime()
 	}
 	e, err := demo.Start(ctx, demo.Service(c, builder, src))

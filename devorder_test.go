@@ -120,3 +120,80 @@ func TestTagImagesCreatesDevOnlyForACommitOnDev(t *testing.T) {
 		t.Errorf("a commit on dev: dev on %q, want %s", got, want["filer"])
 	}
 }
+
+// With --github-token, the GitHub command reads dev's order as that token: given to it as a
+// secret file (the test kit fails an exec that carries a secret in an argument or a
+// variable), on a simulator that answers no anonymous read.
+func TestTagImagesReadsDevOrderWithTheToken(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	const token = "ghp_tagimagesdevordertoken000000000000"
+	sim := githubsim.New(t)
+	sim.AddToken(token, githubsim.Token{})
+	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
+	onDev := repo.CommitOnBranch("dev", "fix: retry uploads", map[string]string{"README.md": "1\n"})
+	m, _ := publishModule(t, w, true)
+	m.GithubAPI = sim.URL + "/"
+	w.SetSecret("github-token", token)
+	m.GithubToken = m.engine().SetSecret("github-token", token)
+	digests, err := m.PushByDigest(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.TagImages(ctx, digests, []string{"sha-" + onDev, "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, token) {
+		t.Error("the token is in the output")
+	}
+	if got := w.Registry.Tags(t, repoOf(w, "filer"))["dev"]; got == "" {
+		t.Errorf("dev was not written for dev's head, read as the token:\n%s", out)
+	}
+	if used := sim.RateLimit(token).Used; used == 0 {
+		t.Error("the simulator saw no request with the token")
+	}
+}
+
+// What tag-images refuses before it runs anything: a malformed --repo, the user's to fix
+// (the command would call it a usage error of Shipyard's), and --demo, whose GitHub the
+// GitHub command does not reach.
+func TestTagImagesRefusesBeforeAnyExec(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := publishtest.NewWorld(t)
+	pusher, _ := publishModule(t, w, true)
+	digests, err := pusher.PushByDigest(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		set     func(*Shipyard)
+		wantErr string
+	}{
+		{name: "a malformed --repo", set: func(m *Shipyard) { m.Repo = "tesk-core" }, wantErr: "--repo"},
+		{name: "--demo", set: func(m *Shipyard) { m.Demo = true }, wantErr: "tag-images does not run with --demo"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, e := publishModule(t, w, true)
+			tt.set(m)
+			_, err := m.TagImages(ctx, digests, []string{"sha-" + devSHA, "dev"})
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err = %v, want %q", err, tt.wantErr)
+			}
+			if strings.Contains(err.Error(), "a bug of Shipyard's") {
+				t.Errorf("the user's mistake is called Shipyard's: %v", err)
+			}
+			for _, cmd := range []string{"github dev-history", "registry plan-tags", "registry apply-tags"} {
+				if runs := e.Graph().ExecsWith(cmd); len(runs) > 0 {
+					t.Errorf("ran %s before refusing: %q", cmd, runs[0].Args)
+				}
+			}
+			if tags := w.Registry.Tags(t, repoOf(w, "filer")); len(tags) > 0 {
+				t.Errorf("tags written: %v", tags)
+			}
+		})
+	}
+}

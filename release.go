@@ -33,24 +33,17 @@ func (m *Shipyard) githubClient(ctx context.Context) (*github.Client, error) {
 // githubCommand is the GitHub command for this call (internal/githubcmd): built from the
 // module's source with the call's pins and the Go caches of its trust level, reaching
 // --github-api as --github-token, which it gets as a secret file. --demo's GitHub answers
-// only within the module's own process, where no command's container reaches it.
+// only within the module's own process (demoEndpoints), where the command's container does
+// not reach, so a function that reads GitHub through the command refuses --demo.
 func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error) {
 	if m.Demo {
-		return githubcmd.Command{}, fmt.Errorf("%s does not run with --demo: the demo serves no registry to publish to", m.fn)
+		return githubcmd.Command{}, fmt.Errorf("%s does not run with --demo: it reads GitHub through Shipyard's GitHub command, which the demo's GitHub does not serve, and the demo serves no registry to publish to", m.fn)
+	}
+	tool, err := m.builtCommand(ctx, m.moduleSource, githubcmd.Build)
+	if err != nil {
+		return githubcmd.Command{}, err
 	}
 	c, err := m.session(ctx)
-	if err != nil {
-		return githubcmd.Command{}, err
-	}
-	level, err := m.level(ctx)
-	if err != nil {
-		return githubcmd.Command{}, err
-	}
-	p, err := m.pins()
-	if err != nil {
-		return githubcmd.Command{}, err
-	}
-	src, err := m.moduleSource(ctx, c)
 	if err != nil {
 		return githubcmd.Command{}, err
 	}
@@ -58,11 +51,16 @@ func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error)
 	if err != nil {
 		return githubcmd.Command{}, fmt.Errorf("--github-token: %w", err)
 	}
-	return githubcmd.Command{Tool: githubcmd.Build(c, src, p, level), API: m.GithubAPI, Token: token}, nil
+	return githubcmd.Command{Tool: tool, API: m.GithubAPI, Token: token}, nil
 }
 
 // devOrder reads the commit order of --repo's dev branch through the GitHub command.
 func (m *Shipyard) devOrder(ctx context.Context) (publish.DevOrder, error) {
+	// --repo is the user's: a malformed one is said here, before the command would call it
+	// a usage error of Shipyard's.
+	if _, err := reponame.Parse(m.Repo); err != nil {
+		return nil, fmt.Errorf("--repo: %w", err)
+	}
 	gh, err := m.githubCommand(ctx)
 	if err != nil {
 		return nil, err

@@ -114,7 +114,7 @@ func (m *Shipyard) tool(ctx context.Context) (*sdk.Container, error) {
 	if !d.Signs {
 		return nil, fmt.Errorf("%s runs the signing tool but is not declared to sign (Signs in internal/functions)", m.fn)
 	}
-	return m.supplychainCommand(ctx, publish.Tool)
+	return m.builtCommand(ctx, m.supplychainSource, publish.Tool)
 }
 
 // registryTool is the registry command, built as the signing tool is: in a function that
@@ -129,12 +129,13 @@ func (m *Shipyard) registryTool(ctx context.Context) (*sdk.Container, error) {
 	if d.Signs {
 		return m.tool(ctx)
 	}
-	return m.supplychainCommand(ctx, publish.RegistryTool)
+	return m.builtCommand(ctx, m.supplychainSource, publish.RegistryTool)
 }
 
-// supplychainCommand builds a command of the supplychain module with build, with the Go
-// caches of this call's trust level and pins.
-func (m *Shipyard) supplychainCommand(ctx context.Context, build func(*sdk.Client, *sdk.Directory, pins.Pins, trust.Level) *sdk.Container) (*sdk.Container, error) {
+// builtCommand builds one of Shipyard's own commands with build, from the source source
+// returns (the supplychain module's folder, or the module's own), with the Go caches of
+// this call's trust level and pins.
+func (m *Shipyard) builtCommand(ctx context.Context, source func(context.Context, *sdk.Client) (*sdk.Directory, error), build func(*sdk.Client, *sdk.Directory, pins.Pins, trust.Level) *sdk.Container) (*sdk.Container, error) {
 	level, err := m.level(ctx)
 	if err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ func (m *Shipyard) supplychainCommand(ctx context.Context, build func(*sdk.Clien
 	if err != nil {
 		return nil, err
 	}
-	src, err := m.supplychainSource(ctx, c)
+	src, err := source(ctx, c)
 	if err != nil {
 		return nil, err
 	}
