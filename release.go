@@ -1,11 +1,12 @@
 package main
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"errors"
 	"fmt"
 
-	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/githubcmd"
 	"dagger/shipyard/internal/output"
 	"dagger/shipyard/internal/reponame"
@@ -14,7 +15,7 @@ import (
 )
 
 // githubClient opens the GitHub API with the constructor's token, read into memory only.
-func (m *Shipyard) githubClient(ctx context.Context) (*github.Client, error) {
+func (m *Shipyard) githubClient(ctx context.Context) (*githubclient.Client, error) {
 	api, err := m.githubAPI(ctx)
 	if err != nil {
 		return nil, err
@@ -23,7 +24,7 @@ func (m *Shipyard) githubClient(ctx context.Context) (*github.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--github-token: %w", err)
 	}
-	gh, err := github.NewClient(api, token)
+	gh, err := githubclient.NewClient(api, token)
 	if err != nil {
 		return nil, fmt.Errorf("GitHub API %s: %w", api, err)
 	}

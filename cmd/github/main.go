@@ -12,6 +12,8 @@
 package main
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"errors"
 	"flag"
@@ -21,7 +23,6 @@ import (
 	"os/signal"
 	"strings"
 
-	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/reponame"
 	"dagger/shipyard/internal/wire"
 )
@@ -90,7 +91,7 @@ type apiFlags struct {
 }
 
 // client is the GitHub client of f: the token, when there is one, read from its file.
-func (f apiFlags) client() (*github.Client, error) {
+func (f apiFlags) client() (*githubclient.Client, error) {
 	if f.url == "" {
 		return nil, usagef("--api is required")
 	}
@@ -103,7 +104,7 @@ func (f apiFlags) client() (*github.Client, error) {
 		}
 		token = strings.TrimSpace(string(b))
 	}
-	return github.NewClient(f.url, token)
+	return githubclient.NewClient(f.url, token)
 }
 
 func devHistory(fs *flag.FlagSet) func(context.Context, apiFlags, io.Writer) error {

@@ -1,13 +1,14 @@
 package doctor
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/pypisim"
 )
@@ -40,9 +41,9 @@ func seedGoodTesk(sim *githubsim.Server) *githubsim.Repo {
 	return repo
 }
 
-func client(t *testing.T, sim *githubsim.Server, token string) *github.Client {
+func client(t *testing.T, sim *githubsim.Server, token string) *githubclient.Client {
 	t.Helper()
-	c, err := github.NewClient(sim.URL, token, github.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+	c, err := githubclient.NewClient(sim.URL, token, githubclient.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
 	if err != nil {
 		t.Fatal(err)
 	}

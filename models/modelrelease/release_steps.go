@@ -1,6 +1,8 @@
 package modelrelease
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"errors"
 	"fmt"
@@ -19,7 +21,7 @@ import (
 // decided on them and what was written.
 type modelReleaseState struct {
 	env    Env
-	gh     *github.Client
+	gh     *githubclient.Client
 	source *dagger.Directory
 	o      ReleaseOptions
 	res    *ReleaseResult

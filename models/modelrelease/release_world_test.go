@@ -1,6 +1,8 @@
 package modelrelease
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"fmt"
 	"net/http"
@@ -11,7 +13,6 @@ import (
 	"time"
 
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/githubsim"
@@ -72,13 +73,13 @@ func (w *world) setCheckout(changes map[string]string) {
 }
 
 // client is a GitHub client of the simulator; rt, when given, sees every request first.
-func (w *world) client(rt http.RoundTripper) *github.Client {
+func (w *world) client(rt http.RoundTripper) *githubclient.Client {
 	w.t.Helper()
-	opts := []github.Option{github.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() })}
+	opts := []githubclient.Option{githubclient.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() })}
 	if rt != nil {
-		opts = append(opts, github.WithTransport(rt))
+		opts = append(opts, githubclient.WithTransport(rt))
 	}
-	c, err := github.NewClient(w.sim.URL, worldToken, opts...)
+	c, err := githubclient.NewClient(w.sim.URL, worldToken, opts...)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func (w *world) serve(e *engine.Engine, version string, edit func(kind string, f
 
 // run releases upstream from the checkout with a fresh engine double that serves the
 // given versions' builds.
-func (w *world) run(o ReleaseOptions, gh *github.Client, versions ...string) (ReleaseResult, *engine.Engine, error) {
+func (w *world) run(o ReleaseOptions, gh *githubclient.Client, versions ...string) (ReleaseResult, *engine.Engine, error) {
 	w.t.Helper()
 	env, e := newEnv(w.t)
 	for _, v := range versions {
@@ -128,7 +129,7 @@ func (w *world) run(o ReleaseOptions, gh *github.Client, versions ...string) (Re
 	return w.runIn(env, e, o, gh)
 }
 
-func (w *world) runIn(env Env, e *engine.Engine, o ReleaseOptions, gh *github.Client) (ReleaseResult, *engine.Engine, error) {
+func (w *world) runIn(env Env, e *engine.Engine, o ReleaseOptions, gh *githubclient.Client) (ReleaseResult, *engine.Engine, error) {
 	w.t.Helper()
 	if gh == nil {
 		gh = w.client(nil)

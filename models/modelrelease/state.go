@@ -1,18 +1,18 @@
 package modelrelease
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
-
-	"dagger/shipyard/internal/github"
 )
 
 // remote is the model repository on GitHub and its project on PyPI, as one run sees them.
 type remote struct {
-	gh          *github.Client
+	gh          *githubclient.Client
 	owner, repo string
 	main        string // the main branch's name
 	pypi        *http.Client

@@ -1,6 +1,8 @@
 package modelrelease
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +27,7 @@ import (
 // data API (tree, commit, ref update without force): GitHub moves the branch only when
 // the commit descends from its head, so a push never discards anyone's commit. The tree
 // keeps the generation's modes and bytes (ReadGenerated) and is written in bounded
-// requests carrying only what differs from main (github.Client.WriteTree).
+// requests carrying only what differs from main (githubclient.Client.WriteTree).
 
 // DefaultModelOwner owns the model repositories.
 const DefaultModelOwner = "cloudcoil"
@@ -210,7 +212,7 @@ type updateReposState struct {
 // the token (CI_GITHUB_TOKEN, whose pushes start the repositories' own workflows) in
 // memory; no container receives it. The error, when any update failed, joins every
 // failure; the updates are returned either way.
-func (e Env) UpdateRepos(ctx context.Context, gh *github.Client, source *dagger.Directory, o UpdateOptions) (Updates, error) {
+func (e Env) UpdateRepos(ctx context.Context, gh *githubclient.Client, source *dagger.Directory, o UpdateOptions) (Updates, error) {
 	if o.Owner == "" {
 		o.Owner = DefaultModelOwner
 	}
@@ -280,7 +282,7 @@ func countFailed(u Updates) int {
 }
 
 // updateRepo runs one integration's steps.
-func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.Directory, name string, o UpdateOptions) RepoUpdate {
+func (e Env) updateRepo(ctx context.Context, gh *githubclient.Client, source *dagger.Directory, name string, o UpdateOptions) RepoUpdate {
 	repo := ModelRepoName(o.Owner, name)
 	st := &updateReposState{name: name, owner: o.Owner, repo: "models-" + name, branch: o.Branch}
 	steps := e.updateSteps(gh, source, name, o)
@@ -293,7 +295,7 @@ func (e Env) updateRepo(ctx context.Context, gh *github.Client, source *dagger.D
 // updateSteps are one integration's update, declared: generate, read the automation
 // branch, then what writes it. Their names and advice name the integration's repository;
 // the bodies are the methods of integrationUpdate.
-func (e Env) updateSteps(gh *github.Client, source *dagger.Directory, name string, o UpdateOptions) []flow.Step[updateReposState] {
+func (e Env) updateSteps(gh *githubclient.Client, source *dagger.Directory, name string, o UpdateOptions) []flow.Step[updateReposState] {
 	u := integrationUpdate{env: e, gh: gh, source: source, name: name, repo: ModelRepoName(o.Owner, name), o: o}
 	return []flow.Step[updateReposState]{
 		{Name: "generate", Run: u.generate,
@@ -315,7 +317,7 @@ func (e Env) updateSteps(gh *github.Client, source *dagger.Directory, name strin
 // repository's source, the client, and the repository the integration publishes to.
 type integrationUpdate struct {
 	env    Env
-	gh     *github.Client
+	gh     *githubclient.Client
 	source *dagger.Directory
 	name   string
 	repo   string // owner/models-<name>
@@ -423,7 +425,7 @@ func (u integrationUpdate) push(ctx context.Context, s *updateReposState) error 
 
 // readHead reads the branch's head, its tree and the tree's entries into s; ok is false
 // when the branch does not exist.
-func readHead(ctx context.Context, gh *github.Client, s *updateReposState) (ok bool, err error) {
+func readHead(ctx context.Context, gh *githubclient.Client, s *updateReposState) (ok bool, err error) {
 	head, ok, err := gh.BranchHead(ctx, s.owner, s.repo, s.branch)
 	if err != nil || !ok {
 		return false, err

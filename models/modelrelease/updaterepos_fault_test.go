@@ -1,6 +1,8 @@
 package modelrelease
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"errors"
 	"net/http"
@@ -10,7 +12,6 @@ import (
 	"time"
 
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/githubsim"
@@ -24,34 +25,34 @@ func TestUpdateRepoFaultsNameDeclaredSteps(t *testing.T) {
 		name, step, message string
 		// integration is updated; "istio" has no repository yet.
 		integration string
-		inject      func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *github.Client
+		inject      func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *githubclient.Client
 	}{
 		{
 			name: "the generation fails", step: "generate", message: "cloudcoil-model-codegen", integration: "keda",
-			inject: func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *github.Client {
+			inject: func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *githubclient.Client {
 				e.OnExec(engine.ExecRule{ArgsContain: "cloudcoil-model-codegen", ExitCode: 1, Stderr: "error: schema 404"})
 				return updateClient(t, sim, nil)
 			},
 		},
 		{
 			name: "the repository has no branch to update", step: "read main", message: "has no branch main", integration: "velero",
-			inject: func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *github.Client {
+			inject: func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *githubclient.Client {
 				sim.AddRepo(DefaultModelOwner, "models-velero") // exists, empty
 				return updateClient(t, sim, nil)
 			},
 		},
 		{
 			name: "an older source than the repository's", step: "check source", message: "no commit among the last 50", integration: "keda",
-			inject: func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *github.Client {
+			inject: func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *githubclient.Client {
 				sim.Repo(sourceRepo).CommitOnBranch("main", "newer", map[string]string{"README.md": "newer\n"})
 				return updateClient(t, sim, nil)
 			},
 		},
 		{
 			name: "the token may not create a missing repository", step: "create repository", message: "may not create it", integration: "istio",
-			inject: func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *github.Client {
+			inject: func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *githubclient.Client {
 				sim.AddToken(weak, githubsim.Token{PushAccess: true, Lacks: []string{"administration"}})
-				gh, err := github.NewClient(sim.URL, weak, github.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+				gh, err := githubclient.NewClient(sim.URL, weak, githubclient.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -60,14 +61,14 @@ func TestUpdateRepoFaultsNameDeclaredSteps(t *testing.T) {
 		},
 		{
 			name: "GitHub refuses the tree", step: "write tree", message: "create tree", integration: "keda",
-			inject: func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *github.Client {
+			inject: func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *githubclient.Client {
 				sim.InjectFault(http.MethodPost, "/repos/*/*/git/trees", githubsim.Fault{Kind: githubsim.FaultStatus, Status: http.StatusUnprocessableEntity})
 				return updateClient(t, sim, nil)
 			},
 		},
 		{
 			name: "GitHub refuses the branch update", step: "push", message: "refs/heads/main", integration: "keda",
-			inject: func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *github.Client {
+			inject: func(t *testing.T, sim *githubsim.Server, e *engine.Engine, o *UpdateOptions) *githubclient.Client {
 				sim.InjectFault(http.MethodPatch, "/repos/*/*/git/refs/heads/main", githubsim.Fault{Kind: githubsim.FaultStatus, Status: http.StatusForbidden})
 				return updateClient(t, sim, nil)
 			},

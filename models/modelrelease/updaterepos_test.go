@@ -1,6 +1,8 @@
 package modelrelease
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"net/http"
 	"slices"
@@ -45,13 +47,13 @@ func fromHead(repos map[string]*githubsim.Repo, names ...string) UpdateOptions {
 	return UpdateOptions{Names: names, SourceRepo: sourceRepo, SourceCommit: repos[sourceRepo].Branch("main")}
 }
 
-func updateClient(t *testing.T, sim *githubsim.Server, rt http.RoundTripper) *github.Client {
+func updateClient(t *testing.T, sim *githubsim.Server, rt http.RoundTripper) *githubclient.Client {
 	t.Helper()
-	opts := []github.Option{github.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() })}
+	opts := []githubclient.Option{githubclient.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() })}
 	if rt != nil {
-		opts = append(opts, github.WithTransport(rt))
+		opts = append(opts, githubclient.WithTransport(rt))
 	}
-	c, err := github.NewClient(sim.URL, updateToken, opts...)
+	c, err := githubclient.NewClient(sim.URL, updateToken, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +245,7 @@ func TestUpdateReposNamesTheCommandWhenItMayNotCreate(t *testing.T) {
 	sim, repos := modelRepos(t, "keda")
 	const weak = "ghp_push_but_no_administration"
 	sim.AddToken(weak, githubsim.Token{PushAccess: true, Lacks: []string{"administration"}})
-	gh, err := github.NewClient(sim.URL, weak, github.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+	gh, err := githubclient.NewClient(sim.URL, weak, githubclient.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -541,7 +543,7 @@ func TestUpdateReposChecksTheTokenBeforeItGenerates(t *testing.T) {
 	sim, repos := modelRepos(t, "keda")
 	const readOnly = "ghp_a_token_of_someone_else"
 	sim.AddToken(readOnly, githubsim.Token{})
-	gh, err := github.NewClient(sim.URL, readOnly, github.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+	gh, err := githubclient.NewClient(sim.URL, readOnly, githubclient.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
 	if err != nil {
 		t.Fatal(err)
 	}

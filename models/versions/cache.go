@@ -1,6 +1,8 @@
 package versions
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +12,6 @@ import (
 	"path/filepath"
 
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/internal/github"
 )
 
 // CacheStore keeps the GitHub ETag cache between runs. Load returns nil and no error when
@@ -89,8 +90,8 @@ type Config struct {
 	Cache CacheStore
 	// PyPI fetches Cloudcoil's versions (nil: http.DefaultClient).
 	PyPI *http.Client
-	// ClientOptions are passed on to github.NewClient (tests set a clock and a sleeper).
-	ClientOptions []github.Option
+	// ClientOptions are passed on to githubclient.NewClient (tests set a clock and a sleeper).
+	ClientOptions []githubclient.Option
 	// Log receives one line per step (nil: none).
 	Log func(format string, args ...any)
 }
@@ -108,7 +109,7 @@ func setupSteps(check bool) []flow.Step[Config] {
 // run: what it read is still valid). A cache that cannot be loaded or saved is a note in
 // the report, not a failure: without it the run costs full requests but is just as correct,
 // since GitHub revalidates every cached answer before it is used. Each stored answer is
-// sealed with a key derived from the token (github.CacheSeal): one that fails its check is
+// sealed with a key derived from the token (githubclient.CacheSeal): one that fails its check is
 // dropped and fetched again, and a run without a token neither reads nor writes the store.
 // A run that writes
 // without a token is refused (RequireToken) before anything is loaded or sent.
@@ -116,13 +117,13 @@ func RunWithCache(ctx context.Context, setup Config, opts Options) (Report, erro
 	if _, err := flow.Run(ctx, flow.Runner{Flow: flowName, Log: setup.Log}, setupSteps(opts.Check), &setup); err != nil {
 		return Report{}, err
 	}
-	cache := github.NewCache(0)
+	cache := githubclient.NewCache(0)
 	var notes []string
 	store := setup.Cache
-	var seal github.CacheSeal
+	var seal githubclient.CacheSeal
 	if store != nil {
 		var err error
-		if seal, err = github.NewCacheSeal(string(setup.Token)); err != nil {
+		if seal, err = githubclient.NewCacheSeal(string(setup.Token)); err != nil {
 			// Without a token nothing can tell a stored answer from a planted one.
 			notes = append(notes, "ETag cache not used without a token: its entries are sealed with one")
 			store = nil
@@ -143,7 +144,7 @@ func RunWithCache(ctx context.Context, setup Config, opts Options) (Report, erro
 			}
 		}
 	}
-	client, err := github.NewClient(setup.APIURL, string(setup.Token), append([]github.Option{github.WithCache(cache)}, setup.ClientOptions...)...)
+	client, err := githubclient.NewClient(setup.APIURL, string(setup.Token), append([]githubclient.Option{githubclient.WithCache(cache)}, setup.ClientOptions...)...)
 	if err != nil {
 		return Report{}, err
 	}

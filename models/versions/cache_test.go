@@ -1,6 +1,8 @@
 package versions_test
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -11,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/github"
 	"dagger/shipyard/models/versions"
 	"dagger/shipyard/models/versions/versionstest"
 )
@@ -21,7 +22,7 @@ func sealedRun(t *testing.T, w *versionstest.World, file string, tok versions.To
 	t.Helper()
 	setup := versions.Config{
 		APIURL: w.GitHub.URL, Token: tok, Cache: versions.FileStore(file), PyPI: w.PyPI.Client(),
-		ClientOptions: []github.Option{github.WithSleep(noSleep)},
+		ClientOptions: []githubclient.Option{githubclient.WithSleep(noSleep)},
 	}
 	report, err := versions.RunWithCache(context.Background(), setup, versions.Options{Repo: versionstest.Repository, Check: true, PyPIURL: w.PyPI.URL()})
 	if err != nil {
@@ -88,7 +89,7 @@ func TestCachedBodiesAreSealed(t *testing.T) {
 	before, _ := os.ReadFile(file)
 	anonymous, _ := versions.RunWithCache(context.Background(), versions.Config{
 		APIURL: w.GitHub.URL, Cache: versions.FileStore(file), PyPI: w.PyPI.Client(),
-		ClientOptions: []github.Option{github.WithSleep(noSleep)},
+		ClientOptions: []githubclient.Option{githubclient.WithSleep(noSleep)},
 	}, versions.Options{Repo: versionstest.Repository, Check: true, PyPIURL: w.PyPI.URL()})
 	after, _ := os.ReadFile(file)
 	if anonymous.Requests.NotModified != 0 || !bytes.Equal(before, after) || !strings.Contains(strings.Join(anonymous.Notes, "\n"), "not used without a token") {

@@ -1,6 +1,8 @@
 package versions_test
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -18,7 +20,6 @@ import (
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/flow/flowtest"
-	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
@@ -46,7 +47,7 @@ func noSleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 func (w *world) setup() versions.Config {
 	return versions.Config{
 		APIURL: w.GitHub.URL, Token: token, Cache: versions.FileStore(w.cacheFile), PyPI: w.PyPI.Client(),
-		ClientOptions: []github.Option{github.WithSleep(noSleep)},
+		ClientOptions: []githubclient.Option{githubclient.WithSleep(noSleep)},
 	}
 }
 

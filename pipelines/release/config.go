@@ -1,6 +1,8 @@
 package release
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"fmt"
 
@@ -19,7 +21,7 @@ import (
 type Config struct {
 	Client *dagger.Client
 	// GitHub is read by every step and written (contents: write) by the release step.
-	GitHub *github.Client
+	GitHub *githubclient.Client
 	// Repo is the GitHub repository, owner/name.
 	Repo string
 	// Gates adjusts release-plan (CI workflow, image organisation).

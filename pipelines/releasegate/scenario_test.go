@@ -1,6 +1,8 @@
 package releasegate
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
 )
 
@@ -404,7 +405,7 @@ func TestTokenNeverInOutput(t *testing.T) {
 	outputs = append(outputs, err.Error())
 	tc.sim.ClearFaults()
 	const unknownToken = "ghp_unknown0SECRET0token"
-	wrong, err := github.NewClient(tc.sim.URL, unknownToken)
+	wrong, err := githubclient.NewClient(tc.sim.URL, unknownToken)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,13 @@
 package releasegate
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"context"
 	"fmt"
 	"testing"
 	"time"
 
-	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
 )
 
@@ -103,10 +104,10 @@ func (tc *teskCore) addReleases(n int) {
 }
 
 // client returns a client of the simulator whose retries do not really sleep.
-func (tc *teskCore) client(t *testing.T, opts ...github.Option) *github.Client {
+func (tc *teskCore) client(t *testing.T, opts ...githubclient.Option) *githubclient.Client {
 	t.Helper()
-	noSleep := github.WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })
-	c, err := github.NewClient(tc.sim.URL, testToken, append([]github.Option{noSleep}, opts...)...)
+	noSleep := githubclient.WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })
+	c, err := githubclient.NewClient(tc.sim.URL, testToken, append([]githubclient.Option{noSleep}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

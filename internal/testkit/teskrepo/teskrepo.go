@@ -7,6 +7,8 @@
 package teskrepo
 
 import (
+	"dagger/shipyard/internal/githubclient"
+
 	"cmp"
 	"context"
 	"fmt"
@@ -18,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/githubsim"
@@ -192,10 +193,10 @@ func (r *Repo) ReleasesOf(tag string) []githubsim.Release {
 
 // Client returns an API client of the simulator with the given token whose retries do not
 // really sleep.
-func (r *Repo) Client(t testing.TB, token string, opts ...github.Option) *github.Client {
+func (r *Repo) Client(t testing.TB, token string, opts ...githubclient.Option) *githubclient.Client {
 	t.Helper()
-	noSleep := github.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() })
-	c, err := github.NewClient(r.Sim.URL, token, append([]github.Option{noSleep}, opts...)...)
+	noSleep := githubclient.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() })
+	c, err := githubclient.NewClient(r.Sim.URL, token, append([]githubclient.Option{noSleep}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

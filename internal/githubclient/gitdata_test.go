@@ -1,4 +1,4 @@
-package github
+package githubclient
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"dagger/shipyard/internal/github"
 )
 
 // gitBlobSHA is Git's object id of a file's content, as GitHub reports it in compares.
@@ -33,7 +35,7 @@ func TestPushACommitAndMoveBranches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := f.c.CreateTree(ctx, "octo", "demo", base, []TreeChange{
+	tree, err := f.c.CreateTree(ctx, "octo", "demo", base, []github.TreeChange{
 		{Path: "a.yaml", Content: []byte("v: 2\n")},
 		{Path: "gone.txt", Delete: true},
 	})
@@ -53,7 +55,7 @@ func TestPushACommitAndMoveBranches(t *testing.T) {
 	if got := f.repo.Files("automation/x"); len(got) != 2 || got["a.yaml"] != "v: 2\n" || got["keep.txt"] != "keep\n" {
 		t.Errorf("files at the branch: %v", got)
 	}
-	if err := f.c.CreateBranch(ctx, "octo", "demo", "automation/x", commit); !errors.Is(err, ErrAlreadyExists) {
+	if err := f.c.CreateBranch(ctx, "octo", "demo", "automation/x", commit); !errors.Is(err, github.ErrAlreadyExists) {
 		t.Errorf("creating it again: %v, want ErrAlreadyExists", err)
 	}
 
@@ -86,8 +88,8 @@ func TestPushACommitAndMoveBranches(t *testing.T) {
 		force   bool
 		wantErr error
 	}{
-		{"non-fast-forward refused", "automation/x", rebuilt, false, ErrNotFastForward},
-		{"missing branch", "automation/none", rebuilt, true, ErrNotFound},
+		{"non-fast-forward refused", "automation/x", rebuilt, false, github.ErrNotFastForward},
+		{"missing branch", "automation/none", rebuilt, true, github.ErrNotFound},
 		{"forced on the automation branch", "automation/x", rebuilt, true, nil},
 		{"fast forward of main", "main", f.repo.AddCommit("ff", []string{main2}, map[string]string{"c": "c\n"}), false, nil},
 	}
@@ -106,8 +108,8 @@ func TestPushACommitAndMoveBranches(t *testing.T) {
 
 func TestCreateTreeRefusesBinaryAndAbsolutePaths(t *testing.T) {
 	f := setup(t, true)
-	for _, ch := range []TreeChange{{Path: "bin", Content: []byte{0xff, 0xfe}}, {Path: "/abs", Content: []byte("x")}} {
-		if _, err := f.c.CreateTree(context.Background(), "octo", "demo", "", []TreeChange{ch}); err == nil ||
+	for _, ch := range []github.TreeChange{{Path: "bin", Content: []byte{0xff, 0xfe}}, {Path: "/abs", Content: []byte("x")}} {
+		if _, err := f.c.CreateTree(context.Background(), "octo", "demo", "", []github.TreeChange{ch}); err == nil ||
 			!strings.Contains(err.Error(), ch.Path) {
 			t.Errorf("CreateTree(%q) = %v, want an error naming the path", ch.Path, err)
 		}

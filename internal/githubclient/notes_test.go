@@ -1,4 +1,4 @@
-package github
+package githubclient
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
 )
 
@@ -14,38 +15,38 @@ func TestGenerateNotes(t *testing.T) {
 		name      string
 		push      bool
 		fault     *githubsim.Fault
-		req       NotesRequest
+		req       github.NotesRequest
 		wantBody  []string // substrings, in order
 		wantErr   string
 		wantCalls int
 	}{
 		{
 			name: "since the previous release", push: true,
-			req:       NotesRequest{TagName: "v0.2.0", PreviousTagName: "v0.1.0"},
+			req:       github.NotesRequest{TagName: "v0.2.0", PreviousTagName: "v0.1.0"},
 			wantBody:  []string{"## What's Changed\n* fix: retry by @bob in https://github.com/octo/demo/pull/2\n", "## New Contributors\n* @bob", "**Full Changelog**: https://github.com/octo/demo/compare/v0.1.0...v0.2.0"},
 			wantCalls: 1,
 		},
 		{
 			name: "first release", push: true,
-			req:       NotesRequest{TagName: "v0.1.0"},
+			req:       github.NotesRequest{TagName: "v0.1.0"},
 			wantBody:  []string{"* feat: first by @alice", "**Full Changelog**: https://github.com/octo/demo/commits/v0.1.0"},
 			wantCalls: 1,
 		},
 		{
 			name: "a lost answer is asked for again", push: true,
 			fault:     &githubsim.Fault{Kind: githubsim.FaultStatus, Status: http.StatusBadGateway, Times: 2},
-			req:       NotesRequest{TagName: "v0.2.0", PreviousTagName: "v0.1.0"},
+			req:       github.NotesRequest{TagName: "v0.2.0", PreviousTagName: "v0.1.0"},
 			wantBody:  []string{"compare/v0.1.0...v0.2.0"},
 			wantCalls: 3,
 		},
 		{
 			name: "a read-only token is refused once", push: false,
-			req:     NotesRequest{TagName: "v0.2.0"},
+			req:     github.NotesRequest{TagName: "v0.2.0"},
 			wantErr: "generate the notes of v0.2.0 in octo/demo", wantCalls: 1,
 		},
 		{
 			name: "an unknown previous tag is refused once", push: true,
-			req:     NotesRequest{TagName: "v0.2.0", PreviousTagName: "v0.0.1"},
+			req:     github.NotesRequest{TagName: "v0.2.0", PreviousTagName: "v0.0.1"},
 			wantErr: "previous_tag_name", wantCalls: 1,
 		},
 	}

@@ -1,8 +1,10 @@
-package github
+package githubclient
 
 import (
 	"strings"
 	"testing"
+
+	"dagger/shipyard/internal/github"
 )
 
 func TestWebURL(t *testing.T) {
@@ -25,7 +27,7 @@ func TestWebURL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.api, func(t *testing.T) {
 			t.Parallel()
-			got, err := WebURL(tt.api)
+			got, err := github.WebURL(tt.api)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("WebURL(%q) = %q, %v; want error %q", tt.api, got, err, tt.wantErr)

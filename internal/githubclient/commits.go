@@ -1,4 +1,4 @@
-package github
+package githubclient
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	gh "github.com/google/go-github/v84/github"
+
+	"dagger/shipyard/internal/github"
 )
 
 // IsAncestor reports whether commit sha is on branch: an ancestor of its head, or the
@@ -21,7 +23,7 @@ import (
 func (c *Client) IsAncestor(ctx context.Context, owner, repo, sha, branch string) (bool, error) {
 	cmp, resp, err := c.gh.Repositories.CompareCommits(ctx, seg(owner), seg(repo), sha, branch, &gh.ListOptions{PerPage: 1})
 	if err = apiErr(resp, err); err != nil {
-		var e *apiError
+		var e *github.APIError
 		if errors.As(err, &e) && e.StatusCode == http.StatusNotFound && strings.HasPrefix(e.Message, "No common ancestor") {
 			return false, nil
 		}

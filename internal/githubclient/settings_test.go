@@ -1,4 +1,4 @@
-package github
+package githubclient
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
 )
 
@@ -32,7 +33,7 @@ func TestRulesetsReadInFull(t *testing.T) {
 	if r.ID != id || r.Name != "release tags" || r.Target != "tag" || r.SourceType != "Repository" || r.Enforcement != "active" ||
 		!slices.Equal(r.Include, []string{"refs/tags/v*"}) || len(r.Exclude) != 0 ||
 		!slices.Equal(r.Rules, []string{"creation", "update", "deletion"}) || !r.BypassKnown ||
-		!slices.Equal(r.Bypass, []BypassActor{{Type: "RepositoryRole", ID: 5, Mode: "always"}}) {
+		!slices.Equal(r.Bypass, []github.BypassActor{{Type: "RepositoryRole", ID: 5, Mode: "always"}}) {
 		t.Errorf("ruleset %+v", r)
 	}
 	if got[1].SourceType != "Organization" || got[1].Enforcement != "evaluate" || !got[1].BypassKnown || len(got[1].Bypass) != 0 {
@@ -76,11 +77,11 @@ func TestProtectionStatusChecks(t *testing.T) {
 		t.Errorf("main: %v, %v", got, err)
 	}
 	for _, b := range []string{"dev", "docs"} {
-		if _, err := f.c.ProtectionStatusChecks(ctx, "octo", "demo", b); !errors.Is(err, ErrNotProtected) {
+		if _, err := f.c.ProtectionStatusChecks(ctx, "octo", "demo", b); !errors.Is(err, github.ErrNotProtected) {
 			t.Errorf("%s: %v, want ErrNotProtected", b, err)
 		}
 	}
-	if _, err := f.c.ProtectionStatusChecks(ctx, "octo", "demo", "nope"); err == nil || errors.Is(err, ErrNotProtected) || !NoAccess(err) {
+	if _, err := f.c.ProtectionStatusChecks(ctx, "octo", "demo", "nope"); err == nil || errors.Is(err, github.ErrNotProtected) || !github.NoAccess(err) {
 		t.Errorf("unknown branch: %v", err)
 	}
 }
@@ -97,19 +98,19 @@ func TestEnvironmentsPoliciesAndSecretNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Environment{{"release", 2, PolicyCustom}, {"dev-images", 0, PolicyProtected}, {"open", 0, PolicyAll}}
+	want := []github.Environment{{Name: "release", RequiredReviewers: 2, Policy: github.PolicyCustom}, {Name: "dev-images", RequiredReviewers: 0, Policy: github.PolicyProtected}, {Name: "open", RequiredReviewers: 0, Policy: github.PolicyAll}}
 	if !slices.Equal(envs, want) {
 		t.Errorf("environments %+v, want %+v", envs, want)
 	}
 	ps, err := f.c.DeploymentPolicies(ctx, "octo", "demo", "release")
-	if err != nil || !slices.Equal(ps, []DeploymentPolicy{{"v*", "tag"}, {"main", "branch"}}) {
+	if err != nil || !slices.Equal(ps, []github.DeploymentPolicy{{Name: "v*", Type: "tag"}, {Name: "main", Type: "branch"}}) {
 		t.Errorf("policies %+v, %v", ps, err)
 	}
 	names, err := f.c.EnvironmentSecretNames(ctx, "octo", "demo", "release")
 	if err != nil || !slices.Equal(names, []string{"DOCKERHUB_LOGIN", "DOCKERHUB_TOKEN"}) {
 		t.Errorf("secret names %v, %v", names, err)
 	}
-	if _, err := f.c.EnvironmentSecretNames(ctx, "octo", "demo", "missing"); !NoAccess(err) {
+	if _, err := f.c.EnvironmentSecretNames(ctx, "octo", "demo", "missing"); !github.NoAccess(err) {
 		t.Errorf("missing environment: %v", err)
 	}
 }
@@ -167,7 +168,7 @@ func TestSettingsWithoutPermission(t *testing.T) {
 		"variables":    func() error { _, err := c.Variables(ctx, "octo", "demo"); return err },
 	}
 	for name, call := range calls {
-		if err := call(); err == nil || !NoAccess(err) || errors.Is(err, ErrNotProtected) {
+		if err := call(); err == nil || !github.NoAccess(err) || errors.Is(err, github.ErrNotProtected) {
 			t.Errorf("%s: %v, want a 403", name, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package github
+package githubclient
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
 )
 
@@ -19,7 +20,7 @@ func TestDraftLifecycle(t *testing.T) {
 	second := f.repo.CommitOnBranch("release-1.31", "second", map[string]string{"a": "2"})
 	f.repo.AddRelease(githubsim.Release{TagName: "1.31.4.0", TargetCommitish: first})
 
-	created, err := f.c.CreateRelease(ctx, "octo", "demo", NewRelease{TagName: "1.31.5.0", TargetCommitish: first, Draft: true, Body: "one"})
+	created, err := f.c.CreateRelease(ctx, "octo", "demo", github.NewRelease{TagName: "1.31.5.0", TargetCommitish: first, Draft: true, Body: "one"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,12 +28,12 @@ func TestDraftLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(list, func(r PinnedRelease) bool { return r.ID == created.ID })
+	i := slices.IndexFunc(list, func(r github.PinnedRelease) bool { return r.ID == created.ID })
 	if i < 0 || list[i].TargetCommitish != first || !list[i].Draft {
 		t.Fatalf("listed %+v", list)
 	}
 
-	moved, err := f.c.EditRelease(ctx, "octo", "demo", created.ID, ReleaseEdit{TargetCommitish: ptr(second), Body: ptr("two")})
+	moved, err := f.c.EditRelease(ctx, "octo", "demo", created.ID, github.ReleaseEdit{TargetCommitish: ptr(second), Body: ptr("two")})
 	if err != nil || moved.TargetCommitish != second || moved.Body != "two" || !moved.Draft {
 		t.Fatalf("move: %+v, %v", moved, err)
 	}
@@ -41,29 +42,29 @@ func TestDraftLifecycle(t *testing.T) {
 		t.Fatalf("read back: %+v, %v, %v", got, found, err)
 	}
 	// GitHub accepts a second draft of the same tag, but not its publication over the first.
-	dup, err := f.c.CreateRelease(ctx, "octo", "demo", NewRelease{TagName: "1.31.5.0", TargetCommitish: first, Draft: true})
+	dup, err := f.c.CreateRelease(ctx, "octo", "demo", github.NewRelease{TagName: "1.31.5.0", TargetCommitish: first, Draft: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.c.EditRelease(ctx, "octo", "demo", created.ID, ReleaseEdit{Draft: ptr(false)}); err != nil {
+	if _, err := f.c.EditRelease(ctx, "octo", "demo", created.ID, github.ReleaseEdit{Draft: ptr(false)}); err != nil {
 		t.Fatal(err)
 	}
 	if tag := f.repo.Tag("1.31.5.0"); tag != second {
 		t.Errorf("tag at %s, want the pinned commit %s", tag, second)
 	}
-	if _, err := f.c.EditRelease(ctx, "octo", "demo", dup.ID, ReleaseEdit{Draft: ptr(false)}); !errors.Is(err, ErrAlreadyExists) {
+	if _, err := f.c.EditRelease(ctx, "octo", "demo", dup.ID, github.ReleaseEdit{Draft: ptr(false)}); !errors.Is(err, github.ErrAlreadyExists) {
 		t.Errorf("publishing a duplicate: %v, want ErrAlreadyExists", err)
 	}
 	if err := f.c.DeleteRelease(ctx, "octo", "demo", dup.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.c.DeleteRelease(ctx, "octo", "demo", dup.ID); !errors.Is(err, ErrNotFound) {
+	if err := f.c.DeleteRelease(ctx, "octo", "demo", dup.ID); !errors.Is(err, github.ErrNotFound) {
 		t.Errorf("deleting twice: %v, want ErrNotFound", err)
 	}
 	if _, found, err := f.c.ReleaseByID(ctx, "octo", "demo", dup.ID); err != nil || found {
 		t.Errorf("deleted release: %v, %v", found, err)
 	}
-	if _, err := f.c.EditRelease(ctx, "octo", "demo", dup.ID, ReleaseEdit{Body: ptr("x")}); !errors.Is(err, ErrNotFound) {
+	if _, err := f.c.EditRelease(ctx, "octo", "demo", dup.ID, github.ReleaseEdit{Body: ptr("x")}); !errors.Is(err, github.ErrNotFound) {
 		t.Errorf("editing a deleted release: %v, want ErrNotFound", err)
 	}
 }

@@ -1,4 +1,4 @@
-package github
+package githubclient
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
 )
 
@@ -142,7 +143,7 @@ func TestWritesAreNeverRetriedBlindly(t *testing.T) {
 		{name: "always 502: bounded, outcome reported unknown",
 			fault: &githubsim.Fault{Kind: githubsim.FaultStatus, Status: 502}, wantWrites: 4, wantReads: 3, wantUnsure: true},
 		{name: "422 already exists is definite: no read-back",
-			existing: true, wantWrites: 1, wantErr: ErrAlreadyExists},
+			existing: true, wantWrites: 1, wantErr: github.ErrAlreadyExists},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,7 +158,7 @@ func TestWritesAreNeverRetriedBlindly(t *testing.T) {
 			reads := 0
 			err := f.c.WriteThenVerify(ctx,
 				func(ctx context.Context) error {
-					_, err := f.c.CreateRelease(ctx, "octo", "demo", NewRelease{TagName: "v1.0.0", Name: "v1.0.0", MakeLatest: "true"})
+					_, err := f.c.CreateRelease(ctx, "octo", "demo", github.NewRelease{TagName: "v1.0.0", Name: "v1.0.0", MakeLatest: "true"})
 					return err
 				},
 				func(ctx context.Context) (bool, error) {
@@ -168,7 +169,7 @@ func TestWritesAreNeverRetriedBlindly(t *testing.T) {
 			switch {
 			case tt.wantErr != nil && !errors.Is(err, tt.wantErr):
 				t.Errorf("err = %v, want %v", err, tt.wantErr)
-			case tt.wantUnsure && (err == nil || !OutcomeUnknown(err) || !strings.Contains(err.Error(), "still unknown after 4 attempt(s)")):
+			case tt.wantUnsure && (err == nil || !github.OutcomeUnknown(err) || !strings.Contains(err.Error(), "still unknown after 4 attempt(s)")):
 				t.Errorf("err = %v, want an unknown outcome after 4 attempts", err)
 			case tt.wantErr == nil && !tt.wantUnsure && err != nil:
 				t.Errorf("err = %v", err)
@@ -245,13 +246,13 @@ func TestOperations(t *testing.T) {
 	t.Run("TagRef", func(t *testing.T) {
 		tests := []struct {
 			tag       string
-			want      Tag
+			want      github.Tag
 			wantFound bool
 		}{
-			{"v1.0.0", Tag{Name: "v1.0.0", Kind: TagAnnotated, ObjectSHA: obj, TargetType: "commit", CommitSHA: onMain,
-				Verification: Verification{Reason: "unknown_key"}}, true},
-			{"v0.9.0", Tag{Name: "v0.9.0", Kind: TagLightweight, TargetType: "commit", CommitSHA: root}, true},
-			{"v2.0.0", Tag{}, false},
+			{"v1.0.0", github.Tag{Name: "v1.0.0", Kind: github.TagAnnotated, ObjectSHA: obj, TargetType: "commit", CommitSHA: onMain,
+				Verification: github.Verification{Reason: "unknown_key"}}, true},
+			{"v0.9.0", github.Tag{Name: "v0.9.0", Kind: github.TagLightweight, TargetType: "commit", CommitSHA: root}, true},
+			{"v2.0.0", github.Tag{}, false},
 		}
 		for _, tt := range tests {
 			got, found, err := f.c.TagRef(ctx, "octo", "demo", tt.tag)
@@ -289,7 +290,7 @@ func TestOperations(t *testing.T) {
 		if _, found, err := f.c.LatestWorkflowRun(ctx, "octo", "demo", "ci.yml", "push", "dev", ahead); err != nil || found {
 			t.Errorf("no run: %v, %v", found, err)
 		}
-		if _, _, err := f.c.LatestWorkflowRun(ctx, "octo", "demo", "nope.yml", "push", "dev", ahead); !errors.Is(err, ErrNotFound) {
+		if _, _, err := f.c.LatestWorkflowRun(ctx, "octo", "demo", "nope.yml", "push", "dev", ahead); !errors.Is(err, github.ErrNotFound) {
 			t.Errorf("unknown workflow: %v, want ErrNotFound", err)
 		}
 	})
@@ -358,7 +359,7 @@ func TestNewClientRejectsBadInput(t *testing.T) {
 			t.Errorf("NewClient(%q) accepted", base)
 		}
 	}
-	if c, err := NewClient("", ""); err != nil || c.gh.BaseURL.String() != DefaultBaseURL {
+	if c, err := NewClient("", ""); err != nil || c.gh.BaseURL.String() != github.DefaultBaseURL {
 		t.Errorf("default base URL: %v", err)
 	}
 	if c, err := NewClient("https://ghe.example.org/api/v3", "t"); err != nil || c.gh.BaseURL.String() != "https://ghe.example.org/api/v3/" {

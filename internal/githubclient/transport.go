@@ -1,9 +1,8 @@
-package github
+package githubclient
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/plainhttp"
 )
 
@@ -54,17 +54,13 @@ func (e *RetryError) Error() string {
 
 func (e *RetryError) Unwrap() error { return e.Err }
 
-// errRefused marks a request the transport would not send; nothing reached the network,
-// so the outcome of a refused write is known: it did not happen.
-var errRefused = errors.New("refused before sending")
-
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme != "https" && !(req.URL.Scheme == "http" && plainHTTPAllowed(req.URL, t.explicitBase)) {
 		if req.Body != nil {
 			req.Body.Close() // a RoundTripper closes the body, even on error
 		}
 		return nil, fmt.Errorf("github: %s %s://%s%s: %w: plain http is allowed only to loopback (or the engine's test network, see plainHTTPAllowed)",
-			req.Method, req.URL.Scheme, req.URL.Host, req.URL.EscapedPath(), errRefused)
+			req.Method, req.URL.Scheme, req.URL.Host, req.URL.EscapedPath(), github.ErrRefused)
 	}
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		// A write is sent once: repeating one whose outcome is unknown could apply it

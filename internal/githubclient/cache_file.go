@@ -1,4 +1,4 @@
-package github
+package githubclient
 
 import (
 	"bytes"
@@ -17,19 +17,6 @@ import (
 	"strings"
 )
 
-// A Cache lives as long as its process, but the runs that should answer each other with
-// 304s (a scheduled job, a re-run) are separate processes. Export and Import carry the
-// cache from one to the next through storage the caller owns: a file, or a Dagger cache
-// volume. The bytes hold response bodies the token could read (repository contents,
-// releases, pull requests); keep them where the token's readers alone can reach.
-//
-// Whoever can write that storage could swap a body while keeping its key and ETag, and a
-// 304 would then replay it as GitHub's answer. So each exported entry carries a MAC over
-// its key, ETag, headers and body, keyed by a key derived from the token (a CacheSeal),
-// and Import drops an entry whose MAC fails: that request is then sent unconditionally
-// and fetched again. Keys hold no value derived from the token, so the export reveals
-// nothing about it.
-
 // cacheFileFormat names the exported layout; Import refuses any other, so a changed layout
 // starts cold instead of misreading an old file.
 const cacheFileFormat = "shipyard-github-etag-cache/2"
@@ -42,7 +29,8 @@ type CacheSeal struct {
 	scope string
 }
 
-func (CacheSeal) String() string   { return "[redacted]" }
+func (CacheSeal) String() string { return "[redacted]" }
+
 func (CacheSeal) GoString() string { return "[redacted]" }
 
 // NewCacheSeal derives the seal of a token. An anonymous client has no secret to seal

@@ -1,10 +1,12 @@
-package github
+package githubclient
 
 import (
 	"context"
 	"fmt"
 
 	gh "github.com/google/go-github/v84/github"
+
+	"dagger/shipyard/internal/github"
 )
 
 // ReleasePages reads a repository's releases newest first, one page of perPage (1 to 100;
@@ -16,7 +18,7 @@ import (
 // Unlike Releases, the caller decides how far to go: a flow that only needs releases newer
 // than what it tracks stops after the first page or two instead of reading a project's
 // whole history, and each page is one conditional request that costs nothing when unchanged.
-func (c *Client) ReleasePages(ctx context.Context, owner, repo string, perPage, maxPages int, more func([]Release) bool) (pages int, complete bool, err error) {
+func (c *Client) ReleasePages(ctx context.Context, owner, repo string, perPage, maxPages int, more func([]github.Release) bool) (pages int, complete bool, err error) {
 	if perPage < 1 || perPage > 100 {
 		perPage = 100
 	}
@@ -28,12 +30,12 @@ func (c *Client) ReleasePages(ctx context.Context, owner, repo string, perPage, 
 		list, resp, err := c.gh.Repositories.ListReleases(ctx, seg(owner), seg(repo), opts)
 		if err = apiErr(resp, err); err != nil {
 			if isNotFound(err) {
-				err = fmt.Errorf("%w: %w", ErrNotFound, err)
+				err = fmt.Errorf("%w: %w", github.ErrNotFound, err)
 			}
 			return pages, false, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(opts.Page, 1), err)
 		}
 		pages++
-		page := make([]Release, 0, len(list))
+		page := make([]github.Release, 0, len(list))
 		for _, r := range list {
 			page = append(page, releaseOf(r))
 		}

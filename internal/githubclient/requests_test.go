@@ -1,4 +1,4 @@
-package github
+package githubclient
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"dagger/shipyard/internal/github"
 )
 
 // recorded is what the test server saw of one request.
@@ -82,20 +84,20 @@ func TestErrorMapping(t *testing.T) {
 	createBranch := func(c *Client) error { return c.CreateBranch(ctx, "octo", "demo", "automation/x", "abc") }
 	updateBranch := func(c *Client) error { return c.UpdateBranch(ctx, "octo", "demo", "automation/x", "abc", false) }
 	createRelease := func(c *Client) error {
-		_, err := c.CreateRelease(ctx, "octo", "demo", NewRelease{TagName: "v1"})
+		_, err := c.CreateRelease(ctx, "octo", "demo", github.NewRelease{TagName: "v1"})
 		return err
 	}
 	editRelease := func(c *Client) error {
-		_, err := c.EditRelease(ctx, "octo", "demo", 7, ReleaseEdit{Draft: ptr(false)})
+		_, err := c.EditRelease(ctx, "octo", "demo", 7, github.ReleaseEdit{Draft: ptr(false)})
 		return err
 	}
 	deleteRelease := func(c *Client) error { return c.DeleteRelease(ctx, "octo", "demo", 7) }
 	createPull := func(c *Client) error {
-		_, err := c.CreatePullRequest(ctx, "octo", "demo", NewPullRequest{Title: "t", Head: "automation/x", Base: "main"})
+		_, err := c.CreatePullRequest(ctx, "octo", "demo", github.NewPullRequest{Title: "t", Head: "automation/x", Base: "main"})
 		return err
 	}
 	releasePages := func(c *Client) error {
-		_, _, err := c.ReleasePages(ctx, "octo", "demo", 100, 1, func([]Release) bool { return true })
+		_, _, err := c.ReleasePages(ctx, "octo", "demo", 100, 1, func([]github.Release) bool { return true })
 		return err
 	}
 
@@ -106,32 +108,32 @@ func TestErrorMapping(t *testing.T) {
 		body       string
 		want       error  // sentinel the error must wrap; nil: none of them
 		wantText   string // substring of the message
-		wantStatus int    // statusOf the error
+		wantStatus int    // github.StatusOf of the error
 		wantUnsure bool   // OutcomeUnknown
 	}{
-		{"branch exists", createBranch, 422, refExists, ErrAlreadyExists, "POST /api/v3/repos/octo/demo/git/refs: 422 Reference already exists", 422, false},
-		{"branch exists, other spelling", createBranch, 422, `{"message":" reference ALREADY exists "}`, ErrAlreadyExists, "", 422, false},
+		{"branch exists", createBranch, 422, refExists, github.ErrAlreadyExists, "POST /api/v3/repos/octo/demo/git/refs: 422 Reference already exists", 422, false},
+		{"branch exists, other spelling", createBranch, 422, `{"message":" reference ALREADY exists "}`, github.ErrAlreadyExists, "", 422, false},
 		{"create branch refused otherwise", createBranch, 422, notFF, nil, "Update is not a fast forward", 422, false},
 		{"create branch forbidden", createBranch, 403, forbidden, nil, "403 Resource not accessible by integration", 403, false},
-		{"not a fast forward", updateBranch, 422, notFF, ErrNotFastForward, "PATCH /api/v3/repos/octo/demo/git/refs/heads/automation/x: 422", 422, false},
-		{"update of a missing ref (422)", updateBranch, 422, refMissing, ErrNotFound, "", 422, false},
-		{"update of a missing ref (404)", updateBranch, 404, notFound, ErrNotFound, "", 404, false},
+		{"not a fast forward", updateBranch, 422, notFF, github.ErrNotFastForward, "PATCH /api/v3/repos/octo/demo/git/refs/heads/automation/x: 422", 422, false},
+		{"update of a missing ref (422)", updateBranch, 422, refMissing, github.ErrNotFound, "", 422, false},
+		{"update of a missing ref (404)", updateBranch, 404, notFound, github.ErrNotFound, "", 404, false},
 		{"update lost behind a gateway", updateBranch, 502, "<html>bad gateway</html>", nil, "502 Bad Gateway", 502, true},
-		{"release tag taken", createRelease, 422, releaseTaken, ErrAlreadyExists, "(Release tag_name already_exists)", 422, false},
+		{"release tag taken", createRelease, 422, releaseTaken, github.ErrAlreadyExists, "(Release tag_name already_exists)", 422, false},
 		{"release refused otherwise", createRelease, 422, `{"message":"Validation Failed","errors":[{"resource":"Release","code":"invalid","field":"make_latest"}]}`, nil, "make_latest", 422, false},
-		{"release already_exists at another status", createRelease, 400, releaseTaken, ErrAlreadyExists, "", 400, false},
+		{"release already_exists at another status", createRelease, 400, releaseTaken, github.ErrAlreadyExists, "", 400, false},
 		{"release create lost", createRelease, 504, "", nil, "504 Gateway Timeout", 504, true},
 		{"release create 501 is definite", createRelease, 501, "", nil, "501", 501, false},
-		{"publish over a published tag", editRelease, 422, releaseTaken, ErrAlreadyExists, "", 422, false},
-		{"edit of a deleted release", editRelease, 404, notFound, ErrNotFound, "", 404, false},
-		{"delete of a deleted release", deleteRelease, 404, notFound, ErrNotFound, "DELETE /api/v3/repos/octo/demo/releases/7: 404 Not Found", 404, false},
-		{"pull request open already", createPull, 422, pullOpen, ErrAlreadyExists, "A pull request already exists for octo:automation/x.", 422, false},
-		{"pull request open already, as a string", createPull, 422, stringErrors, ErrAlreadyExists, "", 422, false},
+		{"publish over a published tag", editRelease, 422, releaseTaken, github.ErrAlreadyExists, "", 422, false},
+		{"edit of a deleted release", editRelease, 404, notFound, github.ErrNotFound, "", 404, false},
+		{"delete of a deleted release", deleteRelease, 404, notFound, github.ErrNotFound, "DELETE /api/v3/repos/octo/demo/releases/7: 404 Not Found", 404, false},
+		{"pull request open already", createPull, 422, pullOpen, github.ErrAlreadyExists, "A pull request already exists for octo:automation/x.", 422, false},
+		{"pull request open already, as a string", createPull, 422, stringErrors, github.ErrAlreadyExists, "", 422, false},
 		{"pull request without commits", createPull, 422, noCommits, nil, "No commits between", 422, false},
-		{"listing of a missing repository", releasePages, 404, notFound, ErrNotFound, "GET /api/v3/repos/octo/demo/releases: 404", 404, false},
+		{"listing of a missing repository", releasePages, 404, notFound, github.ErrNotFound, "GET /api/v3/repos/octo/demo/releases: 404", 404, false},
 		{"accepted is not a result", createRelease, 202, `{}`, nil, "202 accepted", 202, false},
 	}
-	sentinels := []error{ErrNotFound, ErrAlreadyExists, ErrNotFastForward}
+	sentinels := []error{github.ErrNotFound, github.ErrAlreadyExists, github.ErrNotFastForward}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, _ := cannedClient(t, tt.status, tt.body)
@@ -147,10 +149,10 @@ func TestErrorMapping(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.wantText) {
 				t.Errorf("err = %q, want it to contain %q", err, tt.wantText)
 			}
-			if got := statusOf(err); got != tt.wantStatus {
-				t.Errorf("statusOf = %d, want %d", got, tt.wantStatus)
+			if got := github.StatusOf(err); got != tt.wantStatus {
+				t.Errorf("StatusOf = %d, want %d", got, tt.wantStatus)
 			}
-			if got := OutcomeUnknown(err); got != tt.wantUnsure {
+			if got := github.OutcomeUnknown(err); got != tt.wantUnsure {
 				t.Errorf("OutcomeUnknown = %v, want %v", got, tt.wantUnsure)
 			}
 			if strings.Contains(err.Error(), token) {
@@ -166,7 +168,7 @@ func TestNoCommonAncestorIsAnAnswer(t *testing.T) {
 		t.Errorf("IsAncestor = %v, %v; want false, nil", ok, err)
 	}
 	c, _ = cannedClient(t, 404, `{"message":"Not Found","status":"404"}`)
-	if _, err := c.IsAncestor(context.Background(), "octo", "demo", "abc", "gone"); statusOf(err) != 404 {
+	if _, err := c.IsAncestor(context.Background(), "octo", "demo", "abc", "gone"); github.StatusOf(err) != 404 {
 		t.Errorf("IsAncestor on a missing branch = %v, want the 404", err)
 	}
 	c, _ = cannedClient(t, 200, `{"status":"ahead","ahead_by":1}`)
@@ -277,7 +279,7 @@ func TestRequestPathsAreEscaped(t *testing.T) {
 			"/api/v3/repos/octo/demo/releases", "per_page=100"},
 		{"release by id", func(c *Client) { c.ReleaseByID(ctx, "octo", "demo", 42) },
 			"/api/v3/repos/octo/demo/releases/42", ""},
-		{"pull request by number", func(c *Client) { c.EditPullRequest(ctx, "octo", "demo", 7, PullRequestEdit{}) },
+		{"pull request by number", func(c *Client) { c.EditPullRequest(ctx, "octo", "demo", 7, github.PullRequestEdit{}) },
 			"/api/v3/repos/octo/demo/pulls/7", ""},
 		{"owner and repository are segments", func(c *Client) { c.TagNames(ctx, "oc/to", "de?mo") },
 			"/api/v3/repos/oc%2Fto/de%3Fmo/tags", "per_page=100"},
@@ -315,10 +317,10 @@ func TestRequestHeadersAndBodies(t *testing.T) {
 		wantBody string // JSON, compared as a value; "" means no body
 	}{
 		{"tree: a file inline, a deletion as a null sha", func(c *Client) {
-			c.CreateTree(ctx, "octo", "demo", "base", []TreeChange{{Path: "a.yaml", Content: []byte("<v> & 2\n")}, {Path: "gone.txt", Delete: true}})
+			c.CreateTree(ctx, "octo", "demo", "base", []github.TreeChange{{Path: "a.yaml", Content: []byte("<v> & 2\n")}, {Path: "gone.txt", Delete: true}})
 		}, `{"base_tree":"base","tree":[{"path":"a.yaml","mode":"100644","type":"blob","content":"<v> & 2\n"},{"path":"gone.txt","sha":null}]}`},
 		{"release notes in Markdown travel as they are", func(c *Client) {
-			c.CreateRelease(ctx, "octo", "demo", NewRelease{TagName: "v1", Body: "<!-- x --> a & b"})
+			c.CreateRelease(ctx, "octo", "demo", github.NewRelease{TagName: "v1", Body: "<!-- x --> a & b"})
 		}, `{"tag_name":"v1","name":"","body":"<!-- x --> a & b","draft":false,"prerelease":false}`},
 		{"tree: no changes is an empty list", func(c *Client) { c.CreateTree(ctx, "octo", "demo", "", nil) },
 			`{"tree":[]}`},
@@ -330,23 +332,25 @@ func TestRequestHeadersAndBodies(t *testing.T) {
 			`{"ref":"refs/heads/automation/x","sha":"abc"}`},
 		{"move without force says so", func(c *Client) { c.UpdateBranch(ctx, "octo", "demo", "main", "abc", false) },
 			`{"sha":"abc","force":false}`},
-		{"release with defaults", func(c *Client) { c.CreateRelease(ctx, "octo", "demo", NewRelease{TagName: "v1"}) },
+		{"release with defaults", func(c *Client) { c.CreateRelease(ctx, "octo", "demo", github.NewRelease{TagName: "v1"}) },
 			`{"tag_name":"v1","name":"","body":"","draft":false,"prerelease":false}`},
 		{"release with make_latest as GitHub's string enum", func(c *Client) {
-			c.CreateRelease(ctx, "octo", "demo", NewRelease{TagName: "v1", TargetCommitish: "abc", Name: "n", Body: "b", Draft: true, Prerelease: true, MakeLatest: "legacy"})
+			c.CreateRelease(ctx, "octo", "demo", github.NewRelease{TagName: "v1", TargetCommitish: "abc", Name: "n", Body: "b", Draft: true, Prerelease: true, MakeLatest: "legacy"})
 		}, `{"tag_name":"v1","target_commitish":"abc","name":"n","body":"b","draft":true,"prerelease":true,"make_latest":"legacy"}`},
 		{"release edit sends only what changes", func(c *Client) {
-			c.EditRelease(ctx, "octo", "demo", 7, ReleaseEdit{Body: ptr(""), Draft: ptr(false), MakeLatest: "false"})
+			c.EditRelease(ctx, "octo", "demo", 7, github.ReleaseEdit{Body: ptr(""), Draft: ptr(false), MakeLatest: "false"})
 		}, `{"body":"","draft":false,"make_latest":"false"}`},
 		{"pull request", func(c *Client) {
-			c.CreatePullRequest(ctx, "octo", "demo", NewPullRequest{Title: "t", Body: "b", Head: "automation/x", Base: "main"})
+			c.CreatePullRequest(ctx, "octo", "demo", github.NewPullRequest{Title: "t", Body: "b", Head: "automation/x", Base: "main"})
 		}, `{"title":"t","body":"b","head":"automation/x","base":"main"}`},
-		{"pull request edit", func(c *Client) { c.EditPullRequest(ctx, "octo", "demo", 7, PullRequestEdit{State: ptr("closed")}) },
+		{"pull request edit", func(c *Client) {
+			c.EditPullRequest(ctx, "octo", "demo", 7, github.PullRequestEdit{State: ptr("closed")})
+		},
 			`{"state":"closed"}`},
-		{"notes with GitHub's choice of the previous release", func(c *Client) { c.GenerateNotes(ctx, "octo", "demo", NotesRequest{TagName: "v2"}) },
+		{"notes with GitHub's choice of the previous release", func(c *Client) { c.GenerateNotes(ctx, "octo", "demo", github.NotesRequest{TagName: "v2"}) },
 			`{"tag_name":"v2"}`},
 		{"notes with a range", func(c *Client) {
-			c.GenerateNotes(ctx, "octo", "demo", NotesRequest{TagName: "v2", PreviousTagName: "v1", TargetCommitish: "abc"})
+			c.GenerateNotes(ctx, "octo", "demo", github.NotesRequest{TagName: "v2", PreviousTagName: "v1", TargetCommitish: "abc"})
 		}, `{"tag_name":"v2","previous_tag_name":"v1","target_commitish":"abc"}`},
 		{"delete has no body", func(c *Client) { c.DeleteRelease(ctx, "octo", "demo", 7) }, ""},
 		{"read has no body", func(c *Client) { c.Releases(ctx, "octo", "demo") }, ""},
@@ -424,7 +428,7 @@ func TestCancelledRequestReportsTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := c.Releases(ctx, "octo", "demo")
-	if !errors.Is(err, context.Canceled) || OutcomeUnknown(err) {
+	if !errors.Is(err, context.Canceled) || github.OutcomeUnknown(err) {
 		t.Errorf("err = %v, want context.Canceled and a known outcome", err)
 	}
 }

@@ -1,4 +1,4 @@
-package github
+package githubclient
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
 )
 
@@ -34,9 +35,9 @@ func TestReleasePagesStopsWhereTheCallerSays(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f.sim.ResetLog()
-			var seen []Release
+			var seen []github.Release
 			calls := 0
-			pages, complete, err := f.c.ReleasePages(context.Background(), "octo", "demo", tt.perPage, tt.maxPages, func(page []Release) bool {
+			pages, complete, err := f.c.ReleasePages(context.Background(), "octo", "demo", tt.perPage, tt.maxPages, func(page []github.Release) bool {
 				calls++
 				seen = append(seen, page...)
 				return tt.stopAfter == 0 || calls < tt.stopAfter
@@ -57,8 +58,8 @@ func TestReleasePagesStopsWhereTheCallerSays(t *testing.T) {
 
 func TestReleasePagesOfAMissingRepository(t *testing.T) {
 	f := setup(t, false)
-	_, _, err := f.c.ReleasePages(context.Background(), "octo", "gone", 100, 0, func([]Release) bool { return true })
-	if !errors.Is(err, ErrNotFound) {
+	_, _, err := f.c.ReleasePages(context.Background(), "octo", "gone", 100, 0, func([]github.Release) bool { return true })
+	if !errors.Is(err, github.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
 }

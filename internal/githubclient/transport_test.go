@@ -1,4 +1,4 @@
-package github
+package githubclient
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"dagger/shipyard/internal/github"
 )
 
 func TestPlainHTTPAllowed(t *testing.T) {
@@ -98,7 +100,7 @@ func TestRedirectsToPlainHTTPAreRefused(t *testing.T) {
 			return err
 		}},
 		{"write to a public host", "http://example.invalid/landing", func(c *Client) error {
-			_, err := c.CreateRelease(ctx, "octo", "demo", NewRelease{TagName: "v1"})
+			_, err := c.CreateRelease(ctx, "octo", "demo", github.NewRelease{TagName: "v1"})
 			return err
 		}},
 	}
@@ -113,10 +115,10 @@ func TestRedirectsToPlainHTTPAreRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = tt.op(c)
-			if !errors.Is(err, errRefused) {
+			if !errors.Is(err, github.ErrRefused) {
 				t.Fatalf("err = %v, want a refusal", err)
 			}
-			if OutcomeUnknown(err) {
+			if github.OutcomeUnknown(err) {
 				t.Errorf("a refused request counts as an unknown outcome: %v", err)
 			}
 			if strings.Contains(err.Error(), token) {
@@ -161,7 +163,7 @@ func TestAuthorizationStaysOnTheAPIHost(t *testing.T) {
 		return err
 	}
 	write := func(c *Client) error {
-		_, err := c.CreateRelease(ctx, "octo", "demo", NewRelease{TagName: "v1"})
+		_, err := c.CreateRelease(ctx, "octo", "demo", github.NewRelease{TagName: "v1"})
 		return err
 	}
 	tests := []struct {
@@ -235,7 +237,7 @@ func TestEveryRequestHasATimeout(t *testing.T) {
 		{"read", false, func(c *Client) error { _, err := c.Releases(ctx, "octo", "demo"); return err }, false, false},
 		{"read with a stalled body", true, func(c *Client) error { _, err := c.Releases(ctx, "octo", "demo"); return err }, false, false},
 		{"create (POST)", false, func(c *Client) error {
-			_, err := c.CreateRelease(ctx, "octo", "demo", NewRelease{TagName: "v1"})
+			_, err := c.CreateRelease(ctx, "octo", "demo", github.NewRelease{TagName: "v1"})
 			return err
 		}, true, true},
 		{"move a branch (PATCH)", false, func(c *Client) error {
@@ -243,7 +245,7 @@ func TestEveryRequestHasATimeout(t *testing.T) {
 		}, true, true},
 		{"delete (DELETE)", false, func(c *Client) error { return c.DeleteRelease(ctx, "octo", "demo", 7) }, true, true},
 		{"write with a stalled body", true, func(c *Client) error {
-			_, err := c.CreateRelease(ctx, "octo", "demo", NewRelease{TagName: "v1"})
+			_, err := c.CreateRelease(ctx, "octo", "demo", github.NewRelease{TagName: "v1"})
 			return err
 		}, true, false},
 	}
@@ -282,7 +284,7 @@ func TestEveryRequestHasATimeout(t *testing.T) {
 			if err == nil {
 				t.Fatal("a stalled server gave no error")
 			}
-			if tt.wantUnsure && !OutcomeUnknown(err) {
+			if tt.wantUnsure && !github.OutcomeUnknown(err) {
 				t.Errorf("a timed-out write is not an unknown outcome: %v", err)
 			}
 			mu.Lock()

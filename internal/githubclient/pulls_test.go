@@ -1,10 +1,11 @@
-package github
+package githubclient
 
 import (
 	"context"
 	"errors"
 	"testing"
 
+	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/githubsim"
 )
 
@@ -19,7 +20,7 @@ func TestPullRequestOperations(t *testing.T) {
 	if _, found, err := f.c.OpenPullRequest(ctx, "octo", "demo", "automation/x", "main"); found || err != nil {
 		t.Fatalf("OpenPullRequest before any = %v, %v", found, err)
 	}
-	np := NewPullRequest{Title: "chore: bump", Body: "body 1", Head: "automation/x", Base: "main"}
+	np := github.NewPullRequest{Title: "chore: bump", Body: "body 1", Head: "automation/x", Base: "main"}
 	created, err := f.c.CreatePullRequest(ctx, "octo", "demo", np)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +29,7 @@ func TestPullRequestOperations(t *testing.T) {
 		created.URL != "https://github.com/octo/demo/pull/2" {
 		t.Errorf("created %+v", created)
 	}
-	if _, err := f.c.CreatePullRequest(ctx, "octo", "demo", np); !errors.Is(err, ErrAlreadyExists) {
+	if _, err := f.c.CreatePullRequest(ctx, "octo", "demo", np); !errors.Is(err, github.ErrAlreadyExists) {
 		t.Errorf("second CreatePullRequest: %v, want ErrAlreadyExists", err)
 	}
 	open, found, err := f.c.OpenPullRequest(ctx, "octo", "demo", "automation/x", "main")
@@ -37,18 +38,18 @@ func TestPullRequestOperations(t *testing.T) {
 	}
 
 	title, body := "chore: bump twice", "body 2"
-	edited, err := f.c.EditPullRequest(ctx, "octo", "demo", open.Number, PullRequestEdit{Title: &title, Body: &body})
+	edited, err := f.c.EditPullRequest(ctx, "octo", "demo", open.Number, github.PullRequestEdit{Title: &title, Body: &body})
 	if err != nil || edited.Title != title || edited.Body != body || edited.State != "open" {
 		t.Fatalf("EditPullRequest = %+v, %v", edited, err)
 	}
 	closed := "closed"
-	if pr, err := f.c.EditPullRequest(ctx, "octo", "demo", open.Number, PullRequestEdit{State: &closed}); err != nil || pr.State != "closed" || pr.Title != title {
+	if pr, err := f.c.EditPullRequest(ctx, "octo", "demo", open.Number, github.PullRequestEdit{State: &closed}); err != nil || pr.State != "closed" || pr.Title != title {
 		t.Fatalf("closing = %+v, %v", pr, err)
 	}
 	if _, found, err := f.c.OpenPullRequest(ctx, "octo", "demo", "automation/x", "main"); found || err != nil {
 		t.Errorf("OpenPullRequest after closing = %v, %v", found, err)
 	}
-	if _, err := f.c.EditPullRequest(ctx, "octo", "demo", 99, PullRequestEdit{Title: &title}); err == nil {
+	if _, err := f.c.EditPullRequest(ctx, "octo", "demo", 99, github.PullRequestEdit{Title: &title}); err == nil {
 		t.Errorf("editing a missing pull request succeeded")
 	}
 }
