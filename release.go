@@ -1,6 +1,7 @@
 package main
 
 import (
+	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/githubclient"
 
 	"context"
@@ -15,7 +16,7 @@ import (
 )
 
 // githubClient opens the GitHub API with the constructor's token, read into memory only.
-func (m *Shipyard) githubClient(ctx context.Context) (*githubclient.Client, error) {
+func (m *Shipyard) githubClient(ctx context.Context) (github.API, error) {
 	api, err := m.githubAPI(ctx)
 	if err != nil {
 		return nil, err

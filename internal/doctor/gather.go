@@ -1,8 +1,6 @@
 package doctor
 
 import (
-	"dagger/shipyard/internal/githubclient"
-
 	"context"
 	"errors"
 	"fmt"
@@ -30,7 +28,7 @@ func denied(err error) (bool, error) {
 }
 
 // readFile reads a file of the default branch.
-func readFile(ctx context.Context, gh *githubclient.Client, owner, name, path string) (File, error) {
+func readFile(ctx context.Context, gh github.API, owner, name, path string) (File, error) {
 	data, found, err := gh.FileAt(ctx, owner, name, path, "")
 	f := File{Path: path, Found: found, Content: string(data)}
 	f.Denied, err = denied(err)
@@ -38,7 +36,7 @@ func readFile(ctx context.Context, gh *githubclient.Client, owner, name, path st
 }
 
 // firstFile reads the first of paths that exists (the last one's facts when none does).
-func firstFile(ctx context.Context, gh *githubclient.Client, owner, name string, paths ...string) (File, error) {
+func firstFile(ctx context.Context, gh github.API, owner, name string, paths ...string) (File, error) {
 	var f File
 	for _, p := range paths {
 		var err error
@@ -62,7 +60,7 @@ func split(repo string) (string, string, error) {
 // the repository's and the shared organisation secrets' names, the required checks of dev
 // and main, and the files of the default branch. About 17 requests, run concurrently by
 // group.
-func GatherTesk(ctx context.Context, gh *githubclient.Client, repo string) (TeskFacts, error) {
+func GatherTesk(ctx context.Context, gh github.API, repo string) (TeskFacts, error) {
 	owner, name, err := split(repo)
 	if err != nil {
 		return TeskFacts{}, err
@@ -125,7 +123,7 @@ func GatherTesk(ctx context.Context, gh *githubclient.Client, repo string) (Tesk
 	return f, c.Wait()
 }
 
-func gatherEnvironments(ctx context.Context, gh *githubclient.Client, owner, name string, f *TeskFacts) error {
+func gatherEnvironments(ctx context.Context, gh github.API, owner, name string, f *TeskFacts) error {
 	envs, err := gh.Environments(ctx, owner, name)
 	no, err := denied(err)
 	if err != nil || no {
@@ -152,7 +150,7 @@ func gatherEnvironments(ctx context.Context, gh *githubclient.Client, owner, nam
 	return nil
 }
 
-func gatherWorkflows(ctx context.Context, gh *githubclient.Client, owner, name string, f *TeskFacts) error {
+func gatherWorkflows(ctx context.Context, gh github.API, owner, name string, f *TeskFacts) error {
 	const dir = ".github/workflows"
 	entries, found, err := gh.DirAt(ctx, owner, name, dir, "")
 	if f.WorkflowsDenied, err = denied(err); err != nil || f.WorkflowsDenied || !found {
@@ -175,7 +173,7 @@ func gatherWorkflows(ctx context.Context, gh *githubclient.Client, owner, name s
 // GatherModel reads a Cloudcoil model repository's settings: its variables, where
 // CI_GITHUB_TOKEN could come from (repository, organisation and environment secret
 // names), pypi_publish.yml and pyproject.toml's project name.
-func GatherModel(ctx context.Context, gh *githubclient.Client, repo string, pypi PyPISource) (ModelFacts, error) {
+func GatherModel(ctx context.Context, gh github.API, repo string, pypi PyPISource) (ModelFacts, error) {
 	owner, name, err := split(repo)
 	if err != nil {
 		return ModelFacts{}, err
@@ -226,7 +224,7 @@ type PyPISource struct {
 
 // GatherGenerator reads where CI_GITHUB_TOKEN could come from in Cloudcoil's generator
 // repository: repository, organisation and environment secret names.
-func GatherGenerator(ctx context.Context, gh *githubclient.Client, repo string) (ModelFacts, error) {
+func GatherGenerator(ctx context.Context, gh github.API, repo string) (ModelFacts, error) {
 	owner, name, err := split(repo)
 	if err != nil {
 		return ModelFacts{}, err
@@ -241,7 +239,7 @@ func GatherGenerator(ctx context.Context, gh *githubclient.Client, repo string) 
 
 // gatherTokenSources starts, on c, the reads of every place CI_GITHUB_TOKEN could come
 // from, recording into f.SecretSources and f.SecretsDenied.
-func gatherTokenSources(ctx context.Context, gh *githubclient.Client, owner, name string, f *ModelFacts, c *fanout.Group) {
+func gatherTokenSources(ctx context.Context, gh github.API, owner, name string, f *ModelFacts, c *fanout.Group) {
 	var mu sync.Mutex
 	source := func(where string, names []string, err error) error {
 		no, err := denied(err)

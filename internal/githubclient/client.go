@@ -162,7 +162,7 @@ func NewClient(baseURL, token string, opts ...Option) (*Client, error) {
 		api:          &url.URL{Scheme: u.Scheme, Host: u.Host},
 		explicitBase: explicitBase,
 		policy:       DefaultRetryPolicy(),
-		sleep:        sleepCtx,
+		sleep:        github.Sleep,
 		now:          time.Now,
 	}
 	if token != "" {
@@ -196,24 +196,12 @@ func (c *Client) Stats() github.Stats {
 // Requests is the number of HTTP requests sent so far.
 func (c *Client) Requests() int64 { return c.t.requests.Load() }
 
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
-}
-
 // secret keeps a credential out of formatted output.
 type secret string
 
 func (secret) String() string { return "[redacted]" }
 
 func (secret) GoString() string { return "[redacted]" }
+
+// The client performs every GitHub operation the flows use.
+var _ github.API = (*Client)(nil)

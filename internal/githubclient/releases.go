@@ -16,10 +16,6 @@ func releaseOf(r *gh.RepositoryRelease) github.Release {
 	}
 }
 
-// maxReleasePages bounds the listing (100 per page), so a misbehaving server cannot keep
-// the client paging forever.
-const maxReleasePages = 100
-
 // Releases lists every release the token can see, newest first, 100 per page. Drafts
 // appear only for tokens with push access, as GitHub shows them.
 func (c *Client) Releases(ctx context.Context, owner, repo string) ([]github.Release, error) {
@@ -38,7 +34,7 @@ func (c *Client) Releases(ctx context.Context, owner, repo string) ([]github.Rel
 func (c *Client) allReleases(ctx context.Context, owner, repo string) ([]*gh.RepositoryRelease, error) {
 	var out []*gh.RepositoryRelease
 	opts := &gh.ListOptions{PerPage: 100}
-	for range maxReleasePages {
+	for range github.MaxReleasePages {
 		page, resp, err := c.gh.Repositories.ListReleases(ctx, seg(owner), seg(repo), opts)
 		if err = apiErr(resp, err); err != nil {
 			return nil, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(opts.Page, 1), err)
@@ -49,7 +45,7 @@ func (c *Client) allReleases(ctx context.Context, owner, repo string) ([]*gh.Rep
 		}
 		opts.Page = resp.NextPage
 	}
-	return nil, fmt.Errorf("github: releases of %s/%s: more than %d pages", owner, repo, maxReleasePages)
+	return nil, fmt.Errorf("github: releases of %s/%s: more than %d pages", owner, repo, github.MaxReleasePages)
 }
 
 // ReleaseByTag returns the published release of a tag; found is false when there is

@@ -9,40 +9,23 @@ import (
 	"dagger/shipyard/internal/github"
 )
 
-// ReleasePages reads a repository's releases newest first, one page of perPage (1 to 100;
-// 100 when out of range) at a time, handing each page to more; it stops when more returns
-// false, after the last page, or after maxPages pages (0 means maxReleasePages). It
-// returns how many pages it read and whether it stopped for one of the first two reasons
-// (complete) rather than the page limit.
-//
-// Unlike Releases, the caller decides how far to go: a flow that only needs releases newer
-// than what it tracks stops after the first page or two instead of reading a project's
-// whole history, and each page is one conditional request that costs nothing when unchanged.
-func (c *Client) ReleasePages(ctx context.Context, owner, repo string, perPage, maxPages int, more func([]github.Release) bool) (pages int, complete bool, err error) {
+// ReleasePage reads one page of a repository's releases, newest first: page (from 1) of
+// perPage (1 to 100; 100 when out of range), and the number of the next page, 0 after the
+// last. github.ReleasePages reads page after page of it.
+func (c *Client) ReleasePage(ctx context.Context, owner, repo string, perPage, page int) ([]github.Release, int, error) {
 	if perPage < 1 || perPage > 100 {
 		perPage = 100
 	}
-	if maxPages <= 0 || maxPages > maxReleasePages {
-		maxPages = maxReleasePages
+	list, resp, err := c.gh.Repositories.ListReleases(ctx, seg(owner), seg(repo), &gh.ListOptions{PerPage: perPage, Page: page})
+	if err = apiErr(resp, err); err != nil {
+		if isNotFound(err) {
+			err = fmt.Errorf("%w: %w", github.ErrNotFound, err)
+		}
+		return nil, 0, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(page, 1), err)
 	}
-	opts := &gh.ListOptions{PerPage: perPage}
-	for pages < maxPages {
-		list, resp, err := c.gh.Repositories.ListReleases(ctx, seg(owner), seg(repo), opts)
-		if err = apiErr(resp, err); err != nil {
-			if isNotFound(err) {
-				err = fmt.Errorf("%w: %w", github.ErrNotFound, err)
-			}
-			return pages, false, fmt.Errorf("github: releases of %s/%s (page %d): %w", owner, repo, max(opts.Page, 1), err)
-		}
-		pages++
-		page := make([]github.Release, 0, len(list))
-		for _, r := range list {
-			page = append(page, releaseOf(r))
-		}
-		if !more(page) || resp.NextPage == 0 {
-			return pages, true, nil
-		}
-		opts.Page = resp.NextPage
+	out := make([]github.Release, 0, len(list))
+	for _, r := range list {
+		out = append(out, releaseOf(r))
 	}
-	return pages, false, nil
+	return out, resp.NextPage, nil
 }

@@ -37,7 +37,7 @@ func TestReleasePagesStopsWhereTheCallerSays(t *testing.T) {
 			f.sim.ResetLog()
 			var seen []github.Release
 			calls := 0
-			pages, complete, err := f.c.ReleasePages(context.Background(), "octo", "demo", tt.perPage, tt.maxPages, func(page []github.Release) bool {
+			pages, complete, err := github.ReleasePages(context.Background(), f.c, "octo", "demo", tt.perPage, tt.maxPages, func(page []github.Release) bool {
 				calls++
 				seen = append(seen, page...)
 				return tt.stopAfter == 0 || calls < tt.stopAfter
@@ -58,7 +58,7 @@ func TestReleasePagesStopsWhereTheCallerSays(t *testing.T) {
 
 func TestReleasePagesOfAMissingRepository(t *testing.T) {
 	f := setup(t, false)
-	_, _, err := f.c.ReleasePages(context.Background(), "octo", "gone", 100, 0, func([]github.Release) bool { return true })
+	_, _, err := github.ReleasePages(context.Background(), f.c, "octo", "gone", 100, 0, func([]github.Release) bool { return true })
 	if !errors.Is(err, github.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}

@@ -97,7 +97,7 @@ func TestErrorMapping(t *testing.T) {
 		return err
 	}
 	releasePages := func(c *Client) error {
-		_, _, err := c.ReleasePages(ctx, "octo", "demo", 100, 1, func([]github.Release) bool { return true })
+		_, _, err := github.ReleasePages(ctx, c, "octo", "demo", 100, 1, func([]github.Release) bool { return true })
 		return err
 	}
 

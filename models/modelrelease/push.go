@@ -11,7 +11,7 @@ import (
 // push writes the release commit and moves the release branch to it without force. The
 // commit's tree is exactly the generated repository with the record (files the generation
 // no longer writes are gone), written on the parent's tree so only what differs is sent
-// (githubclient.Client.WriteTree), its parent the head the plan read, or main's commit for a
+// (github.Calls.WriteTree), its parent the head the plan read, or main's commit for a
 // new branch. GitHub then accepts the move only if nobody
 // moved the branch since the plan read it: a lost race wraps errLostRace. When the head
 // already records this exact release, nothing is written and the head is the commit.

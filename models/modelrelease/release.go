@@ -1,8 +1,6 @@
 package modelrelease
 
 import (
-	"dagger/shipyard/internal/githubclient"
-
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/models/upstreams"
 )
@@ -122,7 +121,7 @@ const flowName = "model-release"
 // release steps run again on fresh state, at most MaxAttempts times. A dry run stops
 // before the first writing step. Failed checks stop before any write. The GitHub
 // client holds the token in memory; no container of the graph receives it.
-func (e Env) Release(ctx context.Context, gh *githubclient.Client, source *dagger.Directory, o ReleaseOptions) (ReleaseResult, error) {
+func (e Env) Release(ctx context.Context, gh github.API, source *dagger.Directory, o ReleaseOptions) (ReleaseResult, error) {
 	o = o.withDefaults()
 	var res ReleaseResult
 	s := &modelReleaseState{env: e, gh: gh, source: source, o: o, res: &res}

@@ -1,8 +1,6 @@
 package modelrelease
 
 import (
-	"dagger/shipyard/internal/githubclient"
-
 	"context"
 	"errors"
 	"fmt"
@@ -21,7 +19,7 @@ import (
 // decided on them and what was written.
 type modelReleaseState struct {
 	env    Env
-	gh     *githubclient.Client
+	gh     github.API
 	source *dagger.Directory
 	o      ReleaseOptions
 	res    *ReleaseResult

@@ -1,9 +1,8 @@
 package modelrelease
 
 import (
-	"dagger/shipyard/internal/githubclient"
-
 	"context"
+	"dagger/shipyard/internal/github"
 	"fmt"
 	"net/http"
 	"slices"
@@ -12,7 +11,7 @@ import (
 
 // remote is the model repository on GitHub and its project on PyPI, as one run sees them.
 type remote struct {
-	gh          *githubclient.Client
+	gh          github.API
 	owner, repo string
 	main        string // the main branch's name
 	pypi        *http.Client

@@ -1,8 +1,6 @@
 package modelrelease
 
 import (
-	"dagger/shipyard/internal/githubclient"
-
 	"context"
 	"errors"
 	"fmt"
@@ -27,7 +25,7 @@ import (
 // data API (tree, commit, ref update without force): GitHub moves the branch only when
 // the commit descends from its head, so a push never discards anyone's commit. The tree
 // keeps the generation's modes and bytes (ReadGenerated) and is written in bounded
-// requests carrying only what differs from main (githubclient.Client.WriteTree).
+// requests carrying only what differs from main (github.Calls.WriteTree).
 
 // DefaultModelOwner owns the model repositories.
 const DefaultModelOwner = "cloudcoil"
@@ -212,7 +210,7 @@ type updateReposState struct {
 // the token (CI_GITHUB_TOKEN, whose pushes start the repositories' own workflows) in
 // memory; no container receives it. The error, when any update failed, joins every
 // failure; the updates are returned either way.
-func (e Env) UpdateRepos(ctx context.Context, gh *githubclient.Client, source *dagger.Directory, o UpdateOptions) (Updates, error) {
+func (e Env) UpdateRepos(ctx context.Context, gh github.API, source *dagger.Directory, o UpdateOptions) (Updates, error) {
 	if o.Owner == "" {
 		o.Owner = DefaultModelOwner
 	}
@@ -282,7 +280,7 @@ func countFailed(u Updates) int {
 }
 
 // updateRepo runs one integration's steps.
-func (e Env) updateRepo(ctx context.Context, gh *githubclient.Client, source *dagger.Directory, name string, o UpdateOptions) RepoUpdate {
+func (e Env) updateRepo(ctx context.Context, gh github.API, source *dagger.Directory, name string, o UpdateOptions) RepoUpdate {
 	repo := ModelRepoName(o.Owner, name)
 	st := &updateReposState{name: name, owner: o.Owner, repo: "models-" + name, branch: o.Branch}
 	steps := e.updateSteps(gh, source, name, o)
@@ -295,7 +293,7 @@ func (e Env) updateRepo(ctx context.Context, gh *githubclient.Client, source *da
 // updateSteps are one integration's update, declared: generate, read the automation
 // branch, then what writes it. Their names and advice name the integration's repository;
 // the bodies are the methods of integrationUpdate.
-func (e Env) updateSteps(gh *githubclient.Client, source *dagger.Directory, name string, o UpdateOptions) []flow.Step[updateReposState] {
+func (e Env) updateSteps(gh github.API, source *dagger.Directory, name string, o UpdateOptions) []flow.Step[updateReposState] {
 	u := integrationUpdate{env: e, gh: gh, source: source, name: name, repo: ModelRepoName(o.Owner, name), o: o}
 	return []flow.Step[updateReposState]{
 		{Name: "generate", Run: u.generate,
@@ -317,7 +315,7 @@ func (e Env) updateSteps(gh *githubclient.Client, source *dagger.Directory, name
 // repository's source, the client, and the repository the integration publishes to.
 type integrationUpdate struct {
 	env    Env
-	gh     *githubclient.Client
+	gh     github.API
 	source *dagger.Directory
 	name   string
 	repo   string // owner/models-<name>
@@ -425,7 +423,7 @@ func (u integrationUpdate) push(ctx context.Context, s *updateReposState) error 
 
 // readHead reads the branch's head, its tree and the tree's entries into s; ok is false
 // when the branch does not exist.
-func readHead(ctx context.Context, gh *githubclient.Client, s *updateReposState) (ok bool, err error) {
+func readHead(ctx context.Context, gh github.API, s *updateReposState) (ok bool, err error) {
 	head, ok, err := gh.BranchHead(ctx, s.owner, s.repo, s.branch)
 	if err != nil || !ok {
 		return false, err

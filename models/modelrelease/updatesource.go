@@ -1,9 +1,8 @@
 package modelrelease
 
 import (
-	"dagger/shipyard/internal/githubclient"
-
 	"context"
+	"dagger/shipyard/internal/github"
 	"fmt"
 	"regexp"
 	"strings"
@@ -78,7 +77,7 @@ func CheckSource(f SourceFacts) error {
 // Cloudcoil repository (CI_GITHUB_TOKEN may: model-versions pushes its branch there). Such
 // a run generates at the release level, beside the caches of every credentialed run, so
 // no code of the source runs before the token is shown to be the repository's own.
-func checkSourceAccess(ctx context.Context, gh *githubclient.Client, sourceRepo string) error {
+func checkSourceAccess(ctx context.Context, gh github.API, sourceRepo string) error {
 	owner, name, ok := strings.Cut(sourceRepo, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
 		return fmt.Errorf("the Cloudcoil repository %q is not owner/name: give --repo (the wrappers pass $GITHUB_REPOSITORY)", sourceRepo)
@@ -96,7 +95,7 @@ func checkSourceAccess(ctx context.Context, gh *githubclient.Client, sourceRepo 
 	return nil
 }
 
-func sourceFacts(ctx context.Context, gh *githubclient.Client, o UpdateOptions, owner, repo, head string) (SourceFacts, error) {
+func sourceFacts(ctx context.Context, gh github.API, o UpdateOptions, owner, repo, head string) (SourceFacts, error) {
 	f := SourceFacts{SourceRepo: o.SourceRepo, SourceBranch: o.SourceBranch, Source: o.SourceCommit, ModelRepo: owner + "/" + repo}
 	srcOwner, srcName, ok := strings.Cut(o.SourceRepo, "/")
 	if !ok || srcOwner == "" || srcName == "" || strings.Contains(srcName, "/") {

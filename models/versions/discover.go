@@ -117,7 +117,7 @@ func (r *modelVersionsState) discover(ctx context.Context, file *upstreams.File)
 		}
 		owner, name := repo.Owner, repo.Repo
 		var releases []upstreams.Release
-		pages, complete, err := r.gh.ReleasePages(ctx, owner, name, r.opts.ReleasesPerPage, r.opts.MaxReleasePages, func(page []github.Release) bool {
+		pages, complete, err := github.ReleasePages(ctx, r.gh, owner, name, r.opts.ReleasesPerPage, r.opts.MaxReleasePages, func(page []github.Release) bool {
 			converted := make([]upstreams.Release, 0, len(page))
 			for _, rel := range page {
 				converted = append(converted, upstreams.Release{Tag: rel.TagName, Draft: rel.Draft, Prerelease: rel.Prerelease})

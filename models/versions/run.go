@@ -1,8 +1,6 @@
 package versions
 
 import (
-	"dagger/shipyard/internal/githubclient"
-
 	"context"
 	"fmt"
 	"net/http"
@@ -71,7 +69,7 @@ func (o Options) withDefaults() (Options, string, string, error) {
 // request in line with the plan. The report says what was found and done; on error it
 // holds what was known up to the failure, and the error is a *flow.Error naming the step
 // that failed and what to do next.
-func run(ctx context.Context, setup Config, gh *githubclient.Client, opts Options) (Report, error) {
+func run(ctx context.Context, setup Config, gh github.API, opts Options) (Report, error) {
 	r := &modelVersionsState{gh: gh, pypi: setup.PyPI, opts: opts}
 	r.report = Report{Repository: opts.Repo, Base: opts.Base, Branch: Branch, Check: opts.Check}
 	start := gh.Stats()
@@ -89,7 +87,7 @@ func run(ctx context.Context, setup Config, gh *githubclient.Client, opts Option
 // modelVersionsState is what the steps of one model-versions run share: the clients and
 // options, what the fetch steps read, what the decide steps made of it, and the report.
 type modelVersionsState struct {
-	gh          *githubclient.Client
+	gh          github.API
 	pypi        *http.Client
 	opts        Options
 	owner, name string

@@ -1,8 +1,6 @@
 package release
 
 import (
-	"dagger/shipyard/internal/githubclient"
-
 	"context"
 	"fmt"
 
@@ -21,7 +19,7 @@ import (
 type Config struct {
 	Client *dagger.Client
 	// GitHub is read by every step and written (contents: write) by the release step.
-	GitHub *githubclient.Client
+	GitHub github.API
 	// Repo is the GitHub repository, owner/name.
 	Repo string
 	// Gates adjusts release-plan (CI workflow, image organisation).

@@ -1,8 +1,6 @@
 package releasegate
 
 import (
-	"dagger/shipyard/internal/githubclient"
-
 	"context"
 	"errors"
 	"fmt"
@@ -57,7 +55,7 @@ func splitRepo(repo string) (owner, name string, err error) {
 // of releases) and runs the
 // independent ones concurrently. Errors other than "not found" fail it: the rules never
 // decide on missing data.
-func Gather(ctx context.Context, gh *githubclient.Client, repo, tag string, opts Config) (Facts, error) {
+func Gather(ctx context.Context, gh github.API, repo, tag string, opts Config) (Facts, error) {
 	opts = opts.withDefaults()
 	owner, name, err := splitRepo(repo)
 	if err != nil {
@@ -94,7 +92,7 @@ func Gather(ctx context.Context, gh *githubclient.Client, repo, tag string, opts
 
 // gatherer fills Facts from concurrent reads, each writing its own fields.
 type gatherer struct {
-	gh          *githubclient.Client
+	gh          github.API
 	owner, name string
 	f           Facts
 	reads       *fanout.Group
@@ -176,7 +174,7 @@ func (g *gatherer) ci(ctx context.Context, workflow, sha string) error {
 // GitHub API and returns the plan, or a *GateError listing every violated rule (with
 // the rules it could not check). Other errors mean GitHub could not be read; they fail
 // the plan too, as any doubt must.
-func Check(ctx context.Context, gh *githubclient.Client, repo, tag string, opts Config) (Plan, error) {
+func Check(ctx context.Context, gh github.API, repo, tag string, opts Config) (Plan, error) {
 	facts, err := Gather(ctx, gh, repo, tag, opts)
 	if err != nil {
 		return Plan{}, err
