@@ -37,6 +37,8 @@ func main() {
 const usage = `usage: github <command> [flags]
 
   dev-history   whether a commit is on a branch, and the branch's commits after it
+  call METHOD   one of github.Calls: its arguments on stdin, a JSON array; its answer
+                on stdout, a github.Answer
 `
 
 // usageError is a command line the caller got wrong: a bug of the module that ran it.
@@ -49,6 +51,7 @@ type command func(fs *flag.FlagSet) func(ctx context.Context, api apiFlags, stdo
 
 var commands = map[string]command{
 	"dev-history": devHistory,
+	"call":        call,
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -74,9 +77,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = usageError{err}
 	}
 	var ue usageError
+	var failed callFailed
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &failed):
+		fmt.Fprintf(stderr, "github %s: %v\n", args[0], err)
+		return wire.ExitFailure
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "github %s: %v\n", args[0], err)
 		return wire.ExitUsage
@@ -92,19 +99,31 @@ type apiFlags struct {
 
 // client is the GitHub client of f: the token, when there is one, read from its file.
 func (f apiFlags) client() (*githubclient.Client, error) {
+	token, err := f.token()
+	if err != nil {
+		return nil, err
+	}
+	return f.clientWith(token)
+}
+
+// token is the token in f's file; "" without one.
+func (f apiFlags) token() (string, error) {
+	if f.tokenFile == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(f.tokenFile)
+	if err != nil {
+		// The path is the module's own mount point; the error names no token.
+		return "", fmt.Errorf("reading the token file: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+func (f apiFlags) clientWith(token string, opts ...githubclient.Option) (*githubclient.Client, error) {
 	if f.url == "" {
 		return nil, usagef("--api is required")
 	}
-	var token string
-	if f.tokenFile != "" {
-		b, err := os.ReadFile(f.tokenFile)
-		if err != nil {
-			// The path is the module's own mount point; the error names no token.
-			return nil, fmt.Errorf("reading the token file: %w", err)
-		}
-		token = strings.TrimSpace(string(b))
-	}
-	return githubclient.NewClient(f.url, token)
+	return githubclient.NewClient(f.url, token, opts...)
 }
 
 func devHistory(fs *flag.FlagSet) func(context.Context, apiFlags, io.Writer) error {

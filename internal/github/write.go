@@ -15,6 +15,9 @@ func OutcomeUnknown(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrRefused) {
 		return false
 	}
+	if errors.Is(err, errOutcomeUnknown) {
+		return true
+	}
 	if code := StatusOf(err); code != 0 {
 		return code >= 500 && code != http.StatusNotImplemented
 	}

@@ -42,6 +42,7 @@ func Sources() []string {
 const (
 	binary    = "/usr/local/bin/github"
 	tokenPath = "/run/secrets/github-token"
+	cacheDir  = "/var/cache/shipyard-github"
 )
 
 // Build returns a container with the command, built from moduleSrc (the module's root) in
@@ -58,11 +59,13 @@ func Build(client *dagger.Client, moduleSrc *dagger.Directory, p pins.Pins, leve
 }
 
 // Command runs the GitHub command in Tool (from Build) against the API at API, as the
-// token Token (anonymously when nil).
+// token Token (anonymously when nil), keeping the ETag cache in Cache (none when nil): a
+// volume of the caller's trust level, since what it holds decides what later calls see.
 type Command struct {
 	Tool  *dagger.Container
 	API   string
 	Token *dagger.Secret
+	Cache *dagger.CacheVolume
 }
 
 // Error is a failed run of the command: its message, which never holds the token.
@@ -74,21 +77,32 @@ func (e *Error) Error() string { return e.Message }
 
 // run runs `github cmd args…` and returns its stdout.
 func (c Command) run(ctx context.Context, cmd string, args ...string) (string, error) {
-	if c.Tool == nil {
-		return "", errors.New("no GitHub command container")
-	}
-	ctr := c.Tool
-	argv := append([]string{"github", cmd, "--api", c.API}, args...)
-	if c.Token != nil {
-		ctr = ctr.WithMountedSecret(tokenPath, c.Token)
-		argv = append(argv, "--token-file", tokenPath)
-	}
-	stdout, err := gobuild.Run(ctx, ctr, "SHIPYARD_GITHUB_RUN", argv)
+	stdout, err := c.runInput(ctx, "", cmd, args...)
 	var xe *gobuild.ExitError
 	if err == nil || !errors.As(err, &xe) {
 		return stdout, err
 	}
 	return "", &Error{Message: xe.Message}
+}
+
+// runInput runs `github cmd args…` with stdin and returns its stdout; a failed run is a
+// *gobuild.ExitError.
+func (c Command) runInput(ctx context.Context, stdin, cmd string, args ...string) (string, error) {
+	if c.Tool == nil {
+		return "", errors.New("no GitHub command container")
+	}
+	ctr := c.Tool
+	argv := []string{"github", cmd, "--api", c.API}
+	if c.Token != nil {
+		ctr = ctr.WithMountedSecret(tokenPath, c.Token)
+		argv = append(argv, "--token-file", tokenPath)
+	}
+	if c.Cache != nil && cmd == "call" {
+		ctr = ctr.WithMountedCache(cacheDir, c.Cache)
+		argv = append(argv, "--cache-dir", cacheDir)
+	}
+	// The flags first: call's method is an argument, after which none is read.
+	return gobuild.RunInput(ctx, ctr, "SHIPYARD_GITHUB_RUN", append(argv, args...), stdin)
 }
 
 // DevHistory reads whether commit is on branch of repo (owner/name), and the branch's

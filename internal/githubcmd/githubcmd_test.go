@@ -72,7 +72,7 @@ func TestDevHistoryRunsTheCommandWithTheTokenAsAFile(t *testing.T) {
 		t.Errorf("both runs had the same nonce: the engine could answer the second from its cache")
 	}
 	x := runs[0]
-	want := []string{"github", "dev-history", "--api", "https://api.github.com/", "--repo", "elixir-cloud-aai/tesk-core", "--commit", "c1", "--branch", "dev", "--token-file", "/run/secrets/github-token"}
+	want := []string{"github", "dev-history", "--api", "https://api.github.com/", "--token-file", "/run/secrets/github-token", "--repo", "elixir-cloud-aai/tesk-core", "--commit", "c1", "--branch", "dev"}
 	if !slices.Equal(x.Args, want) {
 		t.Errorf("args %q, want %q", x.Args, want)
 	}

@@ -30,11 +30,17 @@ func (e *ExitError) Error() string { return fmt.Sprintf("exit code %d: %s", e.Co
 // every run a new exec. A command that fails is an *ExitError; a usage error (wire's exit
 // code) says it is Shipyard's bug.
 func Run(ctx context.Context, ctr *dagger.Container, runVar string, argv []string) (string, error) {
+	return RunInput(ctx, ctr, runVar, argv, "")
+}
+
+// RunInput is Run with stdin given to the command.
+func RunInput(ctx context.Context, ctr *dagger.Container, runVar string, argv []string, stdin string) (string, error) {
 	nonce := make([]byte, 16)
 	if _, err := rand.Read(nonce); err != nil {
 		return "", fmt.Errorf("%s: %w", strings.Join(argv[:min(2, len(argv))], " "), err)
 	}
-	stdout, err := ctr.WithEnvVariable(runVar, hex.EncodeToString(nonce)).WithExec(argv).Stdout(ctx)
+	stdout, err := ctr.WithEnvVariable(runVar, hex.EncodeToString(nonce)).
+		WithExec(argv, dagger.ContainerWithExecOpts{Stdin: stdin}).Stdout(ctx)
 	if err == nil {
 		return stdout, nil
 	}

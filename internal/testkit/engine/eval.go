@@ -224,6 +224,7 @@ func execRecord(s *ctrState, k call, p *chain) Exec {
 		Build:    cloneBuild(s.build),
 		Platform: s.platform,
 		Expect:   k.str("expect"),
+		Stdin:    k.str("stdin"),
 		Chain:    p.String(),
 	}
 	if ex.Expect == "" {

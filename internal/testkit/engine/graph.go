@@ -21,6 +21,7 @@ type Exec struct {
 	Build    *Build            `json:",omitempty"` // the Dockerfile build the container started from, if any
 	Platform string            `json:",omitempty"` // "" when the container did not set one
 	Expect   string            // SUCCESS, FAILURE or ANY
+	Stdin    string            `json:",omitempty"` // what withExec's stdin gives the command
 	ExitCode int
 	Stdout   string `json:",omitempty"`
 	Stderr   string `json:",omitempty"`
