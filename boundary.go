@@ -10,6 +10,7 @@ import (
 	"dagger/shipyard/internal/demo"
 	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/output"
+	"dagger/shipyard/internal/plainhttp"
 	"dagger/shipyard/pipelines/ci"
 )
 
@@ -136,7 +137,7 @@ func (m *Shipyard) demoEndpoints(ctx context.Context) (demo.Endpoints, error) {
 	// The engine fetches from the git host itself: only this process's clients need the
 	// forwarder.
 	for _, u := range []*string{&e.GitHubAPI, &e.PyPI} {
-		if *u, err = demo.Loopback(ctx, *u); err != nil {
+		if *u, err = plainhttp.Loopback(ctx, *u); err != nil {
 			return demo.Endpoints{}, err
 		}
 	}

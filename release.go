@@ -1,8 +1,8 @@
 package main
 
 import (
+	"dagger/shipyard/internal/demo"
 	"dagger/shipyard/internal/github"
-	"dagger/shipyard/internal/githubclient"
 
 	"context"
 	"errors"
@@ -15,45 +15,56 @@ import (
 	"dagger/shipyard/pipelines/releasegate"
 )
 
-// githubClient opens the GitHub API with the constructor's token, read into memory only.
+// githubClient is GitHub for this call: each operation a run of Shipyard's GitHub command
+// (githubCommand), so the module binary links no GitHub client.
 func (m *Shipyard) githubClient(ctx context.Context) (github.API, error) {
-	api, err := m.githubAPI(ctx)
+	cmd, err := m.githubCommand(ctx)
 	if err != nil {
 		return nil, err
 	}
-	token, err := plaintext(ctx, m.GithubToken)
-	if err != nil {
-		return nil, fmt.Errorf("--github-token: %w", err)
-	}
-	gh, err := githubclient.NewClient(api, token)
-	if err != nil {
-		return nil, fmt.Errorf("GitHub API %s: %w", api, err)
-	}
-	return gh, nil
+	return githubcmd.NewClient(cmd), nil
 }
 
 // githubCommand is the GitHub command for this call (internal/githubcmd): built from the
 // module's source with the call's pins and the Go caches of its trust level, reaching
-// --github-api as --github-token, which it gets as a secret file. --demo's GitHub answers
-// only within the module's own process (demoEndpoints), where the command's container does
-// not reach, so a function that reads GitHub through the command refuses --demo.
+// --github-api as --github-token, which it gets as a secret file, and keeping GitHub's
+// ETags in a cache volume of the call's trust level. With --demo it reaches the demo
+// server's GitHub, bound to its container, without a token.
 func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error) {
-	if m.Demo {
-		return githubcmd.Command{}, fmt.Errorf("%s does not run with --demo: it reads GitHub through Shipyard's GitHub command, which the demo's GitHub does not serve, and the demo serves no registry to publish to", m.fn)
+	if m.Demo && m.GithubToken != nil {
+		return githubcmd.Command{}, fmt.Errorf("--demo answers from Shipyard's own demo repositories, which need no token: drop --github-token (or --demo, to work on GitHub)")
 	}
 	tool, err := m.builtCommand(ctx, m.moduleSource, githubcmd.Build)
 	if err != nil {
 		return githubcmd.Command{}, err
 	}
+	cmd := githubcmd.Command{Tool: tool, API: m.GithubAPI}
+	if m.Demo {
+		e, err := m.demoEndpoints(ctx)
+		if err != nil {
+			return githubcmd.Command{}, err
+		}
+		return cmd.WithDemo(e.Service, demo.GitHubPort), nil
+	}
 	c, err := m.session(ctx)
 	if err != nil {
 		return githubcmd.Command{}, err
 	}
-	token, err := toSDKSecret(ctx, c, m.GithubToken)
-	if err != nil {
+	if cmd.Token, err = toSDKSecret(ctx, c, m.GithubToken); err != nil {
 		return githubcmd.Command{}, fmt.Errorf("--github-token: %w", err)
 	}
-	return githubcmd.Command{Tool: tool, API: m.GithubAPI, Token: token}, nil
+	if cmd.Token != nil {
+		level, err := m.level(ctx)
+		if err != nil {
+			return githubcmd.Command{}, err
+		}
+		p, err := m.pins()
+		if err != nil {
+			return githubcmd.Command{}, err
+		}
+		cmd.Cache = c.CacheVolume(level.CacheVolumeName(githubcmd.CacheVolume, p))
+	}
+	return cmd, nil
 }
 
 // devOrder reads the commit order of --repo's dev branch through the GitHub command.

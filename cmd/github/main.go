@@ -13,6 +13,7 @@ package main
 
 import (
 	"dagger/shipyard/internal/githubclient"
+	"dagger/shipyard/internal/plainhttp"
 
 	"context"
 	"errors"
@@ -69,8 +70,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var api apiFlags
 	fs.StringVar(&api.url, "api", "", "the GitHub REST API's base URL")
 	fs.StringVar(&api.tokenFile, "token-file", "", "a file holding the token (anonymous without it)")
+	fs.BoolVar(&api.viaLoopback, "via-loopback", false, "reach --api, a plain-HTTP service of the engine's network (the demo's), through a forwarder on loopback; not with --token-file")
 	do := cmd(fs)
 	err := fs.Parse(args[1:])
+	if err == nil {
+		api, err = api.reachable(ctx)
+	}
 	if err == nil {
 		err = do(ctx, api, stdout)
 	} else if !errors.Is(err, flag.ErrHelp) {
@@ -95,6 +100,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // apiFlags are where every command reaches GitHub, and as whom.
 type apiFlags struct {
 	url, tokenFile string
+	viaLoopback    bool
+}
+
+// reachable is f with --api reached through a loopback forwarder when --via-loopback asks
+// for one: the client sends plain HTTP only to loopback, and a service's name is not one.
+// A token never takes that way: it is for the demo, which needs none.
+func (f apiFlags) reachable(ctx context.Context) (apiFlags, error) {
+	if !f.viaLoopback {
+		return f, nil
+	}
+	if f.tokenFile != "" {
+		return f, usagef("--via-loopback is for the demo's GitHub, which takes no token: drop --token-file")
+	}
+	u, err := plainhttp.Loopback(ctx, f.url)
+	if err != nil {
+		return f, fmt.Errorf("--api: %w", err)
+	}
+	f.url = u
+	return f, nil
 }
 
 // client is the GitHub client of f: the token, when there is one, read from its file.

@@ -66,6 +66,25 @@ type Command struct {
 	API   string
 	Token *dagger.Secret
 	Cache *dagger.CacheVolume
+
+	// viaLoopback: API is a service bound to Tool (the demo's), reached over plain HTTP.
+	viaLoopback bool
+}
+
+// CacheVolume is the base name of the cache volume the command keeps GitHub's ETags in,
+// one per trust level (trust.Level.CacheVolumeName).
+const CacheVolume = "shipyard-github-etags"
+
+// demoHost is the demo server's name in the command's container.
+const demoHost = "shipyard-demo"
+
+// WithDemo is c reaching GitHub's API on port of the demo server svc, bound to the
+// command's container, instead of API: --demo answers from it, without a token.
+func (c Command) WithDemo(svc *dagger.Service, port int) Command {
+	c.Tool = c.Tool.WithServiceBinding(demoHost, svc)
+	c.API = fmt.Sprintf("http://%s:%d/", demoHost, port)
+	c.Token, c.Cache, c.viaLoopback = nil, nil, true
+	return c
 }
 
 // Error is a failed run of the command: its message, which never holds the token.
@@ -93,6 +112,9 @@ func (c Command) runInput(ctx context.Context, stdin, cmd string, args ...string
 	}
 	ctr := c.Tool
 	argv := []string{"github", cmd, "--api", c.API}
+	if c.viaLoopback {
+		argv = append(argv, "--via-loopback")
+	}
 	if c.Token != nil {
 		ctr = ctr.WithMountedSecret(tokenPath, c.Token)
 		argv = append(argv, "--token-file", tokenPath)

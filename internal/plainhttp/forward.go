@@ -1,4 +1,4 @@
-package demo
+package plainhttp
 
 import (
 	"context"
@@ -17,19 +17,19 @@ import (
 func Loopback(ctx context.Context, endpoint string) (string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("demo endpoint %q: not a URL with a host", endpoint)
+		return "", fmt.Errorf("endpoint %q: not a URL with a host", endpoint)
 	}
 	// Fail here, naming the service, rather than with a bare EOF in the first request.
 	var d net.Dialer
 	probe, err := d.DialContext(ctx, "tcp", u.Host)
 	if err != nil {
-		return "", fmt.Errorf("the demo server at %s is not reachable from this function: %w", u.Host, err)
+		return "", fmt.Errorf("the service at %s is not reachable: %w", u.Host, err)
 	}
 	_ = probe.Close()
 	var lc net.ListenConfig
 	l, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", fmt.Errorf("forwarding to the demo server: %w", err)
+		return "", fmt.Errorf("forwarding to %s: %w", u.Host, err)
 	}
 	go func() {
 		<-ctx.Done()
