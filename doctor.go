@@ -47,6 +47,7 @@ func (m *Shipyard) Doctor(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
+	m = m.calling("doctor")
 	if err := output.Check(format); err != nil {
 		return "", err
 	}

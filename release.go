@@ -44,6 +44,9 @@ func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error)
 		if err != nil {
 			return githubcmd.Command{}, err
 		}
+		if e.Service == nil {
+			return githubcmd.Command{}, fmt.Errorf("%s: the demo server is not running", m.fn)
+		}
 		return cmd.WithDemo(e.Service, demo.GitHubPort), nil
 	}
 	c, err := m.session(ctx)
@@ -118,6 +121,7 @@ func (m *Shipyard) ReleasePlan(
 	// +optional
 	commit string,
 ) (string, error) {
+	m = m.calling("release-plan")
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -154,6 +158,7 @@ func (e jsonGateError) Unwrap() error { return e.gate }
 // left alone: between releases CITATION.cff names the latest one. Fails with every problem.
 // +cache="never"
 func (m *Shipyard) NextReleaseCheck(ctx context.Context) (string, error) {
+	m = m.calling("next-release-check")
 	_, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return "", err
