@@ -217,19 +217,6 @@ func (m *Shipyard) fromSDKContainer(ctx context.Context, c *sdk.Container) (*dag
 	return dagger.Ref[*dagger.Container](m.engine(), dagger.ID(id)), nil
 }
 
-// plaintext reads a secret's value into memory, for API clients that need the token itself.
-// The value never leaves this process in an argument, a variable or a message.
-func plaintext(ctx context.Context, s *dagger.Secret) (string, error) {
-	if s == nil {
-		return "", nil
-	}
-	v, err := s.Plaintext(ctx)
-	if err != nil {
-		return "", fmt.Errorf("reading secret: %w", err)
-	}
-	return v, nil
-}
-
 func toSDKFile(ctx context.Context, c *sdk.Client, f *dagger.File) (*sdk.File, error) {
 	id, err := f.ID(ctx)
 	if err != nil {

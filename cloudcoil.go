@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"dagger/shipyard/internal/output"
 	"dagger/shipyard/models/versions"
@@ -30,8 +29,9 @@ import (
 // GITHUB_TOKEN, whose pushes GitHub does not turn into workflow runs. --check can run
 // without a token (anonymous GitHub limits apply).
 //
-// GitHub answers are cached with their ETags in a cache volume, so an unchanged re-run on
-// the same engine costs only 304s, which GitHub does not count against the rate limit.
+// With a token, GitHub answers are cached with their ETags in a cache volume, so an
+// unchanged re-run on the same engine costs only 304s, which GitHub does not count against
+// the rate limit.
 // +cache="never"
 func (m *Shipyard) ModelVersions(
 	ctx context.Context,
@@ -54,42 +54,19 @@ func (m *Shipyard) ModelVersions(
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
-	token, err := plaintext(ctx, m.GithubToken)
-	if err != nil {
-		return "", fmt.Errorf("--github-token: %w", err)
-	}
-	c, err := m.session(ctx)
+	gh, err := m.githubClient(ctx)
 	if err != nil {
 		return "", err
 	}
-	pins, err := m.pins()
-	if err != nil {
-		return "", err
-	}
-	api, err := m.githubAPI(ctx)
-	if err != nil {
-		return "", err
-	}
-	volume, err := m.modelVersionsVolume(ctx, pins)
-	if err != nil {
-		return "", err
-	}
-	setup := versions.Config{
-		APIURL: api,
-		Token:  versions.Token(token),
-		Cache:  versions.VolumeStore{Client: c, Image: versions.CacheImage(pins), Volume: volume},
-		Log:    logToStderr,
-	}
+	setup := versions.Config{HasToken: m.GithubToken != nil, Log: logToStderr}
 	if m.Demo {
-		// A fresh demo each run: nothing worth an ETag cache, and no image to pull for it.
-		setup.Cache = nil
 		if pypiUrl, err = m.demoPyPI(ctx); err != nil {
 			return "", err
 		}
 	}
-	// RunWithCache refuses a writing run without a token (versions.RequireToken) before it
-	// loads the cache or sends a request.
-	report, err := versions.RunWithCache(ctx, setup, versions.Options{Repo: m.Repo, Base: base, Check: check, PyPIURL: pypiUrl})
+	// Run refuses a writing run without a token (versions.RequireToken) before it sends a
+	// request.
+	report, err := versions.Run(ctx, setup, gh, versions.Options{Repo: m.Repo, Base: base, Check: check, PyPIURL: pypiUrl})
 	if err != nil {
 		return "", err // a *flow.Error: "model-versions: <step>: …", with what to do next
 	}

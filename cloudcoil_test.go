@@ -12,6 +12,7 @@ import (
 
 	sdk "dagger.io/dagger"
 
+	"dagger/shipyard/internal/githubcmd"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubsim"
@@ -135,8 +136,8 @@ func TestModelVersionsThroughTheModule(t *testing.T) {
 			t.Errorf("unchanged call: %s %s answered %d, want 304", r.Method, r.Path, r.Status)
 		}
 	}
-	if !strings.Contains(e.Graph().String(), versions.DefaultCacheVolume) {
-		t.Errorf("the cache volume %s was never mounted", versions.DefaultCacheVolume)
+	if !strings.Contains(e.Graph().String(), githubcmd.CacheVolume) {
+		t.Errorf("the cache volume %s was never mounted", githubcmd.CacheVolume)
 	}
 
 	// Refusals name the fix.

@@ -5,9 +5,7 @@ import (
 	"fmt"
 
 	"dagger/shipyard/internal/functions"
-	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/trust"
-	"dagger/shipyard/models/versions"
 )
 
 // The trust level of a call is decided here, at the boundary, by the function's trust rule
@@ -54,15 +52,4 @@ func (m *Shipyard) rehearsing(dry bool) *Shipyard {
 	c := *m
 	c.rehearsal = c.rehearsal || dry
 	return &c
-}
-
-// modelVersionsVolume is the ETag cache volume of model-versions, at this call's trust
-// level and for the pins whose Python image reads and writes it: a caller's own image gets
-// its own volume, so it can plant no answer that a run with the default pins replays.
-func (m *Shipyard) modelVersionsVolume(ctx context.Context, p pins.Pins) (string, error) {
-	level, err := m.level(ctx)
-	if err != nil {
-		return "", err
-	}
-	return level.CacheVolumeName(versions.DefaultCacheVolume, p), nil
 }

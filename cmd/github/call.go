@@ -25,9 +25,9 @@ const cacheFile = "etags.json.gz"
 // call performs one of github.Calls: `github call METHOD` reads the call's arguments after
 // its context from stdin, as a JSON array, and prints a github.Answer. A failed call
 // still prints its Answer (the error as data) and exits 1.
-func call(fs *flag.FlagSet) func(context.Context, apiFlags, io.Writer) error {
+func call(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
 	cacheDir := fs.String("cache-dir", "", "a folder keeping the ETag cache between runs (sealed with the token; unused without one)")
-	return func(ctx context.Context, api apiFlags, stdout io.Writer) error {
+	return func(ctx context.Context, api apiFlags, std stdio) error {
 		if fs.NArg() != 1 {
 			return usagef("want one method of github.Calls, got %q", fs.Args())
 		}
@@ -36,14 +36,14 @@ func call(fs *flag.FlagSet) func(context.Context, apiFlags, io.Writer) error {
 			return usagef("%q is not a method of github.Calls", fs.Arg(0))
 		}
 		var raw []json.RawMessage
-		if err := json.NewDecoder(os.Stdin).Decode(&raw); err != nil {
+		if err := json.NewDecoder(std.stdin).Decode(&raw); err != nil {
 			return usagef("the arguments on stdin: %w", err)
 		}
 		args, err := arguments(ctx, method, raw)
 		if err != nil {
 			return err
 		}
-		client, save, err := api.cachedClient(*cacheDir)
+		client, save, err := api.cachedClient(*cacheDir, std.stderr)
 		if err != nil {
 			return err
 		}
@@ -62,9 +62,9 @@ func call(fs *flag.FlagSet) func(context.Context, apiFlags, io.Writer) error {
 		answer.Error = github.ErrorOf(callErr)
 		// What was read stays valid whether or not the call succeeded.
 		if err := save(); err != nil {
-			fmt.Fprintf(os.Stderr, "github call %s: the ETag cache is not saved, the next run starts cold: %v\n", method.Name, err)
+			fmt.Fprintf(std.stderr, "github call %s: the ETag cache is not saved, the next run starts cold: %v\n", method.Name, err)
 		}
-		if err := json.NewEncoder(stdout).Encode(answer); err != nil {
+		if err := json.NewEncoder(std.stdout).Encode(answer); err != nil {
 			return err
 		}
 		if callErr != nil {
@@ -96,7 +96,8 @@ func arguments(ctx context.Context, method reflect.Method, raw []json.RawMessage
 
 // cachedClient is the client of f with the ETag cache kept in dir ("": none, and none
 // without a token either, since only the token seals it), and the function that saves it.
-func (f apiFlags) cachedClient(dir string) (*githubclient.Client, func() error, error) {
+// A cache it cannot use is said on stderr: the call goes on cold.
+func (f apiFlags) cachedClient(dir string, stderr io.Writer) (*githubclient.Client, func() error, error) {
 	token, err := f.token()
 	if err != nil {
 		return nil, nil, err
@@ -116,10 +117,10 @@ func (f apiFlags) cachedClient(dir string) (*githubclient.Client, func() error, 
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		fmt.Fprintf(os.Stderr, "github: the ETag cache is not read, starting cold: %v\n", err)
+		fmt.Fprintf(stderr, "github: the ETag cache is not read, starting cold: %v\n", err)
 	default:
 		if _, err := cache.Import(data, seal); err != nil {
-			fmt.Fprintf(os.Stderr, "github: the ETag cache is not used, starting cold: %v\n", err)
+			fmt.Fprintf(stderr, "github: the ETag cache is not used, starting cold: %v\n", err)
 		}
 	}
 	c, err := f.clientWith(token, githubclient.WithCache(cache))

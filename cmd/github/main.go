@@ -30,7 +30,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], stdio{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
 	stop()
 	os.Exit(code)
 }
@@ -47,15 +47,22 @@ type usageError struct{ error }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// stdio are a command's standard streams, the process's own but in tests.
+type stdio struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
 // command parses its flags from fs and returns what it does.
-type command func(fs *flag.FlagSet) func(ctx context.Context, api apiFlags, stdout io.Writer) error
+type command func(fs *flag.FlagSet) func(ctx context.Context, api apiFlags, std stdio) error
 
 var commands = map[string]command{
 	"dev-history": devHistory,
 	"call":        call,
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, std stdio) int {
+	stderr := std.stderr
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return wire.ExitUsage
@@ -77,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		api, err = api.reachable(ctx)
 	}
 	if err == nil {
-		err = do(ctx, api, stdout)
+		err = do(ctx, api, std)
 	} else if !errors.Is(err, flag.ErrHelp) {
 		err = usageError{err}
 	}
@@ -150,11 +157,11 @@ func (f apiFlags) clientWith(token string, opts ...githubclient.Option) (*github
 	return githubclient.NewClient(f.url, token, opts...)
 }
 
-func devHistory(fs *flag.FlagSet) func(context.Context, apiFlags, io.Writer) error {
+func devHistory(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
 	repo := fs.String("repo", "", "the repository, OWNER/NAME")
 	commit := fs.String("commit", "", "the commit, a full SHA")
 	branch := fs.String("branch", "", "the branch")
-	return func(ctx context.Context, api apiFlags, stdout io.Writer) error {
+	return func(ctx context.Context, api apiFlags, std stdio) error {
 		if *commit == "" || *branch == "" {
 			return usagef("--commit and --branch are required")
 		}
@@ -170,6 +177,6 @@ func devHistory(fs *flag.FlagSet) func(context.Context, apiFlags, io.Writer) err
 		if err != nil {
 			return err
 		}
-		return wire.WriteJSON(stdout, wire.DevHistory{Commit: *commit, OnDev: onBranch, Newer: newer, Complete: complete})
+		return wire.WriteJSON(std.stdout, wire.DevHistory{Commit: *commit, OnDev: onBranch, Newer: newer, Complete: complete})
 	}
 }

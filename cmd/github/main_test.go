@@ -15,10 +15,16 @@ import (
 	"dagger/shipyard/internal/wire"
 )
 
-// runCommand runs the command with args and returns its exit code, stdout and stderr.
+// runCommand runs the command with args and nothing on stdin, and returns its exit code,
+// stdout and stderr.
 func runCommand(args ...string) (int, string, string) {
+	return runWithInput("", args...)
+}
+
+// runWithInput is runCommand with stdin.
+func runWithInput(stdin string, args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), args, &stdout, &stderr)
+	code := run(context.Background(), args, stdio{stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr})
 	return code, stdout.String(), stderr.String()
 }
 

@@ -25,8 +25,9 @@
 // Every read is conditional through the client's ETag cache and every write is followed by
 // the read that confirms it, which also leaves the cache holding the state the next run
 // will see: an unchanged re-run is answered entirely by 304s, which GitHub does not count
-// against the rate limit. RunWithCache carries that cache between runs (processes) through
-// a CacheStore: a file, or a Dagger cache volume (VolumeStore).
+// against the rate limit. Run takes its client as given: the client's owner keeps that
+// cache between runs (the module's GitHub command, in a cache volume, when it holds a
+// token: the token seals what is stored).
 //
 // A plan whose items all need a person (a Cloudcoil migration, a skipped integration) edits
 // no file; GitHub opens no pull request without a commit, so the branch gets one commit

@@ -1,8 +1,6 @@
 package versions_test
 
 import (
-	"dagger/shipyard/internal/githubclient"
-
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -11,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -20,6 +16,8 @@ import (
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/flow/flowtest"
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/githubclient"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
@@ -29,26 +27,34 @@ import (
 
 const token = versionstest.Token
 
-// world is versionstest's world plus the ETag cache file successive runs share, as
-// successive scheduled runs do.
+// world is versionstest's world plus the ETag cache successive runs share, as successive
+// scheduled runs share the one the GitHub command keeps.
 type world struct {
 	*versionstest.World
-	cacheFile string
-	perPage   int
+	cache   *githubclient.Cache
+	perPage int
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	return &world{World: versionstest.New(t), cacheFile: filepath.Join(t.TempDir(), "etags")}
+	return &world{World: versionstest.New(t), cache: githubclient.NewCache(0)}
 }
 
 func noSleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 
-func (w *world) setup() versions.Config {
-	return versions.Config{
-		APIURL: w.GitHub.URL, Token: token, Cache: versions.FileStore(w.cacheFile), PyPI: w.PyPI.Client(),
-		ClientOptions: []githubclient.Option{githubclient.WithSleep(noSleep)},
+// client is a client of the simulated GitHub as tok ("" for anonymous), keeping its ETags
+// in the world's cache.
+func (w *world) client(t *testing.T, tok string) github.API {
+	t.Helper()
+	c, err := githubclient.NewClient(w.GitHub.URL, tok, githubclient.WithCache(w.cache), githubclient.WithSleep(noSleep))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return c
+}
+
+func (w *world) setup() versions.Config {
+	return versions.Config{HasToken: true, PyPI: w.PyPI.Client()}
 }
 
 func (w *world) options(check bool) versions.Options {
@@ -59,7 +65,7 @@ func (w *world) options(check bool) versions.Options {
 func (w *world) run(t *testing.T, check bool) (versions.Report, []githubsim.Request) {
 	t.Helper()
 	before := len(w.GitHub.Requests())
-	report, err := versions.RunWithCache(context.Background(), w.setup(), w.options(check))
+	report, err := versions.Run(context.Background(), w.setup(), w.client(t, token), w.options(check))
 	if err != nil {
 		t.Fatalf("run: %v\nreport:\n%s", err, report.Text())
 	}
@@ -425,40 +431,42 @@ func TestModelVersionsCheckWritesNothing(t *testing.T) {
 }
 
 // TestModelVersionsTokenNeverLeaks runs into failures of every kind and checks that the
-// token appears in no error, no report and not in the persisted cache.
+// token appears in no error, no report and not in the ETag cache as it would be stored.
 func TestModelVersionsTokenNeverLeaks(t *testing.T) {
 	tests := []struct {
 		name    string
-		arrange func(w *world) versions.Config
+		arrange func(w *world) string // the token the run's client sends
 	}{
-		{"rejected token", func(w *world) versions.Config {
-			s := w.setup()
-			s.Token = token + "x"
-			return s
-		}},
-		{"write refused", func(w *world) versions.Config {
+		{"rejected token", func(*world) string { return token + "x" }},
+		{"write refused", func(w *world) string {
 			w.GitHub.InjectFault("POST", "/repos/*/*/pulls", githubsim.Fault{Kind: githubsim.FaultStatus, Status: 422})
-			return w.setup()
+			return token
 		}},
-		{"outage", func(w *world) versions.Config {
+		{"outage", func(w *world) string {
 			w.GitHub.InjectFault("", "/repos/*/*/git/trees", githubsim.BadGateway(0))
-			return w.setup()
+			return token
 		}},
-		{"success", func(w *world) versions.Config { return w.setup() }},
+		{"success", func(*world) string { return token }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
-			setup := tt.arrange(w)
-			report, err := versions.RunWithCache(context.Background(), setup, w.options(false))
+			tok := tt.arrange(w)
+			report, err := versions.Run(context.Background(), w.setup(), w.client(t, tok), w.options(false))
 			js, _ := report.JSON()
-			texts := []string{report.Text(), js, formatted(setup)}
+			texts := []string{report.Text(), js}
 			if err != nil {
 				texts = append(texts, err.Error())
 			}
-			if raw, rerr := os.ReadFile(w.cacheFile); rerr == nil {
-				texts = append(texts, string(gunzip(t, raw)))
+			seal, serr := githubclient.NewCacheSeal(tok)
+			if serr != nil {
+				t.Fatal(serr)
 			}
+			stored, serr := w.cache.Export(seal)
+			if serr != nil {
+				t.Fatal(serr)
+			}
+			texts = append(texts, string(gunzip(t, stored)))
 			for _, s := range texts {
 				if strings.Contains(s, token) {
 					t.Fatalf("the token leaked into:\n%s", s)
@@ -469,17 +477,6 @@ func TestModelVersionsTokenNeverLeaks(t *testing.T) {
 			}
 		})
 	}
-}
-
-func formatted(s versions.Config) string {
-	var b bytes.Buffer
-	for _, f := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
-		b.WriteString(strings.ReplaceAll(f, "%", "") + ": ")
-		b.WriteString(fmt.Sprintf(f, s))
-		b.WriteString(fmt.Sprintf(f, s.Token))
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 func gunzip(t *testing.T, b []byte) []byte {
@@ -578,7 +575,7 @@ func TestModelVersionsErrorsNameTheFix(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
 			opts := tt.arrange(w)
-			_, err := versions.RunWithCache(context.Background(), w.setup(), opts)
+			_, err := versions.Run(context.Background(), w.setup(), w.client(t, token), opts)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
@@ -625,7 +622,7 @@ func TestModelVersionsSkipsOnlyTheBrokenIntegration(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
 			tt.arrange(w)
-			r, err := versions.RunWithCache(context.Background(), w.setup(), w.options(false))
+			r, err := versions.Run(context.Background(), w.setup(), w.client(t, token), w.options(false))
 			if err != nil {
 				t.Fatalf("one broken integration stopped the run: %v", err)
 			}
@@ -711,7 +708,7 @@ func TestModelVersionsIsADeclaredFlow(t *testing.T) {
 	var logged []string
 	setup := w.setup()
 	setup.Log = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
-	if _, err := versions.RunWithCache(context.Background(), setup, w.options(true)); err != nil {
+	if _, err := versions.Run(context.Background(), setup, w.client(t, token), w.options(true)); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -732,7 +729,7 @@ func TestModelVersionsIsADeclaredFlow(t *testing.T) {
 		name, step, message string
 		arrange             func(w *world, s *versions.Config, o *versions.Options)
 	}{
-		{"a run without a token", "check token", "CI_GITHUB_TOKEN", func(_ *world, s *versions.Config, _ *versions.Options) { s.Token = "" }},
+		{"a run without a token", "check token", "CI_GITHUB_TOKEN", func(_ *world, s *versions.Config, _ *versions.Options) { s.HasToken = false }},
 		{"a bad repository name", "check options", "--repo", func(_ *world, _ *versions.Config, o *versions.Options) { o.Repo = "cloudcoil" }},
 		{"a missing base branch", "read base", "--base trunk", func(_ *world, _ *versions.Config, o *versions.Options) { o.Base = "trunk" }},
 		{"GitHub refuses a listing of releases", "discover releases", "releases of", func(w *world, _ *versions.Config, _ *versions.Options) {
@@ -763,7 +760,11 @@ func TestModelVersionsIsADeclaredFlow(t *testing.T) {
 			w := newWorld(t)
 			setup, opts := w.setup(), w.options(false)
 			tt.arrange(w, &setup, &opts)
-			_, err := versions.RunWithCache(context.Background(), setup, opts)
+			tok := token
+			if !setup.HasToken {
+				tok = ""
+			}
+			_, err := versions.Run(context.Background(), setup, w.client(t, tok), opts)
 			var fe *flow.Error
 			if !errors.As(err, &fe) || fe.Flow != "model-versions" || fe.Step != tt.step || !strings.Contains(err.Error(), tt.message) {
 				t.Fatalf("err = %v, want a failure of step %q saying %q", err, tt.step, tt.message)
@@ -776,5 +777,16 @@ func TestModelVersionsIsADeclaredFlow(t *testing.T) {
 				t.Errorf("a failed run wrote %v", writes)
 			}
 		})
+	}
+}
+
+// TestModelVersionsWithoutAClient: a run given no GitHub client fails its first step,
+// named, rather than at the first request.
+func TestModelVersionsWithoutAClient(t *testing.T) {
+	w := newWorld(t)
+	_, err := versions.Run(context.Background(), w.setup(), nil, w.options(true))
+	var fe *flow.Error
+	if !errors.As(err, &fe) || fe.Step != "check options" || !strings.Contains(err.Error(), "no GitHub client") {
+		t.Fatalf("err = %v, want check options to refuse", err)
 	}
 }

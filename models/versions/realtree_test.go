@@ -1,11 +1,11 @@
 package versions_test
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/githubclient"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/versions"
@@ -15,7 +15,7 @@ import (
 // realWorld is the real tree as adopted (versionstest.NewRealTree).
 func realWorld(t *testing.T) *world {
 	t.Helper()
-	return &world{World: versionstest.NewRealTree(t), cacheFile: filepath.Join(t.TempDir(), "etags")}
+	return &world{World: versionstest.NewRealTree(t), cache: githubclient.NewCache(0)}
 }
 
 // realPlan is the plan the real tree and the releases above give.

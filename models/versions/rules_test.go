@@ -334,10 +334,10 @@ func TestRequireToken(t *testing.T) {
 	for name, refused := range map[[2]string]bool{
 		{"ghp_x", "run"}: false, {"ghp_x", "check"}: false, {"", "check"}: false, {"", "run"}: true,
 	} {
-		token, check := Token(name[0]), name[1] == "check"
-		err := RequireToken(token, check)
+		hasToken, check := name[0] != "", name[1] == "check"
+		err := RequireToken(hasToken, check)
 		if (err != nil) != refused {
-			t.Errorf("token %t, %s: err = %v, want refused %t", token != "", name[1], err, refused)
+			t.Errorf("token %t, %s: err = %v, want refused %t", hasToken, name[1], err, refused)
 			continue
 		}
 		for _, want := range []string{"--github-token is required to push " + Branch, "CI_GITHUB_TOKEN", "not the default GITHUB_TOKEN"} {

@@ -64,24 +64,36 @@ func (o Options) withDefaults() (Options, string, string, error) {
 	return o, repo.Owner, repo.Repo, nil
 }
 
-// run performs one model-versions run through gh, the GitHub client RunWithCache built
-// for setup: read, discover, plan and, unless opts.Check, bring the branch and the pull
-// request in line with the plan. The report says what was found and done; on error it
-// holds what was known up to the failure, and the error is a *flow.Error naming the step
-// that failed and what to do next.
-func run(ctx context.Context, setup Config, gh github.API, opts Options) (Report, error) {
+// Run performs one model-versions run through gh: read, discover, plan and, unless
+// opts.Check, bring the branch and the pull request in line with the plan. A run that
+// writes without a token (setup.HasToken) is refused (RequireToken) before anything is
+// sent. The report says what was found and done; on error it holds what was known up to
+// the failure, and the error is a *flow.Error naming the step that failed and what to do
+// next.
+func Run(ctx context.Context, setup Config, gh github.API, opts Options) (Report, error) {
+	if _, err := flow.Run(ctx, flow.Runner{Flow: flowName, Log: setup.Log}, setupSteps(opts.Check), &setup); err != nil {
+		return Report{}, err
+	}
 	r := &modelVersionsState{gh: gh, pypi: setup.PyPI, opts: opts}
 	r.report = Report{Repository: opts.Repo, Base: opts.Base, Branch: Branch, Check: opts.Check}
-	start := gh.Stats()
+	start := statsOf(gh)
 	runner := flow.Runner{Flow: flowName, DryRun: opts.Check, Log: setup.Log}
 	_, err := flow.Run(ctx, runner, steps(), r)
 	if err == nil && opts.Check {
 		r.report.Action = ActionChecked
 	}
-	end := gh.Stats()
+	end := statsOf(gh)
 	r.report.Requests.GitHub = end.Requests - start.Requests
 	r.report.Requests.NotModified = end.NotModified - start.NotModified
 	return r.report, err
+}
+
+// statsOf is what gh sent so far; nothing without a client, which the first step refuses.
+func statsOf(gh github.API) github.Stats {
+	if gh == nil {
+		return github.Stats{}
+	}
+	return gh.Stats()
 }
 
 // modelVersionsState is what the steps of one model-versions run share: the clients and

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/wire"
+)
+
+const callToken = "ghp_callTestToken0SECRET0value000000"
+
+// callWorld is a simulated GitHub holding cloudcoil/cloudcoil, which also answers
+// anonymous reads, and the files a call is given: a token file and a cache folder.
+type callWorld struct {
+	sim       *githubsim.Server
+	tokenFile string
+	cacheDir  string
+	head      string // main's head
+}
+
+func newCallWorld(t *testing.T) *callWorld {
+	t.Helper()
+	sim := githubsim.New(t, githubsim.WithAnonymousReads())
+	sim.AddToken(callToken, githubsim.Token{PushAccess: true})
+	repo := sim.AddRepo("cloudcoil", "cloudcoil")
+	head := repo.CommitOnBranch("main", "init", map[string]string{"README.md": "hello\n"})
+	w := &callWorld{sim: sim, tokenFile: filepath.Join(t.TempDir(), "token"), cacheDir: t.TempDir(), head: head}
+	if err := os.WriteFile(w.tokenFile, []byte(callToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// readme is the arguments of FileAt for README.md on main.
+const readme = `["cloudcoil", "cloudcoil", "README.md", "main"]`
+
+// call runs `github call method` with stdin and the flags, and returns its exit code,
+// its Answer (when stdout holds one) and stderr. The token never shows.
+func (w *callWorld) call(t *testing.T, method, stdin string, flags ...string) (int, github.Answer, string) {
+	t.Helper()
+	args := append([]string{"call", "--api", w.sim.URL + "/"}, flags...)
+	code, stdout, stderr := runWithInput(stdin, append(args, method)...)
+	if strings.Contains(stdout+stderr, callToken) {
+		t.Fatalf("the token is in the output:\n%s\n%s", stdout, stderr)
+	}
+	var answer github.Answer
+	if stdout != "" {
+		if err := json.Unmarshal([]byte(stdout), &answer); err != nil {
+			t.Fatalf("stdout is not an Answer: %v\n%s", err, stdout)
+		}
+	}
+	return code, answer, stderr
+}
+
+// readmeAt calls FileAt for README.md as the flags say and returns the content and the
+// call's stats.
+func (w *callWorld) readmeAt(t *testing.T, flags ...string) (string, github.Stats) {
+	t.Helper()
+	code, answer, stderr := w.call(t, "FileAt", readme, flags...)
+	if code != 0 || answer.Error != nil || len(answer.Results) != 2 {
+		t.Fatalf("exit %d, answer %+v, stderr %s", code, answer, stderr)
+	}
+	var content []byte
+	var found bool
+	if err := json.Unmarshal(answer.Results[0], &content); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(answer.Results[1], &found); err != nil || !found {
+		t.Fatalf("found %v, %v", found, err)
+	}
+	return string(content), answer.Stats
+}
+
+func (w *callWorld) cachePath() string { return filepath.Join(w.cacheDir, cacheFile) }
+
+// cacheDirEntries are the names in the cache folder.
+func (w *callWorld) cacheDirEntries(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(w.cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestCallKeepsASealedETagCache: with a token and --cache-dir, the next call is answered
+// by a 304 from the cache the last one left, kept in one file readable by its owner only.
+// A stored cache whose bodies were swapped (keys and ETags kept, as whoever can write the
+// volume could do) is not replayed on GitHub's 304: every swapped entry is dropped and
+// fetched again, and the call answers what GitHub holds; the cache it saves is sealed
+// again. A cache stored with another token is not used. A call without a token neither
+// reads nor writes the cache.
+func TestCallKeepsASealedETagCache(t *testing.T) {
+	t.Parallel()
+	w := newCallWorld(t)
+	withCache := []string{"--token-file", w.tokenFile, "--cache-dir", w.cacheDir}
+
+	cold, stats := w.readmeAt(t, withCache...)
+	if cold != "hello\n" || stats.NotModified != 0 || stats.Requests == 0 {
+		t.Fatalf("cold call: %q, stats %+v", cold, stats)
+	}
+	if names := w.cacheDirEntries(t); !slices.Equal(names, []string{cacheFile}) {
+		t.Fatalf("the cache folder holds %v, want the cache file alone (no temporary file left)", names)
+	}
+	info, err := os.Stat(w.cachePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := info.Mode().Perm(); perm != 0o600 {
+		t.Errorf("the cache file's mode is %v, want readable by its owner only", perm)
+	}
+	stored, err := os.ReadFile(w.cachePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(gunzipped(t, stored)), callToken) {
+		t.Fatalf("the stored cache holds the token")
+	}
+
+	warm, stats := w.readmeAt(t, withCache...)
+	if warm != cold || stats.NotModified == 0 || stats.NotModified != stats.Requests {
+		t.Fatalf("warm call: %q, stats %+v; want every request answered 304", warm, stats)
+	}
+
+	// Swap every stored body for a planted one.
+	var doc map[string]any
+	if err := json.Unmarshal(gunzipped(t, stored), &doc); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := doc["entries"].([]any)
+	if len(entries) == 0 {
+		t.Fatalf("no entries in the stored cache: %v", doc)
+	}
+	planted := []byte(`{"type":"file","encoding":"base64","content":"cGxhbnRlZAo="}`)
+	for _, e := range entries {
+		e.(map[string]any)["body"] = planted
+	}
+	tampered, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(w.cachePath(), gzipped(t, tampered), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	again, stats := w.readmeAt(t, withCache...)
+	if again != cold || stats.NotModified != 0 {
+		t.Fatalf("after tampering: %q with %d 304s, want %q fetched again", again, stats.NotModified, cold)
+	}
+	if resealed, stats := w.readmeAt(t, withCache...); resealed != cold || stats.NotModified == 0 {
+		t.Fatalf("the re-sealed cache: %q with %d 304s", resealed, stats.NotModified)
+	}
+
+	// Another token's key fails every stored entry's check.
+	const other = "ghp_callTestOtherToken0SECRET0000000"
+	w.sim.AddToken(other, githubsim.Token{})
+	otherFile := filepath.Join(t.TempDir(), "other")
+	if err := os.WriteFile(otherFile, []byte(other), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, stats := w.readmeAt(t, "--token-file", otherFile, "--cache-dir", w.cacheDir); got != cold || stats.NotModified != 0 {
+		t.Fatalf("another token's call: %q with %d 304s, want a full answer", got, stats.NotModified)
+	}
+
+	// Without a token: no 304 from the stored cache, and the file untouched.
+	before, err := os.ReadFile(w.cachePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, stats := w.readmeAt(t, "--cache-dir", w.cacheDir); got != cold || stats.NotModified != 0 {
+		t.Fatalf("anonymous call: %q with %d 304s", got, stats.NotModified)
+	}
+	if after, err := os.ReadFile(w.cachePath()); err != nil || !bytes.Equal(before, after) {
+		t.Errorf("an anonymous call changed the stored cache (%v)", err)
+	}
+}
+
+// TestCallWithoutATokenWritesNoCache: an anonymous call with --cache-dir answers, and
+// leaves the folder empty: nothing could seal what it would store.
+func TestCallWithoutATokenWritesNoCache(t *testing.T) {
+	t.Parallel()
+	w := newCallWorld(t)
+	for range 2 {
+		if got, stats := w.readmeAt(t, "--cache-dir", w.cacheDir); got != "hello\n" || stats.NotModified != 0 {
+			t.Fatalf("anonymous call: %q, stats %+v", got, stats)
+		}
+	}
+	if names := w.cacheDirEntries(t); len(names) != 0 {
+		t.Errorf("an anonymous call wrote %v", names)
+	}
+}
+
+// TestCallUsageErrors: a call the module got wrong exits 2 with the reason on stderr,
+// prints no Answer and sends nothing.
+func TestCallUsageErrors(t *testing.T) {
+	t.Parallel()
+	w := newCallWorld(t)
+	for _, tt := range []struct {
+		name, method, stdin, inStderr string
+		flags                         []string
+	}{
+		{name: "an unknown method", method: "DeleteEverything", stdin: `[]`, inStderr: `"DeleteEverything" is not a method of github.Calls`},
+		{name: "a method of API outside Calls", method: "WriteThenVerify", stdin: `[]`, inStderr: `"WriteThenVerify" is not a method of github.Calls`},
+		{name: "too few arguments", method: "FileAt", stdin: `["cloudcoil", "cloudcoil"]`, inStderr: "FileAt takes 4 arguments after its context, got 2"},
+		{name: "too many arguments", method: "BranchHead", stdin: `["cloudcoil", "cloudcoil", "main", "x"]`, inStderr: "BranchHead takes 3 arguments after its context, got 4"},
+		{name: "stdin not JSON", method: "FileAt", stdin: `cloudcoil cloudcoil`, inStderr: "the arguments on stdin"},
+		{name: "stdin not an array", method: "FileAt", stdin: `{"owner": "cloudcoil"}`, inStderr: "the arguments on stdin"},
+		{name: "nothing on stdin", method: "FileAt", stdin: ``, inStderr: "the arguments on stdin"},
+		{name: "an argument of the wrong type", method: "ReleasePage", stdin: `["cloudcoil", "cloudcoil", "100", 1]`, inStderr: "ReleasePage: argument 3"},
+		{name: "a token with --via-loopback", method: "FileAt", stdin: readme, flags: []string{"--via-loopback", "--token-file", w.tokenFile}, inStderr: "drop --token-file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			flags := append([]string{"--token-file", w.tokenFile, "--cache-dir", t.TempDir()}, tt.flags...)
+			code, answer, stderr := w.call(t, tt.method, tt.stdin, flags...)
+			if code != wire.ExitUsage || !strings.Contains(stderr, "github call: ") || !strings.Contains(stderr, tt.inStderr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, wire.ExitUsage, tt.inStderr)
+			}
+			if answer.Error != nil || answer.Results != nil {
+				t.Errorf("a usage error printed an Answer: %+v", answer)
+			}
+		})
+	}
+	t.Run("no method", func(t *testing.T) {
+		t.Parallel()
+		code, stdout, stderr := runWithInput(readme, "call", "--api", w.sim.URL+"/")
+		if code != wire.ExitUsage || stdout != "" || !strings.Contains(stderr, "want one method of github.Calls") {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+	})
+	t.Cleanup(func() {
+		if n := len(w.sim.Requests()); n != 0 {
+			t.Errorf("usage errors sent %d requests", n)
+		}
+	})
+}
+
+// TestCallFailures: a call GitHub or the network failed exits 1 and still prints its
+// Answer, the error as data: GitHub's answer, the sentinels it wraps, whether a write may
+// have happened; and that data turns back into an error errors.Is tells apart.
+func TestCallFailures(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, method, stdin string
+		arrange             func(w *callWorld)
+		status              int
+		is                  error
+		outcomeUnknown      bool
+		inMessage           string
+	}{
+		{name: "a missing repository", method: "ReleasePage", stdin: `["cloudcoil", "gone", 100, 1]`,
+			status: http.StatusNotFound, is: github.ErrNotFound, inMessage: "releases of cloudcoil/gone"},
+		{name: "a branch that exists", method: "CreateBranch", stdin: `["cloudcoil", "cloudcoil", "main", "%HEAD%"]`,
+			status: http.StatusUnprocessableEntity, is: github.ErrAlreadyExists, inMessage: "create branch main"},
+		{name: "a refused write", method: "CreateBranch", stdin: `["cloudcoil", "cloudcoil", "feature", "%HEAD%"]`,
+			arrange: func(w *callWorld) {
+				w.sim.InjectFault(http.MethodPost, "/repos/*/*/git/refs", githubsim.Fault{Kind: githubsim.FaultStatus, Status: http.StatusForbidden})
+			},
+			status: http.StatusForbidden, inMessage: "create branch feature"},
+		{name: "a write whose answer is lost", method: "CreateBranch", stdin: `["cloudcoil", "cloudcoil", "feature", "%HEAD%"]`,
+			arrange: func(w *callWorld) {
+				w.sim.InjectFault(http.MethodPost, "/repos/*/*/git/refs", githubsim.Fault{Kind: githubsim.FaultStatus, Status: http.StatusBadGateway, AfterEffect: true})
+			},
+			status: http.StatusBadGateway, outcomeUnknown: true, inMessage: "create branch feature"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newCallWorld(t)
+			if tt.arrange != nil {
+				tt.arrange(w)
+			}
+			stdin := strings.ReplaceAll(tt.stdin, "%HEAD%", w.head)
+			code, answer, stderr := w.call(t, tt.method, stdin, "--token-file", w.tokenFile, "--cache-dir", w.cacheDir)
+			if code != wire.ExitFailure || !strings.Contains(stderr, "github call: ") {
+				t.Fatalf("exit %d, stderr %q; want exit %d", code, stderr, wire.ExitFailure)
+			}
+			ce := answer.Error
+			if ce == nil || answer.Results != nil {
+				t.Fatalf("answer %+v, want the error and no results", answer)
+			}
+			if ce.API == nil || ce.API.StatusCode != tt.status || ce.OutcomeUnknown != tt.outcomeUnknown || !strings.Contains(ce.Message, tt.inMessage) {
+				t.Errorf("error %+v (api %+v), want status %d, outcome unknown %v, message with %q", *ce, ce.API, tt.status, tt.outcomeUnknown, tt.inMessage)
+			}
+			if answer.Stats.Requests == 0 {
+				t.Errorf("stats %+v: the request is not counted", answer.Stats)
+			}
+			err := ce.Err()
+			var api *github.APIError
+			if !errors.As(err, &api) || api.StatusCode != tt.status {
+				t.Errorf("the crossed error %v carries no APIError of status %d", err, tt.status)
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("the crossed error %v (is %v) is not %v", err, ce.Is, tt.is)
+			}
+			if tt.is == nil && len(ce.Is) != 0 {
+				t.Errorf("is %v, want none", ce.Is)
+			}
+			if github.OutcomeUnknown(err) != tt.outcomeUnknown {
+				t.Errorf("OutcomeUnknown(crossed) = %v, want %v", !tt.outcomeUnknown, tt.outcomeUnknown)
+			}
+		})
+	}
+}
+
+func gunzipped(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := out.ReadFrom(zr); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func gzipped(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
