@@ -37,6 +37,8 @@ type clients struct {
 	// demo, when set, is where a demo server already answers: tests serve the demo's
 	// handlers themselves, and the --demo code paths run unchanged after the start.
 	demo *demo.Endpoints
+	// demoPyPI is this call's forwarder to the demo's PyPI, once opened.
+	demoPyPI string
 }
 
 // calling is the module for one call of the function fn (its CLI name), what a function
@@ -113,8 +115,7 @@ func (m *Shipyard) moduleSource(ctx context.Context, c *sdk.Client) (*sdk.Direct
 
 // demoEndpoints starts the demo server (--demo), built from the module's own source in the
 // module's own runtime container (the one image every engine that runs this module has),
-// and returns loopback URLs of this process that forward to its GitHub API and PyPI, and
-// the service's own URL of its git host.
+// and returns the service and its own URLs.
 func (m *Shipyard) demoEndpoints(ctx context.Context) (demo.Endpoints, error) {
 	if m.clients.demo != nil {
 		return *m.clients.demo, nil
@@ -134,39 +135,26 @@ func (m *Shipyard) demoEndpoints(ctx context.Context) (demo.Endpoints, error) {
 	if err != nil {
 		return demo.Endpoints{}, err
 	}
-	// The engine fetches from the git host itself: only this process's clients need the
-	// forwarder.
-	for _, u := range []*string{&e.GitHubAPI, &e.PyPI} {
-		if *u, err = plainhttp.Loopback(ctx, *u); err != nil {
-			return demo.Endpoints{}, err
-		}
-	}
-	m.clients.demo = &e // one start and one forwarder per call
+	m.clients.demo = &e // one start per call
 	return e, nil
 }
 
-// githubAPI is the GitHub API base URL: --github-api, or the demo server's with --demo.
-func (m *Shipyard) githubAPI(ctx context.Context) (string, error) {
-	if !m.Demo {
-		return m.GithubAPI, nil
-	}
-	if m.GithubToken != nil {
-		return "", fmt.Errorf("--demo answers from Shipyard's own demo repositories, which need no token: drop --github-token (or --demo, to work on GitHub)")
-	}
-	e, err := m.demoEndpoints(ctx)
-	if err != nil {
-		return "", err
-	}
-	return e.GitHubAPI, nil
-}
-
-// demoPyPI is the demo server's PyPI, for --demo.
+// demoPyPI is the demo server's PyPI, for --demo, through a loopback forwarder of this
+// process (one per call): the engine fetches from the git host itself, and the GitHub
+// command reaches the GitHub API bound to its container, so only this process's PyPI client
+// needs one.
 func (m *Shipyard) demoPyPI(ctx context.Context) (string, error) {
+	if m.clients.demoPyPI != "" {
+		return m.clients.demoPyPI, nil
+	}
 	e, err := m.demoEndpoints(ctx)
 	if err != nil {
 		return "", err
 	}
-	return e.PyPI, nil
+	if m.clients.demoPyPI, err = plainhttp.Loopback(ctx, e.PyPI); err != nil {
+		return "", err
+	}
+	return m.clients.demoPyPI, nil
 }
 
 func toSDKDirectory(ctx context.Context, c *sdk.Client, d *dagger.Directory) (*sdk.Directory, error) {

@@ -16,37 +16,47 @@ import (
 	"dagger/shipyard/internal/demo"
 	"dagger/shipyard/internal/testkit/demoserver"
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/internal/testkit/teskdemo"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/release"
 )
 
-// --demo points the GitHub client at the demo server it starts, built from the module's
-// source, through a loopback forwarder of this process; without --demo nothing is built or
-// started. (The engine double's service hostnames resolve nowhere, so here the forwarder
-// reports the service's endpoint unreachable: it was given the started service's.)
+// --demo points the GitHub command at the demo server it starts, built from the module's
+// source and bound to the command's container, and PyPI at a loopback forwarder of this
+// process; without --demo nothing is started. (The engine double's service hostnames
+// resolve nowhere, so here the forwarder reports the service's endpoint unreachable: it was
+// given the started service's.)
 func TestDemoPointsGitHubAtTheDemoServer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m, e := newModule(t, nil)
+	m = m.calling("release-plan")
 	c := m.clients.sdk
 	m.clients.demoBuilder = c.Container().From("golang:1.26")
 	m.clients.demoSource = c.Host().Directory(".", dagger.HostDirectoryOpts{Include: demo.Sources()})
 	e.ExpectExecs("go build -trimpath -gcflags=all=-dwarf=false -ldflags=-s -w -o /shipyard-demo/demo-server " + demo.Package)
 
-	if api, err := m.githubAPI(ctx); err != nil || api != "https://api.github.com/" || len(e.Graph().Services()) != 0 {
-		t.Fatalf("without --demo: %q, %v, services %+v", api, err, e.Graph().Services())
+	e.ExpectExecs(flowexecs.GitHubTool)
+	if cmd, err := m.githubCommand(ctx); err != nil || cmd.API != "https://api.github.com/" || len(e.Graph().Services()) != 0 {
+		t.Fatalf("without --demo: %q, %v, services %+v", cmd.API, err, e.Graph().Services())
 	}
 	m.Demo = true
-	_, err := m.githubAPI(ctx)
+	cmd, err := m.githubCommand(ctx)
 	services := e.Graph().Services()
-	if len(services) != 1 || !services[0].Started {
-		t.Fatalf("--demo: services %+v", services)
+	if err != nil || len(services) != 1 || !services[0].Started {
+		t.Fatalf("--demo: %v, services %+v", err, services)
 	}
-	if err == nil || !regexp.MustCompile(`demo server at svc-[0-9a-f]+:8080 is not reachable`).MatchString(err.Error()) {
+	// The GitHub command reaches the demo's API bound to its container, through its own
+	// forwarder; this process forwards to the demo's PyPI only.
+	if cmd.API != "http://shipyard-demo:8080/" {
+		t.Errorf("--demo: the GitHub command reaches %q", cmd.API)
+	}
+	_, err = m.demoPyPI(ctx)
+	if err == nil || !regexp.MustCompile(`service at svc-[0-9a-f]+:8081 is not reachable`).MatchString(err.Error()) {
 		t.Fatalf("--demo: err = %v", err)
 	}
-	if builds := e.Graph().ExecsWith("go build"); len(builds) != 1 {
+	if builds := e.Graph().ExecsWith("go build -trimpath -gcflags=all=-dwarf=false -ldflags=-s -w -o /shipyard-demo/"); len(builds) != 1 {
 		t.Fatalf("the demo server was built %d times", len(builds))
 	}
 }

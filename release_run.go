@@ -1,6 +1,8 @@
 package main
 
 import (
+	sdk "dagger.io/dagger"
+
 	"context"
 	"fmt"
 	"os"
@@ -347,6 +349,18 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 	if err != nil {
 		return release.Config{}, err
 	}
+	// The demo's tag comes from the demo's git host only, refused before anything runs.
+	gitURL, gitService := f.gitURL, (*sdk.Service)(nil)
+	if m.Demo {
+		e, err := m.demoEndpoints(ctx)
+		if err != nil {
+			return release.Config{}, err
+		}
+		if gitURL, err = demo.GitURL(f.gitURL, e.Git, m.Repo); err != nil {
+			return release.Config{}, err
+		}
+		gitService = e.Service
+	}
 	gh, err := m.githubClient(ctx)
 	if err != nil {
 		return release.Config{}, err
@@ -362,7 +376,7 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 	cfg := release.Config{
 		Client: c, GitHub: gh, Repo: m.Repo,
 		Gates:  releasegate.Config{Workflow: f.workflow, ImageOrg: m.Org},
-		GitURL: f.gitURL, Package: f.pythonPackage, Images: steps, Log: logToStderr, Trust: level,
+		GitURL: gitURL, GitService: gitService, Package: f.pythonPackage, Images: steps, Log: logToStderr, Trust: level,
 	}
 	if cfg.GitHubWeb, err = m.githubWeb(); err != nil {
 		return release.Config{}, err
@@ -372,16 +386,6 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 	}
 	if cfg.Platforms, err = m.platformsOf(); err != nil {
 		return release.Config{}, err
-	}
-	if m.Demo {
-		e, err := m.demoEndpoints(ctx)
-		if err != nil {
-			return release.Config{}, err
-		}
-		if cfg.GitURL, err = demo.GitURL(f.gitURL, e.Git, m.Repo); err != nil {
-			return release.Config{}, err
-		}
-		cfg.GitService = e.Service
 	}
 	if m.GithubToken != nil {
 		if cfg.GitHubToken, err = toSDKSecret(ctx, c, m.GithubToken); err != nil {
