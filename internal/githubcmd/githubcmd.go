@@ -45,18 +45,28 @@ const (
 	cacheDir  = "/var/cache/shipyard-github"
 )
 
-// Build returns a container with the command, built from moduleSrc (the module's root) in
-// p's Go image with the Go caches of level.
+// Build returns a container with the command, built from moduleSrc (the module's root) with
+// the Go caches of level. Unless p pins another Go image, it is built and run in the
+// module's own runtime container: every engine that runs the module has it, with Go and
+// the CA certificates the module's HTTPS calls need, so no function that reads GitHub
+// pulls an image for it (and --demo pulls none at all).
 func Build(client *dagger.Client, moduleSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
-	image := p.Go
-	if image == "" {
-		image = pins.DefaultGoImage
-	}
 	src := moduleSrc.Filter(dagger.DirectoryFilterOpts{Include: Sources(), Exclude: []string{"**/*_test.go"}})
-	out := gobuild.Build(client, src, image, level, Package)
-	return gobuild.Runner(client, image).
-		WithFile(binary, out.File("github"), dagger.ContainerWithFileOpts{Permissions: 0o755})
+	var base, runner *dagger.Container
+	toolchain := p.Go
+	if toolchain == "" || toolchain == pins.DefaultGoImage {
+		base, toolchain = moduleSrc.AsModule().Runtime(), moduleRuntime
+		runner = base.WithWorkdir("/work")
+	} else {
+		base, runner = client.Container().From(toolchain), gobuild.Runner(client, toolchain)
+	}
+	out := gobuild.BuildIn(client, base, toolchain, src, level, Package)
+	return runner.WithFile(binary, out.File("github"), dagger.ContainerWithFileOpts{Permissions: 0o755})
 }
+
+// moduleRuntime names the module's runtime container as a Go toolchain, in the names of
+// the build's cache volumes.
+const moduleRuntime = "shipyard-module-runtime"
 
 // Command runs the GitHub command in Tool (from Build) against the API at API, as the
 // token Token (anonymously when nil), keeping the ETag cache in Cache (none when nil): a

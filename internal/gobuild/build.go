@@ -19,16 +19,30 @@ const (
 // level's class and that image. Dagger caches the build by its inputs: src should hold only
 // what the commands are built from.
 func Build(client *dagger.Client, src *dagger.Directory, image string, level trust.Level, pkgs ...string) *dagger.Directory {
-	return client.Container().
-		From(image).
-		WithMountedCache("/go/pkg/mod", client.CacheVolume(level.BuildCacheVolumeName(modCacheVolume, image))).
-		WithMountedCache("/root/.cache/go-build", client.CacheVolume(level.BuildCacheVolumeName(buildCacheVolume, image))).
+	return BuildIn(client, client.Container().From(image), image, src, level, pkgs...)
+}
+
+// BuildIn is Build in the container base, a Go toolchain named toolchain in the caches'
+// names (an image, or another name that tells toolchains apart).
+func BuildIn(client *dagger.Client, base *dagger.Container, toolchain string, src *dagger.Directory, level trust.Level, pkgs ...string) *dagger.Directory {
+	return base.
+		// Where the caches are mounted, whatever GOPATH and HOME the toolchain's image sets.
+		WithEnvVariable("GOMODCACHE", modCachePath).
+		WithEnvVariable("GOCACHE", buildCachePath).
+		WithMountedCache(modCachePath, client.CacheVolume(level.BuildCacheVolumeName(modCacheVolume, toolchain))).
+		WithMountedCache(buildCachePath, client.CacheVolume(level.BuildCacheVolumeName(buildCacheVolume, toolchain))).
 		WithEnvVariable("CGO_ENABLED", "0").
 		WithDirectory("/src", src).
 		WithWorkdir("/src").
 		WithExec(Args("/out/", pkgs...)).
 		Directory("/out")
 }
+
+// Where the Go caches are mounted.
+const (
+	modCachePath   = "/go/pkg/mod"
+	buildCachePath = "/root/.cache/go-build"
+)
 
 // Runner is a fresh container of image to run built commands in: no source, no caches, only
 // what is added (and the image's CA certificates, for the services the commands reach).
