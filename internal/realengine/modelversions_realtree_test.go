@@ -57,7 +57,7 @@ func TestModelVersionsOnTheRealTree(t *testing.T) {
 	api := publishGitHub(t, w.GitHub)
 	env := map[string]string{"GHTOKEN": versionstest.Token}
 	ctor := []string{"--repo", versionstest.Repository, "--github-api", api, "--github-token", "env://GHTOKEN",
-		"--pin", "python-3.13=" + baseImage, "--pin", "go=" + baseImage}
+		"--pin", "python-3.13=" + baseImage}
 	fn := []string{"model-versions", "--pypi-url", pypi + "/", "--check"}
 
 	plan := call(t, env, append(ctor, fn...)...)

@@ -21,7 +21,7 @@ func TestModelVersions(t *testing.T) {
 	pypi := serve(t, proxyTo(t, w.PyPI.URL()))
 	env := map[string]string{"GHTOKEN": versionstest.Token}
 	ctor := []string{"--repo", versionstest.Repository, "--github-api", api, "--github-token", "env://GHTOKEN",
-		"--pin", "python-3.13=" + baseImage, "--pin", "go=" + baseImage}
+		"--pin", "python-3.13=" + baseImage}
 	fn := []string{"model-versions", "--pypi-url", pypi + "/"}
 
 	checked := call(t, env, append(append(ctor, fn...), "--check", "--format", "json")...)

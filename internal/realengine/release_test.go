@@ -112,7 +112,7 @@ func TestReleaseDryRun(t *testing.T) {
 	api := publishGitHub(t, sim)
 
 	before := len(repo.Releases())
-	out := call(t, ghEnv, append(ghArgs(api), "--pin", "trivy="+trivyImage,
+	out := call(t, ghEnv, append(ghArgs(api), "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage,
 		"release", "--tag", "v0.11.0", "--dry-run", "--git-url", gitURL)...)
 	// Both default platforms, each built (arm64 under the emulator), version-checked and
 	// scanned: the report lists each platform image with its scan.

@@ -42,10 +42,8 @@ func teskCore(t *testing.T) (*githubsim.Server, *githubsim.Repo, int64) {
 	return sim, repo, goodRun
 }
 
-// ghArgs reach the simulator at api with the token; the GitHub command runs in the Go
-// image, which the engine has only as the local base image.
 func ghArgs(api string) []string {
-	return []string{"--github-api", api, "--github-token", "env://GHTOKEN", "--pin", "go=" + baseImage}
+	return []string{"--github-api", api, "--github-token", "env://GHTOKEN"}
 }
 
 var ghEnv = map[string]string{"GHTOKEN": ghToken}

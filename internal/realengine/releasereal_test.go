@@ -96,7 +96,7 @@ func newReleaseWorld(t *testing.T, org string, tags ...string) *releaseWorld {
 	w.rootFile = filepath.Join(t.TempDir(), "trusted_root.json")
 	write(t, w.rootFile, string(root))
 	w.ctor = append(ghArgs(w.api), "--registry", registryHost, "--org", org, "--registry-username", "bot",
-		"--registry-password", "env://REGPASS", "--pin", "trivy="+trivyImage)
+		"--registry-password", "env://REGPASS", "--pin", "go="+baseImage, "--pin", "trivy="+trivyImage)
 	w.signing = append(append([]string{}, w.ctor...), "with-sigstore", "--oidc-token", "env://OIDC",
 		"--fulcio-url", sigURL, "--rekor-url", sigURL, "--trusted-root", w.rootFile,
 		"--builder-id", "https://github.com/elixir-cloud-aai/tesk-core/actions", "--build-type", "https://shipyard.example/release/v1")
@@ -231,7 +231,7 @@ func TestReleaseWorkflowJobsForReal(t *testing.T) {
 		"release-scan", "--handoff", pushed, "--git-url", w.gitURL))
 	published := call(t, env, append(append([]string{}, w.signing...), "release-publish", "--handoff", scanned, "--pushed", pushed,
 		"--git-url", w.gitURL, "--format", "json")...)
-	rel := call(t, env, append(ghArgs(w.api), "--registry", registryHost, "--org", w.org, "release-publish-release", "--tag", "v0.12.0")...)
+	rel := call(t, env, append(ghArgs(w.api), "--registry", registryHost, "--org", w.org, "--pin", "go="+baseImage, "release-publish-release", "--tag", "v0.12.0")...)
 	mustContain(t, "release-publish-release", rel, `"v0.12.0"`, "created")
 	for _, name := range []string{"filer", "taskmaster"} {
 		d, stderr, err := runTool(t, craneEnv, "digest", w.local+name+":0.12.0")

@@ -31,7 +31,7 @@ func TestReleasePushSplitByPlatform(t *testing.T) {
 	const password = "realengine0split0SECRET"
 	env := map[string]string{"GHTOKEN": ghToken, "REGPASS": password}
 	ctor := append(ghArgs(api), "--registry", registryHost, "--org", "shipyard-test-split",
-		"--registry-username", "bot", "--registry-password", "env://REGPASS")
+		"--registry-username", "bot", "--registry-password", "env://REGPASS", "--pin", "go="+baseImage)
 
 	type pushed struct {
 		Name       string `json:"name"`

@@ -35,7 +35,7 @@ func TestOwnPinMountsItsOwnCacheVolume(t *testing.T) {
 		t.Helper()
 		before := len(w.GitHub.Requests())
 		call(t, env, "--repo", versionstest.Repository, "--github-api", api, "--github-token", "env://GHTOKEN",
-			"--pin", "python-3.13="+pin, "--pin", "go="+baseImage, "model-versions", "--pypi-url", pypi+"/", "--check")
+			"--pin", "python-3.13="+pin, "model-versions", "--pypi-url", pypi+"/", "--check")
 		for _, r := range w.GitHub.Requests()[before:] {
 			if r.NotModified {
 				notModified++
