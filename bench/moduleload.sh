@@ -24,6 +24,17 @@
 #   upgrade: on that engine, each module again after a one-line change (a constant added
 #         to a leaf package: Shipyard's internal/conventional, the bare module's main.go),
 #         as a persistent engine loads a new commit of a module it loaded before.
+# And two jobs as a user's CI runs them, each on a fresh runner's engine:
+#   PR job: the pull request's first call, `pr-title --title …`, which is the cold measure
+#         itself (the same call on a fresh engine, so it is not run twice). Its lint and
+#         images pull pinned images from public registries, which this engine cannot reach,
+#         so their first calls are not measured.
+#   release job: the load before release-push-platform runs, as `call --eager-runtime
+#         release-push-platform --help`, since a release cannot run here. On v0.21.8 `--help`
+#         alone loads only the typedefs (the engine's codegen reads them from the source);
+#         --eager-runtime also builds the module, as a call would. The constructor does not
+#         run, so it is less than a first call. Against the bare module's `greet --help`,
+#         loaded the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -111,6 +122,11 @@ fresh_engine
 cold_shipyard=$(first_call "$work/shipyard" call pr-title --title "feat: x")
 
 fresh_engine
+release_bare=$(first_call "$work/bare" call --eager-runtime greet --help)
+fresh_engine
+release_shipyard=$(first_call "$work/shipyard" call --eager-runtime release-push-platform --help)
+
+fresh_engine
 first_call "$work/warmup" call greet --name=x >/dev/null
 warm_bare=$(first_call "$work/bare" call greet --name=x)
 warm_shipyard=$(first_call "$work/shipyard" call pr-title --title "feat: x")
@@ -129,8 +145,8 @@ wait "$sampler" 2>/dev/null || true
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 looks=$(wc -l <"$samples")
 busy=$(grep -c . "$samples" || true)
-printf 'times: cold bare %.1f s, shipyard %.1f s; warm bare %.1f s, shipyard %.1f s; upgrade bare %.1f s, shipyard %.1f s\n' \
-  "$cold_bare" "$cold_shipyard" "$warm_bare" "$warm_shipyard" "$upgrade_bare" "$upgrade_shipyard"
+printf 'times: cold bare %.1f s, shipyard %.1f s; warm bare %.1f s, shipyard %.1f s; upgrade bare %.1f s, shipyard %.1f s; release load bare %.1f s, shipyard %.1f s\n' \
+  "$cold_bare" "$cold_shipyard" "$warm_bare" "$warm_shipyard" "$upgrade_bare" "$upgrade_shipyard" "$release_bare" "$release_shipyard"
 if [ "$looks" -eq 0 ] || [ $((busy * 100)) -gt $((looks * ${FOREIGN_LIMIT_PCT:-5})) ]; then
   echo "something else was running in $busy of $looks looks (most seen: $(tr ' ' '\n' <"$samples" | grep . | sort | uniq -c | sort -rn | head -5 | awk '{printf "%s%s ×%s", (NR>1?", ":""), $2, $1}')): no ratio is reported; run it again on an idle machine"
   exit 1
@@ -141,3 +157,5 @@ printf 'cold engine:    bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 
 printf 'warm engine:    bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 1.5)\n' "$warm_bare" "$warm_shipyard" "$(ratio "$warm_shipyard" "$warm_bare")"
 printf 'upgrade:        bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 1.2)\n' "$upgrade_bare" "$upgrade_shipyard" "$(ratio "$upgrade_shipyard" "$upgrade_bare")"
 printf 'warm call of shipyard: %.1f s (goal: at most 1 s)\n' "$warm"
+printf 'PR job:         bare %5.1f s, shipyard %5.1f s, ratio %s (first pr-title call: the cold engine measure)\n' "$cold_bare" "$cold_shipyard" "$(ratio "$cold_shipyard" "$cold_bare")"
+printf 'release job:    bare %5.1f s, shipyard %5.1f s, ratio %s (load to release-push-platform, not a release)\n' "$release_bare" "$release_shipyard" "$(ratio "$release_shipyard" "$release_bare")"
