@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 )
 
 // Answer is what the GitHub command prints for one of the Calls: the call's results (all
@@ -57,6 +58,8 @@ func ErrorOf(err error) *CallError {
 			ce.Is = append(ce.Is, name)
 		}
 	}
+	// In a fixed order, so the same error is the same answer, not one of a map's orders.
+	slices.Sort(ce.Is)
 	return ce
 }
 

@@ -1,0 +1,221 @@
+// Package githubexec makes the engine double answer each exec of the GitHub command
+// (cmd/github, Args[0] == "github") by running the real command, built once per test
+// process from this repository: a test of code that runs the command in a container then
+// proves the whole round trip (arguments, stdin, the token file, the ETag cache volume)
+// against a local GitHub simulator.
+//
+// Each secret the exec mounts becomes a temporary file holding the test's value for it, and
+// each cache volume a folder that lives as long as the test, so what one run caches the
+// next run reads, as a cache volume does in the engine. A secret given as a variable, or
+// whose value shows in the arguments or the environment, fails the test. Call Main from
+// TestMain so the built command is removed at the end.
+package githubexec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"dagger/shipyard/internal/testkit/engine"
+)
+
+var (
+	buildOnce sync.Once
+	buildErr  error
+	mu        sync.Mutex
+	binDir    string // set by Main; the command is built into it
+)
+
+// Main runs the package's tests and removes the command it built.
+// Call it from TestMain: os.Exit(githubexec.Main(m)).
+func Main(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "shipyard-githubexec-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "githubexec: %v\n", err)
+		return 1
+	}
+	mu.Lock()
+	binDir = dir
+	mu.Unlock()
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	return code
+}
+
+// Binary is the GitHub command, built on first use.
+func Binary(t testing.TB) string {
+	t.Helper()
+	mu.Lock()
+	dir := binDir
+	mu.Unlock()
+	if dir == "" {
+		t.Fatal("githubexec: call githubexec.Main from TestMain, so the command it builds is removed")
+	}
+	buildOnce.Do(func() {
+		root, err := repoRoot()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "github"), "./cmd/github")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building the GitHub command: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(dir, "github")
+}
+
+// repoRoot is the folder of the module dagger/shipyard, above the working directory.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.HasPrefix(b, []byte("module dagger/shipyard\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod of module dagger/shipyard above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Answer makes e run the real command for every exec whose Args[0] is "github". secrets
+// maps each secret's name to its value; a mounted secret not in it fails the test.
+func Answer(t testing.TB, e *engine.Engine, secrets map[string]string) *Runs {
+	t.Helper()
+	r := &Runs{t: t, bin: Binary(t), secrets: secrets, caches: map[string]string{}}
+	e.OnExec(engine.ExecRule{
+		Match: func(x engine.Exec) bool { return len(x.Args) > 0 && x.Args[0] == "github" },
+		Run:   r.run,
+	})
+	return r
+}
+
+// Runs answers the execs of the command for one test.
+type Runs struct {
+	t       testing.TB
+	bin     string
+	secrets map[string]string
+
+	mu     sync.Mutex
+	caches map[string]string // cache volume key → its folder, for the whole test
+}
+
+// refuse fails the test for an exec that breaks its rules, and the exec as a harness
+// error would (125).
+func (r *Runs) refuse(format string, args ...any) (string, string, int) {
+	msg := fmt.Sprintf(format, args...)
+	r.t.Errorf("githubexec: %s", msg)
+	return "", "githubexec: " + msg, 125
+}
+
+// run runs the command for x, its container paths rewritten to files and folders here.
+func (r *Runs) run(x engine.Exec) (string, string, int) {
+	for name, v := range r.secrets {
+		if v == "" {
+			continue // nothing to leak, and in every string
+		}
+		if strings.Contains(strings.Join(x.Args, "\x00"), v) {
+			return r.refuse("secret %s is in the arguments", name)
+		}
+		for k, ev := range x.Env {
+			if strings.Contains(ev, v) {
+				return r.refuse("secret %s is in variable %s", name, k)
+			}
+		}
+	}
+	tmp, err := os.MkdirTemp("", "githubexec-run-")
+	if err != nil {
+		return r.refuse("%v", err)
+	}
+	defer os.RemoveAll(tmp)
+	paths := map[string]string{} // path in the container → path here
+	for i, s := range x.Secrets {
+		if s.Env != "" {
+			return r.refuse("secret %s is given as variable %s, not as a file", s.Name, s.Env)
+		}
+		v, ok := r.secrets[s.Name]
+		if !ok {
+			return r.refuse("secret %q is not one of the test's", s.Name)
+		}
+		p := filepath.Join(tmp, fmt.Sprintf("secret-%d", i))
+		if err := os.WriteFile(p, []byte(v+"\n"), 0o600); err != nil {
+			return r.refuse("%v", err)
+		}
+		paths[s.Path] = p
+	}
+	for _, m := range x.Mounts {
+		if m.Kind == "withMountedCache" {
+			dir, err := r.cacheDir(m.Cache)
+			if err != nil {
+				return r.refuse("%v", err)
+			}
+			paths[m.Path] = dir
+		}
+	}
+	args := make([]string, 0, len(x.Args)-1)
+	for _, a := range x.Args[1:] {
+		if p, ok := paths[a]; ok {
+			a = p
+		}
+		args = append(args, a)
+	}
+	cmd := exec.Command(r.bin, args...)
+	cmd.Stdin = strings.NewReader(x.Stdin)
+	cmd.Dir = tmp
+	// Only what the container's environment holds, as in the engine.
+	cmd.Env = []string{"HOME=" + tmp}
+	for k, v := range x.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var xe *exec.ExitError
+	switch {
+	case err == nil:
+		return stdout.String(), stderr.String(), 0
+	case errors.As(err, &xe):
+		return stdout.String(), stderr.String(), xe.ExitCode()
+	}
+	return r.refuse("running the GitHub command: %v", err)
+}
+
+// cacheDir is the folder of the cache volume key, made on first use and kept for the test.
+func (r *Runs) cacheDir(key string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if dir, ok := r.caches[key]; ok {
+		return dir, nil
+	}
+	dir, err := os.MkdirTemp("", "githubexec-cache-")
+	if err != nil {
+		return "", err
+	}
+	r.t.Cleanup(func() { os.RemoveAll(dir) })
+	r.caches[key] = dir
+	return dir, nil
+}
+
+// CacheDirs are the folders standing for the cache volumes the runs mounted, by key.
+func (r *Runs) CacheDirs() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.caches)
+}
