@@ -35,7 +35,7 @@ var (
 
 // Main runs the package's tests and removes the command it built.
 // Call it from TestMain: os.Exit(githubexec.Main(m)).
-func Main(m *testing.M) int {
+func Main(m interface{ Run() int }) int {
 	dir, err := os.MkdirTemp("", "shipyard-githubexec-")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "githubexec: %v\n", err)

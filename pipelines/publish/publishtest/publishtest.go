@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"dagger/shipyard/internal/testkit/githubexec"
 	"encoding/base32"
 	"encoding/base64"
 	"encoding/json"
@@ -48,12 +49,22 @@ var (
 	binErr   error
 	binMain  bool
 	binMu    sync.Mutex
-	binNames = struct{ supplychain, registry, sigstore, github string }{"supplychain", "registry", "testsigstore", "github"}
+	binNames = struct{ supplychain, registry, sigstore string }{"supplychain", "registry", "testsigstore"}
 )
 
 // Main runs the tests of a package that uses this world and removes the binaries it built.
 // Call it from TestMain: os.Exit(publishtest.Main(m)).
 func Main(m *testing.M) int {
+	// The GitHub command's runs (githubexec) need their binary too.
+	return githubexec.Main(runFunc(func() int { return run(m) }))
+}
+
+// runFunc runs the tests as a *testing.M does.
+type runFunc func() int
+
+func (f runFunc) Run() int { return f() }
+
+func run(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "shipyard-publishtest-")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "publishtest: %v\n", err)
@@ -86,7 +97,7 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// binaries builds the supplychain, registry and GitHub commands and the test Sigstore once
+// binaries builds the supplychain and registry commands and the test Sigstore once
 // per process.
 func binaries(t testing.TB) (supplychain, sigstore string) {
 	t.Helper()
@@ -109,12 +120,6 @@ func binaries(t testing.TB) (supplychain, sigstore string) {
 			binErr = fmt.Errorf("building the supplychain command: %v\n%s", err, out)
 			return
 		}
-		// The module's own GitHub command, which tag-images and publish-dev run.
-		cmd = exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./cmd/github")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("building the GitHub command: %v\n%s", err, out)
-		}
 	})
 	if binErr != nil {
 		t.Fatal(binErr)
@@ -122,11 +127,10 @@ func binaries(t testing.TB) (supplychain, sigstore string) {
 	return filepath.Join(binDir, binNames.supplychain), filepath.Join(binDir, binNames.sigstore)
 }
 
-// githubBinary is the GitHub command binaries built.
+// githubBinary is the module's GitHub command, as githubexec builds it.
 func githubBinary(t testing.TB) string {
 	t.Helper()
-	binaries(t)
-	return filepath.Join(binDir, binNames.github)
+	return githubexec.Binary(t)
 }
 
 // registryBinary is the registry command binaries built.
@@ -533,10 +537,11 @@ func (s *Sigstore) Counts(t testing.TB) (certificates, entries int) {
 }
 
 // runSupplychain runs the real command with args and returns what it printed.
-func runSupplychain(ctx context.Context, bin string, args []string, home string) (stdout, stderr string, code int) {
+func runSupplychain(ctx context.Context, bin string, args []string, home, stdin string) (stdout, stderr string, code int) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

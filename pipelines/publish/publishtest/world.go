@@ -72,6 +72,8 @@ type World struct {
 	images     map[string]v1.Image
 	violations []string
 	runs       [][]string
+	caches     map[string]string // cache volume key → its folder on this machine
+	cacheRoot  string
 }
 
 // NewWorld starts a registry and a Sigstore and makes fresh secrets.
@@ -322,7 +324,7 @@ func (w *World) IndexDigest(t testing.TB, name string, platforms []string) strin
 		}
 		args = append(args, "--image", path, "--platform", p)
 	}
-	stdout, stderr, code := runSupplychain(context.Background(), w.registryBin, args, dir)
+	stdout, stderr, code := runSupplychain(context.Background(), w.registryBin, args, dir, "")
 	var out struct{ Digest string }
 	if err := json.Unmarshal([]byte(stdout), &out); code != 0 || err != nil || out.Digest == "" {
 		t.Fatalf("registry %v: exit %d, %v: %s", args, code, err, stderr)
@@ -368,6 +370,9 @@ func (w *World) Install(t testing.TB, e *engine.Engine, names ...string) {
 	t.Helper()
 	w.mu.Lock()
 	w.engine = e
+	if w.cacheRoot == "" {
+		w.cacheRoot, w.caches = t.TempDir(), map[string]string{}
+	}
 	w.mu.Unlock()
 	for _, n := range names {
 		e.OnExport(engine.ExportRule{Kind: "Container", ChainContains: "containers/" + n + ".Dockerfile", Write: func(path string) error {
@@ -451,6 +456,9 @@ func (w *World) run(x engine.Exec) (string, string, int) {
 	if err := w.localMountedFiles(x, tmp, paths); err != nil {
 		return w.refuse(err)
 	}
+	if err := w.cacheFolders(x, paths); err != nil {
+		return w.refuse(err)
+	}
 	args := make([]string, 0, len(x.Args)-1)
 	for _, a := range x.Args[1:] {
 		if p, ok := paths[a]; ok {
@@ -468,7 +476,32 @@ func (w *World) run(x engine.Exec) (string, string, int) {
 	case "github":
 		bin = w.githubBin
 	}
-	return runSupplychain(context.Background(), bin, args, tmp)
+	return runSupplychain(context.Background(), bin, args, tmp, x.Stdin)
+}
+
+// cacheFolders records in paths a folder on this machine for each cache volume the exec
+// mounts, the same folder for every exec that mounts the volume, as the engine keeps it.
+func (w *World) cacheFolders(x engine.Exec, paths map[string]string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, m := range x.Mounts {
+		if m.Kind != "withMountedCache" {
+			continue
+		}
+		dir, ok := w.caches[m.Cache]
+		if !ok {
+			if w.cacheRoot == "" {
+				return violationf("cache volume %q mounted before the world was installed", m.Cache)
+			}
+			dir = filepath.Join(w.cacheRoot, fmt.Sprintf("cache-%d", len(w.caches)))
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				return err
+			}
+			w.caches[m.Cache] = dir
+		}
+		paths[m.Path] = dir
+	}
+	return nil
 }
 
 // secretInTheOpen is a violation when a secret's value is in the exec's arguments or
