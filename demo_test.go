@@ -89,12 +89,15 @@ func TestReadmeCloudcoilDemoOutput(t *testing.T) {
 	t.Cleanup(gh.Close)
 	pypi := httptest.NewServer(w.PyPI)
 	t.Cleanup(pypi.Close)
-	// The --demo path itself, with the demo server's handlers served here: no ETag cache, so
-	// no exec at all, and PyPI is the demo's whatever --pypi-url says.
+	// The --demo path itself, with the demo server's handlers served here: the GitHub
+	// command reaches them as the demo service bound to its container, without a token or an
+	// ETag cache, and PyPI is the demo's whatever --pypi-url says.
 	e := engine.New(t, engine.StrictExecs())
+	answerGitHub(t, e, "").Serve("shipyard-demo", gh.URL)
 	c := e.Client(context.Background())
 	m := mustNew(t)(New(nil, "cloudcoil/cloudcoil", nil, "", "docker.io", "elixircloud", "", nil, nil, true))
-	m.clients = clients{sdk: c, dag: c, demo: &demo.Endpoints{GitHubAPI: gh.URL + "/", PyPI: pypi.URL + "/"}}
+	demoService := c.Container().WithExposedPort(demo.GitHubPort).AsService()
+	m.clients = clients{sdk: c, dag: c, demo: &demo.Endpoints{GitHubAPI: gh.URL + "/", PyPI: pypi.URL + "/", Service: demoService}}
 	got, err := m.ModelVersions(context.Background(), true, "text", "main", "https://pypi.org")
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +154,7 @@ func TestReadmeReleaseDemoOutput(t *testing.T) {
 	git := httptest.NewServer(w.Git)
 	t.Cleanup(git.Close)
 	e := engine.New(t, engine.StrictExecs())
+	answerGitHub(t, e, "").Serve("shipyard-demo", gh.URL)
 	c := e.Client(context.Background())
 	m := mustNew(t)(New(nil, teskdemo.Owner+"/"+teskdemo.Name, nil, "", "docker.io", "elixircloud", "", nil, nil, true))
 	demoService := c.Container().WithExposedPort(demo.GitPort).AsService()

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/pypisim"
@@ -52,9 +51,10 @@ func seedDoctorTesk(sim *githubsim.Server) *githubsim.Repo {
 
 func doctorModule(t *testing.T, sim *githubsim.Server, repo string) *Shipyard {
 	t.Helper()
-	// The token is read into memory for the GitHub client; doctor runs no container, and
-	// the strict double fails on any exec.
-	m, _ := newModule(t, nil, engine.AllowSecretPlaintext())
+	// The token reaches the GitHub command as a secret file only; doctor runs no other
+	// container, and the strict double fails on any other exec.
+	m, e := newModule(t, nil)
+	answerGitHub(t, e, doctorToken)
 	m.Repo = repo
 	m.GithubAPI = sim.URL + "/"
 	m.GithubToken = m.engine().SetSecret("github-token", doctorToken)

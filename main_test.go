@@ -15,6 +15,7 @@ import (
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/flowexecs"
+	"dagger/shipyard/internal/testkit/githubexec"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
@@ -32,6 +33,14 @@ func newModule(t *testing.T, changes map[string]string, opts ...engine.Option) (
 	m := mustNew(t)(New(src, "elixir-cloud-aai/tesk-core", nil, "https://api.github.com/", "docker.io", "elixircloud", "", nil, nil, false))
 	m.clients = clients{sdk: c, dag: c}
 	return m, e
+}
+
+// answerGitHub makes e run the real GitHub command for the module's github execs, against
+// the API the module is given, with token as the secret github-token, and expect its build.
+func answerGitHub(t *testing.T, e *engine.Engine, token string) *githubexec.Runs {
+	t.Helper()
+	e.ExpectExecs(flowexecs.GitHubTool)
+	return githubexec.Answer(t, e, map[string]string{"github-token": token})
 }
 
 // ciExecs are the commands of tesk-core's CI jobs, which succeed unless a test says

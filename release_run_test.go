@@ -43,6 +43,7 @@ func newReleaseWorld(t *testing.T) *releaseWorld {
 	m.Repo = teskrepo.FullName
 	m.GithubAPI = w.repo.Sim.URL + "/"
 	m.GithubToken = dag.SetSecret("github-token", teskrepo.Token)
+	w.pub.SetSecret("github-token", teskrepo.Token)
 	m.Registry, m.Org = w.pub.Registry.Host, "elixircloud"
 	m.RegistryUsername = w.pub.Username
 	m.RegistryPassword = dag.SetSecret(publishtest.RegistryPasswordSecret, w.pub.Password)

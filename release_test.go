@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/testkit/demoserver"
-	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskdemo"
 	"dagger/shipyard/pipelines/releasegate"
@@ -29,9 +28,9 @@ func seedRelease(t *testing.T, notes string) *githubsim.Server {
 
 func releaseModule(t *testing.T, sim *githubsim.Server) *Shipyard {
 	t.Helper()
-	// The module reads API tokens into memory (never into a container), so the double
-	// must answer Secret.plaintext here.
-	m, _ := newModule(t, nil, engine.AllowSecretPlaintext())
+	// The token reaches the GitHub command as a secret file only.
+	m, e := newModule(t, nil)
+	answerGitHub(t, e, ghToken)
 	m.GithubAPI = sim.URL + "/"
 	m.GithubToken = m.engine().SetSecret("github-token", ghToken)
 	return m
@@ -154,7 +153,8 @@ func TestReadmeQuickStartOutput(t *testing.T) {
 	}
 	srv := httptest.NewServer(demoserver.New(t).GitHubHandler())
 	t.Cleanup(srv.Close)
-	m, _ := newModule(t, nil, engine.AllowSecretPlaintext())
+	m, e := newModule(t, nil)
+	answerGitHub(t, e, "")
 	m.GithubAPI = srv.URL + "/"
 	got, err := m.ReleasePlan(context.Background(), teskdemo.Tag, "text", "ci.yml", "")
 	if err != nil {
@@ -194,7 +194,8 @@ func TestNextReleaseCheckThroughTheModule(t *testing.T) {
 	}
 	sim := seedRelease(t, teskdemo.Notes)
 	sim.Repo(teskdemo.Owner + "/" + teskdemo.Name).AddRelease(githubsim.Release{TagName: "v0.11.0", Name: "v0.11.0"})
-	released, _ := newModule(t, map[string]string{"docs/releases/0.11.0.md": ""}, engine.AllowSecretPlaintext())
+	released, e := newModule(t, map[string]string{"docs/releases/0.11.0.md": ""})
+	answerGitHub(t, e, ghToken)
 	released.GithubAPI = sim.URL + "/"
 	released.GithubToken = released.engine().SetSecret("github-token", ghToken)
 	if out, err := released.NextReleaseCheck(ctx); err != nil || !strings.Contains(out, "released already") {

@@ -113,8 +113,40 @@ type Runs struct {
 	bin     string
 	secrets map[string]string
 
-	mu     sync.Mutex
-	caches map[string]string // cache volume key → its folder, for the whole test
+	mu       sync.Mutex
+	caches   map[string]string // cache volume key → its folder, for the whole test
+	services map[string]string // a bound service's alias → where the test serves it
+}
+
+// Serve answers, for execs with a service bound as alias, its address http://alias:port/
+// in an argument at url (a server of the test), as the engine would reach the service.
+func (r *Runs) Serve(alias, url string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.services == nil {
+		r.services = map[string]string{}
+	}
+	r.services[alias] = strings.TrimSuffix(url, "/")
+}
+
+// serviceURL is a rewritten to the test's server when it addresses a service x binds.
+func (r *Runs) serviceURL(x engine.Exec, a string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for alias, url := range r.services {
+		if _, bound := x.Services[alias]; !bound {
+			continue
+		}
+		rest, ok := strings.CutPrefix(a, "http://"+alias)
+		if !ok {
+			continue
+		}
+		// The port, then the path.
+		if i := strings.Index(rest, "/"); strings.HasPrefix(rest, ":") && i > 0 {
+			return url + rest[i:]
+		}
+	}
+	return a
 }
 
 // refuse fails the test for an exec that breaks its rules, and the exec as a harness
@@ -174,7 +206,7 @@ func (r *Runs) run(x engine.Exec) (string, string, int) {
 		if p, ok := paths[a]; ok {
 			a = p
 		}
-		args = append(args, a)
+		args = append(args, r.serviceURL(x, a))
 	}
 	cmd := exec.Command(r.bin, args...)
 	cmd.Stdin = strings.NewReader(x.Stdin)
