@@ -3,6 +3,8 @@ package main
 import (
 	"dagger/shipyard/internal/demo"
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/pins"
+	"dagger/shipyard/internal/trust"
 
 	"context"
 	"errors"
@@ -13,6 +15,8 @@ import (
 	"dagger/shipyard/internal/reponame"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/releasegate"
+
+	sdk "dagger.io/dagger"
 )
 
 // githubClient is GitHub for this call: each operation a run of Shipyard's GitHub command
@@ -34,7 +38,9 @@ func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error)
 	if m.Demo && m.GithubToken != nil {
 		return githubcmd.Command{}, fmt.Errorf("--demo answers from Shipyard's own demo repositories, which need no token: drop --github-token (or --demo, to work on GitHub)")
 	}
-	tool, err := m.builtCommand(ctx, m.moduleSource, githubcmd.Build)
+	tool, err := m.builtCommand(ctx, m.moduleSource, func(c *sdk.Client, src *sdk.Directory, _ pins.Pins, level trust.Level) *sdk.Container {
+		return githubcmd.Build(c, src, level)
+	})
 	if err != nil {
 		return githubcmd.Command{}, err
 	}

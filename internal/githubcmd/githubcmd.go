@@ -17,7 +17,6 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/gobuild"
-	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/internal/wire"
 )
@@ -46,22 +45,17 @@ const (
 )
 
 // Build returns a container with the command, built from moduleSrc (the module's root) with
-// the Go caches of level. Unless p pins another Go image, it is built and run in the
-// module's own runtime container: every engine that runs the module has it, with Go and
-// the CA certificates the module's HTTPS calls need, so no function that reads GitHub
-// pulls an image for it (and --demo pulls none at all).
-func Build(client *dagger.Client, moduleSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
+// the Go caches of level, and run, in the module's own runtime container. Every engine that
+// runs the module has that container, with the Go that built the module from the same
+// go.mod (so it builds the command too, whatever --pin go says, a pin the model flows also
+// use for make) and the CA certificates the module's HTTPS calls need: no function that
+// reads GitHub pulls an image for it, and --demo pulls none at all.
+func Build(client *dagger.Client, moduleSrc *dagger.Directory, level trust.Level) *dagger.Container {
 	src := moduleSrc.Filter(dagger.DirectoryFilterOpts{Include: Sources(), Exclude: []string{"**/*_test.go"}})
-	var base, runner *dagger.Container
-	toolchain := p.Go
-	if toolchain == "" || toolchain == pins.DefaultGoImage {
-		base, toolchain = moduleSrc.AsModule().Runtime(), moduleRuntime
-		runner = base.WithWorkdir("/work")
-	} else {
-		base, runner = client.Container().From(toolchain), gobuild.Runner(client, toolchain)
-	}
-	out := gobuild.BuildIn(client, base, toolchain, src, level, Package)
-	return runner.WithFile(binary, out.File("github"), dagger.ContainerWithFileOpts{Permissions: 0o755})
+	runtime := moduleSrc.AsModule().Runtime()
+	out := gobuild.BuildIn(client, runtime, moduleRuntime, src, level, Package)
+	return runtime.WithWorkdir("/work").
+		WithFile(binary, out.File("github"), dagger.ContainerWithFileOpts{Permissions: 0o755})
 }
 
 // moduleRuntime names the module's runtime container as a Go toolchain, in the names of

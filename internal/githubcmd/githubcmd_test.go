@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/githubcmd"
-	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/internal/wire"
@@ -50,7 +49,7 @@ func world(t *testing.T, stdout, stderr string, code int) (*engine.Engine, githu
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool := githubcmd.Build(c, c.Host().Directory(root), pins.DefaultPins(), trust.ReleaseAt("github-token=https://api.github.com/ elixir-cloud-aai/tesk-core"))
+	tool := githubcmd.Build(c, c.Host().Directory(root), trust.ReleaseAt("github-token=https://api.github.com/ elixir-cloud-aai/tesk-core"))
 	token := c.SetSecret("github-token", "ghp_notarealtoken")
 	return e, githubcmd.Command{Tool: tool, API: "https://api.github.com/", Token: token}
 }
@@ -82,6 +81,16 @@ func TestDevHistoryRunsTheCommandWithTheTokenAsAFile(t *testing.T) {
 	builds := e.Graph().ExecsWith("go build")
 	if len(builds) != 1 || !slices.Contains(builds[0].Args, githubcmd.Package) {
 		t.Fatalf("builds: %+v", builds)
+	}
+	// Built, and run, in the module's own runtime container: no image is pulled for it, and
+	// the Go caches are where the build mounts them whatever that container sets.
+	b := builds[0]
+	if b.Image != "" || !strings.Contains(b.Chain, "asModule") || !strings.Contains(b.Chain, "runtime") ||
+		b.Env["GOMODCACHE"] != "/go/pkg/mod" || b.Env["GOCACHE"] != "/root/.cache/go-build" {
+		t.Errorf("the command is built in image %q with %v, chain %s", b.Image, b.Env, b.Chain)
+	}
+	if x.Image != "" || !strings.Contains(x.Chain, "runtime") {
+		t.Errorf("the command runs in image %q", x.Image)
 	}
 }
 
