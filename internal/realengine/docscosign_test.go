@@ -4,21 +4,20 @@ package realengine
 
 import (
 	"context"
+	"dagger/shipyard/internal/testkit/corpus"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"dagger/shipyard/pipelines/publish/publishtest"
 )
 
 // docsCosignBlock is the cosign block of docs/tesk-core-images.md ("Verifying an image
 // before you deploy it"), as a reader copies it.
 func docsCosignBlock(t *testing.T) string {
 	t.Helper()
-	root, err := publishtest.RepoRoot()
+	root, err := corpus.FindRepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

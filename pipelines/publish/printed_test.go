@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
@@ -20,7 +21,7 @@ var identityFlag = regexp.MustCompile(`(?:--identity|--certificate-identity-rege
 // so; the test Sigstore's certificates carry SCTs, so nothing turns that check off; and
 // every identity pattern is anchored, as verify requires.
 func TestPrintedCommandsNeedNoInsecureFlags(t *testing.T) {
-	root, err := publishtest.RepoRoot()
+	root, err := corpus.FindRepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"testing"
 
+	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 )
 
@@ -59,7 +60,7 @@ func Binary(t testing.TB) string {
 		t.Fatal("githubexec: call githubexec.Main from TestMain, so the command it builds is removed")
 	}
 	buildOnce.Do(func() {
-		root, err := repoRoot()
+		root, err := corpus.FindRepoRoot()
 		if err != nil {
 			buildErr = err
 			return
@@ -74,25 +75,6 @@ func Binary(t testing.TB) string {
 		t.Fatal(buildErr)
 	}
 	return filepath.Join(dir, "github")
-}
-
-// repoRoot is the folder of the module dagger/shipyard, above the working directory.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.HasPrefix(b, []byte("module dagger/shipyard\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod of module dagger/shipyard above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // Answer makes e run the real command for every exec whose Args[0] is "github". secrets

@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/githubexec"
 	"encoding/base32"
 	"encoding/base64"
@@ -78,25 +79,6 @@ func run(m *testing.M) int {
 	return code
 }
 
-// RepoRoot is the root of this repository (the folder of the module dagger/shipyard).
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.HasPrefix(b, []byte("module dagger/shipyard\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod of module dagger/shipyard above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // binaries builds the supplychain and registry commands and the test Sigstore once
 // per process.
 func binaries(t testing.TB) (supplychain, sigstore string) {
@@ -108,7 +90,7 @@ func binaries(t testing.TB) (supplychain, sigstore string) {
 		t.Fatal("publishtest: call publishtest.Main from TestMain, so the binaries it builds are removed")
 	}
 	binOnce.Do(func() {
-		root, err := RepoRoot()
+		root, err := corpus.FindRepoRoot()
 		if err != nil {
 			binErr = err
 			return
@@ -143,7 +125,7 @@ func registryBinary(t testing.TB) string {
 // SupplychainSource is the supplychain module's folder, for publish.Tool in tests.
 func SupplychainSource(t testing.TB) string {
 	t.Helper()
-	root, err := RepoRoot()
+	root, err := corpus.FindRepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
