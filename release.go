@@ -38,8 +38,8 @@ func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error)
 	if m.Demo && m.GithubToken != nil {
 		return githubcmd.Command{}, fmt.Errorf("--demo answers from Shipyard's own demo repositories, which need no token: drop --github-token (or --demo, to work on GitHub)")
 	}
-	tool, err := m.builtCommand(ctx, m.moduleSource, func(c *sdk.Client, src *sdk.Directory, _ pins.Pins, level trust.Level) *sdk.Container {
-		return githubcmd.Build(c, src, level)
+	tool, err := m.builtCommand(ctx, m.moduleSource, func(c *sdk.Client, src *sdk.Directory, p pins.Pins, level trust.Level) *sdk.Container {
+		return githubcmd.Build(c, src, p.Go, level)
 	})
 	if err != nil {
 		return githubcmd.Command{}, err

@@ -96,7 +96,7 @@ func commandClient(t *testing.T, api, token string, cache bool) (*githubcmd.Clie
 		t.Fatal(err)
 	}
 	level := trust.ReleaseAt("github-token=" + api + " octo/demo")
-	cmd := githubcmd.Command{Tool: githubcmd.Build(c, c.Host().Directory(root), level), API: api}
+	cmd := githubcmd.Command{Tool: githubcmd.Build(c, c.Host().Directory(root), pins.DefaultGoImage, level), API: api}
 	if token != "" {
 		cmd.Token = c.SetSecret("github-token", token)
 	}

@@ -50,10 +50,13 @@ const (
 // go.mod (so it builds the command too, whatever --pin go says, a pin the model flows also
 // use for make) and the CA certificates the module's HTTPS calls need: no function that
 // reads GitHub pulls an image for it, and --demo pulls none at all.
-func Build(client *dagger.Client, moduleSrc *dagger.Directory, level trust.Level) *dagger.Container {
+//
+// The Go caches are those of the caller's Go pin too, as every cache volume is keyed by the
+// pins: a call with its own pins never shares a volume with one with the defaults.
+func Build(client *dagger.Client, moduleSrc *dagger.Directory, goPin string, level trust.Level) *dagger.Container {
 	src := moduleSrc.Filter(dagger.DirectoryFilterOpts{Include: Sources(), Exclude: []string{"**/*_test.go"}})
 	runtime := moduleSrc.AsModule().Runtime()
-	out := gobuild.BuildIn(client, runtime, moduleRuntime, src, level, Package)
+	out := gobuild.BuildIn(client, runtime, moduleRuntime+" "+goPin, src, level, Package)
 	return runtime.WithWorkdir("/work").
 		WithFile(binary, out.File("github"), dagger.ContainerWithFileOpts{Permissions: 0o755})
 }
