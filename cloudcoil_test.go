@@ -13,6 +13,7 @@ import (
 	"dagger/shipyard/internal/githubcmd"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/githubexec"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models/upstreams"
@@ -27,8 +28,16 @@ import (
 // ETag cache volume's folder across the test's calls; the module never reads the token.
 func modelVersionsModule(t *testing.T, w *versionstest.World, token string) (*Shipyard, *engine.Engine) {
 	t.Helper()
+	m, e, _ := modelVersionsModuleRuns(t, w, token)
+	return m, e
+}
+
+// modelVersionsModuleRuns is modelVersionsModule with the runs of the GitHub command, whose
+// cache volumes' folders a test can reach.
+func modelVersionsModuleRuns(t *testing.T, w *versionstest.World, token string) (*Shipyard, *engine.Engine, *githubexec.Runs) {
+	t.Helper()
 	e := engine.New(t, engine.StrictExecs())
-	answerGitHub(t, e, token)
+	runs := answerGitHub(t, e, token)
 	c := e.Client(context.Background())
 	var secret *sdk.Secret
 	if token != "" {
@@ -36,7 +45,7 @@ func modelVersionsModule(t *testing.T, w *versionstest.World, token string) (*Sh
 	}
 	m := mustNew(t)(New(nil, versionstest.Repository, secret, w.GitHub.URL, "docker.io", "elixircloud", "", nil, nil, false))
 	m.clients = clients{sdk: c, dag: c}
-	return m, e
+	return m, e, runs
 }
 
 func TestModelVersionsThroughTheModule(t *testing.T) {
@@ -116,6 +125,52 @@ func TestModelVersionsThroughTheModule(t *testing.T) {
 	for _, s := range outputs {
 		if strings.Contains(s, versionstest.Token) {
 			t.Fatalf("the token leaked:\n%s", s)
+		}
+	}
+}
+
+// TestModelVersionsReportsACacheItCannotUse: a cache volume holding what is no ETag cache
+// (whoever can write the volume could leave it) costs full requests, and the report says
+// so, once, however many of the command's runs met it.
+func TestModelVersionsReportsACacheItCannotUse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := versionstest.New(t)
+	m, _, runs := modelVersionsModuleRuns(t, w, versionstest.Token)
+	out, err := m.ModelVersions(ctx, true, "text", "main", w.PyPI.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "ETag cache not") || strings.Contains(out, "ETag cache: ") {
+		t.Fatalf("a cold run noted the cache:\n%s", out)
+	}
+	dirs := runs.CacheDirs()
+	if len(dirs) != 1 {
+		t.Fatalf("cache volumes %v, want one", dirs)
+	}
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil || len(entries) == 0 {
+			t.Fatalf("the cache volume holds %v (%v)", entries, err)
+		}
+		for _, e := range entries {
+			if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte("no cache"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	before := len(w.GitHub.Requests())
+	out, err = m.ModelVersions(ctx, true, "text", "main", w.PyPI.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const note = "ETag cache not used, starting cold"
+	if strings.Count(out, note) != 1 {
+		t.Errorf("the report says %q %d times, want once:\n%s", note, strings.Count(out, note), out)
+	}
+	for _, r := range w.GitHub.Requests()[before:] {
+		if r.NotModified {
+			t.Errorf("%s %s was answered 304 from a spoiled cache", r.Method, r.Path)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"dagger/shipyard/internal/demo"
-	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/trust"
 
@@ -21,7 +20,7 @@ import (
 
 // githubClient is GitHub for this call: each operation a run of Shipyard's GitHub command
 // (githubCommand), so the module binary links no GitHub client.
-func (m *Shipyard) githubClient(ctx context.Context) (github.API, error) {
+func (m *Shipyard) githubClient(ctx context.Context) (*githubcmd.Client, error) {
 	cmd, err := m.githubCommand(ctx)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -43,12 +42,12 @@ func call(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
 		if err != nil {
 			return err
 		}
-		client, save, err := api.cachedClient(*cacheDir, std.stderr)
+		client, save, notes, err := api.cachedClient(*cacheDir)
 		if err != nil {
 			return err
 		}
 		out := reflect.ValueOf(client).MethodByName(method.Name).Call(args)
-		answer := github.Answer{Stats: client.Stats()}
+		answer := github.Answer{Stats: client.Stats(), Notes: notes}
 		callErr, _ := out[len(out)-1].Interface().(error)
 		if callErr == nil {
 			for _, v := range out[:len(out)-1] {
@@ -62,7 +61,7 @@ func call(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
 		answer.Error = github.ErrorOf(callErr)
 		// What was read stays valid whether or not the call succeeded.
 		if err := save(); err != nil {
-			fmt.Fprintf(std.stderr, "github call %s: the ETag cache is not saved, the next run starts cold: %v\n", method.Name, err)
+			answer.Notes = append(answer.Notes, fmt.Sprintf("ETag cache not saved, the next call starts cold: %v", err))
 		}
 		if err := json.NewEncoder(std.stdout).Encode(answer); err != nil {
 			return err
@@ -95,39 +94,44 @@ func arguments(ctx context.Context, method reflect.Method, raw []json.RawMessage
 }
 
 // cachedClient is the client of f with the ETag cache kept in dir ("": none, and none
-// without a token either, since only the token seals it), and the function that saves it.
-// A cache it cannot use is said on stderr: the call goes on cold.
-func (f apiFlags) cachedClient(dir string, stderr io.Writer) (*githubclient.Client, func() error, error) {
+// without a token either, since only the token seals it), the function that saves it, and
+// the notes for the Answer: a cache it cannot use goes on cold, and says so.
+func (f apiFlags) cachedClient(dir string) (*githubclient.Client, func() error, []string, error) {
 	token, err := f.token()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	nothing := func() error { return nil }
 	if dir == "" || token == "" {
 		c, err := f.clientWith(token)
-		return c, nothing, err
+		return c, nothing, nil, err
 	}
 	seal, err := githubclient.NewCacheSeal(token)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cache := githubclient.NewCache(0)
 	path := filepath.Join(dir, cacheFile)
+	var notes []string
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		fmt.Fprintf(stderr, "github: the ETag cache is not read, starting cold: %v\n", err)
+		notes = append(notes, fmt.Sprintf("ETag cache not read, starting cold: %v", err))
 	default:
-		if _, err := cache.Import(data, seal); err != nil {
-			fmt.Fprintf(stderr, "github: the ETag cache is not used, starting cold: %v\n", err)
+		dropped, err := cache.Import(data, seal)
+		switch {
+		case err != nil:
+			notes = append(notes, fmt.Sprintf("ETag cache not used, starting cold: %v", err))
+		case dropped > 0:
+			notes = append(notes, fmt.Sprintf("ETag cache: dropped %d stored answer(s) that fail their integrity check (changed, or stored with another token); fetched again", dropped))
 		}
 	}
 	c, err := f.clientWith(token, githubclient.WithCache(cache))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return c, func() error { return saveCache(cache, seal, dir) }, nil
+	return c, func() error { return saveCache(cache, seal, dir) }, notes, nil
 }
 
 // saveCache writes the cache's file beside itself and renames it into place, so a run

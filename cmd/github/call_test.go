@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -66,6 +67,14 @@ func (w *callWorld) call(t *testing.T, method, stdin string, flags ...string) (i
 // call's stats.
 func (w *callWorld) readmeAt(t *testing.T, flags ...string) (string, github.Stats) {
 	t.Helper()
+	content, answer := w.readmeAnswer(t, flags...)
+	return content, answer.Stats
+}
+
+// readmeAnswer calls FileAt for README.md as the flags say and returns the content and the
+// whole answer.
+func (w *callWorld) readmeAnswer(t *testing.T, flags ...string) (string, github.Answer) {
+	t.Helper()
 	code, answer, stderr := w.call(t, "FileAt", readme, flags...)
 	if code != 0 || answer.Error != nil || len(answer.Results) != 2 {
 		t.Fatalf("exit %d, answer %+v, stderr %s", code, answer, stderr)
@@ -78,7 +87,7 @@ func (w *callWorld) readmeAt(t *testing.T, flags ...string) (string, github.Stat
 	if err := json.Unmarshal(answer.Results[1], &found); err != nil || !found {
 		t.Fatalf("found %v, %v", found, err)
 	}
-	return string(content), answer.Stats
+	return string(content), answer
 }
 
 func (w *callWorld) cachePath() string { return filepath.Join(w.cacheDir, cacheFile) }
@@ -109,9 +118,9 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 	w := newCallWorld(t)
 	withCache := []string{"--token-file", w.tokenFile, "--cache-dir", w.cacheDir}
 
-	cold, stats := w.readmeAt(t, withCache...)
-	if cold != "hello\n" || stats.NotModified != 0 || stats.Requests == 0 {
-		t.Fatalf("cold call: %q, stats %+v", cold, stats)
+	cold, first := w.readmeAnswer(t, withCache...)
+	if stats := first.Stats; cold != "hello\n" || stats.NotModified != 0 || stats.Requests == 0 || first.Notes != nil {
+		t.Fatalf("cold call: %q, stats %+v, notes %q", cold, stats, first.Notes)
 	}
 	if names := w.cacheDirEntries(t); !slices.Equal(names, []string{cacheFile}) {
 		t.Fatalf("the cache folder holds %v, want the cache file alone (no temporary file left)", names)
@@ -131,9 +140,9 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 		t.Fatalf("the stored cache holds the token")
 	}
 
-	warm, stats := w.readmeAt(t, withCache...)
-	if warm != cold || stats.NotModified == 0 || stats.NotModified != stats.Requests {
-		t.Fatalf("warm call: %q, stats %+v; want every request answered 304", warm, stats)
+	warm, warmAnswer := w.readmeAnswer(t, withCache...)
+	if stats := warmAnswer.Stats; warm != cold || stats.NotModified == 0 || stats.NotModified != stats.Requests || warmAnswer.Notes != nil {
+		t.Fatalf("warm call: %q, stats %+v, notes %q; want every request answered 304, nothing to note", warm, stats, warmAnswer.Notes)
 	}
 
 	// Swap every stored body for a planted one.
@@ -156,9 +165,13 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 	if err := os.WriteFile(w.cachePath(), gzipped(t, tampered), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	again, stats := w.readmeAt(t, withCache...)
-	if again != cold || stats.NotModified != 0 {
-		t.Fatalf("after tampering: %q with %d 304s, want %q fetched again", again, stats.NotModified, cold)
+	again, tamperedAnswer := w.readmeAnswer(t, withCache...)
+	if again != cold || tamperedAnswer.Stats.NotModified != 0 {
+		t.Fatalf("after tampering: %q with %d 304s, want %q fetched again", again, tamperedAnswer.Stats.NotModified, cold)
+	}
+	wantDropped := fmt.Sprintf("ETag cache: dropped %d stored answer(s) that fail their integrity check", len(entries))
+	if len(tamperedAnswer.Notes) != 1 || !strings.HasPrefix(tamperedAnswer.Notes[0], wantDropped) {
+		t.Errorf("after tampering, notes %q; want one starting %q", tamperedAnswer.Notes, wantDropped)
 	}
 	if resealed, stats := w.readmeAt(t, withCache...); resealed != cold || stats.NotModified == 0 {
 		t.Fatalf("the re-sealed cache: %q with %d 304s", resealed, stats.NotModified)
@@ -171,8 +184,10 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 	if err := os.WriteFile(otherFile, []byte(other), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got, stats := w.readmeAt(t, "--token-file", otherFile, "--cache-dir", w.cacheDir); got != cold || stats.NotModified != 0 {
-		t.Fatalf("another token's call: %q with %d 304s, want a full answer", got, stats.NotModified)
+	if got, a := w.readmeAnswer(t, "--token-file", otherFile, "--cache-dir", w.cacheDir); got != cold || a.Stats.NotModified != 0 {
+		t.Fatalf("another token's call: %q with %d 304s, want a full answer", got, a.Stats.NotModified)
+	} else if len(a.Notes) != 1 || !strings.Contains(a.Notes[0], "stored with another token") {
+		t.Errorf("another token's call, notes %q; want the dropped answers noted", a.Notes)
 	}
 
 	// Without a token: no 304 from the stored cache, and the file untouched.
@@ -185,6 +200,58 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 	}
 	if after, err := os.ReadFile(w.cachePath()); err != nil || !bytes.Equal(before, after) {
 		t.Errorf("an anonymous call changed the stored cache (%v)", err)
+	}
+}
+
+// TestCallNotesACacheItCannotUse: a cache file that is not an export, or a cache folder
+// that cannot be read or written, costs full requests and is said in the answer's notes;
+// the call still answers.
+func TestCallNotesACacheItCannotUse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		cacheDir  func(t *testing.T, w *callWorld) string
+		wantNotes []string
+	}{
+		{
+			name: "not an export",
+			cacheDir: func(t *testing.T, w *callWorld) string {
+				if err := os.WriteFile(w.cachePath(), []byte("not gzip"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return w.cacheDir
+			},
+			wantNotes: []string{"ETag cache not used, starting cold: github: import ETag cache: not a gzip-compressed export"},
+		},
+		{
+			name: "a file, not a folder",
+			cacheDir: func(t *testing.T, w *callWorld) string {
+				file := filepath.Join(t.TempDir(), "file")
+				if err := os.WriteFile(file, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return file
+			},
+			wantNotes: []string{"ETag cache not read, starting cold: ", "ETag cache not saved, the next call starts cold: "},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newCallWorld(t)
+			got, a := w.readmeAnswer(t, "--token-file", w.tokenFile, "--cache-dir", tt.cacheDir(t, w))
+			if got != "hello\n" {
+				t.Fatalf("the call answered %q", got)
+			}
+			if len(a.Notes) != len(tt.wantNotes) {
+				t.Fatalf("notes %q, want %d starting %q", a.Notes, len(tt.wantNotes), tt.wantNotes)
+			}
+			for i, want := range tt.wantNotes {
+				if !strings.HasPrefix(a.Notes[i], want) {
+					t.Errorf("note %d: %q, want it to start %q", i, a.Notes[i], want)
+				}
+			}
+		})
 	}
 }
 

@@ -13,6 +13,10 @@ type Answer struct {
 	Results []json.RawMessage `json:"results,omitempty"`
 	Error   *CallError        `json:"error,omitempty"`
 	Stats   Stats             `json:"stats"`
+	// Notes are what the caller's user should know of how the call was made, beyond its
+	// result: an ETag cache that was not read, used or saved, or entries of it dropped.
+	// The call went on without them, at the cost of full requests.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // CallError is an error of one of the Calls as plain data: its message, GitHub's answer

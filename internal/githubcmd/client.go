@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,6 +23,7 @@ type Client struct {
 
 	mu    sync.Mutex
 	stats github.Stats
+	notes []string
 }
 
 // The client performs every GitHub operation the flows use.
@@ -74,7 +76,7 @@ func (c *Client) call(ctx context.Context, method string, args []any, results ..
 		}
 		return fmt.Errorf("reading the answer of github call %s: %w", method, err)
 	}
-	c.add(answer.Stats)
+	c.add(answer.Stats, answer.Notes)
 	if answer.Error != nil {
 		return answer.Error.Err()
 	}
@@ -92,10 +94,23 @@ func (c *Client) call(ctx context.Context, method string, args []any, results ..
 	return nil
 }
 
-func (c *Client) add(s github.Stats) {
+// Notes are the notes of the command's runs for this client (github.Answer's), each once,
+// in the order first seen: every run reads the same cache, so they repeat.
+func (c *Client) Notes() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.notes)
+}
+
+func (c *Client) add(s github.Stats, notes []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.stats.Requests += s.Requests
 	c.stats.NotModified += s.NotModified
 	c.stats.Retries += s.Retries
+	for _, n := range notes {
+		if !slices.Contains(c.notes, n) {
+			c.notes = append(c.notes, n)
+		}
+	}
 }

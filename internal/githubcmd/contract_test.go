@@ -494,6 +494,48 @@ func TestTheETagCacheOutlivesARun(t *testing.T) {
 	}
 }
 
+// A cache the command cannot use is noted, once however many runs met it, and the calls
+// still answer.
+func TestClientNotesACacheItCannotUseOnce(t *testing.T) {
+	ctx := context.Background()
+	s := newState(t)
+	cmd, _, runs := commandClient(t, s.sim.URL, simToken, true)
+	if _, err := cmd.Releases(ctx, "octo", "demo"); err != nil {
+		t.Fatal(err)
+	}
+	if notes := cmd.Notes(); notes != nil {
+		t.Fatalf("notes %q after a cold run, want none", notes)
+	}
+	// Whoever can write the volume leaves something that is no cache, before each run.
+	spoil := func() {
+		t.Helper()
+		for _, dir := range runs.CacheDirs() {
+			entries, err := os.ReadDir(dir)
+			if err != nil || len(entries) == 0 {
+				t.Fatalf("the cache volume holds %v (%v)", entries, err)
+			}
+			for _, e := range entries {
+				if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte("no cache"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	for range 2 {
+		spoil()
+		if _, err := cmd.Releases(ctx, "octo", "demo"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notes := cmd.Notes()
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], "ETag cache not used, starting cold: ") {
+		t.Errorf("notes %q, want the unusable cache noted once", notes)
+	}
+	if got := cmd.Stats(); got.NotModified != 0 {
+		t.Errorf("stats %+v: a spoiled cache answered 304s", got)
+	}
+}
+
 // Without a token nothing seals the cache, so none is written even with a volume.
 func TestNoTokenWritesNoCache(t *testing.T) {
 	ctx := context.Background()

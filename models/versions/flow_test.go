@@ -430,6 +430,34 @@ func TestModelVersionsCheckWritesNothing(t *testing.T) {
 	}
 }
 
+// TestModelVersionsReportOpensWithTheClientNotes: what the client noted while the run
+// made its calls (an ETag cache it could not use) opens the report's notes, in the text
+// the user reads too.
+func TestModelVersionsReportOpensWithTheClientNotes(t *testing.T) {
+	w := newWorld(t)
+	gh := w.client(t, token)
+	const note = "ETag cache not used, starting cold: planted"
+	setup := w.setup()
+	// The client has something to say only once it has made calls: the notes are read
+	// after the run, not before.
+	setup.ClientNotes = func() []string {
+		if gh.Stats().Requests == 0 {
+			return nil
+		}
+		return []string{note}
+	}
+	report, err := versions.Run(context.Background(), setup, gh, w.options(true))
+	if err != nil {
+		t.Fatalf("run: %v\nreport:\n%s", err, report.Text())
+	}
+	if len(report.Notes) == 0 || report.Notes[0] != note {
+		t.Fatalf("notes %q, want them to open with %q", report.Notes, note)
+	}
+	if !strings.Contains(report.Text(), note) {
+		t.Errorf("the text report lacks the client's note:\n%s", report.Text())
+	}
+}
+
 // TestModelVersionsTokenNeverLeaks runs into failures of every kind and checks that the
 // token appears in no error, no report and not in the ETag cache as it would be stored.
 func TestModelVersionsTokenNeverLeaks(t *testing.T) {

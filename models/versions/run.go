@@ -85,6 +85,9 @@ func Run(ctx context.Context, setup Config, gh github.API, opts Options) (Report
 	end := statsOf(gh)
 	r.report.Requests.GitHub = end.Requests - start.Requests
 	r.report.Requests.NotModified = end.NotModified - start.NotModified
+	if setup.ClientNotes != nil {
+		r.report.Notes = append(setup.ClientNotes(), r.report.Notes...)
+	}
 	return r.report, err
 }
 

@@ -31,6 +31,10 @@ type Config struct {
 	PyPI *http.Client
 	// Log receives one line per step (nil: none).
 	Log func(format string, args ...any)
+	// ClientNotes are what the GitHub client has to say of how it made its calls, such as
+	// an ETag cache it could not use (githubcmd.Client.Notes); they open the report's
+	// notes (nil: none).
+	ClientNotes func() []string
 }
 
 // setupSteps run before the flow's own: a run that writes (not check) needs a token,
