@@ -507,22 +507,8 @@ func TestClientNotesACacheItCannotUseOnce(t *testing.T) {
 		t.Fatalf("notes %q after a cold run, want none", notes)
 	}
 	// Whoever can write the volume leaves something that is no cache, before each run.
-	spoil := func() {
-		t.Helper()
-		for _, dir := range runs.CacheDirs() {
-			entries, err := os.ReadDir(dir)
-			if err != nil || len(entries) == 0 {
-				t.Fatalf("the cache volume holds %v (%v)", entries, err)
-			}
-			for _, e := range entries {
-				if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte("no cache"), 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
 	for range 2 {
-		spoil()
+		runs.SpoilCaches([]byte("no cache"))
 		if _, err := cmd.Releases(ctx, "octo", "demo"); err != nil {
 			t.Fatal(err)
 		}

@@ -233,3 +233,24 @@ func (r *Runs) CacheDirs() map[string]string {
 	defer r.mu.Unlock()
 	return maps.Clone(r.caches)
 }
+
+// SpoilCaches overwrites every file of every cache volume the runs mounted with data, as
+// whoever can write a volume could, and fails the test when there is none to spoil.
+func (r *Runs) SpoilCaches(data []byte) {
+	r.t.Helper()
+	dirs := r.CacheDirs()
+	if len(dirs) == 0 {
+		r.t.Fatal("githubexec: no cache volume was mounted")
+	}
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil || len(entries) == 0 {
+			r.t.Fatalf("githubexec: the cache volume holds %v (%v)", entries, err)
+		}
+		for _, e := range entries {
+			if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o600); err != nil {
+				r.t.Fatal(err)
+			}
+		}
+	}
+}
