@@ -10,6 +10,7 @@ require (
 	github.com/google/go-containerregistry v0.21.4
 	github.com/google/go-github/v84 v84.0.0
 	github.com/hashicorp/go-version v1.9.0
+	github.com/moby/patternmatcher v0.6.1
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rhysd/actionlint v1.7.11
 	github.com/vektah/gqlparser/v2 v2.5.32
