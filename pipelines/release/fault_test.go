@@ -174,6 +174,7 @@ func releaseFaults() []releaseFault {
 // exactly one GitHub release. Faults before the push leave the registry and GitHub as they
 // were.
 func TestFaultAtEachStepThenRerun(t *testing.T) {
+	t.Parallel() // with the slow-build token test, which mostly waits
 	for _, tt := range releaseFaults() {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t, teskrepo.Options{})

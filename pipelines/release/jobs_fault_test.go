@@ -80,6 +80,7 @@ func splitFaults() []releaseFault {
 // faults at a step a platform push job declares also run through the split jobs, with the
 // faults only they meet.
 func TestJobFaultsNameTheirJobsSteps(t *testing.T) {
+	t.Parallel() // with the slow-build token test, which mostly waits
 	platformSteps := flow.Names(pushPlatformJobSteps(nil, ""))
 	type run struct {
 		fault releaseFault
