@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/githubclient"
@@ -30,15 +31,11 @@ func call(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
 		if fs.NArg() != 1 {
 			return usagef("want one method of github.Calls, got %q", fs.Args())
 		}
-		method, ok := calls.MethodByName(fs.Arg(0))
-		if !ok {
-			return usagef("%q is not a method of github.Calls", fs.Arg(0))
-		}
 		var raw []json.RawMessage
 		if err := json.NewDecoder(std.stdin).Decode(&raw); err != nil {
 			return usagef("the arguments on stdin: %w", err)
 		}
-		args, err := arguments(ctx, method, raw)
+		p, err := prepare(ctx, github.Request{Method: fs.Arg(0), Args: raw})
 		if err != nil {
 			return err
 		}
@@ -46,22 +43,14 @@ func call(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
 		if err != nil {
 			return err
 		}
-		out := reflect.ValueOf(client).MethodByName(method.Name).Call(args)
-		answer := github.Answer{Stats: client.Stats(), Notes: notes}
-		callErr, _ := out[len(out)-1].Interface().(error)
-		if callErr == nil {
-			for _, v := range out[:len(out)-1] {
-				b, err := json.Marshal(v.Interface())
-				if err != nil {
-					return fmt.Errorf("%s: encoding the result: %w", method.Name, err)
-				}
-				answer.Results = append(answer.Results, b)
-			}
+		answer, callErr, err := p.perform(client)
+		if err != nil {
+			return err
 		}
-		answer.Error = github.ErrorOf(callErr)
+		answer.Stats, answer.Notes = client.Stats(), notes
 		// What was read stays valid whether or not the call succeeded.
 		if err := save(); err != nil {
-			answer.Notes = append(answer.Notes, fmt.Sprintf("ETag cache not saved, the next call starts cold: %v", err))
+			answer.Notes = append(answer.Notes, unsaved(err))
 		}
 		if err := json.NewEncoder(std.stdout).Encode(answer); err != nil {
 			return err
@@ -71,6 +60,96 @@ func call(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
 		}
 		return nil
 	}
+}
+
+// batch performs several of github.Calls at once: `github batch` reads a JSON array of
+// github.Request from stdin, makes the calls concurrently on one client and one ETag
+// cache, and prints a github.BatchAnswer, each call's answer in the order asked. A failed
+// call is its answer's error: the exit code is 0 unless the command line or the requests
+// are wrong, and then nothing is called.
+func batch(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
+	cacheDir := fs.String("cache-dir", "", "a folder keeping the ETag cache between runs (sealed with the token; unused without one)")
+	return func(ctx context.Context, api apiFlags, std stdio) error {
+		if fs.NArg() != 0 {
+			return usagef("batch takes its calls on stdin, not %q", fs.Args())
+		}
+		var requests []github.Request
+		if err := json.NewDecoder(std.stdin).Decode(&requests); err != nil {
+			return usagef("the requests on stdin: %w", err)
+		}
+		if len(requests) == 0 {
+			return usagef("the requests on stdin: none")
+		}
+		prepared := make([]prepared, len(requests))
+		for i, r := range requests {
+			p, err := prepare(ctx, r)
+			if err != nil {
+				return fmt.Errorf("request %d: %w", i+1, err)
+			}
+			prepared[i] = p
+		}
+		client, save, notes, err := api.cachedClient(*cacheDir)
+		if err != nil {
+			return err
+		}
+		out := github.BatchAnswer{Answers: make([]github.Answer, len(prepared))}
+		errs := make([]error, len(prepared))
+		var wg sync.WaitGroup
+		for i, p := range prepared {
+			wg.Go(func() { out.Answers[i], _, errs[i] = p.perform(client) })
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		out.Stats, out.Notes = client.Stats(), notes
+		if err := save(); err != nil {
+			out.Notes = append(out.Notes, unsaved(err))
+		}
+		return json.NewEncoder(std.stdout).Encode(out)
+	}
+}
+
+// unsaved is the note of an ETag cache that could not be saved.
+func unsaved(err error) string {
+	return fmt.Sprintf("ETag cache not saved, the next call starts cold: %v", err)
+}
+
+// prepared is a request checked against github.Calls, its arguments decoded.
+type prepared struct {
+	method reflect.Method
+	args   []reflect.Value
+}
+
+// prepare checks r's method and decodes its arguments, after ctx.
+func prepare(ctx context.Context, r github.Request) (prepared, error) {
+	method, ok := calls.MethodByName(r.Method)
+	if !ok {
+		return prepared{}, usagef("%q is not a method of github.Calls", r.Method)
+	}
+	args, err := arguments(ctx, method, r.Args)
+	if err != nil {
+		return prepared{}, err
+	}
+	return prepared{method: method, args: args}, nil
+}
+
+// perform makes the call on client and returns its Answer's results or error, and the
+// call's error itself; err is a result that could not be encoded.
+func (p prepared) perform(client *githubclient.Client) (answer github.Answer, callErr error, err error) {
+	out := reflect.ValueOf(client).MethodByName(p.method.Name).Call(p.args)
+	callErr, _ = out[len(out)-1].Interface().(error)
+	if callErr == nil {
+		for _, v := range out[:len(out)-1] {
+			b, err := json.Marshal(v.Interface())
+			if err != nil {
+				return github.Answer{}, nil, fmt.Errorf("%s: encoding the result: %w", p.method.Name, err)
+			}
+			answer.Results = append(answer.Results, b)
+		}
+	}
+	answer.Error = github.ErrorOf(callErr)
+	return answer, callErr, nil
 }
 
 // callFailed is a call GitHub or the network failed: its Answer is printed already.

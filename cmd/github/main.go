@@ -4,7 +4,11 @@
 // GitHub, and the engine caches that build by the command's source alone.
 //
 //	github dev-history --api URL --repo OWNER/NAME --commit SHA --branch BRANCH [--token-file PATH]
+//	github call --api URL [--token-file PATH] [--cache-dir DIR] METHOD < arguments.json
+//	github batch --api URL [--token-file PATH] [--cache-dir DIR] < requests.json
 //
+// call makes one of github.Calls and prints a github.Answer; batch makes several
+// concurrently, on one client and ETag cache, and prints a github.BatchAnswer.
 // dev-history prints, as JSON (internal/wire's DevHistory), whether the commit is on the
 // branch and the branch's commits after it. The token is read from a file (a mounted
 // secret), never from an argument or the environment, and is sent only to the API's own
@@ -40,6 +44,8 @@ const usage = `usage: github <command> [flags]
   dev-history   whether a commit is on a branch, and the branch's commits after it
   call METHOD   one of github.Calls: its arguments on stdin, a JSON array; its answer
                 on stdout, a github.Answer
+  batch         several of github.Calls at once: a JSON array of github.Request on
+                stdin; their answers on stdout, a github.BatchAnswer
 `
 
 // usageError is a command line the caller got wrong: a bug of the module that ran it.
@@ -59,6 +65,7 @@ type command func(fs *flag.FlagSet) func(ctx context.Context, api apiFlags, std 
 var commands = map[string]command{
 	"dev-history": devHistory,
 	"call":        call,
+	"batch":       batch,
 }
 
 func run(ctx context.Context, args []string, std stdio) int {

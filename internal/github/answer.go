@@ -19,6 +19,22 @@ type Answer struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// Request is one call of a batch the GitHub command performs at once: a method of Calls
+// and its arguments after the context, each as JSON.
+type Request struct {
+	Method string            `json:"method"`
+	Args   []json.RawMessage `json:"args"`
+}
+
+// BatchAnswer is what the GitHub command prints for a batch of Requests: each call's
+// Answer, in the order asked (its results or its error), and what the batch's client sent
+// and noted for all of them, which they share.
+type BatchAnswer struct {
+	Answers []Answer `json:"answers"`
+	Stats   Stats    `json:"stats"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
 // CallError is an error of one of the Calls as plain data: its message, GitHub's answer
 // when there was one, and the errors of this package it wraps, so the caller in another
 // process tells them apart as the client's own caller does (errors.Is, errors.As,

@@ -126,7 +126,7 @@ func (c Command) runInput(ctx context.Context, stdin, cmd string, args ...string
 		ctr = ctr.WithMountedSecret(tokenPath, c.Token)
 		argv = append(argv, "--token-file", tokenPath)
 	}
-	if c.Cache != nil && cmd == "call" {
+	if c.Cache != nil && (cmd == "call" || cmd == "batch") {
 		ctr = ctr.WithMountedCache(cacheDir, c.Cache)
 		argv = append(argv, "--cache-dir", cacheDir)
 	}
