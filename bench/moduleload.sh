@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Module load on a real Dagger v0.21.8 engine: the time to Shipyard's first successful
-# `dagger call` (the engine's codegen and build of the module), against a bare
-# `dagger init --sdk=go` module on the same engine in the same run, and the time of a warm
+# `dagger call` (the engine's codegen and build of the module), against a bare module
+# (bench/baremodule: what `dagger init --sdk=go` writes, with its go.mod pinned as Shipyard's
+# is) on the same engine in the same run, and the time of a warm
 # call. It uses the engine kit beside the checkout (../shared/engine, or ENGINE_KIT), and
 # starts its engine on a fresh state (CLEAN_STATE), so stop any engine of the kit first.
 #
@@ -50,20 +51,17 @@ fresh_engine() {
 
 seconds() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.1f", e - s }'; }
 
-# bare_module DIR NAME: a `dagger init --sdk=go` module without its generated code.
+# bare_module DIR NAME: bench/baremodule named NAME: the module `dagger init --sdk=go` writes,
+# with the generated code's modules pinned at Dagger v0.21.8's versions as Shipyard pins
+# them, so it loads the same way every day (an init's own go.mod takes the day's @latest).
 bare_module() {
+  local type
+  type=$(echo "${2:0:1}" | tr a-z A-Z)${2:1}
   mkdir -p "$1"
-  (cd "$1" && "$DAGGER" init --sdk=go --name="$2" --progress=plain >/dev/null 2>&1)
-  rm -rf "$1/internal" "$1/dagger.gen.go"
-  cat > "$1/main.go" <<GO
-// A bare module, to compare module loads with.
-package main
-
-type $(echo "${2:0:1}" | tr a-z A-Z)${2:1} struct{}
-
-// Greet returns a greeting.
-func (m *$(echo "${2:0:1}" | tr a-z A-Z)${2:1}) Greet(name string) string { return "hello, " + name }
-GO
+  cp "$root/bench/baremodule/"* "$1/"
+  sed -i "s/\"name\": \"bare\"/\"name\": \"$2\"/" "$1/dagger.json"
+  sed -i "s|^module dagger/bare\$|module dagger/$2|" "$1/go.mod"
+  sed -i "s/\bBare\b/$type/g" "$1/main.go"
 }
 
 fresh_engine
