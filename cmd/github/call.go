@@ -19,14 +19,20 @@ import (
 // calls are the methods of github.Calls: the only ones `github call` performs.
 var calls = reflect.TypeFor[github.Calls]()
 
-// cacheFile is the ETag cache's file in --cache-dir.
-const cacheFile = "etags.json.gz"
+// cacheFile is the name of a token's ETag cache in --cache-dir: one file per token, named
+// by a MAC of the token (githubclient.CacheSeal.Name), since calls with different tokens
+// share the folder (a pull request's GITHUB_TOKEN and the checks' CI_GITHUB_TOKEN share
+// the volume of their trust level) and each may read only its own answers. One file for
+// all would keep only the last caller's: each call of one token would empty the other's.
+func cacheFile(seal githubclient.CacheSeal) string {
+	return "etags-" + seal.Name() + ".json.gz"
+}
 
 // call performs one of github.Calls: `github call METHOD` reads the call's arguments after
 // its context from stdin, as a JSON array, and prints a github.Answer. A failed call
 // still prints its Answer (the error as data) and exits 1.
 func call(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
-	cacheDir := fs.String("cache-dir", "", "a folder keeping the ETag cache between runs (sealed with the token; unused without one)")
+	cacheDir := fs.String("cache-dir", "", "a folder keeping the ETag cache between runs, a file per token (sealed with it; unused without one)")
 	return func(ctx context.Context, api apiFlags, std stdio) error {
 		if fs.NArg() != 1 {
 			return usagef("want one method of github.Calls, got %q", fs.Args())
@@ -68,7 +74,7 @@ func call(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
 // call is its answer's error: the exit code is 0 unless the command line or the requests
 // are wrong, and then nothing is called.
 func batch(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
-	cacheDir := fs.String("cache-dir", "", "a folder keeping the ETag cache between runs (sealed with the token; unused without one)")
+	cacheDir := fs.String("cache-dir", "", "a folder keeping the ETag cache between runs, a file per token (sealed with it; unused without one)")
 	return func(ctx context.Context, api apiFlags, std stdio) error {
 		if fs.NArg() != 0 {
 			return usagef("batch takes its calls on stdin, not %q", fs.Args())
@@ -190,7 +196,7 @@ func (f apiFlags) cachedClient(dir string) (*githubclient.Client, func() error, 
 		return nil, nil, nil, err
 	}
 	cache := githubclient.NewCache(0)
-	path := filepath.Join(dir, cacheFile)
+	path := filepath.Join(dir, cacheFile(seal))
 	var notes []string
 	data, err := os.ReadFile(path)
 	switch {
@@ -213,8 +219,9 @@ func (f apiFlags) cachedClient(dir string) (*githubclient.Client, func() error, 
 	return c, func() error { return saveCache(cache, seal, dir) }, notes, nil
 }
 
-// saveCache writes the cache's file beside itself and renames it into place, so a run
-// beside this one never reads half a file; the last run to finish wins.
+// saveCache writes the cache's file of the seal's token beside itself and renames it into
+// place, so a run beside this one never reads half a file; of two runs with the same
+// token, the last to finish wins. Other tokens' files are left as they are.
 func saveCache(cache *githubclient.Cache, seal githubclient.CacheSeal, dir string) error {
 	data, err := cache.Export(seal)
 	if err != nil {
@@ -232,5 +239,5 @@ func saveCache(cache *githubclient.Cache, seal githubclient.CacheSeal, dir strin
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, cacheFile))
+	return os.Rename(tmp.Name(), filepath.Join(dir, cacheFile(seal)))
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/githubclient"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/wire"
 )
@@ -90,7 +91,15 @@ func (w *callWorld) readmeAnswer(t *testing.T, flags ...string) (string, github.
 	return string(content), answer
 }
 
-func (w *callWorld) cachePath() string { return filepath.Join(w.cacheDir, cacheFile) }
+// cachePath is the cache file of callToken in the cache folder.
+func (w *callWorld) cachePath(t *testing.T) string {
+	t.Helper()
+	seal, err := githubclient.NewCacheSeal(callToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(w.cacheDir, cacheFile(seal))
+}
 
 // cacheDirEntries are the names in the cache folder.
 func (w *callWorld) cacheDirEntries(t *testing.T) []string {
@@ -122,17 +131,17 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 	if stats := first.Stats; cold != "hello\n" || stats.NotModified != 0 || stats.Requests == 0 || first.Notes != nil {
 		t.Fatalf("cold call: %q, stats %+v, notes %q", cold, stats, first.Notes)
 	}
-	if names := w.cacheDirEntries(t); !slices.Equal(names, []string{cacheFile}) {
+	if names := w.cacheDirEntries(t); !slices.Equal(names, []string{filepath.Base(w.cachePath(t))}) {
 		t.Fatalf("the cache folder holds %v, want the cache file alone (no temporary file left)", names)
 	}
-	info, err := os.Stat(w.cachePath())
+	info, err := os.Stat(w.cachePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if perm := info.Mode().Perm(); perm != 0o600 {
 		t.Errorf("the cache file's mode is %v, want readable by its owner only", perm)
 	}
-	stored, err := os.ReadFile(w.cachePath())
+	stored, err := os.ReadFile(w.cachePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +171,7 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(w.cachePath(), gzipped(t, tampered), 0o600); err != nil {
+	if err := os.WriteFile(w.cachePath(t), gzipped(t, tampered), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	again, tamperedAnswer := w.readmeAnswer(t, withCache...)
@@ -177,28 +186,47 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 		t.Fatalf("the re-sealed cache: %q with %d 304s", resealed, stats.NotModified)
 	}
 
-	// Another token's key fails every stored entry's check.
+	// Another token keeps its own file: its first call starts cold, with nothing to note,
+	// and leaves this token's file as it was. This token's file copied over the other's
+	// (as whoever can write the volume could do) fails every stored entry's check there.
 	const other = "ghp_callTestOtherToken0SECRET0000000"
 	w.sim.AddToken(other, githubsim.Token{})
 	otherFile := filepath.Join(t.TempDir(), "other")
 	if err := os.WriteFile(otherFile, []byte(other), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	mine, err := os.ReadFile(w.cachePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, a := w.readmeAnswer(t, "--token-file", otherFile, "--cache-dir", w.cacheDir); got != cold || a.Stats.NotModified != 0 || a.Notes != nil {
+		t.Fatalf("another token's first call: %q with %d 304s, notes %q; want a full answer, nothing noted", got, a.Stats.NotModified, a.Notes)
+	}
+	if after, err := os.ReadFile(w.cachePath(t)); err != nil || !bytes.Equal(mine, after) {
+		t.Errorf("another token's call changed this token's cache file (%v)", err)
+	}
+	otherSeal, err := githubclient.NewCacheSeal(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.cacheDir, cacheFile(otherSeal)), mine, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if got, a := w.readmeAnswer(t, "--token-file", otherFile, "--cache-dir", w.cacheDir); got != cold || a.Stats.NotModified != 0 {
-		t.Fatalf("another token's call: %q with %d 304s, want a full answer", got, a.Stats.NotModified)
+		t.Fatalf("another token's call on a copied cache: %q with %d 304s, want a full answer", got, a.Stats.NotModified)
 	} else if len(a.Notes) != 1 || !strings.Contains(a.Notes[0], "stored with another token") {
-		t.Errorf("another token's call, notes %q; want the dropped answers noted", a.Notes)
+		t.Errorf("another token's call on a copied cache, notes %q; want the dropped answers noted", a.Notes)
 	}
 
 	// Without a token: no 304 from the stored cache, and the file untouched.
-	before, err := os.ReadFile(w.cachePath())
+	before, err := os.ReadFile(w.cachePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, stats := w.readmeAt(t, "--cache-dir", w.cacheDir); got != cold || stats.NotModified != 0 {
 		t.Fatalf("anonymous call: %q with %d 304s", got, stats.NotModified)
 	}
-	if after, err := os.ReadFile(w.cachePath()); err != nil || !bytes.Equal(before, after) {
+	if after, err := os.ReadFile(w.cachePath(t)); err != nil || !bytes.Equal(before, after) {
 		t.Errorf("an anonymous call changed the stored cache (%v)", err)
 	}
 }
@@ -216,7 +244,7 @@ func TestCallNotesACacheItCannotUse(t *testing.T) {
 		{
 			name: "not an export",
 			cacheDir: func(t *testing.T, w *callWorld) string {
-				if err := os.WriteFile(w.cachePath(), []byte("not gzip"), 0o600); err != nil {
+				if err := os.WriteFile(w.cachePath(t), []byte("not gzip"), 0o600); err != nil {
 					t.Fatal(err)
 				}
 				return w.cacheDir
@@ -406,4 +434,49 @@ func gzipped(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// TestTwoTokensKeepTheirOwnETagCaches: pull-request jobs (GITHUB_TOKEN) and release-plan,
+// doctor and every check (CI_GITHUB_TOKEN) share one cache volume, and run one after the
+// other in any order. Each token's calls keep their own sealed cache there: after each
+// token's first, cold call, every call of either token is answered by 304s alone, however
+// the two alternate; no file in the folder is named by, or holds, a token.
+func TestTwoTokensKeepTheirOwnETagCaches(t *testing.T) {
+	t.Parallel()
+	w := newCallWorld(t)
+	const other = "ghp_callTestCheckToken0SECRET0000000"
+	w.sim.AddToken(other, githubsim.Token{})
+	otherFile := filepath.Join(t.TempDir(), "other")
+	if err := os.WriteFile(otherFile, []byte(other+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tokens := []struct{ name, file string }{{"the pull request's token", w.tokenFile}, {"the checks' token", otherFile}}
+	for round := 1; round <= 3; round++ {
+		for _, tok := range tokens {
+			got, a := w.readmeAnswer(t, "--token-file", tok.file, "--cache-dir", w.cacheDir)
+			s := a.Stats
+			switch {
+			case got != "hello\n":
+				t.Fatalf("round %d, %s: answered %q", round, tok.name, got)
+			case round == 1 && s.NotModified != 0:
+				t.Errorf("round %d, %s: %d 304s from a cache it never filled", round, tok.name, s.NotModified)
+			case round > 1 && (s.Requests == 0 || s.NotModified != s.Requests):
+				t.Errorf("round %d, %s: stats %+v, want every request answered 304 (the other token's call emptied this one's cache)", round, tok.name, s)
+			}
+			if round > 1 && a.Notes != nil {
+				t.Errorf("round %d, %s: notes %q, want none", round, tok.name, a.Notes)
+			}
+		}
+	}
+	for _, name := range w.cacheDirEntries(t) {
+		stored, err := os.ReadFile(filepath.Join(w.cacheDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tok := range []string{callToken, other} {
+			if strings.Contains(name, tok) || strings.Contains(string(gunzipped(t, stored)), tok) {
+				t.Errorf("the cache file %s is named by or holds a token", name)
+			}
+		}
+	}
 }

@@ -22,11 +22,13 @@ import (
 const cacheFileFormat = "shipyard-github-etag-cache/2"
 
 // CacheSeal binds an exported cache to the token that read it: a MAC key and the scope
-// the client's cache keys carry in memory, both derived from the token with HKDF. It
-// holds no token and formats as "[redacted]".
+// the client's cache keys carry in memory, both derived from the token with HKDF, and the
+// name of the token's export among other tokens' (Name). It holds no token and formats as
+// "[redacted]".
 type CacheSeal struct {
 	mac   []byte
 	scope string
+	name  string
 }
 
 func (CacheSeal) String() string { return "[redacted]" }
@@ -43,8 +45,13 @@ func NewCacheSeal(token string) (CacheSeal, error) {
 	if err != nil {
 		return CacheSeal{}, fmt.Errorf("github: deriving the ETag cache key: %w", err)
 	}
-	return CacheSeal{mac: mac, scope: cacheScope(token)}, nil
+	return CacheSeal{mac: mac, scope: cacheScope(token), name: tokenMAC(token, "shipyard github etag cache name", 16)}, nil
 }
+
+// Name tells the token's export apart from other tokens' where they are kept side by side
+// (a cache volume that calls with several tokens share): a MAC of the token, never the
+// token, and unlike the in-memory scope, meant to be shown.
+func (s CacheSeal) Name() string { return s.name }
 
 // cacheScope is the in-memory prefix of a token's cache keys, so that two tokens (which
 // may see different answers) never share an entry. It is never exported.
@@ -52,9 +59,15 @@ func cacheScope(token string) string {
 	if token == "" {
 		return ""
 	}
+	return tokenMAC(token, "shipyard github etag cache scope", 8)
+}
+
+// tokenMAC is the first n bytes of a MAC of label keyed by token, in hex: it names what
+// belongs to the token and tells nothing of the token itself.
+func tokenMAC(token, label string, n int) string {
 	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte("shipyard github etag cache scope"))
-	return hex.EncodeToString(m.Sum(nil)[:8])
+	m.Write([]byte(label))
+	return hex.EncodeToString(m.Sum(nil)[:n])
 }
 
 // sum is the MAC of one entry: every field length-prefixed, so no two entries share the

@@ -246,6 +246,17 @@ func TestCacheExportRevealsNothingAboutTheToken(t *testing.T) {
 	if dropped, err := c.Import(exports[other], mustSeal(t, token)); err != nil || dropped != 1 || c.Len() != 0 {
 		t.Errorf("another token's export: %d dropped, %v, %d kept", dropped, err, c.Len())
 	}
+	// Each token's export has a name of its own, which holds nothing of the token either.
+	a, b := mustSeal(t, token), mustSeal(t, other)
+	if a.Name() == b.Name() || a.Name() != mustSeal(t, token).Name() || len(a.Name()) != 32 {
+		t.Errorf("names %q and %q: want one stable name per token", a.Name(), b.Name())
+	}
+	full := sha256.Sum256([]byte(token))
+	for _, leak := range []string{token, cacheScope(token), hex.EncodeToString(full[:])} {
+		if strings.Contains(a.Name(), leak) || strings.Contains(leak, a.Name()) {
+			t.Errorf("the name %q and %q, derived from the token, overlap", a.Name(), leak)
+		}
+	}
 	if _, err := NewCacheSeal(""); err == nil {
 		t.Error("an anonymous client got a seal")
 	}
