@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/githubclient"
@@ -478,5 +479,71 @@ func TestTwoTokensKeepTheirOwnETagCaches(t *testing.T) {
 				t.Errorf("the cache file %s is named by or holds a token", name)
 			}
 		}
+	}
+}
+
+// TestCallRemovesCacheFilesNoCallWillRead: GITHUB_TOKEN is a new token for every job, so
+// the shared volume gains a file per pull-request job; a call that saves its cache removes
+// the files no call is likely to read again (another token's, unused for a week, or beyond
+// the newest maxCacheFiles; the one file all tokens shared before; a temporary file a run
+// left), and leaves its own and every other file alone.
+func TestCallRemovesCacheFilesNoCallWillRead(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	name := func(i int) string { return fmt.Sprintf("etags-%032x.json.gz", i+1) }
+	tests := []struct {
+		name        string
+		files       map[string]time.Duration // name → age
+		wantRemoved []string
+	}{
+		{
+			name: "old files",
+			files: map[string]time.Duration{
+				name(0): 8 * 24 * time.Hour, name(1): time.Hour, "etags.json.gz": time.Minute,
+				".etags-123": 2 * 24 * time.Hour, ".etags-456": time.Minute, "README": 30 * 24 * time.Hour,
+			},
+			wantRemoved: []string{name(0), "etags.json.gz", ".etags-123"},
+		},
+		{
+			name: "too many files",
+			files: func() map[string]time.Duration {
+				m := map[string]time.Duration{}
+				for i := range maxCacheFiles + 2 {
+					m[name(i)] = time.Duration(i+1) * time.Minute
+				}
+				return m
+			}(),
+			// The call's own file is the newest of the maxCacheFiles kept.
+			wantRemoved: []string{name(maxCacheFiles - 1), name(maxCacheFiles), name(maxCacheFiles + 1)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newCallWorld(t)
+			for n, age := range tt.files {
+				p := filepath.Join(w.cacheDir, n)
+				if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, a := w.readmeAnswer(t, "--token-file", w.tokenFile, "--cache-dir", w.cacheDir); a.Notes != nil {
+				t.Errorf("notes %q", a.Notes)
+			}
+			var want []string
+			for n := range tt.files {
+				if !slices.Contains(tt.wantRemoved, n) {
+					want = append(want, n)
+				}
+			}
+			want = append(want, filepath.Base(w.cachePath(t)))
+			slices.Sort(want)
+			if got := w.cacheDirEntries(t); !slices.Equal(got, want) {
+				t.Errorf("the folder holds\n%q\nwant\n%q", got, want)
+			}
+		})
 	}
 }
