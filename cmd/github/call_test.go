@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -118,10 +119,9 @@ func (w *callWorld) cacheDirEntries(t *testing.T) []string {
 
 // TestCallKeepsASealedETagCache: with a token and --cache-dir, the next call is answered
 // by a 304 from the cache the last one left, kept in one file readable by its owner only.
-// A stored cache whose bodies were swapped (keys and ETags kept, as whoever can write the
-// volume could do) is not replayed on GitHub's 304: every swapped entry is dropped and
-// fetched again, and the call answers what GitHub holds; the cache it saves is sealed
-// again. A cache stored with another token is not used. A call without a token neither
+// A stored cache whose answers were changed (as whoever can write the volume could do) is
+// not replayed on GitHub's 304: every changed entry is dropped and fetched again, and the
+// call answers what GitHub holds; the cache it saves is sealed again. A cache stored with another token is not used. A call without a token neither
 // reads nor writes the cache.
 func TestCallKeepsASealedETagCache(t *testing.T) {
 	t.Parallel()
@@ -155,7 +155,7 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 		t.Fatalf("warm call: %q, stats %+v, notes %q; want every request answered 304, nothing to note", warm, stats, warmAnswer.Notes)
 	}
 
-	// Swap every stored body for a planted one.
+	// Change every stored answer, sealed as it is, by one bit.
 	var doc map[string]any
 	if err := json.Unmarshal(gunzipped(t, stored), &doc); err != nil {
 		t.Fatal(err)
@@ -164,9 +164,13 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 	if len(entries) == 0 {
 		t.Fatalf("no entries in the stored cache: %v", doc)
 	}
-	planted := []byte(`{"type":"file","encoding":"base64","content":"cGxhbnRlZAo="}`)
-	for _, e := range entries {
-		e.(map[string]any)["body"] = planted
+	for i, e := range entries {
+		b, err := base64.StdEncoding.DecodeString(e.(string))
+		if err != nil || len(b) == 0 {
+			t.Fatalf("entry %d is not sealed bytes: %v", i, err)
+		}
+		b[len(b)/2] ^= 1
+		entries[i] = b
 	}
 	tampered, err := json.Marshal(doc)
 	if err != nil {
