@@ -312,7 +312,7 @@ func TestTrustedPublisherThroughPyPI(t *testing.T) {
 		}, Pass, "2.16.1.0"},
 		{"the template's upload, in no environment", func(p *pypisim.Server) {
 			p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", &pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml"}))
-		}, Pass, "names no environment"},
+		}, Fail, "names no environment"},
 		{"another environment", func(p *pypisim.Server) {
 			p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", &pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: env("release")}))
 		}, Fail, "environment release"},

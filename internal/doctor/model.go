@@ -209,9 +209,27 @@ func trustedPublisher(f ModelFacts) Finding {
 			"edit the publisher at "+settings+": "+want+"; or run the upload job in environment "+pub.Environment)
 	}
 	if pub.Environment == "" {
-		return pass(check, uploaded+": the publisher names no environment, so it accepts the upload job's ("+orNone(env)+")")
+		return fail(check, uploaded+": the publisher names no environment, so it accepts an upload from any run of "+PublishWorkflowFile+", on any branch", noEnvironmentWhy, noEnvironmentFix(env, settings, owner, name))
 	}
 	return pass(check, uploaded+", as the upload job runs")
+}
+
+// noEnvironmentWhy is why a trusted publisher that names no environment fails: doctor
+// fails closed where a loose publisher would let a publish through.
+const noEnvironmentWhy = "PyPI then accepts the identity token of any job of the workflow file, on any branch anyone with push access runs it from: the environment's protection (its required reviewers, the release tags it deploys from) never applies to the upload"
+
+// noEnvironmentFix is the fix for a publisher that names no environment: name the upload
+// job's (pypi, the wrapper's, when the job has none, which then needs it too).
+func noEnvironmentFix(jobEnv, settings, owner, name string) string {
+	env := jobEnv
+	if env == "" {
+		env = "pypi"
+	}
+	fix := fmt.Sprintf("edit the publisher at %s: set environment %s (owner %s, repository %s, workflow %s, environment %s)", settings, env, owner, name, PublishWorkflowFile, env)
+	if jobEnv == "" {
+		fix += fmt.Sprintf("; and run the upload job of %s in environment %s (`environment: %s`, as examples/github-actions/cloudcoil/pypi_publish.yml does), with required reviewers and deployments from release tags only", PublishWorkflow, env, env)
+	}
+	return fix
 }
 
 // uploadEnvironment is the environment of the job of pypi_publish.yml that uploads ("" when

@@ -278,7 +278,11 @@ func TestTrustedPublisher(t *testing.T) {
 		says   string
 	}{
 		{"the same identity", func(*ModelFacts) {}, Pass, "as the upload job runs"},
-		{"no environment recorded: the publisher accepts any", func(f *ModelFacts) { f.PyPI.Publisher.Environment = "" }, Pass, "names no environment"},
+		{"no environment recorded: the publisher accepts any run of the workflow", func(f *ModelFacts) { f.PyPI.Publisher.Environment = "" }, Fail, "names no environment"},
+		{"no environment recorded, none on the upload job", func(f *ModelFacts) {
+			f.PyPI.Publisher.Environment = ""
+			f.Publish.Content = strings.Replace(goodPublish, "    environment: pypi\n", "", 1)
+		}, Fail, "names no environment"},
 		{"repository names differ only in case", func(f *ModelFacts) { f.PyPI.Publisher.Repository = "Cloudcoil/Models-Keda" }, Pass, ""},
 		{"another repository", func(f *ModelFacts) { f.PyPI.Publisher.Repository = "someone/fork" }, Fail, "not by cloudcoil/models-keda"},
 		{"another kind of publisher", func(f *ModelFacts) { f.PyPI.Publisher.Kind = "GitLab" }, Fail, "uploaded by GitLab"},
@@ -306,6 +310,9 @@ func TestTrustedPublisher(t *testing.T) {
 			}
 			if got.Status != Pass && (got.Why == "" || !strings.Contains(got.Fix, "settings/publishing/") || !strings.Contains(got.Fix, "workflow pypi_publish.yml")) {
 				t.Errorf("no why or fix naming the settings page and the workflow: %+v", got)
+			}
+			if strings.Contains(got.Summary, "names no environment") && (!strings.Contains(got.Fix, "environment pypi") || !strings.Contains(got.Why, "required reviewers")) {
+				t.Errorf("a publisher without an environment: why %q, fix %q; want the reviewers it skips and environment pypi set", got.Why, got.Fix)
 			}
 		})
 	}
