@@ -297,7 +297,11 @@ func TestTrustedPublisherThroughPyPI(t *testing.T) {
 	env := func(s string) *string { return &s }
 	const project = "cloudcoil-models-keda"
 	wheel := func(version string, p *pypisim.Publisher) pypisim.File {
-		return pypisim.File{Filename: "cloudcoil_models_keda-" + version + "-py3-none-any.whl", PackageType: pypisim.Wheel, Publisher: p}
+		f := pypisim.File{Filename: "cloudcoil_models_keda-" + version + "-py3-none-any.whl", PackageType: pypisim.Wheel}
+		if p != nil {
+			f.Publishers = []pypisim.Publisher{*p}
+		}
+		return f
 	}
 	good := &pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: env("pypi")}
 	tests := []struct {
