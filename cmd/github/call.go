@@ -10,7 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/githubclient"
@@ -19,14 +22,20 @@ import (
 // calls are the methods of github.Calls: the only ones `github call` performs.
 var calls = reflect.TypeFor[github.Calls]()
 
-// cacheFile is the ETag cache's file in --cache-dir.
-const cacheFile = "etags.json.gz"
+// cacheFile is the name of a token's ETag cache in --cache-dir: one file per token, named
+// by a MAC of the token (githubclient.CacheSeal.Name), since calls with different tokens
+// share the folder (a pull request's GITHUB_TOKEN and the checks' CI_GITHUB_TOKEN share
+// the volume of their trust level) and each may read only its own answers. One file for
+// all would keep only the last caller's: each call of one token would empty the other's.
+func cacheFile(seal githubclient.CacheSeal) string {
+	return "etags-" + seal.Name() + ".json.gz"
+}
 
 // call performs one of github.Calls: `github call METHOD` reads the call's arguments after
 // its context from stdin, as a JSON array, and prints a github.Answer. A failed call
 // still prints its Answer (the error as data) and exits 1.
 func call(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
-	cacheDir := fs.String("cache-dir", "", "a folder keeping the ETag cache between runs (sealed with the token; unused without one)")
+	cacheDir := fs.String("cache-dir", "", "a folder keeping the ETag cache between runs, a file per token (sealed with it; unused without one)")
 	return func(ctx context.Context, api apiFlags, std stdio) error {
 		if fs.NArg() != 1 {
 			return usagef("want one method of github.Calls, got %q", fs.Args())
@@ -49,9 +58,7 @@ func call(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
 		}
 		answer.Stats, answer.Notes = client.Stats(), notes
 		// What was read stays valid whether or not the call succeeded.
-		if err := save(); err != nil {
-			answer.Notes = append(answer.Notes, unsaved(err))
-		}
+		answer.Notes = append(answer.Notes, save()...)
 		if err := json.NewEncoder(std.stdout).Encode(answer); err != nil {
 			return err
 		}
@@ -68,7 +75,7 @@ func call(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
 // call is its answer's error: the exit code is 0 unless the command line or the requests
 // are wrong, and then nothing is called.
 func batch(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
-	cacheDir := fs.String("cache-dir", "", "a folder keeping the ETag cache between runs (sealed with the token; unused without one)")
+	cacheDir := fs.String("cache-dir", "", "a folder keeping the ETag cache between runs, a file per token (sealed with it; unused without one)")
 	return func(ctx context.Context, api apiFlags, std stdio) error {
 		if fs.NArg() != 0 {
 			return usagef("batch takes its calls on stdin, not %q", fs.Args())
@@ -103,16 +110,9 @@ func batch(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
 			return err
 		}
 		out.Stats, out.Notes = client.Stats(), notes
-		if err := save(); err != nil {
-			out.Notes = append(out.Notes, unsaved(err))
-		}
+		out.Notes = append(out.Notes, save()...)
 		return json.NewEncoder(std.stdout).Encode(out)
 	}
-}
-
-// unsaved is the note of an ETag cache that could not be saved.
-func unsaved(err error) string {
-	return fmt.Sprintf("ETag cache not saved, the next call starts cold: %v", err)
 }
 
 // prepared is a request checked against github.Calls, its arguments decoded.
@@ -173,14 +173,15 @@ func arguments(ctx context.Context, method reflect.Method, raw []json.RawMessage
 }
 
 // cachedClient is the client of f with the ETag cache kept in dir ("": none, and none
-// without a token either, since only the token seals it), the function that saves it, and
-// the notes for the Answer: a cache it cannot use goes on cold, and says so.
-func (f apiFlags) cachedClient(dir string) (*githubclient.Client, func() error, []string, error) {
+// without a token either, since only the token seals it), the function that saves it and
+// returns the notes of saving, and the notes for the Answer: a cache it cannot use goes on
+// cold, and says so.
+func (f apiFlags) cachedClient(dir string) (*githubclient.Client, func() []string, []string, error) {
 	token, err := f.token()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	nothing := func() error { return nil }
+	nothing := func() []string { return nil }
 	if dir == "" || token == "" {
 		c, err := f.clientWith(token)
 		return c, nothing, nil, err
@@ -190,7 +191,7 @@ func (f apiFlags) cachedClient(dir string) (*githubclient.Client, func() error, 
 		return nil, nil, nil, err
 	}
 	cache := githubclient.NewCache(0)
-	path := filepath.Join(dir, cacheFile)
+	path := filepath.Join(dir, cacheFile(seal))
 	var notes []string
 	data, err := os.ReadFile(path)
 	switch {
@@ -210,11 +211,21 @@ func (f apiFlags) cachedClient(dir string) (*githubclient.Client, func() error, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return c, func() error { return saveCache(cache, seal, dir) }, notes, nil
+	save := func() []string {
+		if err := saveCache(cache, seal, dir); err != nil {
+			return []string{fmt.Sprintf("ETag cache not saved, the next call starts cold: %v", err)}
+		}
+		if err := pruneCaches(dir, cacheFile(seal), time.Now()); err != nil {
+			return []string{fmt.Sprintf("ETag cache: old cache files not removed, the folder keeps them: %v", err)}
+		}
+		return nil
+	}
+	return c, save, notes, nil
 }
 
-// saveCache writes the cache's file beside itself and renames it into place, so a run
-// beside this one never reads half a file; the last run to finish wins.
+// saveCache writes the cache's file of the seal's token beside itself and renames it into
+// place, so a run beside this one never reads half a file; of two runs with the same
+// token, the last to finish wins. Other tokens' files are left as they are.
 func saveCache(cache *githubclient.Cache, seal githubclient.CacheSeal, dir string) error {
 	data, err := cache.Export(seal)
 	if err != nil {
@@ -232,5 +243,76 @@ func saveCache(cache *githubclient.Cache, seal githubclient.CacheSeal, dir strin
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, cacheFile))
+	return os.Rename(tmp.Name(), filepath.Join(dir, cacheFile(seal)))
+}
+
+// What pruneCaches keeps: at most maxCacheFiles cache files, the calling token's included,
+// none unused for maxCacheAge, and no temporary file older than maxTempAge (a save takes
+// milliseconds: an older one is a run's that stopped before renaming it).
+const (
+	maxCacheFiles = 16
+	maxCacheAge   = 7 * 24 * time.Hour
+	maxTempAge    = time.Hour
+)
+
+// legacyCacheFile is the one cache file every token shared before each had its own: no
+// call reads it.
+const legacyCacheFile = "etags.json.gz"
+
+// pruneCaches removes from dir the cache files no call is likely to read again, so that a
+// folder calls with ever new tokens share does not grow without bound: GITHUB_TOKEN is a
+// new token for every job, and each leaves a file no later job can open. It removes other
+// tokens' files unused (not saved) for maxCacheAge, and the oldest beyond the newest
+// maxCacheFiles; the legacy file; and stale temporary files. It keeps own, the calling
+// token's file, and whatever else the folder holds. A file another run removes first is
+// no error.
+func pruneCaches(dir, own string, now time.Time) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	type cached struct {
+		name string
+		mod  time.Time
+	}
+	var caches []cached
+	var remove []string
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || name == own {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		switch age := now.Sub(info.ModTime()); {
+		case name == legacyCacheFile:
+			remove = append(remove, name)
+		case strings.HasPrefix(name, ".etags-"):
+			if age > maxTempAge {
+				remove = append(remove, name)
+			}
+		case strings.HasPrefix(name, "etags-") && strings.HasSuffix(name, ".json.gz"):
+			if age > maxCacheAge {
+				remove = append(remove, name)
+			} else {
+				caches = append(caches, cached{name, info.ModTime()})
+			}
+		}
+	}
+	// The newest first; beyond maxCacheFiles-1 of them (own is one), the rest go.
+	slices.SortFunc(caches, func(a, b cached) int { return b.mod.Compare(a.mod) })
+	for i, c := range caches {
+		if i >= maxCacheFiles-1 {
+			remove = append(remove, c.name)
+		}
+	}
+	var errs []error
+	for _, name := range remove {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,8 +13,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/githubclient"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/wire"
 )
@@ -90,7 +93,15 @@ func (w *callWorld) readmeAnswer(t *testing.T, flags ...string) (string, github.
 	return string(content), answer
 }
 
-func (w *callWorld) cachePath() string { return filepath.Join(w.cacheDir, cacheFile) }
+// cachePath is the cache file of callToken in the cache folder.
+func (w *callWorld) cachePath(t *testing.T) string {
+	t.Helper()
+	seal, err := githubclient.NewCacheSeal(callToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(w.cacheDir, cacheFile(seal))
+}
 
 // cacheDirEntries are the names in the cache folder.
 func (w *callWorld) cacheDirEntries(t *testing.T) []string {
@@ -108,10 +119,9 @@ func (w *callWorld) cacheDirEntries(t *testing.T) []string {
 
 // TestCallKeepsASealedETagCache: with a token and --cache-dir, the next call is answered
 // by a 304 from the cache the last one left, kept in one file readable by its owner only.
-// A stored cache whose bodies were swapped (keys and ETags kept, as whoever can write the
-// volume could do) is not replayed on GitHub's 304: every swapped entry is dropped and
-// fetched again, and the call answers what GitHub holds; the cache it saves is sealed
-// again. A cache stored with another token is not used. A call without a token neither
+// A stored cache whose answers were changed (as whoever can write the volume could do) is
+// not replayed on GitHub's 304: every changed entry is dropped and fetched again, and the
+// call answers what GitHub holds; the cache it saves is sealed again. A cache stored with another token is not used. A call without a token neither
 // reads nor writes the cache.
 func TestCallKeepsASealedETagCache(t *testing.T) {
 	t.Parallel()
@@ -122,17 +132,17 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 	if stats := first.Stats; cold != "hello\n" || stats.NotModified != 0 || stats.Requests == 0 || first.Notes != nil {
 		t.Fatalf("cold call: %q, stats %+v, notes %q", cold, stats, first.Notes)
 	}
-	if names := w.cacheDirEntries(t); !slices.Equal(names, []string{cacheFile}) {
+	if names := w.cacheDirEntries(t); !slices.Equal(names, []string{filepath.Base(w.cachePath(t))}) {
 		t.Fatalf("the cache folder holds %v, want the cache file alone (no temporary file left)", names)
 	}
-	info, err := os.Stat(w.cachePath())
+	info, err := os.Stat(w.cachePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if perm := info.Mode().Perm(); perm != 0o600 {
 		t.Errorf("the cache file's mode is %v, want readable by its owner only", perm)
 	}
-	stored, err := os.ReadFile(w.cachePath())
+	stored, err := os.ReadFile(w.cachePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +155,7 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 		t.Fatalf("warm call: %q, stats %+v, notes %q; want every request answered 304, nothing to note", warm, stats, warmAnswer.Notes)
 	}
 
-	// Swap every stored body for a planted one.
+	// Change every stored answer, sealed as it is, by one bit.
 	var doc map[string]any
 	if err := json.Unmarshal(gunzipped(t, stored), &doc); err != nil {
 		t.Fatal(err)
@@ -154,15 +164,19 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 	if len(entries) == 0 {
 		t.Fatalf("no entries in the stored cache: %v", doc)
 	}
-	planted := []byte(`{"type":"file","encoding":"base64","content":"cGxhbnRlZAo="}`)
-	for _, e := range entries {
-		e.(map[string]any)["body"] = planted
+	for i, e := range entries {
+		b, err := base64.StdEncoding.DecodeString(e.(string))
+		if err != nil || len(b) == 0 {
+			t.Fatalf("entry %d is not sealed bytes: %v", i, err)
+		}
+		b[len(b)/2] ^= 1
+		entries[i] = b
 	}
 	tampered, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(w.cachePath(), gzipped(t, tampered), 0o600); err != nil {
+	if err := os.WriteFile(w.cachePath(t), gzipped(t, tampered), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	again, tamperedAnswer := w.readmeAnswer(t, withCache...)
@@ -177,28 +191,47 @@ func TestCallKeepsASealedETagCache(t *testing.T) {
 		t.Fatalf("the re-sealed cache: %q with %d 304s", resealed, stats.NotModified)
 	}
 
-	// Another token's key fails every stored entry's check.
+	// Another token keeps its own file: its first call starts cold, with nothing to note,
+	// and leaves this token's file as it was. This token's file copied over the other's
+	// (as whoever can write the volume could do) fails every stored entry's check there.
 	const other = "ghp_callTestOtherToken0SECRET0000000"
 	w.sim.AddToken(other, githubsim.Token{})
 	otherFile := filepath.Join(t.TempDir(), "other")
 	if err := os.WriteFile(otherFile, []byte(other), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	mine, err := os.ReadFile(w.cachePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, a := w.readmeAnswer(t, "--token-file", otherFile, "--cache-dir", w.cacheDir); got != cold || a.Stats.NotModified != 0 || a.Notes != nil {
+		t.Fatalf("another token's first call: %q with %d 304s, notes %q; want a full answer, nothing noted", got, a.Stats.NotModified, a.Notes)
+	}
+	if after, err := os.ReadFile(w.cachePath(t)); err != nil || !bytes.Equal(mine, after) {
+		t.Errorf("another token's call changed this token's cache file (%v)", err)
+	}
+	otherSeal, err := githubclient.NewCacheSeal(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.cacheDir, cacheFile(otherSeal)), mine, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if got, a := w.readmeAnswer(t, "--token-file", otherFile, "--cache-dir", w.cacheDir); got != cold || a.Stats.NotModified != 0 {
-		t.Fatalf("another token's call: %q with %d 304s, want a full answer", got, a.Stats.NotModified)
+		t.Fatalf("another token's call on a copied cache: %q with %d 304s, want a full answer", got, a.Stats.NotModified)
 	} else if len(a.Notes) != 1 || !strings.Contains(a.Notes[0], "stored with another token") {
-		t.Errorf("another token's call, notes %q; want the dropped answers noted", a.Notes)
+		t.Errorf("another token's call on a copied cache, notes %q; want the dropped answers noted", a.Notes)
 	}
 
 	// Without a token: no 304 from the stored cache, and the file untouched.
-	before, err := os.ReadFile(w.cachePath())
+	before, err := os.ReadFile(w.cachePath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, stats := w.readmeAt(t, "--cache-dir", w.cacheDir); got != cold || stats.NotModified != 0 {
 		t.Fatalf("anonymous call: %q with %d 304s", got, stats.NotModified)
 	}
-	if after, err := os.ReadFile(w.cachePath()); err != nil || !bytes.Equal(before, after) {
+	if after, err := os.ReadFile(w.cachePath(t)); err != nil || !bytes.Equal(before, after) {
 		t.Errorf("an anonymous call changed the stored cache (%v)", err)
 	}
 }
@@ -216,7 +249,7 @@ func TestCallNotesACacheItCannotUse(t *testing.T) {
 		{
 			name: "not an export",
 			cacheDir: func(t *testing.T, w *callWorld) string {
-				if err := os.WriteFile(w.cachePath(), []byte("not gzip"), 0o600); err != nil {
+				if err := os.WriteFile(w.cachePath(t), []byte("not gzip"), 0o600); err != nil {
 					t.Fatal(err)
 				}
 				return w.cacheDir
@@ -406,4 +439,115 @@ func gzipped(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// TestTwoTokensKeepTheirOwnETagCaches: pull-request jobs (GITHUB_TOKEN) and release-plan,
+// doctor and every check (CI_GITHUB_TOKEN) share one cache volume, and run one after the
+// other in any order. Each token's calls keep their own sealed cache there: after each
+// token's first, cold call, every call of either token is answered by 304s alone, however
+// the two alternate; no file in the folder is named by, or holds, a token.
+func TestTwoTokensKeepTheirOwnETagCaches(t *testing.T) {
+	t.Parallel()
+	w := newCallWorld(t)
+	const other = "ghp_callTestCheckToken0SECRET0000000"
+	w.sim.AddToken(other, githubsim.Token{})
+	otherFile := filepath.Join(t.TempDir(), "other")
+	if err := os.WriteFile(otherFile, []byte(other+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tokens := []struct{ name, file string }{{"the pull request's token", w.tokenFile}, {"the checks' token", otherFile}}
+	for round := 1; round <= 3; round++ {
+		for _, tok := range tokens {
+			got, a := w.readmeAnswer(t, "--token-file", tok.file, "--cache-dir", w.cacheDir)
+			s := a.Stats
+			switch {
+			case got != "hello\n":
+				t.Fatalf("round %d, %s: answered %q", round, tok.name, got)
+			case round == 1 && s.NotModified != 0:
+				t.Errorf("round %d, %s: %d 304s from a cache it never filled", round, tok.name, s.NotModified)
+			case round > 1 && (s.Requests == 0 || s.NotModified != s.Requests):
+				t.Errorf("round %d, %s: stats %+v, want every request answered 304 (the other token's call emptied this one's cache)", round, tok.name, s)
+			}
+			if round > 1 && a.Notes != nil {
+				t.Errorf("round %d, %s: notes %q, want none", round, tok.name, a.Notes)
+			}
+		}
+	}
+	for _, name := range w.cacheDirEntries(t) {
+		stored, err := os.ReadFile(filepath.Join(w.cacheDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tok := range []string{callToken, other} {
+			if strings.Contains(name, tok) || strings.Contains(string(gunzipped(t, stored)), tok) {
+				t.Errorf("the cache file %s is named by or holds a token", name)
+			}
+		}
+	}
+}
+
+// TestCallRemovesCacheFilesNoCallWillRead: GITHUB_TOKEN is a new token for every job, so
+// the shared volume gains a file per pull-request job; a call that saves its cache removes
+// the files no call is likely to read again (another token's, unused for a week, or beyond
+// the newest maxCacheFiles; the one file all tokens shared before; a temporary file a run
+// left), and leaves its own and every other file alone.
+func TestCallRemovesCacheFilesNoCallWillRead(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	name := func(i int) string { return fmt.Sprintf("etags-%032x.json.gz", i+1) }
+	tests := []struct {
+		name        string
+		files       map[string]time.Duration // name → age
+		wantRemoved []string
+	}{
+		{
+			name: "old files",
+			files: map[string]time.Duration{
+				name(0): 8 * 24 * time.Hour, name(1): time.Hour, "etags.json.gz": time.Minute,
+				".etags-123": 2 * 24 * time.Hour, ".etags-456": time.Minute, "README": 30 * 24 * time.Hour,
+			},
+			wantRemoved: []string{name(0), "etags.json.gz", ".etags-123"},
+		},
+		{
+			name: "too many files",
+			files: func() map[string]time.Duration {
+				m := map[string]time.Duration{}
+				for i := range maxCacheFiles + 2 {
+					m[name(i)] = time.Duration(i+1) * time.Minute
+				}
+				return m
+			}(),
+			// The call's own file is the newest of the maxCacheFiles kept.
+			wantRemoved: []string{name(maxCacheFiles - 1), name(maxCacheFiles), name(maxCacheFiles + 1)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newCallWorld(t)
+			for n, age := range tt.files {
+				p := filepath.Join(w.cacheDir, n)
+				if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, a := w.readmeAnswer(t, "--token-file", w.tokenFile, "--cache-dir", w.cacheDir); a.Notes != nil {
+				t.Errorf("notes %q", a.Notes)
+			}
+			var want []string
+			for n := range tt.files {
+				if !slices.Contains(tt.wantRemoved, n) {
+					want = append(want, n)
+				}
+			}
+			want = append(want, filepath.Base(w.cachePath(t)))
+			slices.Sort(want)
+			if got := w.cacheDirEntries(t); !slices.Equal(got, want) {
+				t.Errorf("the folder holds\n%q\nwant\n%q", got, want)
+			}
+		})
+	}
 }

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"dagger/shipyard/internal/githubclient"
+	"slices"
 
 	"context"
 	"net/http"
@@ -297,7 +298,14 @@ func TestTrustedPublisherThroughPyPI(t *testing.T) {
 	env := func(s string) *string { return &s }
 	const project = "cloudcoil-models-keda"
 	wheel := func(version string, p *pypisim.Publisher) pypisim.File {
-		return pypisim.File{Filename: "cloudcoil_models_keda-" + version + "-py3-none-any.whl", PackageType: pypisim.Wheel, Publisher: p}
+		f := pypisim.File{Filename: "cloudcoil_models_keda-" + version + "-py3-none-any.whl", PackageType: pypisim.Wheel}
+		if p != nil {
+			f.Publishers = []pypisim.Publisher{*p}
+		}
+		return f
+	}
+	sdist := func(version string, p ...pypisim.Publisher) pypisim.File {
+		return pypisim.File{Filename: "cloudcoil_models_keda-" + version + ".tar.gz", PackageType: pypisim.Sdist, Publishers: p}
 	}
 	good := &pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: env("pypi")}
 	tests := []struct {
@@ -312,11 +320,30 @@ func TestTrustedPublisherThroughPyPI(t *testing.T) {
 		}, Pass, "2.16.1.0"},
 		{"the template's upload, in no environment", func(p *pypisim.Server) {
 			p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", &pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml"}))
-		}, Pass, "names no environment"},
+		}, Fail, "names no environment"},
 		{"another environment", func(p *pypisim.Server) {
 			p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", &pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: env("release")}))
 		}, Fail, "environment release"},
 		{"uploaded with a token", func(p *pypisim.Server) { p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", nil)) }, Manual, "has no provenance"},
+		// Every file of the newest version, and every bundle of each: a looser publisher
+		// shows on any of them.
+		{"the second file from another repository", func(p *pypisim.Server) {
+			p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", good), sdist("2.16.1.0", pypisim.Publisher{Kind: "GitHub", Repository: "someone/fork", Workflow: "pypi_publish.yml", Environment: env("pypi")}))
+		}, Fail, "cloudcoil_models_keda-2.16.1.0.tar.gz of 2.16.1.0 was uploaded by GitHub someone/fork"},
+		{"the second file in no environment", func(p *pypisim.Server) {
+			p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", good), sdist("2.16.1.0", pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml"}))
+		}, Fail, "names no environment"},
+		{"a second bundle in no environment", func(p *pypisim.Server) {
+			f := wheel("2.16.1.0", good)
+			f.Publishers = append(f.Publishers, pypisim.Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml"})
+			p.AddRelease(project, "2.16.1.0", f, sdist("2.16.1.0", *good))
+		}, Fail, "names no environment"},
+		{"the second file uploaded with a token", func(p *pypisim.Server) {
+			p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", good), sdist("2.16.1.0"))
+		}, Manual, "cloudcoil_models_keda-2.16.1.0.tar.gz of 2.16.1.0 has no provenance"},
+		{"both files from the same job", func(p *pypisim.Server) {
+			p.AddRelease(project, "2.16.1.0", wheel("2.16.1.0", good), sdist("2.16.1.0", *good))
+		}, Pass, "2 files of 2.16.1.0"},
 		{"not uploaded yet", func(*pypisim.Server) {}, Manual, "not on PyPI yet"},
 		{"PyPI failing", func(p *pypisim.Server) { p.FailNext(http.StatusServiceUnavailable) }, Manual, "503"},
 	}
@@ -336,12 +363,22 @@ func TestTrustedPublisherThroughPyPI(t *testing.T) {
 				t.Fatalf("%s: %s, want %s with %q", got.Status, got.Summary, tt.want, tt.says)
 			}
 			if tt.want == Pass {
+				// The newest version's files, each file's provenance; and what PyPI cannot show.
+				want := []string{"/pypi/" + project + "/json"}
+				for _, r := range pypi.Requests() {
+					if strings.HasPrefix(r.Path, "/integrity/") {
+						want = append(want, r.Path)
+					}
+				}
 				var paths []string
 				for _, r := range pypi.Requests() {
 					paths = append(paths, r.Path)
 				}
-				if want := "/pypi/" + project + "/json,/integrity/" + project + "/2.16.1.0/cloudcoil_models_keda-2.16.1.0-py3-none-any.whl/provenance"; strings.Join(paths, ",") != want {
-					t.Errorf("PyPI requests %v, want %s", paths, want)
+				if len(paths) < 2 || !slices.Equal(paths, want) || !strings.Contains(paths[1], "/2.16.1.0/") {
+					t.Errorf("PyPI requests %v, want the JSON API, then the provenance of each file of 2.16.1.0", paths)
+				}
+				if !strings.Contains(got.Summary, "a publisher that uploaded no file of 2.16.1.0 does not show") {
+					t.Errorf("the summary %q does not say what PyPI cannot show", got.Summary)
 				}
 			}
 		})

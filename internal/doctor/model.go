@@ -162,11 +162,15 @@ func publishWorkflow(f ModelFacts) Finding {
 // PublishWorkflowFile is the workflow file a trusted publisher names for the upload.
 const PublishWorkflowFile = "pypi_publish.yml"
 
-// trustedPublisher compares the identity PyPI recorded for the distribution's newest
-// upload (its provenance) with where the repository's upload job now runs: the trusted
-// publisher itself is a setting of the PyPI project, which no API shows, but an upload it
-// accepted shows the repository, workflow and environment it allowed. A publisher that
-// names an environment refuses uploads from any other; one that names none accepts all.
+// trustedPublisher compares the identities PyPI recorded for the files of the
+// distribution's newest version (each file's provenance, every attestation bundle of it)
+// with where the repository's upload job now runs: the trusted publishers themselves are
+// settings of the PyPI project, which no API shows, but an upload one accepted shows the
+// repository, workflow and environment it allowed. A publisher that names an environment
+// refuses uploads from any other; one that names none accepts any run of the workflow,
+// which fails. The worst of the files' verdicts is the check's: one looser publisher among
+// them is enough. A publisher that uploaded none of them stays unseen, and the summary
+// says so.
 func trustedPublisher(f ModelFacts) Finding {
 	const check = "trusted-publisher"
 	project := f.Distribution
@@ -182,7 +186,7 @@ func trustedPublisher(f ModelFacts) Finding {
 		return Finding{Check: check, Status: Manual, Summary: summary, Why: why,
 			Fix: fmt.Sprintf("check %s (a pending publisher before the first upload): %s", settings, want)}
 	}
-	up, pub := f.PyPI, f.PyPI.Publisher
+	up := f.PyPI
 	switch {
 	case !up.Read:
 		return manual("PyPI's trusted publisher is a setting of the PyPI project; without the distribution's name (pyproject.toml's [project] name) its uploads cannot be read")
@@ -190,28 +194,111 @@ func trustedPublisher(f ModelFacts) Finding {
 		return manual("PyPI could not be read, so the newest upload's publisher is unknown: " + up.Error)
 	case !up.Exists:
 		return manual(project + " is not on PyPI yet: its first upload needs a pending publisher, which no API shows")
-	case pub == nil:
-		return manual(fmt.Sprintf("the newest upload, %s of %s, has no provenance (uploaded with a token, or before PyPI recorded publishers), so the publisher cannot be read", up.File, up.Version))
+	case len(up.Files) == 0:
+		return manual(fmt.Sprintf("%s of %s has no files on PyPI (all deleted), so no publisher can be read", project, up.Version))
 	}
-	uploaded := fmt.Sprintf("%s of %s was uploaded by %s %s, workflow %s, environment %s", up.File, up.Version, pub.Kind, pub.Repository, pub.Workflow, orNone(pub.Environment))
-	switch {
-	case pub.Kind != "GitHub" || !strings.EqualFold(pub.Repository, f.Repo):
-		return fail(check, uploaded+", not by "+f.Repo, "a trusted publisher names one repository; uploads from "+f.Repo+" are refused unless a publisher names it",
-			"add a GitHub publisher at "+settings+": "+want)
-	case pub.Workflow != PublishWorkflowFile:
-		return fail(check, uploaded+"; the upload now runs in "+PublishWorkflow, "a trusted publisher names one workflow file; an upload from another file is refused",
-			"edit the publisher at "+settings+": "+want)
-	case !jobKnown && pub.Environment != "":
-		return manual(uploaded + "; " + PublishWorkflow + " has no upload job to compare its environment with (see pypi-publish-workflow)")
-	case pub.Environment != "" && pub.Environment != env:
-		return fail(check, uploaded+"; the upload job of "+PublishWorkflow+" runs in environment "+orNone(env),
-			"a publisher that names an environment refuses uploads from any other",
-			"edit the publisher at "+settings+": "+want+"; or run the upload job in environment "+pub.Environment)
+
+	// judge is the verdict on one publisher of one file.
+	judge := func(file string, pub Publisher) Finding {
+		uploaded := fmt.Sprintf("%s of %s was uploaded by %s %s, workflow %s, environment %s", file, up.Version, pub.Kind, pub.Repository, pub.Workflow, orNone(pub.Environment))
+		switch {
+		case pub.Kind != "GitHub" || !strings.EqualFold(pub.Repository, f.Repo):
+			return fail(check, uploaded+", not by "+f.Repo, "a trusted publisher names one repository; uploads from "+f.Repo+" are refused unless a publisher names it",
+				"add a GitHub publisher at "+settings+": "+want)
+		case pub.Workflow != PublishWorkflowFile:
+			return fail(check, uploaded+"; the upload now runs in "+PublishWorkflow, "a trusted publisher names one workflow file; an upload from another file is refused",
+				"edit the publisher at "+settings+": "+want)
+		case pub.Environment == "":
+			return fail(check, uploaded+": the publisher names no environment, so it accepts an upload from any run of "+PublishWorkflowFile+", on any branch", noEnvironmentWhy, noEnvironmentFix(env, settings, owner, name))
+		case !jobKnown:
+			return manual(uploaded + "; " + PublishWorkflow + " has no upload job to compare its environment with (see pypi-publish-workflow)")
+		case pub.Environment != env:
+			return fail(check, uploaded+"; the upload job of "+PublishWorkflow+" runs in environment "+orNone(env),
+				"a publisher that names an environment refuses uploads from any other",
+				"edit the publisher at "+settings+": "+want+"; or run the upload job in environment "+pub.Environment)
+		}
+		return pass(check, uploaded)
 	}
-	if pub.Environment == "" {
-		return pass(check, uploaded+": the publisher names no environment, so it accepts the upload job's ("+orNone(env)+")")
+	var verdicts []Finding
+	var passed []Publisher
+	for _, file := range up.Files {
+		if len(file.Publishers) == 0 {
+			verdicts = append(verdicts, manual(fmt.Sprintf("%s of %s has no provenance (uploaded with a token, or before PyPI recorded publishers), so its publisher cannot be read", file.Name, up.Version)))
+		}
+		for _, pub := range file.Publishers {
+			v := judge(file.Name, pub)
+			verdicts = append(verdicts, v)
+			if v.Status == Pass && !slices.Contains(passed, pub) {
+				passed = append(passed, pub)
+			}
+		}
 	}
-	return pass(check, uploaded+", as the upload job runs")
+	if up.Unread > 0 {
+		verdicts = append(verdicts, manual(fmt.Sprintf("%d more files of %s were not read (doctor reads the provenance of %d), so a publisher of theirs is unknown", up.Unread, up.Version, maxPyPIFiles)))
+	}
+	for _, worst := range []Status{Fail, Manual} {
+		if found := worstOf(verdicts, worst); found != nil {
+			return *found
+		}
+	}
+	names := make([]string, len(up.Files))
+	for i, file := range up.Files {
+		names[i] = file.Name
+	}
+	var by []string
+	for _, pub := range passed {
+		by = append(by, fmt.Sprintf("%s %s, workflow %s, environment %s", pub.Kind, pub.Repository, pub.Workflow, pub.Environment))
+	}
+	what := names[0] + " of " + up.Version + " was"
+	if len(names) > 1 {
+		what = fmt.Sprintf("the %d files of %s (%s) were", len(names), up.Version, strings.Join(names, ", "))
+	}
+	return pass(check, fmt.Sprintf("%s uploaded by %s, as the upload job runs; a publisher that uploaded no file of %s does not show through PyPI's API, so check the list at %s too",
+		what, strings.Join(by, " and "), up.Version, settings))
+}
+
+// worstOf is the verdicts of status s as one finding: their summaries, and each different
+// why and fix once; nil when none has s.
+func worstOf(verdicts []Finding, s Status) *Finding {
+	var out *Finding
+	var summaries, whys, fixes []string
+	for _, v := range verdicts {
+		if v.Status != s {
+			continue
+		}
+		if out == nil {
+			out = &Finding{Check: v.Check, Status: s}
+		}
+		summaries = append(summaries, v.Summary)
+		if !slices.Contains(whys, v.Why) {
+			whys = append(whys, v.Why)
+		}
+		if !slices.Contains(fixes, v.Fix) {
+			fixes = append(fixes, v.Fix)
+		}
+	}
+	if out != nil {
+		out.Summary, out.Why, out.Fix = strings.Join(summaries, "; "), strings.Join(whys, "; "), strings.Join(fixes, "; ")
+	}
+	return out
+}
+
+// noEnvironmentWhy is why a trusted publisher that names no environment fails: doctor
+// fails closed where a loose publisher would let a publish through.
+const noEnvironmentWhy = "PyPI then accepts the identity token of any job of the workflow file, on any branch anyone with push access runs it from: the environment's protection (its required reviewers, the release tags it deploys from) never applies to the upload"
+
+// noEnvironmentFix is the fix for a publisher that names no environment: name the upload
+// job's (pypi, the wrapper's, when the job has none, which then needs it too).
+func noEnvironmentFix(jobEnv, settings, owner, name string) string {
+	env := jobEnv
+	if env == "" {
+		env = "pypi"
+	}
+	fix := fmt.Sprintf("edit the publisher at %s: set environment %s (owner %s, repository %s, workflow %s, environment %s)", settings, env, owner, name, PublishWorkflowFile, env)
+	if jobEnv == "" {
+		fix += fmt.Sprintf("; and run the upload job of %s in environment %s (`environment: %s`, as examples/github-actions/cloudcoil/pypi_publish.yml does), with required reviewers and deployments from release tags only", PublishWorkflow, env, env)
+	}
+	return fix
 }
 
 // uploadEnvironment is the environment of the job of pypi_publish.yml that uploads ("" when

@@ -21,32 +21,47 @@ type Publisher struct {
 	Environment string `json:"environment,omitempty"`
 }
 
-// PyPIUpload is what PyPI shows of a project's newest upload.
+// PyPIUpload is what PyPI shows of a project's newest version: its files, and who
+// uploaded each.
 type PyPIUpload struct {
 	// Read is false when PyPI was not asked (no distribution name).
 	Read bool `json:"read"`
 	// Exists is false when PyPI has no such project: nothing was uploaded yet.
 	Exists  bool   `json:"exists"`
 	Version string `json:"version,omitempty"`
-	File    string `json:"file,omitempty"`
-	// Publisher is the identity of the newest file's provenance; nil when the file has no
-	// provenance (uploaded with a token, or before PyPI recorded attestations).
-	Publisher *Publisher `json:"publisher,omitempty"`
+	// Files are the files of Version as PyPI lists them, each with its provenance's
+	// publishers; at most maxPyPIFiles of them.
+	Files []PyPIFile `json:"files,omitempty"`
+	// Unread counts the files of Version past maxPyPIFiles, whose provenance was not read.
+	Unread int `json:"unread,omitempty"`
 	// Error is why PyPI could not be read.
 	Error string `json:"error,omitempty"`
 }
 
-// pypiTimeout bounds each request to PyPI: doctor reads two small documents.
+// PyPIFile is one file of a version and the trusted publishers its provenance records:
+// one per attestation bundle (PEP 740 groups a file's attestations by the identity that
+// made them), none when the file has no provenance (uploaded with a token, or before PyPI
+// recorded attestations).
+type PyPIFile struct {
+	Name       string      `json:"name"`
+	Publishers []Publisher `json:"publishers,omitempty"`
+}
+
+// pypiTimeout bounds each request to PyPI: doctor reads small documents.
 const pypiTimeout = 30 * time.Second
 
 // maxPyPIBody bounds a document doctor reads from PyPI.
 const maxPyPIBody = 32 << 20
 
+// maxPyPIFiles bounds the files of a version whose provenance doctor reads, one request
+// each: a model's version has two (a wheel and an sdist).
+const maxPyPIFiles = 32
+
 var pypiSeparators = regexp.MustCompile(`[-_.]+`)
 
 // GatherPyPIUpload reads, from PyPI's JSON API at baseURL, the newest version of project
-// and the provenance of its first file through the Integrity API
-// (/integrity/<project>/<version>/<file>/provenance).
+// and the provenance of each of its files through the Integrity API
+// (/integrity/<project>/<version>/<file>/provenance), every attestation bundle of it.
 func GatherPyPIUpload(ctx context.Context, hc *http.Client, baseURL, project string) (PyPIUpload, error) {
 	up := PyPIUpload{Read: true}
 	name := strings.ToLower(pypiSeparators.ReplaceAllString(project, "-"))
@@ -64,20 +79,28 @@ func GatherPyPIUpload(ctx context.Context, hc *http.Client, baseURL, project str
 		return up, err
 	}
 	up.Exists, up.Version = true, doc.Info.Version
-	if len(doc.URLs) == 0 {
-		return up, nil // a version whose files were all deleted
+	files := doc.URLs
+	if len(files) > maxPyPIFiles {
+		up.Unread, files = len(files)-maxPyPIFiles, files[:maxPyPIFiles]
 	}
-	up.File = doc.URLs[0].Filename
-	var prov struct {
-		Bundles []struct {
-			Publisher Publisher `json:"publisher"`
-		} `json:"attestation_bundles"`
+	for _, f := range files {
+		var prov struct {
+			Bundles []struct {
+				Publisher Publisher `json:"publisher"`
+			} `json:"attestation_bundles"`
+		}
+		found, err := getJSON(ctx, hc, base+"/integrity/"+url.PathEscape(name)+"/"+url.PathEscape(up.Version)+"/"+url.PathEscape(f.Filename)+"/provenance", &prov)
+		if err != nil {
+			return up, err
+		}
+		file := PyPIFile{Name: f.Filename}
+		if found {
+			for _, b := range prov.Bundles {
+				file.Publishers = append(file.Publishers, b.Publisher)
+			}
+		}
+		up.Files = append(up.Files, file)
 	}
-	found, err = getJSON(ctx, hc, base+"/integrity/"+url.PathEscape(name)+"/"+url.PathEscape(up.Version)+"/"+url.PathEscape(up.File)+"/provenance", &prov)
-	if err != nil || !found || len(prov.Bundles) == 0 {
-		return up, err
-	}
-	up.Publisher = &prov.Bundles[0].Publisher
 	return up, nil
 }
 

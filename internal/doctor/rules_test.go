@@ -261,10 +261,18 @@ func goodModel() ModelFacts {
 		SecretSources: map[string]bool{"the repository": false, "the organisation": false, "the environment automation": true},
 		Publish:       File{Path: PublishWorkflow, Found: true, Content: goodPublish},
 		Distribution:  "cloudcoil-models-keda",
-		PyPI: PyPIUpload{Read: true, Exists: true, Version: "2.16.1.0", File: "cloudcoil_models_keda-2.16.1.0-py3-none-any.whl",
-			Publisher: &Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: "pypi"}},
+		PyPI: PyPIUpload{Read: true, Exists: true, Version: "2.16.1.0", Files: []PyPIFile{
+			{Name: "cloudcoil_models_keda-2.16.1.0-py3-none-any.whl", Publishers: []Publisher{goodPublisher}},
+			{Name: "cloudcoil_models_keda-2.16.1.0.tar.gz", Publishers: []Publisher{goodPublisher}},
+		}},
 	}
 }
+
+// goodPublisher is the trusted publisher of a model repository, as its provenance shows it.
+var goodPublisher = Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: "pypi"}
+
+// wheelPublisher is the publisher of the wheel's first bundle, to change.
+func wheelPublisher(f *ModelFacts) *Publisher { return &f.PyPI.Files[0].Publishers[0] }
 
 // The trusted publisher, read from the identity PyPI recorded for the newest upload: the
 // same repository, workflow file and environment as the upload job pass; another
@@ -278,19 +286,39 @@ func TestTrustedPublisher(t *testing.T) {
 		says   string
 	}{
 		{"the same identity", func(*ModelFacts) {}, Pass, "as the upload job runs"},
-		{"no environment recorded: the publisher accepts any", func(f *ModelFacts) { f.PyPI.Publisher.Environment = "" }, Pass, "names no environment"},
-		{"repository names differ only in case", func(f *ModelFacts) { f.PyPI.Publisher.Repository = "Cloudcoil/Models-Keda" }, Pass, ""},
-		{"another repository", func(f *ModelFacts) { f.PyPI.Publisher.Repository = "someone/fork" }, Fail, "not by cloudcoil/models-keda"},
-		{"another kind of publisher", func(f *ModelFacts) { f.PyPI.Publisher.Kind = "GitLab" }, Fail, "uploaded by GitLab"},
-		{"another workflow file", func(f *ModelFacts) { f.PyPI.Publisher.Workflow = "release.yml" }, Fail, "workflow release.yml"},
-		{"another environment", func(f *ModelFacts) { f.PyPI.Publisher.Environment = "release" }, Fail, "runs in environment pypi"},
+		{"no environment recorded: the publisher accepts any run of the workflow", func(f *ModelFacts) { wheelPublisher(f).Environment = "" }, Fail, "names no environment"},
+		{"no environment recorded, none on the upload job", func(f *ModelFacts) {
+			wheelPublisher(f).Environment = ""
+			f.Publish.Content = strings.Replace(goodPublish, "    environment: pypi\n", "", 1)
+		}, Fail, "names no environment"},
+		{"repository names differ only in case", func(f *ModelFacts) { wheelPublisher(f).Repository = "Cloudcoil/Models-Keda" }, Pass, ""},
+		{"another repository", func(f *ModelFacts) { wheelPublisher(f).Repository = "someone/fork" }, Fail, "not by cloudcoil/models-keda"},
+		{"another kind of publisher", func(f *ModelFacts) { wheelPublisher(f).Kind = "GitLab" }, Fail, "uploaded by GitLab"},
+		{"another workflow file", func(f *ModelFacts) { wheelPublisher(f).Workflow = "release.yml" }, Fail, "workflow release.yml"},
+		{"another environment", func(f *ModelFacts) { wheelPublisher(f).Environment = "release" }, Fail, "runs in environment pypi"},
 		{"an environment, and none on the upload job", func(f *ModelFacts) {
 			f.Publish.Content = strings.Replace(goodPublish, "    environment: pypi\n", "", 1)
 		}, Fail, "runs in environment (none)"},
 		{"the upload job's environment as a mapping", func(f *ModelFacts) {
 			f.Publish.Content = strings.Replace(goodPublish, "environment: pypi", "environment:\n      name: pypi\n      url: https://pypi.org/p/x", 1)
 		}, Pass, ""},
-		{"no provenance", func(f *ModelFacts) { f.PyPI.Publisher = nil }, Manual, "has no provenance"},
+		{"no provenance", func(f *ModelFacts) { f.PyPI.Files[0].Publishers = nil }, Manual, "cloudcoil_models_keda-2.16.1.0-py3-none-any.whl of 2.16.1.0 has no provenance"},
+		// Every file and every bundle: the worst of them decides.
+		{"the sdist from another repository", func(f *ModelFacts) { f.PyPI.Files[1].Publishers[0].Repository = "someone/fork" }, Fail, "cloudcoil_models_keda-2.16.1.0.tar.gz of 2.16.1.0 was uploaded by GitHub someone/fork"},
+		{"a second bundle in no environment", func(f *ModelFacts) {
+			loose := goodPublisher
+			loose.Environment = ""
+			f.PyPI.Files[1].Publishers = append(f.PyPI.Files[1].Publishers, loose)
+		}, Fail, "names no environment"},
+		{"a fail outweighs a file without provenance", func(f *ModelFacts) {
+			f.PyPI.Files[0].Publishers = nil
+			f.PyPI.Files[1].Publishers[0].Workflow = "release.yml"
+		}, Fail, "workflow release.yml"},
+		{"one file without provenance among good ones", func(f *ModelFacts) { f.PyPI.Files[1].Publishers = nil }, Manual, "tar.gz of 2.16.1.0 has no provenance"},
+		{"a version whose files were all deleted", func(f *ModelFacts) { f.PyPI.Files = nil }, Manual, "has no files on PyPI"},
+		{"files past the bound", func(f *ModelFacts) { f.PyPI.Unread = 3 }, Manual, "3 more files of 2.16.1.0 were not read"},
+		{"two files, one publisher", func(*ModelFacts) {}, Pass, "the 2 files of 2.16.1.0 (cloudcoil_models_keda-2.16.1.0-py3-none-any.whl, cloudcoil_models_keda-2.16.1.0.tar.gz) were uploaded by GitHub cloudcoil/models-keda"},
+		{"what PyPI cannot show", func(*ModelFacts) {}, Pass, "a publisher that uploaded no file of 2.16.1.0 does not show through PyPI's API"},
 		{"no upload job to compare with", func(f *ModelFacts) { f.Publish = File{Path: PublishWorkflow} }, Manual, "has no upload job"},
 		{"not on PyPI yet", func(f *ModelFacts) { f.PyPI = PyPIUpload{Read: true} }, Manual, "not on PyPI yet"},
 		{"PyPI unreadable", func(f *ModelFacts) { f.PyPI = PyPIUpload{Read: true, Error: "pypi: 503"} }, Manual, "pypi: 503"},
@@ -306,6 +334,9 @@ func TestTrustedPublisher(t *testing.T) {
 			}
 			if got.Status != Pass && (got.Why == "" || !strings.Contains(got.Fix, "settings/publishing/") || !strings.Contains(got.Fix, "workflow pypi_publish.yml")) {
 				t.Errorf("no why or fix naming the settings page and the workflow: %+v", got)
+			}
+			if strings.Contains(got.Summary, "names no environment") && (!strings.Contains(got.Fix, "environment pypi") || !strings.Contains(got.Why, "required reviewers")) {
+				t.Errorf("a publisher without an environment: why %q, fix %q; want the reviewers it skips and environment pypi set", got.Why, got.Fix)
 			}
 		})
 	}
@@ -368,7 +399,7 @@ func TestEvaluateModel(t *testing.T) {
 		t.Fatalf("the good repository: %+v", base.Findings)
 	}
 	unread := goodModel()
-	unread.PyPI.Publisher = nil
+	unread.PyPI.Files = []PyPIFile{{Name: "cloudcoil_models_keda-2.16.1.0.tar.gz"}}
 	if tp := EvaluateModel(unread).Findings[3]; tp.Status != Manual || !strings.Contains(tp.Fix, "https://pypi.org/manage/project/cloudcoil-models-keda/settings/publishing/") || !strings.Contains(tp.Fix, "repository models-keda") {
 		t.Errorf("trusted publisher: %+v", tp)
 	}

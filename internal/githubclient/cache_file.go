@@ -3,10 +3,11 @@ package githubclient
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -18,15 +19,19 @@ import (
 )
 
 // cacheFileFormat names the exported layout; Import refuses any other, so a changed layout
-// starts cold instead of misreading an old file.
-const cacheFileFormat = "shipyard-github-etag-cache/2"
+// starts cold instead of misreading an old file. Format 2 kept each answer in clear with a
+// MAC; 3 encrypts it.
+const cacheFileFormat = "shipyard-github-etag-cache/3"
 
-// CacheSeal binds an exported cache to the token that read it: a MAC key and the scope
-// the client's cache keys carry in memory, both derived from the token with HKDF. It
-// holds no token and formats as "[redacted]".
+// CacheSeal binds an exported cache to the token that read it: the keys that encrypt and
+// authenticate each stored answer and the scope the client's cache keys carry in memory,
+// all derived from the token, and the name of the token's export among other tokens'
+// (Name). It holds no token and formats as "[redacted]".
 type CacheSeal struct {
-	mac   []byte
-	scope string
+	aead     cipher.AEAD
+	nonceKey []byte
+	scope    string
+	name     string
 }
 
 func (CacheSeal) String() string { return "[redacted]" }
@@ -39,12 +44,29 @@ func NewCacheSeal(token string) (CacheSeal, error) {
 	if token == "" {
 		return CacheSeal{}, errors.New("github: an ETag cache is sealed with the token, and there is none")
 	}
-	mac, err := hkdf.Key(sha256.New, []byte(token), nil, "shipyard github etag cache mac", 32)
+	enc, err := hkdf.Key(sha256.New, []byte(token), nil, "shipyard github etag cache encryption", 32)
 	if err != nil {
 		return CacheSeal{}, fmt.Errorf("github: deriving the ETag cache key: %w", err)
 	}
-	return CacheSeal{mac: mac, scope: cacheScope(token)}, nil
+	nonceKey, err := hkdf.Key(sha256.New, []byte(token), nil, "shipyard github etag cache nonce", 32)
+	if err != nil {
+		return CacheSeal{}, fmt.Errorf("github: deriving the ETag cache key: %w", err)
+	}
+	block, err := aes.NewCipher(enc)
+	if err != nil {
+		return CacheSeal{}, fmt.Errorf("github: the ETag cache cipher: %w", err)
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return CacheSeal{}, fmt.Errorf("github: the ETag cache cipher: %w", err)
+	}
+	return CacheSeal{aead: aead, nonceKey: nonceKey, scope: cacheScope(token), name: tokenMAC(token, "shipyard github etag cache name", 16)}, nil
 }
+
+// Name tells the token's export apart from other tokens' where they are kept side by side
+// (a cache volume that calls with several tokens share): a MAC of the token, never the
+// token, and unlike the in-memory scope, meant to be shown.
+func (s CacheSeal) Name() string { return s.name }
 
 // cacheScope is the in-memory prefix of a token's cache keys, so that two tokens (which
 // may see different answers) never share an entry. It is never exported.
@@ -52,53 +74,82 @@ func cacheScope(token string) string {
 	if token == "" {
 		return ""
 	}
-	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte("shipyard github etag cache scope"))
-	return hex.EncodeToString(m.Sum(nil)[:8])
+	return tokenMAC(token, "shipyard github etag cache scope", 8)
 }
 
-// sum is the MAC of one entry: every field length-prefixed, so no two entries share the
-// bytes it covers.
-func (s CacheSeal) sum(e cacheFileEntry) ([]byte, error) {
-	header, err := json.Marshal(e.Header)
+// tokenMAC is the first n bytes of a MAC of label keyed by token, in hex: it names what
+// belongs to the token and tells nothing of the token itself.
+func tokenMAC(token, label string, n int) string {
+	m := hmac.New(sha256.New, []byte(token))
+	m.Write([]byte(label))
+	return hex.EncodeToString(m.Sum(nil)[:n])
+}
+
+// seal encrypts and authenticates one entry, all of it (the request's path, the ETag, the
+// headers, the body), with AES-256-GCM: whoever lacks the token can neither read a stored
+// answer nor change one unseen. The nonce is a MAC of the plaintext (as in SIV), so the
+// same entry seals to the same bytes and two different entries never share a nonce.
+func (s CacheSeal) seal(e cacheFileEntry) ([]byte, error) {
+	plain, err := json.Marshal(e)
 	if err != nil {
 		return nil, err
 	}
-	m := hmac.New(sha256.New, s.mac)
-	for _, field := range [][]byte{[]byte(cacheFileFormat), []byte(e.Key), []byte(e.ETag), header, e.Body} {
-		_ = binary.Write(m, binary.BigEndian, uint64(len(field)))
-		m.Write(field)
+	m := hmac.New(sha256.New, s.nonceKey)
+	m.Write(plain)
+	nonce := m.Sum(nil)[:s.aead.NonceSize()]
+	return s.aead.Seal(nonce, nonce, plain, []byte(cacheFileFormat)), nil
+}
+
+// open is the entry sealed in b; an error when b was not sealed with this seal's token
+// (or was changed since).
+func (s CacheSeal) open(b []byte) (cacheFileEntry, error) {
+	n := s.aead.NonceSize()
+	if len(b) < n+s.aead.Overhead() {
+		return cacheFileEntry{}, errors.New("too short")
 	}
-	return m.Sum(nil), nil
+	plain, err := s.aead.Open(nil, b[:n], b[n:], []byte(cacheFileFormat))
+	if err != nil {
+		return cacheFileEntry{}, err
+	}
+	var e cacheFileEntry
+	if err := json.Unmarshal(plain, &e); err != nil {
+		return cacheFileEntry{}, err
+	}
+	if e.Key == "" || e.ETag == "" || len(e.Body) > maxCachedBody {
+		return cacheFileEntry{}, errors.New("no key or ETag, or larger than the cache keeps")
+	}
+	return e, nil
 }
 
 // maxCacheFile bounds an imported cache once decompressed, well above the cache's own bound
 // of entries times maxCachedBody that a real export stays under.
 const maxCacheFile = 256 << 20
 
+// cacheFile is an export: each entry sealed (CacheSeal.seal), nothing else in clear.
 type cacheFile struct {
-	Format  string           `json:"format"`
-	Entries []cacheFileEntry `json:"entries"`
+	Format  string   `json:"format"`
+	Entries [][]byte `json:"entries"`
 }
 
+// cacheFileEntry is one stored answer, before it is sealed.
 type cacheFileEntry struct {
 	Key    string      `json:"key"`
 	ETag   string      `json:"etag"`
 	Header http.Header `json:"header"`
 	Body   []byte      `json:"body"`
-	MAC    []byte      `json:"mac"`
 }
 
-// Export returns the entries of the seal's token as gzip-compressed JSON, each with its
-// MAC, its key without the token's scope. Entries are sorted by key and the gzip header
+// Export returns the entries of the seal's token as gzip-compressed JSON, each sealed
+// (encrypted and authenticated with keys derived from the token), its key without the
+// token's scope. Entries are sorted by key, sealing is deterministic and the gzip header
 // carries no time, so the same cache exports the same bytes (and a Dagger step writing
 // them stays cached when nothing changed).
 func (c *Cache) Export(seal CacheSeal) ([]byte, error) {
-	if seal.mac == nil {
+	if seal.aead == nil {
 		return nil, errors.New("github: export ETag cache: no seal (NewCacheSeal)")
 	}
 	c.mu.Lock()
-	f := cacheFile{Format: cacheFileFormat, Entries: make([]cacheFileEntry, 0, len(c.entries))}
+	entries := make([]cacheFileEntry, 0, len(c.entries))
 	for k, e := range c.entries {
 		key, ok := strings.CutPrefix(k, seal.scope+" ")
 		if !ok {
@@ -106,16 +157,17 @@ func (c *Cache) Export(seal CacheSeal) ([]byte, error) {
 		}
 		h := e.header.Clone()
 		h.Del("Set-Cookie") // GitHub's API sets none; never persist one if it did
-		f.Entries = append(f.Entries, cacheFileEntry{Key: key, ETag: e.etag, Header: h, Body: e.body})
+		entries = append(entries, cacheFileEntry{Key: key, ETag: e.etag, Header: h, Body: e.body})
 	}
 	c.mu.Unlock()
-	sort.Slice(f.Entries, func(i, j int) bool { return f.Entries[i].Key < f.Entries[j].Key })
-	for i := range f.Entries {
-		mac, err := seal.sum(f.Entries[i])
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Key < entries[j].Key })
+	f := cacheFile{Format: cacheFileFormat, Entries: make([][]byte, len(entries))}
+	for i, e := range entries {
+		sealed, err := seal.seal(e)
 		if err != nil {
 			return nil, fmt.Errorf("github: export ETag cache: %w", err)
 		}
-		f.Entries[i].MAC = mac
+		f.Entries[i] = sealed
 	}
 
 	var buf bytes.Buffer
@@ -130,22 +182,22 @@ func (c *Cache) Export(seal CacheSeal) ([]byte, error) {
 }
 
 // Import adds the entries of an export sealed with the same token, replacing entries with
-// the same key; past the cache's size the usual eviction applies. An entry whose MAC does
-// not match (changed by someone without the token, or sealed with another token) is
-// dropped, so its request goes out unconditionally; dropped counts them. Data that is not
-// an export of this format is an error and leaves the cache unchanged: the caller then
-// starts cold, which costs full requests but never a wrong answer.
+// the same key; past the cache's size the usual eviction applies. An entry that does not
+// open (changed by someone without the token, or sealed with another token) is dropped,
+// so its request goes out unconditionally; dropped counts them. Data that is not an export
+// of this format is an error and leaves the cache unchanged: the caller then starts cold,
+// which costs full requests but never a wrong answer.
 func (c *Cache) Import(data []byte, seal CacheSeal) (dropped int, err error) {
-	if seal.mac == nil {
+	if seal.aead == nil {
 		return 0, errors.New("github: import ETag cache: no seal (NewCacheSeal)")
 	}
-	entries, err := readCacheFile(data)
+	sealed, err := readCacheFile(data)
 	if err != nil {
 		return 0, err
 	}
-	for _, e := range entries {
-		want, err := seal.sum(e)
-		if err != nil || !hmac.Equal(e.MAC, want) {
+	for _, b := range sealed {
+		e, err := seal.open(b)
+		if err != nil {
 			dropped++
 			continue
 		}
@@ -158,8 +210,8 @@ func (c *Cache) Import(data []byte, seal CacheSeal) (dropped int, err error) {
 	return dropped, nil
 }
 
-// readCacheFile decodes and bounds an export.
-func readCacheFile(data []byte) ([]cacheFileEntry, error) {
+// readCacheFile decodes and bounds an export: its sealed entries.
+func readCacheFile(data []byte) ([][]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("github: import ETag cache: not a gzip-compressed export: %w", err)
@@ -171,20 +223,19 @@ func readCacheFile(data []byte) ([]cacheFileEntry, error) {
 	if len(raw) > maxCacheFile {
 		return nil, fmt.Errorf("github: import ETag cache: larger than %d bytes once decompressed", maxCacheFile)
 	}
+	// The format alone first: an older export's entries do not decode as this one's.
+	var head struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, fmt.Errorf("github: import ETag cache: %w", err)
+	}
+	if head.Format != cacheFileFormat {
+		return nil, fmt.Errorf("github: import ETag cache: format %q, want %q (an export of another version starts cold)", head.Format, cacheFileFormat)
+	}
 	var f cacheFile
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return nil, fmt.Errorf("github: import ETag cache: %w", err)
-	}
-	if f.Format != cacheFileFormat {
-		return nil, fmt.Errorf("github: import ETag cache: format %q, want %q (an export of another version starts cold)", f.Format, cacheFileFormat)
-	}
-	for i, e := range f.Entries {
-		if e.Key == "" || e.ETag == "" {
-			return nil, fmt.Errorf("github: import ETag cache: entry %d has no key or ETag", i)
-		}
-		if len(e.Body) > maxCachedBody {
-			return nil, errors.New("github: import ETag cache: an entry is larger than the cache keeps")
-		}
 	}
 	return f.Entries, nil
 }

@@ -10,6 +10,9 @@ import (
 
 	"dagger/shipyard/internal/doctor"
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/internal/githubcmd"
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/githubexec"
 )
 
 // Calls made together share one run of the command (`github batch`), and each gets its own
@@ -89,4 +92,94 @@ func TestDoctorReadsInFewRuns(t *testing.T) {
 		t.Errorf("%d runs of the command for %d requests, want a third as many runs or fewer", runs, requests)
 	}
 	t.Logf("%d runs for %d requests", runs, len(s.sim.Requests()))
+}
+
+// verifiedWrite is a write on s through c, and how to read back whether it happened.
+type verifiedWrite func(s *state, c *githubcmd.Client) (write func(context.Context) error, readBack func(context.Context) (bool, error))
+
+// branchAt is the write that sets branch to the commit sha picks (create, or force).
+func branchAt(branch string, create bool, sha func(*state) string) verifiedWrite {
+	return func(s *state, c *githubcmd.Client) (func(context.Context) error, func(context.Context) (bool, error)) {
+		write := func(ctx context.Context) error {
+			if create {
+				return c.CreateBranch(ctx, "octo", "demo", branch, sha(s))
+			}
+			return c.UpdateBranch(ctx, "octo", "demo", branch, sha(s), true)
+		}
+		readBack := func(ctx context.Context) (bool, error) {
+			head, found, err := c.BranchHead(ctx, "octo", "demo", branch)
+			return found && head == sha(s), err
+		}
+		return write, readBack
+	}
+}
+
+// A run lost after it ran (the container killed once its requests reached GitHub) leaves
+// the outcome of each write in it unknown, in a batch as in a call alone: the write may
+// have happened, so WriteThenVerify reads it back instead of failing, and converges
+// without writing again. A read in the same run fails as it did, its outcome known.
+func TestARunLostAfterItsWritesLeavesThemUnknown(t *testing.T) {
+	ctx := context.Background()
+	base := func(s *state) string { return s.base }
+	mid := func(s *state) string { return s.mid }
+	for _, tt := range []struct {
+		name   string
+		lost   string          // the command whose first run is lost: call or batch
+		writes []verifiedWrite // made together: one batch when more than one
+		read   bool            // a read joins them
+	}{
+		{name: "a batch of two writes and a read", lost: "batch", writes: []verifiedWrite{branchAt("topic", true, base), branchAt("feature", false, mid)}, read: true},
+		{name: "a write alone", lost: "call", writes: []verifiedWrite{branchAt("topic", true, base)}},
+	} {
+		// world is a GitHub and a client whose first run of tt.lost is lost after it ran.
+		world := func(t *testing.T) (*state, *githubcmd.Client) {
+			s := newState(t)
+			c, _, runs := commandClient(t, s.sim.URL, simToken, false)
+			runs.InjectFault(githubexec.RunFault{Match: func(x engine.Exec) bool { return x.Args[1] == tt.lost }, Stderr: "killed", Times: 1})
+			return s, c.WithCoalesceWindow(time.Second)
+		}
+		t.Run(tt.name+": the errors", func(t *testing.T) {
+			s, c := world(t)
+			errs := make([]error, len(tt.writes))
+			var readErr error
+			var wg sync.WaitGroup
+			for i, w := range tt.writes {
+				write, _ := w(s, c)
+				wg.Go(func() { errs[i] = write(ctx) })
+			}
+			if tt.read {
+				wg.Go(func() { _, readErr = c.Releases(ctx, "octo", "demo") })
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err == nil || !github.OutcomeUnknown(err) || !strings.Contains(err.Error(), "killed") {
+					t.Errorf("write %d: %v, want the run's error, its outcome unknown", i+1, err)
+				}
+			}
+			if tt.read && (readErr == nil || github.OutcomeUnknown(readErr)) {
+				t.Errorf("the read: %v, want the run's error, its outcome known", readErr)
+			}
+			if n := len(s.sim.Writes()); n != len(tt.writes) {
+				t.Errorf("%d writes reached GitHub, want %d", n, len(tt.writes))
+			}
+		})
+		t.Run(tt.name+": WriteThenVerify", func(t *testing.T) {
+			s, c := world(t)
+			errs := make([]error, len(tt.writes))
+			var wg sync.WaitGroup
+			for i, w := range tt.writes {
+				write, readBack := w(s, c)
+				wg.Go(func() { errs[i] = c.WriteThenVerify(ctx, write, readBack) })
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Errorf("write %d: %v, want it read back and found done", i+1, err)
+				}
+			}
+			if n := len(s.sim.Writes()); n != len(tt.writes) {
+				t.Errorf("%d writes reached GitHub, want each once: %+v", n, s.sim.Writes())
+			}
+		})
+	}
 }

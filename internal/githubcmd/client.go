@@ -131,16 +131,29 @@ func (c *Client) runQueued(ctx context.Context, calls []*queued) {
 	if len(calls) == 1 {
 		q := calls[0]
 		q.answer, q.err = c.runOne(ctx, q.req)
+		q.err = unanswered(q.req.Method, q.err)
 		return
 	}
 	answers, err := c.runBatch(ctx, calls)
 	for i, q := range calls {
 		if err != nil {
-			q.err = err
+			q.err = unanswered(q.req.Method, err)
 			continue
 		}
 		q.answer = answers[i]
 	}
+}
+
+// unanswered is err, the error of a run that gave method no answer, for method's caller:
+// the run may have sent a write before it failed (a container killed after its requests,
+// output lost on the way back), so a write's outcome is unknown and WriteThenVerify reads
+// it back; a read's error is the run's. A usage error ran no call at all.
+func unanswered(method string, err error) error {
+	var e *Error
+	if err == nil || !github.IsWrite(method) || (errors.As(err, &e) && e.usage) {
+		return err
+	}
+	return github.MayHaveHappened(err)
 }
 
 // runOne runs `github call` for req: its answer, or the error of a run that printed none.
@@ -160,13 +173,13 @@ func (c *Client) runOne(ctx context.Context, req github.Request) (github.Answer,
 	var answer github.Answer
 	if err := json.Unmarshal([]byte(stdout), &answer); err != nil {
 		if xe != nil {
-			return github.Answer{}, &Error{Message: xe.Message}
+			return github.Answer{}, exitError(xe)
 		}
 		return github.Answer{}, fmt.Errorf("reading the answer of github call %s: %w", req.Method, err)
 	}
 	c.add(answer.Stats, answer.Notes)
 	if answer.Error == nil && xe != nil {
-		return github.Answer{}, &Error{Message: xe.Message}
+		return github.Answer{}, exitError(xe)
 	}
 	return answer, nil
 }
@@ -186,7 +199,7 @@ func (c *Client) runBatch(ctx context.Context, calls []*queued) ([]github.Answer
 	if runErr != nil {
 		var xe *gobuild.ExitError
 		if errors.As(runErr, &xe) {
-			return nil, &Error{Message: xe.Message}
+			return nil, exitError(xe)
 		}
 		return nil, fmt.Errorf("github batch %v: %w", methods, runErr)
 	}

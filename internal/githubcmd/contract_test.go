@@ -560,3 +560,30 @@ func TestAnUnknownMethodIsShipyardsBug(t *testing.T) {
 		t.Errorf("a usage error reached GitHub: %+v", s.sim.Requests())
 	}
 }
+
+// github.IsWrite names exactly the calls that send GitHub anything but a read, as each
+// call's contract case sends in process: the module marks a write's outcome unknown when
+// the run that carried it is lost, and a write it does not know of would fail instead of
+// being read back.
+func TestIsWriteIsWhatEachCallSends(t *testing.T) {
+	calls := reflect.TypeFor[github.Calls]()
+	for i := range calls.NumMethod() {
+		method := calls.Method(i).Name
+		t.Run(method, func(t *testing.T) {
+			argsOf, ok := contractCases[method]
+			if !ok {
+				t.Fatalf("github.Calls.%s has no contract case", method)
+			}
+			s := newState(t)
+			if o := invoke(t, localClient(t, s.sim.URL), method, argsOf(s)); o.err != nil {
+				t.Fatalf("the case fails in process, so it proves little: %v", o.err)
+			}
+			if sent, declared := len(s.sim.Writes()) > 0, github.IsWrite(method); sent != declared {
+				t.Errorf("%s sends %d writes, github.IsWrite says %v", method, len(s.sim.Writes()), declared)
+			}
+		})
+	}
+	if github.IsWrite("NoSuchMethod") {
+		t.Error("an unknown method is a write")
+	}
+}

@@ -97,9 +97,16 @@ func (c Command) WithDemo(svc *dagger.Service, port int) Command {
 // Error is a failed run of the command: its message, which never holds the token.
 type Error struct {
 	Message string
+
+	usage bool // the command refused its command line: it called nothing
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// exitError is the Error of a run that exited with xe.
+func exitError(xe *gobuild.ExitError) *Error {
+	return &Error{Message: xe.Message, usage: xe.Code == wire.ExitUsage}
+}
 
 // run runs `github cmd args…` and returns its stdout.
 func (c Command) run(ctx context.Context, cmd string, args ...string) (string, error) {
@@ -108,7 +115,7 @@ func (c Command) run(ctx context.Context, cmd string, args ...string) (string, e
 	if err == nil || !errors.As(err, &xe) {
 		return stdout, err
 	}
-	return "", &Error{Message: xe.Message}
+	return "", exitError(xe)
 }
 
 // runInput runs `github cmd args…` with stdin and returns its stdout; a failed run is a

@@ -98,6 +98,53 @@ type Runs struct {
 	mu       sync.Mutex
 	caches   map[string]string // cache volume key → its folder, for the whole test
 	services map[string]string // a bound service's alias → where the test serves it
+	faults   []*RunFault
+}
+
+// RunFault is a run of the command lost after it ran: the command did all it does (its
+// requests reached GitHub, its writes took effect), then the engine reports a failure
+// instead of its outcome, as when the container is killed (out of memory, a timeout) or
+// the engine's connection drops before the output reaches the module.
+type RunFault struct {
+	// Match picks the runs it applies to; nil matches every run.
+	Match func(engine.Exec) bool
+	// ExitCode is what the engine reports (137, as for SIGKILL, when 0); the run's
+	// stdout is lost.
+	ExitCode int
+	// Stderr is what the engine reports on stderr.
+	Stderr string
+	// Times is how many matching runs are lost; zero or less means every one.
+	Times int
+}
+
+// InjectFault loses the matching runs after they ran, as f says; faults apply in the
+// order injected.
+func (r *Runs) InjectFault(f RunFault) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if f.Times <= 0 {
+		f.Times = -1
+	}
+	if f.ExitCode == 0 {
+		f.ExitCode = 137
+	}
+	r.faults = append(r.faults, &f)
+}
+
+// takeFault is the first fault that applies to x, used up once; nil when none does.
+func (r *Runs) takeFault(x engine.Exec) *RunFault {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, f := range r.faults {
+		if f.Times == 0 || (f.Match != nil && !f.Match(x)) {
+			continue
+		}
+		if f.Times > 0 {
+			f.Times--
+		}
+		return f
+	}
+	return nil
 }
 
 // Serve answers, for execs with a service bound as alias, its address http://alias:port/
@@ -201,6 +248,9 @@ func (r *Runs) run(x engine.Exec) (string, string, int) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
+	if f := r.takeFault(x); f != nil {
+		return "", f.Stderr, f.ExitCode
+	}
 	var xe *exec.ExitError
 	switch {
 	case err == nil:

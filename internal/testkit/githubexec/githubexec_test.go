@@ -81,3 +81,30 @@ func TestRunRewritesPathsAndKeepsCaches(t *testing.T) {
 		t.Errorf("the second run had another cache folder: %q", outs[1])
 	}
 }
+
+// A run fault loses the matching runs after the command ran: the engine reports its exit
+// code and stderr, the run's stdout is gone, and the next matching run past Times is the
+// command's own again.
+func TestRunFaultLosesARunAfterItRan(t *testing.T) {
+	r := &Runs{t: t, bin: script(t), caches: map[string]string{}}
+	marker := filepath.Join(t.TempDir(), "ran")
+	r.InjectFault(RunFault{Match: func(x engine.Exec) bool { return x.Args[1] == "batch" }, Stderr: "killed", Times: 1})
+	batch := engine.Exec{Args: []string{"github", "batch", "--cache-dir", marker}, Stdin: "[]"}
+	call := engine.Exec{Args: []string{"github", "call", "Releases"}}
+	for _, tt := range []struct {
+		name   string
+		x      engine.Exec
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"the first batch is lost", batch, 137, "", "killed"},
+		{"a call does not match", call, 0, "call Releases\n\n", ""},
+		{"the second batch is the command's", batch, 0, "batch --cache-dir " + marker + "\n[]\n", ""},
+	} {
+		stdout, stderr, code := r.run(tt.x)
+		if code != tt.code || stdout != tt.stdout || stderr != tt.stderr {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d, %q, %q", tt.name, code, stdout, stderr, tt.code, tt.stdout, tt.stderr)
+		}
+	}
+}

@@ -47,10 +47,11 @@ type File struct {
 	// Data is the file's bytes, when the test serves them: the JSON API then gives their
 	// sha256 and a url on the simulator that downloads them.
 	Data []byte
-	// Publisher is the trusted publisher identity the upload was attested with; the
-	// Integrity API serves the file's provenance only when it is set, as PyPI does for a
-	// file uploaded with attestations.
-	Publisher *Publisher
+	// Publishers are the trusted publisher identities the file's attestations were made
+	// with, one attestation bundle each in its provenance (PEP 740 groups a file's
+	// attestations by the identity that signed them); the Integrity API serves the
+	// provenance only when there is one, as PyPI does for a file uploaded with attestations.
+	Publishers []Publisher
 }
 
 // Publisher is a trusted publisher identity as PEP 740's provenance carries it (GitHub's:
@@ -312,8 +313,8 @@ func (s *Server) download(w http.ResponseWriter, filename string) int {
 }
 
 // provenance serves the Integrity API's GET /integrity/<project>/<version>/<filename>/provenance:
-// the file's provenance object (PEP 740), one attestation bundle with the publisher, or
-// 404 when the project, version or file is unknown or the file has no attestations.
+// the file's provenance object (PEP 740), an attestation bundle per publisher, or 404 when
+// the project, version or file is unknown or the file has no attestations.
 func (s *Server) provenance(w http.ResponseWriter, rest string) int {
 	parts := strings.Split(rest, "/")
 	if len(parts) != 4 || parts[3] != "provenance" {
@@ -324,17 +325,18 @@ func (s *Server) provenance(w http.ResponseWriter, rest string) int {
 		return notFound(w)
 	}
 	for _, f := range p.files[parts[1]] {
-		if f.Filename != parts[2] || f.Publisher == nil {
+		if f.Filename != parts[2] || len(f.Publishers) == 0 {
 			continue
 		}
-		body, err := json.Marshal(map[string]any{
-			"version": 1,
-			"attestation_bundles": []any{map[string]any{
-				"publisher": f.Publisher,
+		bundles := make([]any, 0, len(f.Publishers))
+		for _, p := range f.Publishers {
+			bundles = append(bundles, map[string]any{
+				"publisher": p,
 				// The attestation's content is not simulated: Shipyard reads the publisher.
 				"attestations": []any{map[string]any{"version": 1, "envelope": map[string]string{}, "verification_material": map[string]string{}}},
-			}},
-		})
+			})
+		}
+		body, err := json.Marshal(map[string]any{"version": 1, "attestation_bundles": bundles})
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return http.StatusInternalServerError

@@ -216,21 +216,25 @@ func TestNormalize(t *testing.T) {
 }
 
 // The Integrity API serves a file's provenance (PEP 740) only for a file uploaded with a
-// publisher, and 404 for everything else, as PyPI does.
+// publisher, one attestation bundle per publisher (the environment null when the publisher
+// names none), and 404 for everything else, as PyPI does.
 func TestProvenance(t *testing.T) {
 	s := New(t)
 	env := "pypi"
+	keda := Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: &env}
+	loose := Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml"}
 	s.AddRelease("cloudcoil.models.keda", "2.16.1.0",
-		File{Filename: "cloudcoil_models_keda-2.16.1.0-py3-none-any.whl", PackageType: Wheel,
-			Publisher: &Publisher{Kind: "GitHub", Repository: "cloudcoil/models-keda", Workflow: "pypi_publish.yml", Environment: &env}},
-		File{Filename: "cloudcoil_models_keda-2.16.1.0.tar.gz", PackageType: Sdist})
+		File{Filename: "cloudcoil_models_keda-2.16.1.0-py3-none-any.whl", PackageType: Wheel, Publishers: []Publisher{keda}},
+		File{Filename: "cloudcoil_models_keda-2.16.1.0.tar.gz", PackageType: Sdist, Publishers: []Publisher{keda, loose}})
+	s.AddRelease("cloudcoil.models.keda", "2.16.0.0", File{Filename: "cloudcoil_models_keda-2.16.0.0.tar.gz", PackageType: Sdist})
 	tests := []struct {
 		path   string
 		status int
-		env    *string
+		envs   []any // each bundle's publisher's environment, in order
 	}{
-		{"/integrity/cloudcoil-models-keda/2.16.1.0/cloudcoil_models_keda-2.16.1.0-py3-none-any.whl/provenance", http.StatusOK, &env},
-		{"/integrity/cloudcoil-models-keda/2.16.1.0/cloudcoil_models_keda-2.16.1.0.tar.gz/provenance", http.StatusNotFound, nil},
+		{"/integrity/cloudcoil-models-keda/2.16.1.0/cloudcoil_models_keda-2.16.1.0-py3-none-any.whl/provenance", http.StatusOK, []any{"pypi"}},
+		{"/integrity/cloudcoil-models-keda/2.16.1.0/cloudcoil_models_keda-2.16.1.0.tar.gz/provenance", http.StatusOK, []any{"pypi", nil}},
+		{"/integrity/cloudcoil-models-keda/2.16.0.0/cloudcoil_models_keda-2.16.0.0.tar.gz/provenance", http.StatusNotFound, nil},
 		{"/integrity/cloudcoil-models-keda/2.16.0.0/cloudcoil_models_keda-2.16.1.0-py3-none-any.whl/provenance", http.StatusNotFound, nil},
 		{"/integrity/cloudcoil-models-kyverno/2.16.1.0/x.whl/provenance", http.StatusNotFound, nil},
 		{"/integrity/cloudcoil-models-keda/2.16.1.0/cloudcoil_models_keda-2.16.1.0-py3-none-any.whl", http.StatusNotFound, nil},
@@ -251,12 +255,15 @@ func TestProvenance(t *testing.T) {
 				Attestations []any          `json:"attestations"`
 			} `json:"attestation_bundles"`
 		}
-		if err := json.Unmarshal(body, &prov); err != nil || prov.Version != 1 || len(prov.Bundles) != 1 || len(prov.Bundles[0].Attestations) == 0 {
-			t.Fatalf("%s: %v\n%s", tt.path, err, body)
+		if err := json.Unmarshal(body, &prov); err != nil || prov.Version != 1 || len(prov.Bundles) != len(tt.envs) {
+			t.Fatalf("%s: %v, want %d bundles\n%s", tt.path, err, len(tt.envs), body)
 		}
-		p := prov.Bundles[0].Publisher
-		if p["kind"] != "GitHub" || p["repository"] != "cloudcoil/models-keda" || p["workflow"] != "pypi_publish.yml" || p["environment"] != *tt.env {
-			t.Errorf("%s: publisher %v", tt.path, p)
+		for i, b := range prov.Bundles {
+			p := b.Publisher
+			env, present := p["environment"]
+			if len(b.Attestations) == 0 || p["kind"] != "GitHub" || p["repository"] != "cloudcoil/models-keda" || p["workflow"] != "pypi_publish.yml" || !present || env != tt.envs[i] {
+				t.Errorf("%s: bundle %d: publisher %v, %d attestations", tt.path, i, p, len(b.Attestations))
+			}
 		}
 		if ct := resp.Header.Get("Content-Type"); ct != "application/vnd.pypi.integrity.v1+json" {
 			t.Errorf("%s: Content-Type %q", tt.path, ct)
