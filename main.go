@@ -267,7 +267,7 @@ func (m *Shipyard) Test(
 	// Python versions to test (e.g. 3.12); default: from pyproject.toml.
 	// +optional
 	python []string,
-	// Extra Python images, as 3.X=image@sha256:… .
+	// Extra Python images, as 3.X=image@sha256:…, pinned by digest like every pin (a tag alone is refused).
 	// +optional
 	pythonImage []string,
 	// The tests to run: unit (tests/unit), integration (tests/integration) or all. The
@@ -544,7 +544,7 @@ func (m *Shipyard) Ci(
 	// Python versions to test; default: from pyproject.toml.
 	// +optional
 	python []string,
-	// Extra Python images, as 3.X=image@sha256:… .
+	// Extra Python images, as 3.X=image@sha256:…, pinned by digest like every pin (a tag alone is refused).
 	// +optional
 	pythonImage []string,
 	// The tests to run: unit, integration or all.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"dagger/shipyard/internal/buildplatform"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -332,8 +333,14 @@ func TestEachCIFunctionRuns(t *testing.T) {
 	if _, err := m.Test(ctx, []string{"3.14"}, nil, "all"); err == nil || !strings.Contains(err.Error(), "--python-image 3.14=") {
 		t.Errorf("unpinned version: %v", err)
 	}
-	if _, err := m.Test(ctx, []string{"3.14"}, []string{"3.14=python:3.14-slim@sha256:0123"}, "all"); err != nil {
+	if _, err := m.Test(ctx, []string{"3.14"}, []string{"3.14=python:3.14-slim@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}, "all"); err != nil {
 		t.Errorf("pinned by flag: %v", err)
+	}
+	// A tag alone would run whatever it moves to with the checkout mounted (issue 52).
+	for _, byTag := range []string{"3.14=python:3.14-slim", "3.14=python:3.14-slim@sha256:0123"} {
+		if _, err := m.Test(ctx, []string{"3.14"}, []string{byTag}, "all"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("--python-image %q", byTag)) || !strings.Contains(err.Error(), "pin it by digest") {
+			t.Errorf("--python-image %s: %v, want a refusal naming the value and the fix", byTag, err)
+		}
 	}
 	if _, err := m.Docs(ctx); err != nil {
 		t.Errorf("docs: %v", err)

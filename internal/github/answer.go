@@ -56,6 +56,7 @@ var sentinels = map[string]error{
 	"not-allowed":      ErrNotAllowed,
 	"not-protected":    ErrNotProtected,
 	"refused":          ErrRefused,
+	"ref-name":         ErrRefName,
 	"canceled":         context.Canceled,
 }
 

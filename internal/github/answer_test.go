@@ -34,6 +34,7 @@ func TestCallErrorRoundTrip(t *testing.T) {
 		{name: "refused", err: fmt.Errorf("x: %w", ErrRefused), is: []error{ErrRefused}},
 		{name: "canceled", err: fmt.Errorf("x: %w", context.Canceled), is: []error{context.Canceled}},
 		{name: "two at once", err: fmt.Errorf("x: %w, %w", ErrNotFound, ErrRefused), is: []error{ErrNotFound, ErrRefused}},
+		{name: "a branch name git refuses", err: fmt.Errorf("o/r: %w: %w", ErrRefused, CheckBranch("../tags/v1")), is: []error{ErrRefused, ErrRefName}},
 		{name: "a 5xx on a write", err: fmt.Errorf("create ref: %w", badGateway), api: badGateway, outcomeUnknown: true},
 		{name: "a network error", err: fmt.Errorf("create ref: %w", context.DeadlineExceeded), outcomeUnknown: true},
 	}
@@ -60,6 +61,11 @@ func TestCallErrorRoundTrip(t *testing.T) {
 			for _, s := range sentinels {
 				if want := slices.Contains(tt.is, s); errors.Is(got, s) != want {
 					t.Errorf("errors.Is(err, %v) = %v, want %v", s, !want, want)
+				}
+			}
+			for _, s := range tt.is {
+				if !errors.Is(got, s) {
+					t.Errorf("errors.Is(err, %v) = false after crossing", s)
 				}
 			}
 			var api *APIError

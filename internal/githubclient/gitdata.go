@@ -13,8 +13,11 @@ import (
 )
 
 // BranchHead returns the commit a branch points at; found is false when the branch does
-// not exist.
+// not exist. A name git refuses is refused before any request (checkBranch).
 func (c *Client) BranchHead(ctx context.Context, owner, repo, branch string) (sha string, found bool, err error) {
+	if err := checkBranch(owner, repo, branch); err != nil {
+		return "", false, err
+	}
 	ref, resp, err := c.gh.Git.GetRef(ctx, seg(owner), seg(repo), "heads/"+branch)
 	err = apiErr(resp, err)
 	if isNotFound(err) {
@@ -27,6 +30,16 @@ func (c *Client) BranchHead(ctx context.Context, owner, repo, branch string) (sh
 		return "", false, fmt.Errorf("github: branch %s of %s/%s points at a %s, not a commit", branch, owner, repo, t)
 	}
 	return ref.GetObject().GetSHA(), true, nil
+}
+
+// checkBranch refuses a branch name git refuses (github.CheckBranch) before it becomes
+// heads/<branch> in a refs API path or body: go-github resolves the path's dot segments,
+// so ../tags/v1 would read or move the tag v1 with the token.
+func checkBranch(owner, repo, branch string) error {
+	if err := github.CheckBranch(branch); err != nil {
+		return fmt.Errorf("github: %s/%s: %w: %w", owner, repo, github.ErrRefused, err)
+	}
+	return nil
 }
 
 // CommitTree returns the tree SHA of a commit, the base a new tree is built on.
@@ -95,8 +108,12 @@ func (c *Client) CreateCommit(ctx context.Context, owner, repo, message, tree st
 }
 
 // CreateBranch creates refs/heads/<branch> at sha. An existing branch is an error wrapping
-// ErrAlreadyExists: GitHub never moves a branch through this call.
+// ErrAlreadyExists: GitHub never moves a branch through this call. A name git refuses is
+// refused before any request (checkBranch).
 func (c *Client) CreateBranch(ctx context.Context, owner, repo, branch, sha string) error {
+	if err := checkBranch(owner, repo, branch); err != nil {
+		return err
+	}
 	// go-github refuses an empty sha before sending: GitHub would only answer 422.
 	_, resp, err := c.gh.Git.CreateRef(ctx, seg(owner), seg(repo), gh.CreateRef{Ref: "refs/heads/" + branch, SHA: sha})
 	if err = apiErr(resp, err); err != nil {
@@ -111,8 +128,12 @@ func (c *Client) CreateBranch(ctx context.Context, owner, repo, branch, sha stri
 // UpdateBranch moves an existing branch to sha. Without force GitHub accepts only a fast
 // forward and the error wraps ErrNotFastForward otherwise; a missing branch wraps
 // ErrNotFound. Force discards the branch's own commits: use it only on a branch that
-// automation owns and rebuilds.
+// automation owns and rebuilds. A name git refuses is refused before any request
+// (checkBranch).
 func (c *Client) UpdateBranch(ctx context.Context, owner, repo, branch, sha string, force bool) error {
+	if err := checkBranch(owner, repo, branch); err != nil {
+		return err
+	}
 	// The compare-and-swap is GitHub's: without force it moves the branch only when sha
 	// descends from the head it has now, so a concurrent push is never lost.
 	_, resp, err := c.gh.Git.UpdateRef(ctx, seg(owner), seg(repo), "heads/"+branch, gh.UpdateRef{SHA: sha, Force: gh.Ptr(force)})

@@ -118,3 +118,37 @@ func TestCreateTreeRefusesBinaryAndAbsolutePaths(t *testing.T) {
 		t.Errorf("sent %d requests for changes refused locally", n)
 	}
 }
+
+// A branch name git refuses never reaches GitHub: under refs/heads/ a name like
+// ../tags/v1 would address the tag v1 with the write token (go-github resolves the path's
+// dot segments before sending). Each call that makes a ref of a branch refuses it, naming
+// the branch and the rule, before any request.
+func TestBranchNamesGitRefusesAreNeverSent(t *testing.T) {
+	ctx := context.Background()
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	ops := map[string]func(c *Client, branch string) error{
+		"BranchHead": func(c *Client, branch string) error {
+			_, _, err := c.BranchHead(ctx, "octo", "demo", branch)
+			return err
+		},
+		"CreateBranch": func(c *Client, branch string) error { return c.CreateBranch(ctx, "octo", "demo", branch, sha) },
+		"UpdateBranch": func(c *Client, branch string) error { return c.UpdateBranch(ctx, "octo", "demo", branch, sha, true) },
+	}
+	for _, branch := range []string{"../tags/v1", "heads/../../tags/v1", "-main", "/main", "main/", "a//b", "main.lock", "main@{1}", "ma\x01in", ""} {
+		for name, op := range ops {
+			t.Run(name+" "+branch, func(t *testing.T) {
+				c, srv := cannedClient(t, 200, `{"ref":"refs/tags/v1","object":{"type":"commit","sha":"`+sha+`"}}`)
+				err := op(c, branch)
+				if !errors.Is(err, github.ErrRefName) || !strings.Contains(err.Error(), fmt.Sprintf("branch %q", branch)) {
+					t.Errorf("%s(%q) = %v, want ErrRefName naming the branch", name, branch, err)
+				}
+				if !errors.Is(err, github.ErrRefused) || github.OutcomeUnknown(err) {
+					t.Errorf("%s(%q) = %v, want ErrRefused: nothing was sent, so nothing was written", name, branch, err)
+				}
+				if seen := srv.requests(); len(seen) != 0 {
+					t.Errorf("%s(%q) sent %s %s", name, branch, seen[0].method, seen[0].path)
+				}
+			})
+		}
+	}
+}

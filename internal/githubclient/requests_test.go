@@ -252,8 +252,9 @@ func TestRequestPathsAreEscaped(t *testing.T) {
 	}{
 		{"branch with slashes keeps them", func(c *Client) { c.BranchHead(ctx, "octo", "demo", "automation/model-versions") },
 			"/api/v3/repos/octo/demo/git/ref/heads/automation/model-versions", ""},
-		{"branch segments are escaped", func(c *Client) { c.BranchHead(ctx, "octo", "demo", "feat/a b#c?d%") },
-			"/api/v3/repos/octo/demo/git/ref/heads/feat/a%20b%23c%3Fd%25", ""},
+		// Spaces and ? are no part of a branch name git accepts, and never sent (gitdata_test.go).
+		{"branch segments are escaped", func(c *Client) { c.BranchHead(ctx, "octo", "demo", "feat/a#b%c") },
+			"/api/v3/repos/octo/demo/git/ref/heads/feat/a%23b%25c", ""},
 		{"tag ref", func(c *Client) { c.TagRef(ctx, "octo", "demo", "v1.0+build") },
 			"/api/v3/repos/octo/demo/git/ref/tags/v1.0+build", ""},
 		{"update keeps the ref's slashes", func(c *Client) { c.UpdateBranch(ctx, "octo", "demo", "automation/model-versions", "abc", true) },

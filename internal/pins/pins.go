@@ -63,7 +63,13 @@ func (p Pins) PythonImage(minor string) (string, error) {
 		minor, strings.Join(known, ", "), minor)
 }
 
-// WithPythonImages returns a copy of p with "3.X=image" overrides applied.
+// PythonImageForm is the form of a --python-image value.
+const PythonImageForm = "3.X=IMAGE@sha256:<64 hex digits>"
+
+// WithPythonImages returns a copy of p with --python-image overrides applied, each
+// 3.X=IMAGE@sha256:<64 hex digits>: like every pin (CheckImage), an image pinned by digest,
+// since a tag alone would run whatever it moves to with the caller's checkout mounted. The
+// error names the value, the form and the fix.
 func (p Pins) WithPythonImages(overrides []string) (Pins, error) {
 	out := p
 	out.Python = make(map[string]string, len(p.Python)+len(overrides))
@@ -72,8 +78,12 @@ func (p Pins) WithPythonImages(overrides []string) (Pins, error) {
 	}
 	for _, o := range overrides {
 		minor, img, ok := strings.Cut(o, "=")
-		if !ok || !IsPythonMinor(minor) || strings.TrimSpace(img) == "" {
-			return p, fmt.Errorf("--python-image %q: want 3.X=<image>, e.g. 3.12=python:3.12-slim@sha256:…", o)
+		err := fmt.Errorf("want %s", PythonImageForm)
+		if ok && IsPythonMinor(minor) && img != "" {
+			err = CheckImage(img)
+		}
+		if err != nil {
+			return p, fmt.Errorf("--python-image %q: %w; pin it by digest, e.g. 3.12=python:3.12-slim@sha256:…", o, err)
 		}
 		out.Python[minor] = img
 	}

@@ -66,6 +66,67 @@ func TestPinOverrides(t *testing.T) {
 	}
 }
 
+// --python-image is held to the digest rule of every pin (CheckImage): a tag alone would
+// run whatever the tag moves to with the caller's checkout mounted. Every refusal names the
+// flag's value and the fix, and no value, however malformed, panics.
+func TestPythonImageOverrides(t *testing.T) {
+	const img = "registry.example/python:3.14-slim@sha256:" + hex64
+	tests := []struct {
+		name     string
+		override string
+		// minor and want are the pin an accepted value sets; errs are what a refusal says.
+		minor, want string
+		errs        []string
+	}{
+		{"digest-pinned, new minor", "3.14=" + img, "3.14", img, nil},
+		{"digest-pinned, replaces a default", "3.12=python@sha256:" + hex64, "3.12", "python@sha256:" + hex64, nil},
+		{"tag only", "3.12=python:3.12", "", "", []string{`--python-image "3.12=python:3.12"`, "not pinned by digest", "@sha256:<64 hex digits>"}},
+		{"tag only, registry named", "3.14=docker.io/library/python:3.14-slim", "", "", []string{`--python-image "3.14=docker.io/library/python:3.14-slim"`, "not pinned by digest"}},
+		{"short digest", "3.14=python:3.14-slim@sha256:0123", "", "", []string{`"3.14=python:3.14-slim@sha256:0123"`, "not pinned by digest"}},
+		{"upper-case digest", "3.14=python@sha256:" + strings.ToUpper(hex64), "", "", []string{"not pinned by digest"}},
+		{"other algorithm", "3.14=python@sha512:" + hex64 + hex64, "", "", []string{"not pinned by digest"}},
+		{"malformed image", "3.14=Python/UPPER@sha256:" + hex64, "", "", []string{"not an image reference"}},
+		{"spaces around the image", "3.14= " + img + " ", "", "", []string{"not pinned by digest"}},
+		{"digest alone", "3.14=@sha256:" + hex64, "", "", []string{"not an image reference"}},
+		{"no image", "3.14=", "", "", []string{`--python-image "3.14="`, "3.X=IMAGE@sha256:<64 hex digits>"}},
+		{"no equals", "3.14", "", "", []string{`--python-image "3.14"`, "3.X=IMAGE@sha256:<64 hex digits>"}},
+		{"no minor", "=" + img, "", "", []string{"3.X=IMAGE@sha256:<64 hex digits>"}},
+		{"not a minor", "python=3.14", "", "", []string{`--python-image "python=3.14"`, "3.X=IMAGE@sha256:<64 hex digits>"}},
+		{"a major only", "3=" + img, "", "", []string{"3.X=IMAGE@sha256:<64 hex digits>"}},
+		{"control characters", "3.14=py\x00thon\n@sha256:" + hex64, "", "", []string{"not an image reference"}},
+		{"very long", "3.14=" + strings.Repeat("a/", 400) + "b@sha256:" + hex64, "", "", []string{"not an image reference"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			defaults := DefaultPins()
+			got, err := defaults.WithPythonImages([]string{tc.override})
+			if tc.errs != nil {
+				if err == nil {
+					t.Fatalf("--python-image %q accepted: %q", tc.override, got.Python)
+				}
+				for _, want := range append(tc.errs, "pin it by digest") {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("err = %v\nlacks %q", err, want)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := got.Python[tc.minor]; v != tc.want {
+				t.Errorf("python %s = %q, want %q", tc.minor, v, tc.want)
+			}
+			if err := got.Validate(); err != nil {
+				t.Errorf("pins with the override invalid: %v", err)
+			}
+			if defaults.Python["3.12"] != DefaultPins().Python["3.12"] || len(defaults.Python) != len(DefaultPins().Python) {
+				t.Error("WithPythonImages changed its receiver")
+			}
+		})
+	}
+}
+
 // Every refusal of a --pin names the value, the pin names and the form expected, so a
 // caller fixes it from the message alone.
 func TestPinErrorsNameTheFix(t *testing.T) {

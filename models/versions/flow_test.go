@@ -615,6 +615,40 @@ func TestModelVersionsErrorsNameTheFix(t *testing.T) {
 	}
 }
 
+// --base is a branch name from the caller: one git refuses (git check-ref-format) is
+// refused in the options step, naming the flag, the value and the rule, before a single
+// request; under refs/heads/ a name like ../tags/x would address a tag.
+func TestModelVersionsRefusesABaseGitRefuses(t *testing.T) {
+	tests := []struct{ base, rule string }{
+		{"../tags/x", `contains ".."`},
+		{"-main", "starts with -"},
+		{"/main", "starts with /"},
+		{"main/", "ends with /"},
+		{"a//b", `contains "//"`},
+		{"main.lock", `ends with ".lock"`},
+		{"main.", `ends with "."`},
+		{"main@{1}", `contains "@{"`},
+		{"ma\x01in", "control character"},
+		{"HEAD", `is "HEAD"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.base, func(t *testing.T) {
+			w := newWorld(t)
+			o := w.options(true)
+			o.Base = tt.base
+			_, err := versions.Run(context.Background(), w.setup(), w.client(t, token), o)
+			for _, want := range []string{fmt.Sprintf("--base: branch %q", tt.base), tt.rule, "check options"} {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("err = %v, want it to say %q", err, want)
+				}
+			}
+			if n := len(w.GitHub.Requests()); n != 0 {
+				t.Errorf("%d requests sent, want none", n)
+			}
+		})
+	}
+}
+
 // TestModelVersionsSkipsOnlyTheBrokenIntegration breaks one integration at a time: the run
 // still updates the others and opens the pull request, and the output and the pull
 // request name the skipped integration with its file and its fix.

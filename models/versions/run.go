@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"regexp"
-	"strings"
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
@@ -33,10 +31,6 @@ type Options struct {
 	MaxReleasePages int
 }
 
-var (
-	branchName = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
-)
-
 // withDefaults fills defaults and checks the options, naming the flag to fix.
 func (o Options) withDefaults() (Options, string, string, error) {
 	if o.Base == "" {
@@ -55,8 +49,8 @@ func (o Options) withDefaults() (Options, string, string, error) {
 	if err != nil {
 		return o, "", "", fmt.Errorf("--repo %q: want the Cloudcoil generator repository as owner/name: %w", o.Repo, err)
 	}
-	if !branchName.MatchString(o.Base) || strings.Contains(o.Base, "..") {
-		return o, "", "", fmt.Errorf("--base %q: not a branch name", o.Base)
+	if err := github.CheckBranch(o.Base); err != nil {
+		return o, "", "", fmt.Errorf("--base: %w", err)
 	}
 	if o.Base == Branch {
 		return o, "", "", fmt.Errorf("--base %q: the base cannot be the automation branch itself, which each run rebuilds by force", o.Base)

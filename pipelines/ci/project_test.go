@@ -133,11 +133,12 @@ func TestPins(t *testing.T) {
 	if _, err := p.PythonImage("3.9"); err == nil || !strings.Contains(err.Error(), "--python-image 3.9=") {
 		t.Fatalf("missing pin error = %v", err)
 	}
-	q, err := p.WithPythonImages([]string{"3.14=python:3.14-slim@sha256:abc"})
+	const py314 = "python:3.14-slim@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	q, err := p.WithPythonImages([]string{"3.14=" + py314})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img, _ := q.PythonImage("3.14"); img != "python:3.14-slim@sha256:abc" {
+	if img, _ := q.PythonImage("3.14"); img != py314 {
 		t.Fatalf("override not applied: %q", img)
 	}
 	if _, ok := p.Python["3.14"]; ok {

@@ -8,10 +8,7 @@
 // both and returns the plan or a *GateError listing every violated rule.
 package releasegate
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Branches, event and files of the tesk-core release process.
 const (
@@ -111,23 +108,3 @@ func versionOf(tag string) string { return strings.TrimPrefix(tag, "v") }
 
 // NotesPath is the curated release notes' path for a tag.
 func NotesPath(tag string) string { return "docs/releases/" + versionOf(tag) + ".md" }
-
-// refComponent is what git accepts in one component of a ref name (git check-ref-format),
-// narrowed to printable ASCII.
-var refComponent = regexp.MustCompile(`^[^.\x00-\x20\x7f~^:?*\[\\][^\x00-\x20\x7f~^:?*\[\\]*$`)
-
-// validTagName reports whether git accepts tag as a tag name. Names it refuses cannot
-// exist, and are not sent to the API, where "..", spaces or slashes could address another
-// path.
-func validTagName(tag string) bool {
-	if tag == "" || tag == "@" || strings.Contains(tag, "..") || strings.Contains(tag, "@{") ||
-		strings.HasSuffix(tag, ".") || strings.HasPrefix(tag, "-") {
-		return false
-	}
-	for part := range strings.SplitSeq(tag, "/") {
-		if !refComponent.MatchString(part) || strings.HasSuffix(part, ".lock") {
-			return false
-		}
-	}
-	return true
-}

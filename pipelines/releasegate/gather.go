@@ -72,7 +72,9 @@ func Gather(ctx context.Context, gh github.API, repo, tag string, opts Config) (
 	// The releases do not depend on the tag: list them while the tag resolves.
 	g.reads.Go(g.releases)
 	var tagErr error
-	if validTagName(tag) {
+	// A tag git refuses cannot exist, and is not sent to the API, where ".." or slashes
+	// could address another ref; the rules report it.
+	if github.CheckTag(tag) == nil {
 		tagErr = g.tagRef(ctx, tag)
 	}
 	if sha := g.f.commit(); sha != "" {

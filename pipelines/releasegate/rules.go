@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"dagger/shipyard/internal/citation"
+	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/notes"
 	"dagger/shipyard/internal/version"
 )
@@ -68,7 +69,7 @@ func Evaluate(f Facts) (Plan, []Violation) {
 
 	resolved := false
 	switch {
-	case !validTagName(f.Tag):
+	case github.CheckTag(f.Tag) != nil:
 		vs = append(vs, skipped(f, "git does not accept %q as a tag name, so it was not looked up", f.Tag)...)
 	case f.Rehearsal != "":
 		resolved = true
@@ -168,7 +169,7 @@ func skipped(f Facts, format string, args ...any) []Violation {
 		out = append(out, Violation{Rule: rule, Name: ruleNames[rule], Message: reason, Skipped: true})
 	}
 	// A tag that cannot exist has no signature to check either.
-	if !validTagName(f.Tag) {
+	if github.CheckTag(f.Tag) != nil {
 		out = append([]Violation{{Rule: RuleSignedTag, Name: ruleNames[RuleSignedTag], Message: reason, Skipped: true}}, out...)
 	}
 	return out

@@ -217,19 +217,6 @@ func TestGateErrorListsEveryViolationOnce(t *testing.T) {
 	}
 }
 
-func TestValidTagName(t *testing.T) {
-	for tag, want := range map[string]bool{
-		"v0.11.0": true, "v0.11.0rc1": true, "0.11.0": true, "release/1.0": true, "v1.0-rc.1+meta": true,
-		"": false, "v1..2": false, "../../etc": false, "v1 0": false, "v1~1": false, "v1^": false, "v1:2": false,
-		"v1?": false, "v1*": false, "v1[": false, `v1\2`: false, "v1.lock": false, "v1.": false, ".v1": false,
-		"-v1": false, "v1@{0}": false, "@": false, "a//b": false, "/v1": false, "v1/": false, "v1\x7f": false,
-	} {
-		if got := validTagName(tag); got != want {
-			t.Errorf("validTagName(%q) = %v, want %v", tag, got, want)
-		}
-	}
-}
-
 // Violations of the rules about a file carry the file and the line of its first problem;
 // the others carry neither.
 func TestViolationLocation(t *testing.T) {

@@ -3,11 +3,14 @@ package signing
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"time"
+
+	"dagger/shipyard/supplychain/registry"
 )
 
 // SigstoreAudience is the audience Fulcio accepts in an identity token.
@@ -19,6 +22,12 @@ const SigstoreAudience = "sigstore"
 // are redacted from errors.
 type TokenRequest struct {
 	URL, BearerToken string
+	// PlainHTTP are the hosts (host names or IPs, without port) plain HTTP may go to, the
+	// command's --plain-http, by the rule every request of the command follows
+	// (registry.PlainHTTPAllowed): whoever reads the bearer token mints identity tokens
+	// with it, so any other http:// URL, or a redirect to one, is refused before the
+	// request is sent.
+	PlainHTTP []string
 	// Client makes the request; nil means a client with a 30-second timeout.
 	Client *http.Client
 }
@@ -35,6 +44,9 @@ func (r TokenRequest) Request(ctx context.Context, audience string, now func() t
 		// url's errors quote the URL, which is secret here.
 		return nil, fmt.Errorf("%w: the token request URL is not an http(s) URL", ErrToken)
 	}
+	if err := r.checkPlainHTTP(u, "the token request URL (ACTIONS_ID_TOKEN_REQUEST_URL)"); err != nil {
+		return nil, err
+	}
 	q := u.Query()
 	q.Set("audience", audience)
 	u.RawQuery = q.Encode()
@@ -44,11 +56,31 @@ func (r TokenRequest) Request(ctx context.Context, audience string, now func() t
 	}
 	req.Header.Set("Authorization", "bearer "+r.BearerToken)
 	req.Header.Set("Accept", "application/json")
-	client := r.Client
-	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
+	client := &http.Client{Timeout: 30 * time.Second}
+	if r.Client != nil {
+		c := *r.Client
+		client = &c
+	}
+	// A redirect is held to the same rule: Go's client keeps the Authorization header on a
+	// redirect to the same host, whatever its scheme and port.
+	client.CheckRedirect = func(next *http.Request, via []*http.Request) error {
+		if err := r.checkPlainHTTP(next.URL, "the token endpoint's redirect"); err != nil {
+			return err
+		}
+		if r.Client != nil && r.Client.CheckRedirect != nil {
+			return r.Client.CheckRedirect(next, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
 	}
 	resp, err := client.Do(req)
+	var refused *url.Error
+	if errors.Is(err, ErrPlainHTTP) && errors.As(err, &refused) {
+		// A refused redirect: the error says so without the URL the client quotes.
+		return nil, refused.Err
+	}
 	if err != nil {
 		return nil, Redact(fmt.Errorf("%w: token request: %w", ErrToken, err), r.URL, u.String(), r.BearerToken)
 	}
@@ -74,4 +106,15 @@ func (r TokenRequest) Request(ctx context.Context, audience string, now func() t
 		now = time.Now
 	}
 	return ParseToken([]byte(out.Value), now())
+}
+
+// checkPlainHTTP refuses u, what the error calls what, when it is not https and PlainHTTP
+// does not name its host. The error names the host alone: the URL's path and query are
+// secret.
+func (r TokenRequest) checkPlainHTTP(u *url.URL, what string) error {
+	if u.Scheme == "https" || registry.PlainHTTPAllowed(u.Hostname(), r.PlainHTTP) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is %s to %s, and the bearer token would go with it: %w; give the endpoint's https URL (GitHub Actions' is https)",
+		ErrToken, what, u.Scheme, u.Hostname(), ErrPlainHTTP)
 }

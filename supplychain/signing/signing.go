@@ -11,12 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/sign"
+
+	"dagger/shipyard/supplychain/registry"
 )
 
 const (
@@ -62,7 +63,7 @@ func NewSigner(fulcioURL, rekorURL string, plainHTTP ...string) (*Signer, error)
 		switch {
 		case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
 			return nil, fmt.Errorf("signing: %q is not an http(s) URL", raw)
-		case u.Scheme == "http" && !slices.Contains(plainHTTP, u.Hostname()):
+		case u.Scheme == "http" && !registry.PlainHTTPAllowed(u.Hostname(), plainHTTP):
 			return nil, fmt.Errorf("signing: %s: %w", raw, ErrPlainHTTP)
 		}
 	}

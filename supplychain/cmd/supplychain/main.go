@@ -10,8 +10,9 @@
 //	supplychain verify --image REF --certificate-identity-regexp RE --certificate-oidc-issuer URL --trusted-root F
 //
 // Every command takes --plain-http HOST (repeatable), the hosts plain HTTP may go to (the
-// registry's, Fulcio's, Rekor's); every other request is HTTPS, and references are read
-// strictly (the registry named), as the registry command reads them.
+// registry's, Fulcio's, Rekor's, the identity token endpoint's); every other request is
+// HTTPS, and references are read strictly (the registry named), as the registry command
+// reads them.
 //
 // Results are printed as JSON on stdout. Secrets (the registry password, the
 // OIDC token, or GitHub's token request URL and bearer token, with which a step
@@ -107,7 +108,7 @@ type registryFlags struct {
 func (r *registryFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&r.username, "registry-username", "", "registry user name (anonymous when empty)")
 	fs.StringVar(&r.passwordFile, "registry-password-file", "", "file holding the registry password or token")
-	fs.Var(&r.plainHTTP, "plain-http", "a host (no port) plain HTTP may go to, the registry's, Fulcio's or Rekor's: one the traffic cannot leave the machine for (repeatable); everything else is HTTPS")
+	fs.Var(&r.plainHTTP, "plain-http", "a host (no port) plain HTTP may go to, the registry's, Fulcio's, Rekor's or the identity token endpoint's: one the traffic cannot leave the machine for (repeatable); everything else is HTTPS")
 }
 
 // checkPlainHTTP refuses a --plain-http value that is not a host alone.
@@ -315,14 +316,15 @@ func (f *publishFlags) check(cmd string) error {
 // token reads the identity token given, or requests one.
 func (f *publishFlags) token(ctx context.Context, stdin io.Reader) (*signing.Token, error) {
 	if f.requested() {
-		return requestToken(ctx, f.requestURLFile, f.requestTokenFile)
+		return requestToken(ctx, f.requestURLFile, f.requestTokenFile, f.reg.plainHTTP)
 	}
 	return signing.ReadToken(f.tokenFile, stdin, time.Now())
 }
 
 // requestToken asks GitHub Actions' token endpoint for a fresh identity token, reading the
-// endpoint's URL and bearer token from the files Dagger mounts as secrets.
-func requestToken(ctx context.Context, urlFile, bearerFile string) (*signing.Token, error) {
+// endpoint's URL and bearer token from the files Dagger mounts as secrets; plain HTTP goes
+// only to the hosts plainHTTP (--plain-http) names, as every other request of the command.
+func requestToken(ctx context.Context, urlFile, bearerFile string, plainHTTP []string) (*signing.Token, error) {
 	read := func(path, what string) (string, error) {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -338,7 +340,7 @@ func requestToken(ctx context.Context, urlFile, bearerFile string) (*signing.Tok
 	if err != nil {
 		return nil, err
 	}
-	return signing.TokenRequest{URL: u, BearerToken: bearer}.Request(ctx, signing.SigstoreAudience, time.Now)
+	return signing.TokenRequest{URL: u, BearerToken: bearer, PlainHTTP: plainHTTP}.Request(ctx, signing.SigstoreAudience, time.Now)
 }
 
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {

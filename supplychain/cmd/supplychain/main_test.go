@@ -395,6 +395,16 @@ func TestTokenRequested(t *testing.T) {
 	if len(audiences) != 2 || audiences[0] != "sigstore" || audiences[1] != "sigstore" {
 		t.Errorf("token requests with audiences %q, want one per step with audience sigstore", audiences)
 	}
+	// The endpoint's host by another name, which --plain-http does not give: refused before
+	// any request, as plain HTTP to any host --plain-http does not name.
+	elsewhere := strings.Replace(requestURL, "127.0.0.1", "localhost", 1)
+	w.secrets = append(w.secrets, urlSecrets(t, elsewhere)...)
+	if err := os.WriteFile(w.path("request-url"), []byte(elsewhere+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := w.run("", requested("sign")...); code != 1 || !strings.Contains(errOut, "--plain-http does not name") || len(audiences) != 2 {
+		t.Errorf("plain HTTP to a host --plain-http does not name: exit %d, %d requests, %s", code, len(audiences), errOut)
+	}
 	if code, _, errOut := w.run("", append(requested("sign"), "--oidc-token-file", w.path("token"))...); code != 2 || !strings.Contains(errOut, "not both") {
 		t.Errorf("both token sources: exit %d, %s", code, errOut)
 	}
