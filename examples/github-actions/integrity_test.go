@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -333,5 +334,56 @@ func TestTagMovingReleaseJobsAreSerialised(t *testing.T) {
 	}
 	if found < 2 {
 		t.Fatalf("found %d tag-moving release jobs, want the publish and publish-release jobs", found)
+	}
+}
+
+// node24Majors is the first major of each JavaScript action the wrappers use whose action.yml
+// runs on node24 (its `runs.using`, read at each release tag). GitHub's runners moved to
+// Node 24 on 2026-09-16, and run a node20 action with a deprecation warning until they drop
+// it. Composite and container actions (dagger-for-github, codecov, pypi-publish) and
+// codeql-action v4 are not listed: they do not run on a runner's Node.
+var node24Majors = map[string]int{
+	"actions/checkout":          5,
+	"actions/upload-artifact":   6,
+	"actions/download-artifact": 7,
+}
+
+// TestJavaScriptActionsRunOnNode24 reads each pinned action's version from the comment
+// that names it (`@<commit> # vX.Y.Z`, what Renovate and Dependabot keep) in the wrappers and
+// in the workflows Shipyard writes into Cloudcoil's template.
+func TestJavaScriptActionsRunOnNode24(t *testing.T) {
+	files := workflows(t)
+	template, err := filepath.Glob(filepath.Join("..", "..", "models", "modelrelease", "template", "*.yml"))
+	if err != nil || len(template) == 0 {
+		t.Fatalf("the template patch's workflows: %v (%d files)", err, len(template))
+	}
+	uses := regexp.MustCompile(`uses:\s*([\w.-]+/[\w.-]+)(?:/[\w./-]+)?@[0-9a-f]{40}(?:\s*#\s*v?(\d+)[^\s]*)?`)
+	checked := 0
+	for _, f := range append(files, template...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			m := uses.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			first, ok := node24Majors[m[1]]
+			if !ok {
+				continue
+			}
+			checked++
+			if m[2] == "" {
+				t.Errorf("%s:%d: %s is pinned without its version as a comment (`@<commit> # vX.Y.Z`)", f, i+1, m[1])
+				continue
+			}
+			if major, _ := strconv.Atoi(m[2]); major < first {
+				t.Errorf("%s:%d: %s v%s runs on node20; pin v%d or later (its commit, with the version as a comment)", f, i+1, m[1], m[2], first)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no pinned JavaScript action found in the workflows")
 	}
 }
