@@ -2,6 +2,7 @@ package githubactions
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -115,6 +116,9 @@ func TestWorkflowPolicy(t *testing.T) {
 	secretInRun := regexp.MustCompile(`\$\{\{\s*secrets\.`)
 	for _, f := range workflows(t) {
 		w := readWorkflow(t, f)
+		if got := fmt.Sprint(w.Env["DAGGER_VERSION"]); got != want {
+			t.Errorf("%s: env DAGGER_VERSION %q, want the module's engine %q", f, got, want)
+		}
 		if w.Permissions.Kind == 0 {
 			t.Errorf("%s: no top-level permissions (set `permissions: {}` and grant per job)", f)
 		}
@@ -131,8 +135,8 @@ func TestWorkflowPolicy(t *testing.T) {
 					}
 					if strings.HasPrefix(s.Uses, "dagger/dagger-for-github@") {
 						usesDagger = true
-						if s.With["version"] != want {
-							t.Errorf("%s: dagger-for-github version %q, want the module's engine %q", where, s.With["version"], want)
+						if s.With["version"] != "${{ env.DAGGER_VERSION }}" {
+							t.Errorf("%s: dagger-for-github version %q, want ${{ env.DAGGER_VERSION }}: the workflow's one place for it, which Renovate moves", where, s.With["version"])
 						}
 					}
 				}

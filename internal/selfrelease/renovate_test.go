@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -18,7 +19,14 @@ type renovateConfig struct {
 		DatasourceTemplate  string   `json:"datasourceTemplate"`
 		PackageNameTemplate string   `json:"packageNameTemplate"`
 		VersioningTemplate  string   `json:"versioningTemplate"`
+		DepNameTemplate     string   `json:"depNameTemplate"`
+		// ExtractVersionTemplate turns a release's tag into the version.
+		ExtractVersionTemplate string `json:"extractVersionTemplate"`
 	} `json:"customManagers"`
+	PackageRules []struct {
+		MatchDepNames []string `json:"matchDepNames"`
+		GroupName     string   `json:"groupName"`
+	} `json:"packageRules"`
 }
 
 // userFiles are the files that carry Shipyard's pin in an adopting repository, at the
@@ -77,8 +85,8 @@ func TestRenovateUpdatesThePins(t *testing.T) {
 	if err := json.Unmarshal(b, &cfg); err != nil {
 		t.Fatalf("renovate.json: %v", err)
 	}
-	if len(cfg.CustomManagers) != 1 {
-		t.Fatalf("%d custom managers, want the one for Shipyard", len(cfg.CustomManagers))
+	if len(cfg.CustomManagers) != 2 {
+		t.Fatalf("%d custom managers, want Shipyard's and the Dagger CLI's", len(cfg.CustomManagers))
 	}
 	m := cfg.CustomManagers[0]
 	if m.CustomType != "regex" || m.DatasourceTemplate != "git-tags" || m.VersioningTemplate != "semver" ||
@@ -136,5 +144,56 @@ func TestRenovateUpdatesThePins(t *testing.T) {
 	}
 	if pinned < 10 {
 		t.Errorf("Renovate updates %d pins; the wrappers and the template hold more", pinned)
+	}
+}
+
+// TestRenovateUpdatesTheDaggerCLI: the second manager reads every workflow's one
+// DAGGER_VERSION (the version dagger-for-github installs in each job) as a release of
+// dagger/dagger, in the same group as Shipyard's pin, so one pull request moves both and
+// its CI runs the pinned release on the new CLI.
+func TestRenovateUpdatesTheDaggerCLI(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "renovate", "renovate.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg renovateConfig
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatalf("renovate.json: %v", err)
+	}
+	if len(cfg.CustomManagers) < 2 {
+		t.Fatalf("%d custom managers, want the Dagger CLI's second", len(cfg.CustomManagers))
+	}
+	m := cfg.CustomManagers[1]
+	if m.CustomType != "regex" || m.DatasourceTemplate != "github-releases" || m.DepNameTemplate != "dagger/dagger" || m.ExtractVersionTemplate != "^v(?<version>.*)$" {
+		t.Errorf("manager %+v: want a regex manager on dagger/dagger's GitHub releases, tags v<version>", m)
+	}
+	if len(cfg.PackageRules) == 0 || !slices.Contains(cfg.PackageRules[0].MatchDepNames, "dagger/dagger") || !slices.Contains(cfg.PackageRules[0].MatchDepNames, Module) {
+		t.Errorf("package rules %+v: want dagger/dagger grouped with %s", cfg.PackageRules, Module)
+	}
+	use := regexp.MustCompile(`version: \$\{\{ env\.DAGGER_VERSION \}\}`)
+	files := userFiles(t)
+	for path, content := range files {
+		selected := false
+		for _, p := range m.ManagerFilePatterns {
+			selected = selected || jsRegex(t, p).MatchString(path)
+		}
+		if !selected {
+			t.Errorf("%s: managerFilePatterns do not select it", path)
+			continue
+		}
+		var found []string
+		for _, ms := range m.MatchStrings {
+			re := jsRegex(t, "/"+ms+"/")
+			for _, g := range re.FindAllStringSubmatch(string(content), -1) {
+				found = append(found, g[re.SubexpIndex("currentValue")])
+			}
+		}
+		if len(found) != 1 {
+			t.Errorf("%s: Renovate reads %d DAGGER_VERSION values %v, want the workflow's one", path, len(found), found)
+			continue
+		}
+		if !use.Match(content) {
+			t.Errorf("%s: no job installs ${{ env.DAGGER_VERSION }}", path)
+		}
 	}
 }
