@@ -29,6 +29,20 @@ type renovateConfig struct {
 	} `json:"packageRules"`
 }
 
+// readRenovateConfig reads the example Renovate configuration.
+func readRenovateConfig(t *testing.T) renovateConfig {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "renovate", "renovate.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg renovateConfig
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatalf("renovate.json: %v", err)
+	}
+	return cfg
+}
+
 // userFiles are the files that carry Shipyard's pin in an adopting repository, at the
 // paths they have there: the wrappers copied into .github/workflows/, and the workflows
 // the template patch writes into Cloudcoil's template (rendered into every model
@@ -77,14 +91,7 @@ func jsRegex(t *testing.T, p string) *regexp.Regexp {
 // nothing else, and its match string captures each pin (module, commit, tag) exactly as
 // FindPins reads it, so an update rewrites the commit and the tag together.
 func TestRenovateUpdatesThePins(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "renovate", "renovate.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg renovateConfig
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		t.Fatalf("renovate.json: %v", err)
-	}
+	cfg := readRenovateConfig(t)
 	if len(cfg.CustomManagers) != 2 {
 		t.Fatalf("%d custom managers, want Shipyard's and the Dagger CLI's", len(cfg.CustomManagers))
 	}
@@ -152,14 +159,7 @@ func TestRenovateUpdatesThePins(t *testing.T) {
 // dagger/dagger, in the same group as Shipyard's pin, so one pull request moves both and
 // its CI runs the pinned release on the new CLI.
 func TestRenovateUpdatesTheDaggerCLI(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "renovate", "renovate.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg renovateConfig
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		t.Fatalf("renovate.json: %v", err)
-	}
+	cfg := readRenovateConfig(t)
 	if len(cfg.CustomManagers) < 2 {
 		t.Fatalf("%d custom managers, want the Dagger CLI's second", len(cfg.CustomManagers))
 	}
