@@ -20,6 +20,10 @@ type APIError struct {
 	Message string `json:"message,omitempty"`
 	// Errors are the entries of a 422's "errors" array.
 	Errors []FieldError `json:"errors,omitempty"`
+	// AcceptedPermissions is GitHub's X-Accepted-GitHub-Permissions on the answer: what a
+	// fine-grained or App token needs for the endpoint ("contents=write"; sets that would
+	// each do are separated by ";"), "" when GitHub did not say.
+	AcceptedPermissions string `json:"accepted_permissions,omitempty"`
 }
 
 // FieldError is one entry of a 422's "errors" array.
@@ -36,6 +40,9 @@ func (e *APIError) Error() string {
 		msg = http.StatusText(e.StatusCode)
 	}
 	s := fmt.Sprintf("%s: %d %s", e.Endpoint, e.StatusCode, msg)
+	if e.AcceptedPermissions != "" {
+		s += " (the token needs " + e.AcceptedPermissions + ")"
+	}
 	if len(e.Errors) == 0 {
 		return s
 	}
@@ -73,6 +80,25 @@ func StatusOf(err error) int {
 		return e.StatusCode
 	}
 	return 0
+}
+
+// AcceptedPermissionsOf returns what GitHub said the refused request needs of a
+// fine-grained or App token (X-Accepted-GitHub-Permissions), "" when err does not say.
+func AcceptedPermissionsOf(err error) string {
+	var e *APIError
+	if errors.As(err, &e) {
+		return e.AcceptedPermissions
+	}
+	return ""
+}
+
+// apiMessage is GitHub's "message" of its error answer, "" for any other error.
+func apiMessage(err error) string {
+	var e *APIError
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return ""
 }
 
 // MessageIs reports whether err is GitHub's answer with this status and message.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -53,13 +54,20 @@ func (c *Cache) put(key string, e *cacheEntry) {
 	c.entries[key] = e
 }
 
+// tokenHeaders describe the token that asked, not the resource: a cached answer's may be
+// stale (a classic token's scopes can change while it stays the same token).
+var tokenHeaders = []string{"X-Oauth-Scopes", "X-Accepted-Oauth-Scopes", "X-Accepted-Github-Permissions"}
+
 // response rebuilds a 200 from the entry for a 304, taking the fresh rate-limit and
-// date headers of the 304 itself.
+// date headers of the 304 itself, and the token headers from it alone.
 func (e *cacheEntry) response(req *http.Request, notModified *http.Response) *http.Response {
 	h := e.header.Clone()
+	for _, k := range tokenHeaders {
+		delete(h, k)
+	}
 	for k, vs := range notModified.Header {
 		// Keys are canonical: X-RateLimit-Remaining arrives as X-Ratelimit-Remaining.
-		if k == "Date" || k == "Etag" || strings.HasPrefix(k, "X-Ratelimit-") {
+		if k == "Date" || k == "Etag" || strings.HasPrefix(k, "X-Ratelimit-") || slices.Contains(tokenHeaders, k) {
 			h[k] = vs
 		}
 	}

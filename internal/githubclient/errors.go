@@ -53,7 +53,8 @@ func apiErr(resp *gh.Response, err error) error {
 	)
 	switch {
 	case errors.As(err, &er) && er.Response != nil:
-		return &github.APIError{Endpoint: endpointOf(er.Response.Request), StatusCode: er.Response.StatusCode, Message: er.Message, Errors: fieldErrors(er.Errors)}
+		return &github.APIError{Endpoint: endpointOf(er.Response.Request), StatusCode: er.Response.StatusCode, Message: er.Message, Errors: fieldErrors(er.Errors),
+			AcceptedPermissions: er.Response.Header.Get("X-Accepted-GitHub-Permissions")}
 	case errors.As(err, &rl) && rl.Response != nil:
 		return &github.APIError{Endpoint: endpointOf(rl.Response.Request), StatusCode: rl.Response.StatusCode, Message: rl.Message}
 	case errors.As(err, &ab) && ab.Response != nil:

@@ -356,6 +356,22 @@ func TestErrorsCrossIntact(t *testing.T) {
 			},
 		},
 		{
+			name: "403 naming the permission the token lacks",
+			setup: func(s *state) {
+				s.sim.AddToken(readOnly, githubsim.Token{Role: "admin"})
+			},
+			token: readOnly,
+			call: func(c github.API, s *state) error {
+				_, err := c.GenerateNotes(ctx, "octo", "demo", github.NotesRequest{TagName: github.ProbeTag, TargetCommitish: "main"})
+				return err
+			},
+			check: func(t *testing.T, err error, _ *state) {
+				if github.StatusOf(err) != 403 || github.AcceptedPermissionsOf(err) != "contents=write" {
+					t.Errorf("status %d, accepted %q: %v", github.StatusOf(err), github.AcceptedPermissionsOf(err), err)
+				}
+			},
+		},
+		{
 			name: "502 on a write that happened",
 			setup: func(s *state) {
 				s.sim.InjectFault("POST", "/repos/octo/demo/git/refs", githubsim.Fault{Kind: githubsim.FaultStatus, Status: 502, Times: 1, AfterEffect: true})

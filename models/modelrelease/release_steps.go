@@ -125,12 +125,22 @@ func resolveUpstream(lines LineConfig, given string) (upstream, branch string, e
 	return upstream, branch, nil
 }
 
+// checkToken reads what the token may do on the model repository and, for a run that
+// writes, whether it may write there: from its scopes when it is a classic token, else by
+// asking GitHub for something that needs contents: write and saves nothing (see
+// github.ProbeContentsWrite).
 func (s *modelReleaseState) checkToken(ctx context.Context) error {
 	perms, found, err := s.gh.RepoPermissions(ctx, s.r.owner, s.r.repo)
 	if err != nil {
 		return err
 	}
-	return CheckAccess(s.o.Repo, perms, found, s.o.DryRun)
+	var probe github.WriteProbe
+	if found && !s.o.DryRun {
+		if probe, err = github.ProbeContentsWrite(ctx, s.gh, s.r.owner, s.r.repo, perms); err != nil {
+			return err
+		}
+	}
+	return CheckAccess(s.o.Repo, perms, found, s.o.DryRun, probe)
 }
 
 func (s *modelReleaseState) readMain(ctx context.Context) error {
@@ -296,11 +306,12 @@ func (s *modelReleaseState) publish(ctx context.Context) error {
 }
 
 // CheckAccess says what the token lacks on the model repository for a release run: it
-// must see and read the repository, and, unless the run is a dry run, push to it
+// must see and read the repository, and, unless the run is a dry run, write its contents
 // (release branches, drafts and releases). found and p are GitHub's answer to
-// GET /repos/{owner}/{repo}.
-func CheckAccess(repo string, p github.Permissions, found, dryRun bool) error {
-	const fix = "give CI_GITHUB_TOKEN (--github-token) access to %s with contents: write, and make the secret available to that repository"
+// GET /repos/{owner}/{repo}, whose permissions are the token's user's role; probe is
+// GitHub's answer when asked whether the token itself may write (github.WhyNoContentsWrite).
+func CheckAccess(repo string, p github.Permissions, found, dryRun bool, probe github.WriteProbe) error {
+	const fix = "give CI_GITHUB_TOKEN (--github-token) access to %s with contents: write (a classic token: the repo scope), and make the secret available to that repository"
 	switch {
 	case !found:
 		return fmt.Errorf("the token cannot see %s (GitHub answers 404): %w; "+fix, repo, errNoAccess, repo)
@@ -308,8 +319,13 @@ func CheckAccess(repo string, p github.Permissions, found, dryRun bool) error {
 		return fmt.Errorf("GitHub reported no permissions on %s, so the token was not sent or not accepted: %w; "+fix, repo, errNoAccess, repo)
 	case !p.Pull:
 		return fmt.Errorf("the token cannot read %s: %w; "+fix, repo, errNoAccess, repo)
-	case !p.Push && !dryRun:
+	case dryRun:
+		return nil
+	case !p.Push:
 		return fmt.Errorf("the token can read %s but not write it (no push permission), and a release pushes release-<major>.<minor> and writes releases: %w; "+fix, repo, errNoAccess, repo)
+	}
+	if why := github.WhyNoContentsWrite(p, probe); why != "" {
+		return fmt.Errorf("the token may not write the contents of %s, which a release does (release-<major>.<minor>, drafts, releases): %s: %w; "+fix, repo, why, errNoAccess, repo)
 	}
 	return nil
 }

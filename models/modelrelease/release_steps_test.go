@@ -15,26 +15,44 @@ import (
 	"dagger/shipyard/models"
 )
 
+// CheckAccess decides from the role GitHub reports and, since that role is the token's
+// user's, from what the token itself may do: a classic token's scopes, any other token's
+// answer when asked for something only contents: write allows.
 func TestCheckAccess(t *testing.T) {
-	rw := github.Permissions{Known: true, Pull: true, Push: true}
-	ro := github.Permissions{Known: true, Pull: true}
+	rw := github.Permissions{Known: true, Pull: true, Push: true, DefaultBranch: "main"}
+	ro := github.Permissions{Known: true, Pull: true, DefaultBranch: "main"}
+	classic := func(p github.Permissions, private bool, scopes ...string) github.Permissions {
+		p.Private, p.Scopes = private, scopes
+		return p
+	}
+	allowed := github.WriteProbe{Asked: true, Allowed: true}
+	refused := github.WriteProbe{Asked: true, Refusal: "POST /repos/o/r/releases/generate-notes: 403 Resource not accessible by integration", Needs: "contents=write"}
 	tests := []struct {
 		name   string
 		p      github.Permissions
 		found  bool
 		dryRun bool
+		probe  github.WriteProbe
 		want   string // "" when access suffices
 	}{
-		{"read and write", rw, true, false, ""},
-		{"read only on a dry run", ro, true, true, ""},
-		{"read only on a real run", ro, true, false, "can read cloudcoil/models-x but not write it"},
-		{"not visible", github.Permissions{}, false, true, "cannot see cloudcoil/models-x"},
-		{"no permissions reported", github.Permissions{}, true, false, "reported no permissions"},
-		{"no read", github.Permissions{Known: true}, true, true, "cannot read cloudcoil/models-x"},
+		{"fine-grained token that may write", rw, true, false, allowed, ""},
+		{"fine-grained token that may only read, of a user who may write", rw, true, false, refused, "GitHub refused the token a request that needs contents: write and saves nothing (POST /repos/o/r/releases/generate-notes: 403"},
+		{"fine-grained token refused without saying what it needs", rw, true, false, github.WriteProbe{Asked: true, Refusal: "404 Not Found"}, "needs contents: write and saves nothing (404 Not Found)"},
+		{"a token not shown to write", rw, true, false, github.WriteProbe{}, "it was not asked"},
+		{"classic token with repo", classic(rw, true, "repo"), true, false, github.WriteProbe{}, ""},
+		{"classic token with public_repo on a public repository", classic(rw, false, "public_repo", "workflow"), true, false, github.WriteProbe{}, ""},
+		{"classic token with public_repo on a private repository", classic(rw, true, "public_repo"), true, false, github.WriteProbe{}, "lack the repo scope it writes with"},
+		{"classic token without repo", classic(rw, false, "read:org"), true, false, github.WriteProbe{}, "(X-OAuth-Scopes: read:org) lack the repo scope (or public_repo"},
+		{"read only on a dry run", ro, true, true, github.WriteProbe{}, ""},
+		{"a read-only grant on a dry run", rw, true, true, github.WriteProbe{}, ""},
+		{"read only on a real run", ro, true, false, github.WriteProbe{}, "can read cloudcoil/models-x but not write it"},
+		{"not visible", github.Permissions{}, false, true, github.WriteProbe{}, "cannot see cloudcoil/models-x"},
+		{"no permissions reported", github.Permissions{}, true, false, github.WriteProbe{}, "reported no permissions"},
+		{"no read", github.Permissions{Known: true}, true, true, github.WriteProbe{}, "cannot read cloudcoil/models-x"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckAccess("cloudcoil/models-x", tc.p, tc.found, tc.dryRun)
+			err := CheckAccess("cloudcoil/models-x", tc.p, tc.found, tc.dryRun, tc.probe)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("err = %v", err)

@@ -4,6 +4,7 @@ import (
 	"dagger/shipyard/internal/githubclient"
 
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -332,8 +333,8 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 			t.Errorf("the error does not name %q:\n%v", want, err)
 		}
 	}
-	if len(sim.Writes()) != 0 || repos["keda"].Branch("main") != pushed[0].Commit {
-		t.Errorf("the refused run wrote %v; main at %s", sim.Writes(), repos["keda"].Branch("main"))
+	if len(changes(sim)) != 0 || repos["keda"].Branch("main") != pushed[0].Commit {
+		t.Errorf("the refused run wrote %v; main at %s", changes(sim), repos["keda"].Branch("main"))
 	}
 
 	o.SourceCommit = newer
@@ -365,8 +366,8 @@ func TestUpdateReposRefusesASourceWithNoRecord(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no commit among the last 50 of cloudcoil/models-keda records") || !strings.Contains(err.Error(), older) {
 		t.Fatalf("err = %v", err)
 	}
-	if len(sim.Writes()) != 0 {
-		t.Errorf("writes: %v", sim.Writes())
+	if len(changes(sim)) != 0 {
+		t.Errorf("writes: %v", changes(sim))
 	}
 }
 
@@ -395,8 +396,8 @@ func TestUpdateReposSourceArguments(t *testing.T) {
 			}
 		})
 	}
-	if len(sim.Writes()) != 0 {
-		t.Errorf("writes: %v", sim.Writes())
+	if len(changes(sim)) != 0 {
+		t.Errorf("writes: %v", changes(sim))
 	}
 }
 
@@ -536,30 +537,44 @@ func TestReleasePushKeepsModes(t *testing.T) {
 }
 
 // A run that writes generates beside the caches of every credentialed run, so its token is
-// checked first: one that may not push to the Cloudcoil repository (--repo) stops it
-// before any code of the source runs. A dry run needs no such token.
+// checked first: one that may not write the Cloudcoil repository (--repo) stops it before
+// any code of the source runs, whether its user may not push or, the push permission
+// GitHub reports being the user's, the token itself may not write. A dry run needs no
+// such token.
 func TestUpdateReposChecksTheTokenBeforeItGenerates(t *testing.T) {
 	ctx := context.Background()
-	sim, repos := modelRepos(t, "keda")
-	const readOnly = "ghp_a_token_of_someone_else"
-	sim.AddToken(readOnly, githubsim.Token{})
-	gh, err := githubclient.NewClient(sim.URL, readOnly, githubclient.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, e := newEnv(t)
-	renderAnything(e)
-	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	_, err = env.UpdateRepos(ctx, gh, generatorRepo(t, env, nil), fromHead(repos, "keda"))
-	if err == nil || !strings.Contains(err.Error(), "may not push to "+sourceRepo) {
-		t.Errorf("a token that may not push to %s: %v", sourceRepo, err)
-	}
-	if n := len(e.Graph().Execs()); n != 0 || len(sim.Writes()) != 0 {
-		t.Errorf("%d execs ran and %d writes were made before the token was refused", n, len(sim.Writes()))
-	}
-	o := fromHead(repos, "keda")
-	o.DryRun = true
-	if _, err := env.UpdateRepos(ctx, gh, generatorRepo(t, env, nil), o); err != nil {
-		t.Errorf("a dry run with a read-only token: %v", err)
+	for _, tc := range []struct {
+		name  string
+		token githubsim.Token
+		want  string
+	}{
+		{"a user who may not push", githubsim.Token{}, "may not push to " + sourceRepo},
+		{"an admin's token that may only read contents", githubsim.Token{Role: "admin"}, "needs contents: write"},
+		{"an admin's classic token without the repo scope", githubsim.Token{Role: "admin", Scopes: []string{"read:org"}}, "lack the repo scope"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sim, repos := modelRepos(t, "keda")
+			const readOnly = "ghp_a_token_of_someone_else"
+			sim.AddToken(readOnly, tc.token)
+			gh, err := githubclient.NewClient(sim.URL, readOnly, githubclient.WithSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, e := newEnv(t)
+			renderAnything(e)
+			serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+			_, err = env.UpdateRepos(ctx, gh, generatorRepo(t, env, nil), fromHead(repos, "keda"))
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, errNoAccess) || !strings.Contains(err.Error(), "give --github-token CI_GITHUB_TOKEN") {
+				t.Errorf("err = %v, want the token refused (%q) with the fix", err, tc.want)
+			}
+			if n, writes := len(e.Graph().Execs()), changes(sim); n != 0 || len(writes) != 0 {
+				t.Errorf("%d execs ran and writes %v were made before the token was refused", n, writes)
+			}
+			o := fromHead(repos, "keda")
+			o.DryRun = true
+			if _, err := env.UpdateRepos(ctx, gh, generatorRepo(t, env, nil), o); err != nil {
+				t.Errorf("a dry run with a read-only token: %v", err)
+			}
+		})
 	}
 }

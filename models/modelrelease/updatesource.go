@@ -73,10 +73,12 @@ func CheckSource(f SourceFacts) error {
 // sourceFacts gathers SourceFacts for one model repository: Cloudcoil main's head first,
 // and only when the source is not that head, the last generated commit (walking main's
 // first parents from head) and the ancestry of the source.
-// checkSourceAccess is what a run that writes asks first: the token may push to the
-// Cloudcoil repository (CI_GITHUB_TOKEN may: model-versions pushes its branch there). Such
-// a run generates at the release level, beside the caches of every credentialed run, so
-// no code of the source runs before the token is shown to be the repository's own.
+// checkSourceAccess is what a run that writes asks first: the token may write the
+// Cloudcoil repository's contents (CI_GITHUB_TOKEN may: model-versions pushes its branch
+// there). Such a run generates at the release level, beside the caches of every
+// credentialed run, so no code of the source runs before the token is shown to be the
+// repository's own. The push permission GitHub reports is the token's user's role, so the
+// token's own grant is read from its scopes, or asked (github.ProbeContentsWrite).
 func checkSourceAccess(ctx context.Context, gh github.API, sourceRepo string) error {
 	owner, name, ok := strings.Cut(sourceRepo, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
@@ -89,8 +91,16 @@ func checkSourceAccess(ctx context.Context, gh github.API, sourceRepo string) er
 	if !found {
 		return fmt.Errorf("the token cannot see %s (GitHub answers 404): is --repo the Cloudcoil repository?", sourceRepo)
 	}
+	const fix = "give --github-token CI_GITHUB_TOKEN, which has contents: write on the Cloudcoil repository and the model repositories (or run with --dry-run)"
 	if !p.Push {
-		return fmt.Errorf("the token may not push to %s: give --github-token CI_GITHUB_TOKEN, which has contents write access to the Cloudcoil repository and the model repositories (or run with --dry-run)", sourceRepo)
+		return fmt.Errorf("the token may not push to %s: %w; "+fix, sourceRepo, errNoAccess)
+	}
+	probe, err := github.ProbeContentsWrite(ctx, gh, owner, name, p)
+	if err != nil {
+		return err
+	}
+	if why := github.WhyNoContentsWrite(p, probe); why != "" {
+		return fmt.Errorf("the token may not write the contents of %s: %s: %w; "+fix, sourceRepo, why, errNoAccess)
 	}
 	return nil
 }

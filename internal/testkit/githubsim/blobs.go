@@ -27,8 +27,8 @@ const maxRecursiveTreeEntries = 100_000
 // default) or "base64" encoding; 201 with the blob's SHA and URL.
 func createBlob(c *call) reply {
 	const docs = "/git/blobs#create-a-blob"
-	if !c.token.PushAccess {
-		return noPushAccess(docs)
+	if !c.mayWrite() {
+		return c.writeRefused(docs, "contents=write")
 	}
 	var in struct {
 		Content  *string `json:"content"`

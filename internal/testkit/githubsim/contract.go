@@ -24,8 +24,9 @@ import (
 // honest, every request it receives and every answer it gives is checked against GitHub's
 // own REST API description (../shared/corpus/github-openapi): the operation (method and
 // path), its parameters and request body, and the answer's status, headers and body
-// against the operation's schema for that status. A disagreement fails the test that
-// started the simulator, when it ends.
+// against the operation's schema for that status, and the token headers the description
+// leaves out against what GitHub documents of them (tokenheaders.go). A disagreement
+// fails the test that started the simulator, when it ends.
 //
 // A status the operation does not list is right only where GitHub gives it on any
 // endpoint (anyEndpointAnswer; a 304 to a conditional GET) or where the description is
@@ -154,6 +155,9 @@ func (c *contract) check(r *http.Request, reqBody []byte, status int, header htt
 		return
 	}
 	base := mismatch{Method: r.Method, Path: r.URL.Path, Operation: route.Path}
+	for _, wrong := range c.checkTokenHeaders(header) {
+		c.record(with(base, "response", status, wrong))
+	}
 	schemaOpts := []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()}
 
 	// A copy of the request with its body, since validation reads it.

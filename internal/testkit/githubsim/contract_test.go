@@ -88,6 +88,7 @@ type exchangeCase struct {
 	reqBody     string
 	status      int
 	respBody    string
+	respHeader  map[string]string
 	protocol    bool
 	wantMatches []string // in the text of the mismatches recorded; none for a valid exchange
 }
@@ -145,6 +146,32 @@ func TestContractFindsWhatDisagrees(t *testing.T) {
 			wantMatches: []string{"response 409: status is not one the description lists"}},
 		{name: "a 422 the description leaves out", method: "PATCH", path: "/repos/o/r/releases/12", header: jsonCT, reqBody: `{"draft":false}`, status: 422,
 			respBody: `{"message":"Validation Failed","errors":[{"resource":"Release","code":"already_exists","field":"tag_name"}],"documentation_url":"https://docs.github.com/rest","status":"422"}`},
+		{name: "a classic token's scopes", method: "GET", path: "/repos/o/r/git/ref/heads/main", status: 200, respBody: gitRefBody,
+			respHeader: map[string]string{"X-OAuth-Scopes": "repo, workflow, read:org"}},
+		{name: "a classic token without scopes", method: "GET", path: "/repos/o/r/git/ref/heads/main", status: 200, respBody: gitRefBody,
+			respHeader: map[string]string{"X-OAuth-Scopes": ""}},
+		{name: "a scope GitHub does not document", method: "GET", path: "/repos/o/r/git/ref/heads/main", status: 200, respBody: gitRefBody,
+			respHeader:  map[string]string{"X-OAuth-Scopes": "repo, contents:write"},
+			wantMatches: []string{`response 200: X-OAuth-Scopes: "contents:write" is no scope GitHub documents`}},
+		{name: "the permissions a refused write needs", method: "POST", path: "/repos/o/r/git/refs", header: jsonCT, protocol: true,
+			reqBody: `{"ref":"refs/heads/x","sha":"aa218f56b14c9653891f9e74264a383fa43fefbd"}`, status: 403,
+			respBody:   `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`,
+			respHeader: map[string]string{"X-Accepted-GitHub-Permissions": "contents=write; repository_projects=write,workflows=write"}},
+		{name: "a permission the description does not have", method: "POST", path: "/repos/o/r/git/refs", header: jsonCT, protocol: true,
+			reqBody: `{"ref":"refs/heads/x","sha":"aa218f56b14c9653891f9e74264a383fa43fefbd"}`, status: 403,
+			respBody:    `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`,
+			respHeader:  map[string]string{"X-Accepted-GitHub-Permissions": "code=write"},
+			wantMatches: []string{`X-Accepted-GitHub-Permissions: "code" is no permission of app-permissions`}},
+		{name: "a level the permission does not have", method: "POST", path: "/repos/o/r/git/refs", header: jsonCT, protocol: true,
+			reqBody: `{"ref":"refs/heads/x","sha":"aa218f56b14c9653891f9e74264a383fa43fefbd"}`, status: 403,
+			respBody:    `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`,
+			respHeader:  map[string]string{"X-Accepted-GitHub-Permissions": "contents=admin"},
+			wantMatches: []string{`X-Accepted-GitHub-Permissions: "admin" is no level of contents`}},
+		{name: "a permission that is not name=level", method: "POST", path: "/repos/o/r/git/refs", header: jsonCT, protocol: true,
+			reqBody: `{"ref":"refs/heads/x","sha":"aa218f56b14c9653891f9e74264a383fa43fefbd"}`, status: 403,
+			respBody:    `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`,
+			respHeader:  map[string]string{"X-Accepted-GitHub-Permissions": "contents"},
+			wantMatches: []string{`X-Accepted-GitHub-Permissions: "contents" is not name=level`}},
 		{name: "a 422 elsewhere", method: "GET", path: "/repos/o/r/releases/12", status: 422,
 			respBody:    `{"message":"Validation Failed","documentation_url":"https://docs.github.com/rest","status":"422"}`,
 			wantMatches: []string{"response 422: status is not one the description lists"}},
@@ -251,6 +278,9 @@ func runExchange(t *testing.T, c *contract, tt exchangeCase) {
 	header := http.Header{}
 	if tt.respBody != "" {
 		header.Set("Content-Type", "application/json; charset=utf-8")
+	}
+	for k, v := range tt.respHeader {
+		header.Set(k, v)
 	}
 	c.check(r, []byte(tt.reqBody), tt.status, header, []byte(tt.respBody), tt.protocol)
 }

@@ -204,8 +204,8 @@ func validTreePath(p string) bool {
 // are modelled; subtrees (040000) and submodules (160000) are not.
 func createTree(c *call) reply {
 	const docs = "/git/trees#create-a-tree"
-	if !c.token.PushAccess {
-		return noPushAccess(docs)
+	if !c.mayWrite() {
+		return c.writeRefused(docs, "contents=write")
 	}
 	var in struct {
 		BaseTree string                       `json:"base_tree"`
@@ -381,8 +381,8 @@ func getGitCommit(c *call) reply {
 // tree with existing parents. It moves no ref.
 func createGitCommit(c *call) reply {
 	const docs = "/git/commits#create-a-commit"
-	if !c.token.PushAccess {
-		return noPushAccess(docs)
+	if !c.mayWrite() {
+		return c.writeRefused(docs, "contents=write")
 	}
 	var in struct {
 		Message *string  `json:"message"`
@@ -458,8 +458,8 @@ func (r *Repo) objectExists(sha string) bool {
 // ref is 422 "Reference already exists"; GitHub never overwrites one here.
 func createRef(c *call) reply {
 	const docs = "/git/refs#create-a-reference"
-	if !c.token.PushAccess {
-		return noPushAccess(docs)
+	if !c.mayWrite() {
+		return c.writeRefused(docs, "contents=write")
 	}
 	var in struct {
 		Ref string `json:"ref"`
@@ -493,8 +493,8 @@ func createRef(c *call) reply {
 // not a fast forward", so a stale writer cannot drop commits it never saw.
 func updateRef(c *call) reply {
 	const docs = "/git/refs#update-a-reference"
-	if !c.token.PushAccess {
-		return noPushAccess(docs)
+	if !c.mayWrite() {
+		return c.writeRefused(docs, "contents=write")
 	}
 	var in struct {
 		SHA   string `json:"sha"`

@@ -113,15 +113,17 @@ type releaseConfig struct {
 // (under "### <category>" headings when .github/release.yml defines categories), "## New
 // Contributors" for authors whose first merged pull request is in that range, and the
 // "**Full Changelog**" link: compare/<previous>...<tag>, or commits/<tag> when there is no
-// previous release. Nothing is saved. Like GitHub, it needs push access; the tag need not
+// previous release. Nothing is saved. Like GitHub, it needs a token that may write the
+// repository (contents: write for a fine-grained one, GitHub's "Permissions required for
+// fine-grained personal access tokens"), although it writes nothing; the tag need not
 // exist when target_commitish names the commit; previous_tag_name must exist; without it
 // the newest published release whose tag is behind the target is taken.
 //
 // New contributors are listed in the order of their first merged pull request.
 func generateNotes(c *call) reply {
 	const docs = "/releases/releases#generate-release-notes-content-for-a-release"
-	if !c.token.PushAccess {
-		return errorReply(http.StatusForbidden, "Resource not accessible by integration", docs)
+	if !c.mayWrite() {
+		return c.writeRefused(docs, "contents=write")
 	}
 	var in notesRequest
 	if err := json.Unmarshal(c.body, &in); err != nil {

@@ -285,8 +285,8 @@ func getPull(c *call) reply {
 // beyond the base.
 func createPull(c *call) reply {
 	const docs = "/pulls/pulls#create-a-pull-request"
-	if !c.token.PushAccess {
-		return noPushAccess(docs)
+	if !c.mayWrite() {
+		return c.writeRefused(docs, "")
 	}
 	var in struct {
 		Title string `json:"title"`
@@ -336,8 +336,8 @@ func createPull(c *call) reply {
 // closed) and base. updated_at moves only when something changed.
 func updatePull(c *call) reply {
 	const docs = "/pulls/pulls#update-a-pull-request"
-	if !c.token.PushAccess {
-		return noPushAccess(docs)
+	if !c.mayWrite() {
+		return c.writeRefused(docs, "")
 	}
 	n, err := strconv.Atoi(c.r.PathValue("number"))
 	pr := c.repo.pullByNumber(n)

@@ -118,7 +118,7 @@ func (c *call) releaseJSON(rel *Release) map[string]any {
 func listReleases(c *call) reply {
 	var visible []*Release
 	for _, rel := range c.repo.releases {
-		if !rel.Draft || c.token.PushAccess {
+		if !rel.Draft || c.mayWrite() {
 			visible = append(visible, rel)
 		}
 	}
@@ -156,8 +156,8 @@ func getReleaseByTag(c *call) reply {
 // target_commitish (the default branch when empty).
 func createRelease(c *call) reply {
 	const docs = "/releases/releases#create-a-release"
-	if !c.token.PushAccess {
-		return errorReply(http.StatusForbidden, "Resource not accessible by integration", docs)
+	if !c.mayWrite() {
+		return c.writeRefused(docs, "contents=write")
 	}
 	var in struct {
 		TagName         string `json:"tag_name"`

@@ -29,7 +29,7 @@ func (c *call) releaseByID() (*Release, int) {
 		return nil, -1
 	}
 	for i, rel := range c.repo.releases {
-		if rel.ID == id && (!rel.Draft || c.token.PushAccess) {
+		if rel.ID == id && (!rel.Draft || c.mayWrite()) {
 			return rel, i
 		}
 	}
@@ -53,8 +53,8 @@ func getRelease(c *call) reply {
 // target_commitish then.
 func updateRelease(c *call) reply {
 	const docs = "/releases/releases#update-a-release"
-	if !c.token.PushAccess {
-		return errorReply(http.StatusForbidden, "Resource not accessible by integration", docs)
+	if !c.mayWrite() {
+		return c.writeRefused(docs, "contents=write")
 	}
 	rel, _ := c.releaseByID()
 	if rel == nil {
@@ -129,8 +129,8 @@ func updateRelease(c *call) reply {
 // the tag of a published release stays.
 func deleteRelease(c *call) reply {
 	const docs = "/releases/releases#delete-a-release"
-	if !c.token.PushAccess {
-		return errorReply(http.StatusForbidden, "Resource not accessible by integration", docs)
+	if !c.mayWrite() {
+		return c.writeRefused(docs, "contents=write")
 	}
 	_, i := c.releaseByID()
 	if i < 0 {

@@ -9,15 +9,14 @@ func repoRoutes() []route {
 }
 
 // getRepo answers GET /repos/{owner}/{repo} with GitHub's full repository shape,
-// including "permissions": what the authenticated token may do there. GitHub sends
-// permissions only to an authenticated caller, so an anonymous read gets none.
+// including "permissions": the role there of the user the token acts for, not what the
+// token was granted (a fine-grained token that may only read contents shows push for a
+// user who may write). GitHub sends permissions only to an authenticated caller, so an
+// anonymous read gets none.
 func getRepo(c *call) reply {
 	body := c.s.repository(c.repo)
 	if c.token != c.s.anonymous {
-		push := c.token.PushAccess
-		body["permissions"] = map[string]bool{
-			"admin": false, "maintain": false, "push": push, "triage": push, "pull": true,
-		}
+		body["permissions"] = rolePermissions(c.token.role())
 	}
 	return okJSON(body)
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestGetRepoReportsTheTokensPermissions(t *testing.T) {
+func TestGetRepoReportsTheUsersRole(t *testing.T) {
 	tests := []struct {
 		name       string
 		token      Token
@@ -15,6 +15,7 @@ func TestGetRepoReportsTheTokensPermissions(t *testing.T) {
 	}{
 		{"push access", Token{PushAccess: true}, 200, true},
 		{"read only", Token{}, 200, false},
+		{"a read-only token of a user who may write", Token{Role: "write"}, 200, true},
 		{"limited to this repository", Token{PushAccess: true, Repos: []string{"OCTO/demo"}}, 200, true},
 		{"limited to another repository", Token{PushAccess: true, Repos: []string{"octo/other"}}, 404, false},
 	}

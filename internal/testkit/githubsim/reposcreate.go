@@ -64,7 +64,7 @@ var repoName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
 // description), as GitHub (and gh repo create --add-readme) does.
 func createOrgRepo(c *call) reply {
 	const docs = "/repos/repos#create-an-organization-repository"
-	if !c.token.PushAccess || c.lacks("administration") {
+	if !c.mayWrite() || c.lacks("administration") {
 		return errorReply(http.StatusForbidden, "You need admin access to the organization before adding a repository to it.", docs)
 	}
 	var in struct {
@@ -109,7 +109,7 @@ func createOrgRepo(c *call) reply {
 // lowercased, as GitHub saves them.
 func replaceTopics(c *call) reply {
 	const docs = "/repos/repos#replace-all-repository-topics"
-	if !c.token.PushAccess || c.lacks("administration") {
+	if !c.mayWrite() || c.lacks("administration") {
 		return noPushAccess(docs)
 	}
 	var in struct {

@@ -120,9 +120,20 @@ func (s *Server) Close() { s.srv.Close() }
 
 // Token is an access token the simulator accepts.
 type Token struct {
-	// PushAccess grants write access to every repository; without it the token reads only,
-	// and, as on GitHub, draft releases are hidden from it.
+	// PushAccess is a fine-grained or GitHub App token's grant of contents: write on every
+	// repository it sees; without it the token reads only and, as on GitHub, draft releases
+	// are hidden from it. A write needs it and a Role that may push (tokens.go). A classic
+	// token (Scopes) has no such grant: its scopes say what it may write.
 	PushAccess bool
+	// Role is the role, on every repository, of the user the token acts for: read, triage,
+	// write, maintain or admin. GitHub reports it in a repository's "permissions" whatever
+	// the token itself was granted. "" is write for a classic token or one with PushAccess,
+	// read otherwise.
+	Role string
+	// Scopes, when not nil, make the token a classic personal access token with these
+	// OAuth scopes, which GitHub lists in X-OAuth-Scopes on every answer to it. It writes
+	// with repo or public_repo (every simulated repository is public).
+	Scopes []string
 	// Repos, when not empty, are the only repositories (owner/name) the token can see:
 	// GitHub answers 404 for a private repository a token has no access to.
 	Repos []string
@@ -140,6 +151,13 @@ type Token struct {
 
 // AddToken registers a token value.
 func (s *Server) AddToken(value string, t Token) {
+	s.tb.Helper()
+	if t.Scopes != nil && t.PushAccess {
+		s.tb.Fatalf("githubsim: a classic token (Scopes) has no PushAccess: its scopes say what it may write")
+	}
+	if t.Role != "" && !slices.Contains(roles, t.Role) {
+		s.tb.Fatalf("githubsim: role %q is none of %v", t.Role, roles)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t.Limit <= 0 {
@@ -355,6 +373,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, tok *Token, rep r
 			data = nil
 		}
 	}
+	setTokenHeaders(h, tok)
 	if tok != nil {
 		if counts {
 			tok.remaining--
