@@ -11,6 +11,8 @@ package releasegate
 import (
 	"regexp"
 	"strings"
+
+	"dagger/shipyard/internal/doctor"
 )
 
 // Branches, event and files of the tesk-core release process.
@@ -85,7 +87,25 @@ type CIFacts struct {
 	Conclusion    string `json:"conclusion,omitempty"`
 	Attempt       int    `json:"attempt,omitempty"`
 	URL           string `json:"url,omitempty"`
+	// Jobs are the jobs of the run's latest attempt, read only when the run as a whole did
+	// not succeed: then its gate job (CIGateJob) decides rule 6.
+	Jobs []CIJob `json:"jobs,omitempty"`
 }
+
+// CIJob is one job of the CI run's latest attempt.
+type CIJob struct {
+	Name string `json:"name"`
+	// Status is queued, in_progress, completed, …; Conclusion (success, failure,
+	// cancelled, skipped, …) is set once completed.
+	Status     string `json:"status"`
+	Conclusion string `json:"conclusion,omitempty"`
+	URL        string `json:"url,omitempty"` // the job's page on GitHub
+}
+
+// CIGateJob is the job of the CI workflow that passes only when every CI job did (its needs:
+// lint, tests, docs, image builds and scans, …), and which branches require: the seed's
+// "CI passed". The jobs outside it, the dev images' push and publish, are not CI.
+const CIGateJob = doctor.RequiredCheck
 
 // ReleaseRef is a GitHub release as the rules need it.
 type ReleaseRef struct {
