@@ -11,8 +11,6 @@ package releasegate
 import (
 	"regexp"
 	"strings"
-
-	"dagger/shipyard/internal/doctor"
 )
 
 // Branches, event and files of the tesk-core release process.
@@ -101,11 +99,6 @@ type CIJob struct {
 	Conclusion string `json:"conclusion,omitempty"`
 	URL        string `json:"url,omitempty"` // the job's page on GitHub
 }
-
-// CIGateJob is the job of the CI workflow that passes only when every CI job did (its needs:
-// lint, tests, docs, image builds and scans, …), and which branches require: the seed's
-// "CI passed". The jobs outside it, the dev images' push and publish, are not CI.
-const CIGateJob = doctor.RequiredCheck
 
 // ReleaseRef is a GitHub release as the rules need it.
 type ReleaseRef struct {
