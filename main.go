@@ -161,11 +161,7 @@ func (m *Shipyard) pins() (pins.Pins, error) {
 // pinsWith are the images Shipyard runs for a tree whose pins file sets repository: the
 // defaults, then the file's, then --pin, which a caller gives for one run and so wins.
 func (m *Shipyard) pinsWith(repository []string) (pins.Pins, error) {
-	p, err := pins.DefaultPins().WithOverrides(repository)
-	if err != nil {
-		return pins.Pins{}, err
-	}
-	return p.WithOverrides(m.Pin)
+	return pins.ForTree(repository, m.Pin)
 }
 
 // treePins are the pins for the caller's tree src: its pins file's, then --pin.

@@ -231,8 +231,10 @@ func (m *Shipyard) scanConfig(ctx context.Context, gitURL string) (release.Confi
 	if err != nil {
 		return release.Config{}, err
 	}
-	cfg := release.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitURL, Trust: level}
-	if cfg.Pins, err = m.pins(); err != nil {
+	cfg := release.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitURL, Trust: level, PinOverrides: m.Pin}
+	// The tagged commit's pins file comes between the defaults and --pin; a malformed
+	// --pin is refused now, before anything runs.
+	if _, err := m.pins(); err != nil {
 		return release.Config{}, err
 	}
 	cfg.Images.Target, err = m.publicTarget(ctx)
@@ -377,11 +379,13 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 		Client: c, GitHub: gh, Repo: m.Repo,
 		Gates:  releasegate.Config{Workflow: f.workflow, ImageOrg: m.Org},
 		GitURL: gitURL, GitService: gitService, Package: f.pythonPackage, Images: steps, Log: logToStderr, Trust: level,
+		PinOverrides: m.Pin,
 	}
 	if cfg.GitHubWeb, err = m.githubWeb(); err != nil {
 		return release.Config{}, err
 	}
-	if cfg.Pins, err = m.pins(); err != nil {
+	// As in scanConfig: the tagged commit's pins file comes between the defaults and --pin.
+	if _, err := m.pins(); err != nil {
 		return release.Config{}, err
 	}
 	if cfg.Platforms, err = m.platformsOf(); err != nil {

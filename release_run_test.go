@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskrepo"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
@@ -250,6 +252,67 @@ func TestReleaseUsesThePins(t *testing.T) {
 	images := strings.Join(w.e.Graph().Images(), "\n")
 	if !strings.Contains(images, trivy) || strings.Contains(images, "docker.io/aquasec/trivy") {
 		t.Errorf("images pulled:\n%s", images)
+	}
+}
+
+// The release runs the images of the tagged commit's pins file, which Dependabot keeps
+// current on dev, as every function that works on a tree runs its own: the release, and the
+// scan job, which learns the tree from the commit the push job handed over. --pin still
+// wins for one run; a malformed file at the tag stops the release before anything is built.
+func TestReleaseUsesTheTaggedTreesPinsFile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newReleaseWorld(t)
+	const bumped = "docker.io/aquasec/trivy:0.70.0@sha256:3333333333333333333333333333333333333333333333333333333333333333"
+	w.repo.Release("v0.11.0", githubsim.MergedPull{Title: "build(deps): bump aquasec/trivy", Author: "dependabot[bot]",
+		Files: map[string]string{pins.File: "FROM " + bumped + " AS trivy\n"}})
+	w.repo.ServeTree(w.e, "v0.11.0")
+	trivyRan := func(job string, want string) {
+		t.Helper()
+		scans := w.e.Graph().ExecsWith("trivy image")
+		if len(scans) == 0 {
+			t.Fatalf("%s ran no Trivy", job)
+		}
+		for _, x := range scans {
+			if x.Image != want {
+				t.Errorf("%s: Trivy ran %s, want %s", job, x.Image, want)
+			}
+		}
+	}
+	if _, err := w.release(ctx, "v0.11.0", true, "text"); err != nil {
+		t.Fatal(err)
+	}
+	trivyRan("release --dry-run", bumped)
+
+	pushed, err := w.m.ReleasePush(ctx, "v0.11.0", "ci.yml", "", teskrepo.GitURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.m.ReleaseScan(ctx, pushed, teskrepo.GitURL); err != nil {
+		t.Fatal(err)
+	}
+	trivyRan("release-scan", bumped)
+
+	const mirror = "mirror.example/aquasec/trivy:0.70.0@sha256:4444444444444444444444444444444444444444444444444444444444444444"
+	w.m.Pin = []string{"trivy=" + mirror}
+	if _, err := w.release(ctx, "v0.11.0", true, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if images := strings.Join(w.e.Graph().Images(), "\n"); !strings.Contains(images, mirror) {
+		t.Errorf("--pin did not win over the tagged tree's pins file:\n%s", images)
+	}
+
+	w.m.Pin = nil
+	w.repo.Release("v0.11.1", githubsim.MergedPull{Title: "build(deps): bump aquasec/trivy", Author: "dependabot[bot]",
+		Files: map[string]string{pins.File: "FROM docker.io/aquasec/trivy:0.70.1 AS trivy\n"}})
+	w.repo.ServeTree(w.e, "v0.11.1")
+	builds := len(w.e.Graph().Builds())
+	_, err = w.release(ctx, "v0.11.1", true, "text")
+	if err == nil || !strings.Contains(err.Error(), "source: ") || !strings.Contains(err.Error(), pins.File+":1: docker.io/aquasec/trivy:0.70.1 is not pinned by digest") {
+		t.Errorf("a malformed pins file at the tag: %v", err)
+	}
+	if len(w.e.Graph().Builds()) != builds {
+		t.Error("a tree with a malformed pins file was built")
 	}
 }
 

@@ -79,6 +79,31 @@ func TestReleasePlanThroughTheModule(t *testing.T) {
 	}
 }
 
+// Rule 6 through the module: a CI run that failed only in the dev images' jobs after its
+// gate "CI passed" lets the release through, and one whose CI job failed names that job;
+// the run's jobs are read through the GitHub command.
+func TestReleasePlanJudgesCIByItsGateJob(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	sim := seedRelease(t, "Brings signed images.\n\n## Features\n\n- Sign both images (#101, #102)\n")
+	repo := sim.Repo(teskdemo.Owner + "/" + teskdemo.Name)
+	sha := repo.Tag("v0.11.0")
+	rerun := func(lint, gate, publish string) {
+		repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: sha, Conclusion: "failure",
+			Jobs: []githubsim.WorkflowJob{{Name: "Lint", Conclusion: lint}, {Name: releasegate.CIGateJob, Conclusion: gate}, {Name: "Publish image (filer)", Conclusion: publish}}})
+	}
+	m := releaseModule(t, sim)
+	rerun("success", "success", "failure")
+	if _, err := m.ReleasePlan(ctx, "v0.11.0", "text", "ci.yml", ""); err != nil {
+		t.Fatalf("a failed dev publish after CI passed blocked the release: %v", err)
+	}
+	rerun("failure", "failure", "skipped")
+	_, err := m.ReleasePlan(ctx, "v0.11.0", "text", "ci.yml", "")
+	if err == nil || !strings.Contains(err.Error(), "rule 6 (ci-passed)") || !strings.Contains(err.Error(), "job Lint failed: https://github.com/elixir-cloud-aai/tesk-core/actions/runs/") {
+		t.Fatalf("a failed CI job: %v", err)
+	}
+}
+
 func TestReleasePlanReportsEveryViolation(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -13,6 +13,7 @@ import (
 // command. The names and signatures are the contract between the two.
 type Calls interface {
 	LatestWorkflowRun(ctx context.Context, owner, repo, workflowFile, event, branch, headSHA string) (WorkflowRun, bool, error)
+	WorkflowRunJobs(ctx context.Context, owner, repo string, runID int64) ([]WorkflowJob, error)
 	IsAncestor(ctx context.Context, owner, repo, sha, branch string) (bool, error)
 	FileAt(ctx context.Context, owner, repo, path, ref string) ([]byte, bool, error)
 	DirAt(ctx context.Context, owner, repo, path, ref string) ([]string, bool, error)

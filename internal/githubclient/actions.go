@@ -47,3 +47,32 @@ func (c *Client) LatestWorkflowRun(ctx context.Context, owner, repo, workflowFil
 		URL: latest.GetHTMLURL(), CreatedAt: latest.GetCreatedAt().Time,
 	}, true, nil
 }
+
+// maxJobPages bounds the listing of a run's jobs (100 per page): a CI workflow with more
+// than 1,000 jobs in one attempt is not one these checks were written for.
+const maxJobPages = 10
+
+// WorkflowRunJobs returns the jobs of a run's latest attempt (filter=latest: a re-run's
+// jobs, not the earlier attempts'), in GitHub's order, every page. An unknown run is an
+// error wrapping ErrNotFound.
+func (c *Client) WorkflowRunJobs(ctx context.Context, owner, repo string, runID int64) ([]github.WorkflowJob, error) {
+	var out []github.WorkflowJob
+	opts := &gh.ListWorkflowJobsOptions{Filter: "latest", ListOptions: gh.ListOptions{PerPage: 100}}
+	for range maxJobPages {
+		jobs, resp, err := c.gh.Actions.ListWorkflowJobs(ctx, seg(owner), seg(repo), runID, opts)
+		if err = apiErr(resp, err); err != nil {
+			if isNotFound(err) {
+				err = fmt.Errorf("%w: %w", github.ErrNotFound, err)
+			}
+			return nil, fmt.Errorf("github: jobs of workflow run %d in %s/%s (page %d): %w", runID, owner, repo, max(opts.Page, 1), err)
+		}
+		for _, j := range jobs.Jobs {
+			out = append(out, github.WorkflowJob{ID: j.GetID(), Name: j.GetName(), Status: j.GetStatus(), Conclusion: j.GetConclusion(), URL: j.GetHTMLURL()})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+	return nil, fmt.Errorf("github: jobs of workflow run %d in %s/%s: more than %d pages", runID, owner, repo, maxJobPages)
+}

@@ -239,8 +239,11 @@ func TestOperations(t *testing.T) {
 	unrelated := f.repo.AddCommit("unrelated root", nil, nil)
 	obj := f.repo.AnnotatedTag("v1.0.0", onMain, githubsim.Unverified("unknown_key"))
 	f.repo.LightweightTag("v0.9.0", root)
-	run := f.repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: onMain, Conclusion: "failure"})
-	f.repo.RerunWorkflowRun(run, "completed", "success")
+	run := f.repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: onMain, Conclusion: "failure",
+		Jobs: []githubsim.WorkflowJob{{Name: "Lint", Conclusion: "failure"}}})
+	f.repo.RerunWorkflowRun(run, "completed", "failure",
+		githubsim.WorkflowJob{Name: "Lint", Conclusion: "success"}, githubsim.WorkflowJob{Name: "CI passed", Conclusion: "success"},
+		githubsim.WorkflowJob{Name: "Publish image (filer)", Conclusion: "failure"})
 	f.repo.AddRelease(githubsim.Release{TagName: "v1.0.0", Draft: true})
 
 	t.Run("TagRef", func(t *testing.T) {
@@ -284,7 +287,7 @@ func TestOperations(t *testing.T) {
 	})
 	t.Run("LatestWorkflowRun", func(t *testing.T) {
 		got, found, err := f.c.LatestWorkflowRun(ctx, "octo", "demo", "ci.yml", "push", "dev", onMain)
-		if err != nil || !found || got.ID != run || got.Attempt != 2 || got.Conclusion != "success" || got.Status != "completed" {
+		if err != nil || !found || got.ID != run || got.Attempt != 2 || got.Conclusion != "failure" || got.Status != "completed" {
 			t.Errorf("re-run: %+v, %v, %v", got, found, err)
 		}
 		if _, found, err := f.c.LatestWorkflowRun(ctx, "octo", "demo", "ci.yml", "push", "dev", ahead); err != nil || found {
@@ -292,6 +295,30 @@ func TestOperations(t *testing.T) {
 		}
 		if _, _, err := f.c.LatestWorkflowRun(ctx, "octo", "demo", "nope.yml", "push", "dev", ahead); !errors.Is(err, github.ErrNotFound) {
 			t.Errorf("unknown workflow: %v, want ErrNotFound", err)
+		}
+	})
+	t.Run("WorkflowRunJobs", func(t *testing.T) {
+		jobs, err := f.c.WorkflowRunJobs(ctx, "octo", "demo", run)
+		if err != nil || len(jobs) != 3 {
+			t.Fatalf("jobs of the re-run: %+v, %v", jobs, err)
+		}
+		if j := jobs[1]; j.Name != "CI passed" || j.Status != "completed" || j.Conclusion != "success" || j.ID == 0 ||
+			!strings.HasSuffix(j.URL, fmt.Sprintf("/actions/runs/%d/job/%d", run, j.ID)) {
+			t.Errorf("the gate job: %+v", j)
+		}
+		if jobs[0].Conclusion != "success" || jobs[2].Conclusion != "failure" {
+			t.Errorf("the latest attempt's jobs: %+v", jobs)
+		}
+		many := make([]githubsim.WorkflowJob, 150)
+		for i := range many {
+			many[i] = githubsim.WorkflowJob{Name: fmt.Sprintf("Test %d", i), Conclusion: "success"}
+		}
+		big := f.repo.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: ahead, Jobs: many})
+		if jobs, err := f.c.WorkflowRunJobs(ctx, "octo", "demo", big); err != nil || len(jobs) != 150 || jobs[149].Name != "Test 149" {
+			t.Errorf("150 jobs over two pages: %d, %v", len(jobs), err)
+		}
+		if _, err := f.c.WorkflowRunJobs(ctx, "octo", "demo", run+1000); !errors.Is(err, github.ErrNotFound) {
+			t.Errorf("unknown run: %v, want ErrNotFound", err)
 		}
 	})
 	t.Run("drafts", func(t *testing.T) {

@@ -274,6 +274,8 @@ func TestRequestPathsAreEscaped(t *testing.T) {
 		}, "/api/v3/repos/octo/demo/actions/workflows/ci%20build.yml/runs", "branch=dev%2Fx&event=push&head_sha=abc&per_page=100"},
 		{"workflow filters left out when empty", func(c *Client) { c.LatestWorkflowRun(ctx, "octo", "demo", "ci.yml", "", "", "abc") },
 			"/api/v3/repos/octo/demo/actions/workflows/ci.yml/runs", "head_sha=abc&per_page=100"},
+		{"a run's jobs, of its latest attempt", func(c *Client) { c.WorkflowRunJobs(ctx, "octo", "demo", 42) },
+			"/api/v3/repos/octo/demo/actions/runs/42/jobs", "filter=latest&per_page=100"},
 		{"pull requests by owner-qualified head", func(c *Client) { c.OpenPullRequest(ctx, "octo", "demo", "automation/x", "main") },
 			"/api/v3/repos/octo/demo/pulls", "base=main&head=octo%3Aautomation%2Fx&state=open"},
 		{"releases page", func(c *Client) { c.Releases(ctx, "octo", "demo") },

@@ -16,6 +16,12 @@ func (c *Client) LatestWorkflowRun(ctx context.Context, owner string, repo strin
 	return r0, r1, err
 }
 
+func (c *Client) WorkflowRunJobs(ctx context.Context, owner string, repo string, runID int64) ([]github.WorkflowJob, error) {
+	var r0 []github.WorkflowJob
+	err := c.call(ctx, "WorkflowRunJobs", []any{owner, repo, runID}, &r0)
+	return r0, err
+}
+
 func (c *Client) IsAncestor(ctx context.Context, owner string, repo string, sha string, branch string) (bool, error) {
 	var r0 bool
 	err := c.call(ctx, "IsAncestor", []any{owner, repo, sha, branch}, &r0)

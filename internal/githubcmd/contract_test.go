@@ -37,6 +37,7 @@ type state struct {
 	midEntries      []github.TreeEntry
 	releaseID       int64
 	draftID         int64
+	runID           int64
 }
 
 func newState(t *testing.T, opts ...githubsim.Option) *state {
@@ -57,7 +58,8 @@ func newState(t *testing.T, opts ...githubsim.Option) *state {
 	s.releaseID = r.AddRelease(githubsim.Release{TagName: "v1.0.0", TargetCommitish: "main", Name: "v1.0.0", Body: "first", CreatedAt: epoch, PublishedAt: epoch})
 	s.draftID = r.AddRelease(githubsim.Release{TagName: "v1.1.0", TargetCommitish: "dev", Name: "v1.1.0", Draft: true, CreatedAt: epoch})
 	r.AddWorkflow("ci.yml", "CI")
-	r.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: s.head, Status: "completed", Conclusion: "success", RunAttempt: 1, RunNumber: 7, CreatedAt: epoch})
+	s.runID = r.AddWorkflowRun(githubsim.WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: s.head, Status: "completed", Conclusion: "failure", RunAttempt: 1, RunNumber: 7, CreatedAt: epoch,
+		Jobs: []githubsim.WorkflowJob{{Name: "Lint", Conclusion: "success"}, {Name: "CI passed", Conclusion: "success"}, {Name: "Publish image (filer)", Conclusion: "failure"}}})
 	r.AddPullRequest(githubsim.PullRequest{Title: "feat: more", Body: "why", Head: "feature", Base: "main", State: "open", CreatedAt: epoch, UpdatedAt: epoch})
 	r.AddRuleset(githubsim.Ruleset{Name: "tags", Target: "tag", Include: []string{"refs/tags/v*"}, Rules: []string{"deletion", "update"}})
 	r.AddRuleset(githubsim.Ruleset{Name: "main", Target: "branch", Include: []string{"~DEFAULT_BRANCH"}, StatusChecks: []string{"lint"}})
@@ -118,6 +120,7 @@ func localClient(t *testing.T, api string) *githubclient.Client {
 // contractCases give the arguments after the context of each method of github.Calls.
 var contractCases = map[string]func(s *state) []any{
 	"LatestWorkflowRun": func(s *state) []any { return []any{"octo", "demo", "ci.yml", "push", "dev", s.head} },
+	"WorkflowRunJobs":   func(s *state) []any { return []any{"octo", "demo", s.runID} },
 	"IsAncestor":        func(s *state) []any { return []any{"octo", "demo", s.base, "dev"} },
 	"FileAt":            func(s *state) []any { return []any{"octo", "demo", "README.md", "main"} },
 	"DirAt":             func(s *state) []any { return []any{"octo", "demo", "docs", "dev"} },

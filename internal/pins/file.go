@@ -73,6 +73,18 @@ func ParseFile(name string, content []byte) ([]string, error) {
 	return out, nil
 }
 
+// ForTree are the images Shipyard runs for a tree whose pins file sets repository
+// (ParseFile's overrides): the defaults, then the file's, then overrides, the caller's
+// --pin, which is given for one run and so wins. Every function that works on a tree takes
+// its pins from here, the caller's working tree's or a release's tagged commit's.
+func ForTree(repository, overrides []string) (Pins, error) {
+	p, err := DefaultPins().WithOverrides(repository)
+	if err != nil {
+		return Pins{}, fmt.Errorf("%s: %w", File, err)
+	}
+	return p.WithOverrides(overrides)
+}
+
 func isRepositoryPin(name string) bool {
 	if minor, ok := strings.CutPrefix(name, "python-"); ok {
 		return IsPythonMinor(minor)

@@ -73,6 +73,39 @@ func TestFileRoundTrip(t *testing.T) {
 	}
 }
 
+// A tree's pins are layered: the defaults, then its pins file's, then --pin, which wins.
+func TestForTree(t *testing.T) {
+	def := DefaultPins()
+	file := "docker.io/aquasec/trivy:0.70.0@" + digest
+	flag := "mirror.example/aquasec/trivy:0.70.0@" + digest
+	uv := "mirror.example/astral-sh/uv:0.9.20@" + digest
+	tests := []struct {
+		name             string
+		repository, pins []string
+		trivy, uv, err   string
+	}{
+		{"the defaults", nil, nil, def.Trivy, def.UV, ""},
+		{"the file's", []string{"trivy=" + file}, nil, file, def.UV, ""},
+		{"--pin over the file", []string{"trivy=" + file}, []string{"trivy=" + flag}, flag, def.UV, ""},
+		{"--pin beside the file", []string{"trivy=" + file}, []string{"uv=" + uv}, file, uv, ""},
+		{"a bad --pin", []string{"trivy=" + file}, []string{"trivy=trivy:latest"}, "", "", "not pinned by digest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ForTree(tt.repository, tt.pins)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || p.Trivy != tt.trivy || p.UV != tt.uv || p.Go != def.Go {
+				t.Errorf("ForTree = trivy %s, uv %s, go %s, %v", p.Trivy, p.UV, p.Go, err)
+			}
+		})
+	}
+}
+
 func FuzzParseFile(f *testing.F) {
 	f.Add(string(FileOf(DefaultPins())))
 	f.Add("FROM a AS b\nRUN x\n# c\n")

@@ -29,9 +29,19 @@ func teskCoreGit(t *testing.T, repo *githubsim.Repo) (gitURL, sha string) {
 // tagged, with CI passed for its push to dev; dev and main end on the last.
 func teskCoreGitTags(t *testing.T, repo *githubsim.Repo, tags ...string) (gitURL string, shas []string) {
 	t.Helper()
+	return teskCoreGitWith(t, repo, nil, tags...)
+}
+
+// teskCoreGitWith is teskCoreGitTags with extra files in every release commit (a pins
+// file, say).
+func teskCoreGitWith(t *testing.T, repo *githubsim.Repo, extra map[string]string, tags ...string) (gitURL string, shas []string) {
+	t.Helper()
 	work := filepath.Join(t.TempDir(), "tesk-core")
 	src := imageProject(t)
 	files := map[string]string{}
+	for p, c := range extra {
+		files[p] = c
+	}
 	if err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -102,16 +112,26 @@ func teskCoreGitTags(t *testing.T, repo *githubsim.Repo, tags ...string) (gitURL
 // The release rehearsed on a real engine: the gates through the GitHub simulator, the
 // tagged source fetched with Dagger's git API and checked against the gated commit, both
 // images built for linux/amd64 and linux/arm64, the package version checked inside each, the built images scanned (by
-// real Trivy), and the GitHub release body composed — with nothing published.
+// real Trivy), and the GitHub release body composed — with nothing published. The tagged
+// commit's .shipyard/pins.Dockerfile names the Trivy whose advisories gate the release
+// (a fixable CRITICAL): the release runs that Trivy and stops at the scan, and --pin, which
+// wins for one run, names the one that passes.
 func TestReleaseDryRun(t *testing.T) {
 	t.Parallel()
 	sim := githubsim.New(t)
 	sim.AddToken(ghToken, githubsim.Token{PushAccess: true})
 	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
-	gitURL, sha := teskCoreGit(t, repo)
+	gitURL, shas := teskCoreGitWith(t, repo, map[string]string{".shipyard/pins.Dockerfile": "FROM " + trivyGateImage + " AS trivy\n"}, "v0.11.0")
+	sha := shas[0]
 	api := publishGitHub(t, sim)
 
 	before := len(repo.Releases())
+	gated := cli(t, ghEnv, "", append([]string{"call"}, append(ghArgs(api), "--pin", "go="+baseImage,
+		"release", "--tag", "v0.11.0", "--dry-run", "--git-url", gitURL)...)...)
+	if gated.err == nil {
+		t.Errorf("the release passed the scan of the tagged tree's Trivy, whose advisories block it:\n%s", gated)
+	}
+	mustContain(t, "the dry run with the tagged tree's Trivy", gated.stdout+gated.stderr, "scan-digests", vulnFixableCritical)
 	out := call(t, ghEnv, append(ghArgs(api), "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage,
 		"release", "--tag", "v0.11.0", "--dry-run", "--git-url", gitURL)...)
 	// Both default platforms, each built (arm64 under the emulator), version-checked and

@@ -122,12 +122,14 @@ func TestReleasePlanSeesOutsideStateChange(t *testing.T) {
 	args := append(ghArgs(api), "release-plan", "--tag", "v0.11.0")
 
 	call(t, ghEnv, args...)
-	repo.RerunWorkflowRun(run, "completed", "failure")
+	repo.RerunWorkflowRun(run, "completed", "failure",
+		githubsim.WorkflowJob{Name: "Lint", Conclusion: "failure"}, githubsim.WorkflowJob{Name: "CI passed", Conclusion: "failure"})
 	r := cli(t, ghEnv, "", append([]string{"call"}, args...)...)
 	if r.err == nil {
 		t.Fatalf("release-plan still passes after CI failed for the tagged commit (a cached answer):\n%s", r)
 	}
-	mustContain(t, "the second plan", r.stdout+r.stderr, "ci-passed")
+	// Rule 6 read the run's jobs through the GitHub command, and names the one that failed.
+	mustContain(t, "the second plan", r.stdout+r.stderr, "ci-passed", "job Lint failed")
 }
 
 // doctor reads the repository's settings through the GitHub simulator: the demo repository

@@ -43,8 +43,10 @@ type Config struct {
 	Images ImageConfig
 	// Log receives one line per step and outcome; nil discards them.
 	Log func(format string, args ...any)
-	// Pins are the images the builds and scans run; zero means pins.DefaultPins.
-	Pins pins.Pins
+	// PinOverrides are the caller's --pin values (NAME=IMAGE). The builds and scans run the
+	// tagged tree's pins, as every function that works on a tree does (pins.ForTree): the
+	// defaults, then the tagged commit's pins file (pins.File), then these, which win.
+	PinOverrides []string
 	// Platforms are the platforms each image is built for and published as one image
 	// index; none builds one image for the engine's platform.
 	Platforms []dagger.Platform
@@ -53,15 +55,28 @@ type Config struct {
 	Trust trust.Level
 }
 
-// pipeline is the CI graph of src with the configured pins.
+// pipeline is the CI graph of src, with Shipyard's default pins: what needs no image the
+// pins name (the images' recipes, their names).
 func (c Config) pipeline(src *dagger.Directory) *ci.Pipeline {
 	p := ci.New(c.Client, src)
-	if c.Pins.Trivy != "" {
-		p.Pins = c.Pins
-	}
 	p.Platforms = c.Platforms
 	p.Trust = c.Trust
 	return p
+}
+
+// taggedPipeline is the CI graph of the tagged tree src, running the images its pins file
+// sets with the caller's --pin over them (pins.ForTree): what Dependabot bumped on dev is
+// what the release scans with. A malformed file stops the release here, before anything is
+// built, with the file's line, what is wrong and how to write it.
+func (c Config) taggedPipeline(ctx context.Context, src *dagger.Directory, tag string) (*ci.Pipeline, error) {
+	file, err := ci.RepositoryPins(ctx, src)
+	if err == nil {
+		p := c.pipeline(src)
+		if p.Pins, err = pins.ForTree(file, c.PinOverrides); err == nil {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("at %s: %w", tag, err)
 }
 
 func (c Config) gitURL() string {

@@ -15,15 +15,16 @@ import (
 // it.
 func declaredFlows() map[string][]flow.Step[releaseState] {
 	return map[string][]flow.Step[releaseState]{
-		"Run":             releaseSteps(),
-		"PushJob":         pushJobSteps(),
-		"PushPlatformJob": pushPlatformJobSteps(nil, ""),
-		"AssembleJob":     assembleJobSteps(nil),
-		"ScanJob":         scanJobSteps(),
-		"PublishJob":      publishJobSteps(),
-		"ReleaseJob":      releaseJobSteps(),
-		"imageSteps":      imageSteps(),
-		"prepareStep":     prepareSteps(),
+		"Run":              releaseSteps(),
+		"PushJob":          pushJobSteps(),
+		"PushPlatformJob":  pushPlatformJobSteps(nil, ""),
+		"AssembleJob":      assembleJobSteps(nil),
+		"ScanJob":          scanJobSteps(),
+		"ScanPlatformsJob": platformScanJobSteps(),
+		"PublishJob":       publishJobSteps(),
+		"ReleaseJob":       releaseJobSteps(),
+		"imageSteps":       imageSteps(),
+		"prepareStep":      prepareSteps(),
 	}
 }
 

@@ -34,21 +34,21 @@ func pushJobSteps() []flow.Step[releaseState] {
 	return append(prepareSteps(), imageSteps(StepPush)...)
 }
 
-// ScanJob scans the handoff's digests with the ignore file of its commit. It calls neither
-// GitHub's API nor the registry with credentials: Trivy pulls the digests anonymously.
+// ScanJob scans the handoff's digests with the Trivy and the ignore file of its commit,
+// the tree its tag names (source). It calls neither GitHub's API nor the registry with
+// credentials: Trivy pulls the digests anonymously.
 func ScanJob(ctx context.Context, cfg Config, h Handoff) (Handoff, *dagger.Directory, error) {
 	s := newState(cfg, h.Tag)
 	s.plan, s.handoff = h.plan(), h
-	src := cfg.gitRepo().Commit(h.Commit).Tree(dagger.GitRefTreeOpts{DiscardGitDir: true})
-	s.setPipeline(cfg.pipeline(src))
 	_, err := s.run(ctx, scanJobSteps(), false)
 	h.Scans = s.scanRecords()
 	return h, s.images.Reports, err
 }
 
-// scanJobSteps check the handoff against the registry, then scan its digests.
+// scanJobSteps check the handoff against the registry, fetch the handoff's tagged commit
+// (its pins and ignore file), then scan its digests.
 func scanJobSteps() []flow.Step[releaseState] {
-	return append([]flow.Step[releaseState]{scanHandoffStep}, imageSteps(StepScan)...)
+	return append([]flow.Step[releaseState]{scanHandoffStep, sourceStep}, imageSteps(StepScan)...)
 }
 
 // scanHandoffStep reads the platform images from the registry's index, anonymously as the

@@ -80,8 +80,9 @@ func platformImages(parts []PlatformHandoff) (Handoff, []publish.Pushed, error) 
 }
 
 // ScanPlatformsJob scans the platform jobs' images, each by its digest and anonymously,
-// under the .trivyignore.yaml of their commit: the scan job of a release pushed per
-// platform, which runs before the indexes are assembled. It holds no credential.
+// with the Trivy and under the .trivyignore.yaml of their commit (source): the scan job of
+// a release pushed per platform, which runs before the indexes are assembled. It holds no
+// credential.
 func ScanPlatformsJob(ctx context.Context, cfg Config, parts []PlatformHandoff) (PlatformScans, *dagger.Directory, error) {
 	h, images, err := platformImages(parts)
 	if err != nil {
@@ -90,11 +91,15 @@ func ScanPlatformsJob(ctx context.Context, cfg Config, parts []PlatformHandoff) 
 	s := newState(cfg, h.Tag)
 	s.plan, s.handoff = h.plan(), h
 	s.images.Pushed = images
-	src := cfg.gitRepo().Commit(h.Commit).Tree(dagger.GitRefTreeOpts{DiscardGitDir: true})
-	s.setPipeline(cfg.pipeline(src))
-	_, err = s.run(ctx, imageSteps(StepScan), false)
+	_, err = s.run(ctx, platformScanJobSteps(), false)
 	out := PlatformScans{Repo: h.Repo, Tag: h.Tag, Version: h.Version, Commit: h.Commit, Scans: s.scanRecords()}
 	return out, s.images.Reports, err
+}
+
+// platformScanJobSteps fetch the tagged commit the platform jobs pushed (its pins and
+// ignore file), then scan their platform images.
+func platformScanJobSteps() []flow.Step[releaseState] {
+	return append([]flow.Step[releaseState]{sourceStep}, imageSteps(StepScan)...)
 }
 
 // PublishPlatformScans is the publish job of a release pushed per platform: the scan

@@ -77,10 +77,16 @@ func planRelease(ctx context.Context, s *releaseState) error {
 	return err
 }
 
+// sourceStep fetches the tagged commit's tree and sets up its pipeline, with the images
+// its pins file sets.
 var sourceStep = flow.Step[releaseState]{Name: StepSource, Next: nextNothingPublished, Run: func(ctx context.Context, s *releaseState) error {
 	src, err := Source(ctx, s.cfg, s.plan)
+	if err != nil {
+		return err
+	}
+	p, err := s.cfg.taggedPipeline(ctx, src, s.plan.Tag)
 	if err == nil {
-		s.setPipeline(s.cfg.pipeline(src))
+		s.setPipeline(p)
 	}
 	return err
 }}

@@ -25,9 +25,24 @@ var gateExamples = []struct {
 	{"5. The curated notes follow the format", "", func(f *Facts) {
 		f.Notes.Content = []byte("## Features\n\n- Sign images (#101)\n\n## Fixes\n\n- Retry uploads, see [docs](docs/filer.md)\n")
 	}},
-	{"6. CI passed for the commit's push to dev", "", func(f *Facts) { f.CI.Status, f.CI.Conclusion = "completed", "failure" }},
+	{"6. CI passed for the commit's push to dev", "", func(f *Facts) {
+		f.CI.Status, f.CI.Conclusion = "completed", "failure"
+		f.CI.Jobs = []CIJob{
+			{Name: "Lint", Status: "completed", Conclusion: "failure", URL: "https://github.com/x/runs/1/job/11"},
+			{Name: "Test (Python 3.13)", Status: "completed", Conclusion: "success", URL: "https://github.com/x/runs/1/job/12"},
+			{Name: CIGateJob, Status: "completed", Conclusion: "failure", URL: "https://github.com/x/runs/1/job/13"},
+			{Name: "Publish image (filer)", Status: "completed", Conclusion: "skipped", URL: "https://github.com/x/runs/1/job/14"},
+		}
+	}},
 	{"6. The commit is on dev", "", func(f *Facts) { f.OnDev = false }},
-	{"6. CI still running", "", func(f *Facts) { f.CI.Status, f.CI.Conclusion = "in_progress", "" }},
+	{"6. CI still running", "", func(f *Facts) {
+		f.CI.Status, f.CI.Conclusion = "in_progress", ""
+		f.CI.Jobs = []CIJob{
+			{Name: "Lint", Status: "completed", Conclusion: "success", URL: "https://github.com/x/runs/1/job/11"},
+			{Name: "End-to-end test", Status: "in_progress", URL: "https://github.com/x/runs/1/job/12"},
+			{Name: CIGateJob, Status: "pending", URL: "https://github.com/x/runs/1/job/13"},
+		}
+	}},
 	{"7. No release of the tag is published", "", func(f *Facts) { f.Releases = append(f.Releases, ReleaseRef{Tag: "v0.11.0"}) }},
 }
 

@@ -82,6 +82,19 @@ type CIFacts struct {
 	Conclusion    string `json:"conclusion,omitempty"`
 	Attempt       int    `json:"attempt,omitempty"`
 	URL           string `json:"url,omitempty"`
+	// Jobs are the jobs of the run's latest attempt, read only when the run as a whole did
+	// not succeed: then its gate job (CIGateJob) decides rule 6.
+	Jobs []CIJob `json:"jobs,omitempty"`
+}
+
+// CIJob is one job of the CI run's latest attempt.
+type CIJob struct {
+	Name string `json:"name"`
+	// Status is queued, in_progress, completed, …; Conclusion (success, failure,
+	// cancelled, skipped, …) is set once completed.
+	Status     string `json:"status"`
+	Conclusion string `json:"conclusion,omitempty"`
+	URL        string `json:"url,omitempty"` // the job's page on GitHub
 }
 
 // ReleaseRef is a GitHub release as the rules need it.

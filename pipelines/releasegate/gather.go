@@ -51,8 +51,8 @@ func splitRepo(repo string) (owner, name string, err error) {
 
 // Gather fetches the facts the rules need from GitHub, at the tagged commit. It makes
 // few requests (for a repository with 200 releases: the tag ref and tag object, the heads
-// of main and dev with a compare each, two files, one page of workflow runs and two pages
-// of releases) and runs the
+// of main and dev with a compare each, two files, one page of workflow runs, the run's
+// jobs only when the run did not succeed as a whole, and two pages of releases) and runs the
 // independent ones concurrently. Errors other than "not found" fail it: the rules never
 // decide on missing data.
 func Gather(ctx context.Context, gh github.API, repo, tag string, opts Config) (Facts, error) {
@@ -168,6 +168,17 @@ func (g *gatherer) ci(ctx context.Context, workflow, sha string) error {
 	g.f.CI = CIFacts{
 		WorkflowFound: true, Found: found, Status: run.Status, Conclusion: run.Conclusion,
 		Attempt: run.Attempt, URL: run.URL,
+	}
+	if !found || (run.Status == "completed" && run.Conclusion == "success") {
+		return nil
+	}
+	// The run as a whole did not succeed: its gate job decides (rule 6), so read its jobs.
+	jobs, err := g.gh.WorkflowRunJobs(ctx, g.owner, g.name, run.ID)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		g.f.CI.Jobs = append(g.f.CI.Jobs, CIJob{Name: j.Name, Status: j.Status, Conclusion: j.Conclusion, URL: j.URL})
 	}
 	return nil
 }

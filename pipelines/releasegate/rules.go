@@ -262,16 +262,8 @@ func checkCI(f Facts) []Violation {
 	case !f.CI.Found:
 		return []Violation{violation(RuleCIPassed, "push the commit to "+DevBranch+" and let CI pass before tagging it",
 			"no %s run for the %s of commit %s to %s", f.Workflow, CIEvent, sha, DevBranch)}
-	case f.CI.Status != "completed":
-		return []Violation{violation(RuleCIPassed, "wait for the run to finish, then run release-plan again",
-			"CI (%s) has not yet finished for the %s of commit %s to %s (status %s, attempt %d): %s",
-			f.Workflow, CIEvent, sha, DevBranch, f.CI.Status, f.CI.Attempt, f.CI.URL)}
-	case f.CI.Conclusion != "success":
-		return []Violation{violation(RuleCIPassed, "fix CI on "+DevBranch+" or re-run the failed jobs if the failure was transient",
-			"CI (%s) did not pass for the %s of commit %s to %s (conclusion %s, attempt %d): %s",
-			f.Workflow, CIEvent, sha, DevBranch, orUnknown(f.CI.Conclusion), f.CI.Attempt, f.CI.URL)}
 	}
-	return nil
+	return checkCIRun(f, sha)
 }
 
 func checkNotReleased(f Facts) []Violation {

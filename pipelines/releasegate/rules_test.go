@@ -319,3 +319,81 @@ func TestCICheckedByAnEarlierJob(t *testing.T) {
 		t.Fatalf("with CIChecked, off main: %+v", vs)
 	}
 }
+
+// TestCIPassedRule is rule 6 on the newest run of the commit's push to dev: CI passed when
+// the run succeeded as a whole, or when its gate job "CI passed" (whose needs are the CI
+// jobs) succeeded, whatever the dev images' jobs after it did. A violation names each job
+// that did not pass, with its link.
+func TestCIPassedRule(t *testing.T) {
+	const run = "https://github.com/x/runs/1"
+	job := func(name, status, conclusion string) CIJob {
+		return CIJob{Name: name, Status: status, Conclusion: conclusion, URL: run + "/job/" + strings.ReplaceAll(name, " ", "-")}
+	}
+	done := func(name, conclusion string) CIJob { return job(name, "completed", conclusion) }
+	ciJobs := func(lint, gate CIJob) []CIJob {
+		return []CIJob{lint, done("Test (Python 3.13)", "success"), done("Scan image (filer)", "success"), gate}
+	}
+	tests := []struct {
+		name               string
+		status, conclusion string
+		jobs               []CIJob
+		wantMsg, wantFix   []string // substrings; none: CI passed
+	}{
+		{name: "the run succeeded", status: "completed", conclusion: "success"},
+		{name: "only the dev publish failed", status: "completed", conclusion: "failure",
+			jobs: append(ciJobs(done("Lint", "success"), done(CIGateJob, "success")), done("Publish image (filer)", "failure"))},
+		{name: "a Sigstore hiccup timed the publish out", status: "completed", conclusion: "failure",
+			jobs: append(ciJobs(done("Lint", "success"), done(CIGateJob, "success")), done("Publish image (taskmaster)", "timed_out"))},
+		{name: "the publish cancelled while it waited for its approval", status: "completed", conclusion: "cancelled",
+			jobs: append(ciJobs(done("Lint", "success"), done(CIGateJob, "success")), done("Push image (filer)", "cancelled"))},
+		{name: "the publish still waits for its approval", status: "waiting",
+			jobs: append(ciJobs(done("Lint", "success"), done(CIGateJob, "success")), job("Push image (filer)", "waiting", ""))},
+		{name: "a CI job failed", status: "completed", conclusion: "failure",
+			jobs:    append(ciJobs(done("Lint", "failure"), done(CIGateJob, "failure")), done("Publish image (filer)", "skipped")),
+			wantMsg: []string{"did not pass for the push of commit", "(conclusion failure, attempt 1)", "job Lint failed: " + run + "/job/Lint", "job CI passed failed"},
+			wantFix: []string{"fix job Lint on dev", "re-run the failed jobs"}},
+		{name: "the run was cancelled before the gate", status: "completed", conclusion: "cancelled",
+			jobs:    ciJobs(done("Lint", "cancelled"), done(CIGateJob, "skipped")),
+			wantMsg: []string{"(conclusion cancelled, attempt 1)", "job Lint cancelled: " + run + "/job/Lint", "job CI passed skipped"},
+			wantFix: []string{"re-run the failed jobs"}},
+		{name: "the gate is still to run", status: "in_progress",
+			jobs:    ciJobs(done("Lint", "success"), job(CIGateJob, "queued", "")),
+			wantMsg: []string{"has not yet finished", "(status in_progress, attempt 1)", "job CI passed is queued"},
+			wantFix: []string{"wait for the run to finish"}},
+		{name: "still running, with a CI job failed already", status: "in_progress",
+			jobs:    ciJobs(done("Lint", "failure"), job(CIGateJob, "pending", "")),
+			wantMsg: []string{"has not yet finished", "job Lint failed: " + run + "/job/Lint"},
+			wantFix: []string{"fix job Lint on dev"}},
+		{name: "a run without the gate job", status: "completed", conclusion: "failure",
+			jobs:    []CIJob{done("Lint", "success"), done("Publish image (filer)", "failure")},
+			wantMsg: []string{"has no job named CI passed", "job Publish image (filer) failed: " + run + "/job/Publish-image-(filer)"},
+			wantFix: []string{`name the CI workflow's gate job "CI passed"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := passingFacts("v0.11.0")
+			f.CI = CIFacts{WorkflowFound: true, Found: true, Status: tt.status, Conclusion: tt.conclusion, Attempt: 1, URL: run, Jobs: tt.jobs}
+			_, vs := Evaluate(f)
+			if len(tt.wantMsg) == 0 {
+				if len(vs) != 0 {
+					t.Fatalf("CI did not pass: %+v", vs)
+				}
+				return
+			}
+			if len(vs) != 1 || vs[0].Rule != RuleCIPassed {
+				t.Fatalf("violations %+v, want rule 6 alone", vs)
+			}
+			text := vs[0].Message + "\n" + strings.Join(vs[0].Details, "\n")
+			for _, want := range tt.wantMsg {
+				if !strings.Contains(text, want) {
+					t.Errorf("message and details lack %q:\n%s", want, text)
+				}
+			}
+			for _, want := range tt.wantFix {
+				if !strings.Contains(vs[0].Fix, want) {
+					t.Errorf("fix lacks %q:\n%s", want, vs[0].Fix)
+				}
+			}
+		})
+	}
+}

@@ -115,18 +115,43 @@ func TestReleasePlanScenarios(t *testing.T) {
 			wantRules: []int{5}, wantText: []string{"docs/releases/0.11.0.md does not exist at commit"},
 		},
 		{
-			name: "rule 6 alone: CI failed",
+			name: "rule 6 alone: a CI job failed",
 			break_: func(tc *teskCore) {
-				tc.repo.RerunWorkflowRun(tc.runID, "completed", "failure")
+				tc.repo.RerunWorkflowRun(tc.runID, "completed", "failure", ciJobs("failure", "failure", "skipped")...)
 			},
-			wantRules: []int{6}, wantText: []string{"CI (ci.yml) did not pass for the push of commit", "conclusion failure, attempt 2"},
+			wantRules: []int{6}, wantText: []string{"CI (ci.yml) did not pass for the push of commit", "conclusion failure, attempt 2",
+				"job Lint failed: https://github.com/elixir-cloud-aai/tesk-core/actions/runs/", "fix job Lint on dev"},
 		},
 		{
 			name: "rule 6 alone: CI in progress is not yet",
 			break_: func(tc *teskCore) {
-				tc.repo.RerunWorkflowRun(tc.runID, "in_progress", "")
+				tc.repo.RerunWorkflowRun(tc.runID, "in_progress", "", githubsim.WorkflowJob{Name: "Lint", Status: "in_progress"})
 			},
-			wantRules: []int{6}, wantText: []string{"CI (ci.yml) has not yet finished", "status in_progress"},
+			wantRules: []int{6}, wantText: []string{"CI (ci.yml) has not yet finished", "status in_progress", "job CI passed has not started"},
+		},
+		{
+			name: "rule 6 passes: only the dev publish failed after CI passed",
+			break_: func(tc *teskCore) {
+				tc.repo.RerunWorkflowRun(tc.runID, "completed", "failure", ciJobs("success", "success", "failure")...)
+			},
+			wantPlan: func(t *testing.T, tc *teskCore, p Plan) {
+				if p.Commit != tc.sha {
+					t.Errorf("plan = %+v", p)
+				}
+			},
+		},
+		{
+			name: "rule 6 passes: the publish still waits for its approval",
+			break_: func(tc *teskCore) {
+				jobs := ciJobs("success", "success", "")
+				jobs[len(jobs)-1].Status = "waiting"
+				tc.repo.RerunWorkflowRun(tc.runID, "waiting", "", jobs...)
+			},
+			wantPlan: func(t *testing.T, tc *teskCore, p Plan) {
+				if p.Commit != tc.sha {
+					t.Errorf("plan = %+v", p)
+				}
+			},
 		},
 		{
 			name: "rule 6 alone: CI missing for the push to dev",
@@ -278,6 +303,16 @@ func TestReleasePlanScenarios(t *testing.T) {
 	}
 }
 
+// ciJobs are the jobs of a CI run of tesk-core's ci.yml on a push to dev, with the
+// conclusions of Lint, of the gate "CI passed" and of the dev publish after it.
+func ciJobs(lint, gate, publish string) []githubsim.WorkflowJob {
+	return []githubsim.WorkflowJob{
+		{Name: "PR title", Conclusion: "skipped"}, {Name: "Lint", Conclusion: lint}, {Name: "Test (Python 3.13)", Conclusion: "success"},
+		{Name: "End-to-end test", Conclusion: "success"}, {Name: "Scan image (filer)", Conclusion: "success"},
+		{Name: CIGateJob, Conclusion: gate}, {Name: "Publish image (filer)", Conclusion: publish},
+	}
+}
+
 // retag moves the release to a new commit on dev with the given files (empty content
 // leaves a file out), keeping every other rule satisfied.
 func (tc *teskCore) retag(citationCFF, notesMD string) {
@@ -366,6 +401,19 @@ func TestReleasePlanFailsClosedOnOutage(t *testing.T) {
 	var ge *GateError
 	if err == nil || errors.As(err, &ge) || !strings.Contains(err.Error(), "GET /repos/elixir-cloud-aai/tesk-core/compare/") {
 		t.Errorf("err = %v, want an API error naming the endpoint", err)
+	}
+}
+
+// A run that did not succeed is judged by its jobs: when they cannot be read, the plan
+// fails, never passes or blames CI.
+func TestReleasePlanFailsClosedWhenTheJobsCannotBeRead(t *testing.T) {
+	tc := seedTeskCore(t, seedOpts{})
+	tc.repo.RerunWorkflowRun(tc.runID, "completed", "failure", ciJobs("success", "success", "failure")...)
+	tc.sim.InjectFault(http.MethodGet, "/repos/*/*/actions/runs/*/jobs", githubsim.BadGateway(0))
+	_, err := Check(context.Background(), tc.client(t), testRepo, tc.tag, Config{})
+	var ge *GateError
+	if err == nil || errors.As(err, &ge) || !strings.Contains(err.Error(), "jobs of workflow run") {
+		t.Errorf("err = %v, want an API error naming the run's jobs", err)
 	}
 }
 

@@ -165,3 +165,35 @@ func TestAsGitHeadIsTheCheckoutsCommit(t *testing.T) {
 		})
 	}
 }
+
+// A tree the double knows by its rules only (a git commit's, as teskrepo.ServeTree serves
+// it) has the files and folders those rules give, as Directory.exists on a real engine
+// reports them: a file's rule, or a folder's entries, at that path of that commit.
+func TestExistsOnATreeKnownByRules(t *testing.T) {
+	ctx := context.Background()
+	e := New(t)
+	const commit = `commit(id:"0123456789abcdef0123456789abcdef01234567")`
+	e.OnFile(FileRule{Path: ".shipyard/pins.Dockerfile", ChainContains: commit, Contents: "FROM x AS trivy\n"})
+	e.OnEntries(DirRule{Path: "containers", ChainContains: commit, Entries: []string{"filer.Dockerfile"}})
+	c := e.Client(ctx)
+	tree := c.Git("https://github.com/x/y").Commit("0123456789abcdef0123456789abcdef01234567").Tree()
+	other := c.Git("https://github.com/x/y").Commit("fedcba9876543210fedcba9876543210fedcba98").Tree()
+	for _, tc := range []struct {
+		name string
+		dir  *dagger.Directory
+		path string
+		want bool
+	}{
+		{"a file of the commit", tree, ".shipyard/pins.Dockerfile", true},
+		{"a folder of the commit", tree, "containers", true},
+		{"a path the commit lacks", tree, ".trivyignore.yaml", false},
+		{"the file, at another commit", other, ".shipyard/pins.Dockerfile", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.dir.Exists(ctx, tc.path)
+			if err != nil || got != tc.want {
+				t.Errorf("exists %s = %v, %v; want %v", tc.path, got, err, tc.want)
+			}
+		})
+	}
+}

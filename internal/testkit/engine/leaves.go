@@ -270,7 +270,7 @@ func (e *Engine) directoryLeaf(obj *chain, s *dirState, k call) (any, bool, erro
 	case "exists":
 		p := k.str("path")
 		_, isFile := s.fs.lookup(p)
-		return isFile || s.fs.isDir(p), true, nil
+		return isFile || s.fs.isDir(p) || e.ruleKnows(s.fs, p), true, nil
 	case "digest":
 		// Like the engine, a folder whose every file is known is addressed by its content,
 		// so two graphs that filter different sources to the same files agree.
@@ -290,6 +290,20 @@ func (e *Engine) directoryLeaf(obj *chain, s *dirState, k call) (any, bool, erro
 		return k.str("path"), true, nil
 	}
 	return nil, false, nil
+}
+
+// ruleKnows reports whether the rules give path p of a folder whose files the double does
+// not hold (a git commit's tree): a file's contents or a folder's entries where p comes from.
+func (e *Engine) ruleKnows(fs *vfs, p string) bool {
+	op, oc, ok := fs.originOf(p)
+	if !ok {
+		return false
+	}
+	if _, ok := e.matchFile(op, oc); ok {
+		return true
+	}
+	_, ok = e.matchEntries(op, false, oc)
+	return ok
 }
 
 func (e *Engine) fileLeaf(obj *chain, s *fileState, k call) (any, bool, error) {

@@ -2,6 +2,7 @@ package githubsim
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -10,6 +11,7 @@ import (
 func actionRoutes() []route {
 	return []route{
 		{method: http.MethodGet, pattern: "/repos/{owner}/{repo}/actions/workflows/{workflow}/runs", handle: listWorkflowRuns},
+		{method: http.MethodGet, pattern: "/repos/{owner}/{repo}/actions/runs/{id}/jobs", handle: listWorkflowRunJobs},
 	}
 }
 
@@ -39,6 +41,21 @@ type WorkflowRun struct {
 	RunNumber  int
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	// Jobs are the jobs of the run's latest attempt, in the order GitHub lists them; a
+	// run added without any lists none.
+	Jobs []WorkflowJob
+}
+
+// WorkflowJob is a job of a run's latest attempt. Zero fields get defaults when added:
+// ID is assigned, Status is "completed".
+type WorkflowJob struct {
+	ID   int64
+	Name string
+	// Status is queued, in_progress, completed, waiting, requested or pending.
+	Status string
+	// Conclusion is success, failure, neutral, cancelled, skipped, timed_out or
+	// action_required once completed; empty (null) before.
+	Conclusion string
 }
 
 // AddWorkflow declares a workflow file (runs declare theirs implicitly).
@@ -82,13 +99,29 @@ func (r *Repo) AddWorkflowRun(run WorkflowRun) int64 {
 	if run.UpdatedAt.IsZero() {
 		run.UpdatedAt = run.CreatedAt
 	}
+	run.Jobs = r.s.newJobs(run.Jobs)
 	r.runs = append(r.runs, &run)
 	return run.ID
 }
 
+// newJobs gives jobs their defaults. Called with the server's lock held.
+func (s *Server) newJobs(jobs []WorkflowJob) []WorkflowJob {
+	out := slices.Clone(jobs)
+	for i := range out {
+		if out[i].ID == 0 {
+			out[i].ID = s.newID()
+		}
+		if out[i].Status == "" {
+			out[i].Status = "completed"
+		}
+	}
+	return out
+}
+
 // RerunWorkflowRun starts the next attempt of a run, as GitHub's re-run does: same id,
-// run_attempt + 1, with the given status and conclusion.
-func (r *Repo) RerunWorkflowRun(id int64, status, conclusion string) {
+// run_attempt + 1, with the given status and conclusion, and jobs as the new attempt's
+// jobs (none given: it lists none).
+func (r *Repo) RerunWorkflowRun(id int64, status, conclusion string, jobs ...WorkflowJob) {
 	r.s.tb.Helper()
 	r.s.mu.Lock()
 	defer r.s.mu.Unlock()
@@ -97,6 +130,7 @@ func (r *Repo) RerunWorkflowRun(id int64, status, conclusion string) {
 			run.RunAttempt++
 			run.Status, run.Conclusion = status, conclusion
 			run.UpdatedAt = r.s.stamp()
+			run.Jobs = r.s.newJobs(jobs)
 			return
 		}
 	}
@@ -203,5 +237,68 @@ func (c *call) headCommitJSON(sha string) any {
 		"timestamp": timestamp(cm.date),
 		"author":    who,
 		"committer": who,
+	}
+}
+
+// listWorkflowRunJobs answers GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs: the
+// jobs of the run's latest attempt, paginated (default 30, at most 100). Only the latest
+// attempt is kept, so filter=all lists the same jobs as filter=latest, the default.
+func listWorkflowRunJobs(c *call) reply {
+	const docs = "/actions/workflow-jobs#list-jobs-for-a-workflow-run"
+	id, err := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
+	if err != nil {
+		return notFound(docs)
+	}
+	var run *WorkflowRun
+	for _, r := range c.repo.runs {
+		if r.ID == id {
+			run = r
+		}
+	}
+	if run == nil {
+		return notFound(docs)
+	}
+	w := c.repo.workflows[run.Workflow]
+	lo, hi, link := c.page(len(run.Jobs), 30, 100)
+	out := make([]map[string]any, 0, hi-lo)
+	for _, j := range run.Jobs[lo:hi] {
+		out = append(out, c.jobJSON(w, run, j))
+	}
+	rep := okJSON(map[string]any{"total_count": len(run.Jobs), "jobs": out})
+	if link != "" {
+		rep.header = http.Header{"Link": {link}}
+	}
+	return rep
+}
+
+func (c *call) jobJSON(w *workflow, run *WorkflowRun, j WorkflowJob) map[string]any {
+	var completed any
+	if j.Status == "completed" {
+		completed = timestamp(run.UpdatedAt)
+	}
+	return map[string]any{
+		"id":                j.ID,
+		"run_id":            run.ID,
+		"run_url":           c.repoURL("/actions/runs/%d", run.ID),
+		"run_attempt":       run.RunAttempt,
+		"node_id":           nodeID("JOB", strconv.FormatInt(j.ID, 10)),
+		"head_sha":          run.HeadSHA,
+		"url":               c.repoURL("/actions/jobs/%d", j.ID),
+		"html_url":          c.htmlURL("/actions/runs/%d/job/%d", run.ID, j.ID),
+		"status":            j.Status,
+		"conclusion":        nullable(j.Conclusion),
+		"created_at":        timestamp(run.CreatedAt),
+		"started_at":        timestamp(run.CreatedAt),
+		"completed_at":      completed,
+		"name":              j.Name,
+		"steps":             []any{},
+		"check_run_url":     c.repoURL("/check-runs/%d", j.ID),
+		"labels":            []string{"ubuntu-latest"},
+		"runner_id":         nil,
+		"runner_name":       nil,
+		"runner_group_id":   nil,
+		"runner_group_name": nil,
+		"workflow_name":     w.name,
+		"head_branch":       run.HeadBranch,
 	}
 }

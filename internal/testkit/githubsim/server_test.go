@@ -284,6 +284,49 @@ func TestWorkflowRunsNewestFirstWithFilters(t *testing.T) {
 	}
 }
 
+// A run's jobs are its latest attempt's, paginated; a re-run's attempt lists its own.
+func TestWorkflowRunJobs(t *testing.T) {
+	s, repo := newRepo(t, false)
+	sha := repo.CommitOnBranch("dev", "c", nil)
+	run := repo.AddWorkflowRun(WorkflowRun{Workflow: "ci.yml", Event: "push", HeadBranch: "dev", HeadSHA: sha, Conclusion: "failure",
+		Jobs: []WorkflowJob{{Name: "Lint", Conclusion: "failure"}, {Name: "CI passed", Conclusion: "failure"}, {Name: "Publish image (filer)", Conclusion: "skipped"}}})
+	type jobs struct {
+		TotalCount int `json:"total_count"`
+		Jobs       []struct {
+			ID         int64   `json:"id"`
+			RunID      int64   `json:"run_id"`
+			RunAttempt int     `json:"run_attempt"`
+			Name       string  `json:"name"`
+			Status     string  `json:"status"`
+			Conclusion *string `json:"conclusion"`
+			HTMLURL    string  `json:"html_url"`
+		} `json:"jobs"`
+	}
+	var page1, page2 jobs
+	resp := get(t, s, "GET", fmt.Sprintf("/repos/octo/demo/actions/runs/%d/jobs?filter=latest&per_page=2", run), nil, "", &page1)
+	if page1.TotalCount != 3 || len(page1.Jobs) != 2 || page1.Jobs[0].Name != "Lint" || *page1.Jobs[0].Conclusion != "failure" ||
+		page1.Jobs[0].RunID != run || page1.Jobs[0].Status != "completed" || !strings.Contains(page1.Jobs[0].HTMLURL, fmt.Sprintf("/actions/runs/%d/job/", run)) {
+		t.Errorf("page 1 = %+v", page1)
+	}
+	if !strings.Contains(resp.Header.Get("Link"), `rel="next"`) {
+		t.Errorf("page 1 has no next link: %q", resp.Header.Get("Link"))
+	}
+	get(t, s, "GET", fmt.Sprintf("/repos/octo/demo/actions/runs/%d/jobs?per_page=2&page=2", run), nil, "", &page2)
+	if len(page2.Jobs) != 1 || page2.Jobs[0].Name != "Publish image (filer)" {
+		t.Errorf("page 2 = %+v", page2)
+	}
+
+	repo.RerunWorkflowRun(run, "in_progress", "", WorkflowJob{Name: "Lint", Status: "in_progress"})
+	var rerun jobs
+	get(t, s, "GET", fmt.Sprintf("/repos/octo/demo/actions/runs/%d/jobs", run), nil, "", &rerun)
+	if rerun.TotalCount != 1 || rerun.Jobs[0].Conclusion != nil || rerun.Jobs[0].Status != "in_progress" || rerun.Jobs[0].RunAttempt != 2 {
+		t.Errorf("after a re-run = %+v", rerun)
+	}
+	if resp := get(t, s, "GET", "/repos/octo/demo/actions/runs/999999/jobs", nil, "", nil); resp.StatusCode != 404 {
+		t.Errorf("unknown run: %d, want 404", resp.StatusCode)
+	}
+}
+
 func TestCreateReleaseAndFaults(t *testing.T) {
 	s, repo := newRepo(t, true)
 	repo.CommitOnBranch("main", "c", nil)
