@@ -64,7 +64,7 @@ func TestModelEnvLogsLikeTheRelease(t *testing.T) {
 }
 
 // What a call holds, as the trust rule reads it: each credential with where it acts, and a
-// dry run or --demo as a rehearsal.
+// dry run, never --demo by itself, as a rehearsal.
 func TestCaller(t *testing.T) {
 	t.Parallel()
 	m, _ := newModule(t, nil)
@@ -86,9 +86,14 @@ func TestCaller(t *testing.T) {
 	if !signing.rehearsing(true).caller().Rehearsal || signing.rehearsing(false).caller().Rehearsal {
 		t.Error("a dry run is not a rehearsal, or every call is")
 	}
-	m.Demo = true
-	if !m.caller().Rehearsal {
-		t.Error("--demo is not a rehearsal")
+	// --demo reads from the demo world, but a call that writes still writes: only a dry
+	// run is a rehearsal.
+	signing.Demo = true
+	if c := signing.caller(); c.Rehearsal || !maps.Equal(c.Holds, want) {
+		t.Errorf("--demo: %+v, want no rehearsal, holding %v", c, want)
+	}
+	if !signing.rehearsing(true).caller().Rehearsal {
+		t.Error("--demo as a dry run is no rehearsal")
 	}
 }
 

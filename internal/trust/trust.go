@@ -93,7 +93,8 @@ type Caller struct {
 	// Holds maps each credential given to where it acts, e.g. GitHubToken to
 	// "https://api.github.com/ cloudcoil/cloudcoil".
 	Holds map[Credential]string
-	// Rehearsal is a call that writes nothing: --dry-run, --check or --demo.
+	// Rehearsal is a call that writes nothing: --dry-run or --check. --demo is none by
+	// itself: a function that writes writes for real whatever world the call reads.
 	Rehearsal bool
 	// Tree is the digest of the source tree (--source), for a function whose caches
 	// belong to one tree (TreeKeyed); empty otherwise.
@@ -114,14 +115,18 @@ type Args struct {
 	// given; it acts at FulcioURL.
 	IdentityToken bool
 	FulcioURL     string
-	// DryRun: --dry-run or --check. Demo: --demo, which answers from the demo world.
+	// DryRun: --dry-run or --check. Demo: --demo, which answers the call's reads from the
+	// demo world and makes no rehearsal: a call that writes is never one (the boundary
+	// refuses --demo for such a call; one that got through would
+	// write with the credentials it holds, so it is leveled by them).
 	DryRun, Demo bool
 }
 
 // CallerOf is the Caller the arguments a describe. Each credential's scope is where it
 // acts, so one for another place, or a server of the caller's choosing, opens other
-// volumes. A dry run or --demo is a rehearsal: it writes nothing, so it runs at the
-// pull-request level whatever it holds.
+// volumes. A dry run is a rehearsal: it writes nothing, so it runs at the pull-request
+// level whatever it holds. --demo is not: only the dry run decides that a call writes
+// nothing.
 func CallerOf(a Args) Caller {
 	holds := map[Credential]string{}
 	if a.GitHubToken {
@@ -133,7 +138,7 @@ func CallerOf(a Args) Caller {
 	if a.IdentityToken {
 		holds[IdentityToken] = a.FulcioURL
 	}
-	return Caller{Holds: holds, Rehearsal: a.DryRun || a.Demo}
+	return Caller{Holds: holds, Rehearsal: a.DryRun}
 }
 
 // Rule is how one function's calls are leveled; each function's is declared once, in
@@ -150,6 +155,10 @@ type Rule struct {
 // holding them all, and no rehearsal, runs at the release level.
 func Publishing(c ...Credential) Rule { return Rule{Needs: c} }
 
+// Writes reports whether the rule is a function's that writes outside the engine (a
+// registry, Sigstore, GitHub): one that publishes with credentials (Publishing).
+func (r Rule) Writes() bool { return len(r.Needs) > 0 }
+
 // TreeKeyed is the rule of a function whose caches belong to its source tree.
 func TreeKeyed() Rule { return Rule{Tree: true} }
 
@@ -163,7 +172,7 @@ func Of(fn string, r Rule, c Caller) (Level, error) {
 		return Untrusted(), fmt.Errorf("%s: the trust level of its caches is its source tree's, and no tree digest was given (internal/trust)", fn)
 	case r.Tree:
 		return Level{class: tree, scope: c.Tree}, nil
-	case len(r.Needs) == 0 || c.Rehearsal:
+	case !r.Writes() || c.Rehearsal:
 		return Untrusted(), nil
 	}
 	var scope []string

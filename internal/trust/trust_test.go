@@ -211,7 +211,8 @@ func TestCallerOf(t *testing.T) {
 		{name: "a token for a server of the caller's choosing", args: Args{GitHubToken: true, GitHubAPI: "http://127.0.0.1:5555/", Repo: "cloudcoil/cloudcoil"},
 			holds: map[Credential]string{GitHubToken: "http://127.0.0.1:5555/ cloudcoil/cloudcoil"}},
 		{name: "a dry run holds its credentials, as a rehearsal", args: dry, holds: everywhere, rehearsal: true},
-		{name: "--demo is a rehearsal", args: Args{Demo: true}, holds: map[Credential]string{}, rehearsal: true},
+		{name: "--demo alone is no rehearsal", args: Args{Demo: true}, holds: map[Credential]string{}},
+		{name: "--demo with --dry-run is one", args: Args{Demo: true, DryRun: true}, holds: map[Credential]string{}, rehearsal: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -248,6 +249,42 @@ func TestBuildCacheVolumeName(t *testing.T) {
 			}
 			if !strings.HasPrefix(got, "v-"+tt.level.String()+"-") {
 				t.Errorf("%q does not name its level", got)
+			}
+		})
+	}
+}
+
+// --demo answers from the demo world, but only a dry run writes nothing: a call of a
+// function that writes, holding its credentials, writes for real whether or not it was
+// given --demo (the boundary refuses such a call; were one to get through, it would push
+// with the project's credentials), so it is never leveled as a rehearsal.
+func TestDemoIsNoRehearsal(t *testing.T) {
+	registry := Args{RegistryPassword: true, Registry: "docker.io", Org: "elixircloud"}
+	withDemo := func(a Args, dry bool) Args { a.Demo, a.DryRun = true, dry; return a }
+	tests := []struct {
+		name      string
+		fn        string
+		args      Args
+		rehearsal bool
+		want      string // the level's class
+	}{
+		{"push-by-digest with --demo and the registry password", "push-by-digest", withDemo(registry, false), false, "release"},
+		{"publish-dev with --demo and every credential", "publish-dev",
+			withDemo(Args{RegistryPassword: true, Registry: "docker.io", Org: "elixircloud", IdentityToken: true, FulcioURL: "https://fulcio.sigstore.dev"}, false), false, "release"},
+		{"update-repos with --demo and a token", "update-repos", withDemo(Args{GitHubToken: true, GitHubAPI: "https://api.github.com/", Repo: "cloudcoil/cloudcoil"}, false), false, "release"},
+		{"push-by-digest with --demo, without the password", "push-by-digest", withDemo(Args{}, false), false, "untrusted"},
+		{"update-repos with --demo as a dry run", "update-repos", withDemo(Args{GitHubToken: true, GitHubAPI: "https://api.github.com/", Repo: "cloudcoil/cloudcoil"}, true), true, "untrusted"},
+		{"release-scan with --demo", "release-scan", withDemo(registry, false), false, "untrusted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := CallerOf(tt.args)
+			if c.Rehearsal != tt.rehearsal {
+				t.Errorf("CallerOf(%+v).Rehearsal = %t, want %t", tt.args, c.Rehearsal, tt.rehearsal)
+			}
+			got, err := Of(tt.fn, rules[tt.fn], c)
+			if err != nil || got.String() != tt.want {
+				t.Errorf("Of = %v, %v; want %s", got, err, tt.want)
 			}
 		})
 	}
