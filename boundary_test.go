@@ -46,7 +46,7 @@ func TestModelEnvLogsLikeTheRelease(t *testing.T) {
 	t.Parallel()
 	m, _ := newModule(t, nil)
 	m.GithubToken = m.engine().SetSecret("github-token", "ghp_x")
-	env, src, err := m.calling("update-repos").modelEnv(context.Background())
+	env, src, err := openCall(t, m, "update-repos").modelEnv(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestEveryFunctionOpensItsCall(t *testing.T) {
 		case opens && got != name:
 			t.Errorf("%s (%s) opens its call as %q", name, fn.File, got)
 		case !opens && needs:
-			t.Errorf("%s (%s) reaches its call's function name (%v) without opening with m = m.calling(%q)", name, fn.File, fn.Uses, name)
+			t.Errorf("%s (%s) reaches its call's function name (%v) without opening with m, err := m.calling(%q)", name, fn.File, fn.Uses, name)
 		case opens && !needs:
 			t.Errorf("%s (%s) opens a call whose name nothing it reaches reads: drop its calling", name, fn.File)
 		}
@@ -126,7 +126,7 @@ func TestEveryFunctionOpensItsCall(t *testing.T) {
 }
 
 // callsOpened maps each function of the root package (by its CLI name) whose first
-// statement is m = m.calling("…") (after m.rehearsing(…), for a dry run) to the name it
+// statement is m, err := m.calling("…") (after m.rehearsing(…), for a dry run) to the name it
 // opens.
 func callsOpened(t *testing.T) map[string]string {
 	t.Helper()
@@ -150,17 +150,41 @@ func callsOpened(t *testing.T) map[string]string {
 			}
 			if name, ok := callingName(fn.Body.List[0]); ok {
 				opened[modsurface.Kebab(fn.Name.Name)] = name
+				// The call's refusal (an undeclared function, --demo for one that writes)
+				// returns before anything else runs.
+				if len(fn.Body.List) < 2 || !returnsErr(fn.Body.List[1]) {
+					t.Errorf("%s (%s): the statement after m, err := m.calling(%q) is not if err != nil { return …, err }", fn.Name.Name, path, name)
+				}
 			}
 		}
 	}
 	return opened
 }
 
-// callingName is the name in s when s is m = m.calling("name") or
-// m = m.rehearsing(…).calling("name").
+// returnsErr reports whether s is if err != nil { return …, err }.
+func returnsErr(s ast.Stmt) bool {
+	st, ok := s.(*ast.IfStmt)
+	if !ok || st.Init != nil || st.Else != nil || len(st.Body.List) != 1 {
+		return false
+	}
+	cond, ok := st.Cond.(*ast.BinaryExpr)
+	if !ok || cond.Op != token.NEQ || !isIdent(cond.X, "err") || !isIdent(cond.Y, "nil") {
+		return false
+	}
+	ret, ok := st.Body.List[0].(*ast.ReturnStmt)
+	return ok && len(ret.Results) > 0 && isIdent(ret.Results[len(ret.Results)-1], "err")
+}
+
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
+}
+
+// callingName is the name in s when s is m, err := m.calling("name") or
+// m, err := m.rehearsing(…).calling("name").
 func callingName(s ast.Stmt) (string, bool) {
 	assign, ok := s.(*ast.AssignStmt)
-	if !ok || len(assign.Rhs) != 1 {
+	if !ok || len(assign.Lhs) != 2 || !isIdent(assign.Lhs[0], "m") || !isIdent(assign.Lhs[1], "err") || len(assign.Rhs) != 1 {
 		return "", false
 	}
 	call, ok := assign.Rhs[0].(*ast.CallExpr)

@@ -129,7 +129,10 @@ func (m *Shipyard) ReleasePlan(
 	// +optional
 	commit string,
 ) (string, error) {
-	m = m.calling("release-plan")
+	m, err := m.calling("release-plan")
+	if err != nil {
+		return "", err
+	}
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -166,7 +169,10 @@ func (e jsonGateError) Unwrap() error { return e.gate }
 // left alone: between releases CITATION.cff names the latest one. Fails with every problem.
 // +cache="never"
 func (m *Shipyard) NextReleaseCheck(ctx context.Context) (string, error) {
-	m = m.calling("next-release-check")
+	m, err := m.calling("next-release-check")
+	if err != nil {
+		return "", err
+	}
 	_, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return "", err
