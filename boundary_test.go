@@ -13,6 +13,7 @@ import (
 
 	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/modsurface"
+	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/trust"
 )
 
@@ -44,7 +45,7 @@ func TestSessionSource(t *testing.T) {
 // step on the call's stderr.
 func TestModelEnvLogsLikeTheRelease(t *testing.T) {
 	t.Parallel()
-	m, _ := newModule(t, nil)
+	m, _ := newModule(t, nil, engine.AllowSecretPlaintext())
 	m.GithubToken = m.engine().SetSecret("github-token", "ghp_x")
 	env, src, err := openCall(t, m, "update-repos").modelEnv(context.Background())
 	if err != nil {
@@ -54,7 +55,9 @@ func TestModelEnvLogsLikeTheRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	level, err := trust.Of("update-repos", d.Trust, m.caller())
+	c := m.caller()
+	c.Values = map[trust.Credential]trust.Secret{trust.GitHubToken: trust.SecretOf("ghp_x")}
+	level, err := trust.Of("update-repos", d.Trust, c)
 	if err != nil {
 		t.Fatal(err)
 	}
