@@ -357,9 +357,10 @@ type releaseFlags struct {
 	signing bool
 }
 
-// releaseConfig turns the module's arguments into the release flow's configuration. Tokens
-// are read into memory only where Go code calls an API with them (GitHub, the registry);
-// containers get them as secrets. cleanup removes the work directory of image tarballs.
+// releaseConfig turns the module's arguments into the release flow's configuration.
+// Containers get the tokens as secrets; the module reads a value into memory only to seal
+// the release level's cache volume names (trust.go). cleanup removes the work directory of
+// image tarballs.
 func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.Config, error) {
 	if m.Demo {
 		if _, err := demo.Release(m.fn, m.rehearsal); err != nil {
