@@ -243,17 +243,17 @@ func Of(fn string, r Rule, c Caller) (Level, error) {
 	case !r.Writes() || c.Rehearsal:
 		return Untrusted(), nil
 	}
-	var scope, seal []string
+	var scope []string
 	for _, need := range r.Needs {
 		where, held := c.Holds[need]
 		if !held {
 			return Untrusted(), nil
 		}
-		place := string(need) + "=" + where
-		scope = append(scope, place)
-		if !need.seals() {
-			continue
-		}
+		scope = append(scope, string(need)+"="+where)
+	}
+	var seal []string
+	for _, need := range Sealing(r, c) {
+		place := string(need) + "=" + c.Holds[need]
 		v, given := c.Values[need]
 		if !given {
 			return Untrusted(), fmt.Errorf("%s: %w: a MAC of the %s it writes with names them, and the boundary read no value (it reads those trust.Sealing names into Caller.Values)", fn, ErrNoSeal, need)

@@ -168,6 +168,10 @@ func TestOf(t *testing.T) {
 		{"update-repos, credentialed", "update-repos", credentialed, "release", ""},
 		{"update-repos, a dry run", "update-repos", Caller{Holds: defaultTargets, Rehearsal: true}, "untrusted", ""},
 		{"update-repos without the token's value", "update-repos", Caller{Holds: defaultTargets}, "", "the boundary read no value"},
+		// Short of a credential, the call is at the pull-request level: no value is read
+		// (Sealing names none) and none is asked, whatever the order of the rule's needs.
+		{"publish-dev with the password alone, no value read", "publish-dev", Caller{Holds: map[Credential]string{RegistryPassword: "docker.io/elixircloud"}}, "untrusted", ""},
+		{"release with the token alone, no value read", "release", Caller{Holds: map[Credential]string{GitHubToken: "https://api.github.com/ o/r"}}, "untrusted", ""},
 		{"update-repos with an empty token", "update-repos", Caller{Holds: defaultTargets, Values: map[Credential]Secret{GitHubToken: SecretOf("")}}, "", "anyone can compute one of an empty github-token"},
 		{"update-repos, no token", "update-repos", missing(GitHubToken), "untrusted", ""},
 		{"release without the identity token", "release", missing(IdentityToken), "untrusted", ""},
