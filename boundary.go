@@ -46,10 +46,24 @@ type clients struct {
 // tools and registry target): they read fn from it instead of each being told, and open
 // the session when they need it. A copy, as rehearsing is, so the module a caller holds
 // (a test calls several functions on one) keeps its own.
-func (m *Shipyard) calling(fn string) *Shipyard {
+//
+// It refuses, before anything runs, what fn's declaration (internal/functions) does not
+// allow: a function nobody declared, and --demo for a function that writes outside the
+// engine, unless this call is its dry run (demo.Writes). This is the one place either is
+// decided, for every function.
+func (m *Shipyard) calling(fn string) (*Shipyard, error) {
+	d, err := functions.Of(fn)
+	if err != nil {
+		return nil, err
+	}
+	if m.Demo {
+		if err := demo.Writes(fn, d.Trust, m.rehearsal); err != nil {
+			return nil, err
+		}
+	}
 	c := *m
 	c.fn = fn
-	return &c
+	return &c, nil
 }
 
 // session is the SDK client of this call's session. A real call joins the module's

@@ -13,6 +13,7 @@ import (
 
 	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/modsurface"
+	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/trust"
 )
 
@@ -44,9 +45,9 @@ func TestSessionSource(t *testing.T) {
 // step on the call's stderr.
 func TestModelEnvLogsLikeTheRelease(t *testing.T) {
 	t.Parallel()
-	m, _ := newModule(t, nil)
+	m, _ := newModule(t, nil, engine.AllowSecretPlaintext())
 	m.GithubToken = m.engine().SetSecret("github-token", "ghp_x")
-	env, src, err := m.calling("update-repos").modelEnv(context.Background())
+	env, src, err := openCall(t, m, "update-repos").modelEnv(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,9 @@ func TestModelEnvLogsLikeTheRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	level, err := trust.Of("update-repos", d.Trust, m.caller())
+	c := m.caller()
+	c.Values = map[trust.Credential]trust.Secret{trust.GitHubToken: trust.SecretOf("ghp_x")}
+	level, err := trust.Of("update-repos", d.Trust, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +67,7 @@ func TestModelEnvLogsLikeTheRelease(t *testing.T) {
 }
 
 // What a call holds, as the trust rule reads it: each credential with where it acts, and a
-// dry run or --demo as a rehearsal.
+// dry run, never --demo by itself, as a rehearsal.
 func TestCaller(t *testing.T) {
 	t.Parallel()
 	m, _ := newModule(t, nil)
@@ -86,9 +89,14 @@ func TestCaller(t *testing.T) {
 	if !signing.rehearsing(true).caller().Rehearsal || signing.rehearsing(false).caller().Rehearsal {
 		t.Error("a dry run is not a rehearsal, or every call is")
 	}
-	m.Demo = true
-	if !m.caller().Rehearsal {
-		t.Error("--demo is not a rehearsal")
+	// --demo reads from the demo world, but a call that writes still writes: only a dry
+	// run is a rehearsal.
+	signing.Demo = true
+	if c := signing.caller(); c.Rehearsal || !maps.Equal(c.Holds, want) {
+		t.Errorf("--demo: %+v, want no rehearsal, holding %v", c, want)
+	}
+	if !signing.rehearsing(true).caller().Rehearsal {
+		t.Error("--demo as a dry run is no rehearsal")
 	}
 }
 
@@ -110,7 +118,7 @@ func TestEveryFunctionOpensItsCall(t *testing.T) {
 		case opens && got != name:
 			t.Errorf("%s (%s) opens its call as %q", name, fn.File, got)
 		case !opens && needs:
-			t.Errorf("%s (%s) reaches its call's function name (%v) without opening with m = m.calling(%q)", name, fn.File, fn.Uses, name)
+			t.Errorf("%s (%s) reaches its call's function name (%v) without opening with m, err := m.calling(%q)", name, fn.File, fn.Uses, name)
 		case opens && !needs:
 			t.Errorf("%s (%s) opens a call whose name nothing it reaches reads: drop its calling", name, fn.File)
 		}
@@ -121,7 +129,7 @@ func TestEveryFunctionOpensItsCall(t *testing.T) {
 }
 
 // callsOpened maps each function of the root package (by its CLI name) whose first
-// statement is m = m.calling("…") (after m.rehearsing(…), for a dry run) to the name it
+// statement is m, err := m.calling("…") (after m.rehearsing(…), for a dry run) to the name it
 // opens.
 func callsOpened(t *testing.T) map[string]string {
 	t.Helper()
@@ -145,17 +153,41 @@ func callsOpened(t *testing.T) map[string]string {
 			}
 			if name, ok := callingName(fn.Body.List[0]); ok {
 				opened[modsurface.Kebab(fn.Name.Name)] = name
+				// The call's refusal (an undeclared function, --demo for one that writes)
+				// returns before anything else runs.
+				if len(fn.Body.List) < 2 || !returnsErr(fn.Body.List[1]) {
+					t.Errorf("%s (%s): the statement after m, err := m.calling(%q) is not if err != nil { return …, err }", fn.Name.Name, path, name)
+				}
 			}
 		}
 	}
 	return opened
 }
 
-// callingName is the name in s when s is m = m.calling("name") or
-// m = m.rehearsing(…).calling("name").
+// returnsErr reports whether s is if err != nil { return …, err }.
+func returnsErr(s ast.Stmt) bool {
+	st, ok := s.(*ast.IfStmt)
+	if !ok || st.Init != nil || st.Else != nil || len(st.Body.List) != 1 {
+		return false
+	}
+	cond, ok := st.Cond.(*ast.BinaryExpr)
+	if !ok || cond.Op != token.NEQ || !isIdent(cond.X, "err") || !isIdent(cond.Y, "nil") {
+		return false
+	}
+	ret, ok := st.Body.List[0].(*ast.ReturnStmt)
+	return ok && len(ret.Results) > 0 && isIdent(ret.Results[len(ret.Results)-1], "err")
+}
+
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
+}
+
+// callingName is the name in s when s is m, err := m.calling("name") or
+// m, err := m.rehearsing(…).calling("name").
 func callingName(s ast.Stmt) (string, bool) {
 	assign, ok := s.(*ast.AssignStmt)
-	if !ok || len(assign.Rhs) != 1 {
+	if !ok || len(assign.Lhs) != 2 || !isIdent(assign.Lhs[0], "m") || !isIdent(assign.Lhs[1], "err") || len(assign.Rhs) != 1 {
 		return "", false
 	}
 	call, ok := assign.Rhs[0].(*ast.CallExpr)

@@ -50,7 +50,10 @@ func (m *Shipyard) ModelVersions(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
-	m = m.rehearsing(check).calling("model-versions")
+	m, err := m.rehearsing(check).calling("model-versions")
+	if err != nil {
+		return "", err
+	}
 	if err := output.Check(format); err != nil {
 		return "", err
 	}

@@ -36,7 +36,9 @@ func modelVersionsModule(t *testing.T, w *versionstest.World, token string) (*Sh
 // cache volumes' folders a test can reach.
 func modelVersionsModuleRuns(t *testing.T, w *versionstest.World, token string) (*Shipyard, *engine.Engine, *githubexec.Runs) {
 	t.Helper()
-	e := engine.New(t, engine.StrictExecs())
+	// The module reads the token into memory only to seal the release level's cache
+	// volume names (trust.Sealing); the GitHub command gets it as a secret file.
+	e := engine.New(t, engine.StrictExecs(), engine.AllowSecretPlaintext())
 	runs := answerGitHub(t, e, token)
 	c := e.Client(context.Background())
 	var secret *sdk.Secret

@@ -157,8 +157,8 @@ func TestTagImagesReadsDevOrderWithTheToken(t *testing.T) {
 }
 
 // What tag-images refuses before it runs anything: a malformed --repo, the user's to fix
-// (the command would call it a usage error of Shipyard's), and --demo, whose GitHub the
-// GitHub command does not reach.
+// (the command would call it a usage error of Shipyard's), and --demo, which no function
+// that writes runs but as a dry run (demo.Writes, at the boundary).
 func TestTagImagesRefusesBeforeAnyExec(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -174,7 +174,7 @@ func TestTagImagesRefusesBeforeAnyExec(t *testing.T) {
 		wantErr string
 	}{
 		{name: "a malformed --repo", set: func(m *Shipyard) { m.Repo = "tesk-core" }, wantErr: "--repo"},
-		{name: "--demo", set: func(m *Shipyard) { m.Demo = true }, wantErr: "tag-images does not run with --demo"},
+		{name: "--demo", set: func(m *Shipyard) { m.Demo = true }, wantErr: "tag-images: --demo runs nothing that writes"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, e := publishModule(t, w, true)

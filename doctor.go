@@ -47,7 +47,10 @@ func (m *Shipyard) Doctor(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
-	m = m.calling("doctor")
+	m, err := m.calling("doctor")
+	if err != nil {
+		return "", err
+	}
 	if err := output.Check(format); err != nil {
 		return "", err
 	}

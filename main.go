@@ -242,7 +242,10 @@ func (m *Shipyard) PrTitle(
 // On a Cloudcoil model repository (Shipyard installed there as a toolchain) it skips.
 // +check
 func (m *Shipyard) Lint(ctx context.Context) (string, error) {
-	m = m.calling("lint")
+	m, err := m.calling("lint")
+	if err != nil {
+		return "", err
+	}
 	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		return skip, err
 	}
@@ -271,7 +274,10 @@ func (m *Shipyard) Test(
 	// +default="all"
 	level string,
 ) (*dagger.Directory, error) {
-	m = m.calling("test")
+	m, err := m.calling("test")
+	if err != nil {
+		return nil, err
+	}
 	p, versions, err := m.testMatrix(ctx, python, pythonImage, level)
 	if err != nil {
 		return nil, err
@@ -305,7 +311,10 @@ func (m *Shipyard) testMatrix(ctx context.Context, python, pythonImage []string,
 // there as a toolchain) it skips.
 // +check
 func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
-	m = m.calling("test-check")
+	m, err := m.calling("test-check")
+	if err != nil {
+		return "", err
+	}
 	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		return skip, err
 	}
@@ -322,7 +331,10 @@ func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
 // PythonVersions prints the test matrix read from pyproject.toml as a JSON list (e.g.
 // ["3.10","3.11","3.12","3.13"]), for a workflow's strategy.matrix.
 func (m *Shipyard) PythonVersions(ctx context.Context) (string, error) {
-	m = m.calling("python-versions")
+	m, err := m.calling("python-versions")
+	if err != nil {
+		return "", err
+	}
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return "", err
@@ -353,7 +365,10 @@ func (m *Shipyard) PatchCoverage(
 	// +optional
 	python string,
 ) (*dagger.Directory, error) {
-	m = m.calling("patch-coverage")
+	m, err := m.calling("patch-coverage")
+	if err != nil {
+		return nil, err
+	}
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -369,7 +384,10 @@ func (m *Shipyard) PatchCoverage(
 // model repository (Shipyard installed there as a toolchain) it skips: an empty site.
 // +check
 func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
-	m = m.calling("docs")
+	m, err := m.calling("docs")
+	if err != nil {
+		return nil, err
+	}
 	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		if err != nil {
 			return nil, err
@@ -398,7 +416,10 @@ func (m *Shipyard) Images(
 	// +optional
 	version string,
 ) ([]*dagger.Container, error) {
-	m = m.calling("images")
+	m, err := m.calling("images")
+	if err != nil {
+		return nil, err
+	}
 	// Per session, because Dagger v0.21.8 persists a list of containers with no result ID
 	// per item (dagql/cache_persistence_self.go): after an engine restart, a list whose
 	// containers were built fails to load ("load persisted directory snapshot link: zero
@@ -438,7 +459,10 @@ func (m *Shipyard) Image(
 	// +optional
 	version string,
 ) (*dagger.Container, error) {
-	m = m.calling("image")
+	m, err := m.calling("image")
+	if err != nil {
+		return nil, err
+	}
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -467,7 +491,10 @@ func (m *Shipyard) Scan(
 	// +optional
 	image string,
 ) (*dagger.Directory, error) {
-	m = m.calling("scan")
+	m, err := m.calling("scan")
+	if err != nil {
+		return nil, err
+	}
 	p, images, err := m.images(ctx, version)
 	if err != nil {
 		return nil, err
@@ -489,7 +516,10 @@ func (m *Shipyard) Scan(
 // +check
 // +cache="session"
 func (m *Shipyard) ScanCheck(ctx context.Context) (string, error) {
-	m = m.calling("scan-check")
+	m, err := m.calling("scan-check")
+	if err != nil {
+		return "", err
+	}
 	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		return skip, err
 	}
@@ -515,7 +545,10 @@ func (m *Shipyard) EndToEnd(
 	// +default="default"
 	namespace string,
 ) (string, error) {
-	m = m.calling("end-to-end")
+	m, err := m.calling("end-to-end")
+	if err != nil {
+		return "", err
+	}
 	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		return skip, err
 	}
@@ -550,7 +583,10 @@ func (m *Shipyard) Ci(
 	// +default="default"
 	namespace string,
 ) (*dagger.Directory, error) {
-	m = m.calling("ci")
+	m, err := m.calling("ci")
+	if err != nil {
+		return nil, err
+	}
 	if err := ci.CheckLevel(level); err != nil {
 		return nil, err
 	}

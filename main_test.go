@@ -36,6 +36,17 @@ func newModule(t *testing.T, changes map[string]string, opts ...engine.Option) (
 	return m, e
 }
 
+// openCall is m as a call of fn opens it (calling), for a test of the helpers a function
+// reaches; a refused call fails t.
+func openCall(t *testing.T, m *Shipyard, fn string) *Shipyard {
+	t.Helper()
+	c, err := m.calling(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // answerGitHub makes e run the real GitHub command for the module's github execs, against
 // the API the module is given, with token as the secret github-token, and expect its build.
 func answerGitHub(t *testing.T, e *engine.Engine, token string) *githubexec.Runs {
@@ -465,7 +476,7 @@ func TestDefaultPlatformsByFunction(t *testing.T) {
 		t.Errorf("images returned %d containers, want both images on both default platforms", len(built))
 	}
 	for fn, want := range map[string]int{"push-by-digest": 2, "push-platform-by-digest": 2, "assemble-index": 2, "publish-dev": 2, "scan": 0, "end-to-end": 0, "ci": 0} {
-		p, err := m.calling(fn).pipeline(ctx, nil)
+		p, err := openCall(t, m, fn).pipeline(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -473,7 +484,7 @@ func TestDefaultPlatformsByFunction(t *testing.T) {
 			t.Errorf("%s builds for %v, want %d platforms", fn, p.Platforms, want)
 		}
 	}
-	cfg, err := m.calling("release").releaseConfig(ctx, releaseFlags{})
+	cfg, err := openCall(t, m, "release").releaseConfig(ctx, releaseFlags{})
 	if err != nil {
 		t.Fatal(err)
 	}

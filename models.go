@@ -52,7 +52,10 @@ func (m *Shipyard) GenRepo(
 	// +optional
 	templatePatch bool,
 ) (*dagger.Directory, error) {
-	m = m.calling("gen-repo")
+	m, err := m.calling("gen-repo")
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case templatePatch && name != "":
 		return nil, fmt.Errorf("gen-repo: --template-patch returns the template patch, not a repository: drop --name %s, or drop --template-patch", name)
@@ -101,7 +104,10 @@ func (m *Shipyard) ValidateModels(
 	// +optional
 	list bool,
 ) (string, error) {
-	m = m.calling("validate-models")
+	m, err := m.calling("validate-models")
+	if err != nil {
+		return "", err
+	}
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
@@ -129,7 +135,10 @@ func (m *Shipyard) ValidateModels(
 // why.
 // +check
 func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
-	m = m.calling("check-artifacts")
+	m, err := m.calling("check-artifacts")
+	if err != nil {
+		return "", err
+	}
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
@@ -181,7 +190,10 @@ func (m *Shipyard) ModelRelease(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
-	m = m.rehearsing(dryRun).calling("model-release")
+	m, err := m.rehearsing(dryRun).calling("model-release")
+	if err != nil {
+		return "", err
+	}
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
@@ -231,7 +243,10 @@ func (m *Shipyard) CheckExtras(
 // newest is the line main carries. Returns a JSON array for a GitHub Actions matrix
 // (include: ${{ fromJSON(…) }}), so the release workflow runs model-release once per line.
 func (m *Shipyard) ModelLines(ctx context.Context) (string, error) {
-	m = m.calling("model-lines")
+	m, err := m.calling("model-lines")
+	if err != nil {
+		return "", err
+	}
 	_, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
@@ -259,7 +274,10 @@ func (m *Shipyard) PublishCheck(
 	// The release tag, <upstream>.<packaging> (e.g. 1.31.5.2).
 	tag string,
 ) (*dagger.Directory, error) {
-	m = m.calling("publish-check")
+	m, err := m.calling("publish-check")
+	if err != nil {
+		return nil, err
+	}
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return nil, err
@@ -291,7 +309,10 @@ func (m *Shipyard) ModelCi(
 	// +optional
 	python []string,
 ) (*dagger.Directory, error) {
-	m = m.calling("model-ci")
+	m, err := m.calling("model-ci")
+	if err != nil {
+		return nil, err
+	}
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return nil, err
@@ -312,7 +333,10 @@ func (m *Shipyard) ModelCi(
 // (e.g. ["cert-manager","keda"]): the matrix of update-repos' wrapper, one job per
 // integration.
 func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
-	m = m.calling("model-integrations")
+	m, err := m.calling("model-integrations")
+	if err != nil {
+		return "", err
+	}
 	_, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
@@ -358,7 +382,10 @@ func (m *Shipyard) UpdateRepos(
 	// +optional
 	dryRun bool,
 ) (string, error) {
-	m = m.rehearsing(dryRun).calling("update-repos")
+	m, err := m.rehearsing(dryRun).calling("update-repos")
+	if err != nil {
+		return "", err
+	}
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err

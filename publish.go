@@ -96,7 +96,10 @@ func (m *Shipyard) PublishDev(
 	// The full commit SHA pushed to dev, e.g. ${{ github.sha }}.
 	sha string,
 ) (string, error) {
-	m = m.calling("publish-dev")
+	m, err := m.calling("publish-dev")
+	if err != nil {
+		return "", err
+	}
 	origin, err := m.origin()
 	if err != nil {
 		return "", err
@@ -141,7 +144,10 @@ func (m *Shipyard) PushByDigest(
 	// +optional
 	image string,
 ) (string, error) {
-	m = m.calling("push-by-digest")
+	m, err := m.calling("push-by-digest")
+	if err != nil {
+		return "", err
+	}
 	p, images, err := m.images(ctx, version)
 	if err != nil {
 		return "", err
@@ -192,7 +198,10 @@ func (m *Shipyard) PushPlatformByDigest(
 	// +optional
 	image string,
 ) (string, error) {
-	m = m.calling("push-platform-by-digest")
+	m, err := m.calling("push-platform-by-digest")
+	if err != nil {
+		return "", err
+	}
 	parsed, err := buildplatform.Parse([]string{platform})
 	if err != nil {
 		return "", fmt.Errorf("--platform: %w", err)
@@ -243,7 +252,10 @@ func (m *Shipyard) AssembleIndex(
 	// +optional
 	image string,
 ) (string, error) {
-	m = m.calling("assemble-index")
+	m, err := m.calling("assemble-index")
+	if err != nil {
+		return "", err
+	}
 	parts, err := publish.ParsePlatformOutputs(pushed, publish.ParseCommitPlatformPush)
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
@@ -309,7 +321,10 @@ func (m *Shipyard) ScanDigests(
 	// +optional
 	digests string,
 ) (*dagger.Directory, error) {
-	m = m.calling("scan-digests")
+	m, err := m.calling("scan-digests")
+	if err != nil {
+		return nil, err
+	}
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -365,7 +380,10 @@ func (m *Shipyard) Attest(
 	// +optional
 	version string,
 ) (string, error) {
-	m = m.calling("attest")
+	m, err := m.calling("attest")
+	if err != nil {
+		return "", err
+	}
 	origin, err := m.origin()
 	if err != nil {
 		return "", err
@@ -399,7 +417,10 @@ func (m *Shipyard) Sign(
 	// The digests push-by-digest printed, as JSON; the images it names, all or some.
 	digests string,
 ) (string, error) {
-	m = m.calling("sign")
+	m, err := m.calling("sign")
+	if err != nil {
+		return "", err
+	}
 	pushed, _, t, err := m.withLogin(ctx, digests, "")
 	if err != nil {
 		return "", err
@@ -427,7 +448,10 @@ func (m *Shipyard) TagImages(
 	// The tags to set (repeatable), e.g. sha-<commit> and dev.
 	tag []string,
 ) (string, error) {
-	m = m.calling("tag-images")
+	m, err := m.calling("tag-images")
+	if err != nil {
+		return "", err
+	}
 	pushed, _, t, err := m.withLogin(ctx, digests, "")
 	if err != nil {
 		return "", err
@@ -456,7 +480,10 @@ func (m *Shipyard) ScanPublished(
 	// +optional
 	fail bool,
 ) (*dagger.Directory, error) {
-	m = m.calling("scan-published")
+	m, err := m.calling("scan-published")
+	if err != nil {
+		return nil, err
+	}
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -504,7 +531,10 @@ func (m *Shipyard) Verify(
 	// +optional
 	requireSbom bool,
 ) (string, error) {
-	m = m.calling("verify")
+	m, err := m.calling("verify")
+	if err != nil {
+		return "", err
+	}
 	if err := output.Check(format); err != nil {
 		return "", err
 	}

@@ -77,9 +77,6 @@ func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error)
 
 // devOrder reads the commit order of --repo's dev branch through the GitHub command.
 func (m *Shipyard) devOrder(ctx context.Context) (publish.DevOrder, error) {
-	if m.Demo {
-		return nil, fmt.Errorf("%s does not run with --demo: it moves tags in a registry, and the demo serves none", m.fn)
-	}
 	// --repo is the user's: a malformed one is said here, before the command would call it
 	// a usage error of Shipyard's.
 	if _, err := reponame.Parse(m.Repo); err != nil {
@@ -129,7 +126,10 @@ func (m *Shipyard) ReleasePlan(
 	// +optional
 	commit string,
 ) (string, error) {
-	m = m.calling("release-plan")
+	m, err := m.calling("release-plan")
+	if err != nil {
+		return "", err
+	}
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -166,7 +166,10 @@ func (e jsonGateError) Unwrap() error { return e.gate }
 // left alone: between releases CITATION.cff names the latest one. Fails with every problem.
 // +cache="never"
 func (m *Shipyard) NextReleaseCheck(ctx context.Context) (string, error) {
-	m = m.calling("next-release-check")
+	m, err := m.calling("next-release-check")
+	if err != nil {
+		return "", err
+	}
 	_, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return "", err

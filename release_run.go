@@ -47,7 +47,10 @@ func (m *Shipyard) Release(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	m = m.rehearsing(dryRun).calling("release")
+	m, err := m.rehearsing(dryRun).calling("release")
+	if err != nil {
+		return "", err
+	}
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -92,7 +95,10 @@ func (m *Shipyard) ReleasePush(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	m = m.calling("release-push")
+	m, err := m.calling("release-push")
+	if err != nil {
+		return "", err
+	}
 	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
 	if err != nil {
 		return "", err
@@ -123,7 +129,10 @@ func (m *Shipyard) ReleasePushPlatform(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	m = m.calling("release-push-platform")
+	m, err := m.calling("release-push-platform")
+	if err != nil {
+		return "", err
+	}
 	p, err := buildplatform.Parse([]string{platform})
 	if err != nil {
 		return "", fmt.Errorf("--platform: %w", err)
@@ -153,7 +162,10 @@ func (m *Shipyard) ReleaseAssemble(
 	// +default="ci.yml"
 	workflow string,
 ) (string, error) {
-	m = m.calling("release-assemble")
+	m, err := m.calling("release-assemble")
+	if err != nil {
+		return "", err
+	}
 	parts, err := release.ParsePlatformHandoffs(pushed)
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
@@ -182,7 +194,10 @@ func (m *Shipyard) ReleaseScan(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	m = m.calling("release-scan")
+	m, err := m.calling("release-scan")
+	if err != nil {
+		return "", err
+	}
 	cfg, err := m.scanConfig(ctx, gitUrl)
 	if err != nil {
 		return "", err
@@ -267,7 +282,10 @@ func (m *Shipyard) ReleasePublish(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	m = m.calling("release-publish")
+	m, err := m.calling("release-publish")
+	if err != nil {
+		return "", err
+	}
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -314,7 +332,10 @@ func (m *Shipyard) ReleasePublishRelease(
 	// +default="ci.yml"
 	workflow string,
 ) (string, error) {
-	m = m.calling("release-publish-release")
+	m, err := m.calling("release-publish-release")
+	if err != nil {
+		return "", err
+	}
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -338,9 +359,10 @@ type releaseFlags struct {
 	signing bool
 }
 
-// releaseConfig turns the module's arguments into the release flow's configuration. Tokens
-// are read into memory only where Go code calls an API with them (GitHub, the registry);
-// containers get them as secrets. cleanup removes the work directory of image tarballs.
+// releaseConfig turns the module's arguments into the release flow's configuration.
+// Containers get the tokens as secrets; the module reads a value into memory only to seal
+// the release level's cache volume names (trust.go). cleanup removes the work directory of
+// image tarballs.
 func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.Config, error) {
 	if m.Demo {
 		if _, err := demo.Release(m.fn, m.rehearsal); err != nil {

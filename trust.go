@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/trust"
 )
@@ -42,7 +43,39 @@ func (m *Shipyard) level(ctx context.Context) (trust.Level, error) {
 			return trust.Untrusted(), fmt.Errorf("%s: the digest of the source: %w", m.fn, err)
 		}
 	}
+	if c.Values, err = m.credentialValues(ctx, trust.Sealing(d.Trust, c)); err != nil {
+		return trust.Untrusted(), err
+	}
 	return trust.Of(m.fn, d.Trust, c)
+}
+
+// credentialValues reads the values of the credentials creds (those trust.Sealing names:
+// the call runs at the release level) into this process's memory, where trust.Of makes the
+// MAC that seals the level's cache volume names of them, so only a holder of the
+// credentials can name those volumes. Nothing else is made of them here: no volume name,
+// argument, environment, log or error holds a value; containers still get each credential
+// as a secret.
+func (m *Shipyard) credentialValues(ctx context.Context, creds []trust.Credential) (map[trust.Credential]trust.Secret, error) {
+	values := map[trust.Credential]trust.Secret{}
+	for _, c := range creds {
+		var secret *dagger.Secret
+		var flag string
+		switch c {
+		case trust.GitHubToken:
+			secret, flag = m.GithubToken, "--github-token"
+		case trust.RegistryPassword:
+			secret, flag = m.RegistryPassword, "--registry-password"
+		}
+		if secret == nil {
+			return nil, fmt.Errorf("%s: its release level is sealed with the %s, which the module does not take or the call did not give (internal/trust.Sealing)", m.fn, c)
+		}
+		v, err := secret.Plaintext(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading %s, whose MAC names the release level's cache volumes: %w", m.fn, flag, err)
+		}
+		values[c] = trust.SecretOf(v)
+	}
+	return values, nil
 }
 
 // rehearsing is the module for a call that writes nothing when dry (--dry-run, --check):

@@ -107,8 +107,9 @@ func chained(shared string, chain func(t *testing.T, v callVariant) map[string][
 
 // buildOnly are the volumes that only the build of Shipyard's own commands mounts
 // (trust.Level.BuildCacheVolumeName): no code of a caller's runs beside them, so they are
-// keyed by the level's class and the Go image, not by where the credentials act, and a
-// call with servers of its own may share them. volumesOf holds every call to that.
+// keyed by the level's class, the Go image and the release level's seal, not by the rest
+// of where the credentials act, and a call with servers of its own may share them (it
+// holds the project's credentials). volumesOf holds every call to that.
 var buildOnly = []string{"shipyard-go-mod-", "shipyard-go-build-"}
 
 func isBuildOnly(volume string) bool {

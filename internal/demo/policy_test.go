@@ -6,7 +6,44 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/demo"
+	"dagger/shipyard/internal/trust"
 )
+
+func TestWrites(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		fn     string
+		rule   trust.Rule
+		dryRun bool
+		want   string // what the refusal says; "" when the call may run
+	}{
+		{name: "a function that writes to the registry", fn: "push-by-digest", rule: trust.Publishing(trust.RegistryPassword),
+			want: "push-by-digest: --demo runs nothing that writes: it writes with registry-password (its declaration in internal/functions)"},
+		{name: "one that signs", fn: "sign", rule: trust.Publishing(trust.RegistryPassword, trust.IdentityToken), want: "it writes with registry-password and identity-token"},
+		{name: "the release", fn: "release", rule: trust.Publishing(trust.GitHubToken, trust.RegistryPassword, trust.IdentityToken),
+			want: "it writes with github-token, registry-password and identity-token"},
+		{name: "the way out", fn: "tag-images", rule: trust.Publishing(trust.RegistryPassword), want: "drop --demo to run it for real, or run it as a dry run"},
+		{name: "a dry run of one that writes", fn: "release", rule: trust.Publishing(trust.GitHubToken), dryRun: true},
+		{name: "model-versions --check", fn: "model-versions", rule: trust.Publishing(trust.GitHubToken), dryRun: true},
+		{name: "a function that writes nothing", fn: "release-plan", rule: trust.Rule{}},
+		{name: "a tree-keyed one", fn: "publish-check", rule: trust.TreeKeyed()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := demo.Writes(tt.fn, tt.rule, tt.dryRun)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Writes(%q, %+v, %t) = %v, want nil", tt.fn, tt.rule, tt.dryRun, err)
+				}
+				return
+			}
+			if !errors.Is(err, demo.ErrWrites) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Writes(%q, %+v, %t) = %v; want demo.ErrWrites saying %q", tt.fn, tt.rule, tt.dryRun, err, tt.want)
+			}
+		})
+	}
+}
 
 func TestRelease(t *testing.T) {
 	t.Parallel()

@@ -28,8 +28,9 @@ func TestOfReturnsACopy(t *testing.T) {
 }
 
 // Rules across the declarations: what publishes is never served from the engine's cache,
-// and a function that needs the identity token is one that runs the signing tool (the
-// token is for Fulcio, which only the signing tool asks).
+// a function that needs the identity token is one that runs the signing tool (the token
+// is for Fulcio, which only the signing tool asks), and one that writes needs a credential
+// whose value seals its release level (trust.Sealing).
 func TestDeclarationsAgree(t *testing.T) {
 	for _, fn := range Names() {
 		d, _ := Of(fn)
@@ -41,6 +42,15 @@ func TestDeclarationsAgree(t *testing.T) {
 		}
 		if d.Trust.Tree && len(d.Trust.Needs) > 0 {
 			t.Errorf("%s is both tree-keyed and credentialed", fn)
+		}
+		// Its release level's volumes are sealed with a credential's value: one the
+		// project keeps, not only the identity token a job mints.
+		all := trust.Caller{Holds: map[trust.Credential]string{}}
+		for _, c := range d.Trust.Needs {
+			all.Holds[c] = "somewhere"
+		}
+		if d.Trust.Writes() && len(trust.Sealing(d.Trust, all)) == 0 {
+			t.Errorf("%s writes with %v, none of which seals its release level's cache volumes", fn, d.Trust.Needs)
 		}
 		if d.Why == "" {
 			t.Errorf("%s: no reason for its cache policy", fn)

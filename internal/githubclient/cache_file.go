@@ -8,7 +8,6 @@ import (
 	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"dagger/shipyard/internal/tokenmac"
 )
 
 // cacheFileFormat names the exported layout; Import refuses any other, so a changed layout
@@ -60,7 +61,7 @@ func NewCacheSeal(token string) (CacheSeal, error) {
 	if err != nil {
 		return CacheSeal{}, fmt.Errorf("github: the ETag cache cipher: %w", err)
 	}
-	return CacheSeal{aead: aead, nonceKey: nonceKey, scope: cacheScope(token), name: tokenMAC(token, "shipyard github etag cache name", 16)}, nil
+	return CacheSeal{aead: aead, nonceKey: nonceKey, scope: cacheScope(token), name: tokenmac.Of(token, "shipyard github etag cache name", 16)}, nil
 }
 
 // Name tells the token's export apart from other tokens' where they are kept side by side
@@ -74,15 +75,7 @@ func cacheScope(token string) string {
 	if token == "" {
 		return ""
 	}
-	return tokenMAC(token, "shipyard github etag cache scope", 8)
-}
-
-// tokenMAC is the first n bytes of a MAC of label keyed by token, in hex: it names what
-// belongs to the token and tells nothing of the token itself.
-func tokenMAC(token, label string, n int) string {
-	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte(label))
-	return hex.EncodeToString(m.Sum(nil)[:n])
+	return tokenmac.Of(token, "shipyard github etag cache scope", 8)
 }
 
 // seal encrypts and authenticates one entry, all of it (the request's path, the ETag, the

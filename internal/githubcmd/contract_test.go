@@ -97,7 +97,7 @@ func commandClient(t *testing.T, api, token string, cache bool) (*githubcmd.Clie
 	if err != nil {
 		t.Fatal(err)
 	}
-	level := trust.ReleaseAt("github-token=" + api + " octo/demo")
+	level := trust.ReleaseAt("github-token="+api+" octo/demo", trust.SecretOf("test-credential"))
 	cmd := githubcmd.Command{Tool: githubcmd.Build(c, c.Host().Directory(root), pins.DefaultGoImage, level), API: api}
 	if token != "" {
 		cmd.Token = c.SetSecret("github-token", token)

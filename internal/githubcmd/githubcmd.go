@@ -26,7 +26,7 @@ const Package = "./cmd/github"
 
 // packages are the module's folders the command is built from: its own and those it
 // imports (a test holds this to go list).
-var packages = []string{"cmd/github", "internal/fanout", "internal/github", "internal/githubclient", "internal/plainhttp", "internal/reponame", "internal/wire"}
+var packages = []string{"cmd/github", "internal/fanout", "internal/github", "internal/githubclient", "internal/plainhttp", "internal/reponame", "internal/tokenmac", "internal/wire"}
 
 // Sources are the patterns of the module's files the command's build reads.
 func Sources() []string {

@@ -50,7 +50,7 @@ func world(t *testing.T, stdout, stderr string, code int) (*engine.Engine, githu
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool := githubcmd.Build(c, c.Host().Directory(root), pins.DefaultGoImage, trust.ReleaseAt("github-token=https://api.github.com/ elixir-cloud-aai/tesk-core"))
+	tool := githubcmd.Build(c, c.Host().Directory(root), pins.DefaultGoImage, trust.ReleaseAt("github-token=https://api.github.com/ elixir-cloud-aai/tesk-core", trust.SecretOf("test-credential")))
 	token := c.SetSecret("github-token", "ghp_notarealtoken")
 	return e, githubcmd.Command{Tool: tool, API: "https://api.github.com/", Token: token}
 }

@@ -77,10 +77,10 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 	target := publish.Target{
 		Registry: w.Registry.Host, Org: org, Username: w.Username,
 		Password:     c.SetSecret(publishtest.RegistryPasswordSecret, w.Password),
-		RegistryTool: publish.RegistryTool(c, c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test")),
+		RegistryTool: publish.RegistryTool(c, c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
 	}
 	sign := publish.SignInputs{
-		Tool:        publish.Tool(c, c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test")),
+		Tool:        publish.Tool(c, c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
 		OIDCToken:   c.SetSecret(publishtest.OIDCTokenSecret, w.Token),
 		FulcioURL:   w.Sigstore.URL,
 		RekorURL:    w.Sigstore.URL,

@@ -205,18 +205,21 @@ func TestSupplychainExecsRunEveryTime(t *testing.T) {
 	}
 }
 
-// A release's build of the commands is the build of any other release: its caches are
-// keyed by the level's class and the Go image, not by where the credentials act, so the
-// engine compiles the commands once for every registry and GitHub; the pull-request
-// level never shares them.
-func TestToolBuildCachesFollowClassNotScope(t *testing.T) {
+// A release's build of the commands is the build of any other release sealed alike: its
+// caches are keyed by the level's class, the Go image and the seal (a MAC of the
+// credentials where they act), not by the rest of the level's scope, so the engine
+// compiles the commands once for the calls of one credential; another credential's calls
+// and the pull-request level never share them.
+func TestToolBuildCachesFollowClassAndSeal(t *testing.T) {
 	ctx := context.Background()
 	e := engine.New(t)
 	c := e.Client(ctx)
 	src := c.Host().Directory(publishtest.SupplychainSource(t))
+	password := trust.SecretOf("dckr_project")
 	levels := []trust.Level{
-		trust.ReleaseAt("registry-password=docker.io/elixircloud"),
-		trust.ReleaseAt("github-token=https://github.example/api/v3/ cloudcoil/cloudcoil"),
+		trust.ReleaseAt("registry-password=docker.io/elixircloud", password),
+		trust.ReleaseAt("registry-password=docker.io/elixircloud", password),
+		trust.ReleaseAt("registry-password=docker.io/elixircloud", trust.SecretOf("dckr_other")),
 		trust.Untrusted(),
 	}
 	for _, l := range levels {
@@ -235,8 +238,8 @@ func TestToolBuildCachesFollowClassNotScope(t *testing.T) {
 		slices.Sort(caches)
 		cachesOf[strings.Join(caches, " ")] = b.Image
 	}
-	if len(cachesOf) != 2 {
-		t.Fatalf("builds mounted %d sets of caches, want 2 (one per class): %v", len(cachesOf), cachesOf)
+	if len(cachesOf) != 3 {
+		t.Fatalf("builds mounted %d sets of caches, want 3 (one per seal, one untrusted): %v", len(cachesOf), cachesOf)
 	}
 	for caches := range cachesOf {
 		if strings.Contains(caches, "untrusted") == strings.Contains(caches, "release") {
