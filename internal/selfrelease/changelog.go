@@ -23,6 +23,12 @@ type Release struct {
 	Entries int
 	// Link is the reference definition's URL ([X.Y.Z]: https://…), empty when missing.
 	Link string
+	// Commit is the release's commit, as the section's release line names it
+	// ("Released as <module>@<sha> # vX.Y.Z"); empty until the re-pin commit writes it.
+	Commit string
+	// CommitLine is the release line's number; CommitTag the tag it names.
+	CommitLine int
+	CommitTag  string
 }
 
 // Changelog is what the changelog's rules read.
@@ -83,6 +89,20 @@ func ParseChangelog(content []byte) (Changelog, []notes.Problem) {
 			if current >= 0 {
 				c.Releases[current].Entries++
 			}
+		case strings.HasPrefix(line, releaseLinePrefix):
+			m := commitPin.FindStringSubmatch(line)
+			switch {
+			case current < 0:
+				add(n, "a release line belongs in a release's section, under its heading")
+			case m == nil || m[2] == "" || strings.TrimSpace(line) != ReleaseLine(m[1], m[2]):
+				add(n, "a release line is %q", ReleaseLine("<40 hex digits>", "v"+c.Releases[current].Version))
+			case m[2] != "v"+c.Releases[current].Version:
+				add(n, "the release line of %s names %s", c.Releases[current].Version, m[2])
+			case c.Releases[current].Commit != "":
+				add(n, "release %s has a release line already, at line %d", c.Releases[current].Version, c.Releases[current].CommitLine)
+			default:
+				c.Releases[current].Commit, c.Releases[current].CommitLine, c.Releases[current].CommitTag = m[1], n, m[2]
+			}
 		default:
 			if m := linkDef.FindStringSubmatch(line); m != nil {
 				links[m[1]] = m[2]
@@ -94,6 +114,38 @@ func ParseChangelog(content []byte) (Changelog, []notes.Problem) {
 	}
 	problems = append(problems, orderProblems(c.Releases)...)
 	return c, problems
+}
+
+// releaseLinePrefix opens the line of a release's section that names its commit.
+const releaseLinePrefix = "Released as "
+
+// ReleaseLine is the line of a release's section that names its commit, in the pin form
+// users copy: the re-pin commit writes it, as a commit cannot name its own hash.
+func ReleaseLine(commit, tag string) string {
+	return releaseLinePrefix + Module + "@" + commit + " # " + tag
+}
+
+// SetReleaseLine returns content with the section of version naming commit as its
+// release: the release line is replaced, or written under the section's heading.
+func SetReleaseLine(content []byte, version, commit string) ([]byte, error) {
+	c, problems := ParseChangelog(content)
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%s: %s", ChangelogFile, strings.TrimSpace(notes.Format(ChangelogFile, problems)))
+	}
+	r, ok := c.Section(version)
+	if !ok {
+		return nil, fmt.Errorf("%s has no section ## [%s] - YYYY-MM-DD: write the release's section first", ChangelogFile, version)
+	}
+	lines := strings.Split(string(content), "\n")
+	line := ReleaseLine(commit, "v"+version)
+	if r.CommitLine > 0 {
+		lines[r.CommitLine-1] = line
+	} else {
+		// Under the heading, after the blank line that follows it.
+		at := r.Line
+		lines = append(lines[:at], append([]string{"", line}, lines[at:]...)...)
+	}
+	return []byte(strings.Join(lines, "\n")), nil
 }
 
 // orderProblems reports releases that are not newest first, by semver order.
@@ -130,4 +182,48 @@ func (c Changelog) Newest() string {
 		return ""
 	}
 	return c.Releases[0].Version
+}
+
+// UnreleasedMark marks, in the README and docs/, what main documents and the pinned
+// release lacks: on the line itself, in the heading of its section, or in the line that
+// introduces its code block.
+const UnreleasedMark = "(unreleased)"
+
+// MarkedUnreleased reports whether line (1-based) of a Markdown document is marked
+// UnreleasedMark: the line, the nearest heading above it, or, inside a fenced code block,
+// the last line of prose before the fence.
+func MarkedUnreleased(content []byte, line int) bool {
+	lines := strings.Split(string(content), "\n")
+	if line < 1 || line > len(lines) {
+		return false
+	}
+	marked := func(s string) bool { return strings.Contains(strings.ToLower(s), UnreleasedMark) }
+	if marked(lines[line-1]) {
+		return true
+	}
+	fence, inBlock := -1, false
+	for i := 0; i < line-1; i++ {
+		if strings.HasPrefix(strings.TrimSpace(lines[i]), "```") {
+			inBlock = !inBlock
+			if inBlock {
+				fence = i
+			}
+		}
+	}
+	if inBlock {
+		for i := fence - 1; i >= 0; i-- {
+			if strings.TrimSpace(lines[i]) != "" {
+				if marked(lines[i]) {
+					return true
+				}
+				break
+			}
+		}
+	}
+	for i := line - 2; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "#") && !(inBlock && i > fence) {
+			return marked(lines[i])
+		}
+	}
+	return false
 }

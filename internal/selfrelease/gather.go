@@ -2,6 +2,7 @@ package selfrelease
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,10 @@ import (
 
 // Repo is a git repository on disk: Shipyard's own clone.
 type Repo struct{ Dir string }
+
+// MainRef is reviewed main as the clone sees it once fetched: the gates read it only
+// after FetchMain, never a local branch a maintainer could have moved.
+const MainRef = "refs/remotes/origin/main"
 
 // Git runs git in the repository and returns its standard output.
 func (r Repo) Git(args ...string) (string, error) {
@@ -33,8 +38,38 @@ func (r Repo) Commit(ref string) (string, error) {
 	return strings.TrimSpace(out), nil
 }
 
-// file reads path at commit; Found is false when the commit has no such file.
+// FetchMain fetches main from origin into MainRef, and the tags: the gates judge what
+// the forge holds now.
+func (r Repo) FetchMain() error {
+	if _, err := r.Git("fetch", "--quiet", "--tags", "origin", "+refs/heads/main:"+MainRef); err != nil {
+		return fmt.Errorf("fetching main from origin: %w", err)
+	}
+	return nil
+}
+
+// IsAncestor reports whether a is an ancestor of (or is) b.
+func (r Repo) IsAncestor(a, b string) (bool, error) {
+	_, err := r.Git("merge-base", "--is-ancestor", a, b)
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return false, nil
+	}
+	return false, err
+}
+
+// file reads path at commit, or in the working tree when commit is empty; Found is false
+// when there is no such file.
 func (r Repo) file(commit, path string) (File, error) {
+	if commit == "" {
+		b, err := os.ReadFile(filepath.Join(r.Dir, filepath.FromSlash(path)))
+		if errors.Is(err, os.ErrNotExist) {
+			return File{}, nil
+		}
+		return File{Found: err == nil, Content: b}, err
+	}
 	if _, err := r.Git("cat-file", "-e", commit+":"+path); err != nil {
 		return File{}, nil
 	}
@@ -45,14 +80,18 @@ func (r Repo) file(commit, path string) (File, error) {
 	return File{Found: true, Content: []byte(out)}, nil
 }
 
-// Gather reads the facts of tagging commit (a ref) as tag from the repository: the files
-// at the commit, the tags that exist, and the CI record on the commit.
-func (r Repo) Gather(tag, ref string) (Facts, error) {
-	commit, err := r.Commit(ref)
-	if err != nil {
-		return Facts{}, err
+// Gather reads the facts of releasing tag from the repository, with main freshly
+// fetched (FetchMain) beforehand: the changelog, pins and changes at head (a commit, or
+// the working tree when empty), and the release commit the changelog names.
+func (r Repo) Gather(tag, head string) (Facts, error) {
+	f := Facts{Tag: tag, Main: MainFacts{Ref: strings.TrimPrefix(MainRef, "refs/remotes/")}}
+	if head != "" {
+		c, err := r.Commit(head)
+		if err != nil {
+			return Facts{}, err
+		}
+		f.Head = c
 	}
-	f := Facts{Tag: tag, Commit: commit}
 	if existing, err := r.Commit("refs/tags/" + tag); err == nil {
 		f.TagCommit = existing
 	}
@@ -61,26 +100,98 @@ func (r Repo) Gather(tag, ref string) (Facts, error) {
 		return Facts{}, err
 	}
 	f.Released = strings.Fields(tags)
-	if f.Changelog, err = r.file(commit, ChangelogFile); err != nil {
+	if f.Changelog, err = r.file(f.Head, ChangelogFile); err != nil {
 		return Facts{}, err
 	}
-	if f.Notes, err = r.file(commit, NotesPath(strings.TrimPrefix(tag, "v"))); err != nil {
+	version := strings.TrimPrefix(tag, "v")
+	c, _ := ParseChangelog(f.Changelog.Content)
+	if s, ok := c.Section(version); ok && s.Commit != "" {
+		release, err := r.Commit(s.Commit)
+		if err != nil {
+			return Facts{}, fmt.Errorf("%s:%d names the release commit %s, which this clone lacks: %w", ChangelogFile, s.CommitLine, s.Commit, err)
+		}
+		f.Release = release
+	}
+	notesAt := f.Release
+	if notesAt == "" {
+		notesAt = f.Head
+	}
+	if f.Notes, err = r.file(notesAt, NotesPath(version)); err != nil {
 		return Facts{}, err
 	}
-	if note, err := r.Git("notes", "--ref", CINotesRef, "show", commit); err == nil {
-		f.CI = CIRecord{Found: true, Note: strings.TrimSpace(note)}
-	}
-	pins, err := r.PinsAt(commit)
-	if err != nil {
+	if f.Pins, err = r.PinsAt(f.Head); err != nil {
 		return Facts{}, err
 	}
-	// The release's pins are read as if its tag were already on the commit to tag.
-	f.Pins, err = r.ReleaseOf(pins, strings.TrimPrefix(tag, "v"), commit)
+	if f.Release == "" {
+		return f, nil
+	}
+	if f.Main, err = r.Main(f.Release, f.Head); err != nil {
+		return Facts{}, err
+	}
+	f.Repin, err = r.Changes(f.Release, f.Head)
 	return f, err
 }
 
+// Main reads where release and head (HEAD when empty) stand against the fetched main.
+func (r Repo) Main(release, head string) (MainFacts, error) {
+	m := MainFacts{Ref: strings.TrimPrefix(MainRef, "refs/remotes/")}
+	at := head
+	if at == "" {
+		at = "HEAD"
+	}
+	var err error
+	if m.ReleaseOnMain, err = r.IsAncestor(release, MainRef); err != nil {
+		return m, err
+	}
+	if m.ReleaseBeforeHead, err = r.IsAncestor(release, at); err != nil {
+		return m, err
+	}
+	out, err := r.Git("rev-list", "--abbrev-commit", MainRef+".."+at)
+	if err != nil {
+		return m, err
+	}
+	m.Unpushed = strings.Fields(out)
+	return m, nil
+}
+
+// Changes lists the files changed from commit from to head (the working tree, untracked
+// files included, when head is empty), with both contents.
+func (r Repo) Changes(from, head string) ([]Change, error) {
+	var names []string
+	if head == "" {
+		out, err := r.Git("diff", "--name-only", from, "--")
+		if err != nil {
+			return nil, err
+		}
+		untracked, err := r.Git("ls-files", "--others", "--exclude-standard")
+		if err != nil {
+			return nil, err
+		}
+		names = append(strings.Fields(out), strings.Fields(untracked)...)
+	} else {
+		out, err := r.Git("diff", "--name-only", from, head, "--")
+		if err != nil {
+			return nil, err
+		}
+		names = strings.Fields(out)
+	}
+	var changes []Change
+	for _, n := range names {
+		old, err := r.file(from, n)
+		if err != nil {
+			return nil, err
+		}
+		cur, err := r.file(head, n)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, Change{Path: n, Old: old, New: cur})
+	}
+	return changes, nil
+}
+
 // Clean reports whether the working tree and the index hold no change and no untracked
-// file: only then is what CI ran the commit itself.
+// file.
 func (r Repo) Clean() (bool, error) {
 	out, err := r.Git("status", "--porcelain", "--untracked-files=normal")
 	if err != nil {
@@ -89,101 +200,69 @@ func (r Repo) Clean() (bool, error) {
 	return strings.TrimSpace(out) == "", nil
 }
 
-// RecordCI notes on commit that CI passed on it.
-func (r Repo) RecordCI(commit, note string) error {
-	_, err := r.Git("notes", "--ref", CINotesRef, "add", "--force", "--message", note, commit)
-	return err
-}
-
-// RepinFiles rewrites every pin of the pinned files to the release tag at ref's commit
-// (HEAD when empty) and returns the files it changed. The tag need not exist yet: the
-// release's own re-pin commit names the commit before it, whose module it is.
-func (r Repo) RepinFiles(tag, ref string) ([]string, error) {
-	if ref == "" {
-		ref = "HEAD"
-	}
-	commit, err := r.Commit(ref)
-	if err != nil {
-		return nil, err
-	}
+// RepinFiles rewrites every pin of the pinned files in the working tree to tag at
+// release, and writes the release line of the tag's changelog section; it returns the
+// files it changed.
+func (r Repo) RepinFiles(tag, release string) ([]string, error) {
 	files, err := Files(r.Dir)
 	if err != nil {
 		return nil, err
 	}
 	var changed []string
-	for _, f := range files {
+	write := func(f string, rewrite func([]byte) ([]byte, error)) error {
 		path := filepath.Join(r.Dir, filepath.FromSlash(f))
 		b, err := os.ReadFile(path)
 		if err != nil {
+			return err
+		}
+		out, err := rewrite(b)
+		if err != nil || bytes.Equal(out, b) {
+			return err
+		}
+		changed = append(changed, f)
+		return os.WriteFile(path, out, 0o644)
+	}
+	for _, f := range files {
+		if err := write(f, func(b []byte) ([]byte, error) {
+			out, _, err := Repin(b, release, tag)
+			return out, err
+		}); err != nil {
 			return nil, err
 		}
-		out, _, err := Repin(b, commit, tag)
+	}
+	err = write(ChangelogFile, func(b []byte) ([]byte, error) {
+		return SetReleaseLine(b, strings.TrimPrefix(tag, "v"), release)
+	})
+	return changed, err
+}
+
+// PinsAt reads the pins of the pinned files as they are at commit, or in the working
+// tree when commit is empty.
+func (r Repo) PinsAt(commit string) ([]Pin, error) {
+	var list []string
+	if commit == "" {
+		files, err := Files(r.Dir)
 		if err != nil {
 			return nil, err
 		}
-		if bytes.Equal(out, b) {
-			continue
-		}
-		if err := os.WriteFile(path, out, 0o644); err != nil {
+		list = files
+	} else {
+		out, err := r.Git("ls-tree", "-r", "--name-only", commit)
+		if err != nil {
 			return nil, err
 		}
-		changed = append(changed, f)
-	}
-	return changed, nil
-}
-
-// ReleaseOf reads from git what the rule of the pins needs about the release pins name:
-// its tag's commit, and the files changed from the pinned commit to it. preparing is the
-// version the CHANGELOG prepares. A tag named on its commit of choice (at, for a tag not
-// created yet) is read as if it were there.
-func (r Repo) ReleaseOf(pins []Pin, preparing, at string) (PinnedRelease, error) {
-	rel := PinnedRelease{Pins: pins, Preparing: preparing}
-	var commit, tag string
-	for _, p := range pins {
-		if p.Commit != "" {
-			commit, tag = p.Commit, p.Tag
-			break
-		}
-	}
-	if commit == "" || tag == "" {
-		return rel, nil
-	}
-	rel.TagCommit = at
-	if rel.TagCommit == "" {
-		if c, err := r.Commit("refs/tags/" + tag); err == nil {
-			rel.TagCommit = c
-		}
-	}
-	if rel.TagCommit == "" || rel.TagCommit == commit {
-		return rel, nil
-	}
-	if _, err := r.Git("merge-base", "--is-ancestor", commit, rel.TagCommit); err != nil {
-		return rel, nil // not an ancestor (or unknown): ChangedKnown stays false
-	}
-	out, err := r.Git("diff", "--name-only", commit, rel.TagCommit)
-	if err != nil {
-		return rel, err
-	}
-	rel.Changed, rel.ChangedKnown = strings.Fields(out), true
-	return rel, nil
-}
-
-// PinsAt reads the pins of the pinned files as they are at commit.
-func (r Repo) PinsAt(commit string) ([]Pin, error) {
-	list, err := r.Git("ls-tree", "-r", "--name-only", commit)
-	if err != nil {
-		return nil, err
+		list = strings.Fields(out)
 	}
 	var pins []Pin
-	for _, f := range strings.Fields(list) {
+	for _, f := range list {
 		if !IsPinnedFile(f) {
 			continue
 		}
-		content, err := r.Git("show", commit+":"+f)
+		content, err := r.file(commit, f)
 		if err != nil {
 			return nil, err
 		}
-		pins = append(pins, FindPins(f, []byte(content))...)
+		pins = append(pins, FindPins(f, content.Content)...)
 	}
 	return pins, nil
 }

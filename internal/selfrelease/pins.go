@@ -78,8 +78,9 @@ func FindPins(name string, content []byte) []Pin {
 	return out
 }
 
-// Repin rewrites every pin of content to the release tag at commit: a commit pin becomes
-// module@commit # tag, a tag pin module@tag. It returns the new content and how many pins
+// Repin rewrites every pin of content to the release tag at commit, as module@commit # tag.
+// A pin that names a tag only stays (CheckPins reports it): a tag in the middle of a
+// command cannot take a comment after it. It returns the new content and how many pins
 // it rewrote.
 func Repin(content []byte, commit, tag string) ([]byte, int, error) {
 	if !IsReleaseTag(tag) {
@@ -92,10 +93,6 @@ func Repin(content []byte, commit, tag string) ([]byte, int, error) {
 	out := commitPin.ReplaceAllStringFunc(string(content), func(string) string {
 		n++
 		return Module + "@" + commit + " # " + tag
-	})
-	out = tagPin.ReplaceAllStringFunc(out, func(string) string {
-		n++
-		return Module + "@" + tag
 	})
 	return []byte(out), n, nil
 }
@@ -120,67 +117,34 @@ func Files(root string) ([]string, error) {
 	return out, nil
 }
 
-// PinnedRelease is what the rule of the pins reads: the pins of the pinned files, and
-// what git says of the release they name.
-type PinnedRelease struct {
-	Pins []Pin
-	// TagCommit is the commit the named tag points to; empty when the tag does not exist.
-	TagCommit string
-	// Changed are the files changed from the pinned commit to the tag's commit (empty when
-	// they are the same commit); ChangedKnown is false when the pinned commit is not an
-	// ancestor of the tag's.
-	Changed      []string
-	ChangedKnown bool
-	// Preparing is the version the CHANGELOG's newest release section prepares (without
-	// v), for a tag not created yet.
-	Preparing string
-}
-
-// CheckPinnedRelease applies the rule of the pins: every pin names one release, as its
-// commit with the tag as a comment, and the commit is that release's: the tag's commit
-// itself, or an ancestor of it from which only pinned files changed (the release's own
-// re-pin commit, which cannot name itself). A tag not created yet is allowed only for the
-// version the CHANGELOG prepares. It returns every problem; the pins' commit is then the
-// module a caller of the examples runs.
-func CheckPinnedRelease(r PinnedRelease) []string {
-	if len(r.Pins) == 0 {
+// CheckPins applies the rule of the pins: every pin is a commit with its tag as a
+// comment (module@<sha> # vX.Y.Z, the form Renovate and Dependabot keep), and every pin
+// names the same release; when want names a commit and a tag, that one. It returns every
+// problem, each naming the file and line.
+func CheckPins(pins []Pin, want Pin) []string {
+	if len(pins) == 0 {
 		return []string{"no file pins a Shipyard release"}
 	}
 	var problems []string
-	first, commit := r.Pins[0], ""
-	for _, p := range r.Pins {
-		if commit == "" && p.Commit != "" {
-			commit, first = p.Commit, p
-		}
+	first := pins[0]
+	if want.Commit != "" {
+		first = Pin{File: ChangelogFile, Commit: want.Commit, Tag: want.Tag}
 	}
-	for _, p := range r.Pins {
+	for _, p := range pins {
 		switch {
-		case p.Commit == "" && !isDoc(p.File):
-			problems = append(problems, fmt.Sprintf("%s:%d: %s names a tag only: pin the commit, with the tag as a comment (%s@<sha> # <tag>)", p.File, p.Line, p, Module))
-		case p.Commit != "" && p.Tag == "":
+		case p.Commit == "":
+			problems = append(problems, fmt.Sprintf("%s:%d: %s names a tag only: pin the commit, with the tag as a comment (%s@<sha> # <tag>; in a command, SHIPYARD=… then -m \"$SHIPYARD\")", p.File, p.Line, p, Module))
+			continue
+		case p.Tag == "":
 			problems = append(problems, fmt.Sprintf("%s:%d: %s has no tag comment: Renovate and readers need the release it is (… # vX.Y.Z)", p.File, p.Line, p))
+			continue
 		}
-		if p.Tag != first.Tag || (p.Commit != "" && p.Commit != commit) {
-			problems = append(problems, fmt.Sprintf("%s:%d pins %s, %s:%d %s: every file pins the same release (scripts/shipyard-release repin)", p.File, p.Line, p, first.File, first.Line, first))
-		}
-	}
-	if len(problems) > 0 || commit == "" {
-		return problems
-	}
-	tag := first.Tag
-	switch {
-	case r.TagCommit == "" && strings.TrimPrefix(tag, "v") == r.Preparing:
-		// The release being prepared: its tag comes on this commit or a later re-pin commit.
-	case r.TagCommit == "":
-		problems = append(problems, fmt.Sprintf("the pins name %s, which is not tagged and not the release %s prepares (%s): tag it, or re-pin", tag, ChangelogFile, orNone(r.Preparing)))
-	case r.TagCommit == first.Commit:
-	case !r.ChangedKnown:
-		problems = append(problems, fmt.Sprintf("the pins name %s at %s, but the tag is on %s, which does not descend from it: re-pin (scripts/shipyard-release repin %s)", tag, short(first.Commit), short(r.TagCommit), tag))
-	default:
-		for _, f := range r.Changed {
-			if !IsPinnedFile(f) {
-				problems = append(problems, fmt.Sprintf("the pins name %s at %s, but %s changed before the tag's commit %s: the pinned commit is not the release's module; re-pin", tag, short(first.Commit), f, short(r.TagCommit)))
+		if p.Tag != first.Tag || p.Commit != first.Commit {
+			where := fmt.Sprintf("%s:%d", first.File, first.Line)
+			if first.Line == 0 {
+				where = first.File
 			}
+			problems = append(problems, fmt.Sprintf("%s:%d pins %s, %s %s: every file pins the same release (scripts/shipyard-release repin)", p.File, p.Line, p, where, first))
 		}
 	}
 	return problems
@@ -195,8 +159,6 @@ func IsPinnedFile(path string) bool {
 	}
 	return false
 }
-
-func isDoc(path string) bool { return strings.HasSuffix(path, ".md") }
 
 func orNone(s string) string {
 	if s == "" {
