@@ -3,6 +3,7 @@ package githubactions
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,12 +80,12 @@ func TestDaggerCallsMatchTheModule(t *testing.T) {
 	}
 }
 
-// TestPinnedReleaseHasEveryFunctionTheWrappersCall reads the module as it is at the commit
-// the wrappers and the template patch pin, from git, and checks every call of theirs
-// against it: what users copy must run on what it pins, not on what main holds today.
-// Every pin names the same release (selfrelease.CheckPinnedRelease): its commit, with the
-// tag as a comment, the tag on that commit or on the re-pin commit right after it (a tag
-// not created yet only for the release the CHANGELOG prepares).
+// TestPinnedReleaseHasEveryFunctionTheWrappersCall holds every pin of the wrappers, the
+// template patch's workflows, the README and docs/ to the release it names, from git:
+// every pin is the release's full commit with its tag as a comment, the commit CHANGELOG.md
+// names for that version, an ancestor of HEAD (so it resolves wherever main exists, tag
+// or not), and the module at that commit has every function and flag the wrappers call
+// there, and every one the docs call unless marked (unreleased).
 func TestPinnedReleaseHasEveryFunctionTheWrappersCall(t *testing.T) {
 	files := pinnedFiles(t)
 	var pins []selfrelease.Pin
@@ -99,7 +100,7 @@ func TestPinnedReleaseHasEveryFunctionTheWrappersCall(t *testing.T) {
 		}
 		pins = append(pins, found...)
 	}
-	// The docs name the release too (by its tag): they must name the same one.
+	docs := map[string][]byte{}
 	all, err := selfrelease.Files(repoRoot)
 	if err != nil {
 		t.Fatal(err)
@@ -112,40 +113,92 @@ func TestPinnedReleaseHasEveryFunctionTheWrappersCall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		docs[f] = b
 		pins = append(pins, selfrelease.FindPins(f, b)...)
 	}
-	changelog, err := os.ReadFile(filepath.Join(repoRoot, selfrelease.ChangelogFile))
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
+	if len(pins) == 0 {
+		t.Fatal("no pin found")
 	}
-	c, _ := selfrelease.ParseChangelog(changelog)
-	repo := selfrelease.Repo{Dir: repoRoot}
-	rel, err := repo.ReleaseOf(pins, c.Newest(), "")
+	tag := pins[0].Tag
+	changelog, err := os.ReadFile(filepath.Join(repoRoot, selfrelease.ChangelogFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range selfrelease.CheckPinnedRelease(rel) {
+	c, problems := selfrelease.ParseChangelog(changelog)
+	for _, p := range problems {
+		t.Errorf("%s:%s", selfrelease.ChangelogFile, p)
+	}
+	section, ok := c.Section(strings.TrimPrefix(tag, "v"))
+	if !ok || section.Commit == "" {
+		t.Fatalf("the pins name %s, but %s has no section of it with its release line (%s): re-pin to a release (scripts/shipyard-release repin)",
+			tag, selfrelease.ChangelogFile, selfrelease.ReleaseLine("<sha>", tag))
+	}
+	for _, p := range selfrelease.CheckPins(pins, selfrelease.Pin{Commit: section.Commit, Tag: tag}) {
 		t.Error(p)
 	}
-	var commit, tag string
-	for _, p := range pins {
-		if p.Commit != "" {
-			commit, tag = p.Commit, p.Tag
-			break
-		}
+	commit := section.Commit
+	repo := selfrelease.Repo{Dir: repoRoot}
+	if ok, err := repo.IsAncestor(commit, "HEAD"); err != nil || !ok {
+		t.Fatalf("the pinned %s, %s, is not an ancestor of HEAD (%v): a pin must resolve wherever main exists", tag, commit, err)
 	}
-	if commit == "" {
-		t.Fatal("no pin names a commit")
+	if tagged, err := repo.Commit("refs/tags/" + tag); err == nil && tagged != commit {
+		t.Errorf("tag %s is on %s, not on the release commit %s that %s names", tag, tagged, commit, selfrelease.ChangelogFile)
 	}
 	s, err := modsurface.FromGit(repoRoot, commit, "Shipyard")
 	if err != nil {
 		t.Fatal(err)
 	}
-	problems, calls := checkCalls(t, s, files)
-	for _, p := range problems {
+	problems2, calls := checkCalls(t, s, files)
+	for _, p := range problems2 {
 		t.Errorf("at the pinned %s (%s): %s", tag, commit[:12], p)
 	}
 	if calls == 0 {
 		t.Fatal("no dagger call found")
 	}
+	docProblems, docCalls := docsAgainst(t, s, docs)
+	for _, p := range docProblems {
+		t.Errorf("at the pinned %s (%s): %s", tag, commit[:12], p)
+	}
+	if docCalls < 60 {
+		t.Errorf("read %d documented calls; the reader misses some", docCalls)
+	}
+}
+
+// docsAgainst reads every documented dagger call against the surface s of the pinned
+// release and returns the problems of those not marked (unreleased), and how many calls
+// it read.
+func docsAgainst(t *testing.T, s modsurface.Surface, docs map[string][]byte) ([]string, int) {
+	t.Helper()
+	core, err := engine.CoreTypes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := core.With("Shipyard", s)
+	var out []string
+	calls := 0
+	for name, b := range docs {
+		for _, c := range modsurface.MarkdownCommands(name, string(b)) {
+			calls++
+			var problems []string
+			if c.Verb == "check" {
+				problems = modsurface.CheckNames(c, s, []string{"shipyard"})
+			} else {
+				_, problems = modsurface.Read(c, types, "Shipyard", s.Constructor, []string{"shipyard"})
+			}
+			if len(problems) == 0 || selfrelease.MarkedUnreleased(b, lineOf(c.Where)) {
+				continue
+			}
+			for _, p := range problems {
+				out = append(out, p+" (the pinned release lacks it: mark it "+selfrelease.UnreleasedMark+")")
+			}
+		}
+	}
+	return out, calls
+}
+
+// lineOf reads the line of a command's "file:line".
+func lineOf(where string) int {
+	i := strings.LastIndex(where, ":")
+	n, _ := strconv.Atoi(where[i+1:])
+	return n
 }
