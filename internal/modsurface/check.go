@@ -140,7 +140,7 @@ func readFlags(c Command, i int, l Link, fn Function, bad func(string, ...any)) 
 			bad("%s has no flag --%s", what, name)
 		}
 		if known && arg.Type == "Boolean" && hasValue {
-			if p := booleanValue(name, value); p != "" {
+			if p := c.booleanValue(i, name, value); p != "" {
 				bad("%s", p)
 			}
 		}
@@ -158,19 +158,44 @@ func readFlags(c Command, i int, l Link, fn Function, bad func(string, ...any)) 
 // Boolean's value with it and refuse to start on any other, "" included.
 const boolValues = "1, t, T, TRUE, true, True, 0, f, F, FALSE, false, False"
 
-// booleanValue judges the value given with "=" to a Boolean flag: "" when the CLI parses
-// it, or when only the shell knows it (a variable, a command substitution, a GitHub
-// expression); otherwise the problem and its fix.
-func booleanValue(flag, value string) string {
-	if strings.ContainsAny(value, "$`") {
+// booleanValue judges the value given with "=" to the Boolean flag of word i: "" when the
+// CLI parses it, or when only the shell knows it (a variable not expanded by Env.Expand or
+// of unknown value, a command substitution, a GitHub expression); otherwise the problem and
+// its fix, which for a value from the environment is the environment's.
+func (c Command) booleanValue(i int, flag, value string) string {
+	x := c.Expansions[i]
+	if x.Unknown || (c.Env == "" && strings.ContainsAny(value, "$`")) {
 		return ""
 	}
 	_, err := strconv.ParseBool(value)
 	if err == nil {
 		return ""
 	}
-	return fmt.Sprintf("--%s=%s: the Dagger CLI refuses to start (invalid argument %q for \"--%s\" flag: %v; it takes %s); give --%s=true or --%s=false (--%s alone is true)",
-		flag, value, value, flag, err, boolValues, flag, flag, flag)
+	refused := fmt.Sprintf("the Dagger CLI refuses to start (invalid argument %q for \"--%s\" flag: %v; it takes %s)", value, flag, err, boolValues)
+	switch {
+	case len(x.Unset) > 0:
+		return fmt.Sprintf("%s gives --%s=%s: %s not set in %s, and %s; set %s in %s so that --%s is true or false",
+			x.Written, flag, value, isNotSet(x.Unset), c.Env, refused, listed(x.Unset), c.Env, flag)
+	case len(x.Vars) > 0:
+		return fmt.Sprintf("%s gives --%s=%s from %s, and %s; set %s in %s so that --%s is true or false",
+			x.Written, flag, value, c.Env, refused, listed(x.Vars), c.Env, flag)
+	}
+	return fmt.Sprintf("--%s=%s: %s; give --%s=true or --%s=false (--%s alone is true)", flag, value, refused, flag, flag, flag)
+}
+
+// listed names variables in a sentence: "A", "A and B", "A, B and C".
+func listed(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func isNotSet(names []string) string {
+	if len(names) == 1 {
+		return names[0] + " is"
+	}
+	return listed(names) + " are"
 }
 
 func requiredMissing(l Link, fn Function, what string, c Command) []string {
