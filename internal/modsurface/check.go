@@ -2,6 +2,7 @@ package modsurface
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -85,7 +86,7 @@ func Read(c Command, types Types, mainType string, constructor Function, toolcha
 			}
 		}
 	}
-	call.Constructor, i = readFlags(words, i, Link{On: mainType, Flags: map[string]string{}}, constructor, bad)
+	call.Constructor, i = readFlags(c, i, Link{On: mainType, Flags: map[string]string{}}, constructor, bad)
 	problems = append(problems, requiredMissing(call.Constructor, constructor, "the constructor", c)...)
 	on := mainType
 	for i < len(words) {
@@ -104,7 +105,7 @@ func Read(c Command, types Types, mainType string, constructor Function, toolcha
 			return call, problems
 		}
 		var link Link
-		link, i = readFlags(words, i+1, Link{Name: name, On: on, Flags: map[string]string{}}, fn, bad)
+		link, i = readFlags(c, i+1, Link{Name: name, On: on, Flags: map[string]string{}}, fn, bad)
 		problems = append(problems, requiredMissing(link, fn, name, c)...)
 		call.Links = append(call.Links, link)
 		on = fn.Returns
@@ -115,9 +116,11 @@ func Read(c Command, types Types, mainType string, constructor Function, toolcha
 	return call, problems
 }
 
-// readFlags reads the flags of one function from words[i:], up to the next function name.
-// A boolean flag takes a value only with "=", as the CLI's flags do.
-func readFlags(words []string, i int, l Link, fn Function, bad func(string, ...any)) (Link, int) {
+// readFlags reads the flags of one function from the command's words[i:], up to the next
+// function name. A boolean flag takes a value only with "=", as the CLI's flags do, and
+// that value must be one the CLI parses.
+func readFlags(c Command, i int, l Link, fn Function, bad func(string, ...any)) (Link, int) {
+	words := c.Words
 	for ; i < len(words); i++ {
 		w := words[i]
 		if w == elision || strings.HasPrefix(w, elision) {
@@ -136,6 +139,11 @@ func readFlags(words []string, i int, l Link, fn Function, bad func(string, ...a
 			}
 			bad("%s has no flag --%s", what, name)
 		}
+		if known && arg.Type == "Boolean" && hasValue {
+			if p := c.booleanValue(i, name, value); p != "" {
+				bad("%s", p)
+			}
+		}
 		takesValue := !known || arg.Type != "Boolean"
 		if takesValue && !hasValue && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") && words[i+1] != elision {
 			i++
@@ -144,6 +152,50 @@ func readFlags(words []string, i int, l Link, fn Function, bad func(string, ...a
 		l.Flags[name] = value
 	}
 	return l, i
+}
+
+// boolValues are the values strconv.ParseBool takes: the CLI's flags (pflag) parse a
+// Boolean's value with it and refuse to start on any other, "" included.
+const boolValues = "1, t, T, TRUE, true, True, 0, f, F, FALSE, false, False"
+
+// booleanValue judges the value given with "=" to the Boolean flag of word i: "" when the
+// CLI parses it, or when only the shell knows it (a variable not expanded by Env.Expand or
+// of unknown value, a command substitution, a GitHub expression); otherwise the problem and
+// its fix, which for a value from the environment is the environment's.
+func (c Command) booleanValue(i int, flag, value string) string {
+	x := c.Expansions[i]
+	if x.Unknown || (c.Env == "" && strings.ContainsAny(value, "$`")) {
+		return ""
+	}
+	_, err := strconv.ParseBool(value)
+	if err == nil {
+		return ""
+	}
+	refused := fmt.Sprintf("the Dagger CLI refuses to start (invalid argument %q for \"--%s\" flag: %v; it takes %s)", value, flag, err, boolValues)
+	switch {
+	case len(x.Unset) > 0:
+		return fmt.Sprintf("%s gives --%s=%s: %s not set in %s, and %s; set %s in %s so that --%s is true or false",
+			x.Written, flag, value, isNotSet(x.Unset), c.Env, refused, listed(x.Unset), c.Env, flag)
+	case len(x.Vars) > 0:
+		return fmt.Sprintf("%s gives --%s=%s from %s, and %s; set %s in %s so that --%s is true or false",
+			x.Written, flag, value, c.Env, refused, listed(x.Vars), c.Env, flag)
+	}
+	return fmt.Sprintf("--%s=%s: %s; give --%s=true or --%s=false (--%s alone is true)", flag, value, refused, flag, flag, flag)
+}
+
+// listed names variables in a sentence: "A", "A and B", "A, B and C".
+func listed(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func isNotSet(names []string) string {
+	if len(names) == 1 {
+		return names[0] + " is"
+	}
+	return listed(names) + " are"
 }
 
 func requiredMissing(l Link, fn Function, what string, c Command) []string {

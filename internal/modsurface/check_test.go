@@ -1,6 +1,7 @@
 package modsurface
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -115,6 +116,62 @@ func TestReadBooleanFlagsTakeNoValue(t *testing.T) {
 	}
 	if v := call.Constructor.Flags["repo"]; v != "a/b" || !call.Constructor.Has("demo") {
 		t.Errorf("constructor flags %v", call.Constructor.Flags)
+	}
+}
+
+// A Boolean flag given a value with "=" takes only what the CLI's flags parse
+// (strconv.ParseBool): anything else, "" included, stops the CLI before it starts. A value
+// only the shell knows is not judged here.
+func TestReadBooleanValues(t *testing.T) {
+	refused := func(flag, value string) string {
+		return fmt.Sprintf(`t:1: --%s=%s: the Dagger CLI refuses to start (invalid argument %q for "--%s" flag: strconv.ParseBool: parsing %q: invalid syntax; it takes 1, t, T, TRUE, true, True, 0, f, F, FALSE, false, False); give --%s=true or --%s=false (--%s alone is true)`,
+			flag, value, value, flag, value, flag, flag, flag)
+	}
+	constructor := Function{Args: map[string]Arg{
+		"demo": {Type: "Boolean", Optional: true},
+		"repo": {Type: "String", Optional: true},
+	}}
+	tests := []struct {
+		line    string
+		problem string // "" when the call is fine
+	}{
+		{"dagger call update-repos --dry-run", ""},
+		{"dagger call update-repos --dry-run=true", ""},
+		{"dagger call update-repos --dry-run=false", ""},
+		{"dagger call update-repos --dry-run=1 --commit c", ""},
+		{"dagger call update-repos --dry-run=0 --commit c", ""},
+		{"dagger call update-repos --dry-run=t", ""},
+		{"dagger call update-repos --dry-run=F", ""},
+		{"dagger call update-repos --dry-run=TRUE", ""},
+		{"dagger call update-repos --dry-run=False", ""},
+		{"dagger call update-repos --dry-run=", refused("dry-run", "")},
+		{`dagger call update-repos --dry-run=""`, refused("dry-run", "")},
+		{"dagger call update-repos --dry-run=yes", refused("dry-run", "yes")},
+		{"dagger call update-repos --dry-run=tRUE", refused("dry-run", "tRUE")},
+		{"dagger call update-repos --dry-run=' true'", refused("dry-run", " true")},
+		{"dagger call --demo=no docs export --path x", refused("demo", "no")},
+		{"dagger call docs export --path x --wipe=2", refused("wipe", "2")},
+		// Only the shell (or GitHub, before it) knows these values.
+		{`dagger call update-repos --dry-run="$DRY_RUN"`, ""},
+		{"dagger call update-repos --dry-run=${DRY_RUN:-false}", ""},
+		{`dagger call update-repos --dry-run="$(cat dry-run)"`, ""},
+		{"dagger call update-repos --dry-run=\"`cat dry-run`\"", ""},
+		{`dagger call update-repos --dry-run="${{ inputs.dry_run }}"`, ""},
+		// A String flag takes any value.
+		{"dagger call --repo= release-plan --tag=", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			c := ScriptCommands("t", 1, tt.line)[0]
+			_, got := Read(c, sample, "Shipyard", constructor, nil)
+			var want []string
+			if tt.problem != "" {
+				want = []string{tt.problem + ": " + c.Text}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("problems\n%q\nwant\n%q", got, want)
+			}
+		})
 	}
 }
 

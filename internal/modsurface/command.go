@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Command is one `dagger call` or `dagger check` as a script or a document writes it.
@@ -21,6 +22,12 @@ type Command struct {
 	Text string
 	// Raw is the command as written, quotes kept: what a reader copies and runs.
 	Raw string
+	// Env names the environment Env.Expand replaced the words' variables from ("the
+	// workflow's env"); empty while the words are as written.
+	Env string
+	// Expansions are, by index in Words, how Env.Expand replaced the variables of each word
+	// that uses any.
+	Expansions map[int]Expansion
 }
 
 // cliFlags are the Dagger CLI's own flags that may stand before or after the verb (true:
@@ -160,27 +167,83 @@ func command(words []string) (Command, bool) {
 // Quotes are removed; what they hold, $(…) included, stays one word. end is where the
 // command ends in s.
 func commandWords(s string) (words []string, end int) {
+	sp := splitWords(s, nil)
+	return sp.words, sp.end
+}
+
+// split is a command's words, and how each was expanded (when it was).
+type split struct {
+	words []string
+	exps  []Expansion
+	end   int
+}
+
+// splitWords splits s as commandWords does. With an environment it also replaces the
+// variables outside single quotes, as the shell does before the command reads its words:
+// an unquoted value is split into words at blanks and vanishes when empty.
+func splitWords(s string, env *Env) split {
+	var out split
 	var b strings.Builder
 	inWord := false
+	start := -1 // where in s the word being read starts
+	var x Expansion
 	var quote rune
 	escaped := false
-	flush := func() {
+	flush := func(at int) {
 		if inWord {
-			words = append(words, b.String())
-			b.Reset()
-			inWord = false
+			x.Written = s[start:at]
+			out.words = append(out.words, b.String())
+			out.exps = append(out.exps, x)
 		}
+		b.Reset()
+		inWord, start, x = false, -1, Expansion{}
 	}
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if start < 0 && r != ' ' && r != '\t' {
+			start = i
+		}
 		switch {
 		case escaped:
 			b.WriteRune(r)
 			escaped = false
-		case quote != 0:
-			switch {
-			case r == quote:
+		case quote == '\'':
+			if r == quote {
 				quote = 0
-			case r == '\\' && quote == '"':
+			} else {
+				b.WriteRune(r)
+			}
+		case env != nil && (r == '$' || r == '`'):
+			ref := env.reference(s, i)
+			x.add(ref)
+			switch {
+			case !ref.known:
+				b.WriteString(s[i:ref.end])
+				inWord = true
+			case quote == '"':
+				b.WriteString(ref.value)
+				inWord = true
+			default:
+				for _, c := range ref.value {
+					if c == ' ' || c == '\t' || c == '\n' {
+						if inWord {
+							flush(ref.end)
+							start = i
+							x.add(ref)
+						}
+						continue
+					}
+					b.WriteRune(c)
+					inWord = true
+				}
+			}
+			i = ref.end
+			continue
+		case quote == '"':
+			switch r {
+			case quote:
+				quote = 0
+			case '\\':
 				escaped = true
 			default:
 				b.WriteRune(r)
@@ -190,19 +253,23 @@ func commandWords(s string) (words []string, end int) {
 		case r == '"' || r == '\'':
 			quote, inWord = r, true
 		case r == ' ' || r == '\t':
-			flush()
+			flush(i)
 		case strings.ContainsRune("|;&<>)", r):
-			flush()
-			return words, i
+			flush(i)
+			out.end = i
+			return out
 		case r == '#' && !inWord:
-			return words, i
+			out.end = i
+			return out
 		default:
 			b.WriteRune(r)
 			inWord = true
 		}
+		i += size
 	}
-	flush()
-	return words, len(s)
+	flush(len(s))
+	out.end = len(s)
+	return out
 }
 
 // MarkdownCommands finds the dagger commands of a Markdown document: every line of its
