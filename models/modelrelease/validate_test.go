@@ -217,6 +217,27 @@ func TestGenRepo(t *testing.T) {
 	noSecrets(t, e)
 }
 
+// The export is the repository the template and the generator made: ruff's cache, which
+// make fix-lint leaves in /repo and the template's .gitignore (.*cache) keeps out of the
+// maintainers' repositories, is not in it.
+func TestGenRepoExportsNoRuffCache(t *testing.T) {
+	ctx := context.Background()
+	env, e := newEnv(t)
+	renderAnything(e)
+	// The double does not run ruff: a rule says its cache is in the repository.
+	e.OnEntries(engine.DirRule{Path: ".ruff_cache", Entries: []string{".gitignore", "CACHEDIR.TAG", "0.8.4/"}})
+	repo, err := env.GenRepo(ctx, generatorRepo(t, env, nil), "cert-manager")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := repo.Exists(ctx, ".ruff_cache"); err != nil || ok {
+		t.Errorf("the exported repository has .ruff_cache (%v)", err)
+	}
+	if ok, err := repo.Exists(ctx, pyprojectPath); err != nil || !ok {
+		t.Errorf("the exported repository lacks %s (%v)", pyprojectPath, err)
+	}
+}
+
 func TestGenRepoRefusesWhatItCannotRender(t *testing.T) {
 	tests := []struct {
 		name, integration string

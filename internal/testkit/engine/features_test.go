@@ -244,6 +244,11 @@ func TestExistsOnATreeKnownByRules(t *testing.T) {
 		{"a folder of the commit", tree, "containers", true},
 		{"a path the commit lacks", tree, ".trivyignore.yaml", false},
 		{"the file, at another commit", other, ".shipyard/pins.Dockerfile", false},
+		{"a folder taken out", tree.WithoutDirectory("containers"), "containers", false},
+		{"a file taken out", tree.WithoutFile(".shipyard/pins.Dockerfile"), ".shipyard/pins.Dockerfile", false},
+		{"a file beside what was taken out", tree.WithoutDirectory("containers"), ".shipyard/pins.Dockerfile", true},
+		{"a folder taken out, seen from its parent", tree.WithoutDirectory(".shipyard").Directory("."), ".shipyard/pins.Dockerfile", false},
+		{"a folder put back", tree.WithoutDirectory("containers").WithDirectory("containers", tree.Directory("containers")), "containers", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.dir.Exists(ctx, tc.path)
