@@ -86,8 +86,9 @@ func (m *Shipyard) GenRepo(
 // +cache="session"
 func (m *Shipyard) ValidateModels(
 	ctx context.Context,
-	// The ref the pull request merges into; the changed paths are then read from the
-	// source's Git history since the merge base (the source must include .git).
+	// The ref the pull request merges into, as git names it (origin/main, a branch, a tag
+	// or a commit SHA); the changed paths are then read from the source's Git history since
+	// the merge base (the source must include .git).
 	// +optional
 	base string,
 	// The changed paths, when the caller computed them (git diff --name-only base...HEAD);

@@ -1,11 +1,15 @@
 package githubactions
 
 import (
+	"context"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/prcheckout"
 	"dagger/shipyard/models/modelrelease"
 )
 
@@ -48,5 +52,47 @@ func TestCloudcoilModelCIUploadsToCodecov(t *testing.T) {
 		if strings.HasPrefix(s.Uses, "codecov/") && (exported < 0 || i < exported) {
 			t.Errorf("step %d uploads to Codecov before model-ci exported its reports (step %d)", i, exported)
 		}
+	}
+}
+
+// The validate-models wrapper's --base, with the pull request's base_ref filled in, names
+// the base on the clone actions/checkout leaves for a pull request (detached at the merge
+// commit, origin's branches under refs/remotes, no local branch) through Dagger's ref
+// lookup alone, as the engine double copies it: the pinned release, older than Shipyard's
+// own reading of origin/main, must find it too. git reads the same commit.
+func TestValidateModelsBaseResolvesOnAPullRequestCheckout(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join("cloudcoil", "validate-models.yml")
+	w := readWorkflow(t, path)
+	clone := prcheckout.New(t, prcheckout.Options{Change: map[string]string{"models/keda/README.md": "# keda\n"}, MainLater: map[string]string{"docs/later.md": "later\n"}})
+	e := engine.New(t)
+	repo := e.Client(ctx).Host().Directory(clone.Dir).AsGit()
+	found := 0
+	for name, j := range w.Jobs {
+		for _, s := range j.Steps {
+			if !strings.Contains(s.Run, "validate-models") || !strings.Contains(s.Run, "--base") {
+				continue
+			}
+			found++
+			where := path + ": job " + name + ", step " + s.Name
+			if !strings.Contains(s.Run, `--base "$BASE"`) || s.Env["BASE"] == "" {
+				t.Errorf("%s: --base is not given as \"$BASE\" from the step's env", where)
+				continue
+			}
+			base := strings.NewReplacer("${{ github.base_ref }}", "main", "${{ github.event.pull_request.base.sha }}", clone.Base).Replace(s.Env["BASE"])
+			if strings.Contains(base, "${{") {
+				t.Errorf("%s: BASE %q uses an expression this test does not know", where, s.Env["BASE"])
+				continue
+			}
+			if sha, err := repo.Ref(base).Commit(ctx); err != nil || sha != clone.Base {
+				t.Errorf("%s: --base %s is %q (%v) to Dagger's lookup, want origin's main %s", where, base, sha, err, clone.Base)
+			}
+			if out, err := exec.Command("git", "-C", clone.Dir, "rev-parse", "--verify", "-q", base+"^{commit}").Output(); err != nil || strings.TrimSpace(string(out)) != clone.Base {
+				t.Errorf("%s: git reads --base %s as %q (%v), want %s", where, base, out, err, clone.Base)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("%s: %d validate-models steps with --base, want the listing job's and the matrix job's", path, found)
 	}
 }

@@ -57,6 +57,10 @@ func TestCloudcoilRealGenerator(t *testing.T) {
 			t.Parallel()
 			out := t.TempDir()
 			call(t, nil, append(append([]string{"--source", tree}, pins...), "gen-repo", "--name", name, "export", "--path", out)...)
+			// make fix-lint's real ruff leaves its cache in the repository; the export does not.
+			if _, err := os.Stat(filepath.Join(out, ".ruff_cache")); !os.IsNotExist(err) {
+				t.Errorf("gen-repo exported a .ruff_cache (%v), which the maintainers' repositories do not hold", err)
+			}
 			module := strings.ReplaceAll(name, "-", "_")
 			defined := classesIn(t, filepath.Join(out, "cloudcoil", "models", module))
 			for _, kind := range crdKinds(t, filepath.Join(cc, "crds", name)) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/testkit/prcheckout"
 	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models/modelrelease"
 	"dagger/shipyard/models/upstreams/upstreamstest"
@@ -39,6 +40,38 @@ func TestModelMatrices(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &changed); err != nil || !slices.Equal(changed, want[:1]) {
 		t.Errorf("validate-models --list = %q (%v), want [%s]", out, err, want[0])
 	}
+}
+
+// validate-models --base on the clone actions/checkout leaves for a pull request (detached
+// at the merge commit, fetch-depth 0, origin's branches under refs/remotes, no local main),
+// as the real engine reads its history: the docs' origin/main and the wrapper's
+// refs/remotes/origin/main both list the integration the pull request changed and not the
+// one main changed after it branched (the diff is from the merge base); main, which such a
+// checkout lacks, fails naming --base, the names tried and the fix. Dagger's own lookup
+// fails on origin/main here ("repository does not contain ref").
+func TestValidateModelsBaseOnAPullRequestCheckout(t *testing.T) {
+	t.Parallel()
+	tree := t.TempDir()
+	upstreamstest.WriteGenerator(t, tree)
+	names := upstreamstest.Names()
+	slices.Sort(names)
+	clone := prcheckout.New(t, prcheckout.Options{
+		Tree:      tree,
+		Change:    map[string]string{"models/" + names[0] + "/README.md": "changed by the pull request\n"},
+		MainLater: map[string]string{"models/" + names[1] + "/README.md": "changed on main after the pull request branched\n"},
+	})
+	for _, base := range []string{"origin/main", "refs/remotes/origin/main"} {
+		out := call(t, nil, "--source", clone.Dir, "validate-models", "--list", "--base", base)
+		var listed []string
+		if err := json.Unmarshal([]byte(out), &listed); err != nil || !slices.Equal(listed, names[:1]) {
+			t.Errorf("validate-models --list --base %s = %q (%v), want [%s]", base, out, err, names[0])
+		}
+	}
+	r := cli(t, nil, "", "call", "--source", clone.Dir, "validate-models", "--list", "--base", "main")
+	if r.err == nil {
+		t.Fatalf("validate-models --base main passed on a checkout without a local main:\n%s", r)
+	}
+	mustContain(t, "validate-models --base main", r.stdout+r.stderr, "--base main", "refs/remotes/main", "--base origin/main")
 }
 
 // model-lines reads a model repository's release lines for update-versions' matrix.

@@ -40,6 +40,7 @@ func integrationDir(name string) string { return "models/" + name }
 // README.md) to the rendered files and runs make fix-lint. The generator then runs with
 // the published Cloudcoil version: the one models/upstreams.json requires, locked
 // exactly, when the repository has that file; else the newest the hook's uv add locked.
+// The result holds no ruff cache (notGenerated).
 func (e Env) GenRepo(ctx context.Context, source *dagger.Directory, name string) (*dagger.Directory, error) {
 	gen, err := e.genRepo(ctx, source, name, nil)
 	if err != nil {
@@ -48,8 +49,13 @@ func (e Env) GenRepo(ctx context.Context, source *dagger.Directory, name string)
 	if _, err := gen.Sync(ctx); err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}
-	return gen.Directory("/repo"), nil
+	return gen.Directory("/repo").WithoutDirectory(notGenerated), nil
 }
+
+// notGenerated is what the generation leaves in the repository that is no part of it:
+// ruff's cache, from make fix-lint. The template's .gitignore (.*cache) keeps it out of the
+// maintainers' repositories, and update-repos already leaves it out (notRepository).
+const notGenerated = ".ruff_cache"
 
 // genRepo is GenRepo's graph, unevaluated past the rendering: the container whose /repo
 // is the generated repository. generator, when given, is the Cloudcoil project whose

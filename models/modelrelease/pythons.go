@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"dagger/shipyard/internal/pins"
 	pytoml "dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/internal/version"
 )
@@ -18,7 +19,8 @@ var pythonClassifier = regexp.MustCompile(`^Programming Language :: Python :: (3
 // tests each, as the template's own CI matrix does: those its classifiers name, and the
 // pinned minors its requires-python admits. A classifier that requires-python excludes is
 // a contradiction in the file and an error; so is a version without a pinned image, which
-// names the --python-image flag that pins one. pinned are the minors with an image.
+// says how to pin one (--pin python-3.X=…, model-ci has no --python-image). pinned are the
+// minors with an image.
 func PythonVersions(pyproject []byte, pinned []string) ([]string, error) {
 	doc, err := pytoml.Parse(pyprojectPath, pyproject)
 	if err != nil {
@@ -67,7 +69,8 @@ func PythonVersions(pyproject []byte, pinned []string) ([]string, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%s names Python %s, which Shipyard pins no image for; pass --python-image %s=<image@digest>", pyprojectPath, strings.Join(missing, ", "), missing[0])
+		return nil, fmt.Errorf("%s names Python %s, which Shipyard pins no image for; pin one with --pin python-%s=IMAGE@sha256:<64 hex digits> (a constructor flag, given before the function) or a stage AS python-%s in %s",
+			pyprojectPath, strings.Join(missing, ", "), missing[0], missing[0], pins.File)
 	}
 	return out, nil
 }

@@ -26,7 +26,7 @@ func TestPythonVersions(t *testing.T) {
 		{"an excluded minor", project("requires-python = \">=3.10, !=3.12.*\"\n"), []string{"3.10", "3.11", "3.13"}, ""},
 		{"compatible release", project("requires-python = \"~=3.12\"\n"), []string{"3.12", "3.13"}, ""},
 		{"a classifier requires-python excludes", project(classifiers + "requires-python = \">=3.11\"\n"), nil, "names Python 3.10, which requires-python \">=3.11\" excludes"},
-		{"an unpinned version", project("classifiers = [\"Programming Language :: Python :: 3.14\"]\n"), nil, "pass --python-image 3.14=<image@digest>"},
+		{"an unpinned version", project("classifiers = [\"Programming Language :: Python :: 3.14\"]\n"), nil, "pin one with --pin python-3.14=IMAGE@sha256:<64 hex digits> (a constructor flag, given before the function) or a stage AS python-3.14 in .shipyard/pins.Dockerfile"},
 		{"nothing named", project(""), nil, "neither classifiers"},
 		{"a malformed specifier", project("requires-python = \"3.10\"\n"), nil, "has no comparison operator"},
 		{"a wildcard with >=", project("requires-python = \">=3.*\"\n"), nil, "a wildcard only goes with == or !="},

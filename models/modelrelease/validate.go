@@ -21,9 +21,9 @@ type ValidateOptions struct {
 	// Changed are the paths the pull request changes, as `git diff --name-only
 	// base...HEAD` prints them, for wrappers that compute them.
 	Changed []string
-	// Base is the ref the pull request merges into; the changed paths are then the
-	// source's own history's, from the merge base to HEAD (the source must hold .git
-	// with that history). Ignored when Changed is given.
+	// Base is the ref the pull request merges into, as git names it (BaseRefs: origin/main
+	// too); the changed paths are then the source's own history's, from the merge base to
+	// HEAD (the source must hold .git with that history). Ignored when Changed is given.
 	Base string
 	// Name validates this one integration alone, whatever changed: one job of the
 	// wrapper's matrix, so a large integration's generation does not compete for memory
@@ -217,11 +217,16 @@ func (e Env) validateOne(ctx context.Context, source *dagger.Directory, name str
 
 // changedSince lists the paths changed from the merge base of base and HEAD to HEAD in
 // the source's own Git history (three-dot semantics, as a pull request's diff), and the
-// upstreams file at the merge base (nil when it did not exist there).
+// upstreams file at the merge base (nil when it did not exist there). base is read as git
+// reads it where Dagger alone would not (resolveBase): origin/main too.
 func changedSince(ctx context.Context, source *dagger.Directory, base string) ([]string, []byte, error) {
 	repo := source.AsGit()
+	name, err := resolveBase(ctx, repo, base)
+	if err != nil {
+		return nil, nil, err
+	}
 	head := repo.Head()
-	mergeBase := head.CommonAncestor(repo.Ref(base))
+	mergeBase := head.CommonAncestor(repo.Ref(name))
 	before := mergeBase.Tree(dagger.GitRefTreeOpts{DiscardGitDir: true})
 	changes := head.Tree(dagger.GitRefTreeOpts{DiscardGitDir: true}).Changes(before)
 	var paths []string

@@ -14,6 +14,7 @@ import (
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/testkit/prcheckout"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )
@@ -23,6 +24,12 @@ import (
 // repository (the model repository fixture), so that what the double's generation leaves
 // in /repo is a repository the artifact checks can read.
 func generatorRepo(t *testing.T, env Env, changes map[string]string) *dagger.Directory {
+	t.Helper()
+	return env.Client.Host().Directory(generatorTree(t, changes))
+}
+
+// generatorTree writes generatorRepo's files to a temporary folder and returns it.
+func generatorTree(t *testing.T, changes map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	upstreamstest.WriteGenerator(t, dir)
@@ -56,7 +63,7 @@ func generatorRepo(t *testing.T, env Env, changes map[string]string) *dagger.Dir
 			t.Fatal(err)
 		}
 	}
-	return env.Client.Host().Directory(dir)
+	return dir
 }
 
 // renderAnything makes every cookiecutter run in the double render one repository folder.
@@ -210,6 +217,27 @@ func TestGenRepo(t *testing.T) {
 	noSecrets(t, e)
 }
 
+// The export is the repository the template and the generator made: ruff's cache, which
+// make fix-lint leaves in /repo and the template's .gitignore (.*cache) keeps out of the
+// maintainers' repositories, is not in it.
+func TestGenRepoExportsNoRuffCache(t *testing.T) {
+	ctx := context.Background()
+	env, e := newEnv(t)
+	renderAnything(e)
+	// The double does not run ruff: a rule says its cache is in the repository.
+	e.OnEntries(engine.DirRule{Path: ".ruff_cache", Entries: []string{".gitignore", "CACHEDIR.TAG", "0.8.4/"}})
+	repo, err := env.GenRepo(ctx, generatorRepo(t, env, nil), "cert-manager")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := repo.Exists(ctx, ".ruff_cache"); err != nil || ok {
+		t.Errorf("the exported repository has .ruff_cache (%v)", err)
+	}
+	if ok, err := repo.Exists(ctx, pyprojectPath); err != nil || !ok {
+		t.Errorf("the exported repository lacks %s (%v)", pyprojectPath, err)
+	}
+}
+
 func TestGenRepoRefusesWhatItCannotRender(t *testing.T) {
 	tests := []struct {
 		name, integration string
@@ -343,7 +371,12 @@ func TestValidateModelsDiffsTheBase(t *testing.T) {
 	e.OnField(engine.FieldRule{Type: "Changeset", Field: "modifiedPaths", Value: []any{"models/upstreams.json", ".github/workflows/release.yml"}})
 	e.OnField(engine.FieldRule{Type: "Directory", Field: "exists", ChainContains: "commonAncestor", Value: true})
 	e.OnFile(engine.FileRule{Path: "models/upstreams.json", ChainContains: "commonAncestor", Contents: old})
-	v, err := env.ValidateModels(context.Background(), generatorRepo(t, env, map[string]string{"models/upstreams.json": changed}), ValidateOptions{Base: "main"})
+	// A maintainer's clone: a branch checked out beside a local main (the double reads
+	// only the refs; the rules above answer for the history).
+	sha := strings.Repeat("1", 40)
+	repo := generatorRepo(t, env, map[string]string{"models/upstreams.json": changed,
+		".git/HEAD": "ref: refs/heads/keda-2.17\n", ".git/refs/heads/keda-2.17": sha + "\n", ".git/refs/heads/main": sha + "\n"})
+	v, err := env.ValidateModels(context.Background(), repo, ValidateOptions{Base: "main"})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, v.Text())
 	}
@@ -422,11 +455,13 @@ func TestSelectIntegrationsListsForAMatrix(t *testing.T) {
 // The adoption pull request itself: the real repository has no models/upstreams.json at
 // the base nor in the tree, and --base selects by path as a list of changed paths does.
 func TestSelectIntegrationsBaseWithoutUpstreams(t *testing.T) {
-	root := cloudcoilTree(t)
+	// The pull request's checkout, as actions/checkout leaves it; the rules answer for the
+	// history, which the double does not read.
+	clone := prcheckout.New(t, prcheckout.Options{Tree: cloudcoilTree(t), Change: map[string]string{"models/velero/README.md": "# velero\n"}})
 	env, e := newEnv(t)
 	e.OnField(engine.FieldRule{Type: "Changeset", Field: "modifiedPaths", Value: []any{"models/velero/README.md", ".github/workflows/update_repos.yml"}})
 	e.OnField(engine.FieldRule{Type: "Directory", Field: "exists", ChainContains: "commonAncestor", Value: false})
-	v, err := SelectIntegrations(context.Background(), env.Client.Host().Directory(root), ValidateOptions{Base: "main"})
+	v, err := SelectIntegrations(context.Background(), env.Client.Host().Directory(clone.Dir), ValidateOptions{Base: "refs/remotes/origin/main"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,10 @@
 // written by the graph or read from the host (Host().Directory) read as their real
 // contents. Secret values given to setSecret never reach an ID or a record.
 //
+// A checkout's own history (Directory.asGit) answers HEAD and looks ref names up among its
+// .git refs as the engine's lookup does, failing where it fails.
+//
 // Not modelled: what a command does to the filesystem (use rules), the contents of images
-// and git trees, modules, LLM, interactive terminals, and services actually running (up
+// and git trees, merge bases, modules, LLM, interactive terminals, and services actually running (up
 // returns at once). Unmodelled leaves answer the zero value of their type.
 package engine

@@ -166,6 +166,62 @@ func TestAsGitHeadIsTheCheckoutsCommit(t *testing.T) {
 	}
 }
 
+// A checkout's own history resolves a ref name as Dagger v0.21.8's lookup does
+// (util/gitutil/ls_remote.go, Remote.Lookup): the name, refs/<name>, refs/heads/<name>,
+// refs/tags/<name>, and never refs/remotes/<name>. The checkout here is shaped as
+// actions/checkout leaves a pull request's: HEAD detached at the merge commit,
+// origin's branches under refs/remotes/origin, no local main.
+func TestAsGitRefLooksUpAsDagger(t *testing.T) {
+	ctx := context.Background()
+	a, b, c, d, e2, f := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40), strings.Repeat("d", 40), strings.Repeat("e", 40), strings.Repeat("f", 40)
+	root := writeTree(t, map[string]string{
+		".git/HEAD":                      a + "\n",
+		".git/refs/remotes/origin/main":  b + "\n",
+		".git/refs/remotes/origin/HEAD":  "ref: refs/remotes/origin/main\n",
+		".git/refs/remotes/pull/1/merge": a + "\n",
+		".git/refs/heads/dev":            e2 + "\n",
+		".git/packed-refs":               "# pack-refs with: peeled fully-peeled sorted\n" + c + " refs/tags/v1\n^" + d + "\n" + f + " refs/heads/dev\n",
+		"README.md":                      "x\n",
+	})
+	none := writeTree(t, map[string]string{"README.md": "x\n"})
+	for _, tc := range []struct {
+		name      string
+		ref       func(*dagger.GitRepository) *dagger.GitRef
+		dir       string
+		sha, full string
+		err       string
+	}{
+		{"a remote-tracking branch as git users write it", func(r *dagger.GitRepository) *dagger.GitRef { return r.Ref("origin/main") }, root, "", "", `repository does not contain ref "origin/main"`},
+		{"remotes/<remote>/<branch> (refs/ added)", func(r *dagger.GitRepository) *dagger.GitRef { return r.Ref("remotes/origin/main") }, root, b, "refs/remotes/origin/main", ""},
+		{"the full remote-tracking ref", func(r *dagger.GitRepository) *dagger.GitRef { return r.Ref("refs/remotes/origin/main") }, root, b, "refs/remotes/origin/main", ""},
+		{"a symbolic ref, at its target's commit", func(r *dagger.GitRepository) *dagger.GitRef { return r.Ref("refs/remotes/origin/HEAD") }, root, b, "refs/remotes/origin/HEAD", ""},
+		{"a local branch, its loose ref over packed-refs", func(r *dagger.GitRepository) *dagger.GitRef { return r.Ref("dev") }, root, e2, "refs/heads/dev", ""},
+		{"a packed annotated tag, peeled", func(r *dagger.GitRepository) *dagger.GitRef { return r.Ref("v1") }, root, d, "refs/tags/v1", ""},
+		{"Tag qualifies the name", func(r *dagger.GitRepository) *dagger.GitRef { return r.Tag("v1") }, root, d, "refs/tags/v1", ""},
+		{"Branch qualifies the name", func(r *dagger.GitRepository) *dagger.GitRef { return r.Branch("dev") }, root, e2, "refs/heads/dev", ""},
+		{"Branch of a remote-tracking name", func(r *dagger.GitRepository) *dagger.GitRef { return r.Branch("origin/main") }, root, "", "", `repository does not contain ref "refs/heads/origin/main"`},
+		{"a local branch the checkout lacks", func(r *dagger.GitRepository) *dagger.GitRef { return r.Ref("main") }, root, "", "", `repository does not contain ref "main"`},
+		{"HEAD, detached", func(r *dagger.GitRepository) *dagger.GitRef { return r.Ref("HEAD") }, root, a, "HEAD", ""},
+		{"a full commit SHA stands for itself", func(r *dagger.GitRepository) *dagger.GitRef { return r.Ref(f) }, root, f, f, ""},
+		{"no .git", func(r *dagger.GitRepository) *dagger.GitRef { return r.Ref("main") }, none, "", "", "not a Git checkout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New(t)
+			ref := tc.ref(e.Client(ctx).Host().Directory(tc.dir).AsGit())
+			sha, err := ref.Commit(ctx)
+			if sha != tc.sha || (tc.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("commit = %q, %v; want %q, error containing %q", sha, err, tc.sha, tc.err)
+			}
+			if err != nil {
+				return
+			}
+			if name, err := ref.Ref(ctx); err != nil || name != tc.full {
+				t.Errorf("ref = %q, %v; want %q", name, err, tc.full)
+			}
+		})
+	}
+}
+
 // A tree the double knows by its rules only (a git commit's, as teskrepo.ServeTree serves
 // it) has the files and folders those rules give, as Directory.exists on a real engine
 // reports them: a file's rule, or a folder's entries, at that path of that commit.
@@ -188,6 +244,11 @@ func TestExistsOnATreeKnownByRules(t *testing.T) {
 		{"a folder of the commit", tree, "containers", true},
 		{"a path the commit lacks", tree, ".trivyignore.yaml", false},
 		{"the file, at another commit", other, ".shipyard/pins.Dockerfile", false},
+		{"a folder taken out", tree.WithoutDirectory("containers"), "containers", false},
+		{"a file taken out", tree.WithoutFile(".shipyard/pins.Dockerfile"), ".shipyard/pins.Dockerfile", false},
+		{"a file beside what was taken out", tree.WithoutDirectory("containers"), ".shipyard/pins.Dockerfile", true},
+		{"a folder taken out, seen from its parent", tree.WithoutDirectory(".shipyard").Directory("."), ".shipyard/pins.Dockerfile", false},
+		{"a folder put back", tree.WithoutDirectory("containers").WithDirectory("containers", tree.Directory("containers")), "containers", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.dir.Exists(ctx, tc.path)

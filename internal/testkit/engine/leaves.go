@@ -74,12 +74,18 @@ func (e *Engine) modelled(obj *chain, st any, k call) (any, bool, error) {
 			if s.kind == "commit" {
 				return s.name, true, nil
 			}
+			if s.sha != "" {
+				return s.sha, true, nil
+			}
 			if s.local != nil && s.kind == "head" {
 				sha, err := localHead(s.local)
 				return sha, true, err
 			}
 			return digestOf(s.url + "\x00" + s.kind + "\x00" + s.name)[:40], true, nil
 		case "ref":
+			if s.full != "" {
+				return s.full, true, nil
+			}
 			switch s.kind {
 			case "tag":
 				return "refs/tags/" + s.name, true, nil
@@ -474,4 +480,97 @@ func localHead(fs *vfs) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("engine double: Directory.asGit: HEAD names %s, which the checkout does not have", ref)
+}
+
+// localRefs lists a checkout's refs as `git ls-remote` on it does, which is what Dagger's
+// Directory.asGit looks names up in (core/git_local.go, Remote): HEAD when it resolves, then
+// every ref under .git/refs, a loose file winning over packed-refs. A packed annotated tag's
+// peeled line gives <tag>^{} as ls-remote prints it; a loose annotated tag is not peeled
+// (the double does not read objects).
+func localRefs(fs *vfs) (map[string]string, error) {
+	if _, ok := fs.lookup(".git/HEAD"); !ok {
+		return nil, fmt.Errorf("engine double: Directory.asGit: no readable .git/HEAD in the directory (not a Git checkout)")
+	}
+	refs := map[string]string{}
+	if packed, ok := fs.lookup(".git/packed-refs"); ok {
+		data, _, err := packed.contents()
+		if err != nil {
+			return nil, err
+		}
+		last := ""
+		for _, line := range strings.Split(data, "\n") {
+			line = strings.TrimSpace(line)
+			if peeled, ok := strings.CutPrefix(line, "^"); ok && last != "" {
+				refs[last+"^{}"] = peeled
+				continue
+			}
+			if sha, name, ok := strings.Cut(line, " "); ok && !strings.HasPrefix(line, "#") {
+				refs[name], last = sha, name
+			}
+		}
+	}
+	for p, f := range fs.files {
+		if !strings.HasPrefix(p, ".git/refs/") {
+			continue
+		}
+		data, _, err := f.contents()
+		if err != nil {
+			return nil, err
+		}
+		refs[strings.TrimPrefix(p, ".git/")] = strings.TrimSpace(data)
+	}
+	// A symbolic ref (refs/remotes/origin/HEAD after a clone) is listed at its target's commit.
+	for name, v := range refs {
+		if target, ok := strings.CutPrefix(v, "ref: "); ok {
+			if sha, ok := refs[target]; ok && !strings.HasPrefix(sha, "ref: ") {
+				refs[name] = sha
+			} else {
+				delete(refs, name)
+			}
+		}
+	}
+	if head, err := localHead(fs); err == nil {
+		refs["HEAD"] = head // an unborn branch's HEAD is not listed
+	}
+	return refs, nil
+}
+
+// lookupLocalRef resolves target among refs as Dagger v0.21.8's Remote.Lookup does
+// (util/gitutil/ls_remote.go): a full commit SHA stands for itself; else the ref named
+// refs/<target> or target, then refs/heads/<target>, then refs/tags/<target> (its peeled
+// commit when listed), a name that is a branch's or tag's full name counting as that
+// branch or tag. It never tries refs/remotes/<target>, so "origin/main" is not found where
+// git finds it. The error is the engine's own.
+func lookupLocalRef(refs map[string]string, target string) (name, sha string, err error) {
+	if isCommitSHA(target) {
+		return "", target, nil
+	}
+	partial := "refs/" + strings.TrimPrefix(target, "refs/")
+	head := "refs/heads/" + strings.TrimPrefix(target, "refs/heads/")
+	tag := "refs/tags/" + strings.TrimPrefix(target, "refs/tags/")
+	// Lookup's three tiers, in its order of preference. In the first, it keeps the last of
+	// refs/<target> and target in ls-remote's order, which lists HEAD before the refs/
+	// names; a name that is the branch's or the tag's belongs to their tier.
+	tiers := [][]string{{partial, target}, {head}, {tag + "^{}", tag}}
+	for i, tier := range tiers {
+		for _, n := range tier {
+			if sha, ok := refs[n]; ok && (i > 0 || n != head && n != tag) {
+				return strings.TrimSuffix(n, "^{}"), sha, nil
+			}
+		}
+	}
+	return "", "", fmt.Errorf("repository does not contain ref %q", target)
+}
+
+// isCommitSHA is Dagger's gitutil.IsCommitSHA: 40 lowercase hexadecimal digits.
+func isCommitSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -131,6 +131,8 @@ type gitRepoState struct {
 type gitRefState struct {
 	url, kind, name string
 	local           *vfs
+	// full and sha are what a checkout's own history (local) resolved name to.
+	full, sha string
 }
 
 type cacheState struct{ key string }
@@ -190,7 +192,27 @@ func (e *Engine) step(prev any, c *chain) (any, error) {
 	case *gitRepoState:
 		switch k.Field {
 		case "tag", "branch", "ref":
-			return &gitRefState{url: s.url, kind: k.Field, name: k.str("name"), local: s.local}, nil
+			ref := &gitRefState{url: s.url, kind: k.Field, name: k.str("name"), local: s.local}
+			if s.local == nil {
+				return ref, nil
+			}
+			// A checkout's own history resolves the name now, as the engine's ref field does
+			// (core/schema/git.go): branch and tag qualify it first.
+			target := ref.name
+			switch k.Field {
+			case "branch":
+				target = "refs/heads/" + strings.TrimPrefix(target, "refs/heads/")
+			case "tag":
+				target = "refs/tags/" + strings.TrimPrefix(target, "refs/tags/")
+			}
+			refs, err := localRefs(s.local)
+			if err != nil {
+				return nil, err
+			}
+			if ref.full, ref.sha, err = lookupLocalRef(refs, target); err != nil {
+				return nil, err
+			}
+			return ref, nil
 		case "commit":
 			return &gitRefState{url: s.url, kind: "commit", name: k.str("id"), local: s.local}, nil
 		case "head", "latestVersion":

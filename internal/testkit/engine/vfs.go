@@ -27,9 +27,12 @@ type vfs struct {
 	origins []origin
 }
 
-// origin maps the subtree at `at` to the folder `base` of the object `chain`.
+// origin maps the subtree at `at` to the folder `base` of the object `chain`; a removed
+// origin says the subtree was taken out (withoutDirectory), so the rules of an origin
+// that covers it no longer answer for it.
 type origin struct {
 	at, base, chain string
+	removed         bool
 }
 
 // vfile holds known contents, or the host file to read them from when asked.
@@ -92,7 +95,11 @@ func (v *vfs) addParents(p string) {
 func (v *vfs) without(paths ...string) *vfs {
 	out := v.clone()
 	for _, p := range paths {
-		out.removeInPlace(rel(p))
+		p = rel(p)
+		out.removeInPlace(p)
+		if p != "" {
+			out.origins = append(out.origins, origin{at: p, removed: true})
+		}
 	}
 	return out
 }
@@ -121,9 +128,9 @@ func (v *vfs) sub(dir string) *vfs {
 	for _, o := range v.origins {
 		switch {
 		case within(o.at, dir):
-			out.origins = append(out.origins, origin{at: strings.TrimPrefix(strings.TrimPrefix(o.at, dir), "/"), base: o.base, chain: o.chain})
+			out.origins = append(out.origins, origin{at: strings.TrimPrefix(strings.TrimPrefix(o.at, dir), "/"), base: o.base, chain: o.chain, removed: o.removed})
 		case within(dir, o.at):
-			out.origins = append(out.origins, origin{base: joinBase(o.base, strings.TrimPrefix(strings.TrimPrefix(dir, o.at), "/")), chain: o.chain})
+			out.origins = append(out.origins, origin{base: joinBase(o.base, strings.TrimPrefix(strings.TrimPrefix(dir, o.at), "/")), chain: o.chain, removed: o.removed})
 		}
 	}
 	for k, f := range v.files {
@@ -149,7 +156,7 @@ func (v *vfs) merge(dir string, src *vfs, include, exclude []string) *vfs {
 	}
 	src = src.filter(include, exclude)
 	for _, o := range src.origins {
-		out.origins = append(out.origins, origin{at: path.Join(dir, o.at), base: o.base, chain: o.chain})
+		out.origins = append(out.origins, origin{at: path.Join(dir, o.at), base: o.base, chain: o.chain, removed: o.removed})
 	}
 	for k, f := range src.files {
 		p := path.Join(dir, k)
@@ -204,6 +211,9 @@ func (v *vfs) originOf(p string) (string, string, bool) {
 		return "", "", false
 	}
 	o := v.origins[best]
+	if o.removed {
+		return "", "", false
+	}
 	return joinBase(o.base, strings.TrimPrefix(strings.TrimPrefix(p, o.at), "/")), o.chain, true
 }
 
