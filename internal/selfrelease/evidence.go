@@ -67,9 +67,16 @@ func CIPassed(r CheckRuns, commit string) string {
 		}
 		return fmt.Sprintf("no check run %q by %s on %s (the forge lists: %s)", CICheck, CIApp, short(commit), orNone(strings.Join(seen, ", ")))
 	case newest.Status != "completed":
-		return fmt.Sprintf("check run %q on %s is %s, not completed (%s)", CICheck, short(commit), newest.Status, newest.HTMLURL)
+		return fmt.Sprintf("check run %q on %s is %s, not completed%s", CICheck, short(commit), newest.Status, link(newest.HTMLURL))
 	case newest.Conclusion != "success":
-		return fmt.Sprintf("check run %q on %s concluded %s, not success (%s)", CICheck, short(commit), orNone(newest.Conclusion), newest.HTMLURL)
+		return fmt.Sprintf("check run %q on %s concluded %s, not success%s", CICheck, short(commit), orNone(newest.Conclusion), link(newest.HTMLURL))
 	}
 	return ""
+}
+
+func link(url string) string {
+	if url == "" {
+		return ""
+	}
+	return " (" + url + ")"
 }

@@ -82,7 +82,7 @@ func TestSetReleaseLine(t *testing.T) {
 
 func TestCIPassed(t *testing.T) {
 	failed := passed(head)
-	failed.ID, failed.Conclusion = 9, "failure"
+	failed.ID, failed.Conclusion, failed.HTMLURL = 9, "failure", "https://github.com/o/r/runs/9"
 	running := passed(head)
 	running.ID, running.Status, running.Conclusion = 9, "in_progress", ""
 	forged := passed(head)
@@ -94,7 +94,7 @@ func TestCIPassed(t *testing.T) {
 	}{
 		{"passed", []CheckRun{passed(head)}, ""},
 		{"passed on a re-run", []CheckRun{func() CheckRun { c := failed; c.ID = 3; return c }(), passed(head)}, ""},
-		{"failed on a re-run", []CheckRun{passed(head), failed}, "concluded failure"},
+		{"failed on a re-run", []CheckRun{passed(head), failed}, "concluded failure, not success (https://github.com/o/r/runs/9)"},
 		{"running", []CheckRun{passed(head), running}, "is in_progress, not completed"},
 		{"another commit", []CheckRun{passed(sha)}, `no check run "CI passed" by github-actions on 222222222222`},
 		{"another app", []CheckRun{forged}, "someones-app"},
@@ -105,6 +105,9 @@ func TestCIPassed(t *testing.T) {
 			got := CIPassed(CheckRuns{CheckRuns: tt.runs}, head)
 			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 				t.Errorf("verdict %q, want %q", got, tt.want)
+			}
+			if strings.Contains(got, "()") {
+				t.Errorf("verdict %q names an empty link", got)
 			}
 		})
 	}
