@@ -3,24 +3,24 @@
 package realengine
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/pelletier/go-toml/v2"
-	"gopkg.in/yaml.v3"
 
+	"dagger/shipyard/internal/testkit/cloudcoilinputs"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/githubsim"
@@ -29,96 +29,261 @@ import (
 	"dagger/shipyard/models/upstreams"
 )
 
-// The real Cloudcoil generator on a real engine, for the three integrations whose CRDs the
-// corpus holds (at the tags their crd_urls name): a copy of the real repository, the real
-// make gen-repo-<name> (cookiecutter, the template's hook, make fix-lint), the real
-// cloudcoil-model-codegen of Cloudcoil 0.5.8 (datamodel-code-generator 0.26.4, ruff), the
-// real ruff, mypy, pytest and hatchling, all from the Debian toolchain image. The CRDs are
-// served inside the engine's network under their real URLs' paths; the copy's crd_urls
-// name that server instead of GitHub. uv is the stand-in (internal/realengine/uvstandin).
-// The copy is adopted first (the template patch onto Cloudcoil 0.5); then, for each
-// integration, gen-repo, validate-models, model-ci, model-release --dry-run and
-// update-repos --dry-run, against the GitHub and PyPI simulators.
-var realGeneratorIntegrations = []string{"sealed-secrets", "velero", "cert-manager"}
+// generatorCase is one integration at one upstream version, a run of the real generator on
+// that version's inputs.
+type generatorCase = cloudcoilinputs.Case
+
+// ciGeneratorCases are the cases the real-engine suite runs: the three of the first run
+// (raw URLs, several files, a concatenated release asset) through every step; then, through
+// generation and the model repository's checks only (gen-repo, the kinds, validate-models,
+// model-ci), an integration at a second version, which takes the release sed's rewrite of
+// crd_urls (cert-manager 1.17.1), a YAML release asset with other objects beside its CRDs and
+// values PyYAML would read as `=` (prometheus-operator's bundle.yaml), and a Swagger input
+// (kpack's swagger.json). Their model-release and update-repos dry runs read nothing the
+// first three do not, and cost CI a minute or two each; bench/cloudcoil-generators.sh runs
+// every step for every case (SHIPYARD_CLOUDCOIL_GENERATORS=all).
+var ciGeneratorCases = []generatorCase{
+	{Name: "sealed-secrets", Version: "0.28.0"},
+	{Name: "velero", Version: "1.15.2"},
+	{Name: "cert-manager", Version: "1.16.3"},
+	{Name: "cert-manager", Version: "1.17.1"},
+	{Name: "prometheus-operator", Version: "0.80.1"},
+	{Name: "kpack", Version: "0.16.1"},
+}
+
+// ciGenerationOnly are the cases of ciGeneratorCases that stop after model-ci.
+var ciGenerationOnly = ciGeneratorCases[3:]
+
+// generatorCasesEnv selects the cases: unset, the CI few; "all", every integration the
+// corpus has real inputs for, at the version its crd_urls names and at each line of its
+// versions; or a comma-separated list of name@version.
+const generatorCasesEnv = "SHIPYARD_CLOUDCOIL_GENERATORS"
+
+// selectedGeneratorCases are the cases to run, and of them those that stop after model-ci.
+func selectedGeneratorCases(t *testing.T, cc string) (cases, generationOnly []generatorCase) {
+	t.Helper()
+	sel := strings.TrimSpace(os.Getenv(generatorCasesEnv))
+	switch sel {
+	case "":
+		return ciGeneratorCases, ciGenerationOnly
+	case "all":
+		all, err := cloudcoilinputs.AllCases(cc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return all, nil
+	}
+	for _, c := range strings.Split(sel, ",") {
+		name, version, ok := strings.Cut(strings.TrimSpace(c), "@")
+		if !ok {
+			t.Fatalf("%s=%q: want all or name@version,...", generatorCasesEnv, sel)
+		}
+		cases = append(cases, generatorCase{Name: name, Version: version})
+	}
+	return cases, nil
+}
 
 // cloudcoilRelease is the Cloudcoil core release installed in the image: the newest of the
 // corpus, which the template's `uv add cloudcoil -U` locks.
 const cloudcoilRelease = "0.5.8"
 
+// The real Cloudcoil generator on a real engine, for the integrations whose inputs the corpus
+// holds, at the versions they generate: a copy of the real repository, the real make
+// gen-repo-<name> (cookiecutter, the template's hook, make fix-lint), the real
+// cloudcoil-model-codegen of Cloudcoil 0.5.8 (datamodel-code-generator 0.26.4, ruff), the
+// real ruff, mypy, pytest and hatchling, all from the Debian toolchain image. The inputs are
+// served inside the engine's network under their real URLs' paths; the copy's crd_urls name
+// that server instead of GitHub, and its versions the case's version. uv is the stand-in
+// (internal/realengine/uvstandin). The copy is adopted first (the template patch onto
+// Cloudcoil 0.5); then, for each case, gen-repo, every CRD kind checked as a class,
+// validate-models, model-ci, model-release --dry-run and update-repos --dry-run, against the
+// GitHub and PyPI simulators. Each step logs a generatorStepMark line that
+// bench/cloudcoil-generators.sh makes into its table.
 func TestCloudcoilRealGenerator(t *testing.T) {
 	t.Parallel()
 	cc := corpus.Dir(t, "cloudcoil")
 	crds := serve(t, crdServer(t, cc))
-	tree := realRepositoryCopy(t, cc, crds)
-	adoptTemplate(t, tree)
 	pins := cloudcoilPins(t, cc)
-	for _, name := range realGeneratorIntegrations {
-		t.Run(name, func(t *testing.T) {
+	cases, generationOnly := selectedGeneratorCases(t, cc)
+	for _, c := range cases {
+		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
-			out := t.TempDir()
-			call(t, nil, append(append([]string{"--source", tree}, pins...), "gen-repo", "--name", name, "export", "--path", out)...)
-			// make fix-lint's real ruff leaves its cache in the repository; the export does not.
-			if _, err := os.Stat(filepath.Join(out, ".ruff_cache")); !os.IsNotExist(err) {
-				t.Errorf("gen-repo exported a .ruff_cache (%v), which the maintainers' repositories do not hold", err)
-			}
-			module := strings.ReplaceAll(name, "-", "_")
+			runGeneratorCase(t, cc, crds, withModelDependencies(t, cc, crds, pins, c), c, !slices.Contains(generationOnly, c))
+		})
+	}
+}
+
+// generatorStepMark opens the line each step of a case logs: case, step, pass/fail/skip,
+// seconds, separated by |.
+const generatorStepMark = "CLOUDCOIL-GENERATOR-STEP"
+
+type generatorSteps struct {
+	t *testing.T
+	c generatorCase
+}
+
+// run times one step and logs its line; a failed step fails the test and the later steps
+// that need its output are skipped (need).
+func (s generatorSteps) run(step string, f func() error) bool {
+	start := time.Now()
+	err := f()
+	res := "pass"
+	if err != nil {
+		res = "fail"
+		s.t.Errorf("%s: %s: %v", s.c, step, err)
+	}
+	s.t.Logf("%s|%s|%s|%s|%s|%.0f", generatorStepMark, s.c.Name, s.c.Version, step, res, time.Since(start).Seconds())
+	return err == nil
+}
+
+func (s generatorSteps) skip(step string) {
+	s.t.Logf("%s|%s|%s|%s|skip|0", generatorStepMark, s.c.Name, s.c.Version, step)
+}
+
+// callErr is call that returns the failure instead of ending the test.
+func callErr(t *testing.T, env map[string]string, args ...string) (string, error) {
+	t.Helper()
+	r := cli(t, env, "", append([]string{"call"}, args...)...)
+	if r.err != nil {
+		return r.stdout, fmt.Errorf("dagger call %s failed:\n%s", strings.Join(redactArgs(args), " "), r)
+	}
+	return r.stdout, nil
+}
+
+// runGeneratorCase runs a case's steps; all false stops after model-ci.
+func runGeneratorCase(t *testing.T, cc, crds string, pins []string, c generatorCase, all bool) {
+	name := c.Name
+	tree := realRepositoryCopy(t, cc, crds, map[string]string{name: c.Version})
+	adoptTemplate(t, tree)
+	s := generatorSteps{t, c}
+	out := t.TempDir()
+	module := strings.ReplaceAll(name, "-", "_")
+	generated := s.run("gen-repo", func() error {
+		_, err := callErr(t, nil, append(append([]string{"--source", tree}, pins...), "gen-repo", "--name", name, "export", "--path", out)...)
+		if err != nil {
+			return err
+		}
+		// make fix-lint's real ruff leaves its cache in the repository; the export does not.
+		if _, err := os.Stat(filepath.Join(out, ".ruff_cache")); !os.IsNotExist(err) {
+			return fmt.Errorf("gen-repo exported a .ruff_cache (%v), which the maintainers' repositories do not hold", err)
+		}
+		return nil
+	})
+	if generated {
+		s.run("models", func() error {
 			defined := classesIn(t, filepath.Join(out, "cloudcoil", "models", module))
-			for _, kind := range crdKinds(t, filepath.Join(cc, "crds", name)) {
+			var missing []string
+			kinds, err := cloudcoilinputs.Kinds(cc, c)
+			if err != nil {
+				return err
+			}
+			for _, kind := range kinds {
 				if !slices.Contains(defined, kind) {
-					t.Errorf("the generated cloudcoil.models.%s defines no class %s (it defines %d classes)", module, kind, len(defined))
+					missing = append(missing, kind)
 				}
+			}
+			if len(missing) > 0 {
+				return fmt.Errorf("the generated cloudcoil.models.%s defines no class %s (it defines %d classes)", module, strings.Join(missing, ", "), len(defined))
 			}
 			header, err := os.ReadFile(firstModule(t, filepath.Join(out, "cloudcoil", "models", module)))
 			if err != nil || !strings.HasPrefix(string(header), "# Generated by cloudcoil-model-codegen v"+cloudcoilRelease) {
-				t.Errorf("a generated module does not open with the real generator's header: %.80q (%v)", header, err)
+				return fmt.Errorf("a generated module does not open with the real generator's header: %.80q (%v)", header, err)
 			}
+			return nil
+		})
+	} else {
+		s.skip("models")
+	}
 
-			validated := call(t, nil, append(append([]string{"--source", tree}, pins...), "validate-models", "--name", name)...)
-			mustContain(t, "validate-models", validated, "Validated "+name)
+	s.run("validate-models", func() error {
+		validated, err := callErr(t, nil, append(append([]string{"--source", tree}, pins...), "validate-models", "--name", name)...)
+		if err == nil {
+			err = contains("validate-models", validated, "Validated "+name)
+		}
+		return err
+	})
 
+	if generated {
+		s.run("model-ci", func() error {
 			ci := t.TempDir()
-			call(t, nil, append(append([]string{"--source", out}, pins...), "model-ci", "--python", "3.13", "export", "--path", ci)...)
+			if _, err := callErr(t, nil, append(append([]string{"--source", out}, pins...), "model-ci", "--python", "3.13", "export", "--path", ci)...); err != nil {
+				return err
+			}
 			summary, err := os.ReadFile(filepath.Join(ci, "summary.md"))
 			if err != nil {
-				t.Fatal(err)
+				return err
 			}
-			mustContain(t, "model-ci summary", string(summary), "lint", "test (Python 3.13)", "artifacts")
+			if err := contains("model-ci summary", string(summary), "lint", "test (Python 3.13)", "artifacts"); err != nil {
+				return err
+			}
 			// The test results real pytest wrote for Codecov, from the template's own pytest
 			// options. Its coverage options (--cov=cloudcoil, with cloudcoil/models/**
 			// omitted) measure nothing in a model repository, so real pytest-cov writes no
 			// coverage.xml: the wrapper's coverage upload runs only when there is one.
 			junit, err := os.ReadFile(filepath.Join(ci, "junit.xml"))
 			if err != nil {
-				t.Errorf("model-ci exported no junit.xml: %v", err)
+				return fmt.Errorf("model-ci exported no junit.xml: %w", err)
 			}
-			mustContain(t, "model-ci junit.xml", string(junit), "<testsuite")
+			if err := contains("model-ci junit.xml", string(junit), "<testsuite"); err != nil {
+				return err
+			}
 			if _, err := os.Stat(filepath.Join(ci, "coverage.xml")); !os.IsNotExist(err) {
-				t.Errorf("model-ci exported a coverage.xml (%v): the template's coverage settings now measure something; make the model-ci wrapper's coverage upload unconditional", err)
+				return fmt.Errorf("model-ci exported a coverage.xml (%v): the template's coverage settings now measure something; make the model-ci wrapper's coverage upload unconditional", err)
 			}
-
-			// The generated repository as cloudcoil/models-<name>'s main: model-release
-			// --dry-run plans its first release, and update-repos --dry-run from the copy of
-			// the real repository finds main already as generated. Neither writes.
-			sim := githubsim.New(t)
-			sim.AddToken(modelReleaseToken, githubsim.Token{PushAccess: true})
-			mainSHA := sim.AddRepo("cloudcoil", "models-"+name).CommitOnBranch("main", "Initial generation", fixtures.ReadFiles(t, out))
-			merged := sim.AddRepo("cloudcoil", "cloudcoil").CommitOnBranch("main", "Merge the update", map[string]string{"README.md": "Cloudcoil\n"})
-			api := publishGitHub(t, sim)
-			pypi := serve(t, proxyTo(t, pypisim.New(t).URL()))
-			env := map[string]string{"GHTOKEN": modelReleaseToken}
-			gh := []string{"--github-api", api, "--github-token", "env://GHTOKEN"}
-			release := call(t, env, append(append(append([]string{"--source", out, "--repo", "cloudcoil/models-" + name}, gh...), pins...),
-				"model-release", "--commit", mainSHA, "--pypi-url", pypi)...)
-			line := crdVersion.FindStringSubmatch(crdURLs(t, cc, name)[0])[1]
-			mustContain(t, "model-release --dry-run", release, "upstream:        "+line, "version:         "+line+".0", "last published:  none", "| lint", "artifacts")
-			update := call(t, env, append(append(append([]string{"--source", tree, "--repo", "cloudcoil/cloudcoil"}, gh...), pins...),
-				"update-repos", "--name", name, "--commit", merged, "--dry-run")...)
-			mustContain(t, "update-repos --dry-run", update, name)
-			if writes := sim.Writes(); len(writes) != 0 {
-				t.Errorf("the dry runs wrote %v", writes)
-			}
+			return nil
 		})
+	} else {
+		s.skip("model-ci")
 	}
+
+	if !all {
+		s.skip("model-release")
+		s.skip("update-repos")
+		return
+	}
+	// The generated repository as cloudcoil/models-<name>'s main: model-release --dry-run
+	// plans its first release, and update-repos --dry-run from the copy of the real
+	// repository finds main already as generated. Neither writes.
+	sim := githubsim.New(t)
+	sim.AddToken(modelReleaseToken, githubsim.Token{PushAccess: true})
+	env := map[string]string{"GHTOKEN": modelReleaseToken}
+	gh := []string{"--github-api", publishGitHub(t, sim), "--github-token", "env://GHTOKEN"}
+	if generated {
+		mainSHA := sim.AddRepo("cloudcoil", "models-"+name).CommitOnBranch("main", "Initial generation", fixtures.ReadFiles(t, out))
+		pypi := serve(t, proxyTo(t, pypisim.New(t).URL()))
+		s.run("model-release", func() error {
+			release, err := callErr(t, env, append(append(append([]string{"--source", out, "--repo", "cloudcoil/models-" + name}, gh...), pins...),
+				"model-release", "--commit", mainSHA, "--pypi-url", pypi)...)
+			if err == nil {
+				err = contains("model-release --dry-run", release, "upstream:        "+c.Version, "version:         "+c.Version+".0", "last published:  none", "| lint", "artifacts")
+			}
+			return err
+		})
+	} else {
+		s.skip("model-release")
+	}
+	merged := sim.AddRepo("cloudcoil", "cloudcoil").CommitOnBranch("main", "Merge the update", map[string]string{"README.md": "Cloudcoil\n"})
+	s.run("update-repos", func() error {
+		update, err := callErr(t, env, append(append(append([]string{"--source", tree, "--repo", "cloudcoil/cloudcoil"}, gh...), pins...),
+			"update-repos", "--name", name, "--commit", merged, "--dry-run")...)
+		if err == nil {
+			err = contains("update-repos --dry-run", update, name)
+		}
+		return err
+	})
+	if writes := sim.Writes(); len(writes) != 0 {
+		t.Errorf("the dry runs wrote %v", writes)
+	}
+}
+
+// contains is mustContain as an error.
+func contains(what, s string, want ...string) error {
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			return fmt.Errorf("%s lacks %q:\n%s", what, w, tail(s, 40))
+		}
+	}
+	return nil
 }
 
 // adoptTemplate applies to the copy the template patch adoption makes once propose-upstreams
@@ -152,36 +317,13 @@ func adoptTemplate(t *testing.T, tree string) {
 // modelReleaseToken is the CI_GITHUB_TOKEN the dry runs are given, as the wrappers give it.
 const modelReleaseToken = "ghp_ci_github_token_of_the_model_repositories"
 
-// crdServer serves the corpus's CRDs under the paths of the real URLs the three
-// integrations' crd_urls name: raw.githubusercontent.com's for sealed-secrets and velero,
-// cert-manager's release asset (its six CRDs in one file, as the real asset is).
+// crdServer serves every case's inputs under the paths of their real URLs
+// (cloudcoilinputs.Paths).
 func crdServer(t *testing.T, cc string) http.Handler {
 	t.Helper()
-	files := map[string][]byte{}
-	for _, name := range realGeneratorIntegrations {
-		for _, u := range crdURLs(t, cc, name) {
-			p := strings.TrimPrefix(strings.TrimPrefix(u, "https://raw.githubusercontent.com"), "https://github.com")
-			dir := filepath.Join(cc, "crds", name)
-			if b, err := os.ReadFile(filepath.Join(dir, path.Base(p))); err == nil {
-				files[p] = b
-				continue
-			}
-			// cert-manager.crds.yaml: the release asset concatenates deploy/crds/*.yaml.
-			parts, _ := filepath.Glob(filepath.Join(dir, "crd-*.yaml"))
-			if len(parts) == 0 {
-				t.Fatalf("the corpus has no CRD for %s", u)
-			}
-			var all bytes.Buffer
-			for _, f := range parts {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				all.WriteString("---\n")
-				all.Write(b)
-			}
-			files[p] = all.Bytes()
-		}
+	files, err := cloudcoilinputs.Paths(cc)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, ok := files[r.URL.Path]
@@ -193,89 +335,33 @@ func crdServer(t *testing.T, cc string) http.Handler {
 	})
 }
 
-var crdURLsLine = regexp.MustCompile(`(?m)^\s*crd_urls:\s*(\S+)\s*$`)
+var versionsLine = regexp.MustCompile(`(?m)^(\s*versions:\s*)(.*)$`)
 
-// crdURLs reads an integration's crd_urls from the real repository.
-func crdURLs(t *testing.T, cc, name string) []string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(cc, "tree", "models", name, "cookiecutter.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := crdURLsLine.FindSubmatch(b)
-	if m == nil {
-		t.Fatalf("models/%s/cookiecutter.yaml has no crd_urls", name)
-	}
-	return strings.Split(string(m[1]), ",")
-}
-
-var (
-	crdVersion   = regexp.MustCompile(`/v([0-9]+\.[0-9]+\.[0-9]+)/`)
-	versionsLine = regexp.MustCompile(`(?m)^(\s*versions:\s*).*$`)
-)
-
-// realRepositoryCopy copies the real repository, points the three integrations' crd_urls
-// at the CRD server and makes their release line the version the corpus holds.
-func realRepositoryCopy(t *testing.T, cc, server string) string {
+// realRepositoryCopy copies the real repository, points the given integrations' crd_urls at
+// the CRD server and makes their versions the one line given ("": their versions as they
+// are), so gen-repo generates that version (through the release sed when it is not the one
+// crd_urls names).
+func realRepositoryCopy(t *testing.T, cc, server string, lines map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join(cc, "tree"))); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range realGeneratorIntegrations {
+	for name, version := range lines {
 		p := filepath.Join(dir, "models", name, "cookiecutter.yaml")
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := strings.NewReplacer("https://raw.githubusercontent.com/", server+"/", "https://github.com/", server+"/").Replace(string(b))
-		// Generation reads the newest release line; the corpus holds the CRDs at the
-		// version crd_urls names (cert-manager's 1.16.3, below its line 1.17.1), so the
-		// copy's only line is that version.
-		tag := crdVersion.FindStringSubmatch(s)
-		if tag == nil {
-			t.Fatalf("no version in models/%s's crd_urls", name)
+		if version != "" {
+			s = versionsLine.ReplaceAllString(s, `${1}"'`+version+`'"`)
 		}
-		s = versionsLine.ReplaceAllString(s, `${1}"'`+tag[1]+`'"`)
 		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return dir
-}
-
-// crdKinds are the kinds the corpus's CRDs of an integration define.
-func crdKinds(t *testing.T, dir string) []string {
-	t.Helper()
-	var kinds []string
-	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(b))
-		for {
-			var doc struct {
-				Kind string `yaml:"kind"`
-				Spec struct {
-					Names struct {
-						Kind string `yaml:"kind"`
-					} `yaml:"names"`
-				} `yaml:"spec"`
-			}
-			if err := dec.Decode(&doc); err != nil {
-				break
-			}
-			if doc.Kind == "CustomResourceDefinition" && doc.Spec.Names.Kind != "" {
-				kinds = append(kinds, doc.Spec.Names.Kind)
-			}
-		}
-	}
-	if len(kinds) == 0 {
-		t.Fatalf("no CRD kind in %s", dir)
-	}
-	return kinds
 }
 
 var classDef = regexp.MustCompile(`(?m)^class (\w+)\(`)
@@ -336,6 +422,15 @@ var cloudcoilImage struct {
 }
 
 func pushCloudcoilImage(t *testing.T, cc string) (string, error) {
+	img, err := withCloudcoil(t, cc)
+	if err != nil {
+		return "", err
+	}
+	return pushImage(img, "shipyard-test/python-cloudcoil")
+}
+
+// withCloudcoil is the toolchain image with Cloudcoil core's layer.
+func withCloudcoil(t *testing.T, cc string) (v1.Image, error) {
 	src := filepath.Join(cc, "releases", cloudcoilRelease)
 	site := "usr/local/lib/python3.13/dist-packages/"
 	stage := t.TempDir()
@@ -349,11 +444,11 @@ func pushCloudcoilImage(t *testing.T, cc string) (string, error) {
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	meta, err := distInfo(filepath.Join(src, "pyproject.toml"))
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	info := site + "cloudcoil-" + cloudcoilRelease + ".dist-info/"
 	for name, content := range map[string]string{
@@ -362,6 +457,85 @@ func pushCloudcoilImage(t *testing.T, cc string) (string, error) {
 		info + "INSTALLER":                      "shipyard-realengine\n",
 		info + "RECORD":                         "",
 		"usr/local/bin/cloudcoil-model-codegen": "#!/usr/bin/python3\nimport sys\nfrom cloudcoil.codegen.generator import main\nsys.exit(main())\n",
+	} {
+		p := filepath.Join(stage, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return nil, err
+		}
+		files[name] = p
+	}
+	layer, err := fileLayer(files)
+	if err != nil {
+		return nil, err
+	}
+	img, err := pythonToolchainImage()
+	if err != nil {
+		return nil, err
+	}
+	return mutate.AppendLayers(img, layer)
+}
+
+var kubernetesImage struct {
+	once sync.Once
+	pins []string
+	err  error
+}
+
+// withModelDependencies are the pins of the case: for an integration whose models depend on
+// cloudcoil.models.kubernetes, an image that also holds that package, generated once.
+func withModelDependencies(t *testing.T, cc, crds string, pins []string, c generatorCase) []string {
+	t.Helper()
+	cfg, err := cloudcoilinputs.ReadCookiecutter(cc, c.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(cfg.Dependencies, cloudcoilinputs.KubernetesModels) {
+		return pins
+	}
+	kubernetesImage.once.Do(func() {
+		var ref string
+		ref, kubernetesImage.err = pushKubernetesModels(t, cc, crds, pins)
+		kubernetesImage.pins = []string{"--pin", "python-3.13=" + ref, "--pin", "uv=" + ref, "--pin", "go=" + ref}
+	})
+	if kubernetesImage.err != nil {
+		t.Fatalf("the toolchain image with %s: %v", cloudcoilinputs.KubernetesModels, kubernetesImage.err)
+	}
+	return kubernetesImage.pins
+}
+
+// pushKubernetesModels runs gen-repo for the kubernetes integration and installs what it
+// generated, as its wheel would install it, over the Cloudcoil image.
+func pushKubernetesModels(t *testing.T, cc, crds string, pins []string) (string, error) {
+	tree := realRepositoryCopy(t, cc, crds, map[string]string{"kubernetes": ""})
+	adoptTemplate(t, tree)
+	out := t.TempDir()
+	if _, err := callErr(t, nil, append(append([]string{"--source", tree}, pins...), "gen-repo", "--name", "kubernetes", "export", "--path", out)...); err != nil {
+		return "", err
+	}
+	site := "usr/local/lib/python3.13/dist-packages/"
+	files := map[string]string{}
+	// The package only: cloudcoil/ and cloudcoil/models/ are namespace packages, and the
+	// apimachinery types the transformations put in cloudcoil are Cloudcoil core's.
+	err := filepath.WalkDir(filepath.Join(out, "cloudcoil", "models", "kubernetes"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(out, p)
+		files[site+filepath.ToSlash(rel)] = p
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	stage := t.TempDir()
+	info := site + "cloudcoil_models_kubernetes-1.32.1.0.dist-info/"
+	for name, content := range map[string]string{
+		info + "METADATA":  "Metadata-Version: 2.4\nName: " + cloudcoilinputs.KubernetesModels + "\nVersion: 1.32.1.0\nRequires-Python: >=3.10\nRequires-Dist: cloudcoil>=" + cloudcoilRelease + ",<0.6\n",
+		info + "INSTALLER": "shipyard-realengine\n",
+		info + "RECORD":    "",
 	} {
 		p := filepath.Join(stage, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -376,15 +550,14 @@ func pushCloudcoilImage(t *testing.T, cc string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	img, err := pythonToolchainImage()
+	img, err := withCloudcoil(t, cc)
 	if err != nil {
 		return "", err
 	}
-	withCloudcoil, err := mutate.AppendLayers(img, layer)
-	if err != nil {
+	if img, err = mutate.AppendLayers(img, layer); err != nil {
 		return "", err
 	}
-	return pushImage(withCloudcoil, "shipyard-test/python-cloudcoil")
+	return pushImage(img, "shipyard-test/python-cloudcoil-kubernetes")
 }
 
 // distInfo is the METADATA of the release, from its pyproject.toml: the version is the
@@ -444,11 +617,11 @@ func TestCloudcoilCheckoutGenerator(t *testing.T) {
 	const name = "sealed-secrets"
 	changed := []string{"--changed", "cloudcoil/codegen/generator.py"}
 
-	tree := realRepositoryCopy(t, cc, crds)
+	tree := realRepositoryCopy(t, cc, crds, map[string]string{name: "0.28.0"})
 	out := call(t, nil, append(append(append([]string{"--source", tree}, pins...), "validate-models", "--name", name), changed...)...)
 	mustContain(t, "validate-models with the checkout's generator", out, "Validated "+name, "generated with the checkout's generator")
 
-	broken := realRepositoryCopy(t, cc, crds)
+	broken := realRepositoryCopy(t, cc, crds, map[string]string{name: "0.28.0"})
 	generator := filepath.Join(broken, "cloudcoil", "codegen", "generator.py")
 	src, err := os.ReadFile(generator)
 	if err != nil {

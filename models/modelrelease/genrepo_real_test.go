@@ -3,7 +3,9 @@ package modelrelease
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -252,4 +254,79 @@ func newestLineGenerated(t *testing.T, e *engine.Engine, files map[string]string
 			t.Errorf("the generator does not run with the newest line's (%s) input %s", newest, url)
 		}
 	}
+}
+
+// releaseSed is the step of the rendered update_releases.yml that points pyproject.toml's
+// input URLs at a line's version.
+var releaseSed = regexp.MustCompile(`(?m)^\s*(sed -i "s\|.*\|" pyproject\.toml)\s*$`)
+
+// SelectUpstream is the maintainers' release sed, run for real: for every integration of the
+// real repository, at each of its lines, at the version crd_urls names and at a version
+// neither names (a new line), the sed line of the rendered update_releases.yml, run by sed
+// on the rendered pyproject.toml, gives the same file as SelectUpstream. keda's asset name
+// carries the version (…/download/v2.16.1/keda-2.16.1-crds.yaml): the sed rewrites only
+// the folder, and so must Shipyard.
+func TestSelectUpstreamIsTheReleaseSed(t *testing.T) {
+	sed, err := exec.LookPath("sed")
+	if err != nil {
+		t.Fatalf("the real sed is needed: %v", err)
+	}
+	root := cloudcoilTree(t)
+	for _, name := range realIntegrations(t, root) {
+		t.Run(name, func(t *testing.T) {
+			_, files, err := cookiecutter.Integration(root, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			workflow := files[UpdateReleasesWorkflow]
+			m := releaseSed.FindStringSubmatch(workflow)
+			if m == nil {
+				t.Fatalf("the rendered %s has no sed of pyproject.toml's input URLs", UpdateReleasesWorkflow)
+			}
+			lines, err := ParseLineConfig(UpdateReleasesWorkflow, []byte(workflow))
+			if err != nil {
+				t.Fatal(err)
+			}
+			named := regexp.MustCompile(regexp.QuoteMeta(lines.Prefix) + `([0-9]+\.[0-9]+\.[0-9]+)/`).FindStringSubmatch(files[pyprojectPath])
+			if named == nil {
+				t.Fatalf("no input URL of %s has a version after %q", pyprojectPath, lines.Prefix)
+			}
+			versions := append(slices.Clone(lines.Versions), named[1], "99.1.0")
+			for _, v := range versions {
+				dir := t.TempDir()
+				if err := os.WriteFile(filepath.Join(dir, pyprojectPath), []byte(files[pyprojectPath]), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.Command("sh", "-c", strings.ReplaceAll(m[1], "${{ matrix.model_version }}", v))
+				cmd.Dir, cmd.Env = dir, []string{"PATH=" + filepath.Dir(sed)}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", cmd, err, out)
+				}
+				want, err := os.ReadFile(filepath.Join(dir, pyprojectPath))
+				if err != nil {
+					t.Fatal(err)
+				}
+				at := lines
+				at.Versions = versions
+				got, err := SelectUpstream([]byte(files[pyprojectPath]), at, v)
+				if err != nil {
+					t.Fatalf("SelectUpstream(%s): %v", v, err)
+				}
+				if string(got) != string(want) {
+					t.Errorf("at %s, SelectUpstream gives\n%s\nthe release sed gives\n%s", v, inputLines(got), inputLines(want))
+				}
+			}
+		})
+	}
+}
+
+// inputLines are a pyproject.toml's lines that hold a URL.
+func inputLines(b []byte) string {
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "://") {
+			out = append(out, strings.TrimSpace(l))
+		}
+	}
+	return strings.Join(out, "\n")
 }

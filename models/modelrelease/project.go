@@ -40,10 +40,6 @@ const (
 	codegenNamespaceKey = "tool.cloudcoil.codegen.models.namespace"
 )
 
-var (
-	versionInURL = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)`)
-)
-
 // Project is the identity pyproject.toml declares.
 type Project struct {
 	Name, Version string
@@ -89,11 +85,15 @@ func SetVersion(data []byte, version string) ([]byte, error) {
 }
 
 // SelectUpstream points the generator at one configured upstream version: it must be one
-// of the repository's release lines, and in every codegen input URL (a string, or each
-// string of an array, as the template writes it) the version that follows the lines'
-// prefix is replaced by it: each occurrence of that version in the URL, since some
-// release assets repeat it, as in …/download/v2.16.1/keda-2.16.1-crds.yaml. Only the
-// bytes of the changed URLs change.
+// of the repository's release lines, and every codegen input URL (a string, or each string
+// of an array, as the template writes it) is rewritten as the template's
+// update_releases.yml rewrites pyproject.toml for a line, with
+// `sed "s|<prefix>[0-9]\+\.[0-9]\+\.[0-9]\+/|<prefix><version>/|"`: the first version
+// that follows the lines' prefix and ends a path segment becomes the line's, and nothing
+// else in the URL changes. A version the asset's file name repeats stays as crd_urls has it
+// (…/download/v2.17.0/keda-2.16.1-crds.yaml), as the maintainers' workflow fetches it
+// (upstreams.DeriveSchemaURLs, which adoption checks lines against, is the same rewrite).
+// Only the bytes of the changed URLs change.
 func SelectUpstream(data []byte, lines LineConfig, upstream string) ([]byte, error) {
 	doc, err := pytoml.Parse(pyprojectPath, data)
 	if err != nil {
@@ -103,21 +103,24 @@ func SelectUpstream(data []byte, lines LineConfig, upstream string) ([]byte, err
 		return nil, fmt.Errorf("%s: upstream %s is not one of the release lines %q; add it to versions in models/<name>/cookiecutter.yaml in Cloudcoil and let update-repos bring the template's change here",
 			lines.Path, upstream, lines.Versions)
 	}
+	version, err := upstreams.ParseVersion(upstream)
+	if err != nil {
+		return nil, fmt.Errorf("%s: upstream %q: %w", lines.Path, upstream, err)
+	}
+	sed := regexp.MustCompile(regexp.QuoteMeta(lines.Prefix) + `[0-9]+\.[0-9]+\.[0-9]+/`)
 	var edits []pytoml.Edit
 	for _, v := range doc.StringValues(codegenURLKey) {
 		if v.Entry < 0 {
 			continue // a [tool.cloudcoil.codegen.models] table, not an entry of the array
 		}
 		url := v.Text
-		at := strings.Index(url, lines.Prefix)
-		if at < 0 {
+		if !strings.Contains(url, lines.Prefix) {
 			continue
 		}
-		current := versionInURL.FindString(url[at+len(lines.Prefix):])
-		if current == "" {
-			return nil, fmt.Errorf("%s:%d: input %q: no X.Y.Z after %q", pyprojectPath, v.Line, url, lines.Prefix)
+		if !sed.MatchString(url) {
+			return nil, fmt.Errorf("%s:%d: input %q: no X.Y.Z/ after %q, so the release sed would leave it at its version", pyprojectPath, v.Line, url, lines.Prefix)
 		}
-		edits = append(edits, pytoml.Edit{Value: v, Raw: pytoml.Quote(strings.ReplaceAll(url, current, upstream))})
+		edits = append(edits, pytoml.Edit{Value: v, Raw: pytoml.Quote(upstreams.DeriveSchemaURLs([]string{url}, lines.Prefix, version)[0])})
 	}
 	if len(edits) == 0 {
 		return nil, fmt.Errorf("%s: no [[tool.cloudcoil.codegen.models]] input URL contains %q (the version prefix %s names), so the upstream version cannot be selected; make crd_urls and version_replacement_sed in cookiecutter.yaml agree",

@@ -34,8 +34,10 @@ func TestSelectUpstream(t *testing.T) {
 		want     string // the file SelectUpstream returns
 		wantErr  string
 	}{
-		{name: "both occurrences of the version change, in an array and a string", file: pyproject, lines: kedaLines, upstream: "2.15.2",
-			want: strings.ReplaceAll(strings.Replace(pyproject, current, "releases/download/v2.15.2/keda-2.15.2-crds.yaml", 1), "v2.16.1/extra", "v2.15.2/extra")},
+		// The release sed rewrites the version after the prefix only: the file name keeps
+		// the version crd_urls names, as the maintainers' workflow fetches it.
+		{name: "the version after the prefix changes, in an array and a string", file: pyproject, lines: kedaLines, upstream: "2.15.2",
+			want: strings.ReplaceAll(strings.Replace(pyproject, current, "releases/download/v2.15.2/keda-2.16.1-crds.yaml", 1), "v2.16.1/extra", "v2.15.2/extra")},
 		{name: "the current version is a no-op", file: pyproject, lines: kedaLines, upstream: "2.16.1", want: pyproject},
 		{name: "an unconfigured upstream is refused", file: pyproject, lines: kedaLines, upstream: "2.17.0", wantErr: "not one of the release lines"},
 		{name: "no URL has the prefix", file: strings.ReplaceAll(pyproject, "releases/download/v2.16.1", "raw/2.16.1"), lines: kedaLines, upstream: "2.15.2", wantErr: "no [[tool.cloudcoil.codegen.models]] input URL"},
