@@ -256,11 +256,11 @@ func (e *Engine) directoryLeaf(obj *chain, s *dirState, k call) (any, bool, erro
 	case "entries":
 		p := k.str("path")
 		if v, ok := e.matchEntries(s.at(p), rel(p) == "", obj.String()); ok {
-			return nonNil(v), true, nil
+			return nonNil(s.fs.present(p, v)), true, nil
 		}
 		if op, oc, ok := s.fs.originOf(p); ok {
 			if v, ok := e.matchEntries(op, false, oc); ok {
-				return nonNil(v), true, nil
+				return nonNil(s.fs.present(p, v)), true, nil
 			}
 		}
 		entries, ok := s.fs.entries(p)

@@ -177,7 +177,7 @@ func (e *Engine) step(prev any, c *chain) (any, error) {
 	case *ctrState:
 		return e.stepContainer(s, k, c)
 	case *dirState:
-		return e.stepDirectory(s, k, c.Type)
+		return e.stepDirectory(s, k, c)
 	case *fileState:
 		return stepFile(s, k, c.Type), nil
 	case *serviceState:
@@ -591,7 +591,8 @@ func fileAt(fs *vfs, p, where string) (*fileState, error) {
 	return fs2, nil
 }
 
-func (e *Engine) stepDirectory(s *dirState, k call, typ string) (any, error) {
+func (e *Engine) stepDirectory(s *dirState, k call, c *chain) (any, error) {
+	typ := c.Type
 	n := &dirState{fs: s.fs, base: s.base}
 	switch k.Field {
 	case "withNewFile":
@@ -625,6 +626,9 @@ func (e *Engine) stepDirectory(s *dirState, k call, typ string) (any, error) {
 		n.fs = s.fs.without(k.strings("paths")...)
 	case "filter":
 		n.fs = s.fs.filter(k.strings("include"), k.strings("exclude"))
+		if k.boolean("gitignore") {
+			n.fs = e.gitignoreFilter(s, n.fs, c.String())
+		}
 	case "directory":
 		p := k.str("path")
 		if s.fs.complete && !s.fs.isDir(p) {

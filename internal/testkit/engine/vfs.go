@@ -217,6 +217,20 @@ func (v *vfs) originOf(p string) (string, string, bool) {
 	return joinBase(o.base, strings.TrimPrefix(strings.TrimPrefix(p, o.at), "/")), o.chain, true
 }
 
+// present keeps the entries of folder dir that a rule gives and the graph has not taken
+// out since (withoutDirectory, a gitignore filter).
+func (v *vfs) present(dir string, entries []string) []string {
+	dir = rel(dir)
+	var out []string
+	for _, n := range entries {
+		p := path.Join(dir, strings.TrimSuffix(n, "/"))
+		if !slices.ContainsFunc(v.origins, func(o origin) bool { return o.removed && within(p, o.at) }) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // joinBase joins keeping the base's style: absolute for container paths, relative for
 // directory paths.
 func joinBase(base, p string) string {
