@@ -40,7 +40,9 @@ func integrationDir(name string) string { return "models/" + name }
 // README.md) to the rendered files and runs make fix-lint. The generator then runs with
 // the published Cloudcoil version: the one models/upstreams.json requires, locked
 // exactly, when the repository has that file; else the newest the hook's uv add locked.
-// The result holds no ruff cache (notGenerated).
+// The result is what git would commit of it: the paths the repository's own .gitignore
+// ignores (ruff's cache from make fix-lint, the hook's environment, bytecode, build
+// output) are left out, as they are from the maintainers' repositories.
 func (e Env) GenRepo(ctx context.Context, source *dagger.Directory, name string) (*dagger.Directory, error) {
 	gen, err := e.genRepo(ctx, source, name, nil)
 	if err != nil {
@@ -49,13 +51,14 @@ func (e Env) GenRepo(ctx context.Context, source *dagger.Directory, name string)
 	if _, err := gen.Sync(ctx); err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}
-	return gen.Directory("/repo").WithoutDirectory(notGenerated), nil
+	return committed(gen.Directory("/repo")), nil
 }
 
-// notGenerated is what the generation leaves in the repository that is no part of it:
-// ruff's cache, from make fix-lint. The template's .gitignore (.*cache) keeps it out of the
-// maintainers' repositories, and update-repos already leaves it out (notRepository).
-const notGenerated = ".ruff_cache"
+// committed is what git would commit of a repository: the engine applies the .gitignore
+// files inside it (go-git's rules, as git's).
+func committed(repo *dagger.Directory) *dagger.Directory {
+	return repo.Filter(dagger.DirectoryFilterOpts{Gitignore: true})
+}
 
 // genRepo is GenRepo's graph, unevaluated past the rendering: the container whose /repo
 // is the generated repository. generator, when given, is the Cloudcoil project whose

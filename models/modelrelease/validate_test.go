@@ -217,24 +217,38 @@ func TestGenRepo(t *testing.T) {
 	noSecrets(t, e)
 }
 
-// The export is the repository the template and the generator made: ruff's cache, which
-// make fix-lint leaves in /repo and the template's .gitignore (.*cache) keeps out of the
-// maintainers' repositories, is not in it.
-func TestGenRepoExportsNoRuffCache(t *testing.T) {
+// The export is the repository the template and the generator made, as git would commit
+// it: whatever the repository's own .gitignore ignores (here the real template's) is left
+// out, at any depth: ruff's cache, which make fix-lint leaves, the environment the hook's
+// uv sync makes, bytecode, build output.
+func TestGenRepoExportsWhatGitKeeps(t *testing.T) {
 	ctx := context.Background()
 	env, e := newEnv(t)
 	renderAnything(e)
-	// The double does not run ruff: a rule says its cache is in the repository.
-	e.OnEntries(engine.DirRule{Path: ".ruff_cache", Entries: []string{".gitignore", "CACHEDIR.TAG", "0.8.4/"}})
+	gitignore, err := os.ReadFile(filepath.Join(cloudcoilTree(t), "cookiecutter", "models-{{ cookiecutter.model_name }}", ".gitignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The double runs no generator: rules say what it left in /repo.
+	e.OnFile(engine.FileRule{Path: "/repo/.gitignore", ChainContains: "cloudcoil-model-codegen", Contents: string(gitignore)})
+	e.OnEntries(engine.DirRule{Path: "/repo", ChainContains: "cloudcoil-model-codegen", Entries: []string{
+		".gitignore", ".mypy_cache/", ".ruff_cache/", ".venv/", "cloudcoil/", "dist/", "pyproject.toml", "tests/"}})
+	e.OnEntries(engine.DirRule{Path: "/repo/cloudcoil", ChainContains: "cloudcoil-model-codegen", Entries: []string{"models/"}})
+	e.OnEntries(engine.DirRule{Path: "/repo/cloudcoil/models", ChainContains: "cloudcoil-model-codegen", Entries: []string{"__pycache__/", "x/"}})
+	e.OnEntries(engine.DirRule{Path: "/repo/tests", ChainContains: "cloudcoil-model-codegen", Entries: []string{"test_models.py", "build/"}})
 	repo, err := env.GenRepo(ctx, generatorRepo(t, env, nil), "cert-manager")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := repo.Exists(ctx, ".ruff_cache"); err != nil || ok {
-		t.Errorf("the exported repository has .ruff_cache (%v)", err)
-	}
-	if ok, err := repo.Exists(ctx, pyprojectPath); err != nil || !ok {
-		t.Errorf("the exported repository lacks %s (%v)", pyprojectPath, err)
+	for dir, want := range map[string][]string{
+		"":                 {".gitignore", "cloudcoil/", pyprojectPath, "tests/"},
+		"cloudcoil/models": {"x/"},
+		"tests":            {"test_models.py"},
+	} {
+		got, err := repo.Entries(ctx, dagger.DirectoryEntriesOpts{Path: dir})
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("the exported repository's %q holds %q, want %q (%v)", dir, got, want, err)
+		}
 	}
 }
 
