@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -247,15 +248,9 @@ func Kinds(cc string, c Case) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	namespace := ""
-	if overlay.ExcludeUnknown {
-		cfg, err := ReadCookiecutter(cc, c.Name)
-		if err != nil {
-			return nil, err
-		}
-		if namespace = cfg.CRDNamespace; namespace == "" {
-			return nil, fmt.Errorf("models/%s sets exclude-unknown without a crd_namespace", c.Name)
-		}
+	namespace, err := kindNamespace(cc, c.Name)
+	if err != nil {
+		return nil, err
 	}
 	in, err := Inputs(cc, c)
 	if err != nil {
@@ -313,37 +308,15 @@ func crdKinds(b []byte, namespace string) ([]string, error) {
 	var kinds []string
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	for {
-		var doc struct {
-			APIVersion string `yaml:"apiVersion"`
-			Kind       string `yaml:"kind"`
-			Spec       struct {
-				Group string `yaml:"group"`
-				Names struct {
-					Kind string `yaml:"kind"`
-				} `yaml:"names"`
-				Versions []struct {
-					Served *bool `yaml:"served"`
-					Schema struct {
-						OpenAPIV3Schema map[string]any `yaml:"openAPIV3Schema"`
-					} `yaml:"schema"`
-				} `yaml:"versions"`
-			} `yaml:"spec"`
-		}
+		var doc crdDoc
 		if err := dec.Decode(&doc); err != nil {
 			if errors.Is(err, io.EOF) {
 				return kinds, nil
 			}
 			return nil, err
 		}
-		if doc.APIVersion != "apiextensions.k8s.io/v1" || doc.Kind != "CustomResourceDefinition" {
+		if doc.APIVersion != "apiextensions.k8s.io/v1" || doc.Kind != "CustomResourceDefinition" || !doc.inNamespace(namespace) {
 			continue
-		}
-		if namespace != "" {
-			parts := strings.Split(doc.Spec.Group, ".")
-			slices.Reverse(parts)
-			if !strings.HasPrefix(strings.Join(parts, ".")+".", namespace+".") {
-				continue
-			}
 		}
 		for _, v := range doc.Spec.Versions {
 			if (v.Served == nil || *v.Served) && len(v.Schema.OpenAPIV3Schema) > 0 {
@@ -388,4 +361,165 @@ func swaggerKinds(b []byte, overlay codegenOverlay) ([]string, error) {
 		kinds = append(kinds, title[strings.LastIndex(title, ".")+1:])
 	}
 	return kinds, nil
+}
+
+// Resource is a resource class the real generator makes of one served version of a CRD,
+// derived from the CRD as generator.py's CRD reading and GVK processing derive it: its
+// apiVersion (group/version) and kind, and its top-level fields: the schema's properties
+// with apiVersion and kind added when absent, named by datamodel-code-generator's
+// --snake-case-field (aliased to the property when that differs), required as the schema
+// says except apiVersion and kind (which get their constant as default) and metadata.
+type Resource struct {
+	APIVersion, Kind string
+	Fields           []ResourceField
+}
+
+// ResourceField is a top-level field of a resource class.
+type ResourceField struct {
+	Name, Alias string
+	Required    bool
+}
+
+// Resources are the resource classes of a case whose inputs are CRDs (YAML), sorted by
+// apiVersion and kind; a Swagger input's are not derived (its resources come from the
+// document's own definitions and the integration's updates), so a case of one has none.
+func Resources(cc string, c Case) ([]Resource, error) {
+	namespace, err := kindNamespace(cc, c.Name)
+	if err != nil {
+		return nil, err
+	}
+	in, err := Inputs(cc, c)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]Resource{}
+	urls := slices.Sorted(maps.Keys(in))
+	for _, u := range urls {
+		if !strings.HasSuffix(u, ".yaml") && !strings.HasSuffix(u, ".yml") {
+			continue
+		}
+		rs, err := crdResources(in[u], namespace)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", u, err)
+		}
+		// A later CRD of the same name replaces an earlier one, as a later schema does in
+		// the generator's components.
+		for _, r := range rs {
+			byName[r.APIVersion+" "+r.Kind] = r
+		}
+	}
+	out := make([]Resource, 0, len(byName))
+	for _, k := range slices.Sorted(maps.Keys(byName)) {
+		out = append(out, byName[k])
+	}
+	return out, nil
+}
+
+// kindNamespace is the crd_namespace an exclude-unknown integration generates under, or "".
+func kindNamespace(cc, name string) (string, error) {
+	overlay, err := readOverlay(cc, name)
+	if err != nil || !overlay.ExcludeUnknown {
+		return "", err
+	}
+	cfg, err := ReadCookiecutter(cc, name)
+	if err != nil {
+		return "", err
+	}
+	if cfg.CRDNamespace == "" {
+		return "", fmt.Errorf("models/%s sets exclude-unknown without a crd_namespace", name)
+	}
+	return cfg.CRDNamespace, nil
+}
+
+type crdDoc struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Spec       struct {
+		Group string `yaml:"group"`
+		Names struct {
+			Kind string `yaml:"kind"`
+		} `yaml:"names"`
+		Versions []struct {
+			Name   string `yaml:"name"`
+			Served *bool  `yaml:"served"`
+			Schema struct {
+				OpenAPIV3Schema map[string]any `yaml:"openAPIV3Schema"`
+			} `yaml:"schema"`
+		} `yaml:"versions"`
+	} `yaml:"spec"`
+}
+
+// inNamespace says whether a CRD's group, reversed, lies under namespace ("" takes all).
+func (d crdDoc) inNamespace(namespace string) bool {
+	if namespace == "" {
+		return true
+	}
+	parts := strings.Split(d.Spec.Group, ".")
+	slices.Reverse(parts)
+	return strings.HasPrefix(strings.Join(parts, ".")+".", namespace+".")
+}
+
+func crdResources(b []byte, namespace string) ([]Resource, error) {
+	var out []Resource
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	for {
+		var doc crdDoc
+		if err := dec.Decode(&doc); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, err
+		}
+		if doc.APIVersion != "apiextensions.k8s.io/v1" || doc.Kind != "CustomResourceDefinition" || !doc.inNamespace(namespace) {
+			continue
+		}
+		for _, v := range doc.Spec.Versions {
+			if (v.Served != nil && !*v.Served) || len(v.Schema.OpenAPIV3Schema) == 0 {
+				continue
+			}
+			apiVersion := v.Name
+			if doc.Spec.Group != "" {
+				apiVersion = doc.Spec.Group + "/" + v.Name
+			}
+			out = append(out, Resource{APIVersion: apiVersion, Kind: doc.Spec.Names.Kind, Fields: topLevelFields(v.Schema.OpenAPIV3Schema)})
+		}
+	}
+}
+
+func topLevelFields(schema map[string]any) []ResourceField {
+	props, _ := schema["properties"].(map[string]any)
+	required := map[string]bool{}
+	if list, ok := schema["required"].([]any); ok {
+		for _, r := range list {
+			if s, ok := r.(string); ok {
+				required[s] = true
+			}
+		}
+	}
+	names := []string{"apiVersion", "kind"}
+	for p := range props {
+		names = append(names, p)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	fields := make([]ResourceField, 0, len(names))
+	for _, p := range names {
+		f := ResourceField{Name: SnakeCase(p), Required: required[p] && p != "apiVersion" && p != "kind" && p != "metadata"}
+		if f.Name != p {
+			f.Alias = p
+		}
+		fields = append(fields, f)
+	}
+	return fields
+}
+
+var (
+	underScore1 = regexp.MustCompile(`([^_])([A-Z][a-z]+)`)
+	underScore2 = regexp.MustCompile(`([a-z0-9])([A-Z])`)
+)
+
+// SnakeCase is datamodel-code-generator's camel_to_snake (reference.py), which
+// --snake-case-field applies to every field name.
+func SnakeCase(s string) string {
+	return strings.ToLower(underScore2.ReplaceAllString(underScore1.ReplaceAllString(s, "${1}_${2}"), "${1}_${2}"))
 }
