@@ -182,94 +182,119 @@ type split struct {
 // variables outside single quotes, as the shell does before the command reads its words:
 // an unquoted value is split into words at blanks and vanishes when empty.
 func splitWords(s string, env *Env) split {
-	var out split
-	var b strings.Builder
-	inWord := false
-	start := -1 // where in s the word being read starts
-	var x Expansion
-	var quote rune
-	escaped := false
-	flush := func(at int) {
-		if inWord {
-			x.Written = s[start:at]
-			out.words = append(out.words, b.String())
-			out.exps = append(out.exps, x)
-		}
-		b.Reset()
-		inWord, start, x = false, -1, Expansion{}
-	}
+	w := wordSplitter{s: s, env: env, start: -1}
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if start < 0 && r != ' ' && r != '\t' {
-			start = i
+		if w.start < 0 && r != ' ' && r != '\t' {
+			w.start = i
 		}
-		switch {
-		case escaped:
-			b.WriteRune(r)
-			escaped = false
-		case quote == '\'':
-			if r == quote {
-				quote = 0
-			} else {
-				b.WriteRune(r)
-			}
-		case env != nil && (r == '$' || r == '`'):
-			ref := env.reference(s, i)
-			x.add(ref)
-			switch {
-			case !ref.known:
-				b.WriteString(s[i:ref.end])
-				inWord = true
-			case quote == '"':
-				b.WriteString(ref.value)
-				inWord = true
-			default:
-				for _, c := range ref.value {
-					if c == ' ' || c == '\t' || c == '\n' {
-						if inWord {
-							flush(ref.end)
-							start = i
-							x.add(ref)
-						}
-						continue
-					}
-					b.WriteRune(c)
-					inWord = true
-				}
-			}
-			i = ref.end
+		if w.env != nil && !w.escaped && w.quote != '\'' && (r == '$' || r == '`') {
+			i = w.expand(i)
 			continue
-		case quote == '"':
-			switch r {
-			case quote:
-				quote = 0
-			case '\\':
-				escaped = true
-			default:
-				b.WriteRune(r)
-			}
-		case r == '\\':
-			escaped, inWord = true, true
-		case r == '"' || r == '\'':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t':
-			flush(i)
-		case strings.ContainsRune("|;&<>)", r):
-			flush(i)
-			out.end = i
-			return out
-		case r == '#' && !inWord:
-			out.end = i
-			return out
-		default:
-			b.WriteRune(r)
-			inWord = true
+		}
+		if w.read(i, r) {
+			return w.out
 		}
 		i += size
 	}
-	flush(len(s))
-	out.end = len(s)
-	return out
+	w.flush(len(s))
+	w.out.end = len(s)
+	return w.out
+}
+
+// wordSplitter is splitWords' state: the words so far, the word being read, and the quote
+// or escape it is in.
+type wordSplitter struct {
+	s       string
+	env     *Env
+	out     split
+	b       strings.Builder
+	inWord  bool
+	start   int // where in s the word being read starts
+	x       Expansion
+	quote   rune
+	escaped bool
+}
+
+// flush ends the word being read at at.
+func (w *wordSplitter) flush(at int) {
+	if w.inWord {
+		w.x.Written = w.s[w.start:at]
+		w.out.words = append(w.out.words, w.b.String())
+		w.out.exps = append(w.out.exps, w.x)
+	}
+	w.b.Reset()
+	w.inWord, w.start, w.x = false, -1, Expansion{}
+}
+
+// expand reads the variable reference at i, as the shell expands it there, and returns
+// where it ends.
+func (w *wordSplitter) expand(i int) int {
+	ref := w.env.reference(w.s, i)
+	w.x.add(ref)
+	switch {
+	case !ref.known:
+		w.b.WriteString(w.s[i:ref.end])
+		w.inWord = true
+	case w.quote == '"':
+		w.b.WriteString(ref.value)
+		w.inWord = true
+	default:
+		for _, c := range ref.value {
+			if c == ' ' || c == '\t' || c == '\n' {
+				if w.inWord {
+					w.flush(ref.end)
+					w.start = i
+					w.x.add(ref)
+				}
+				continue
+			}
+			w.b.WriteRune(c)
+			w.inWord = true
+		}
+	}
+	return ref.end
+}
+
+// read takes rune r at i; it returns true when the command ends there.
+func (w *wordSplitter) read(i int, r rune) (end bool) {
+	switch {
+	case w.escaped:
+		w.b.WriteRune(r)
+		w.escaped = false
+	case w.quote == '\'':
+		if r == w.quote {
+			w.quote = 0
+		} else {
+			w.b.WriteRune(r)
+		}
+	case w.quote == '"':
+		switch r {
+		case w.quote:
+			w.quote = 0
+		case '\\':
+			w.escaped = true
+		default:
+			w.b.WriteRune(r)
+		}
+	case r == '\\':
+		w.escaped, w.inWord = true, true
+	case r == '"' || r == '\'':
+		w.quote, w.inWord = r, true
+	case r == ' ' || r == '\t':
+		w.flush(i)
+	case strings.ContainsRune("|;&<>)", r):
+		w.flush(i)
+		w.out.end = i
+		return true
+	case r == '#' && !w.inWord:
+		w.out.end = i
+		return true
+	default:
+		w.b.WriteRune(r)
+		w.inWord = true
+	}
+	return false
 }
 
 // MarkdownCommands finds the dagger commands of a Markdown document: every line of its
