@@ -172,61 +172,26 @@ const PublishWorkflowFile = "pypi_publish.yml"
 // them is enough. A publisher that uploaded none of them stays unseen, and the summary
 // says so.
 func trustedPublisher(f ModelFacts) Finding {
-	const check = "trusted-publisher"
-	project := f.Distribution
-	if project == "" {
-		project = "<distribution>"
-	}
-	owner, name, _ := strings.Cut(f.Repo, "/")
-	env, jobKnown := uploadEnvironment(f)
-	settings := fmt.Sprintf("https://pypi.org/manage/project/%s/settings/publishing/", project)
-	want := fmt.Sprintf("owner %s, repository %s, workflow %s, environment %s", owner, name, PublishWorkflowFile, orNone(env))
-	why := "without it the upload job's identity token is refused and nothing reaches PyPI; keep " + AutoPublishVar + " unset until it is configured"
-	manual := func(summary string) Finding {
-		return Finding{Check: check, Status: Manual, Summary: summary, Why: why,
-			Fix: fmt.Sprintf("check %s (a pending publisher before the first upload): %s", settings, want)}
-	}
+	pc := newPublisherCheck(f)
 	up := f.PyPI
 	switch {
 	case !up.Read:
-		return manual("PyPI's trusted publisher is a setting of the PyPI project; without the distribution's name (pyproject.toml's [project] name) its uploads cannot be read")
+		return pc.manual("PyPI's trusted publisher is a setting of the PyPI project; without the distribution's name (pyproject.toml's [project] name) its uploads cannot be read")
 	case up.Error != "":
-		return manual("PyPI could not be read, so the newest upload's publisher is unknown: " + up.Error)
+		return pc.manual("PyPI could not be read, so the newest upload's publisher is unknown: " + up.Error)
 	case !up.Exists:
-		return manual(project + " is not on PyPI yet: its first upload needs a pending publisher, which no API shows")
+		return pc.manual(pc.project + " is not on PyPI yet: its first upload needs a pending publisher, which no API shows")
 	case len(up.Files) == 0:
-		return manual(fmt.Sprintf("%s of %s has no files on PyPI (all deleted), so no publisher can be read", project, up.Version))
-	}
-
-	// judge is the verdict on one publisher of one file.
-	judge := func(file string, pub Publisher) Finding {
-		uploaded := fmt.Sprintf("%s of %s was uploaded by %s %s, workflow %s, environment %s", file, up.Version, pub.Kind, pub.Repository, pub.Workflow, orNone(pub.Environment))
-		switch {
-		case pub.Kind != "GitHub" || !strings.EqualFold(pub.Repository, f.Repo):
-			return fail(check, uploaded+", not by "+f.Repo, "a trusted publisher names one repository; uploads from "+f.Repo+" are refused unless a publisher names it",
-				"add a GitHub publisher at "+settings+": "+want)
-		case pub.Workflow != PublishWorkflowFile:
-			return fail(check, uploaded+"; the upload now runs in "+PublishWorkflow, "a trusted publisher names one workflow file; an upload from another file is refused",
-				"edit the publisher at "+settings+": "+want)
-		case pub.Environment == "":
-			return fail(check, uploaded+": the publisher names no environment, so it accepts an upload from any run of "+PublishWorkflowFile+", on any branch", noEnvironmentWhy, noEnvironmentFix(env, settings, owner, name))
-		case !jobKnown:
-			return manual(uploaded + "; " + PublishWorkflow + " has no upload job to compare its environment with (see pypi-publish-workflow)")
-		case pub.Environment != env:
-			return fail(check, uploaded+"; the upload job of "+PublishWorkflow+" runs in environment "+orNone(env),
-				"a publisher that names an environment refuses uploads from any other",
-				"edit the publisher at "+settings+": "+want+"; or run the upload job in environment "+pub.Environment)
-		}
-		return pass(check, uploaded)
+		return pc.manual(fmt.Sprintf("%s of %s has no files on PyPI (all deleted), so no publisher can be read", pc.project, up.Version))
 	}
 	var verdicts []Finding
 	var passed []Publisher
 	for _, file := range up.Files {
 		if len(file.Publishers) == 0 {
-			verdicts = append(verdicts, manual(fmt.Sprintf("%s of %s has no provenance (uploaded with a token, or before PyPI recorded publishers), so its publisher cannot be read", file.Name, up.Version)))
+			verdicts = append(verdicts, pc.manual(fmt.Sprintf("%s of %s has no provenance (uploaded with a token, or before PyPI recorded publishers), so its publisher cannot be read", file.Name, up.Version)))
 		}
 		for _, pub := range file.Publishers {
-			v := judge(file.Name, pub)
+			v := pc.judge(file.Name, pub)
 			verdicts = append(verdicts, v)
 			if v.Status == Pass && !slices.Contains(passed, pub) {
 				passed = append(passed, pub)
@@ -234,13 +199,69 @@ func trustedPublisher(f ModelFacts) Finding {
 		}
 	}
 	if up.Unread > 0 {
-		verdicts = append(verdicts, manual(fmt.Sprintf("%d more files of %s were not read (doctor reads the provenance of %d), so a publisher of theirs is unknown", up.Unread, up.Version, maxPyPIFiles)))
+		verdicts = append(verdicts, pc.manual(fmt.Sprintf("%d more files of %s were not read (doctor reads the provenance of %d), so a publisher of theirs is unknown", up.Unread, up.Version, maxPyPIFiles)))
 	}
 	for _, worst := range []Status{Fail, Manual} {
 		if found := worstOf(verdicts, worst); found != nil {
 			return *found
 		}
 	}
+	return pass(pc.check, pc.passedSummary(passed))
+}
+
+// publisherCheck is what the trusted-publisher check knows of the project and of the
+// upload job, for its verdicts.
+type publisherCheck struct {
+	f                           ModelFacts
+	check, project, settings    string
+	owner, name, env, want, why string
+	jobKnown                    bool
+}
+
+func newPublisherCheck(f ModelFacts) publisherCheck {
+	pc := publisherCheck{f: f, check: "trusted-publisher", project: f.Distribution}
+	if pc.project == "" {
+		pc.project = "<distribution>"
+	}
+	pc.owner, pc.name, _ = strings.Cut(f.Repo, "/")
+	pc.env, pc.jobKnown = uploadEnvironment(f)
+	pc.settings = fmt.Sprintf("https://pypi.org/manage/project/%s/settings/publishing/", pc.project)
+	pc.want = fmt.Sprintf("owner %s, repository %s, workflow %s, environment %s", pc.owner, pc.name, PublishWorkflowFile, orNone(pc.env))
+	pc.why = "without it the upload job's identity token is refused and nothing reaches PyPI; keep " + AutoPublishVar + " unset until it is configured"
+	return pc
+}
+
+func (pc publisherCheck) manual(summary string) Finding {
+	return Finding{Check: pc.check, Status: Manual, Summary: summary, Why: pc.why,
+		Fix: fmt.Sprintf("check %s (a pending publisher before the first upload): %s", pc.settings, pc.want)}
+}
+
+// judge is the verdict on one publisher of one file.
+func (pc publisherCheck) judge(file string, pub Publisher) Finding {
+	up, check, settings, want := pc.f.PyPI, pc.check, pc.settings, pc.want
+	uploaded := fmt.Sprintf("%s of %s was uploaded by %s %s, workflow %s, environment %s", file, up.Version, pub.Kind, pub.Repository, pub.Workflow, orNone(pub.Environment))
+	switch {
+	case pub.Kind != "GitHub" || !strings.EqualFold(pub.Repository, pc.f.Repo):
+		return fail(check, uploaded+", not by "+pc.f.Repo, "a trusted publisher names one repository; uploads from "+pc.f.Repo+" are refused unless a publisher names it",
+			"add a GitHub publisher at "+settings+": "+want)
+	case pub.Workflow != PublishWorkflowFile:
+		return fail(check, uploaded+"; the upload now runs in "+PublishWorkflow, "a trusted publisher names one workflow file; an upload from another file is refused",
+			"edit the publisher at "+settings+": "+want)
+	case pub.Environment == "":
+		return fail(check, uploaded+": the publisher names no environment, so it accepts an upload from any run of "+PublishWorkflowFile+", on any branch", noEnvironmentWhy, noEnvironmentFix(pc.env, settings, pc.owner, pc.name))
+	case !pc.jobKnown:
+		return pc.manual(uploaded + "; " + PublishWorkflow + " has no upload job to compare its environment with (see pypi-publish-workflow)")
+	case pub.Environment != pc.env:
+		return fail(check, uploaded+"; the upload job of "+PublishWorkflow+" runs in environment "+orNone(pc.env),
+			"a publisher that names an environment refuses uploads from any other",
+			"edit the publisher at "+settings+": "+want+"; or run the upload job in environment "+pub.Environment)
+	}
+	return pass(check, uploaded)
+}
+
+// passedSummary is the summary when every file's publishers passed.
+func (pc publisherCheck) passedSummary(passed []Publisher) string {
+	up := pc.f.PyPI
 	names := make([]string, len(up.Files))
 	for i, file := range up.Files {
 		names[i] = file.Name
@@ -253,8 +274,8 @@ func trustedPublisher(f ModelFacts) Finding {
 	if len(names) > 1 {
 		what = fmt.Sprintf("the %d files of %s (%s) were", len(names), up.Version, strings.Join(names, ", "))
 	}
-	return pass(check, fmt.Sprintf("%s uploaded by %s, as the upload job runs; a publisher that uploaded no file of %s does not show through PyPI's API, so check the list at %s too",
-		what, strings.Join(by, " and "), up.Version, settings))
+	return fmt.Sprintf("%s uploaded by %s, as the upload job runs; a publisher that uploaded no file of %s does not show through PyPI's API, so check the list at %s too",
+		what, strings.Join(by, " and "), up.Version, pc.settings)
 }
 
 // worstOf is the verdicts of status s as one finding: their summaries, and each different
