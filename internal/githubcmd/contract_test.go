@@ -260,6 +260,41 @@ func TestEveryCallAnswersAsTheClientDoes(t *testing.T) {
 			t.Errorf("contract case %s is not a method of github.Calls", name)
 		}
 	}
+	forEachCall(t, func(t *testing.T, method string, argsOf func(*state) []any) {
+		viaCommand, inProcess := newState(t), newState(t)
+		if !reflect.DeepEqual(effects(viaCommand), effects(inProcess)) || viaCommand.midTree != inProcess.midTree {
+			t.Fatal("the two GitHubs start in different states")
+		}
+		cmd, e, _ := commandClient(t, viaCommand.sim.URL, simToken, false)
+		local := localClient(t, inProcess.sim.URL)
+		got := invoke(t, cmd, method, argsOf(viaCommand))
+		want := invoke(t, local, method, argsOf(inProcess))
+		if want.err != nil {
+			t.Fatalf("the case fails in process, so it proves little: %v", want.err)
+		}
+		sameError(t, got.err, want.err)
+		if !reflect.DeepEqual(got.results, want.results) {
+			gj, _ := json.Marshal(got.results)
+			wj, _ := json.Marshal(want.results)
+			t.Errorf("results through the command:\n%s\nin process:\n%s", gj, wj)
+		}
+		runs := e.Graph().ExecsWith("github call")
+		if len(runs) != 1 || runs[0].Args[len(runs[0].Args)-1] != method || !strings.HasPrefix(runs[0].Stdin, "[") {
+			t.Fatalf("runs of the command %+v, want one of %s with its arguments on stdin", runs, method)
+		}
+		if g, w := cmd.Stats(), local.Stats(); g != w {
+			t.Errorf("stats through the command %+v, in process %+v", g, w)
+		}
+		if g, w := effects(viaCommand), effects(inProcess); !reflect.DeepEqual(g, w) {
+			t.Errorf("the GitHubs differ after the call:\nthrough the command %+v\nin process %+v", g, w)
+		}
+	})
+}
+
+// forEachCall runs f, as a subtest, for each method of github.Calls with its contract
+// case; a method without one fails.
+func forEachCall(t *testing.T, f func(t *testing.T, method string, argsOf func(*state) []any)) {
+	calls := reflect.TypeFor[github.Calls]()
 	for i := range calls.NumMethod() {
 		method := calls.Method(i).Name
 		t.Run(method, func(t *testing.T) {
@@ -267,33 +302,7 @@ func TestEveryCallAnswersAsTheClientDoes(t *testing.T) {
 			if !ok {
 				t.Fatalf("github.Calls.%s has no contract case", method)
 			}
-			viaCommand, inProcess := newState(t), newState(t)
-			if !reflect.DeepEqual(effects(viaCommand), effects(inProcess)) || viaCommand.midTree != inProcess.midTree {
-				t.Fatal("the two GitHubs start in different states")
-			}
-			cmd, e, _ := commandClient(t, viaCommand.sim.URL, simToken, false)
-			local := localClient(t, inProcess.sim.URL)
-			got := invoke(t, cmd, method, argsOf(viaCommand))
-			want := invoke(t, local, method, argsOf(inProcess))
-			if want.err != nil {
-				t.Fatalf("the case fails in process, so it proves little: %v", want.err)
-			}
-			sameError(t, got.err, want.err)
-			if !reflect.DeepEqual(got.results, want.results) {
-				gj, _ := json.Marshal(got.results)
-				wj, _ := json.Marshal(want.results)
-				t.Errorf("results through the command:\n%s\nin process:\n%s", gj, wj)
-			}
-			runs := e.Graph().ExecsWith("github call")
-			if len(runs) != 1 || runs[0].Args[len(runs[0].Args)-1] != method || !strings.HasPrefix(runs[0].Stdin, "[") {
-				t.Fatalf("runs of the command %+v, want one of %s with its arguments on stdin", runs, method)
-			}
-			if g, w := cmd.Stats(), local.Stats(); g != w {
-				t.Errorf("stats through the command %+v, in process %+v", g, w)
-			}
-			if g, w := effects(viaCommand), effects(inProcess); !reflect.DeepEqual(g, w) {
-				t.Errorf("the GitHubs differ after the call:\nthrough the command %+v\nin process %+v", g, w)
-			}
+			f(t, method, argsOf)
 		})
 	}
 }
@@ -585,23 +594,15 @@ func TestAnUnknownMethodIsShipyardsBug(t *testing.T) {
 // the run that carried it is lost, and a write it does not know of would fail instead of
 // being read back.
 func TestIsWriteIsWhatEachCallSends(t *testing.T) {
-	calls := reflect.TypeFor[github.Calls]()
-	for i := range calls.NumMethod() {
-		method := calls.Method(i).Name
-		t.Run(method, func(t *testing.T) {
-			argsOf, ok := contractCases[method]
-			if !ok {
-				t.Fatalf("github.Calls.%s has no contract case", method)
-			}
-			s := newState(t)
-			if o := invoke(t, localClient(t, s.sim.URL), method, argsOf(s)); o.err != nil {
-				t.Fatalf("the case fails in process, so it proves little: %v", o.err)
-			}
-			if sent, declared := len(s.sim.Writes()) > 0, github.IsWrite(method); sent != declared {
-				t.Errorf("%s sends %d writes, github.IsWrite says %v", method, len(s.sim.Writes()), declared)
-			}
-		})
-	}
+	forEachCall(t, func(t *testing.T, method string, argsOf func(*state) []any) {
+		s := newState(t)
+		if o := invoke(t, localClient(t, s.sim.URL), method, argsOf(s)); o.err != nil {
+			t.Fatalf("the case fails in process, so it proves little: %v", o.err)
+		}
+		if sent, declared := len(s.sim.Writes()) > 0, github.IsWrite(method); sent != declared {
+			t.Errorf("%s sends %d writes, github.IsWrite says %v", method, len(s.sim.Writes()), declared)
+		}
+	})
 	if github.IsWrite("NoSuchMethod") {
 		t.Error("an unknown method is a write")
 	}
