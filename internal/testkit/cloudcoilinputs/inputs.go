@@ -366,7 +366,8 @@ func swaggerKinds(b []byte, overlay codegenOverlay) ([]string, error) {
 // Resource is a resource class the real generator makes of one served version of a CRD,
 // derived from the CRD as generator.py's CRD reading and GVK processing derive it: its
 // apiVersion (group/version) and kind, and its top-level fields: the schema's properties
-// with apiVersion and kind added when absent, named by datamodel-code-generator's
+// with apiVersion, kind and metadata added when absent (none when the schema has no
+// properties), named by datamodel-code-generator's
 // --snake-case-field (aliased to the property when that differs), required as the schema
 // says except apiVersion and kind (which get their constant as default) and metadata.
 type Resource struct {
@@ -392,9 +393,12 @@ func Resources(cc string, c Case) ([]Resource, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg, err := ReadCookiecutter(cc, c.Name)
+	if err != nil {
+		return nil, err
+	}
 	byName := map[string]Resource{}
-	urls := slices.Sorted(maps.Keys(in))
-	for _, u := range urls {
+	for _, u := range cfg.URLsAt(c.Version) { // crd_urls' order, the generator's
 		if !strings.HasSuffix(u, ".yaml") && !strings.HasSuffix(u, ".yml") {
 			continue
 		}
@@ -496,7 +500,12 @@ func topLevelFields(schema map[string]any) []ResourceField {
 			}
 		}
 	}
-	names := []string{"apiVersion", "kind"}
+	if props == nil {
+		return nil
+	}
+	// generator.py adds apiVersion and kind when absent and always sets metadata (to
+	// ObjectMeta).
+	names := []string{"apiVersion", "kind", "metadata"}
 	for p := range props {
 		names = append(names, p)
 	}

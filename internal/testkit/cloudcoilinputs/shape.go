@@ -13,15 +13,23 @@ import (
 func CheckResources(derived []Resource, shape pymodels.Shape) []string {
 	classes := map[string]pymodels.Class{}
 	where := map[string]string{}
+	var problems []string
 	for _, m := range shape.Modules {
 		for _, c := range m.Classes {
-			if r, ok := c.Resource(); ok {
+			r, ok := c.Resource()
+			switch {
+			case !ok:
+			case r.APIVersion == "" && r.Kind == "" && renamedResource(m, c.Name):
+				// The generator's name clash: a nested type shares the kind's name, so
+				// datamodel-code-generator names the resource <Kind>Model and the kind's
+				// Resource base (extra template data keyed by name) falls on the nested
+				// type (cert-manager's acme Challenge). The published package has it too.
+			default:
 				key := r.APIVersion + " " + r.Kind
 				classes[key], where[key] = c, m.Path+" "+c.Name
 			}
 		}
 	}
-	var problems []string
 	for _, d := range derived {
 		key := d.APIVersion + " " + d.Kind
 		c, ok := classes[key]
@@ -59,4 +67,15 @@ func aliasOr(f ResourceField) string {
 		return f.Alias
 	}
 	return f.Name
+}
+
+// renamedResource says whether module m holds the resource of kind name under the class
+// name datamodel-code-generator gives it when another class takes the name: <name>Model.
+func renamedResource(m pymodels.Module, name string) bool {
+	for _, c := range m.Classes {
+		if r, ok := c.Resource(); ok && c.Name == name+"Model" && r.Kind == name {
+			return true
+		}
+	}
+	return false
 }

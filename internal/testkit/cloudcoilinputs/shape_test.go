@@ -30,8 +30,8 @@ func TestSnakeCase(t *testing.T) {
 }
 
 // Every served version with a schema is a resource class; the fields are the schema's
-// properties, apiVersion and kind added, required as the schema says but for apiVersion,
-// kind and metadata; a later CRD of the same name replaces an earlier one.
+// properties, apiVersion, kind and metadata added (none without properties), required as
+// the schema says but for apiVersion, kind and metadata.
 func TestCRDResources(t *testing.T) {
 	const stream = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -47,6 +47,7 @@ spec:
         required: [spec, metadata, kind]
         properties: {metadata: {type: object}, spec: {type: object}, kind: {type: string}, statusDetail: {type: object}}
   - {name: v2, schema: {openAPIV3Schema: {type: object}}}
+  - {name: v3, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object}}}}}
 `
 	got, err := crdResources([]byte(stream), "")
 	if err != nil {
@@ -57,7 +58,10 @@ spec:
 			{Name: "api_version", Alias: "apiVersion"}, {Name: "kind"}, {Name: "metadata"},
 			{Name: "spec", Required: true}, {Name: "status_detail", Alias: "statusDetail"},
 		}},
-		{APIVersion: "example.io/v2", Kind: "Widget", Fields: []ResourceField{{Name: "api_version", Alias: "apiVersion"}, {Name: "kind"}}},
+		{APIVersion: "example.io/v2", Kind: "Widget"},
+		{APIVersion: "example.io/v3", Kind: "Widget", Fields: []ResourceField{
+			{Name: "api_version", Alias: "apiVersion"}, {Name: "kind"}, {Name: "metadata"}, {Name: "spec"},
+		}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("crdResources =\n%+v\nwant\n%+v", got, want)
@@ -94,6 +98,10 @@ func TestCheckResources(t *testing.T) {
 		{"alias lost", `Field(alias="apiVersion")`, `Field()`, "v1alpha1.py SealedSecret.api_version: alias \"\""},
 		{"another kind", `Literal["SealedSecret"]`, `Literal["Sealed"]`, "no Resource class for bitnami.com/v1alpha1 SealedSecret"},
 		{"not a Resource", "(Resource)", "(BaseModel)", "no Resource class for bitnami.com/v1alpha1 SealedSecret"},
+		{"a Resource without apiVersion or kind", "class SealedSecret(Resource):", "class Other(Resource):\n    x: int\n\n\nclass SealedSecret(Resource):", "v1alpha1.py Other: a Resource class for  , which no served CRD version names"},
+		// The generator's name clash (cert-manager's acme Challenge): the resource is
+		// <Kind>Model, and the nested type of the kind's name has the Resource base.
+		{"the generator's name clash", "class SealedSecret(Resource):", "class SealedSecret(Resource):\n    token: str\n\n\nclass SealedSecretModel(Resource):", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
