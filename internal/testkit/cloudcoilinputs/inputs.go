@@ -305,24 +305,34 @@ func readOverlay(cc, name string) (codegenOverlay, error) {
 // crdKinds are the kinds of the CRDs in a YAML stream that have a served version with a
 // schema; when namespace is set, only those whose reversed group lies under it.
 func crdKinds(b []byte, namespace string) ([]string, error) {
+	docs, err := readCRDs(b, namespace)
+	if err != nil {
+		return nil, err
+	}
 	var kinds []string
+	for _, doc := range docs {
+		if slices.ContainsFunc(doc.Spec.Versions, crdVersion.generated) {
+			kinds = append(kinds, doc.Spec.Names.Kind)
+		}
+	}
+	return kinds, nil
+}
+
+// readCRDs are the apiextensions.k8s.io/v1 CustomResourceDefinitions of a YAML stream whose
+// reversed group lies under namespace ("" takes all).
+func readCRDs(b []byte, namespace string) ([]crdDoc, error) {
+	var out []crdDoc
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	for {
 		var doc crdDoc
 		if err := dec.Decode(&doc); err != nil {
 			if errors.Is(err, io.EOF) {
-				return kinds, nil
+				return out, nil
 			}
 			return nil, err
 		}
-		if doc.APIVersion != "apiextensions.k8s.io/v1" || doc.Kind != "CustomResourceDefinition" || !doc.inNamespace(namespace) {
-			continue
-		}
-		for _, v := range doc.Spec.Versions {
-			if (v.Served == nil || *v.Served) && len(v.Schema.OpenAPIV3Schema) > 0 {
-				kinds = append(kinds, doc.Spec.Names.Kind)
-				break
-			}
+		if doc.APIVersion == "apiextensions.k8s.io/v1" && doc.Kind == "CustomResourceDefinition" && doc.inNamespace(namespace) {
+			out = append(out, doc)
 		}
 	}
 }
@@ -443,14 +453,22 @@ type crdDoc struct {
 		Names struct {
 			Kind string `yaml:"kind"`
 		} `yaml:"names"`
-		Versions []struct {
-			Name   string `yaml:"name"`
-			Served *bool  `yaml:"served"`
-			Schema struct {
-				OpenAPIV3Schema map[string]any `yaml:"openAPIV3Schema"`
-			} `yaml:"schema"`
-		} `yaml:"versions"`
+		Versions []crdVersion `yaml:"versions"`
 	} `yaml:"spec"`
+}
+
+type crdVersion struct {
+	Name   string `yaml:"name"`
+	Served *bool  `yaml:"served"`
+	Schema struct {
+		OpenAPIV3Schema map[string]any `yaml:"openAPIV3Schema"`
+	} `yaml:"schema"`
+}
+
+// generated says whether the generator makes a class of the version: served (the
+// default) and with a schema.
+func (v crdVersion) generated() bool {
+	return (v.Served == nil || *v.Served) && len(v.Schema.OpenAPIV3Schema) > 0
 }
 
 // inNamespace says whether a CRD's group, reversed, lies under namespace ("" takes all).
@@ -464,21 +482,14 @@ func (d crdDoc) inNamespace(namespace string) bool {
 }
 
 func crdResources(b []byte, namespace string) ([]Resource, error) {
+	docs, err := readCRDs(b, namespace)
+	if err != nil {
+		return nil, err
+	}
 	var out []Resource
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	for {
-		var doc crdDoc
-		if err := dec.Decode(&doc); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, err
-		}
-		if doc.APIVersion != "apiextensions.k8s.io/v1" || doc.Kind != "CustomResourceDefinition" || !doc.inNamespace(namespace) {
-			continue
-		}
+	for _, doc := range docs {
 		for _, v := range doc.Spec.Versions {
-			if (v.Served != nil && !*v.Served) || len(v.Schema.OpenAPIV3Schema) == 0 {
+			if !v.generated() {
 				continue
 			}
 			apiVersion := v.Name
@@ -488,6 +499,7 @@ func crdResources(b []byte, namespace string) ([]Resource, error) {
 			out = append(out, Resource{APIVersion: apiVersion, Kind: doc.Spec.Names.Kind, Fields: topLevelFields(v.Schema.OpenAPIV3Schema)})
 		}
 	}
+	return out, nil
 }
 
 func topLevelFields(schema map[string]any) []ResourceField {

@@ -386,11 +386,7 @@ func TestHostDirectoryFixture(t *testing.T) {
 	c := e.Client(ctx)
 	dir := c.Host().Directory(root, dagger.HostDirectoryOpts{Exclude: []string{"node_modules", "docs/**"}})
 
-	cases := []struct {
-		name string
-		got  func() (any, error)
-		want any
-	}{
+	runQueryCases(t, []queryCase{
 		{"root entries", func() (any, error) { return dir.Entries(ctx) }, []string{"docs/", "pyproject.toml", "src/"}},
 		{"sub entries", func() (any, error) { return dir.Entries(ctx, dagger.DirectoryEntriesOpts{Path: "src/fixture"}) },
 			[]string{".hidden", "a.py", "b_test.py"}},
@@ -406,18 +402,7 @@ func TestHostDirectoryFixture(t *testing.T) {
 		{"with a new file", func() (any, error) {
 			return dir.WithNewFile("VERSION", "1.2.3").WithoutDirectory("src").Entries(ctx)
 		}, []string{"VERSION", "docs/", "pyproject.toml"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.got()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("got %#v, want %#v", got, tc.want)
-			}
-		})
-	}
+	})
 
 	if _, err := dir.File("missing.txt").Contents(ctx); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("missing file: err = %v", err)
@@ -446,11 +431,7 @@ func TestRulesProgramResults(t *testing.T) {
 	trivy := func(image string) *dagger.Container {
 		return c.Container().From(image).WithExec([]string{"trivy", "image", "--format", "json", "-o", "/scan/report.json", "x"})
 	}
-	cases := []struct {
-		name string
-		got  func() (any, error)
-		want any
-	}{
+	runQueryCases(t, []queryCase{
 		{"later rule wins when it matches", func() (any, error) { return trivy("aquasec/trivy:0.58").Stdout(ctx) }, "pinned"},
 		{"earlier rule otherwise", func() (any, error) { return trivy("aquasec/trivy:latest").Stdout(ctx) }, "baseline"},
 		{"predicate", func() (any, error) {
@@ -468,18 +449,7 @@ func TestRulesProgramResults(t *testing.T) {
 		}, []string{"a.whl", "b.tar.gz"}},
 		{"field rule", func() (any, error) { return c.Git("https://github.com/x/y").Tag("v1.0.0").Commit(ctx) },
 			"0123456789abcdef0123456789abcdef01234567"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.got()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("got %#v, want %#v", got, tc.want)
-			}
-		})
-	}
+	})
 	refs := e.Graph().GitRefs()
 	if !reflect.DeepEqual(refs, []GitRef{{URL: "https://github.com/x/y", Kind: "tag", Name: "v1.0.0"}}) {
 		t.Errorf("git refs = %+v", refs)
@@ -615,11 +585,7 @@ func TestLeafDefaults(t *testing.T) {
 	c := e.Client(ctx)
 	base := c.Container(dagger.ContainerOpts{Platform: "linux/arm64"}).From("alpine:3.20").
 		WithEnvVariable("A", "1").WithEnvVariable("B", "2").WithWorkdir("/w").WithUser("app")
-	cases := []struct {
-		name string
-		got  func() (any, error)
-		want any
-	}{
+	runQueryCases(t, []queryCase{
 		{"version", func() (any, error) { return c.Version(ctx) }, daggerVersion},
 		{"default platform", func() (any, error) { return c.DefaultPlatform(ctx) }, dagger.Platform("linux/amd64")},
 		{"platform", func() (any, error) { return base.Platform(ctx) }, dagger.Platform("linux/arm64")},
@@ -663,7 +629,22 @@ func TestLeafDefaults(t *testing.T) {
 			}
 			return synced.Workdir(ctx)
 		}, "/w"},
+	})
+	if _, err := base.Stdout(ctx); err == nil || !strings.Contains(err.Error(), "no command has been set") {
+		t.Errorf("stdout without exec: err = %v", err)
 	}
+}
+
+// queryCase is a query through the SDK and what the double answers it.
+type queryCase struct {
+	name string
+	got  func() (any, error)
+	want any
+}
+
+// runQueryCases runs each case as a subtest.
+func runQueryCases(t *testing.T, cases []queryCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.got()
@@ -674,8 +655,5 @@ func TestLeafDefaults(t *testing.T) {
 				t.Errorf("got %#v, want %#v", got, tc.want)
 			}
 		})
-	}
-	if _, err := base.Stdout(ctx); err == nil || !strings.Contains(err.Error(), "no command has been set") {
-		t.Errorf("stdout without exec: err = %v", err)
 	}
 }

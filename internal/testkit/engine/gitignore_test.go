@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"reflect"
 	"testing"
 
 	"dagger.io/dagger"
@@ -35,11 +34,7 @@ func TestFilterGitignore(t *testing.T) {
 	e.OnEntries(DirRule{Path: "/repo/cloudcoil", ChainContains: "generate", Entries: []string{".mypy_cache/", "models/"}})
 	generated := c.Container().From("python:3.13").WithExec([]string{"generate"}).Directory("/repo")
 
-	cases := []struct {
-		name string
-		got  func() (any, error)
-		want any
-	}{
+	runQueryCases(t, []queryCase{
 		{"written tree", func() (any, error) {
 			return written.Filter(dagger.DirectoryFilterOpts{Gitignore: true}).Glob(ctx, "**")
 		}, []string{".gitignore", "build", "keep.log", "local.txt", "out/", "pkg/", "pkg/.gitignore", "pkg/a.py"}},
@@ -56,16 +51,5 @@ func TestFilterGitignore(t *testing.T) {
 		{"exec output, an ignored folder no longer exists", func() (any, error) {
 			return generated.Filter(dagger.DirectoryFilterOpts{Gitignore: true}).Exists(ctx, ".venv")
 		}, false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.got()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("got %#v, want %#v", got, tc.want)
-			}
-		})
-	}
+	})
 }
