@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"gopkg.in/yaml.v3"
 )
 
 // shipyardPin is a Git address of the module pinned to a full commit SHA: a branch, a tag
@@ -277,27 +275,6 @@ func TestPyPIBuildChecksTheTagCommit(t *testing.T) {
 	}
 }
 
-// concurrencyGroup reads a job's (or workflow's) concurrency: its group and whether a
-// running job may be cancelled.
-func concurrencyGroup(t *testing.T, n yaml.Node) (group string, cancels bool) {
-	t.Helper()
-	switch n.Kind {
-	case 0:
-		return "", false
-	case yaml.ScalarNode:
-		return n.Value, false // a bare group never cancels the running job
-	}
-	var c struct {
-		Group            string `yaml:"group"`
-		CancelInProgress any    `yaml:"cancel-in-progress"`
-	}
-	if err := n.Decode(&c); err != nil {
-		t.Fatalf("concurrency: %v", err)
-	}
-	cancels = c.CancelInProgress != nil && c.CancelInProgress != false
-	return c.Group, cancels
-}
-
 // TestTagMovingReleaseJobsAreSerialised checks that the release jobs that move image tags
 // (release-publish; release, the whole flow) and GitHub's latest release
 // (release-publish-release) each run in a fixed concurrency group that never cancels a
@@ -318,9 +295,9 @@ func TestTagMovingReleaseJobsAreSerialised(t *testing.T) {
 				continue
 			}
 			found++
-			group, cancels := concurrencyGroup(t, j.Concurrency)
+			group, cancels := j.Concurrency.Group, j.Concurrency.Cancels()
 			if group == "" {
-				group, cancels = concurrencyGroup(t, w.Concurrency)
+				group, cancels = w.Concurrency.Group, w.Concurrency.Cancels()
 			}
 			switch {
 			case group == "":

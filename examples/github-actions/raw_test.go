@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"dagger/shipyard/internal/testkit/ghworkflow"
 )
 
 // rawWorkflow is the part of a workflow the tesk-core tests read beyond workflow: triggers
@@ -30,20 +32,7 @@ type rawJob struct {
 }
 
 // needs is a job's needs, a name or a list of names.
-type needs []string
-
-func (n *needs) UnmarshalYAML(v *yaml.Node) error {
-	if v.Kind == yaml.ScalarNode {
-		*n = []string{v.Value}
-		return nil
-	}
-	var list []string
-	if err := v.Decode(&list); err != nil {
-		return err
-	}
-	*n = list
-	return nil
-}
+type needs = ghworkflow.Needs
 
 // strategy keeps a matrix's static lists, and each dimension as written (an expression).
 type strategy struct {

@@ -12,7 +12,8 @@ import (
 	"testing"
 
 	"github.com/rhysd/actionlint"
-	"gopkg.in/yaml.v3"
+
+	"dagger/shipyard/internal/testkit/ghworkflow"
 )
 
 // workflows returns every wrapper, by system folder.
@@ -49,44 +50,18 @@ func TestWorkflowsPassActionlint(t *testing.T) {
 	}
 }
 
-// workflow is the part of a workflow file the policy reads.
-type workflow struct {
-	On          yaml.Node      `yaml:"on"`
-	Permissions yaml.Node      `yaml:"permissions"`
-	Concurrency yaml.Node      `yaml:"concurrency"`
-	Jobs        map[string]job `yaml:"jobs"`
-	Env         map[string]any `yaml:"env"`
-	Extra       map[string]any `yaml:",inline"`
-}
-
-type job struct {
-	Permissions yaml.Node         `yaml:"permissions"`
-	Environment yaml.Node         `yaml:"environment"`
-	Concurrency yaml.Node         `yaml:"concurrency"`
-	Needs       yaml.Node         `yaml:"needs"`
-	If          string            `yaml:"if"`
-	Env         map[string]string `yaml:"env"`
-	Steps       []step            `yaml:"steps"`
-}
-
-type step struct {
-	Name string            `yaml:"name"`
-	If   string            `yaml:"if"`
-	Uses string            `yaml:"uses"`
-	Run  string            `yaml:"run"`
-	With map[string]string `yaml:"with"`
-	Env  map[string]string `yaml:"env"`
-}
+// The workflows as the policy reads them (internal/testkit/ghworkflow).
+type (
+	workflow = ghworkflow.Workflow
+	job      = ghworkflow.Job
+	step     = ghworkflow.Step
+)
 
 func readWorkflow(t *testing.T, path string) workflow {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	w, err := ghworkflow.Read(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var w workflow
-	if err := yaml.Unmarshal(b, &w); err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 	return w
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/rhysd/actionlint"
+
+	"dagger/shipyard/internal/testkit/ghworkflow"
 )
 
 // lint runs actionlint over both workflows with the set's actionlint.yaml (shellcheck and
@@ -122,7 +124,7 @@ func releaseTrigger(s set) []string {
 			if covered[id] || statusFunction.MatchString(j.If) {
 				continue
 			}
-			if slices.ContainsFunc(j.needs(), func(n string) bool { return covered[n] }) {
+			if slices.ContainsFunc(j.Needs, func(n string) bool { return covered[n] }) {
 				covered[id], changed = true, true
 			}
 		}
@@ -326,7 +328,7 @@ func signedTags(s set) []string {
 		if !installed {
 			bad = append(bad, in+": gitsign is not installed in the job before the tag is made")
 		}
-		if g, _ := grants(j.Permissions); g["id-token"] != "write" {
+		if g, _ := ghworkflow.Grants(j.Permissions); g["id-token"] != "write" {
 			bad = append(bad, in+": no id-token: write, so gitsign has no identity to sign with")
 		}
 		if j.Env["IDENTITY"] != releaseIdentity || j.Env["ISSUER"] != releaseIssuer {
@@ -404,7 +406,7 @@ func ciGate(s set) []string {
 		}
 	}
 	slices.Sort(others)
-	needs := slices.Sorted(slices.Values(g.needs()))
+	needs := slices.Sorted(slices.Values(g.Needs))
 	if !slices.Equal(needs, others) {
 		bad = append(bad, fmt.Sprintf("ci.yml: %q needs %q, want every other job %q", gateName, needs, others))
 	}
@@ -498,7 +500,7 @@ func leastPermissions(s set) []string {
 		file string
 		wf   workflow
 	}{{"ci.yml", s.ci}, {"release.yml", s.release}} {
-		if g, ok := grants(w.wf.Permissions); !ok || len(g) != 0 {
+		if g, ok := ghworkflow.Grants(w.wf.Permissions); !ok || len(g) != 0 {
 			bad = append(bad, w.file+": the top-level permissions are not {}")
 		}
 	}
@@ -507,7 +509,7 @@ func leastPermissions(s set) []string {
 		"release.yml": {"contents": {"read", "write"}, "checks": {"read"}, "actions": {"read"}, "id-token": {"write"}},
 	}
 	s.each(func(where, _ string, j job) {
-		g, ok := grants(j.Permissions)
+		g, ok := ghworkflow.Grants(j.Permissions)
 		if !ok {
 			bad = append(bad, where+": no permissions block of its own (a mapping)")
 			return
@@ -517,7 +519,7 @@ func leastPermissions(s set) []string {
 			if !slices.Contains(allowed[file][scope], access) {
 				bad = append(bad, fmt.Sprintf("%s: %s: %s is more than %s needs", where, scope, access, file))
 			}
-			if access == "write" && !j.pushes() {
+			if access == "write" && !pushes(j) {
 				bad = append(bad, fmt.Sprintf("%s: %s: write, in a job that pushes nothing", where, scope))
 			}
 		}

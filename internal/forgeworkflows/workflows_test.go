@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"dagger/shipyard/internal/testkit/ghworkflow"
 )
 
 // root is the repository, from this package's folder.
@@ -34,83 +36,15 @@ type set struct {
 	goMinor string
 }
 
-type workflow struct {
-	Name        string         `yaml:"name"`
-	On          yaml.Node      `yaml:"on"`
-	Permissions yaml.Node      `yaml:"permissions"`
-	Concurrency concurrency    `yaml:"concurrency"`
-	Env         map[string]any `yaml:"env"`
-	Jobs        map[string]job `yaml:"jobs"`
-}
-
-type concurrency struct {
-	Group            string `yaml:"group"`
-	CancelInProgress string `yaml:"cancel-in-progress"`
-}
-
-type job struct {
-	Name        string            `yaml:"name"`
-	If          string            `yaml:"if"`
-	RunsOn      yaml.Node         `yaml:"runs-on"`
-	Needs       yaml.Node         `yaml:"needs"`
-	Permissions yaml.Node         `yaml:"permissions"`
-	Env         map[string]string `yaml:"env"`
-	Steps       []step            `yaml:"steps"`
-}
-
-type step struct {
-	ID   string            `yaml:"id"`
-	Name string            `yaml:"name"`
-	Uses string            `yaml:"uses"`
-	Run  string            `yaml:"run"`
-	With map[string]string `yaml:"with"`
-	Env  map[string]string `yaml:"env"`
-	// Pin is the comment on the uses line: the version its commit is.
-	Pin string `yaml:"-"`
-}
-
-func (s *step) UnmarshalYAML(n *yaml.Node) error {
-	type plain step
-	if err := n.Decode((*plain)(s)); err != nil {
-		return err
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == "uses" {
-			s.Pin = n.Content[i+1].LineComment
-		}
-	}
-	return nil
-}
-
-// needs are the jobs a job waits for.
-func (j job) needs() []string {
-	switch j.Needs.Kind {
-	case yaml.ScalarNode:
-		return []string{j.Needs.Value}
-	case yaml.SequenceNode:
-		var ids []string
-		for _, n := range j.Needs.Content {
-			ids = append(ids, n.Value)
-		}
-		return ids
-	}
-	return nil
-}
-
-// grants are a job's permissions, scope → access; ok is false without a mapping.
-func grants(n yaml.Node) (map[string]string, bool) {
-	if n.Kind != yaml.MappingNode {
-		return nil, false
-	}
-	g := map[string]string{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		g[n.Content[i].Value] = n.Content[i+1].Value
-	}
-	return g, true
-}
+// The workflows as the rules read them (internal/testkit/ghworkflow).
+type (
+	workflow = ghworkflow.Workflow
+	job      = ghworkflow.Job
+	step     = ghworkflow.Step
+)
 
 // pushes reports whether a job pushes to the repository.
-func (j job) pushes() bool {
+func pushes(j job) bool {
 	return slices.ContainsFunc(j.Steps, func(s step) bool { return len(commands(s.Run, "git push")) > 0 })
 }
 
