@@ -12,9 +12,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/githubclient"
 )
@@ -100,13 +100,11 @@ func batch(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
 			return err
 		}
 		out := github.BatchAnswer{Answers: make([]github.Answer, len(prepared))}
-		errs := make([]error, len(prepared))
-		var wg sync.WaitGroup
-		for i, p := range prepared {
-			wg.Go(func() { out.Answers[i], _, errs[i] = p.perform(client) })
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
+		err = fanout.Each(ctx, 0, len(prepared), func(_ context.Context, i int) (err error) {
+			out.Answers[i], _, err = prepared[i].perform(client)
+			return err
+		})
+		if err != nil {
 			return err
 		}
 		out.Stats, out.Notes = client.Stats(), notes
