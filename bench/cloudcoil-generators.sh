@@ -10,6 +10,9 @@
 #
 #   bash bench/cloudcoil-generators.sh                         every case
 #   CASES=keda@2.16.1,kyverno@1.13.4 bash bench/cloudcoil-generators.sh
+#   SHIPYARD_UPDATE_MODEL_SHAPES=1 bash bench/cloudcoil-generators.sh   # write the cases'
+#       shape fixtures (internal/realengine/testdata/modelshapes) anew, to review and commit
+#       when a change to generation is meant; the models step compares with them otherwise
 #
 # Prints a table: integration, version, each step's result (pass, fail or skip after a failed
 # gen-repo) and seconds. The suite's whole log is kept at $LOG (default
