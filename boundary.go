@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"strings"
 
 	sdk "dagger.io/dagger"
 
@@ -41,28 +43,46 @@ type clients struct {
 	demoPyPI string
 }
 
-// calling is the module for one call of the function fn (its CLI name), what a function
-// starts with when the helpers it reaches read its name (for its trust level, platforms,
-// tools and registry target): they read fn from it instead of each being told, and open
-// the session when they need it. A copy, as rehearsing is, so the module a caller holds
-// (a test calls several functions on one) keeps its own.
-//
-// It refuses, before anything runs, what fn's declaration (internal/functions) does not
-// allow: a function nobody declared, and --demo for a function that writes outside the
-// engine, unless this call is its dry run (demo.Writes). This is the one place either is
-// decided, for every function.
-func (m *Shipyard) calling(fn string) (*Shipyard, error) {
-	d, err := functions.Of(fn)
+// calling is the module for one call of the function whose method calls it, what a
+// function starts with when the helpers it reaches read its name (for its trust level,
+// platforms, tools and registry target): they read fn from it instead of each being told,
+// and open the session when they need it. The function is found from the caller's method,
+// so no function writes its own name: its declaration (internal/functions, generated from
+// its doc pragmas) gives it.
+func (m *Shipyard) calling() (*Shipyard, error) {
+	d, err := functions.OfMethod(callerMethod())
 	if err != nil {
 		return nil, err
 	}
+	return m.opening(d)
+}
+
+// callerMethod is the Go name of the method that called calling: runtime.CallersFrames
+// counts inlined calls as frames of their own, so neither inlining calling nor its
+// caller changes the answer.
+func callerMethod() string {
+	pcs := make([]uintptr, 1)
+	if runtime.Callers(3, pcs) == 0 { // runtime.Callers, callerMethod, calling
+		return ""
+	}
+	frame, _ := runtime.CallersFrames(pcs).Next()
+	return frame.Function[strings.LastIndex(frame.Function, ".")+1:]
+}
+
+// opening is the module for one call of the function d declares. A copy, as rehearsing
+// is, so the module a caller holds (a test calls several functions on one) keeps its own.
+//
+// It refuses, before anything runs, what d does not allow: --demo for a function that
+// writes outside the engine, unless this call is its dry run (demo.Writes). This is the
+// one place it is decided, for every function.
+func (m *Shipyard) opening(d functions.Declaration) (*Shipyard, error) {
 	if m.Demo {
-		if err := demo.Writes(fn, d.Trust, m.rehearsal); err != nil {
+		if err := demo.Writes(d.Name, d.Trust, m.rehearsal); err != nil {
 			return nil, err
 		}
 	}
 	c := *m
-	c.fn = fn
+	c.fn = d.Name
 	return &c, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"go/token"
 	"maps"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -101,9 +100,9 @@ func TestCaller(t *testing.T) {
 }
 
 // Every function whose helpers read its CLI name (for its trust level, platforms, tools)
-// opens with calling, before anything else, under its own name: a wrong name would level
-// the call, and build its tools, as another function's; without one, the function fails
-// only when it runs (no function is declared without a name).
+// opens with calling, before anything else: calling finds the function from its method,
+// so the call is leveled, and builds its tools, as its own declaration says; without it,
+// the function fails only when it runs (no function is declared without a name).
 func TestEveryFunctionOpensItsCall(t *testing.T) {
 	s, err := modsurface.FromSource(".", "Shipyard")
 	if err != nil {
@@ -112,13 +111,11 @@ func TestEveryFunctionOpensItsCall(t *testing.T) {
 	opened := callsOpened(t)
 	for _, name := range s.Names() {
 		fn := s.Functions[name]
-		got, opens := opened[name]
+		opens := opened[name]
 		needs := fn.Reaches("fn") || fn.Reaches("level")
 		switch {
-		case opens && got != name:
-			t.Errorf("%s (%s) opens its call as %q", name, fn.File, got)
 		case !opens && needs:
-			t.Errorf("%s (%s) reaches its call's function name (%v) without opening with m, err := m.calling(%q)", name, fn.File, fn.Uses, name)
+			t.Errorf("%s (%s) reaches its call's function name (%v) without opening with m, err := m.calling()", name, fn.File, fn.Uses)
 		case opens && !needs:
 			t.Errorf("%s (%s) opens a call whose name nothing it reaches reads: drop its calling", name, fn.File)
 		}
@@ -128,16 +125,15 @@ func TestEveryFunctionOpensItsCall(t *testing.T) {
 	}
 }
 
-// callsOpened maps each function of the root package (by its CLI name) whose first
-// statement is m, err := m.calling("…") (after m.rehearsing(…), for a dry run) to the name it
-// opens.
-func callsOpened(t *testing.T) map[string]string {
+// callsOpened is the set of functions of the root package (by CLI name) whose first
+// statement is m, err := m.calling() (after m.rehearsing(…), for a dry run).
+func callsOpened(t *testing.T) map[string]bool {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	opened := map[string]string{}
+	opened := map[string]bool{}
 	for _, path := range files {
 		if strings.HasSuffix(path, "_test.go") {
 			continue
@@ -151,12 +147,12 @@ func callsOpened(t *testing.T) map[string]string {
 			if !ok || fn.Recv == nil || !fn.Name.IsExported() || len(fn.Body.List) == 0 {
 				continue
 			}
-			if name, ok := callingName(fn.Body.List[0]); ok {
-				opened[modsurface.Kebab(fn.Name.Name)] = name
+			if opensCall(fn.Body.List[0]) {
+				opened[modsurface.Kebab(fn.Name.Name)] = true
 				// The call's refusal (an undeclared function, --demo for one that writes)
 				// returns before anything else runs.
 				if len(fn.Body.List) < 2 || !returnsErr(fn.Body.List[1]) {
-					t.Errorf("%s (%s): the statement after m, err := m.calling(%q) is not if err != nil { return …, err }", fn.Name.Name, path, name)
+					t.Errorf("%s (%s): the statement after m, err := m.calling() is not if err != nil { return …, err }", fn.Name.Name, path)
 				}
 			}
 		}
@@ -183,25 +179,17 @@ func isIdent(e ast.Expr, name string) bool {
 	return ok && id.Name == name
 }
 
-// callingName is the name in s when s is m, err := m.calling("name") or
-// m, err := m.rehearsing(…).calling("name").
-func callingName(s ast.Stmt) (string, bool) {
+// opensCall reports whether s is m, err := m.calling() or
+// m, err := m.rehearsing(…).calling().
+func opensCall(s ast.Stmt) bool {
 	assign, ok := s.(*ast.AssignStmt)
 	if !ok || len(assign.Lhs) != 2 || !isIdent(assign.Lhs[0], "m") || !isIdent(assign.Lhs[1], "err") || len(assign.Rhs) != 1 {
-		return "", false
+		return false
 	}
 	call, ok := assign.Rhs[0].(*ast.CallExpr)
-	if !ok || len(call.Args) != 1 {
-		return "", false
+	if !ok || len(call.Args) != 0 {
+		return false
 	}
 	sel, ok := call.Fun.(*ast.SelectorExpr)
-	if !ok || sel.Sel.Name != "calling" {
-		return "", false
-	}
-	lit, ok := call.Args[0].(*ast.BasicLit)
-	if !ok || lit.Kind != token.STRING {
-		return "", false
-	}
-	name, err := strconv.Unquote(lit.Value)
-	return name, err == nil
+	return ok && sel.Sel.Name == "calling"
 }

@@ -37,12 +37,12 @@ func pyprojectOf(ctx context.Context, src *sdk.Directory) ([]byte, error) {
 	return []byte(text), nil
 }
 
-// notModelRepository is the message of check-artifacts skipped on src, or "" when src is a
-// model repository and the check runs (checkscope.ModelSkipped decides).
-func notModelRepository(ctx context.Context, src *sdk.Directory) (string, error) {
+// notModelRepository is the message of this call's check skipped on src, or "" when src is
+// a model repository and the check runs (checkscope.ModelSkipped decides).
+func (m *Shipyard) notModelRepository(ctx context.Context, src *sdk.Directory) (string, error) {
 	data, err := pyprojectOf(ctx, src)
 	if err != nil {
 		return "", err
 	}
-	return checkscope.ModelSkipped("check-artifacts", data)
+	return checkscope.ModelSkipped(m.fn, data)
 }

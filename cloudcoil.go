@@ -33,6 +33,8 @@ import (
 // unchanged re-run on the same engine costs only 304s, which GitHub does not count against
 // the rate limit.
 // +cache="never"
+// +trust="publishing(github-token)"
+// +cacheReason="reads GitHub and PyPI, writes a branch and a pull request"
 func (m *Shipyard) ModelVersions(
 	ctx context.Context,
 	// Print the whole plan (per integration: current → new, patch or proposed; every
@@ -50,7 +52,7 @@ func (m *Shipyard) ModelVersions(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
-	m, err := m.rehearsing(check).calling("model-versions")
+	m, err := m.rehearsing(check).calling()
 	if err != nil {
 		return "", err
 	}
@@ -87,6 +89,7 @@ func (m *Shipyard) ModelVersions(
 // not infer (left empty, so the file does not validate until filled in); --format file
 // prints only the file, to redirect into models/upstreams.json.
 // +cache="never"
+// +cacheReason="reads PyPI: a new Cloudcoil release moves the current minor's version"
 func (m *Shipyard) ProposeUpstreams(
 	ctx context.Context,
 	// Output: text (what to confirm, then the file) or file (the file only).

@@ -30,6 +30,7 @@ import (
 // (with the report as its error) when a check fails; "cannot check" alone only warns,
 // unless --strict.
 // +cache="never"
+// +cacheReason="reads the repository's settings on GitHub and its uploads on PyPI"
 func (m *Shipyard) Doctor(
 	ctx context.Context,
 	// Which system's repository --repo is: tesk-core, cloudcoil-model or
@@ -47,7 +48,7 @@ func (m *Shipyard) Doctor(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
-	m, err := m.calling("doctor")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -67,19 +68,19 @@ func (m *Shipyard) Doctor(
 	case doctor.TeskCore:
 		facts, err := doctor.GatherTesk(ctx, gh, m.Repo)
 		if err != nil {
-			return "", fmt.Errorf("doctor: %w", err)
+			return "", fmt.Errorf("%s: %w", m.fn, err)
 		}
 		report = doctor.EvaluateTesk(facts)
 	case doctor.CloudcoilModel:
 		facts, err := doctor.GatherModel(ctx, gh, m.Repo, doctor.PyPISource{URL: pypiUrl})
 		if err != nil {
-			return "", fmt.Errorf("doctor: %w", err)
+			return "", fmt.Errorf("%s: %w", m.fn, err)
 		}
 		report = doctor.EvaluateModel(facts)
 	case doctor.CloudcoilGenerator:
 		facts, err := doctor.GatherGenerator(ctx, gh, m.Repo)
 		if err != nil {
-			return "", fmt.Errorf("doctor: %w", err)
+			return "", fmt.Errorf("%s: %w", m.fn, err)
 		}
 		report = doctor.EvaluateGenerator(facts)
 	}

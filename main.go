@@ -141,6 +141,7 @@ func New(
 // image's. A platform other than the engine's runs under the engine's emulation. Chained
 // before image, scan, scan-check, end-to-end or ci, which otherwise build for the engine's
 // platform, it builds those functions' images for these platforms too.
+// +cacheReason="returns the module with the platforms to build; touches nothing"
 func (m *Shipyard) WithPlatforms(
 	// A platform, os/arch[/variant] (repeatable).
 	platform []string,
@@ -223,6 +224,7 @@ func imagesOf(ctx context.Context, p *ci.Pipeline, version string) (*ci.Pipeline
 // most 50 characters, since squash merges use it as the commit message. Without a title
 // (a push, or `dagger check` outside a pull request) there is nothing to check.
 // +check
+// +cacheReason="pure over its argument"
 func (m *Shipyard) PrTitle(
 	// The pull request title.
 	// +optional
@@ -241,8 +243,9 @@ func (m *Shipyard) PrTitle(
 // --check` and cffconvert's validation of CITATION.cff, in containers. Returns their output.
 // On a Cloudcoil model repository (Shipyard installed there as a toolchain) it skips.
 // +check
+// +cacheReason="source and digest-pinned images only"
 func (m *Shipyard) Lint(ctx context.Context) (string, error) {
-	m, err := m.calling("lint")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -261,6 +264,7 @@ func (m *Shipyard) Lint(ctx context.Context) (string, error) {
 // Returns the reports whatever the outcome: <version>/coverage.xml (for Codecov),
 // pytest.txt and coverage.txt, and verdict.json; fail the job on the verdict after
 // exporting, e.g. `… test export --path coverage && jq -e .passed coverage/verdict.json`.
+// +cacheReason="source and digest-pinned images only"
 func (m *Shipyard) Test(
 	ctx context.Context,
 	// Python versions to test (e.g. 3.12); default: from pyproject.toml.
@@ -274,7 +278,7 @@ func (m *Shipyard) Test(
 	// +default="all"
 	level string,
 ) (*dagger.Directory, error) {
-	m, err := m.calling("test")
+	m, err := m.calling()
 	if err != nil {
 		return nil, err
 	}
@@ -310,8 +314,9 @@ func (m *Shipyard) testMatrix(ctx context.Context, python, pythonImage []string,
 // runs. Use Test to keep the reports. On a Cloudcoil model repository (Shipyard installed
 // there as a toolchain) it skips.
 // +check
+// +cacheReason="source and digest-pinned images only"
 func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
-	m, err := m.calling("test-check")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -330,8 +335,9 @@ func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
 
 // PythonVersions prints the test matrix read from pyproject.toml as a JSON list (e.g.
 // ["3.10","3.11","3.12","3.13"]), for a workflow's strategy.matrix.
+// +cacheReason="the source's pyproject.toml only"
 func (m *Shipyard) PythonVersions(ctx context.Context) (string, error) {
-	m, err := m.calling("python-versions")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -357,6 +363,7 @@ func (m *Shipyard) PythonVersions(ctx context.Context) (string, error) {
 // exporting, e.g. `… patch-coverage --base origin/dev export --path patch && jq -e .passed
 // patch/verdict.json`. Fails itself only when nothing could be measured (a bad --base, a
 // source without its Git history). The source needs its Git history.
+// +cacheReason="the source with its history, and digest-pinned images only"
 func (m *Shipyard) PatchCoverage(
 	ctx context.Context,
 	// The branch or commit the change goes to, e.g. origin/dev.
@@ -365,7 +372,7 @@ func (m *Shipyard) PatchCoverage(
 	// +optional
 	python string,
 ) (*dagger.Directory, error) {
-	m, err := m.calling("patch-coverage")
+	m, err := m.calling()
 	if err != nil {
 		return nil, err
 	}
@@ -383,8 +390,9 @@ func (m *Shipyard) PatchCoverage(
 // Docs builds the docs with `mkdocs build --strict` and returns the site. On a Cloudcoil
 // model repository (Shipyard installed there as a toolchain) it skips: an empty site.
 // +check
+// +cacheReason="source and digest-pinned images only"
 func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
-	m, err := m.calling("docs")
+	m, err := m.calling()
 	if err != nil {
 		return nil, err
 	}
@@ -410,13 +418,15 @@ func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
 // platform images are published for (with-platforms; default linux/amd64 and linux/arm64):
 // one container per image and platform, as push-by-digest publishes them.
 // +cache="session"
+// +allPlatforms
+// +cacheReason="a list of containers: Dagger v0.21.8 cannot load one persisted by an earlier engine"
 func (m *Shipyard) Images(
 	ctx context.Context,
 	// The package version without v (e.g. 0.11.0rc1); default: from Git history, else 0.0.0.dev0.
 	// +optional
 	version string,
 ) ([]*dagger.Container, error) {
-	m, err := m.calling("images")
+	m, err := m.calling()
 	if err != nil {
 		return nil, err
 	}
@@ -451,6 +461,7 @@ func (m *Shipyard) Images(
 
 // Image builds one image, containers/<name>.Dockerfile, and returns it to chain: `image
 // --name filer terminal`, `… publish --address …`, `… export --path filer.tar`.
+// +cacheReason="source and digest-pinned images only"
 func (m *Shipyard) Image(
 	ctx context.Context,
 	// The image's name: taskmaster or filer.
@@ -459,7 +470,7 @@ func (m *Shipyard) Image(
 	// +optional
 	version string,
 ) (*dagger.Container, error) {
-	m, err := m.calling("image")
+	m, err := m.calling()
 	if err != nil {
 		return nil, err
 	}
@@ -481,6 +492,7 @@ func (m *Shipyard) Image(
 // and verdict.json; fail the job after exporting, e.g. `… scan export --path scan && jq -e
 // .passed scan/verdict.json`, or run scan-check.
 // +cache="session"
+// +cacheReason="Trivy's vulnerability database changes daily"
 func (m *Shipyard) Scan(
 	ctx context.Context,
 	// The package version without v; default: derived.
@@ -491,7 +503,7 @@ func (m *Shipyard) Scan(
 	// +optional
 	image string,
 ) (*dagger.Directory, error) {
-	m, err := m.calling("scan")
+	m, err := m.calling()
 	if err != nil {
 		return nil, err
 	}
@@ -515,8 +527,9 @@ func (m *Shipyard) Scan(
 // there as a toolchain) it skips.
 // +check
 // +cache="session"
+// +cacheReason="Trivy's vulnerability database changes daily"
 func (m *Shipyard) ScanCheck(ctx context.Context) (string, error) {
-	m, err := m.calling("scan-check")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -539,13 +552,14 @@ func (m *Shipyard) ScanCheck(ctx context.Context) (string, error) {
 // capabilities: never call e2e on an engine shared with publish or release jobs.
 // On a Cloudcoil model repository (Shipyard installed there as a toolchain) it skips.
 // +check
+// +cacheReason="source and digest-pinned images only"
 func (m *Shipyard) EndToEnd(
 	ctx context.Context,
 	// The namespace the tests run in (they read TESK_E2E_NAMESPACE); created when not default.
 	// +default="default"
 	namespace string,
 ) (string, error) {
-	m, err := m.calling("end-to-end")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -565,6 +579,7 @@ func (m *Shipyard) EndToEnd(
 // job) and verdict.json; fail the job after exporting, e.g. `… ci export --path ci && jq -e
 // .passed ci/verdict.json`.
 // +cache="session"
+// +cacheReason="includes the scan"
 func (m *Shipyard) Ci(
 	ctx context.Context,
 	// The pull request title to check; pushes have none.
@@ -583,7 +598,7 @@ func (m *Shipyard) Ci(
 	// +default="default"
 	namespace string,
 ) (*dagger.Directory, error) {
-	m, err := m.calling("ci")
+	m, err := m.calling()
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
@@ -40,7 +41,11 @@ func newModule(t *testing.T, changes map[string]string, opts ...engine.Option) (
 // reaches; a refused call fails t.
 func openCall(t *testing.T, m *Shipyard, fn string) *Shipyard {
 	t.Helper()
-	c, err := m.calling(fn)
+	d, err := functions.Of(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.opening(d)
 	if err != nil {
 		t.Fatal(err)
 	}

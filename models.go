@@ -42,6 +42,7 @@ func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, *sdk.Directo
 // it renders nothing and returns a directory holding cloudcoil-template.patch, the change
 // Shipyard asks of the template (what model-template-patch returns).
 // +cache="session"
+// +cacheReason="generates from the Cloudcoil version published on PyPI"
 func (m *Shipyard) GenRepo(
 	ctx context.Context,
 	// The integration, a folder under models/ (e.g. kubernetes).
@@ -52,17 +53,17 @@ func (m *Shipyard) GenRepo(
 	// +optional
 	templatePatch bool,
 ) (*dagger.Directory, error) {
-	m, err := m.calling("gen-repo")
+	m, err := m.calling()
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case templatePatch && name != "":
-		return nil, fmt.Errorf("gen-repo: --template-patch returns the template patch, not a repository: drop --name %s, or drop --template-patch", name)
+		return nil, fmt.Errorf("%s: --template-patch returns the template patch, not a repository: drop --name %s, or drop --template-patch", m.fn, name)
 	case templatePatch:
 		return m.ModelTemplatePatch(ctx)
 	case name == "":
-		return nil, fmt.Errorf("gen-repo: give --name <integration> (a folder under models/ with a cookiecutter.yaml), or --template-patch for the template patch")
+		return nil, fmt.Errorf("%s: give --name <integration> (a folder under models/ with a cookiecutter.yaml), or --template-patch for the template patch", m.fn)
 	}
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
@@ -84,6 +85,7 @@ func (m *Shipyard) GenRepo(
 // would validate as a JSON array, for a workflow matrix that validates each in its own
 // job. It uses no credential, whatever the module was given.
 // +cache="session"
+// +cacheReason="generates from the Cloudcoil version published on PyPI"
 func (m *Shipyard) ValidateModels(
 	ctx context.Context,
 	// The ref the pull request merges into, as git names it (origin/main, a branch, a tag
@@ -105,7 +107,7 @@ func (m *Shipyard) ValidateModels(
 	// +optional
 	list bool,
 ) (string, error) {
-	m, err := m.calling("validate-models")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -135,8 +137,9 @@ func (m *Shipyard) ValidateModels(
 // model repository (tesk-core's, with Shipyard installed as a toolchain) it skips, saying
 // why.
 // +check
+// +cacheReason="the checkout only"
 func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
-	m, err := m.calling("check-artifacts")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -144,7 +147,7 @@ func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if skip, err := notModelRepository(ctx, src); skip != "" || err != nil {
+	if skip, err := m.notModelRepository(ctx, src); skip != "" || err != nil {
 		return skip, err
 	}
 	report, err := env.CheckArtifacts(ctx, src)
@@ -168,6 +171,8 @@ func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
 // run (the default) builds and validates and writes nothing. Returns the plan and what
 // was done.
 // +cache="never"
+// +trust="publishing(github-token)"
+// +cacheReason="reads and writes GitHub releases, branches and tags"
 func (m *Shipyard) ModelRelease(
 	ctx context.Context,
 	// The upstream version to release, X.Y.Z, one of the repository's configured versions;
@@ -191,7 +196,7 @@ func (m *Shipyard) ModelRelease(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (string, error) {
-	m, err := m.rehearsing(dryRun).calling("model-release")
+	m, err := m.rehearsing(dryRun).calling()
 	if err != nil {
 		return "", err
 	}
@@ -220,6 +225,7 @@ func (m *Shipyard) ModelRelease(
 // an unpublished dependency. Returns the extras checked; fails naming each extra, its
 // line and the fix.
 // +cache="never"
+// +cacheReason="reads PyPI, whose projects appear after the first upload"
 func (m *Shipyard) CheckExtras(
 	ctx context.Context,
 	// PyPI's base URL.
@@ -243,8 +249,9 @@ func (m *Shipyard) CheckExtras(
 // Update Versions workflow), oldest first, each with its release-<major>.<minor> branch;
 // newest is the line main carries. Returns a JSON array for a GitHub Actions matrix
 // (include: ${{ fromJSON(…) }}), so the release workflow runs model-release once per line.
+// +cacheReason="the checkout's release workflow only"
 func (m *Shipyard) ModelLines(ctx context.Context) (string, error) {
-	m, err := m.calling("model-lines")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -270,12 +277,14 @@ func (m *Shipyard) ModelLines(ctx context.Context) (string, error) {
 // publishes the same version. Returns dist/ (the checked wheel and sdist, to upload as
 // they are) and publish-check.txt (the report).
 // +cache="never"
+// +trust="tree-keyed"
+// +cacheReason="the gate before an upload: reads the tag and installs from PyPI"
 func (m *Shipyard) PublishCheck(
 	ctx context.Context,
 	// The release tag, <upstream>.<packaging> (e.g. 1.31.5.2).
 	tag string,
 ) (*dagger.Directory, error) {
-	m, err := m.calling("publish-check")
+	m, err := m.calling()
 	if err != nil {
 		return nil, err
 	}
@@ -303,6 +312,7 @@ func (m *Shipyard) PublishCheck(
 // recipe. Returns summary.md, results.json, check-artifacts.txt and the coverage.xml and
 // junit.xml the tests on the oldest Python wrote (for Codecov); fails with the table when
 // a job fails. It uses no credential.
+// +cacheReason="the checkout and its lockfile only: uv sync --frozen installs the locked hashes"
 func (m *Shipyard) ModelCi(
 	ctx context.Context,
 	// Python versions to test (e.g. 3.13), each one the repository supports; default: all
@@ -310,7 +320,7 @@ func (m *Shipyard) ModelCi(
 	// +optional
 	python []string,
 ) (*dagger.Directory, error) {
-	m, err := m.calling("model-ci")
+	m, err := m.calling()
 	if err != nil {
 		return nil, err
 	}
@@ -333,8 +343,9 @@ func (m *Shipyard) ModelCi(
 // folder under models/ as its Makefile's publish-all-repos takes them, as a JSON array
 // (e.g. ["cert-manager","keda"]): the matrix of update-repos' wrapper, one job per
 // integration.
+// +cacheReason="the source's models/upstreams.json only"
 func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
-	m, err := m.calling("model-integrations")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -365,6 +376,8 @@ func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
 // (GitHub starts none for the default GITHUB_TOKEN's pushes). Returns one line per
 // repository; fails when any update failed.
 // +cache="never"
+// +trust="publishing(github-token)"
+// +cacheReason="reads and writes the model repositories' main branches on GitHub"
 func (m *Shipyard) UpdateRepos(
 	ctx context.Context,
 	// The integrations to update (folders under models/); default: every one.
@@ -383,7 +396,7 @@ func (m *Shipyard) UpdateRepos(
 	// +optional
 	dryRun bool,
 ) (string, error) {
-	m, err := m.rehearsing(dryRun).calling("update-repos")
+	m, err := m.rehearsing(dryRun).calling()
 	if err != nil {
 		return "", err
 	}
@@ -412,6 +425,7 @@ func (m *Shipyard) UpdateRepos(
 // requirement on Cloudcoil bounded to its minor. gen-repo renders the patched template the
 // same way as the original. Returns a directory holding cloudcoil-template.patch (empty
 // when the template holds every change already); export it.
+// +cacheReason="the checkout's template and models/upstreams.json only"
 func (m *Shipyard) ModelTemplatePatch(ctx context.Context) (*dagger.Directory, error) {
 	c, src, err := m.sessionSource(ctx)
 	if err != nil {

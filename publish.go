@@ -91,12 +91,16 @@ func (m *Shipyard) withLogin(ctx context.Context, digests, version string) ([]pu
 // sets --org, like DOCKERHUB_ORG); the identity token and the builder come from
 // with-sigstore. Prints what was published, as JSON.
 // +cache="never"
+// +trust="publishing(registry-password, identity-token)"
+// +signs
+// +allPlatforms
+// +cacheReason="writes to the registry and Sigstore"
 func (m *Shipyard) PublishDev(
 	ctx context.Context,
 	// The full commit SHA pushed to dev, e.g. ${{ github.sha }}.
 	sha string,
 ) (string, error) {
-	m, err := m.calling("publish-dev")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -134,6 +138,9 @@ func (m *Shipyard) PublishDev(
 // attest, sign, tag-images and scan-digests act on exactly the images the JSON names.
 // Pushing what the registry already has writes nothing.
 // +cache="never"
+// +trust="publishing(registry-password)"
+// +allPlatforms
+// +cacheReason="writes to the registry"
 func (m *Shipyard) PushByDigest(
 	ctx context.Context,
 	// The package version without v (e.g. 0.11.0); default: from Git history, else 0.0.0.dev0.
@@ -144,7 +151,7 @@ func (m *Shipyard) PushByDigest(
 	// +optional
 	image string,
 ) (string, error) {
-	m, err := m.calling("push-by-digest")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -185,6 +192,9 @@ func namedImage(ctx context.Context, p *ci.Pipeline, images []ci.Image, version,
 // source (which must hold its Git history), the platform and each image's digest. On one
 // machine, push-by-digest builds every platform at once.
 // +cache="never"
+// +trust="publishing(registry-password)"
+// +allPlatforms
+// +cacheReason="writes to the registry"
 func (m *Shipyard) PushPlatformByDigest(
 	ctx context.Context,
 	// The platform this job builds, one of those the images are published for
@@ -198,7 +208,7 @@ func (m *Shipyard) PushPlatformByDigest(
 	// +optional
 	image string,
 ) (string, error) {
-	m, err := m.calling("push-platform-by-digest")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -239,6 +249,9 @@ func (m *Shipyard) PushPlatformByDigest(
 // Prints what push-by-digest prints, e.g. {"filer": "sha256:…"}, for scan-digests,
 // attest, sign and tag-images.
 // +cache="never"
+// +trust="publishing(registry-password)"
+// +allPlatforms
+// +cacheReason="reads and writes the registry"
 func (m *Shipyard) AssembleIndex(
 	ctx context.Context,
 	// What the platform jobs printed, as one JSON array with one element per platform:
@@ -252,7 +265,7 @@ func (m *Shipyard) AssembleIndex(
 	// +optional
 	image string,
 ) (string, error) {
-	m, err := m.calling("assemble-index")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -311,6 +324,7 @@ func (m *Shipyard) commitImages(ctx context.Context, p *ci.Pipeline, images []ci
 // the reports survive a failure; fail the job on the verdict after exporting them
 // (jq -e .passed scan/verdict.json).
 // +cache="never"
+// +cacheReason="reads the registry and today's vulnerability database"
 func (m *Shipyard) ScanDigests(
 	ctx context.Context,
 	// Images by digest, <registry>/<org>/<name>@sha256:… (repeatable).
@@ -321,7 +335,7 @@ func (m *Shipyard) ScanDigests(
 	// +optional
 	digests string,
 ) (*dagger.Directory, error) {
-	m, err := m.calling("scan-digests")
+	m, err := m.calling()
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +344,7 @@ func (m *Shipyard) ScanDigests(
 		return nil, err
 	}
 	if (len(ref) == 0) == (digests == "") {
-		return nil, fmt.Errorf("scan-digests: give either --ref (repeatable) or --digests")
+		return nil, fmt.Errorf("%s: give either --ref (repeatable) or --digests", m.fn)
 	}
 	public, err := m.publicTarget(ctx)
 	if err != nil {
@@ -367,6 +381,9 @@ func (m *Shipyard) ScanDigests(
 // attestation verify find it. A digest that already has its provenance keeps it. The
 // identity token and the builder come from with-sigstore. Prints what was attached, as JSON.
 // +cache="never"
+// +trust="publishing(registry-password, identity-token)"
+// +signs
+// +cacheReason="writes to the registry and Sigstore"
 func (m *Shipyard) Attest(
 	ctx context.Context,
 	// The digests push-by-digest printed, as JSON; the images it names, all or some.
@@ -380,7 +397,7 @@ func (m *Shipyard) Attest(
 	// +optional
 	version string,
 ) (string, error) {
-	m, err := m.calling("attest")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -412,12 +429,15 @@ func (m *Shipyard) Attest(
 // cosign verify finds it. A digest that is already signed keeps its signature. The
 // identity token comes from with-sigstore. Prints what was attached, as JSON.
 // +cache="never"
+// +trust="publishing(registry-password, identity-token)"
+// +signs
+// +cacheReason="writes to the registry and Sigstore"
 func (m *Shipyard) Sign(
 	ctx context.Context,
 	// The digests push-by-digest printed, as JSON; the images it names, all or some.
 	digests string,
 ) (string, error) {
-	m, err := m.calling("sign")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -441,6 +461,8 @@ func (m *Shipyard) Sign(
 // skipped. latest is the release's to set. A tag already on its digest is kept. Prints
 // what was written, kept and skipped, as JSON.
 // +cache="never"
+// +trust="publishing(registry-password)"
+// +cacheReason="moves tags in the registry"
 func (m *Shipyard) TagImages(
 	ctx context.Context,
 	// The digests push-by-digest printed, as JSON; the images it names, all or some.
@@ -448,7 +470,7 @@ func (m *Shipyard) TagImages(
 	// The tags to set (repeatable), e.g. sha-<commit> and dev.
 	tag []string,
 ) (string, error) {
-	m, err := m.calling("tag-images")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -471,6 +493,7 @@ func (m *Shipyard) TagImages(
 // without it they are only reported. Fail the job on the verdict after exporting the
 // reports (jq -e .passed scan/verdict.json).
 // +cache="never"
+// +cacheReason="reads the registry and today's vulnerability database"
 func (m *Shipyard) ScanPublished(
 	ctx context.Context,
 	// Published images, <registry>/<org>/<name>:<tag> (repeatable), e.g.
@@ -480,7 +503,7 @@ func (m *Shipyard) ScanPublished(
 	// +optional
 	fail bool,
 ) (*dagger.Directory, error) {
-	m, err := m.calling("scan-published")
+	m, err := m.calling()
 	if err != nil {
 		return nil, err
 	}
@@ -506,6 +529,8 @@ func (m *Shipyard) ScanPublished(
 // --trusted-root. A tag is resolved to its digest first; a multi-platform image's index is
 // verified, then each platform image it lists, by its own digest. Prints what was verified.
 // +cache="never"
+// +signs
+// +cacheReason="reads signatures from the registry"
 func (m *Shipyard) Verify(
 	ctx context.Context,
 	// The image, by tag or digest, e.g. docker.io/elixircloud/tesk-core-filer:0.11.0.
@@ -531,7 +556,7 @@ func (m *Shipyard) Verify(
 	// +optional
 	requireSbom bool,
 ) (string, error) {
-	m, err := m.calling("verify")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}

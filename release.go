@@ -111,6 +111,7 @@ func (m *Shipyard) devOrder(ctx context.Context) (publish.DevOrder, error) {
 // its push to dev, not released), and an existing tag of that name must be on it. The
 // token reads contents, Actions runs and releases (contents: read, actions: read).
 // +cache="never"
+// +cacheReason="reads tags, releases and CI runs on GitHub"
 func (m *Shipyard) ReleasePlan(
 	ctx context.Context,
 	// The release tag, e.g. v0.11.0 or v0.11.0rc1.
@@ -126,7 +127,7 @@ func (m *Shipyard) ReleasePlan(
 	// +optional
 	commit string,
 ) (string, error) {
-	m, err := m.calling("release-plan")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -144,7 +145,7 @@ func (m *Shipyard) ReleasePlan(
 	}
 	if err != nil {
 		// The function names itself: the gates are its only step.
-		return "", fmt.Errorf("release-plan: %w", err)
+		return "", fmt.Errorf("%s: %w", m.fn, err)
 	}
 	if format == "json" {
 		return toJSON(releasegate.Report{OK: true, Plan: &plan})
@@ -165,8 +166,9 @@ func (e jsonGateError) Unwrap() error { return e.gate }
 // not a version number. With --github-token (read access), a version already released is
 // left alone: between releases CITATION.cff names the latest one. Fails with every problem.
 // +cache="never"
+// +cacheReason="reads the releases on GitHub, which a later release changes"
 func (m *Shipyard) NextReleaseCheck(ctx context.Context) (string, error) {
-	m, err := m.calling("next-release-check")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -207,7 +209,7 @@ func (m *Shipyard) publishedReleases(ctx context.Context) ([]string, error) {
 	}
 	rels, err := gh.Releases(ctx, repo.Owner, repo.Repo)
 	if err != nil {
-		return nil, fmt.Errorf("next-release-check: listing the releases of %s: %w", m.Repo, err)
+		return nil, fmt.Errorf("%s: listing the releases of %s: %w", m.fn, m.Repo, err)
 	}
 	var tags []string
 	for _, r := range rels {

@@ -25,6 +25,10 @@ import (
 // a moved version; a version published on another digest stops it. Returns the report:
 // per image its digest, tags, scan result, signature and attestation; the release URL.
 // +cache="never"
+// +trust="publishing(github-token, registry-password, identity-token)"
+// +signs
+// +allPlatforms
+// +cacheReason="publishes images and a GitHub release"
 func (m *Shipyard) Release(
 	ctx context.Context,
 	// The release tag, e.g. v0.11.0 or v0.11.0rc1.
@@ -47,7 +51,7 @@ func (m *Shipyard) Release(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	m, err := m.rehearsing(dryRun).calling("release")
+	m, err := m.rehearsing(dryRun).calling()
 	if err != nil {
 		return "", err
 	}
@@ -56,7 +60,7 @@ func (m *Shipyard) Release(
 	}
 	opts := release.Options{DryRun: dryRun}
 	if m.Demo {
-		stop, err := demo.Release("release", dryRun)
+		stop, err := demo.Release(m.fn, dryRun)
 		if err != nil {
 			return "", err
 		}
@@ -81,6 +85,9 @@ func (m *Shipyard) Release(
 // tagged commit, their version checked, and pushed by digest, untagged. Prints the JSON the
 // scan job reads (--handoff).
 // +cache="never"
+// +trust="publishing(github-token, registry-password)"
+// +allPlatforms
+// +cacheReason="writes to the registry"
 func (m *Shipyard) ReleasePush(
 	ctx context.Context,
 	// The release tag, e.g. v0.11.0.
@@ -95,7 +102,7 @@ func (m *Shipyard) ReleasePush(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	m, err := m.calling("release-push")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -112,6 +119,9 @@ func (m *Shipyard) ReleasePush(
 // version checked, and pushed by digest, untagged, as single images. Prints the JSON the
 // release-assemble job reads. On one machine, release-push builds every platform at once.
 // +cache="never"
+// +trust="publishing(github-token, registry-password)"
+// +allPlatforms
+// +cacheReason="writes to the registry"
 func (m *Shipyard) ReleasePushPlatform(
 	ctx context.Context,
 	// The release tag, e.g. v0.11.0.
@@ -129,7 +139,7 @@ func (m *Shipyard) ReleasePushPlatform(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	m, err := m.calling("release-push-platform")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -151,6 +161,9 @@ func (m *Shipyard) ReleasePushPlatform(
 // untagged: the index release-push would push for the same images. Builds nothing. Prints
 // the JSON the scan job reads (--handoff), as release-push does.
 // +cache="never"
+// +trust="publishing(github-token, registry-password)"
+// +allPlatforms
+// +cacheReason="reads and writes the registry"
 func (m *Shipyard) ReleaseAssemble(
 	ctx context.Context,
 	// The release tag, e.g. v0.11.0.
@@ -162,7 +175,7 @@ func (m *Shipyard) ReleaseAssemble(
 	// +default="ci.yml"
 	workflow string,
 ) (string, error) {
-	m, err := m.calling("release-assemble")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -185,6 +198,7 @@ func (m *Shipyard) ReleaseAssemble(
 // the verdicts, which the publish job takes for the indexes it assembles. Either is what
 // release-publish reads (--handoff).
 // +cache="never"
+// +cacheReason="reads the registry and today's vulnerability database"
 func (m *Shipyard) ReleaseScan(
 	ctx context.Context,
 	// What the push job printed, or the platform push jobs' outputs as a JSON array
@@ -194,7 +208,7 @@ func (m *Shipyard) ReleaseScan(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	m, err := m.calling("release-scan")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -230,7 +244,7 @@ func (m *Shipyard) ReleaseScan(
 // serve.
 func (m *Shipyard) scanConfig(ctx context.Context, gitURL string) (release.Config, error) {
 	if m.Demo {
-		if _, err := demo.Release("release-scan", m.rehearsal); err != nil {
+		if _, err := demo.Release(m.fn, m.rehearsal); err != nil {
 			return release.Config{}, err
 		}
 	}
@@ -265,6 +279,10 @@ func (m *Shipyard) scanConfig(ctx context.Context, gitURL string) (release.Confi
 // on the platform images are --handoff; each platform image an index lists must have a
 // passing verdict on its very digest.
 // +cache="never"
+// +trust="publishing(github-token, registry-password, identity-token)"
+// +signs
+// +allPlatforms
+// +cacheReason="signs and tags in the registry"
 func (m *Shipyard) ReleasePublish(
 	ctx context.Context,
 	// What the scan job printed.
@@ -282,7 +300,7 @@ func (m *Shipyard) ReleasePublish(
 	// +optional
 	gitUrl string,
 ) (string, error) {
-	m, err := m.calling("release-publish")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -321,6 +339,9 @@ func (m *Shipyard) ReleasePublish(
 // created after all, and stops if a release of the tag has other content. Needs a token
 // with contents: write, and no registry credentials.
 // +cache="never"
+// +trust="publishing(github-token)"
+// +allPlatforms
+// +cacheReason="writes a GitHub release"
 func (m *Shipyard) ReleasePublishRelease(
 	ctx context.Context,
 	// The release tag, e.g. v0.11.0.
@@ -332,7 +353,7 @@ func (m *Shipyard) ReleasePublishRelease(
 	// +default="ci.yml"
 	workflow string,
 ) (string, error) {
-	m, err := m.calling("release-publish-release")
+	m, err := m.calling()
 	if err != nil {
 		return "", err
 	}
@@ -443,7 +464,7 @@ func (m *Shipyard) imageSteps(ctx context.Context, signing bool) (release.ImageC
 	}
 	// Refused before anything is built or pushed, as the identity token is.
 	if err := origin.CheckBuilder(); err != nil {
-		return release.ImageConfig{}, fmt.Errorf("with-sigstore: %w", err)
+		return release.ImageConfig{}, fmt.Errorf("the signing settings (with-sigstore): %w", err)
 	}
 	// The provenance itself is the release's to make, once its plan names the tag and commit.
 	in, err := m.signInputs(ctx, publish.Provenance{})

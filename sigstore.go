@@ -22,6 +22,7 @@ import (
 // instance and trusted root they use, and which builder the provenance names, e.g.
 // `dagger call … with-sigstore --actions-id-token-request-url env://ACTIONS_ID_TOKEN_REQUEST_URL
 // --actions-id-token-request-token env://ACTIONS_ID_TOKEN_REQUEST_TOKEN --github-env … release-publish …`.
+// +cacheReason="returns the module with the signing settings; touches nothing"
 func (m *Shipyard) WithSigstore(
 	// The OIDC identity token Sigstore certifies, e.g. env://SIGSTORE_ID_TOKEN (one with
 	// audience sigstore). Suits a laptop with a fresh token; in GitHub Actions pass the
@@ -112,7 +113,7 @@ func (m *Shipyard) tool(ctx context.Context) (*sdk.Container, error) {
 		return nil, err
 	}
 	if !d.Signs {
-		return nil, fmt.Errorf("%s runs the signing tool but is not declared to sign (Signs in internal/functions)", m.fn)
+		return nil, fmt.Errorf("%s runs the signing tool but is not declared to sign: add +signs to its doc comment (internal/functions)", m.fn)
 	}
 	return m.builtCommand(ctx, m.supplychainSource, publish.Tool)
 }

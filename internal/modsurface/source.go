@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -33,6 +34,9 @@ type Function struct {
 	// Cache is the +cache pragma's value ("never", "session", a duration), empty when the
 	// engine's default (results cached) applies.
 	Cache string
+	// Pragmas are all of its doc comment's pragmas, Dagger's and the module's own (which
+	// Dagger ignores): name → value, unquoted, "" for one without a value.
+	Pragmas map[string]string
 	// Uses are the fields and the unexported methods of the main type the function
 	// reaches, directly or through the methods it calls (e.g. "target", the registry
 	// login; "Source", the caller's tree), sorted: what it needs that its arguments do
@@ -40,6 +44,8 @@ type Function struct {
 	Uses []string
 	// File is the source file that declares the function.
 	File string
+	// Method is its Go name (Dagger derives the CLI name from it).
+	Method string
 }
 
 // Arg is one argument (flag) of a function.
@@ -123,6 +129,7 @@ func FromFiles(files map[string][]byte, mainType string) (Surface, error) {
 			case fn.Recv != nil && receiverIs(fn, mainType):
 				out := function(f, fn)
 				out.File = name
+				out.Method = fn.Name.Name
 				s.Functions[Kebab(fn.Name.Name)] = out
 			}
 		}
@@ -168,6 +175,7 @@ func function(file *ast.File, fn *ast.FuncDecl) Function {
 		doc := fn.Doc.Text()
 		out.Check = hasPragma(doc, "+check")
 		out.Cache = unquote(pragmaValue(doc, "+cache="))
+		out.Pragmas = pragmas(doc)
 	}
 	prevEnd := fn.Type.Params.Opening
 	for _, field := range fn.Type.Params.List {
@@ -273,6 +281,25 @@ func pragmaValue(doc, prefix string) string {
 }
 
 func unquote(s string) string { return strings.Trim(s, `"`) }
+
+// pragmas reads every line of doc that is a pragma, +name or +name=value, as Dagger's
+// codegen does for one-line values: a quoted value is unquoted as Go (and JSON) would.
+func pragmas(doc string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(doc, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "+")
+		if !ok || rest == "" {
+			continue
+		}
+		name, value, _ := strings.Cut(rest, "=")
+		value = strings.TrimSpace(value)
+		if v, err := strconv.Unquote(value); err == nil {
+			value = v
+		}
+		out[strings.TrimSpace(name)] = value
+	}
+	return out
+}
 
 // Kebab converts Go names to the CLI's: ReleasePlan → release-plan, githubApi → github-api.
 func Kebab(s string) string {

@@ -95,7 +95,7 @@ func devInputs(ctx context.Context, s *ImageState, sha string, src *dagger.Direc
 		return err
 	}
 	if err := s.Sign.Provenance.CheckBuilder(); err != nil {
-		return fmt.Errorf("with-sigstore: %w", err)
+		return fmt.Errorf("the signing settings (with-sigstore): %w", err)
 	}
 	if s.Sign.Provenance.BaseImages == nil {
 		if src == nil {
