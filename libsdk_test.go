@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -465,12 +464,12 @@ func copyModule(t *testing.T, root string) string {
 // those its dagger.json excludes.
 func copyModuleSource(t *testing.T, root string) string {
 	t.Helper()
-	return copyFiles(t, root, daggerExcludes(t, root))
+	kept, _ := sourceFilter(t, root)
+	return copyFiles(t, root, kept)
 }
 
-// copyFiles copies root's files that git tracks or would, but those the patterns exclude
-// (excludedFromModule).
-func copyFiles(t *testing.T, root string, excluded []string) string {
+// copyFiles copies root's files that git tracks or would, those kept says (all when nil).
+func copyFiles(t *testing.T, root string, kept func(file string) bool) string {
 	t.Helper()
 	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
 	if err != nil {
@@ -478,7 +477,7 @@ func copyFiles(t *testing.T, root string, excluded []string) string {
 	}
 	dir := t.TempDir()
 	for _, rel := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		if excludedFromModule(rel, excluded) {
+		if kept != nil && !kept(rel) {
 			continue // the engine does not upload it: a package that imports one fails there
 		}
 		info, err := os.Lstat(filepath.Join(root, rel))
@@ -564,73 +563,6 @@ func TestBuildListKeepsABareModulesVersions(t *testing.T) {
 	for _, r := range bare {
 		if got := selected[r.Path]; got != r.Version {
 			t.Errorf("the module selects %s %s, the bare module %s: keep it at %s (downgrade what requires more; `go mod graph | grep ' %s@%s'` names it)", r.Path, got, r.Version, r.Version, r.Path, got)
-		}
-	}
-}
-
-// daggerExcludes are the patterns root's dagger.json excludes from the module's source (its
-// "include" entries that start with "!"); none without a dagger.json.
-func daggerExcludes(t *testing.T, root string) []string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, "dagger.json"))
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg struct {
-		Include []string `json:"include"`
-	}
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		t.Fatalf("dagger.json: %v", err)
-	}
-	var out []string
-	for _, p := range cfg.Include {
-		if rest, ok := strings.CutPrefix(p, "!"); ok {
-			out = append(out, rest)
-		}
-	}
-	return out
-}
-
-// excludedFromModule reports whether one of the patterns drops the file rel (slash
-// separated) from the module's source: "**/NAME" drops every path with a part that matches
-// NAME, any other pattern the path itself and what is under it.
-func excludedFromModule(rel string, patterns []string) bool {
-	parts := strings.Split(rel, "/")
-	for _, p := range patterns {
-		if name, ok := strings.CutPrefix(p, "**/"); ok {
-			for _, part := range parts {
-				if ok, _ := path.Match(name, part); ok {
-					return true
-				}
-			}
-			continue
-		}
-		if rel == p || strings.HasPrefix(rel, p+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-func TestExcludedFromModule(t *testing.T) {
-	patterns := []string{"**/*_test.go", "**/testdata", ".ci", "internal/modsurface"}
-	for rel, want := range map[string]bool{
-		"main.go":                            false,
-		"main_test.go":                       true,
-		"internal/trust/trust_test.go":       true,
-		"internal/realengine/testdata/x.txt": true,
-		".ci/run":                            true,
-		"internal/modsurface/source.go":      true,
-		"internal/modsurfacex/source.go":     false,
-		"internal/functions/gen/main.go":     false,
-		"internal/functions/declarations.go": false,
-		"pipelines/ci/testdata.go":           false,
-	} {
-		if got := excludedFromModule(rel, patterns); got != want {
-			t.Errorf("%s: excluded %v, want %v", rel, got, want)
 		}
 	}
 }

@@ -83,7 +83,18 @@ func TestModuleSourceFilterReadsThePatternsAsTheEngineDoes(t *testing.T) {
 // matching pattern decides (internal/fsutil's filter).
 func moduleSourceFilter(t *testing.T) func(file string) bool {
 	t.Helper()
-	raw, err := os.ReadFile("dagger.json")
+	kept, patterns := sourceFilter(t, ".")
+	if patterns == 0 {
+		t.Fatal("dagger.json has no include patterns: the engine would load, and tidy, every test package")
+	}
+	return kept
+}
+
+// sourceFilter is moduleSourceFilter for the module at root, with the number of include
+// patterns its dagger.json gives.
+func sourceFilter(t *testing.T, root string) (func(file string) bool, int) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, "dagger.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,10 +102,7 @@ func moduleSourceFilter(t *testing.T) func(file string) bool {
 		Include []string `json:"include"`
 	}
 	if err := json.Unmarshal(raw, &cfg); err != nil {
-		t.Fatalf("dagger.json: %v", err)
-	}
-	if len(cfg.Include) == 0 {
-		t.Fatal("dagger.json has no include patterns: the engine would load, and tidy, every test package")
+		t.Fatalf("%s: %v", filepath.Join(root, "dagger.json"), err)
 	}
 	m, err := patternmatcher.New(append([]string{"./dagger.json", "*"}, cfg.Include...))
 	if err != nil {
@@ -106,7 +114,7 @@ func moduleSourceFilter(t *testing.T) func(file string) bool {
 			t.Fatalf("matching %s: %v", file, err)
 		}
 		return ok
-	}
+	}, len(cfg.Include)
 }
 
 // engineBuildFiles lists, as slash paths from the repository's root, every file a build in

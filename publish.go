@@ -12,75 +12,9 @@ import (
 	"dagger/shipyard/internal/buildplatform"
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/output"
-	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/ci/artifact"
 	"dagger/shipyard/pipelines/publish"
 )
-
-// target is where the constructor says images go, with the registry password kept as a
-// secret for the containers that talk to the registry (it is never read here), and the
-// registry command built for this call.
-func (m *Shipyard) target(ctx context.Context) (publish.Target, error) {
-	c, err := m.session(ctx)
-	if err != nil {
-		return publish.Target{}, err
-	}
-	password, err := toSDKSecret(ctx, c, m.RegistryPassword)
-	if err != nil {
-		return publish.Target{}, fmt.Errorf("--registry-password: %w", err)
-	}
-	t, err := m.publicTarget(ctx)
-	if err != nil {
-		return publish.Target{}, err
-	}
-	t.Username, t.Password = m.RegistryUsername, password
-	return t, nil
-}
-
-// publicTarget is where images go, without any login: what a credential-free step names,
-// with the registry command built for this call.
-func (m *Shipyard) publicTarget(ctx context.Context) (publish.Target, error) {
-	tool, err := m.registryTool(ctx)
-	if err != nil {
-		return publish.Target{}, err
-	}
-	return publish.Target{Registry: m.Registry, Org: m.Org, RegistryTool: tool}, nil
-}
-
-// pushed reads the digests push-by-digest printed, for this source's images in t, with the
-// platform images of each index read from the registry. The JSON may name some of the images: a job per image passes only its own (push-by-digest --image
-// prints one), and the step then handles exactly the images named.
-func (m *Shipyard) pushed(ctx context.Context, digests, version string, t publish.Target) ([]publish.Pushed, []publish.Artifact, error) {
-	byName, err := publish.ParseDigests(digests)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--digests: %w", err)
-	}
-	_, images, err := m.images(ctx, version)
-	if err != nil {
-		return nil, nil, err
-	}
-	arts := artifact.Of(images)
-	pushed, err := publish.FromSomeDigests(byName, arts, t)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--digests: %w", err)
-	}
-	// A digest may be a multi-platform image's index: its platform images are scanned,
-	// attested and signed too, as the registry lists them.
-	if pushed, err = publish.ResolvePlatforms(ctx, t, pushed); err != nil {
-		return nil, nil, fmt.Errorf("--digests: %w", err)
-	}
-	return pushed, arts, nil
-}
-
-// withLogin is pushed for the steps that write: the digests and the target with its login.
-func (m *Shipyard) withLogin(ctx context.Context, digests, version string) ([]publish.Pushed, []publish.Artifact, publish.Target, error) {
-	t, err := m.target(ctx)
-	if err != nil {
-		return nil, nil, publish.Target{}, err
-	}
-	pushed, images, err := m.pushed(ctx, digests, version, t)
-	return pushed, images, t, err
-}
 
 // PublishDev publishes the images of a commit pushed to dev: builds them, pushes them by
 // digest (untagged), scans exactly those digests (failing on CRITICAL and HIGH findings that
@@ -171,18 +105,6 @@ func (m *Shipyard) PushByDigest(
 		return "", err
 	}
 	return toJSON(publish.Digests(pushed))
-}
-
-// namedImage narrows images to the one --image names; none named keeps every image.
-func namedImage(ctx context.Context, p *ci.Pipeline, images []ci.Image, version, image string) ([]ci.Image, error) {
-	if image == "" {
-		return images, nil
-	}
-	img, err := p.ImageNamed(ctx, image, version)
-	if err != nil {
-		return nil, err
-	}
-	return []ci.Image{img}, nil
 }
 
 // PushPlatformByDigest is push-by-digest for one platform, as a workflow runs it that
@@ -294,27 +216,6 @@ func (m *Shipyard) AssembleIndex(
 		return "", err
 	}
 	return toJSON(publish.Digests(s.Pushed))
-}
-
-// commitImages are what both halves of the dev split work on: the images (only image, when
-// given), the commit of the source they were built from, and where they are pushed.
-func (m *Shipyard) commitImages(ctx context.Context, p *ci.Pipeline, images []ci.Image, version, image string) ([]ci.Image, string, publish.Target, error) {
-	images, err := namedImage(ctx, p, images, version, image)
-	if err != nil {
-		return nil, "", publish.Target{}, err
-	}
-	commit, err := publish.SourceCommit(ctx, p.Source)
-	if err != nil {
-		return nil, "", publish.Target{}, err
-	}
-	t, err := m.target(ctx)
-	if err == nil {
-		err = publish.CheckInputs(t, nil)
-	}
-	if err != nil {
-		return nil, "", publish.Target{}, err
-	}
-	return images, commit, t, nil
 }
 
 // ScanDigests scans exactly the given digests with Trivy, with no credential of any kind

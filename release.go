@@ -1,95 +1,13 @@
 package main
 
 import (
-	"dagger/shipyard/internal/demo"
-	"dagger/shipyard/internal/pins"
-	"dagger/shipyard/internal/trust"
-
 	"context"
 	"errors"
 	"fmt"
 
-	"dagger/shipyard/internal/githubcmd"
 	"dagger/shipyard/internal/output"
-	"dagger/shipyard/internal/reponame"
-	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/releasegate"
-
-	sdk "dagger.io/dagger"
 )
-
-// githubClient is GitHub for this call: each operation a run of Shipyard's GitHub command
-// (githubCommand), so the module binary links no GitHub client.
-func (m *Shipyard) githubClient(ctx context.Context) (*githubcmd.Client, error) {
-	cmd, err := m.githubCommand(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return githubcmd.NewClient(cmd), nil
-}
-
-// githubCommand is the GitHub command for this call (internal/githubcmd): built from the
-// module's source with the call's pins and the Go caches of its trust level, reaching
-// --github-api as --github-token, which it gets as a secret file, and keeping GitHub's
-// ETags in a cache volume of the call's trust level. With --demo it reaches the demo
-// server's GitHub, bound to its container, without a token.
-func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error) {
-	if m.Demo && m.GithubToken != nil {
-		return githubcmd.Command{}, fmt.Errorf("--demo answers from Shipyard's own demo repositories, which need no token: drop --github-token (or --demo, to work on GitHub)")
-	}
-	tool, err := m.builtCommand(ctx, m.moduleSource, func(c *sdk.Client, src *sdk.Directory, p pins.Pins, level trust.Level) *sdk.Container {
-		return githubcmd.Build(c, src, p.Go, level)
-	})
-	if err != nil {
-		return githubcmd.Command{}, err
-	}
-	cmd := githubcmd.Command{Tool: tool, API: m.GithubAPI}
-	if m.Demo {
-		e, err := m.demoEndpoints(ctx)
-		if err != nil {
-			return githubcmd.Command{}, err
-		}
-		if e.Service == nil {
-			return githubcmd.Command{}, fmt.Errorf("%s: the demo server is not running", m.fn)
-		}
-		return cmd.WithDemo(e.Service, demo.GitHubPort), nil
-	}
-	c, err := m.session(ctx)
-	if err != nil {
-		return githubcmd.Command{}, err
-	}
-	if cmd.Token, err = toSDKSecret(ctx, c, m.GithubToken); err != nil {
-		return githubcmd.Command{}, fmt.Errorf("--github-token: %w", err)
-	}
-	if cmd.Token != nil {
-		level, err := m.level(ctx)
-		if err != nil {
-			return githubcmd.Command{}, err
-		}
-		p, err := m.pins()
-		if err != nil {
-			return githubcmd.Command{}, err
-		}
-		cmd.Cache = c.CacheVolume(level.CacheVolumeName(githubcmd.CacheVolume, p))
-	}
-	return cmd, nil
-}
-
-// devOrder reads the commit order of --repo's dev branch through the GitHub command.
-func (m *Shipyard) devOrder(ctx context.Context) (publish.DevOrder, error) {
-	// --repo is the user's: a malformed one is said here, before the command would call it
-	// a usage error of Shipyard's.
-	if _, err := reponame.Parse(m.Repo); err != nil {
-		return nil, fmt.Errorf("--repo: %w", err)
-	}
-	gh, err := m.githubCommand(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context, commit string) (publish.DevHistory, error) {
-		return gh.DevHistory(ctx, m.Repo, commit, publish.DevBranch)
-	}, nil
-}
 
 // ReleasePlan checks, through the GitHub API and without running any code of the tagged
 // commit, every gate a release tag must pass before anything is built: the tag is a release
@@ -195,27 +113,4 @@ func (m *Shipyard) NextReleaseCheck(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return next.Text(), nil
-}
-
-// publishedReleases are the tags of --repo's published (not draft) releases.
-func (m *Shipyard) publishedReleases(ctx context.Context) ([]string, error) {
-	gh, err := m.githubClient(ctx)
-	if err != nil {
-		return nil, err
-	}
-	repo, err := reponame.Parse(m.Repo)
-	if err != nil {
-		return nil, fmt.Errorf("--repo: %w", err)
-	}
-	rels, err := gh.Releases(ctx, repo.Owner, repo.Repo)
-	if err != nil {
-		return nil, fmt.Errorf("%s: listing the releases of %s: %w", m.fn, m.Repo, err)
-	}
-	var tags []string
-	for _, r := range rels {
-		if !r.Draft {
-			tags = append(tags, r.TagName)
-		}
-	}
-	return tags, nil
 }

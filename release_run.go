@@ -1,11 +1,10 @@
 package main
 
 import (
-	sdk "dagger.io/dagger"
-
 	"context"
 	"fmt"
-	"os"
+
+	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/buildplatform"
 	"dagger/shipyard/internal/demo"
@@ -473,15 +472,3 @@ func (m *Shipyard) imageSteps(ctx context.Context, signing bool) (release.ImageC
 	}
 	return release.ImageConfig{Target: target, Sign: in, Origin: origin}, err
 }
-
-// handedOn is what a release job prints for the next one: its handoff, in the handoff's
-// own form, or the job's error.
-func handedOn[H interface{ JSON() (string, error) }](h H, err error) (string, error) {
-	if err != nil {
-		return "", err
-	}
-	return h.JSON()
-}
-
-// logToStderr is a flow's log on the call's stderr, which dagger shows with the progress.
-func logToStderr(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }

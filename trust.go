@@ -86,3 +86,8 @@ func (m *Shipyard) rehearsing(dry bool) *Shipyard {
 	c.rehearsal = c.rehearsal || dry
 	return &c
 }
+
+// hasIdentityToken is whether with-sigstore gave a way to get an identity token.
+func (m *Shipyard) hasIdentityToken() bool {
+	return m.OidcToken != nil || m.ActionsIDTokenRequestURL != nil || m.ActionsIDTokenRequestToken != nil
+}

@@ -109,7 +109,7 @@ var docRules = []struct {
 		if !ok || c.Constructor.Elided || c.Constructor.Has("repo") {
 			return ""
 		}
-		cloudcoil := (fn.File == "models.go" || fn.File == "cloudcoil.go") && fn.Reaches("Repo")
+		cloudcoil := (fn.File == "modelrepos.go" || fn.File == "cloudcoil.go") && fn.Reaches("Repo")
 		if l.Name == "doctor" && strings.HasPrefix(l.Flags["system"], "cloudcoil") {
 			cloudcoil = true
 		}
@@ -267,9 +267,9 @@ func whyNotRun(c docCall) string {
 		return "downloads Trivy's published vulnerability database"
 	case slices.ContainsFunc(c.Links, func(l modsurface.Link) bool { return l.Name == "terminal" }):
 		return "opens an interactive terminal"
-	case c.Toolchain != "" && (fn.File == "models.go" || fn.File == "cloudcoil.go"):
+	case c.Toolchain != "" && (fn.File == "modelrepos.go" || fn.File == "cloudcoil.go"):
 		return "runs in a Cloudcoil checkout with Shipyard as a toolchain, which the suite does not set up; " +
-			"it runs the function with -m on the real Cloudcoil tree (modelversions_realtree_test.go, models_test.go)"
+			"it runs the function with -m on the real Cloudcoil tree (modelversions_realtree_test.go, modelrepos_test.go)"
 	}
 	return ""
 }

@@ -40,7 +40,7 @@ func TestTheModuleSourceDeclaresItsFunctions(t *testing.T) {
 	if a := s.Functions["update-repos"].Args["commit"]; a.Required() || a.RequiredUnless != "dry-run" {
 		t.Errorf("update-repos --commit = %+v, want required unless --dry-run, as its documentation says", a)
 	}
-	if f := s.Functions["check-extras"]; !f.Reaches("Source") || f.File != "models.go" {
+	if f := s.Functions["check-extras"]; !f.Reaches("Source") || f.File != "modelrepos.go" {
 		t.Errorf("check-extras reaches %v in %s, want Source, in models.go", f.Uses, f.File)
 	}
 	if got := s.Functions["images"].Returns; got != "[Container]" {

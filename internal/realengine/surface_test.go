@@ -4,6 +4,7 @@ package realengine
 
 import (
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -61,6 +62,9 @@ func TestRegisteredSurfaceIsTheDeclaredOne(t *testing.T) {
 	}
 }
 
+// pragmaLine is a doc comment's pragma line, as a description would show it.
+var pragmaLine = regexp.MustCompile(`(?m)^\s*\+[a-zA-Z]+(=|\s*$)`)
+
 func TestEveryFunctionAnswersHelp(t *testing.T) {
 	declared, err := modsurface.FromSource(repoRoot, "Shipyard")
 	if err != nil {
@@ -76,6 +80,12 @@ func TestEveryFunctionAnswersHelp(t *testing.T) {
 			}
 			for arg := range declared.Functions[name].Args {
 				mustContain(t, name+" --help", h.stdout, "--"+arg)
+			}
+			// The module's own pragmas (+trust, +cacheReason …) declare the function for
+			// internal/functions; the engine must strip them from its description, as
+			// Dagger's codegen does with every +pragma.
+			if p := pragmaLine.FindString(h.stdout); p != "" {
+				t.Errorf("dagger call %s --help shows the pragma %q", name, strings.TrimSpace(p))
 			}
 		})
 	}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+
+	sdk "dagger.io/dagger"
+
+	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/demo"
+	"dagger/shipyard/internal/functions"
+	"dagger/shipyard/pipelines/ci"
+)
+
+// Opening a call: the module's clients, the function a call is of (its declaration in
+// internal/functions), the session, and the platforms the function builds for.
+
+// calling is the module for one call of the function whose method calls it, what a
+// function starts with when the helpers it reaches read its name (for its trust level,
+// platforms, tools and registry target): they read fn from it instead of each being told,
+// and open the session when they need it. The function is found from the caller's method,
+// so no function writes its own name: its declaration (internal/functions, generated from
+// its doc pragmas) gives it.
+func (m *Shipyard) calling() (*Shipyard, error) {
+	d, err := functions.OfMethod(callerMethod())
+	if err != nil {
+		return nil, err
+	}
+	return m.opening(d)
+}
+
+// callerMethod is the Go name of the method that called calling: runtime.CallersFrames
+// counts inlined calls as frames of their own, so neither inlining calling nor its
+// caller changes the answer.
+func callerMethod() string {
+	pcs := make([]uintptr, 1)
+	if runtime.Callers(3, pcs) == 0 { // runtime.Callers, callerMethod, calling
+		return ""
+	}
+	frame, _ := runtime.CallersFrames(pcs).Next()
+	return frame.Function[strings.LastIndex(frame.Function, ".")+1:]
+}
+
+// opening is the module for one call of the function d declares. A copy, as rehearsing
+// is, so the module a caller holds (a test calls several functions on one) keeps its own.
+//
+// It refuses, before anything runs, what d does not allow: --demo for a function that
+// writes outside the engine, unless this call is its dry run (demo.Writes). This is the
+// one place it is decided, for every function.
+func (m *Shipyard) opening(d functions.Declaration) (*Shipyard, error) {
+	if m.Demo {
+		if err := demo.Writes(d.Name, d.Trust, m.rehearsal); err != nil {
+			return nil, err
+		}
+	}
+	c := *m
+	c.fn = d.Name
+	return &c, nil
+}
+
+// session is the SDK client of this call's session. A real call joins the module's
+// session with the published SDK on first use (inside a module, Connect reads
+// DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN) and keeps the client in m.clients, which
+// lives as long as the call; tests set m.clients.sdk to an engine double's client.
+func (m *Shipyard) session(ctx context.Context) (*sdk.Client, error) {
+	if m.clients.sdk != nil {
+		return m.clients.sdk, nil
+	}
+	c, err := sdk.Connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("joining the Dagger session: %w", err)
+	}
+	m.clients.sdk = c
+	return c, nil
+}
+
+// engine is the module's generated client of this call's session.
+func (m *Shipyard) engine() *dagger.Client {
+	if m.clients.dag != nil {
+		return m.clients.dag
+	}
+	return dag
+}
+
+// platformsOf are the platforms this call's function builds images for: every default
+// platform when its images are published (AllPlatforms in internal/functions) and
+// with-platforms chose none.
+func (m *Shipyard) platformsOf() ([]sdk.Platform, error) {
+	d, err := functions.Of(m.fn)
+	if err != nil {
+		return nil, err
+	}
+	return ci.PlatformsOf(d.AllPlatforms, m.Platforms)
+}

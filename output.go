@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"dagger/shipyard/internal/output"
+)
+
+// What a function prints: JSON results and handoffs, and progress lines on stderr.
+
+// toJSON renders a function's result for the next job or a machine reader.
+func toJSON(v any) (string, error) {
+	return output.Render(output.JSON, v, nil)
+}
+
+// printed is what a function prints of its last step: the step's result as JSON, or the
+// step's error.
+func printed(v any, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return toJSON(v)
+}
+
+// handedOn is what a release job prints for the next one: its handoff, in the handoff's
+// own form, or the job's error.
+func handedOn[H interface{ JSON() (string, error) }](h H, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return h.JSON()
+}
+
+// logToStderr is a flow's log on the call's stderr, which dagger shows with the progress.
+func logToStderr(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
