@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"dagger/shipyard/internal/dagger"
 	"dagger/shipyard/internal/demo"
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/pipelines/ci"
 )
@@ -93,4 +95,22 @@ func (m *Shipyard) platformsOf() ([]sdk.Platform, error) {
 		return nil, err
 	}
 	return ci.PlatformsOf(d.AllPlatforms, m.Platforms)
+}
+
+// naming names the function in the error its call returns, so that no package writes a
+// function's name into its errors: deferred by every function that opens a call. Two kinds
+// are left as they are: a flow's failure whose flow is this function (flow.Error names its
+// flow and step), and an error printed as a document (release-plan's JSON).
+func (m *Shipyard) naming(err *error) {
+	if *err == nil {
+		return
+	}
+	var named interface{ namesItsFunction(fn string) bool }
+	if errors.As(*err, &named) && named.namesItsFunction(m.fn) {
+		return
+	}
+	if fe, ok := (*err).(*flow.Error); ok && (fe.Flow == m.fn || strings.HasPrefix(fe.Flow, m.fn+" ")) {
+		return
+	}
+	*err = fmt.Errorf("%s: %w", m.fn, *err)
 }

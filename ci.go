@@ -39,11 +39,12 @@ func (m *Shipyard) PrTitle(
 // On a Cloudcoil model repository (Shipyard installed there as a toolchain) it skips.
 // +check
 // +cacheReason="source and digest-pinned images only"
-func (m *Shipyard) Lint(ctx context.Context) (string, error) {
-	m, err := m.calling()
+func (m *Shipyard) Lint(ctx context.Context) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		return skip, err
 	}
@@ -72,11 +73,12 @@ func (m *Shipyard) Test(
 	// coverage threshold applies to all only.
 	// +default="all"
 	level string,
-) (*dagger.Directory, error) {
-	m, err := m.calling()
+) (_ *dagger.Directory, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return nil, err
 	}
+	defer m.naming(&err)
 	p, versions, err := m.testMatrix(ctx, python, pythonImage, level)
 	if err != nil {
 		return nil, err
@@ -110,11 +112,12 @@ func (m *Shipyard) testMatrix(ctx context.Context, python, pythonImage []string,
 // there as a toolchain) it skips.
 // +check
 // +cacheReason="source and digest-pinned images only"
-func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
-	m, err := m.calling()
+func (m *Shipyard) TestCheck(ctx context.Context) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		return skip, err
 	}
@@ -131,11 +134,12 @@ func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
 // PythonVersions prints the test matrix read from pyproject.toml as a JSON list (e.g.
 // ["3.10","3.11","3.12","3.13"]), for a workflow's strategy.matrix.
 // +cacheReason="the source's pyproject.toml only"
-func (m *Shipyard) PythonVersions(ctx context.Context) (string, error) {
-	m, err := m.calling()
+func (m *Shipyard) PythonVersions(ctx context.Context) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return "", err
@@ -166,11 +170,12 @@ func (m *Shipyard) PatchCoverage(
 	// The Python version to test on; default: the newest pinned.
 	// +optional
 	python string,
-) (*dagger.Directory, error) {
-	m, err := m.calling()
+) (_ *dagger.Directory, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return nil, err
 	}
+	defer m.naming(&err)
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -186,11 +191,12 @@ func (m *Shipyard) PatchCoverage(
 // model repository (Shipyard installed there as a toolchain) it skips: an empty site.
 // +check
 // +cacheReason="source and digest-pinned images only"
-func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
-	m, err := m.calling()
+func (m *Shipyard) Docs(ctx context.Context) (_ *dagger.Directory, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return nil, err
 	}
+	defer m.naming(&err)
 	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		if err != nil {
 			return nil, err
@@ -220,11 +226,12 @@ func (m *Shipyard) Images(
 	// The package version without v (e.g. 0.11.0rc1); default: from Git history, else 0.0.0.dev0.
 	// +optional
 	version string,
-) ([]*dagger.Container, error) {
-	m, err := m.calling()
+) (_ []*dagger.Container, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return nil, err
 	}
+	defer m.naming(&err)
 	// Per session, because Dagger v0.21.8 persists a list of containers with no result ID
 	// per item (dagql/cache_persistence_self.go): after an engine restart, a list whose
 	// containers were built fails to load ("load persisted directory snapshot link: zero
@@ -264,11 +271,12 @@ func (m *Shipyard) Image(
 	// The package version without v; default: from Git history, else 0.0.0.dev0.
 	// +optional
 	version string,
-) (*dagger.Container, error) {
-	m, err := m.calling()
+) (_ *dagger.Container, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return nil, err
 	}
+	defer m.naming(&err)
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -297,11 +305,12 @@ func (m *Shipyard) Scan(
 	// default: every image.
 	// +optional
 	image string,
-) (*dagger.Directory, error) {
-	m, err := m.calling()
+) (_ *dagger.Directory, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return nil, err
 	}
+	defer m.naming(&err)
 	p, images, err := m.images(ctx, version)
 	if err != nil {
 		return nil, err
@@ -323,11 +332,12 @@ func (m *Shipyard) Scan(
 // +check
 // +cache="session"
 // +cacheReason="Trivy's vulnerability database changes daily"
-func (m *Shipyard) ScanCheck(ctx context.Context) (string, error) {
-	m, err := m.calling()
+func (m *Shipyard) ScanCheck(ctx context.Context) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		return skip, err
 	}
@@ -353,11 +363,12 @@ func (m *Shipyard) EndToEnd(
 	// The namespace the tests run in (they read TESK_E2E_NAMESPACE); created when not default.
 	// +default="default"
 	namespace string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 		return skip, err
 	}
@@ -392,11 +403,12 @@ func (m *Shipyard) Ci(
 	// The namespace the end-to-end tests run in.
 	// +default="default"
 	namespace string,
-) (*dagger.Directory, error) {
-	m, err := m.calling()
+) (_ *dagger.Directory, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return nil, err
 	}
+	defer m.naming(&err)
 	if err := ci.CheckLevel(level); err != nil {
 		return nil, err
 	}

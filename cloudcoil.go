@@ -51,11 +51,12 @@ func (m *Shipyard) ModelVersions(
 	// The PyPI index Cloudcoil's releases are read from.
 	// +default="https://pypi.org"
 	pypiUrl string,
-) (string, error) {
-	m, err := m.rehearsing(check).calling()
+) (_ string, err error) {
+	m, err = m.rehearsing(check).calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	if err := output.Check(format); err != nil {
 		return "", err
 	}

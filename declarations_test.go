@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -46,6 +47,76 @@ func TestFunctionNamesAreWrittenOnce(t *testing.T) {
 	}
 }
 
+// No package writes a function's name into its errors either: the root names the
+// function of every call (Shipyard.naming), the job table a job, a flow's runner a step.
+func TestNoPackageWritesAFunctionIntoItsErrors(t *testing.T) {
+	names := map[string]bool{}
+	for _, n := range functions.Names() {
+		names[n] = true
+	}
+	checked := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch {
+			case path == ".":
+				return nil
+			case path == "supplychain", path == filepath.Join("internal", "dagger"), d.Name() == "testdata", strings.HasPrefix(d.Name(), "."):
+				return filepath.SkipDir // another module; generated; data
+			}
+			return nil
+		}
+		if filepath.Dir(path) == "." || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, lit := range errorsNamingAFunction(f, names) {
+			t.Errorf("%s: the error %s names a function: return it unnamed, and the function's call names it", fset.Position(lit.Pos()), lit.Value)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Errorf("checked %d files; the module has more", checked)
+	}
+}
+
+// errorsNamingAFunction are the messages of fmt.Errorf and errors.New calls in f that
+// start with a function's name, as "model-ci: …" did.
+func errorsNamingAFunction(f *ast.File, names map[string]bool) []*ast.BasicLit {
+	var out []*ast.BasicLit
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || !(isIdent(sel.X, "fmt") && sel.Sel.Name == "Errorf" || isIdent(sel.X, "errors") && sel.Sel.Name == "New") {
+			return true
+		}
+		lit, ok := call.Args[0].(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return true
+		}
+		if s, err := strconv.Unquote(lit.Value); err == nil {
+			if prefix, _, ok := strings.Cut(s, ": "); ok && names[prefix] {
+				out = append(out, lit)
+			}
+		}
+		return true
+	})
+	return out
+}
+
 // namesWritten are the string literals of f, outside its imports, that are a function's
 // name or start with one as an error's prefix does ("lint: …").
 func namesWritten(f *ast.File, names map[string]bool) []*ast.BasicLit {
@@ -75,6 +146,9 @@ func namesWritten(f *ast.File, names map[string]bool) []*ast.BasicLit {
 func TestNamesWritten(t *testing.T) {
 	src := `package p
 import "lint"
+var e = fmt.Errorf("lint: %w", err)
+var n = errors.New("lint: failed")
+var o = fmt.Sprintf("lint: %d", 1)
 var a = "lint"
 var b = fmt.Errorf("release-plan: %w", err)
 var c = "run lint first"
@@ -89,7 +163,14 @@ var d = "--registry-password: bad"
 	for _, lit := range got {
 		values = append(values, lit.Value)
 	}
-	if want := `"lint" "release-plan: %w"`; strings.Join(values, " ") != want {
+	if want := `"lint: %w" "lint: failed" "lint: %d" "lint" "release-plan: %w"`; strings.Join(values, " ") != want {
 		t.Errorf("found %s, want %s", strings.Join(values, " "), want)
+	}
+	var errs []string
+	for _, lit := range errorsNamingAFunction(f, map[string]bool{"lint": true, "release-plan": true}) {
+		errs = append(errs, lit.Value)
+	}
+	if want := `"lint: %w" "lint: failed" "release-plan: %w"`; strings.Join(errs, " ") != want {
+		t.Errorf("errors naming a function: %s, want %s", strings.Join(errs, " "), want)
 	}
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"dagger/shipyard/internal/doctor"
 	"dagger/shipyard/internal/output"
@@ -47,11 +45,12 @@ func (m *Shipyard) Doctor(
 	// read (cloudcoil-model).
 	// +default="https://pypi.org"
 	pypiUrl string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -68,19 +67,19 @@ func (m *Shipyard) Doctor(
 	case doctor.TeskCore:
 		facts, err := doctor.GatherTesk(ctx, gh, m.Repo)
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", m.fn, err)
+			return "", err
 		}
 		report = doctor.EvaluateTesk(facts)
 	case doctor.CloudcoilModel:
 		facts, err := doctor.GatherModel(ctx, gh, m.Repo, doctor.PyPISource{URL: pypiUrl})
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", m.fn, err)
+			return "", err
 		}
 		report = doctor.EvaluateModel(facts)
 	case doctor.CloudcoilGenerator:
 		facts, err := doctor.GatherGenerator(ctx, gh, m.Repo)
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", m.fn, err)
+			return "", err
 		}
 		report = doctor.EvaluateGenerator(facts)
 	}
@@ -91,7 +90,7 @@ func (m *Shipyard) Doctor(
 		}
 	}
 	if !report.OK(strict) {
-		return "", errors.New(out)
+		return "", reportError{out}
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	sdk "dagger.io/dagger"
@@ -48,7 +49,7 @@ func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error)
 			return githubcmd.Command{}, err
 		}
 		if e.Service == nil {
-			return githubcmd.Command{}, fmt.Errorf("%s: the demo server is not running", m.fn)
+			return githubcmd.Command{}, errors.New("the demo server is not running")
 		}
 		return cmd.WithDemo(e.Service, demo.GitHubPort), nil
 	}
@@ -101,7 +102,7 @@ func (m *Shipyard) publishedReleases(ctx context.Context) ([]string, error) {
 	}
 	rels, err := gh.Releases(ctx, repo.Owner, repo.Repo)
 	if err != nil {
-		return nil, fmt.Errorf("%s: listing the releases of %s: %w", m.fn, m.Repo, err)
+		return nil, fmt.Errorf("listing the releases of %s: %w", m.Repo, err)
 	}
 	var tags []string
 	for _, r := range rels {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	sdk "dagger.io/dagger"
@@ -52,18 +53,19 @@ func (m *Shipyard) GenRepo(
 	// Cloudcoil repository, instead of a generated repository.
 	// +optional
 	templatePatch bool,
-) (*dagger.Directory, error) {
-	m, err := m.calling()
+) (_ *dagger.Directory, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return nil, err
 	}
+	defer m.naming(&err)
 	switch {
 	case templatePatch && name != "":
-		return nil, fmt.Errorf("%s: --template-patch returns the template patch, not a repository: drop --name %s, or drop --template-patch", m.fn, name)
+		return nil, fmt.Errorf("--template-patch returns the template patch, not a repository: drop --name %s, or drop --template-patch", name)
 	case templatePatch:
 		return m.ModelTemplatePatch(ctx)
 	case name == "":
-		return nil, fmt.Errorf("%s: give --name <integration> (a folder under models/ with a cookiecutter.yaml), or --template-patch for the template patch", m.fn)
+		return nil, errors.New("give --name <integration> (a folder under models/ with a cookiecutter.yaml), or --template-patch for the template patch")
 	}
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
@@ -106,11 +108,12 @@ func (m *Shipyard) ValidateModels(
 	// nothing.
 	// +optional
 	list bool,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
@@ -138,11 +141,12 @@ func (m *Shipyard) ValidateModels(
 // why.
 // +check
 // +cacheReason="the checkout only"
-func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
-	m, err := m.calling()
+func (m *Shipyard) CheckArtifacts(ctx context.Context) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
@@ -195,11 +199,12 @@ func (m *Shipyard) ModelRelease(
 	// PyPI's base URL, for the versions already taken.
 	// +default="https://pypi.org"
 	pypiUrl string,
-) (string, error) {
-	m, err := m.rehearsing(dryRun).calling()
+) (_ string, err error) {
+	m, err = m.rehearsing(dryRun).calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
@@ -250,11 +255,12 @@ func (m *Shipyard) CheckExtras(
 // newest is the line main carries. Returns a JSON array for a GitHub Actions matrix
 // (include: ${{ fromJSON(…) }}), so the release workflow runs model-release once per line.
 // +cacheReason="the checkout's release workflow only"
-func (m *Shipyard) ModelLines(ctx context.Context) (string, error) {
-	m, err := m.calling()
+func (m *Shipyard) ModelLines(ctx context.Context) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	_, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
@@ -283,11 +289,12 @@ func (m *Shipyard) PublishCheck(
 	ctx context.Context,
 	// The release tag, <upstream>.<packaging> (e.g. 1.31.5.2).
 	tag string,
-) (*dagger.Directory, error) {
-	m, err := m.calling()
+) (_ *dagger.Directory, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return nil, err
 	}
+	defer m.naming(&err)
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return nil, err
@@ -319,11 +326,12 @@ func (m *Shipyard) ModelCi(
 	// it supports.
 	// +optional
 	python []string,
-) (*dagger.Directory, error) {
-	m, err := m.calling()
+) (_ *dagger.Directory, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return nil, err
 	}
+	defer m.naming(&err)
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return nil, err
@@ -344,11 +352,12 @@ func (m *Shipyard) ModelCi(
 // (e.g. ["cert-manager","keda"]): the matrix of update-repos' wrapper, one job per
 // integration.
 // +cacheReason="the source's models/upstreams.json only"
-func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
-	m, err := m.calling()
+func (m *Shipyard) ModelIntegrations(ctx context.Context) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	_, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err
@@ -395,11 +404,12 @@ func (m *Shipyard) UpdateRepos(
 	// Generate and read main only: write nothing.
 	// +optional
 	dryRun bool,
-) (string, error) {
-	m, err := m.rehearsing(dryRun).calling()
+) (_ string, err error) {
+	m, err = m.rehearsing(dryRun).calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	env, src, err := m.modelEnv(ctx)
 	if err != nil {
 		return "", err

@@ -34,3 +34,10 @@ func handedOn[H interface{ JSON() (string, error) }](h H, err error) (string, er
 
 // logToStderr is a flow's log on the call's stderr, which dagger shows with the progress.
 func logToStderr(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+
+// reportError is a failed function's report as its error, printed as it is: its reader
+// parses it (--format json), or its header names the function.
+type reportError struct{ report string }
+
+func (e reportError) Error() string              { return e.report }
+func (reportError) namesItsFunction(string) bool { return true }

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -33,11 +34,12 @@ func (m *Shipyard) PublishDev(
 	ctx context.Context,
 	// The full commit SHA pushed to dev, e.g. ${{ github.sha }}.
 	sha string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	origin, err := m.origin()
 	if err != nil {
 		return "", err
@@ -84,11 +86,12 @@ func (m *Shipyard) PushByDigest(
 	// default: every image.
 	// +optional
 	image string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	p, images, err := m.images(ctx, version)
 	if err != nil {
 		return "", err
@@ -129,11 +132,12 @@ func (m *Shipyard) PushPlatformByDigest(
 	// default: every image.
 	// +optional
 	image string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	parsed, err := buildplatform.Parse([]string{platform})
 	if err != nil {
 		return "", fmt.Errorf("--platform: %w", err)
@@ -186,11 +190,12 @@ func (m *Shipyard) AssembleIndex(
 	// default: every image.
 	// +optional
 	image string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	parts, err := publish.ParsePlatformOutputs(pushed, publish.ParseCommitPlatformPush)
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
@@ -235,17 +240,18 @@ func (m *Shipyard) ScanDigests(
 	// --registry and --org.
 	// +optional
 	digests string,
-) (*dagger.Directory, error) {
-	m, err := m.calling()
+) (_ *dagger.Directory, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return nil, err
 	}
+	defer m.naming(&err)
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	if (len(ref) == 0) == (digests == "") {
-		return nil, fmt.Errorf("%s: give either --ref (repeatable) or --digests", m.fn)
+		return nil, errors.New("give either --ref (repeatable) or --digests")
 	}
 	public, err := m.publicTarget(ctx)
 	if err != nil {
@@ -297,11 +303,12 @@ func (m *Shipyard) Attest(
 	// The package version the images were built with, as given to push-by-digest.
 	// +optional
 	version string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	origin, err := m.origin()
 	if err != nil {
 		return "", err
@@ -337,11 +344,12 @@ func (m *Shipyard) Sign(
 	ctx context.Context,
 	// The digests push-by-digest printed, as JSON; the images it names, all or some.
 	digests string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	pushed, _, t, err := m.withLogin(ctx, digests, "")
 	if err != nil {
 		return "", err
@@ -370,11 +378,12 @@ func (m *Shipyard) TagImages(
 	digests string,
 	// The tags to set (repeatable), e.g. sha-<commit> and dev.
 	tag []string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	pushed, _, t, err := m.withLogin(ctx, digests, "")
 	if err != nil {
 		return "", err
@@ -403,11 +412,12 @@ func (m *Shipyard) ScanPublished(
 	// Let findings the policy blocks fail the verdict (otherwise report only).
 	// +optional
 	fail bool,
-) (*dagger.Directory, error) {
-	m, err := m.calling()
+) (_ *dagger.Directory, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return nil, err
 	}
+	defer m.naming(&err)
 	p, err := m.pipeline(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -456,11 +466,12 @@ func (m *Shipyard) Verify(
 	// from the same signer.
 	// +optional
 	requireSbom bool,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	if err := output.Check(format); err != nil {
 		return "", err
 	}

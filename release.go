@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"dagger/shipyard/internal/output"
 	"dagger/shipyard/pipelines/releasegate"
@@ -44,11 +43,12 @@ func (m *Shipyard) ReleasePlan(
 	// exists.
 	// +optional
 	commit string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -62,8 +62,7 @@ func (m *Shipyard) ReleasePlan(
 		return "", jsonGateError{gate}
 	}
 	if err != nil {
-		// The function names itself: the gates are its only step.
-		return "", fmt.Errorf("%s: %w", m.fn, err)
+		return "", err
 	}
 	if format == "json" {
 		return toJSON(releasegate.Report{OK: true, Plan: &plan})
@@ -85,11 +84,12 @@ func (e jsonGateError) Unwrap() error { return e.gate }
 // left alone: between releases CITATION.cff names the latest one. Fails with every problem.
 // +cache="never"
 // +cacheReason="reads the releases on GitHub, which a later release changes"
-func (m *Shipyard) NextReleaseCheck(ctx context.Context) (string, error) {
-	m, err := m.calling()
+func (m *Shipyard) NextReleaseCheck(ctx context.Context) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	_, src, err := m.sessionSource(ctx)
 	if err != nil {
 		return "", err
@@ -114,3 +114,6 @@ func (m *Shipyard) NextReleaseCheck(ctx context.Context) (string, error) {
 	}
 	return next.Text(), nil
 }
+
+// namesItsFunction: the JSON document is printed as it is; its reader parses it.
+func (jsonGateError) namesItsFunction(string) bool { return true }

@@ -49,11 +49,12 @@ func (m *Shipyard) Release(
 	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
-) (string, error) {
-	m, err := m.rehearsing(dryRun).calling()
+) (_ string, err error) {
+	m, err = m.rehearsing(dryRun).calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -100,11 +101,12 @@ func (m *Shipyard) ReleasePush(
 	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
 	if err != nil {
 		return "", err
@@ -137,11 +139,12 @@ func (m *Shipyard) ReleasePushPlatform(
 	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	p, err := buildplatform.Parse([]string{platform})
 	if err != nil {
 		return "", fmt.Errorf("--platform: %w", err)
@@ -173,11 +176,12 @@ func (m *Shipyard) ReleaseAssemble(
 	// The CI workflow's file name under .github/workflows.
 	// +default="ci.yml"
 	workflow string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	parts, err := release.ParsePlatformHandoffs(pushed)
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
@@ -206,11 +210,12 @@ func (m *Shipyard) ReleaseScan(
 	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	cfg, err := m.scanConfig(ctx, gitUrl)
 	if err != nil {
 		return "", err
@@ -298,11 +303,12 @@ func (m *Shipyard) ReleasePublish(
 	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
@@ -351,11 +357,12 @@ func (m *Shipyard) ReleasePublishRelease(
 	// The CI workflow's file name under .github/workflows.
 	// +default="ci.yml"
 	workflow string,
-) (string, error) {
-	m, err := m.calling()
+) (_ string, err error) {
+	m, err = m.calling()
 	if err != nil {
 		return "", err
 	}
+	defer m.naming(&err)
 	if err := output.Check(format); err != nil {
 		return "", err
 	}

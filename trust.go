@@ -40,7 +40,7 @@ func (m *Shipyard) level(ctx context.Context) (trust.Level, error) {
 			return trust.Untrusted(), err
 		}
 		if c.Tree, err = src.Digest(ctx); err != nil {
-			return trust.Untrusted(), fmt.Errorf("%s: the digest of the source: %w", m.fn, err)
+			return trust.Untrusted(), fmt.Errorf("the digest of the source: %w", err)
 		}
 	}
 	if c.Values, err = m.credentialValues(ctx, trust.Sealing(d.Trust, c)); err != nil {
@@ -67,11 +67,11 @@ func (m *Shipyard) credentialValues(ctx context.Context, creds []trust.Credentia
 			secret, flag = m.RegistryPassword, "--registry-password"
 		}
 		if secret == nil {
-			return nil, fmt.Errorf("%s: its release level is sealed with the %s, which the module does not take or the call did not give (internal/trust.Sealing)", m.fn, c)
+			return nil, fmt.Errorf("its release level is sealed with the %s, which the module does not take or the call did not give (internal/trust.Sealing)", c)
 		}
 		v, err := secret.Plaintext(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("%s: reading %s, whose MAC names the release level's cache volumes: %w", m.fn, flag, err)
+			return nil, fmt.Errorf("reading %s, whose MAC names the release level's cache volumes: %w", flag, err)
 		}
 		values[c] = trust.SecretOf(v)
 	}

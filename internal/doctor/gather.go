@@ -50,7 +50,7 @@ func firstFile(ctx context.Context, gh github.API, owner, name string, paths ...
 func split(repo string) (string, string, error) {
 	n, err := reponame.Parse(repo)
 	if err != nil {
-		return "", "", fmt.Errorf("doctor: --repo: %w: want owner/name", err)
+		return "", "", fmt.Errorf("--repo: %w: want owner/name", err)
 	}
 	return n.Owner, n.Repo, nil
 }

@@ -132,7 +132,7 @@ func (r ArtifactReport) Err() error {
 	for i, p := range r.Problems {
 		lines[i] = "  " + p.String()
 	}
-	return fmt.Errorf("check-artifacts: %d problem(s) in %s %s:\n%s", len(r.Problems), r.Project.Name, r.Project.Version, strings.Join(lines, "\n"))
+	return fmt.Errorf("%d problem(s) in %s %s:\n%s", len(r.Problems), r.Project.Name, r.Project.Version, strings.Join(lines, "\n"))
 }
 
 // Text renders the report.
@@ -162,23 +162,23 @@ func checkBuilt(tree Tree, pkgDir string, built Built) []models.Problem {
 func (e Env) CheckArtifacts(ctx context.Context, repo *dagger.Directory) (ArtifactReport, error) {
 	tree, err := ReadTree(ctx, repo, DefaultTreeLimits())
 	if err != nil {
-		return ArtifactReport{}, fmt.Errorf("check-artifacts: reading the checkout: %w", err)
+		return ArtifactReport{}, fmt.Errorf("reading the checkout: %w", err)
 	}
 	project, err := ReadProject(tree[pyprojectPath])
 	if err != nil {
-		return ArtifactReport{}, fmt.Errorf("check-artifacts: %w", err)
+		return ArtifactReport{}, err
 	}
 	pkgDir, err := FindPackageDir(tree)
 	if err != nil {
-		return ArtifactReport{}, fmt.Errorf("check-artifacts: %w", err)
+		return ArtifactReport{}, err
 	}
 	ctr, err := e.python(repo.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}))
 	if err != nil {
-		return ArtifactReport{}, fmt.Errorf("check-artifacts: %w", err)
+		return ArtifactReport{}, err
 	}
 	built, err := e.build(ctx, ctr)
 	if err != nil {
-		return ArtifactReport{}, fmt.Errorf("check-artifacts: %w", err)
+		return ArtifactReport{}, err
 	}
 	return ArtifactReport{
 		Project: project, PackageDir: pkgDir, WheelName: built.WheelName, SdistName: built.SdistName,

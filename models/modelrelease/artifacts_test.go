@@ -122,7 +122,7 @@ func TestCheckArtifactsRefusesWhatItCannotRead(t *testing.T) {
 		}, "read wheel"},
 		{"build fails", func(e *engine.Engine, dist fixtures.Distributions) {
 			e.OnExec(engine.ExecRule{ArgsContain: "uv build", ExitCode: 1, Stderr: "error: Failed to build"})
-		}, "check-artifacts"},
+		}, "uv build wrote no /dist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

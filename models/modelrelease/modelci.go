@@ -53,7 +53,7 @@ type CIReport struct {
 func (r CIReport) Dir(c *dagger.Client) (*dagger.Directory, error) {
 	results, err := json.MarshalIndent(r.Summary, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("model-ci: results.json: %w", err)
+		return nil, fmt.Errorf("results.json: %w", err)
 	}
 	dir := c.Directory().
 		WithNewFile("summary.md", r.Summary.Table()).
@@ -97,10 +97,10 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory, only ...string
 	rows, err := table.Wait()
 	run.report.Summary.Jobs = rows
 	if err != nil {
-		return run.report, fmt.Errorf("model-ci: %w", err) // cancelled: a job did not run
+		return run.report, err // cancelled: a job did not run
 	}
 	if err := run.report.Summary.Err(); err != nil {
-		return run.report, fmt.Errorf("model-ci: %w", err) // the error carries the table
+		return run.report, err // the error carries the table
 	}
 	return run.report, nil
 }
@@ -122,23 +122,23 @@ type modelCI struct {
 func (e Env) readCI(ctx context.Context, repo *dagger.Directory, only []string) (*modelCI, error) {
 	makefile, err := repo.File(MakefilePath).Contents(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("model-ci: %s: %w (the repository CI runs make %s)", MakefilePath, err, strings.Join(CITargets(), " "))
+		return nil, fmt.Errorf("%s: %w (the repository CI runs make %s)", MakefilePath, err, strings.Join(CITargets(), " "))
 	}
 	if err := requireCITargets(makefile); err != nil {
 		return nil, err
 	}
 	c := &modelCI{env: e, checks: ciChecks(models.ParseMakefile(makefile)), source: repo.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository})}
 	if c.tree, err = ReadTree(ctx, repo, DefaultTreeLimits()); err != nil {
-		return nil, fmt.Errorf("model-ci: reading the checkout: %w", err)
+		return nil, fmt.Errorf("reading the checkout: %w", err)
 	}
 	if c.pkgDir, err = FindPackageDir(c.tree); err != nil {
-		return nil, fmt.Errorf("model-ci: %w", err)
+		return nil, err
 	}
 	if c.pythons, err = testPythons(c.tree[pyprojectPath], slices.Sorted(maps.Keys(e.Pins.Python)), only); err != nil {
-		return nil, fmt.Errorf("model-ci: %w", err)
+		return nil, err
 	}
 	if c.ctr, err = e.installed(c.source, e.Python); err != nil {
-		return nil, fmt.Errorf("model-ci: %w", err)
+		return nil, err
 	}
 	return c, nil
 }
@@ -231,7 +231,7 @@ func requireCITargets(makefile string) error {
 			recipes = append(recipes, targetRecipes[t])
 		}
 	}
-	return fmt.Errorf("model-ci: %w; the Cloudcoil template's:\n%s", err, strings.Join(recipes, "\n\n"))
+	return fmt.Errorf("%w; the Cloudcoil template's:\n%s", err, strings.Join(recipes, "\n\n"))
 }
 
 // ciChecks are the make targets model-ci runs beside the tests: lint, and typecheck and

@@ -115,8 +115,8 @@ func TestModelCIRefusesAMakefileWithoutItsTargets(t *testing.T) {
 	tests := []struct {
 		name, makefile, want string
 	}{
-		{"no test", "lint:\n\truff check .\n", "model-ci: Makefile: no target test, which model-ci runs (make lint test); add it to Makefile; the Cloudcoil template's:\ntest:\n\tuv run python -m pytest"},
-		{"no Makefile", "", "model-ci: Makefile: "},
+		{"no test", "lint:\n\truff check .\n", "Makefile: no target test, which model-ci runs (make lint test); add it to Makefile; the Cloudcoil template's:\ntest:\n\tuv run python -m pytest"},
+		{"no Makefile", "", "Makefile: Makefile: no such file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

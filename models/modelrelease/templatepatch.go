@@ -194,24 +194,24 @@ func TemplatePatch(ctx context.Context, source *dagger.Directory) (string, error
 	for _, p := range TemplatePaths() {
 		ok, err := source.Exists(ctx, p)
 		if err != nil {
-			return "", fmt.Errorf("model-template-patch: looking for %s: %w", p, err)
+			return "", fmt.Errorf("looking for %s: %w", p, err)
 		}
 		if !ok {
 			continue
 		}
 		text, err := source.File(p).Contents(ctx)
 		if err != nil {
-			return "", fmt.Errorf("model-template-patch: %s: %w", p, err)
+			return "", fmt.Errorf("%s: %w", p, err)
 		}
 		current[p] = []byte(text)
 	}
 	bound, err := templateBound(ctx, source, current[upstreams.TemplatePyproject])
 	if err != nil {
-		return "", fmt.Errorf("model-template-patch: %w", err)
+		return "", err
 	}
 	patch, err := TemplatePatchFor(current, bound)
 	if err != nil {
-		return "", fmt.Errorf("model-template-patch: %w", err)
+		return "", err
 	}
 	return patch, nil
 }

@@ -221,11 +221,11 @@ func (e Env) UpdateRepos(ctx context.Context, gh github.API, source *dagger.Dire
 		o.SourceBranch = "main"
 	}
 	if !fullSHA.MatchString(o.SourceCommit) && (o.SourceCommit != "" || !o.DryRun) {
-		return nil, fmt.Errorf("update-repos: the source commit %q is not a full commit SHA: give --commit the Cloudcoil commit the source is a checkout of (github.sha in a workflow)", o.SourceCommit)
+		return nil, fmt.Errorf("the source commit %q is not a full commit SHA: give --commit the Cloudcoil commit the source is a checkout of (github.sha in a workflow)", o.SourceCommit)
 	}
 	if !o.DryRun {
 		if err := checkSourceAccess(ctx, gh, o.SourceRepo); err != nil {
-			return nil, fmt.Errorf("update-repos: nothing was generated or written: %w", err)
+			return nil, fmt.Errorf("nothing was generated or written: %w", err)
 		}
 	}
 	folders, err := ModelFolders(ctx, source)
@@ -261,10 +261,10 @@ func (e Env) UpdateRepos(ctx context.Context, gh github.API, source *dagger.Dire
 		return nil // a failed repository is its update's Err
 	})
 	if err != nil {
-		return out, fmt.Errorf("update-repos: %w", err) // cancelled: a repository was not updated
+		return out, err // cancelled: a repository was not updated
 	}
 	if err := out.Err(); err != nil {
-		return out, fmt.Errorf("update-repos: %d of %d failed:\n%w", countFailed(out), len(out), err)
+		return out, fmt.Errorf("%d of %d failed:\n%w", countFailed(out), len(out), err)
 	}
 	return out, nil
 }

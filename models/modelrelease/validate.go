@@ -81,13 +81,13 @@ func (e Env) ValidateModels(ctx context.Context, source *dagger.Directory, opts 
 		return nil // a failed job is a row of the summary
 	})
 	if err != nil {
-		return v, fmt.Errorf("validate-models: %w", err) // cancelled: an integration did not run
+		return v, err // cancelled: an integration did not run
 	}
 	for _, r := range rows {
 		v.Summary.Jobs = append(v.Summary.Jobs, r...)
 	}
 	if err := v.Summary.Err(); err != nil {
-		return v, fmt.Errorf("validate-models: %w", err)
+		return v, err
 	}
 	return v, nil
 }

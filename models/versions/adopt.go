@@ -53,7 +53,7 @@ func ProposeUpstreams(ctx context.Context, src *dagger.Directory, pkg string, py
 	}
 	info, err := upstreams.FetchPyPI(ctx, pypi.URL, pkg, pypi.Client)
 	if err != nil {
-		return nil, fmt.Errorf("propose-upstreams: %s's releases decide the current minor: %w (check --pypi-url)", pkg, err)
+		return nil, fmt.Errorf("%s's releases decide the current minor: %w (check --pypi-url)", pkg, err)
 	}
 	evidence := upstreams.CloudcoilEvidence{Versioning: versioning}
 	for _, r := range info.Releases {

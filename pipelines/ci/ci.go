@@ -2,7 +2,6 @@ package ci
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -44,7 +43,7 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger
 	}
 	versions, err := p.TestVersions(ctx, opts.Python)
 	if err != nil {
-		return jobs.Summary{}, nil, fmt.Errorf("ci: %w", err)
+		return jobs.Summary{}, nil, err
 	}
 	images, imagesErr := p.Images(ctx, opts.Version)
 	r := &ciRun{artifacts: p.Client.Directory(), jobs: jobs.NewTable(ctx)}
@@ -52,7 +51,7 @@ func (p *Pipeline) Run(ctx context.Context, opts Options) (jobs.Summary, *dagger
 	p.imageJobs(ctx, r, opts, images, imagesErr)
 	rows, err := r.jobs.Wait()
 	if err != nil {
-		return jobs.Summary{}, nil, fmt.Errorf("ci: %w", err) // cancelled: a job did not run
+		return jobs.Summary{}, nil, err // cancelled: a job did not run
 	}
 	summary := jobs.Summary{Jobs: sortJobs(rows)}
 	var failed []string

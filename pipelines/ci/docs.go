@@ -12,7 +12,7 @@ import (
 func (p *Pipeline) DocsSite(ctx context.Context) (*dagger.Directory, error) {
 	ctr, err := p.python(p.toolPython(), p.docsSource())
 	if err != nil {
-		return nil, fmt.Errorf("docs: %w", err)
+		return nil, err
 	}
 	site := ctr.
 		// MkDocs reads docs/ only: the project itself is not installed, so code changes
@@ -21,7 +21,7 @@ func (p *Pipeline) DocsSite(ctx context.Context) (*dagger.Directory, error) {
 		WithExec([]string{"uv", "run", "mkdocs", "build", "--strict", "--site-dir", "/site"}).
 		Directory("/site")
 	if _, err := site.Sync(ctx); err != nil {
-		return nil, fmt.Errorf("docs: mkdocs build --strict: %w", err)
+		return nil, fmt.Errorf("mkdocs build --strict: %w", err)
 	}
 	return site, nil
 }

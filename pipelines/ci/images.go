@@ -33,19 +33,19 @@ type Variant struct {
 func (p *Pipeline) Images(ctx context.Context, version string) ([]Image, error) {
 	entries, err := p.Source.Directory("containers").Entries(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("images: listing containers/: %w", err)
+		return nil, fmt.Errorf("listing containers/: %w", err)
 	}
 	specs, err := DiscoverImages(entries, p.ImagePrefix)
 	if err != nil {
-		return nil, fmt.Errorf("images: %w", err)
+		return nil, err
 	}
 	hasGit, err := p.Source.Exists(ctx, ".git")
 	if err != nil {
-		return nil, fmt.Errorf("images: looking for .git: %w", err)
+		return nil, fmt.Errorf("looking for .git: %w", err)
 	}
 	value, set, err := ImageVersion(version, hasGit)
 	if err != nil {
-		return nil, fmt.Errorf("images: %w", err)
+		return nil, err
 	}
 	var args []dagger.BuildArg
 	if set {

@@ -2,7 +2,6 @@ package ci
 
 import (
 	"context"
-	"fmt"
 
 	"dagger.io/dagger"
 )
@@ -13,7 +12,7 @@ import (
 func (p *Pipeline) LintContainer() (*dagger.Container, error) {
 	ctr, err := p.python(p.toolPython(), p.lintSource())
 	if err != nil {
-		return nil, fmt.Errorf("lint: %w", err)
+		return nil, err
 	}
 	return ctr.
 		WithMountedCache("/root/.cache/pre-commit", p.cacheVolume(preCommitCacheVolume)).
@@ -33,7 +32,7 @@ func (p *Pipeline) Lint(ctx context.Context) (string, error) {
 	}
 	out, err := ctr.Stdout(ctx)
 	if err != nil {
-		return "", fmt.Errorf("lint: %w", err)
+		return "", err
 	}
 	return out, nil
 }

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"dagger.io/dagger"
 	"dagger/shipyard/internal/coverage"
+
+	"dagger.io/dagger"
 )
 
 // PatchTarget is the patch coverage tesk-core's codecov.yml requires of each pull request.
@@ -48,23 +49,23 @@ func (p *Pipeline) PatchCoverage(ctx context.Context, base, minor string) (cover
 	}
 	diff, err := p.diff(ctx, base)
 	if err != nil {
-		return coverage.Patch{}, "", fmt.Errorf("patch-coverage: %w", err)
+		return coverage.Patch{}, "", err
 	}
 	added, err := coverage.AddedLines(diff)
 	if err != nil {
-		return coverage.Patch{}, "", fmt.Errorf("patch-coverage: git diff: %w", err)
+		return coverage.Patch{}, "", fmt.Errorf("git diff: %w", err)
 	}
 	run := p.TestRun(ctx, minor, LevelAll)
 	xml, err := run.Reports.File("coverage.xml").Contents(ctx)
 	if err != nil {
 		if run.Err != nil {
-			return coverage.Patch{}, "", fmt.Errorf("patch-coverage: the tests left no coverage: %w", run.Err)
+			return coverage.Patch{}, "", fmt.Errorf("the tests left no coverage: %w", run.Err)
 		}
-		return coverage.Patch{}, "", fmt.Errorf("patch-coverage: reading coverage.xml: %w", err)
+		return coverage.Patch{}, "", fmt.Errorf("reading coverage.xml: %w", err)
 	}
 	lines, err := coverage.ParseCobertura([]byte(xml), "/src")
 	if err != nil {
-		return coverage.Patch{}, "", fmt.Errorf("patch-coverage: %w", err)
+		return coverage.Patch{}, "", err
 	}
 	patch := coverage.PatchCoverage(added, lines, PatchTarget)
 	report := fmt.Sprintf("Against %s, Python %s.\n%s", base, minor, patch.Report())

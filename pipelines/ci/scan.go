@@ -105,7 +105,7 @@ func (p *Pipeline) ScanReports(ctx context.Context, targets []ScanInput, ignoreC
 		return nil // a target's failure is its outcome
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("scan: %w", err) // cancelled: a target was not scanned
+		return nil, nil, err // cancelled: a target was not scanned
 	}
 
 	out := p.Client.Directory()
@@ -244,7 +244,7 @@ func (p *Pipeline) IgnoreFileContent(ctx context.Context) ([]byte, error) {
 func (p *Pipeline) Scan(ctx context.Context, images []Image) (*dagger.Directory, []ScanResult, error) {
 	ignore, err := p.IgnoreFileContent(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("scan: %w", err)
+		return nil, nil, err
 	}
 	return p.ScanReports(ctx, ImageTargets(images), ignore)
 }

@@ -8,10 +8,11 @@ import (
 	"sort"
 	"strings"
 
-	"dagger.io/dagger"
 	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/internal/pins"
+
+	"dagger.io/dagger"
 )
 
 // Test levels: tesk-core's tests are split into tests/unit and tests/integration (tests/e2e
@@ -214,7 +215,7 @@ func (p *Pipeline) Test(ctx context.Context, versions []string, level string) (*
 		return nil // a failed version is its result, not an error
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("test: %w", err) // cancelled: a version did not run
+		return nil, nil, err // cancelled: a version did not run
 	}
 	out := p.Client.Directory()
 	var failed []string

@@ -91,7 +91,7 @@ func splitRef(ref string) (repo, tag string, err error) {
 func ScanPublished(ctx context.Context, sc Scanner, prefix string, t Target, refs []string, ignore []byte, fail bool) (*dagger.Directory, []trivy.TargetVerdict, error) {
 	targets, err := ResolvePublished(ctx, t, refs, prefix)
 	if err != nil {
-		return nil, nil, fmt.Errorf("scan-published: %w", err)
+		return nil, nil, err
 	}
 	scan := make([]ScanItem, 0, len(targets))
 	for _, t := range targets {
@@ -102,20 +102,20 @@ func ScanPublished(ctx context.Context, sc Scanner, prefix string, t Target, ref
 	}
 	dir, results, scanErr := sc.Scan(ctx, scan, ignore)
 	if dir == nil {
-		return nil, nil, fmt.Errorf("scan-published: %w", scanErr)
+		return nil, nil, scanErr
 	}
 	index, err := json.MarshalIndent(targets, "", "  ")
 	if err != nil {
-		return nil, nil, fmt.Errorf("scan-published: %w", err)
+		return nil, nil, err
 	}
 	dir = dir.WithNewFile("targets.json", string(index)+"\n")
 	switch {
 	case scanErr == nil:
 		return dir, results, nil
 	case len(results) < len(scan):
-		return dir, results, fmt.Errorf("scan-published: an image could not be scanned: %w", scanErr)
+		return dir, results, fmt.Errorf("an image could not be scanned: %w", scanErr)
 	case fail:
-		return dir, results, fmt.Errorf("scan-published: %w", scanErr)
+		return dir, results, scanErr
 	default:
 		// Report only: the findings stay in the reports; the verdict says it reported.
 		return sc.ReportOnly(dir, "Scan published images (report only)"), results, nil
