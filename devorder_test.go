@@ -186,7 +186,7 @@ func TestTagImagesRefusesBeforeAnyExec(t *testing.T) {
 			if strings.Contains(err.Error(), "a bug of Shipyard's") {
 				t.Errorf("the user's mistake is called Shipyard's: %v", err)
 			}
-			for _, cmd := range []string{"github dev-history", "registry plan-tags", "registry apply-tags"} {
+			for _, cmd := range []string{"github call", "github batch", "registry plan-tags", "registry apply-tags"} {
 				if runs := e.Graph().ExecsWith(cmd); len(runs) > 0 {
 					t.Errorf("ran %s before refusing: %q", cmd, runs[0].Args)
 				}

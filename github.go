@@ -74,19 +74,25 @@ func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error)
 	return cmd, nil
 }
 
-// devOrder reads the commit order of --repo's dev branch through the GitHub command.
+// devOrder reads the commit order of --repo's dev branch from GitHub, asked right before
+// dev is written: whether the commit is on dev, and dev's commits after it.
 func (m *Shipyard) devOrder(ctx context.Context) (publish.DevOrder, error) {
 	// --repo is the user's: a malformed one is said here, before the command would call it
 	// a usage error of Shipyard's.
-	if _, err := reponame.Parse(m.Repo); err != nil {
+	repo, err := reponame.Parse(m.Repo)
+	if err != nil {
 		return nil, fmt.Errorf("--repo: %w", err)
 	}
-	gh, err := m.githubCommand(ctx)
+	gh, err := m.githubClient(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context, commit string) (publish.DevHistory, error) {
-		return gh.DevHistory(ctx, m.Repo, commit, publish.DevBranch)
+		onDev, newer, complete, err := gh.CommitsAfter(ctx, repo.Owner, repo.Repo, commit, publish.DevBranch)
+		if err != nil {
+			return publish.DevHistory{}, err
+		}
+		return publish.DevHistory{Commit: commit, OnDev: onDev, Newer: newer, Complete: complete}, nil
 	}, nil
 }
 

@@ -3,22 +3,17 @@
 // GitHub client. The module builds it from its own source when a function first needs
 // GitHub, and the engine caches that build by the command's source alone.
 //
-//	github dev-history --api URL --repo OWNER/NAME --commit SHA --branch BRANCH [--token-file PATH]
 //	github call --api URL [--token-file PATH] [--cache-dir DIR] METHOD < arguments.json
 //	github batch --api URL [--token-file PATH] [--cache-dir DIR] < requests.json
 //
 // call makes one of github.Calls and prints a github.Answer; batch makes several
 // concurrently, on one client and ETag cache, and prints a github.BatchAnswer.
-// dev-history prints, as JSON (internal/wire's DevHistory), whether the commit is on the
-// branch and the branch's commits after it. The token is read from a file (a mounted
+// The token is read from a file (a mounted
 // secret), never from an argument or the environment, and is sent only to the API's own
 // host. The exit code is 0 on success, 1 on a failure and 2 on a usage error.
 package main
 
 import (
-	"dagger/shipyard/internal/githubclient"
-	"dagger/shipyard/internal/plainhttp"
-
 	"context"
 	"errors"
 	"flag"
@@ -28,7 +23,8 @@ import (
 	"os/signal"
 	"strings"
 
-	"dagger/shipyard/internal/reponame"
+	"dagger/shipyard/internal/githubclient"
+	"dagger/shipyard/internal/plainhttp"
 	"dagger/shipyard/internal/wire"
 )
 
@@ -41,7 +37,6 @@ func main() {
 
 const usage = `usage: github <command> [flags]
 
-  dev-history   whether a commit is on a branch, and the branch's commits after it
   call METHOD   one of github.Calls: its arguments on stdin, a JSON array; its answer
                 on stdout, a github.Answer
   batch         several of github.Calls at once: a JSON array of github.Request on
@@ -63,9 +58,8 @@ type stdio struct {
 type command func(fs *flag.FlagSet) func(ctx context.Context, api apiFlags, std stdio) error
 
 var commands = map[string]command{
-	"dev-history": devHistory,
-	"call":        call,
-	"batch":       batch,
+	"call":  call,
+	"batch": batch,
 }
 
 func run(ctx context.Context, args []string, std stdio) int {
@@ -135,15 +129,6 @@ func (f apiFlags) reachable(ctx context.Context) (apiFlags, error) {
 	return f, nil
 }
 
-// client is the GitHub client of f: the token, when there is one, read from its file.
-func (f apiFlags) client() (*githubclient.Client, error) {
-	token, err := f.token()
-	if err != nil {
-		return nil, err
-	}
-	return f.clientWith(token)
-}
-
 // token is the token in f's file; "" without one.
 func (f apiFlags) token() (string, error) {
 	if f.tokenFile == "" {
@@ -162,28 +147,4 @@ func (f apiFlags) clientWith(token string, opts ...githubclient.Option) (*github
 		return nil, usagef("--api is required")
 	}
 	return githubclient.NewClient(f.url, token, opts...)
-}
-
-func devHistory(fs *flag.FlagSet) func(context.Context, apiFlags, stdio) error {
-	repo := fs.String("repo", "", "the repository, OWNER/NAME")
-	commit := fs.String("commit", "", "the commit, a full SHA")
-	branch := fs.String("branch", "", "the branch")
-	return func(ctx context.Context, api apiFlags, std stdio) error {
-		if *commit == "" || *branch == "" {
-			return usagef("--commit and --branch are required")
-		}
-		n, err := reponame.Parse(*repo)
-		if err != nil {
-			return usagef("--repo: %w", err)
-		}
-		gh, err := api.client()
-		if err != nil {
-			return err
-		}
-		onBranch, newer, complete, err := gh.CommitsAfter(ctx, n.Owner, n.Repo, *commit, *branch)
-		if err != nil {
-			return err
-		}
-		return wire.WriteJSON(std.stdout, wire.DevHistory{Commit: *commit, OnDev: onBranch, Newer: newer, Complete: complete})
-	}
 }

@@ -10,7 +10,6 @@ package githubcmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -26,7 +25,7 @@ const Package = "./cmd/github"
 
 // packages are the module's folders the command is built from: its own and those it
 // imports (a test holds this to go list).
-var packages = []string{"cmd/github", "internal/fanout", "internal/github", "internal/githubclient", "internal/plainhttp", "internal/reponame", "internal/tokenmac", "internal/wire"}
+var packages = []string{"cmd/github", "internal/fanout", "internal/github", "internal/githubclient", "internal/plainhttp", "internal/tokenmac", "internal/wire"}
 
 // Sources are the patterns of the module's files the command's build reads.
 func Sources() []string {
@@ -108,16 +107,6 @@ func exitError(xe *gobuild.ExitError) *Error {
 	return &Error{Message: xe.Message, usage: xe.Code == wire.ExitUsage}
 }
 
-// run runs `github cmd args…` and returns its stdout.
-func (c Command) run(ctx context.Context, cmd string, args ...string) (string, error) {
-	stdout, err := c.runInput(ctx, "", cmd, args...)
-	var xe *gobuild.ExitError
-	if err == nil || !errors.As(err, &xe) {
-		return stdout, err
-	}
-	return "", exitError(xe)
-}
-
 // runInput runs `github cmd args…` with stdin and returns its stdout; a failed run is a
 // *gobuild.ExitError.
 func (c Command) runInput(ctx context.Context, stdin, cmd string, args ...string) (string, error) {
@@ -139,21 +128,4 @@ func (c Command) runInput(ctx context.Context, stdin, cmd string, args ...string
 	}
 	// The flags first: call's method is an argument, after which none is read.
 	return gobuild.RunInput(ctx, ctr, "SHIPYARD_GITHUB_RUN", append(argv, args...), stdin)
-}
-
-// DevHistory reads whether commit is on branch of repo (owner/name), and the branch's
-// commits after it.
-func (c Command) DevHistory(ctx context.Context, repo, commit, branch string) (wire.DevHistory, error) {
-	stdout, err := c.run(ctx, "dev-history", "--repo", repo, "--commit", commit, "--branch", branch)
-	if err != nil {
-		return wire.DevHistory{}, err
-	}
-	var h wire.DevHistory
-	if err := json.Unmarshal([]byte(stdout), &h); err != nil {
-		return wire.DevHistory{}, fmt.Errorf("reading the output of github dev-history: %w", err)
-	}
-	if h.Commit != commit {
-		return wire.DevHistory{}, fmt.Errorf("github dev-history answered for commit %q, asked about %s", h.Commit, commit)
-	}
-	return h, nil
 }

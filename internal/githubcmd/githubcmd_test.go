@@ -55,16 +55,21 @@ func world(t *testing.T, stdout, stderr string, code int) (*engine.Engine, githu
 	return e, githubcmd.Command{Tool: tool, API: "https://api.github.com/", Token: token}
 }
 
-func TestDevHistoryRunsTheCommandWithTheTokenAsAFile(t *testing.T) {
+// commitsAfterAnswer is what the command prints for a CommitsAfter call: c1 is on dev,
+// with c2 after it, and the list is complete.
+const commitsAfterAnswer = `{"results":[true,["c2"],true],"stats":{}}`
+
+func TestACallRunsTheCommandWithTheTokenAsAFile(t *testing.T) {
 	ctx := context.Background()
-	e, gh := world(t, `{"commit":"c1","onDev":true,"newer":["c2"],"complete":true}`, "", 0)
+	e, gh := world(t, commitsAfterAnswer, "", 0)
+	client := githubcmd.NewClient(gh)
 	for range 2 {
-		h, err := gh.DevHistory(ctx, "elixir-cloud-aai/tesk-core", "c1", "dev")
-		if err != nil || !h.OnDev || !slices.Equal(h.Newer, []string{"c2"}) || !h.Complete {
-			t.Fatalf("DevHistory = %+v, %v", h, err)
+		onDev, newer, complete, err := client.CommitsAfter(ctx, "elixir-cloud-aai", "tesk-core", "c1", "dev")
+		if err != nil || !onDev || !slices.Equal(newer, []string{"c2"}) || !complete {
+			t.Fatalf("CommitsAfter = %v %v %v, %v", onDev, newer, complete, err)
 		}
 	}
-	runs := e.Graph().ExecsWith("github dev-history")
+	runs := e.Graph().ExecsWith("github call")
 	if len(runs) != 2 {
 		t.Fatalf("%d runs of the command, want 2 (one per call, none from the cache)", len(runs))
 	}
@@ -72,7 +77,7 @@ func TestDevHistoryRunsTheCommandWithTheTokenAsAFile(t *testing.T) {
 		t.Errorf("both runs had the same nonce: the engine could answer the second from its cache")
 	}
 	x := runs[0]
-	want := []string{"github", "dev-history", "--api", "https://api.github.com/", "--token-file", "/run/secrets/github-token", "--repo", "elixir-cloud-aai/tesk-core", "--commit", "c1", "--branch", "dev"}
+	want := []string{"github", "call", "--api", "https://api.github.com/", "--token-file", "/run/secrets/github-token", "CommitsAfter"}
 	if !slices.Equal(x.Args, want) {
 		t.Errorf("args %q, want %q", x.Args, want)
 	}
@@ -95,21 +100,21 @@ func TestDevHistoryRunsTheCommandWithTheTokenAsAFile(t *testing.T) {
 	}
 }
 
-func TestDevHistoryFailures(t *testing.T) {
+func TestFailedRunsOfACall(t *testing.T) {
 	for _, tt := range []struct {
 		name           string
 		stdout, stderr string
 		code           int
 		wantErr        string
 	}{
-		{name: "GitHub fails", stderr: "github dev-history: github: compare c1...dev of o/r: 502\n", code: wire.ExitFailure, wantErr: "github dev-history: github: compare c1...dev of o/r: 502"},
-		{name: "a usage error is Shipyard's bug", stderr: "github dev-history: --repo: bad\n", code: wire.ExitUsage, wantErr: "usage error (a bug of Shipyard's, please report it): github dev-history: --repo: bad"},
-		{name: "output that is not JSON", stdout: "hello", wantErr: "reading the output of github dev-history"},
-		{name: "an answer about another commit", stdout: `{"commit":"c9","onDev":true,"complete":true}`, wantErr: `answered for commit "c9", asked about c1`},
+		{name: "the run fails without an answer", stderr: "github call: reading the token file: no such file\n", code: wire.ExitFailure, wantErr: "github call: reading the token file"},
+		{name: "a usage error is Shipyard's bug", stderr: "github call: the arguments on stdin: EOF\n", code: wire.ExitUsage, wantErr: "usage error (a bug of Shipyard's, please report it): github call: the arguments on stdin"},
+		{name: "output that is not JSON", stdout: "hello", wantErr: "reading the answer of github call CommitsAfter"},
+		{name: "an answer with too few results", stdout: `{"results":[true],"stats":{}}`, wantErr: "github call CommitsAfter answered 1 results, want 3"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, gh := world(t, tt.stdout, tt.stderr, tt.code)
-			_, err := gh.DevHistory(context.Background(), "o/r", "c1", "dev")
+			_, _, _, err := githubcmd.NewClient(gh).CommitsAfter(context.Background(), "o", "r", "c1", "dev")
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("err = %v, want %q", err, tt.wantErr)
 			}
@@ -123,12 +128,12 @@ func TestDevHistoryFailures(t *testing.T) {
 
 // Without a token the command runs anonymously: no secret, no token file.
 func TestAnonymousRunsMountNoSecret(t *testing.T) {
-	e, gh := world(t, `{"commit":"c1","complete":true}`, "", 0)
+	e, gh := world(t, commitsAfterAnswer, "", 0)
 	gh.Token = nil
-	if _, err := gh.DevHistory(context.Background(), "o/r", "c1", "dev"); err != nil {
+	if _, _, _, err := githubcmd.NewClient(gh).CommitsAfter(context.Background(), "o", "r", "c1", "dev"); err != nil {
 		t.Fatal(err)
 	}
-	x := e.Graph().ExecsWith("github dev-history")[0]
+	x := e.Graph().ExecsWith("github call")[0]
 	if len(x.Secrets) != 0 || slices.Contains(x.Args, "--token-file") {
 		t.Errorf("an anonymous run: secrets %+v, args %q", x.Secrets, x.Args)
 	}
