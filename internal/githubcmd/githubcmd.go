@@ -6,7 +6,11 @@
 // run reads GitHub, whose state is outside the graph, so a random value in its environment
 // keeps the engine from answering it from its cache; the build is cached by the command's
 // source alone (Sources), so a change elsewhere in the module rebuilds nothing.
+//
+// calls.go, a Client method for each of github.Calls, is generated from that interface.
 package githubcmd
+
+//go:generate go run ./gen -api ../github/api.go -out calls.go
 
 import (
 	"context"
