@@ -176,12 +176,9 @@ func once[S any](ctx context.Context, r Runner, steps []Step[S], state *S) ([]st
 		if err := ctx.Err(); err != nil {
 			return ran, fail(r.Flow, st, err)
 		}
-		if r.Flow == st.Name {
-			r.logf("%s", st.Name)
-		} else {
-			r.logf("%s: %s", r.Flow, st.Name)
-		}
-		err := body(ctx, state)
+		name := stepName(r.Flow, st.Name)
+		r.logf("%s", name)
+		err := body(context.WithValue(ctx, stepLogKey{}, stepLog{r: r, name: name}), state)
 		if errors.Is(err, Done) {
 			return append(ran, st.Name), nil
 		}
@@ -191,6 +188,33 @@ func once[S any](ctx context.Context, r Runner, steps []Step[S], state *S) ([]st
 		ran = append(ran, st.Name)
 	}
 	return ran, nil
+}
+
+// stepName is how logs name step st of flow: once, when a flow runs one step of its own
+// name (sign, run alone).
+func stepName(flow, st string) string {
+	if flow == st {
+		return st
+	}
+	return flow + ": " + st
+}
+
+// stepLogKey is the context key of the running step's log (stepLog).
+type stepLogKey struct{}
+
+// stepLog is where a step's lines go, with the name the runner gives the step.
+type stepLog struct {
+	r    Runner
+	name string
+}
+
+// Logf logs a line of the step that ctx is running, named by the runner as its errors are
+// ("publish-dev: sign: 2 signature(s)"), so that no step writes its own name. Outside a
+// step, or in a flow without a Log, it logs nothing.
+func Logf(ctx context.Context, format string, args ...any) {
+	if l, ok := ctx.Value(stepLogKey{}).(stepLog); ok {
+		l.r.logf("%s: "+format, append([]any{l.name}, args...)...)
+	}
 }
 
 func (r Runner) logf(format string, args ...any) {

@@ -228,3 +228,51 @@ func TestOneStepFlowNamesItOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestStepsLogUnderTheNameTheRunnerGives: a step's lines carry the flow's and the step's
+// names without the step writing them, once in a one-step flow of its own name; a nested
+// flow's step logs under its own names; outside a step, or without a Log, nothing is logged.
+func TestStepsLogUnderTheNameTheRunnerGives(t *testing.T) {
+	logging := func(n int) func(ctx context.Context, _ *struct{}) error {
+		return func(ctx context.Context, _ *struct{}) error {
+			Logf(ctx, "%d signature(s)", n)
+			return nil
+		}
+	}
+	for _, tc := range []struct {
+		flow string
+		want []string
+	}{
+		{"publish-dev", []string{"publish-dev: sign", "publish-dev: sign: 2 signature(s)"}},
+		{"sign", []string{"sign", "sign: 2 signature(s)"}},
+	} {
+		var logged []string
+		r := Runner{Flow: tc.flow, Log: func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }}
+		if _, err := Run(context.Background(), r, []Step[struct{}]{{Name: "sign", Run: logging(2)}}, &struct{}{}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(logged, tc.want) {
+			t.Errorf("flow %s logged %q, want %q", tc.flow, logged, tc.want)
+		}
+	}
+
+	var logged []string
+	log := func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
+	inner := func(ctx context.Context, s *struct{}) error {
+		_, err := Run(ctx, Runner{Flow: "tag-images", Log: log}, []Step[struct{}]{{Name: "tag", Run: logging(1)}}, s)
+		Logf(ctx, "after the inner flow")
+		return err
+	}
+	if _, err := Run(context.Background(), Runner{Flow: "release v1", Log: log}, []Step[struct{}]{{Name: "tags", Run: inner}}, &struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"release v1: tags", "tag-images: tag", "tag-images: tag: 1 signature(s)", "release v1: tags: after the inner flow"}
+	if !slices.Equal(logged, want) {
+		t.Errorf("nested flows logged %q, want %q", logged, want)
+	}
+
+	Logf(context.Background(), "outside any step") // no runner: nothing to log to, no panic
+	if _, err := Run(context.Background(), Runner{Flow: "quiet"}, []Step[struct{}]{{Name: "s", Run: logging(3)}}, &struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+}

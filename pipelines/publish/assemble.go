@@ -163,7 +163,7 @@ func (s *ImageState) Assemble(ctx context.Context, platforms []string, pushes []
 	}
 	s.Pushed = pushed
 	for _, p := range pushed {
-		s.logf("%s: %s", StepAssemble, p.Ref())
+		flow.Logf(ctx, "%s", p.Ref())
 	}
 	return nil
 }

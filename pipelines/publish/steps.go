@@ -216,12 +216,6 @@ func MovedTag(err error) bool {
 // release workflow serialises releases for that.
 type StillLatest func(ctx context.Context) (ok bool, higher []string, err error)
 
-func (s *ImageState) logf(format string, args ...any) {
-	if s.Log != nil {
-		s.Log(format, args...)
-	}
-}
-
 // push pushes the built images by digest, reusing the digest of those that carry ReuseTag,
 // then checks that Version, if any, is on none of the repositories but on the digest just
 // pushed.
@@ -264,7 +258,7 @@ func (s *ImageState) push(ctx context.Context) error {
 	}
 	s.Pushed = pushed
 	for _, p := range pushed {
-		s.logf("%s: %s", StepPush, p.Ref())
+		flow.Logf(ctx, "%s", p.Ref())
 	}
 	return nil
 }
@@ -315,7 +309,7 @@ func (s *ImageState) scan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.logf("%s: %d digest(s) passed", StepScan, len(s.Scans))
+	flow.Logf(ctx, "%d digest(s) passed", len(s.Scans))
 	return nil
 }
 
@@ -325,7 +319,7 @@ func (s *ImageState) attest(ctx context.Context) error {
 		return err
 	}
 	s.Evidence = append(s.Evidence, ev...)
-	s.logf("%s: %d provenance attestation(s)", StepAttest, len(ev))
+	flow.Logf(ctx, "%d provenance attestation(s)", len(ev))
 	return nil
 }
 
@@ -335,7 +329,7 @@ func (s *ImageState) attestSBOM(ctx context.Context) error {
 		return err
 	}
 	s.Evidence = append(s.Evidence, ev...)
-	s.logf("%s: %d SBOM attestation(s)", StepSBOM, len(ev))
+	flow.Logf(ctx, "%d SBOM attestation(s)", len(ev))
 	return nil
 }
 
@@ -345,7 +339,7 @@ func (s *ImageState) sign(ctx context.Context) error {
 		return err
 	}
 	s.Evidence = append(s.Evidence, ev...)
-	s.logf("%s: %d signature(s)", StepSign, len(ev))
+	flow.Logf(ctx, "%d signature(s)", len(ev))
 	return nil
 }
 
@@ -355,7 +349,7 @@ func (s *ImageState) verifySigned(ctx context.Context) error {
 		return err
 	}
 	for _, v := range s.Verified {
-		s.logf("%s: %s: %d bundle(s) verified", StepVerifySigned, v.Ref, len(v.Verified))
+		flow.Logf(ctx, "%s: %d bundle(s) verified", v.Ref, len(v.Verified))
 	}
 	return nil
 }
@@ -386,7 +380,7 @@ func (s *ImageState) tag(ctx context.Context) error {
 		}
 	}
 	for _, r := range s.Applied {
-		s.logf("%s: %s@%s: %d written, %d kept, %d skipped", StepTag, r.Image, r.Digest, len(r.Written), len(r.Kept), len(r.Skipped))
+		flow.Logf(ctx, "%s@%s: %d written, %d kept, %d skipped", r.Image, r.Digest, len(r.Written), len(r.Kept), len(r.Skipped))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package release
 import (
 	"context"
 	"dagger/shipyard/internal/buildplatform"
+	"dagger/shipyard/internal/flow"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,7 +37,7 @@ func Build(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci.Pipelin
 	if err != nil {
 		return nil, err
 	}
-	cfg.logf("%s: built %s at version %s", StepBuild, imageNames(images), plan.Version)
+	flow.Logf(ctx, "built %s at version %s", imageNames(images), plan.Version)
 	return images, nil
 }
 

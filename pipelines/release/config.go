@@ -121,9 +121,3 @@ func (c Config) publishedReleases(ctx context.Context) ([]string, error) {
 	}
 	return published, nil
 }
-
-func (c Config) logf(format string, args ...any) {
-	if c.Log != nil {
-		c.Log("release: "+format, args...)
-	}
-}

@@ -85,7 +85,7 @@ func PublishRelease(ctx context.Context, cfg Config, plan releasegate.Plan, body
 		return out, err
 	}
 	if found {
-		return keep(cfg, out, existing, plan, body)
+		return keep(ctx, cfg, out, existing, plan, body)
 	}
 
 	out.MakeLatest = "false"
@@ -97,7 +97,7 @@ func PublishRelease(ctx context.Context, cfg Config, plan releasegate.Plan, body
 		if ok {
 			out.MakeLatest = "true"
 		} else {
-			cfg.logf("%s: a higher release was published since the plan; %s is created with make_latest false", StepGHRelease, plan.Tag)
+			flow.Logf(ctx, "a higher release was published since the plan; %s is created with make_latest false", plan.Tag)
 		}
 	}
 	var (
@@ -133,7 +133,7 @@ func PublishRelease(ctx context.Context, cfg Config, plan releasegate.Plan, body
 		if rerr != nil || !found {
 			return out, errors.Join(err, rerr)
 		}
-		return keep(cfg, out, existing, plan, body)
+		return keep(ctx, cfg, out, existing, plan, body)
 	}
 	if mismatch != nil {
 		return out, flow.Advise(mismatch, nextNeverEdited)
@@ -142,17 +142,17 @@ func PublishRelease(ctx context.Context, cfg Config, plan releasegate.Plan, body
 		return out, err
 	}
 	out.URL, out.Outcome = created.URL, "created"
-	cfg.logf("%s: created %s (pre-release %t, make_latest %s): %s", StepGHRelease, plan.Tag, plan.Prerelease, out.MakeLatest, out.URL)
+	flow.Logf(ctx, "created %s (pre-release %t, make_latest %s): %s", plan.Tag, plan.Prerelease, out.MakeLatest, out.URL)
 	return out, nil
 }
 
-func keep(cfg Config, out GitHubRelease, existing github.Release, plan releasegate.Plan, body Body) (GitHubRelease, error) {
+func keep(ctx context.Context, cfg Config, out GitHubRelease, existing github.Release, plan releasegate.Plan, body Body) (GitHubRelease, error) {
 	if d := ReleaseDifference(existing, plan, body); len(d) > 0 {
 		return out, flow.Advise(fmt.Errorf("a release of %s exists with other content (%s): %s", plan.Tag, existing.URL, strings.Join(d, "; ")),
 			nextNeverEdited)
 	}
 	out.URL, out.Outcome, out.MakeLatest = existing.URL, "kept", ""
-	cfg.logf("%s: the release of %s exists with this content; kept: %s", StepGHRelease, plan.Tag, existing.URL)
+	flow.Logf(ctx, "the release of %s exists with this content; kept: %s", plan.Tag, existing.URL)
 	return out, nil
 }
 

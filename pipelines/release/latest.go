@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/version"
 	"dagger/shipyard/pipelines/publish"
 )
@@ -63,7 +64,7 @@ func stillLatest(cfg Config, tag string) publish.StillLatest {
 		}
 		ok, err := StillLatestAmong(tag, published, nil)
 		if err == nil && !ok {
-			cfg.logf("%s: a higher release was published since the plan; latest stays where it is", StepTag)
+			flow.Logf(ctx, "a higher release was published since the plan; latest stays where it is")
 		}
 		return ok, HigherFinalVersions(tag, gitTags), err
 	}

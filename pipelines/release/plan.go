@@ -24,7 +24,7 @@ func CheckGates(ctx context.Context, cfg Config, tag string) (releasegate.Plan, 
 		}
 		return releasegate.Plan{}, flow.Advise(err, next)
 	}
-	cfg.logf("%s: %s passes every gate (commit %s, pre-release %t, latest %t)", StepPlan, tag, plan.Commit, plan.Prerelease, plan.Latest)
+	flow.Logf(ctx, "%s passes every gate (commit %s, pre-release %t, latest %t)", tag, plan.Commit, plan.Prerelease, plan.Latest)
 	return plan, nil
 }
 
@@ -50,7 +50,7 @@ func planAllowingItsRelease(ctx context.Context, cfg Config, tag string) (releas
 	if len(violations) > 0 {
 		// The plan was computed with this release among the published ones, which does not
 		// change latest: IsLatest ignores the tag's own release.
-		cfg.logf("%s: a release of %s exists; %s will check its content", StepPlan, tag, StepGHRelease)
+		flow.Logf(ctx, "a release of %s exists; %s will check its content", tag, StepGHRelease)
 	}
 	if plan.Commit == "" {
 		return releasegate.Plan{}, fmt.Errorf("tag %s resolved to no commit", tag)

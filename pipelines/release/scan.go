@@ -3,6 +3,7 @@ package release
 import (
 	"context"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 )
@@ -23,7 +24,7 @@ func scanBuilt(ctx context.Context, s *releaseState) error {
 	if err != nil {
 		return err
 	}
-	s.cfg.logf("%s: %d built image(s) passed", StepScan, len(s.images.Scans))
+	flow.Logf(ctx, "%d built image(s) passed", len(s.images.Scans))
 	return nil
 }
 

@@ -35,7 +35,7 @@ func Source(ctx context.Context, cfg Config, plan releasegate.Plan) (*dagger.Dir
 	if err != nil {
 		return nil, fmt.Errorf("fetching commit %s from %s: %w", commit, cfg.gitURL(), err)
 	}
-	cfg.logf("%s: %s is commit %s at %s (%d entries at its root)", StepSource, plan.Tag, commit, cfg.gitURL(), len(entries))
+	flow.Logf(ctx, "%s is commit %s at %s (%d entries at its root)", plan.Tag, commit, cfg.gitURL(), len(entries))
 	return tree, nil
 }
 

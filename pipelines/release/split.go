@@ -106,7 +106,7 @@ func pushPlatformJobSteps(publishes []dagger.Platform, platform dagger.Platform)
 		}
 		s.images.Pushed = pushed.Images
 		for _, p := range pushed.Images {
-			s.cfg.logf("%s: %s (%s)", StepPush, p.Ref(), platform)
+			flow.Logf(ctx, "%s (%s)", p.Ref(), platform)
 		}
 		return nil
 	}}

@@ -34,7 +34,7 @@ type releaseState struct {
 
 func newState(cfg Config, tag string) *releaseState {
 	return &releaseState{cfg: cfg, tag: tag, images: publish.ImageState{
-		Target: cfg.Images.Target, Sign: cfg.Images.Sign, Log: cfg.logf,
+		Target: cfg.Images.Target, Sign: cfg.Images.Sign, Log: cfg.Log,
 	}}
 }
 

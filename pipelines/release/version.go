@@ -55,7 +55,7 @@ func CheckVersions(ctx context.Context, cfg Config, plan releasegate.Plan, p *ci
 			"nothing was published: make the build install the tag's version (SETUPTOOLS_SCM_PRETEND_VERSION must reach it); "+
 				"a fix in the Dockerfiles needs a higher version, as the tag cannot move")
 	}
-	cfg.logf("%s: %s reports %s in %s", StepVersion, pkg, plan.Version, imageNames(images))
+	flow.Logf(ctx, "%s reports %s in %s", pkg, plan.Version, imageNames(images))
 	return nil
 }
 
