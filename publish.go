@@ -64,7 +64,7 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	return printed(publish.PublishDev(ctx, publish.DevConfig{Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Sign: in, Ignore: ignore,
+	return printed(publish.PublishDev(ctx, publish.DevConfig{Flow: m.fn, Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Sign: in, Ignore: ignore,
 		DevOrder: devOrder}, sha))
 }
 
@@ -392,7 +392,7 @@ func (m *Shipyard) TagImages(
 	if err != nil {
 		return "", err
 	}
-	return printed(publish.TagImages(ctx, t, pushed, tag, devOrder))
+	return printed(publish.TagImages(ctx, m.fn, t, pushed, tag, devOrder))
 }
 
 // ScanPublished is the weekly scan of published images: resolves each tag to its digest

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	sdk "dagger.io/dagger"
-
 	"dagger/shipyard/internal/buildplatform"
 	"dagger/shipyard/internal/demo"
 	"dagger/shipyard/internal/output"
@@ -247,6 +245,19 @@ func (m *Shipyard) ReleaseScan(
 // other jobs: what it scans was pushed by a job before it, to a registry the demo does not
 // serve.
 func (m *Shipyard) scanConfig(ctx context.Context, gitURL string) (release.Config, error) {
+	cfg, err := m.releaseBase(ctx)
+	if err != nil {
+		return release.Config{}, err
+	}
+	cfg.GitURL = gitURL
+	cfg.Images.Target, err = m.publicTarget(ctx)
+	return cfg, err
+}
+
+// releaseBase is what every release job's configuration holds, the scan job's too: the
+// function, the session, the repository and its GitHub web root, the call's trust level
+// and --pin. --demo runs only the release's dry run (demo.Release), refused here first.
+func (m *Shipyard) releaseBase(ctx context.Context) (release.Config, error) {
 	if m.Demo {
 		if _, err := demo.Release(m.fn, m.rehearsal); err != nil {
 			return release.Config{}, err
@@ -264,14 +275,12 @@ func (m *Shipyard) scanConfig(ctx context.Context, gitURL string) (release.Confi
 	if err != nil {
 		return release.Config{}, err
 	}
-	cfg := release.Config{Client: c, Repo: m.Repo, GitHubWeb: web, GitURL: gitURL, Trust: level, PinOverrides: m.Pin}
 	// The tagged commit's pins file comes between the defaults and --pin; a malformed
 	// --pin is refused now, before anything runs.
 	if _, err := m.pins(); err != nil {
 		return release.Config{}, err
 	}
-	cfg.Images.Target, err = m.publicTarget(ctx)
-	return cfg, err
+	return release.Config{Flow: m.fn, Client: c, Repo: m.Repo, GitHubWeb: web, Trust: level, PinOverrides: m.Pin}, nil
 }
 
 // ReleasePublish is the release workflow's publish job: release-plan again (so latest
@@ -386,62 +395,39 @@ type releaseFlags struct {
 	signing bool
 }
 
-// releaseConfig turns the module's arguments into the release flow's configuration.
-// Containers get the tokens as secrets; the module reads a value into memory only to seal
-// the release level's cache volume names (trust.go). cleanup removes the work directory of
-// image tarballs.
+// releaseConfig turns the module's arguments into the release flow's configuration, on
+// releaseBase. Containers get the tokens as secrets; the module reads a value into memory
+// only to seal the release level's cache volume names (trust.go).
 func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.Config, error) {
-	if m.Demo {
-		if _, err := demo.Release(m.fn, m.rehearsal); err != nil {
-			return release.Config{}, err
-		}
-	}
-	level, err := m.level(ctx)
+	cfg, err := m.releaseBase(ctx)
 	if err != nil {
 		return release.Config{}, err
 	}
 	// The demo's tag comes from the demo's git host only, refused before anything runs.
-	gitURL, gitService := f.gitURL, (*sdk.Service)(nil)
+	cfg.GitURL = f.gitURL
 	if m.Demo {
 		e, err := m.demoEndpoints(ctx)
 		if err != nil {
 			return release.Config{}, err
 		}
-		if gitURL, err = demo.GitURL(f.gitURL, e.Git, m.Repo); err != nil {
+		if cfg.GitURL, err = demo.GitURL(f.gitURL, e.Git, m.Repo); err != nil {
 			return release.Config{}, err
 		}
-		gitService = e.Service
+		cfg.GitService = e.Service
 	}
-	gh, err := m.githubClient(ctx)
-	if err != nil {
+	if cfg.GitHub, err = m.githubClient(ctx); err != nil {
 		return release.Config{}, err
 	}
-	c, err := m.session(ctx)
-	if err != nil {
+	if cfg.Images, err = m.imageSteps(ctx, f.signing); err != nil {
 		return release.Config{}, err
 	}
-	steps, err := m.imageSteps(ctx, f.signing)
-	if err != nil {
-		return release.Config{}, err
-	}
-	cfg := release.Config{
-		Client: c, GitHub: gh, Repo: m.Repo,
-		Gates:  releasegate.Config{Workflow: f.workflow, ImageOrg: m.Org},
-		GitURL: gitURL, GitService: gitService, Package: f.pythonPackage, Images: steps, Log: logToStderr, Trust: level,
-		PinOverrides: m.Pin,
-	}
-	if cfg.GitHubWeb, err = m.githubWeb(); err != nil {
-		return release.Config{}, err
-	}
-	// As in scanConfig: the tagged commit's pins file comes between the defaults and --pin.
-	if _, err := m.pins(); err != nil {
-		return release.Config{}, err
-	}
+	cfg.Gates = releasegate.Config{Workflow: f.workflow, ImageOrg: m.Org}
+	cfg.Package, cfg.Log = f.pythonPackage, logToStderr
 	if cfg.Platforms, err = m.platformsOf(); err != nil {
 		return release.Config{}, err
 	}
 	if m.GithubToken != nil {
-		if cfg.GitHubToken, err = toSDKSecret(ctx, c, m.GithubToken); err != nil {
+		if cfg.GitHubToken, err = toSDKSecret(ctx, cfg.Client, m.GithubToken); err != nil {
 			return release.Config{}, fmt.Errorf("--github-token: %w", err)
 		}
 	}

@@ -33,7 +33,8 @@ type Step[S any] struct {
 
 // Runner says which flow runs and how.
 type Runner struct {
-	// Flow names the flow in logs and errors, e.g. "release v0.11.0" or "publish-dev".
+	// Flow names the flow in logs and errors, e.g. "release v0.11.0" or "publish-dev": the
+	// function it is a call of, which its caller (the module) gives; required.
 	Flow string
 	// Log receives one line per step started (nil: none).
 	Log func(format string, args ...any)
@@ -138,6 +139,9 @@ func FailedStep(err error) string {
 // r.Retry.On runs the steps again from the first. A cancelled context stops it before the
 // next step.
 func Run[S any](ctx context.Context, r Runner, steps []Step[S], state *S) ([]string, error) {
+	if r.Flow == "" {
+		return nil, fmt.Errorf("a flow without a name (steps %v): its caller names it, as the function it is a call of", Names(steps))
+	}
 	if r.StopBefore != "" && !slices.Contains(Names(steps), r.StopBefore) {
 		return nil, fmt.Errorf("%s: no step %q to stop before", r.Flow, r.StopBefore)
 	}

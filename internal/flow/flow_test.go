@@ -276,3 +276,12 @@ func TestStepsLogUnderTheNameTheRunnerGives(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A flow without a name would log and fail as ": step: …": refused before any step runs.
+func TestRunRefusesAFlowWithoutAName(t *testing.T) {
+	s := &state{}
+	_, err := Run(context.Background(), Runner{}, []Step[state]{step("sign", true, nil)}, s)
+	if err == nil || !strings.Contains(err.Error(), "a flow without a name (steps [sign])") || len(s.trail) != 0 {
+		t.Errorf("err = %v, ran %v", err, s.trail)
+	}
+}

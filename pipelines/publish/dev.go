@@ -12,6 +12,9 @@ import (
 
 // DevConfig is what a push to dev publishes, and where.
 type DevConfig struct {
+	// Flow is the function the publish is a call of (publish-dev), which names the flow in
+	// logs and errors.
+	Flow string
 	// Source is the pushed commit's tree, where the images' Dockerfiles name their base
 	// images.
 	Source *dagger.Directory
@@ -48,8 +51,6 @@ type DevResult struct {
 // StepInputs checks what publish-dev was given before anything is pushed.
 const StepInputs = "check-inputs"
 
-const devFlow = "publish-dev"
-
 // devAdvice: every step before the tags leaves no tag behind, and each converges.
 var devAdvice = Advice{
 	Untagged: "no tag was written; re-run to finish: what is pushed and attached is kept",
@@ -71,7 +72,7 @@ func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error)
 		s.Ignore = []byte{}
 	}
 	// A push to dev never sets latest, so no stillLatest check is needed.
-	_, err := flow.Run(ctx, flow.Runner{Flow: devFlow}, devSteps(sha, d.Source), s)
+	_, err := flow.Run(ctx, flow.Runner{Flow: d.Flow}, devSteps(sha, d.Source), s)
 	return devResult(s), err
 }
 

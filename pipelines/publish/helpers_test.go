@@ -100,7 +100,7 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 	}
 	arts := artifact.Of(images)
 	return &env{w: w, e: e, c: c, p: p, scanner: artifact.Scanner(p), images: arts, target: target, sign: sign,
-		dev: publish.DevConfig{Source: p.Source, Scanner: artifact.Scanner(p), Images: arts, Target: target, Sign: sign, DevOrder: newestCommit}}
+		dev: publish.DevConfig{Flow: "publish-dev", Source: p.Source, Scanner: artifact.Scanner(p), Images: arts, Target: target, Sign: sign, DevOrder: newestCommit}}
 }
 
 // newestCommit is the commit-order recheck of a dev branch whose newest commit is always

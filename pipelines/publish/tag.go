@@ -21,7 +21,8 @@ func DevTags(sha string) ([]string, error) {
 	return []string{CommitTag(sha), TagDev}, nil
 }
 
-// TagImages points tags at each pushed digest. The registry command plans every tag of
+// TagImages points tags at each pushed digest, as the flow fn (the function it is a call
+// of, tag-images), which names it in logs and errors. The registry command plans every tag of
 // every image first (plan-tags): if any tag is refused — a version or commit tag already
 // on another digest, which never moves — no tag of any image is written and the error
 // names both digests. Then it applies the plans image by image (apply-tags), rechecking
@@ -38,9 +39,9 @@ func DevTags(sha string) ([]string, error) {
 //
 // Call it only after the digests were scanned, attested and signed: that is what makes a
 // moving tag safe to follow.
-func TagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, devOrder DevOrder) ([]ApplyReport, error) {
+func TagImages(ctx context.Context, fn string, t Target, pushed []Pushed, tags []string, devOrder DevOrder) ([]ApplyReport, error) {
 	s := &ImageState{Target: t, Pushed: pushed, Tags: tags, DevOrder: devOrder}
-	err := Alone(ctx, "tag-images", s, StepTag)
+	err := Alone(ctx, fn, s, StepTag)
 	return s.Applied, err
 }
 

@@ -15,7 +15,7 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	w := publishtest.NewWorld(t)
 	v := newEnv(t, w)
 	first := v.pushed(t)
-	if _, err := publish.TagImages(ctx, v.target, first, []string{"0.11.0", "sha-" + sha}, nil); err != nil {
+	if _, err := publish.TagImages(ctx, "tag-images", v.target, first, []string{"0.11.0", "sha-" + sha}, nil); err != nil {
 		t.Fatal(err)
 	}
 	before := v.tags(t)
@@ -39,7 +39,7 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := publish.TagImages(ctx, v.target, second, tt.tags, nil)
+			_, err := publish.TagImages(ctx, "tag-images", v.target, second, tt.tags, nil)
 			for _, want := range tt.wantErr {
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Fatalf("err = %v, want %q", err, want)
@@ -59,7 +59,7 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	}
 
 	// The same digests again: kept, nothing written.
-	reports, err := publish.TagImages(ctx, v.target, first, []string{"0.11.0", "sha-" + sha}, nil)
+	reports, err := publish.TagImages(ctx, "tag-images", v.target, first, []string{"0.11.0", "sha-" + sha}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	}
 
 	// latest is the release's (MoveLatest), with its recheck: never a plain tag.
-	if _, err := publish.TagImages(ctx, v.target, first, []string{"latest"}, nil); err == nil || !strings.Contains(err.Error(), "stillLatest") {
+	if _, err := publish.TagImages(ctx, "tag-images", v.target, first, []string{"latest"}, nil); err == nil || !strings.Contains(err.Error(), "stillLatest") {
 		t.Errorf("latest without a recheck: %v", err)
 	}
 	if _, err := publish.MoveLatest(ctx, v.target, first, nil); err == nil || !strings.Contains(err.Error(), "stillLatest") {

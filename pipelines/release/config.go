@@ -17,6 +17,9 @@ import (
 // Config is what the steps share: the Dagger session, GitHub, where the source lives, and
 // what the images' supply chain needs.
 type Config struct {
+	// Flow is the function the release is a call of (release, release-push …), which with
+	// the tag names the flow in logs and errors: "release v0.11.0".
+	Flow   string
 	Client *dagger.Client
 	// GitHub is read by every step and written (contents: write) by the release step.
 	GitHub github.API

@@ -71,7 +71,7 @@ func TestEveryFailureCarriesItsAdvice(t *testing.T) {
 	steps := []flow.Step[releaseState]{{Name: StepPlan, Run: func(_ context.Context, s *releaseState) error {
 		return flow.Advise(errors.New("registry target refused"), nextNothingPublished)
 	}}}
-	_, err := flow.Run(t.Context(), flow.Runner{Flow: flowName("v1.0.0")}, steps, &releaseState{})
+	_, err := flow.Run(t.Context(), flow.Runner{Flow: flowName("release", "v1.0.0")}, steps, &releaseState{})
 	var fe *flow.Error
 	if !errors.As(err, &fe) || fe.Step != StepPlan || fe.Next != nextNothingPublished ||
 		err.Error() != "release v1.0.0: release-plan: registry target refused\n  next: "+nextNothingPublished {

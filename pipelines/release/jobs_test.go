@@ -113,7 +113,7 @@ func TestWorkflowJobs(t *testing.T) {
 		scanEngine.OnFile(engine.FileRule{Path: "/out/" + n + ".json", Contents: `{"SchemaVersion": 2, "Results": []}`})
 	}
 	w.serve("v0.11.0rc1")
-	scanCfg := Config{Client: w.c, Repo: teskrepo.FullName, GitURL: teskrepo.GitURL,
+	scanCfg := Config{Flow: "release-scan", Client: w.c, Repo: teskrepo.FullName, GitURL: teskrepo.GitURL,
 		Images: ImageConfig{Target: publish.Target{
 			RegistryTool: publish.RegistryTool(w.c, w.c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
 		}}}

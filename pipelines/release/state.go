@@ -145,7 +145,7 @@ func imageSteps(names ...string) []flow.Step[releaseState] {
 
 // runner runs the steps of the release of tag, logging each to the configured log.
 func (c Config) runner(tag string, dryRun bool) flow.Runner {
-	r := flow.Runner{Flow: flowName(tag), DryRun: dryRun}
+	r := flow.Runner{Flow: flowName(c.Flow, tag), DryRun: dryRun}
 	r.Log = c.Log
 	return r
 }

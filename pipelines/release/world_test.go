@@ -110,6 +110,7 @@ func (w *world) config() Config {
 	c := w.c
 	password := c.SetSecret(publishtest.RegistryPasswordSecret, w.pub.Password)
 	return Config{
+		Flow:   "release",
 		Client: c,
 		GitHub: w.repo.Client(w.t, teskrepo.Token),
 		Repo:   teskrepo.FullName,
