@@ -64,7 +64,7 @@ func (m *Shipyard) ModelVersions(
 	if err != nil {
 		return "", err
 	}
-	setup := versions.Config{HasToken: m.GithubToken != nil, Log: logToStderr, ClientNotes: gh.Notes}
+	setup := versions.Config{Flow: m.fn, HasToken: m.GithubToken != nil, Log: logToStderr, ClientNotes: gh.Notes}
 	if m.Demo {
 		if pypiUrl, err = m.demoPyPI(ctx); err != nil {
 			return "", err

@@ -47,8 +47,9 @@ func TestFunctionNamesAreWrittenOnce(t *testing.T) {
 	}
 }
 
-// No package writes a function's name into its errors either: the root names the
-// function of every call (Shipyard.naming), the job table a job, a flow's runner a step.
+// No package writes a function's name into its errors, or into a flow's name, either: the
+// root names the function of every call (Shipyard.naming) and gives it to the flows it
+// runs, the job table names a job, a flow's runner a step.
 func TestNoPackageWritesAFunctionIntoItsErrors(t *testing.T) {
 	names := map[string]bool{}
 	for _, n := range functions.Names() {
@@ -79,6 +80,9 @@ func TestNoPackageWritesAFunctionIntoItsErrors(t *testing.T) {
 		checked++
 		for _, lit := range errorsNamingAFunction(f, names) {
 			t.Errorf("%s: the error %s names a function: return it unnamed, and the function's call names it", fset.Position(lit.Pos()), lit.Value)
+		}
+		for _, lit := range flowsNamingAFunction(f, names) {
+			t.Errorf("%s: the flow's name %s is a function's: take it from the caller (the module gives m.fn)", fset.Position(lit.Pos()), lit.Value)
 		}
 		return nil
 	})
@@ -112,6 +116,30 @@ func errorsNamingAFunction(f *ast.File, names map[string]bool) []*ast.BasicLit {
 				out = append(out, lit)
 			}
 		}
+		return true
+	})
+	return out
+}
+
+// flowsNamingAFunction are the string literals in f that make a flow's name (a Flow field,
+// "update-repos " + name) starting with a function's name: the caller gives that name.
+func flowsNamingAFunction(f *ast.File, names map[string]bool) []*ast.BasicLit {
+	var out []*ast.BasicLit
+	ast.Inspect(f, func(n ast.Node) bool {
+		kv, ok := n.(*ast.KeyValueExpr)
+		if !ok || !isIdent(kv.Key, "Flow") {
+			return true
+		}
+		ast.Inspect(kv.Value, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			if s, err := strconv.Unquote(lit.Value); err == nil && names[strings.Fields(s + " x")[0]] {
+				out = append(out, lit)
+			}
+			return true
+		})
 		return true
 	})
 	return out
@@ -172,5 +200,22 @@ var d = "--registry-password: bad"
 	}
 	if want := `"lint: %w" "lint: failed" "release-plan: %w"`; strings.Join(errs, " ") != want {
 		t.Errorf("errors naming a function: %s, want %s", strings.Join(errs, " "), want)
+	}
+
+	flows, err := parser.ParseFile(token.NewFileSet(), "f.go", `package p
+var a = flow.Runner{Flow: "update-repos " + name}
+var b = flow.Runner{Flow: "lint"}
+var c = flow.Runner{Flow: o.Flow + " " + name, Log: "lint"}
+var d = Options{Flow: "a flow of its own"}
+`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var named []string
+	for _, lit := range flowsNamingAFunction(flows, map[string]bool{"lint": true, "update-repos": true}) {
+		named = append(named, lit.Value)
+	}
+	if want := `"update-repos " "lint"`; strings.Join(named, " ") != want {
+		t.Errorf("flows naming a function: %s, want %s", strings.Join(named, " "), want)
 	}
 }

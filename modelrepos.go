@@ -214,7 +214,7 @@ func (m *Shipyard) ModelRelease(
 		return "", err
 	}
 	res, err := env.Release(ctx, gh, src, modelrelease.ReleaseOptions{
-		Repo: m.Repo, Upstream: upstream, Commit: commit,
+		Flow: m.fn, Repo: m.Repo, Upstream: upstream, Commit: commit,
 		DryRun: dryRun, Publish: publish, AutoPublish: autoPublish, PyPIURL: pypiUrl,
 	})
 	if err != nil {
@@ -299,7 +299,7 @@ func (m *Shipyard) PublishCheck(
 	if err != nil {
 		return nil, err
 	}
-	report, err := env.PublishCheck(ctx, src, tag)
+	report, err := env.PublishCheck(ctx, m.fn, src, tag)
 	if err != nil {
 		return nil, err
 	}
@@ -419,7 +419,7 @@ func (m *Shipyard) UpdateRepos(
 		return "", err
 	}
 	updates, err := env.UpdateRepos(ctx, gh, src, modelrelease.UpdateOptions{
-		Names: name, Owner: owner, SourceRepo: m.Repo, SourceCommit: commit, DryRun: dryRun,
+		Flow: m.fn, Names: name, Owner: owner, SourceRepo: m.Repo, SourceCommit: commit, DryRun: dryRun,
 	})
 	if err != nil {
 		return "", fmt.Errorf("%w\n\n%s", err, updates.Text())

@@ -11,17 +11,17 @@ import (
 	"dagger/shipyard/models"
 )
 
-// PublishCheck is what the PyPI publisher job runs on the checkout of a release tag
-// before uploading: the tag equals the committed package version (and the release
+// PublishCheck is what the PyPI publisher job runs on the checkout of a release tag, as
+// the flow fn (the function it is a call of, publish-check), before uploading: the tag equals the committed package version (and the release
 // record's, when the commit carries one, whose fingerprint must still match the files);
 // the locked dependencies install (`uv sync --locked`, which also fails when uv.lock no
 // longer matches pyproject.toml, where --frozen would install a stale lock); the wheel
 // and sdist built from the checkout pass the artifact and Cloudcoil dependency checks.
 // It never allocates: re-running a failed upload checks and publishes the same version.
 // The checks are the declared steps of publishCheckSteps.
-func (e Env) PublishCheck(ctx context.Context, source *dagger.Directory, tag string) (ArtifactReport, error) {
+func (e Env) PublishCheck(ctx context.Context, fn string, source *dagger.Directory, tag string) (ArtifactReport, error) {
 	s := &publishCheckState{env: e, source: source, tag: tag}
-	_, err := flow.Run(ctx, flow.Runner{Flow: "publish-check"}, publishCheckSteps(), s)
+	_, err := flow.Run(ctx, flow.Runner{Flow: fn}, publishCheckSteps(), s)
 	return s.report, err
 }
 

@@ -17,6 +17,9 @@ import (
 // ReleaseOptions adjust one release run of a model repository ("Update Versions"); what
 // sets the flow up (clients, the log) is the Env.
 type ReleaseOptions struct {
+	// Flow is the function the release is a call of (model-release), which names the
+	// flow in logs and in every *flow.Error it returns.
+	Flow string
 	// Repo is the model repository, owner/name (e.g. cloudcoil/models-kubernetes).
 	Repo string
 	// Upstream is the upstream version to release, one of the repository's release lines
@@ -98,9 +101,6 @@ func (r ReleaseResult) Text() string {
 // first; the run plans again.
 var errLostRace = errors.New("another run moved the release branch first")
 
-// flowName names the model release in logs and in every *flow.Error it returns.
-const flowName = "model-release"
-
 // Release runs a model repository's release (steps 1–6 of "Validation and release"):
 //
 //  1. select the upstream in pyproject.toml and refresh the Cloudcoil lock entry;
@@ -125,7 +125,7 @@ func (e Env) Release(ctx context.Context, gh github.API, source *dagger.Director
 	o = o.withDefaults()
 	var res ReleaseResult
 	s := &modelReleaseState{env: e, gh: gh, source: source, o: o, res: &res}
-	runner := flow.Runner{Flow: flowName, DryRun: o.DryRun, Log: e.Log}
+	runner := flow.Runner{Flow: o.Flow, DryRun: o.DryRun, Log: e.Log}
 	ran, err := flow.Run(ctx, runner, prepareSteps(), s)
 	res.Ran = append(res.Ran, ran...)
 	if err != nil {

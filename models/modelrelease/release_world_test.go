@@ -134,7 +134,7 @@ func (w *world) runIn(env Env, e *engine.Engine, o ReleaseOptions, gh *githubcli
 	if gh == nil {
 		gh = w.client(nil)
 	}
-	o.Repo = owner + "/" + repoName
+	o.Repo, o.Flow = owner+"/"+repoName, "model-release"
 	if o.Upstream == "" {
 		o.Upstream = "1.17.1"
 	}

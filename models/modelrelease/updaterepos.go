@@ -55,6 +55,9 @@ func CreateRepoCommand(owner, name string) string {
 
 // UpdateOptions configure UpdateRepos.
 type UpdateOptions struct {
+	// Flow is the function the update is a call of (update-repos), which with each
+	// integration's name names its flow in logs and errors: "update-repos keda".
+	Flow string
 	// Names are the integrations to update; empty means every folder under models/, as
 	// the Makefile's publish-all-repos does.
 	Names []string
@@ -284,7 +287,7 @@ func (e Env) updateRepo(ctx context.Context, gh github.API, source *dagger.Direc
 	repo := ModelRepoName(o.Owner, name)
 	st := &updateReposState{name: name, owner: o.Owner, repo: "models-" + name, branch: o.Branch}
 	steps := e.updateSteps(gh, source, name, o)
-	ran, err := flow.Run(ctx, flow.Runner{Flow: "update-repos " + name, Log: e.Log, DryRun: o.DryRun}, steps, st)
+	ran, err := flow.Run(ctx, flow.Runner{Flow: o.Flow + " " + name, Log: e.Log, DryRun: o.DryRun}, steps, st)
 	u := RepoUpdate{Name: name, Repo: repo, Head: st.head, Commit: st.commit, Steps: ran, Err: err, Created: st.created, Missing: st.missing}
 	u.Unchanged = err == nil && st.tree != "" && st.tree == st.headTree
 	return u

@@ -45,7 +45,7 @@ func modelRepos(t *testing.T, names ...string) (*githubsim.Server, map[string]*g
 
 // fromHead are the options of an update from Cloudcoil main's head.
 func fromHead(repos map[string]*githubsim.Repo, names ...string) UpdateOptions {
-	return UpdateOptions{Names: names, SourceRepo: sourceRepo, SourceCommit: repos[sourceRepo].Branch("main")}
+	return UpdateOptions{Flow: "update-repos", Names: names, SourceRepo: sourceRepo, SourceCommit: repos[sourceRepo].Branch("main")}
 }
 
 func updateClient(t *testing.T, sim *githubsim.Server, rt http.RoundTripper) *githubclient.Client {
@@ -181,7 +181,7 @@ func TestUpdateReposDryRunWritesNothing(t *testing.T) {
 	env, e := newEnv(t)
 	renderAnything(e)
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	up, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{Names: []string{"keda"}, DryRun: true})
+	up, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{Flow: "update-repos", Names: []string{"keda"}, DryRun: true})
 	if err != nil || up[0].Commit != "" || up[0].Head != head || len(sim.Writes()) != 0 {
 		t.Fatalf("%+v, %v, writes %v", up, err, sim.Writes())
 	}

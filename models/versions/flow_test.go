@@ -54,7 +54,7 @@ func (w *world) client(t *testing.T, tok string) github.API {
 }
 
 func (w *world) setup() versions.Config {
-	return versions.Config{HasToken: true, PyPI: w.PyPI.Client()}
+	return versions.Config{Flow: "model-versions", HasToken: true, PyPI: w.PyPI.Client()}
 }
 
 func (w *world) options(check bool) versions.Options {

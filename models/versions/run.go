@@ -65,13 +65,13 @@ func (o Options) withDefaults() (Options, string, string, error) {
 // the failure, and the error is a *flow.Error naming the step that failed and what to do
 // next.
 func Run(ctx context.Context, setup Config, gh github.API, opts Options) (Report, error) {
-	if _, err := flow.Run(ctx, flow.Runner{Flow: flowName, Log: setup.Log}, setupSteps(opts.Check), &setup); err != nil {
+	if _, err := flow.Run(ctx, flow.Runner{Flow: setup.Flow, Log: setup.Log}, setupSteps(opts.Check), &setup); err != nil {
 		return Report{}, err
 	}
 	r := &modelVersionsState{gh: gh, pypi: setup.PyPI, opts: opts}
 	r.report = Report{Repository: opts.Repo, Base: opts.Base, Branch: Branch, Check: opts.Check}
 	start := statsOf(gh)
-	runner := flow.Runner{Flow: flowName, DryRun: opts.Check, Log: setup.Log}
+	runner := flow.Runner{Flow: setup.Flow, DryRun: opts.Check, Log: setup.Log}
 	_, err := flow.Run(ctx, runner, steps(), r)
 	if err == nil && opts.Check {
 		r.report.Action = ActionChecked

@@ -22,6 +22,9 @@ func RequireToken(hasToken, check bool) error {
 
 // Config is what a run needs besides its GitHub client and its options.
 type Config struct {
+	// Flow is the function the run is a call of (model-versions), which names the flow in
+	// logs and errors.
+	Flow string
 	// HasToken says whether the GitHub client authenticates with a token. Pushes made with
 	// it must trigger workflows, so the pull request runs CI: a personal or app token such
 	// as CI_GITHUB_TOKEN, never the workflow's own GITHUB_TOKEN, whose pushes GitHub does

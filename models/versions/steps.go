@@ -9,9 +9,6 @@ import (
 	"dagger/shipyard/models/upstreams"
 )
 
-// flowName names model-versions in logs and errors.
-const flowName = "model-versions"
-
 // steps are a run, declared: fetch (the base branch, upstream releases, PyPI, the files
 // the plan edits), decide (upstreams.Plan and the commits laid out from it, pure), act
 // (the branch, then the pull request). --check is the runner's dry run: it stops before

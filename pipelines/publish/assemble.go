@@ -158,12 +158,5 @@ func (s *ImageState) Assemble(ctx context.Context, platforms []string, pushes []
 	if err != nil {
 		return err
 	}
-	if err := s.checkVersion(ctx, pushed); err != nil {
-		return err
-	}
-	s.Pushed = pushed
-	for _, p := range pushed {
-		flow.Logf(ctx, "%s", p.Ref())
-	}
-	return nil
+	return s.keepPushed(ctx, pushed)
 }

@@ -253,6 +253,12 @@ func (s *ImageState) push(ctx context.Context) error {
 			return err
 		}
 	}
+	return s.keepPushed(ctx, pushed)
+}
+
+// keepPushed checks the version of what was pushed, keeps it as the images later steps
+// work on, and logs each reference.
+func (s *ImageState) keepPushed(ctx context.Context, pushed []Pushed) error {
 	if err := s.checkVersion(ctx, pushed); err != nil {
 		return err
 	}
