@@ -69,6 +69,12 @@ func TestModuleSourceFilterReadsThePatternsAsTheEngineDoes(t *testing.T) {
 		{"supplychain/cmd/registry/main.go", true},
 		{"supplychain/registry/push_test.go", false},
 		{"docs/architecture.md", false},
+		{"pipelines/publish/publishtest/world.go", false},
+		{"internal/flow/flowtest/flowtest.go", false},
+		{"supplychain/registry/latest.go", true},
+		{"internal/functions/gen/main.go", false},
+		{"internal/githubcmd/gen/main.go", false},
+		{"internal/functions/declarations.go", true},
 	} {
 		if got := kept(tc.file); got != tc.want {
 			t.Errorf("kept(%s) = %v, want %v", tc.file, got, tc.want)
