@@ -143,6 +143,15 @@ func imageSteps(names ...string) []flow.Step[releaseState] {
 	return slices.DeleteFunc(all, func(st flow.Step[releaseState]) bool { return !slices.Contains(names, st.Name) })
 }
 
+// flowName names a release in logs and errors: "release v0.11.0". Without a function's
+// name it is empty, and flow.Run refuses it.
+func flowName(fn, tag string) string {
+	if fn == "" {
+		return ""
+	}
+	return fn + " " + tag
+}
+
 // runner runs the steps of the release of tag, logging each to the configured log.
 func (c Config) runner(tag string, dryRun bool) flow.Runner {
 	r := flow.Runner{Flow: flowName(c.Flow, tag), DryRun: dryRun}

@@ -50,12 +50,3 @@ const (
 
 // imageAdvice words publish's advice for a release.
 var imageAdvice = publish.Advice{Untagged: nextUntagged, Scan: nextScan, Moved: nextHigherVersion, Tag: nextRerun}
-
-// flowName names a release in logs and errors: "release v0.11.0". Without a function's
-// name it is empty, and flow.Run refuses it.
-func flowName(fn, tag string) string {
-	if fn == "" {
-		return ""
-	}
-	return fn + " " + tag
-}
