@@ -103,7 +103,7 @@ func (m *Shipyard) PushByDigest(
 	if err != nil {
 		return "", err
 	}
-	pushed, err := publish.PushByDigest(ctx, artifact.Of(images), t)
+	pushed, err := publish.PushByDigest(ctx, m.fn, artifact.Of(images), t)
 	if err != nil {
 		return "", err
 	}
@@ -217,7 +217,7 @@ func (m *Shipyard) AssembleIndex(
 		platforms[i] = string(pl)
 	}
 	s := publish.ImageState{Target: t, Log: logToStderr}
-	if err := publish.AssembleAlone(ctx, &s, platforms, pushes); err != nil {
+	if err := publish.AssembleAlone(ctx, m.fn, &s, platforms, pushes); err != nil {
 		return "", err
 	}
 	return toJSON(publish.Digests(s.Pushed))
@@ -278,7 +278,7 @@ func (m *Shipyard) ScanDigests(
 	if err != nil {
 		return nil, err
 	}
-	dir, _, err := publish.ScanDigests(ctx, artifact.Scanner(p), pushed, ignore)
+	dir, _, err := publish.ScanDigests(ctx, m.fn, artifact.Scanner(p), pushed, ignore)
 	return m.reports(ctx, dir, err)
 }
 
@@ -329,7 +329,7 @@ func (m *Shipyard) Attest(
 	if err != nil {
 		return "", err
 	}
-	return printed(publish.Attest(ctx, in, t, pushed, images))
+	return printed(publish.Attest(ctx, m.fn, in, t, pushed, images))
 }
 
 // Sign signs each pushed digest with Sigstore, keylessly, as cosign v2.6 does with
@@ -358,7 +358,7 @@ func (m *Shipyard) Sign(
 	if err != nil {
 		return "", err
 	}
-	return printed(publish.Sign(ctx, in, t, pushed))
+	return printed(publish.Sign(ctx, m.fn, in, t, pushed))
 }
 
 // TagImages points tags at the pushed digests, after they were scanned, attested and
@@ -504,7 +504,7 @@ func (m *Shipyard) Verify(
 	if err != nil {
 		return "", err
 	}
-	v, err := publish.Verify(ctx, tool, public.RegistryTool, strings.TrimSpace(image), identity, issuer, root, opts...)
+	v, err := publish.Verify(ctx, m.fn, tool, public.RegistryTool, strings.TrimSpace(image), identity, issuer, root, opts...)
 	if err != nil {
 		return "", err
 	}

@@ -139,10 +139,11 @@ func AssembleIndexes(ctx context.Context, t Target, plans []IndexAssembly) ([]Pu
 
 // AssembleAlone is assemble-index run as a flow of its own (the function of that name):
 // Assemble, named once by the runner. s.Target is checked when the run is built.
-func AssembleAlone(ctx context.Context, s *ImageState, platforms []string, pushes []PlatformPush) error {
+// fn is the function it is a call of, which names its flow in logs and errors.
+func AssembleAlone(ctx context.Context, fn string, s *ImageState, platforms []string, pushes []PlatformPush) error {
 	steps := []flow.Step[ImageState]{{Name: StepAssemble, Writes: true, Next: aloneAdvice.Untagged,
 		Run: func(ctx context.Context, s *ImageState) error { return s.Assemble(ctx, platforms, pushes) }}}
-	_, err := flow.Run(ctx, flow.Runner{Flow: StepAssemble, Log: s.Log}, steps, s)
+	_, err := flow.Run(ctx, flow.Runner{Flow: fn, Log: s.Log}, steps, s)
 	return err
 }
 

@@ -193,9 +193,10 @@ func ReadBaseImages(ctx context.Context, src *dagger.Directory, images []Artifac
 // their own, naming the platforms built (see Subjects). A digest that already carries its
 // provenance keeps it: a re-run writes nothing. images gives each digest's Dockerfile and
 // build arguments.
-func Attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, images []Artifact) ([]Evidence, error) {
+// fn is the function it is a call of, which names its flow in logs and errors.
+func Attest(ctx context.Context, fn string, in SignInputs, t Target, pushed []Pushed, images []Artifact) ([]Evidence, error) {
 	s := &ImageState{Sign: in, Target: t, Pushed: pushed, Built: images}
-	if err := Alone(ctx, StepAttest, s, StepAttest); err != nil {
+	if err := Alone(ctx, fn, s, StepAttest); err != nil {
 		return nil, err
 	}
 	return s.Evidence, nil

@@ -76,7 +76,7 @@ func TestPublishDevEndToEnd(t *testing.T) {
 
 	// A user verifies what was published, by tag.
 	root := v.c.Host().File(w.Sigstore.TrustedRoot)
-	got, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, v.repo("filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root)
+	got, err := publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, v.repo("filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root)
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}

@@ -114,7 +114,7 @@ func (v *env) repo(name string) string { return v.w.Registry.Host + "/" + org + 
 // pushed pushes every image and returns them.
 func (v *env) pushed(t *testing.T) []publish.Pushed {
 	t.Helper()
-	out, err := publish.PushByDigest(context.Background(), v.images, v.target)
+	out, err := publish.PushByDigest(context.Background(), "push-by-digest", v.images, v.target)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func TestPublishDevMultiPlatform(t *testing.T) {
 
 	// A user verifies what was published, by tag: the index digest.
 	root := v.c.Host().File(w.Sigstore.TrustedRoot)
-	got, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, v.repo("filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root)
+	got, err := publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, v.repo("filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root)
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}
@@ -128,7 +128,7 @@ func TestPublishDevMultiPlatform(t *testing.T) {
 	}
 	// And the image a runtime on arm64 pulls, by its own digest.
 	arm := platformDigests(t, w, "filer")[1]
-	got, err = publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, v.repo("filer")+"@"+arm.Digest, publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithRequiredSBOM())
+	got, err = publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, v.repo("filer")+"@"+arm.Digest, publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithRequiredSBOM())
 	if err != nil || got.Digest != arm.Digest || len(got.Verified) != 3 {
 		t.Errorf("verify of the arm64 image = %+v, %v", got, err)
 	}
@@ -156,7 +156,7 @@ func TestPushRefusesAPlatformImageForAnotherPlatform(t *testing.T) {
 	v.e.OnExport(engine.ExportRule{Kind: "Container", ChainContains: publishtest.PlatformBuild("filer", "linux/arm64"), Write: func(path string) error {
 		return w.WriteImage(w.PlatformImage(t, "filer", "linux/amd64"), path)
 	}})
-	_, err := publish.PushByDigest(context.Background(), v.images, v.target)
+	_, err := publish.PushByDigest(context.Background(), "push-by-digest", v.images, v.target)
 	if err == nil || !strings.Contains(err.Error(), `the image built for linux/arm64 says it is for "linux/amd64"`) {
 		t.Fatalf("err = %v, want the platform mismatch", err)
 	}
@@ -188,22 +188,22 @@ func TestVerifyRequiresEachPlatformImage(t *testing.T) {
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
 	v := newPlatformEnv(t, w)
-	pushed, err := publish.PushByDigest(ctx, v.images[:1], v.target)
+	pushed, err := publish.PushByDigest(ctx, "push-by-digest", v.images[:1], v.target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	indexOnly := []publish.Pushed{{Name: pushed[0].Name, Repository: pushed[0].Repository, Digest: pushed[0].Digest}}
-	if _, err := publish.Attest(ctx, v.sign, v.target, indexOnly, v.images); err != nil {
+	if _, err := publish.Attest(ctx, "attest", v.sign, v.target, indexOnly, v.images); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := publish.Sign(ctx, v.sign, v.target, indexOnly); err != nil {
+	if _, err := publish.Sign(ctx, "sign", v.sign, v.target, indexOnly); err != nil {
 		t.Fatal(err)
 	}
 	root := v.c.Host().File(w.Sigstore.TrustedRoot)
-	if _, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root); err != nil {
+	if _, err := publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root); err != nil {
 		t.Fatalf("the index alone: %v", err)
 	}
-	_, err = publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithPlatforms())
+	_, err = publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithPlatforms())
 	if err == nil || !strings.Contains(err.Error(), "its linux/amd64 image") {
 		t.Errorf("verify with unsigned platform images = %v, want a failure naming linux/amd64", err)
 	}

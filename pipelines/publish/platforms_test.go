@@ -17,7 +17,7 @@ func TestResolvePlatforms(t *testing.T) {
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
 	v := newPlatformEnv(t, w)
-	pushed, err := publish.PushByDigest(ctx, v.images, v.target)
+	pushed, err := publish.PushByDigest(ctx, "push-by-digest", v.images, v.target)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ func TestScanPublishedIndex(t *testing.T) {
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
 	setup := newPlatformEnv(t, w)
-	pushed, err := publish.PushByDigest(ctx, setup.images[:1], setup.target)
+	pushed, err := publish.PushByDigest(ctx, "push-by-digest", setup.images[:1], setup.target)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,9 +21,10 @@ import (
 //
 // An image the registry already has costs one HEAD request, so a re-run after a failure
 // pushes only what is missing. Every image is attempted; the error names each that failed.
-func PushByDigest(ctx context.Context, images []Artifact, t Target) ([]Pushed, error) {
+// fn is the function it is a call of, which names its flow in logs and errors.
+func PushByDigest(ctx context.Context, fn string, images []Artifact, t Target) ([]Pushed, error) {
 	s := &ImageState{Target: t, Built: images}
-	if err := Alone(ctx, StepPush, s, StepPush); err != nil {
+	if err := Alone(ctx, fn, s, StepPush); err != nil {
 		return nil, err
 	}
 	return s.Pushed, nil

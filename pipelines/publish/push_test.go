@@ -22,7 +22,7 @@ func TestPushByDigestCreatesNoTag(t *testing.T) {
 	w.Registry.Tag(t, v.repo("filer"), "dev", old)
 	before := v.tags(t)
 
-	pushed, err := publish.PushByDigest(ctx, v.images, v.target)
+	pushed, err := publish.PushByDigest(ctx, "push-by-digest", v.images, v.target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestPushByDigestCreatesNoTag(t *testing.T) {
 
 	// Again, from a new job: nothing is written.
 	writes := len(w.Registry.Writes())
-	if _, err := publish.PushByDigest(ctx, newEnv(t, w).images, v.target); err != nil {
+	if _, err := publish.PushByDigest(ctx, "push-by-digest", newEnv(t, w).images, v.target); err != nil {
 		t.Fatal(err)
 	}
 	if extra := w.Registry.Writes()[writes:]; len(extra) != 0 {
@@ -73,7 +73,7 @@ func TestPushByDigestFailsMidPushThenARerunFinishes(t *testing.T) {
 	w.Registry.FailNext(1, http.StatusInsufficientStorage, func(r *http.Request) bool {
 		return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "tesk-core-filer/manifests/")
 	})
-	_, err := publish.PushByDigest(ctx, v.images, v.target)
+	_, err := publish.PushByDigest(ctx, "push-by-digest", v.images, v.target)
 	if err == nil || !strings.Contains(err.Error(), "push-by-digest: filer: ") || strings.Contains(err.Error(), "taskmaster: ") {
 		t.Fatalf("err = %v, want filer's failure only", err)
 	}
@@ -84,7 +84,7 @@ func TestPushByDigestFailsMidPushThenARerunFinishes(t *testing.T) {
 		}
 	}
 	writes := len(w.Registry.Writes())
-	pushed, err := publish.PushByDigest(ctx, newEnv(t, w).images, v.target)
+	pushed, err := publish.PushByDigest(ctx, "push-by-digest", newEnv(t, w).images, v.target)
 	if err != nil {
 		t.Fatalf("re-run: %v", err)
 	}
@@ -120,7 +120,7 @@ func TestPushByDigestRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			target := v.target
 			tt.mutate(&target)
-			_, err := publish.PushByDigest(ctx, v.images, target)
+			_, err := publish.PushByDigest(ctx, "push-by-digest", v.images, target)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("err = %v, want %q", err, tt.wantErr)
 			}

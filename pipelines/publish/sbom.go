@@ -25,9 +25,10 @@ const sbomPath = "/run/shipyard/sbom.cdx.json"
 // which is what `cosign verify-attestation --type cyclonedx` finds from a tag. A digest
 // that already carries an SBOM bundle signed by the token's identity keeps it: a re-run
 // writes nothing.
-func AttestSBOMs(ctx context.Context, in SignInputs, sc Scanner, t Target, pushed []Pushed) ([]Evidence, error) {
+// fn is the function it is a call of, which names its flow in logs and errors.
+func AttestSBOMs(ctx context.Context, fn string, in SignInputs, sc Scanner, t Target, pushed []Pushed) ([]Evidence, error) {
 	s := &ImageState{Sign: in, Scanner: sc, Target: t, Pushed: pushed}
-	if err := Alone(ctx, StepSBOM, s, StepSBOM); err != nil {
+	if err := Alone(ctx, fn, s, StepSBOM); err != nil {
 		return nil, err
 	}
 	return s.Evidence, nil

@@ -20,7 +20,7 @@ func TestAttestSBOMs(t *testing.T) {
 	v := newEnv(t, w)
 	pushed := v.pushed(t)
 
-	ev, err := publish.AttestSBOMs(ctx, v.sign, v.scanner, v.target, pushed)
+	ev, err := publish.AttestSBOMs(ctx, "attest", v.sign, v.scanner, v.target, pushed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,17 +61,17 @@ func TestAttestSBOMs(t *testing.T) {
 	root := v.c.Host().File(w.Sigstore.TrustedRoot)
 	// Attested, not signed yet: requiring the SBOM is not enough, the signature and the
 	// provenance are required too.
-	if _, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root,
+	if _, err := publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root,
 		publish.WithRegistryLogin(v.target), publish.WithRequiredSBOM()); err == nil {
 		t.Error("an image with only an SBOM verified")
 	}
-	if _, err := publish.Attest(ctx, v.sign, v.target, pushed, v.images); err != nil {
+	if _, err := publish.Attest(ctx, "attest", v.sign, v.target, pushed, v.images); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := publish.Sign(ctx, v.sign, v.target, pushed); err != nil {
+	if _, err := publish.Sign(ctx, "sign", v.sign, v.target, pushed); err != nil {
 		t.Fatal(err)
 	}
-	got, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root,
+	got, err := publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root,
 		publish.WithRegistryLogin(v.target), publish.WithRequiredSBOM())
 	if err != nil {
 		t.Fatalf("verify requiring the SBOM: %v", err)
@@ -87,7 +87,7 @@ func TestAttestSBOMs(t *testing.T) {
 	for _, n := range imageNames {
 		w.ServeSBOM(again.e, n, strings.Replace(publishtest.SBOM(n), "3e671687", "00000000", 1))
 	}
-	ev2, err := publish.AttestSBOMs(ctx, again.sign, again.scanner, again.target, pushed)
+	ev2, err := publish.AttestSBOMs(ctx, "attest", again.sign, again.scanner, again.target, pushed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,17 +108,17 @@ func TestVerifyRequiredSBOM(t *testing.T) {
 	w := publishtest.NewWorld(t)
 	v := newEnv(t, w)
 	pushed := v.pushed(t)
-	if _, err := publish.Attest(ctx, v.sign, v.target, pushed, v.images); err != nil {
+	if _, err := publish.Attest(ctx, "attest", v.sign, v.target, pushed, v.images); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := publish.Sign(ctx, v.sign, v.target, pushed); err != nil {
+	if _, err := publish.Sign(ctx, "sign", v.sign, v.target, pushed); err != nil {
 		t.Fatal(err)
 	}
 	root := v.c.Host().File(w.Sigstore.TrustedRoot)
-	if _, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithRegistryLogin(v.target)); err != nil {
+	if _, err := publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root, publish.WithRegistryLogin(v.target)); err != nil {
 		t.Fatalf("verify without the SBOM requirement: %v", err)
 	}
-	_, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root,
+	_, err := publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root,
 		publish.WithRegistryLogin(v.target), publish.WithRequiredSBOM())
 	if err == nil || !strings.Contains(err.Error(), "cyclonedx") {
 		t.Fatalf("err = %v, want a missing CycloneDX attestation", err)
@@ -133,7 +133,7 @@ func TestAttestSBOMsTrivyFails(t *testing.T) {
 	pushed := v.pushed(t)
 	v.e.OnExec(engine.ExecRule{ArgsContain: publishtest.SBOMExec, ExitCode: 1, Stderr: "FATAL unable to find the image"})
 	certs, entries := w.Sigstore.Counts(t)
-	_, err := publish.AttestSBOMs(ctx, v.sign, v.scanner, v.target, pushed)
+	_, err := publish.AttestSBOMs(ctx, "attest", v.sign, v.scanner, v.target, pushed)
 	if err == nil || !strings.Contains(err.Error(), "unable to find the image") {
 		t.Fatalf("err = %v, want Trivy's failure", err)
 	}

@@ -14,12 +14,13 @@ import (
 // anonymously: this graph receives no credential of any kind, so a scan job needs no
 // secret; its caches are the call's trust level's. The directory holds
 // <name>.json, <name>.sarif and summary.txt, also when the scan fails.
-func ScanDigests(ctx context.Context, sc Scanner, pushed []Pushed, ignore []byte) (*dagger.Directory, []trivy.TargetVerdict, error) {
+// fn is the function it is a call of, which names its flow in logs and errors.
+func ScanDigests(ctx context.Context, fn string, sc Scanner, pushed []Pushed, ignore []byte) (*dagger.Directory, []trivy.TargetVerdict, error) {
 	if ignore == nil {
 		ignore = []byte{}
 	}
 	s := &ImageState{Scanner: sc, Pushed: pushed, Ignore: ignore}
-	err := Alone(ctx, StepScan, s, StepScan)
+	err := Alone(ctx, fn, s, StepScan)
 	return s.Reports, s.Scans, err
 }
 

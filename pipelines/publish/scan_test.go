@@ -19,7 +19,7 @@ func TestScanDigestsHasNoCredentials(t *testing.T) {
 	pushed := newEnv(t, w).pushed(t)
 
 	v := newEnv(t, w)
-	dir, results, err := publish.ScanDigests(ctx, v.scanner, pushed, nil)
+	dir, results, err := publish.ScanDigests(ctx, "scan-digests", v.scanner, pushed, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestScanDigestsPolicy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			v := newEnv(t, w)
 			v.e.OnFile(engine.FileRule{Path: "/out/filer.json", Contents: tt.report})
-			_, _, err := publish.ScanDigests(ctx, v.scanner, tt.pushed, []byte(tt.ignore))
+			_, _, err := publish.ScanDigests(ctx, "scan-digests", v.scanner, tt.pushed, []byte(tt.ignore))
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)

@@ -10,9 +10,10 @@ import (
 // finds it. A multi-platform image's index and each of its platform images are signed, as
 // `cosign sign --recursive` does (see Subjects). A digest that already carries its
 // signature keeps it: a re-run writes nothing.
-func Sign(ctx context.Context, in SignInputs, t Target, pushed []Pushed) ([]Evidence, error) {
+// fn is the function it is a call of, which names its flow in logs and errors.
+func Sign(ctx context.Context, fn string, in SignInputs, t Target, pushed []Pushed) ([]Evidence, error) {
 	s := &ImageState{Sign: in, Target: t, Pushed: pushed}
-	if err := Alone(ctx, StepSign, s, StepSign); err != nil {
+	if err := Alone(ctx, fn, s, StepSign); err != nil {
 		return nil, err
 	}
 	return s.Evidence, nil

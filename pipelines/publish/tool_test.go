@@ -23,7 +23,7 @@ func TestToolAndSigningGraph(t *testing.T) {
 	w := publishtest.NewWorld(t)
 	v := newEnv(t, w)
 	pushed := v.pushed(t)
-	if _, err := publish.Sign(ctx, v.sign, v.target, pushed); err != nil {
+	if _, err := publish.Sign(ctx, "sign", v.sign, v.target, pushed); err != nil {
 		t.Fatal(err)
 	}
 	g := v.e.Graph()
@@ -124,35 +124,35 @@ func TestSignAndAttestRefuse(t *testing.T) {
 		{"sign without a token", func() error {
 			in := v.sign
 			in.OIDCToken = nil
-			_, err := publish.Sign(ctx, in, v.target, pushed)
+			_, err := publish.Sign(ctx, "sign", in, v.target, pushed)
 			return err
 		}, "sign: check-inputs: no OIDC token", publish.StepSign},
 		{"attest without the tool", func() error {
-			_, err := publish.Attest(ctx, noTool, v.target, pushed, v.images)
+			_, err := publish.Attest(ctx, "attest", noTool, v.target, pushed, v.images)
 			return err
 		}, "no supplychain tool", publish.StepAttest},
 		{"attest an image not built here", func() error {
-			_, err := publish.Attest(ctx, v.sign, v.target, []publish.Pushed{{Name: "api", Repository: v.repo("api"), Digest: pushed[0].Digest}}, v.images)
+			_, err := publish.Attest(ctx, "attest", v.sign, v.target, []publish.Pushed{{Name: "api", Repository: v.repo("api"), Digest: pushed[0].Digest}}, v.images)
 			return err
 		}, "attest: api: no image of that name", publish.StepAttest},
 		{"sign a digest that is not pushed", func() error {
-			_, err := publish.Sign(ctx, v.sign, v.target, []publish.Pushed{{Name: "filer", Repository: v.repo("filer"), Digest: digestA}})
+			_, err := publish.Sign(ctx, "sign", v.sign, v.target, []publish.Pushed{{Name: "filer", Repository: v.repo("filer"), Digest: digestA}})
 			return err
 		}, "sign: filer: the digest is not in the registry", publish.StepSign},
 		{"sign with Fulcio over plain HTTP off the machine", func() error {
 			in := v.sign
 			in.FulcioURL = "http://10.20.30.40:5555"
-			_, err := publish.Sign(ctx, in, v.target, pushed)
+			_, err := publish.Sign(ctx, "sign", in, v.target, pushed)
 			return err
 		}, "--fulcio-url http://10.20.30.40:5555: plain HTTP goes only to a loopback address or the Dagger engine's gateway", publish.StepSign},
 		{"attest with Rekor over plain HTTP off the machine", func() error {
 			in := v.sign
 			in.RekorURL = "http://rekor.local"
-			_, err := publish.Attest(ctx, in, v.target, pushed, v.images)
+			_, err := publish.Attest(ctx, "attest", in, v.target, pushed, v.images)
 			return err
 		}, "--rekor-url http://rekor.local: plain HTTP", publish.StepAttest},
 		{"sign the same image twice", func() error {
-			_, err := publish.Sign(ctx, v.sign, v.target, []publish.Pushed{pushed[0], pushed[0]})
+			_, err := publish.Sign(ctx, "sign", v.sign, v.target, []publish.Pushed{pushed[0], pushed[0]})
 			return err
 		}, "given twice", publish.StepSign},
 	}
@@ -183,11 +183,11 @@ func TestSupplychainExecsRunEveryTime(t *testing.T) {
 	pushed := v.pushed(t)
 	root := v.c.Host().File(w.Sigstore.TrustedRoot)
 	for range 2 {
-		if _, err := publish.Sign(ctx, v.sign, v.target, pushed); err != nil {
+		if _, err := publish.Sign(ctx, "sign", v.sign, v.target, pushed); err != nil {
 			t.Fatal(err)
 		}
 		// Signed only, so verify fails (no provenance); what counts is that it ran.
-		_, _ = publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root)
+		_, _ = publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, pushed[0].Ref(), publishtest.IdentityRegexp, publishtest.Issuer, root)
 	}
 	g := v.e.Graph()
 	for cmd, want := range map[string]int{"supplychain sign": 2 * len(pushed), "supplychain verify": 2} {

@@ -177,10 +177,11 @@ func (r VerifyRequest) check() error {
 // container. It fails on an unsigned image, a wrong identity or issuer, and bundles of
 // another digest. The registry is read with the registry command in registryTool,
 // anonymously unless WithRegistryLogin gives a login.
-func Verify(ctx context.Context, tool, registryTool *dagger.Container, image, identityRegexp, issuer string, trustedRoot *dagger.File, opts ...VerifyOption) (Verification, error) {
+// fn is the function it is a call of, which names its flow in logs and errors.
+func Verify(ctx context.Context, fn string, tool, registryTool *dagger.Container, image, identityRegexp, issuer string, trustedRoot *dagger.File, opts ...VerifyOption) (Verification, error) {
 	s := &ImageState{Verify: VerifyRequest{Tool: tool, RegistryTool: registryTool, Image: image,
 		Identity: identityRegexp, Issuer: issuer, TrustedRoot: trustedRoot, Options: opts}}
-	if err := Alone(ctx, StepVerify, s, StepVerify); err != nil {
+	if err := Alone(ctx, fn, s, StepVerify); err != nil {
 		return Verification{}, err
 	}
 	return s.Verified[0], nil

@@ -65,7 +65,7 @@ func TestVerify(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// The production default: at least one SCT.
-			got, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, tt.image, tt.identity, tt.issuer, root, tt.opts...)
+			got, err := publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, tt.image, tt.identity, tt.issuer, root, tt.opts...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -87,7 +87,7 @@ func TestVerify(t *testing.T) {
 		})
 	}
 	// What the command said for the rejections is in the error, for the user.
-	_, err = publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, repo+"@"+swapped, publishtest.IdentityRegexp, publishtest.Issuer, root)
+	_, err = publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, repo+"@"+swapped, publishtest.IdentityRegexp, publishtest.Issuer, root)
 	if err == nil || !strings.Contains(err.Error(), swapped) {
 		t.Errorf("the rejection of the swapped image does not name it: %v", err)
 	}
@@ -102,7 +102,7 @@ func TestVerifyUsesThePinnedPublicRoot(t *testing.T) {
 	// The public-good root cannot be fetched offline: the command's answer is programmed,
 	// and the test checks what it was given, the pinned root fetched by its digest.
 	v.e.OnExec(engine.ExecRule{ArgsContain: "supplychain verify", ExitCode: 1, Stderr: "supplychain verify: no verified signature"})
-	_, err := publish.Verify(ctx, v.sign.Tool, v.target.RegistryTool, v.repo("filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, publish.PublicGoodTrustedRoot(v.c))
+	_, err := publish.Verify(ctx, "verify", v.sign.Tool, v.target.RegistryTool, v.repo("filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, publish.PublicGoodTrustedRoot(v.c))
 	if err == nil || !strings.Contains(err.Error(), "no verified signature") {
 		t.Fatalf("err = %v, want the command's refusal", err)
 	}
