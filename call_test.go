@@ -193,3 +193,20 @@ func opensCall(s ast.Stmt) bool {
 	sel, ok := call.Fun.(*ast.SelectorExpr)
 	return ok && sel.Sel.Name == "calling"
 }
+
+// notDeclared opens a call from a method that no doc pragma declares.
+func (m *Shipyard) notDeclared() (*Shipyard, error) { return m.calling() }
+
+// calling finds its function from the method that calls it (the error names that method,
+// not calling or a runtime frame), and refuses a method that no declaration names; the
+// declaration is found by method. Run also with -gcflags=-l, inlining off.
+func TestCallingFindsItsMethod(t *testing.T) {
+	m, _ := newModule(t, nil)
+	if _, err := m.notDeclared(); err == nil || !strings.Contains(err.Error(), "the method notDeclared is not a declared function") {
+		t.Errorf("err = %v", err)
+	}
+	d, err := functions.OfMethod("ScanDigests")
+	if err != nil || d.Name != "scan-digests" {
+		t.Errorf("OfMethod(ScanDigests) = %+v, %v", d, err)
+	}
+}
