@@ -16,8 +16,8 @@ import (
 	"dagger/shipyard/pipelines/ci"
 )
 
-// Opening a call: the module's clients, the function a call is of (its declaration in
-// internal/functions), the session, and the platforms the function builds for.
+// Opening a call: the function a call is of (its declaration in internal/functions), the
+// naming of its errors, the session, and the platforms the function builds for.
 
 // calling is the module for one call of the function whose method calls it, what a
 // function starts with when the helpers it reaches read its name (for its trust level,
@@ -100,13 +100,14 @@ func (m *Shipyard) platformsOf() ([]sdk.Platform, error) {
 // naming names the function in the error its call returns, so that no package writes a
 // function's name into its errors: deferred by every function that opens a call. Two kinds
 // are left as they are: a flow's failure whose flow is this function (flow.Error names its
-// flow and step), and an error printed as a document (release-plan's JSON).
+// flow and step), and a report returned as the error (reportError: doctor's, release-plan's
+// JSON).
 func (m *Shipyard) naming(err *error) {
 	if *err == nil {
 		return
 	}
-	var named interface{ namesItsFunction(fn string) bool }
-	if errors.As(*err, &named) && named.namesItsFunction(m.fn) {
+	var report reportError
+	if errors.As(*err, &report) {
 		return
 	}
 	if fe, ok := (*err).(*flow.Error); ok && (fe.Flow == m.fn || strings.HasPrefix(fe.Flow, m.fn+" ")) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/modsurface"
 	"dagger/shipyard/internal/testkit/engine"
@@ -208,5 +211,44 @@ func TestCallingFindsItsMethod(t *testing.T) {
 	d, err := functions.OfMethod("ScanDigests")
 	if err != nil || d.Name != "scan-digests" {
 		t.Errorf("OfMethod(ScanDigests) = %+v, %v", d, err)
+	}
+}
+
+// naming puts the function's name at the start of its call's error, once: not on a flow of
+// its own, not on a report returned as the error (which keeps its cause), not on nil.
+func TestNaming(t *testing.T) {
+	gate := errors.New("rule 7 (not-released)")
+	for _, tc := range []struct {
+		name, fn string
+		err      error
+		want     string
+	}{
+		{"a plain error", "doctor", errors.New("--repo: want owner/name"), "doctor: --repo: want owner/name"},
+		{"a flow of its own", "sign", &flow.Error{Flow: "sign", Step: "sign", Err: errors.New("boom")}, "sign: boom"},
+		{"a flow of its own, with a tag", "release", &flow.Error{Flow: "release v1.0.0", Step: "build", Err: errors.New("boom")}, "release v1.0.0: build: boom"},
+		{"another function's flow", "release-push", &flow.Error{Flow: "release v1.0.0", Step: "build", Err: errors.New("boom")}, "release-push: release v1.0.0: build: boom"},
+		{"a report", "release-plan", reportError{report: `{"ok": false}`, cause: gate}, `{"ok": false}`},
+		{"a wrapped report", "doctor", fmt.Errorf("%w", reportError{report: "doctor: o/r (tesk-core): 1 failed"}), "doctor: o/r (tesk-core): 1 failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.err
+			(&Shipyard{fn: tc.fn}).naming(&err)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("got %v, want %q", err, tc.want)
+			}
+			if !errors.Is(err, tc.err) {
+				t.Errorf("the named error lost its identity: %v", err)
+			}
+		})
+	}
+	report := error(reportError{report: "{}", cause: gate})
+	(&Shipyard{fn: "release-plan"}).naming(&report)
+	if !errors.Is(report, gate) {
+		t.Error("a report lost the error it is of")
+	}
+	var none error
+	(&Shipyard{fn: "lint"}).naming(&none)
+	if none != nil {
+		t.Errorf("nil became %v", none)
 	}
 }

@@ -135,7 +135,8 @@ func flowsNamingAFunction(f *ast.File, names map[string]bool) []*ast.BasicLit {
 			if !ok || lit.Kind != token.STRING {
 				return true
 			}
-			if s, err := strconv.Unquote(lit.Value); err == nil && names[strings.Fields(s + " x")[0]] {
+			s, err := strconv.Unquote(lit.Value)
+			if first, _, _ := strings.Cut(s, " "); err == nil && names[first] {
 				out = append(out, lit)
 			}
 			return true

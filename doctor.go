@@ -90,7 +90,7 @@ func (m *Shipyard) Doctor(
 		}
 	}
 	if !report.OK(strict) {
-		return "", reportError{out}
+		return "", reportError{report: out}
 	}
 	return out, nil
 }

@@ -35,9 +35,13 @@ func handedOn[H interface{ JSON() (string, error) }](h H, err error) (string, er
 // logToStderr is a flow's log on the call's stderr, which dagger shows with the progress.
 func logToStderr(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 
-// reportError is a failed function's report as its error, printed as it is: its reader
-// parses it (--format json), or its header names the function.
-type reportError struct{ report string }
+// reportError is a failed function's report as its error, printed as it is (naming leaves
+// it): its reader parses it (--format json), or its header names the function. cause, when
+// set, is the error the report is of, which errors.As still finds (release-plan's gates).
+type reportError struct {
+	report string
+	cause  error
+}
 
-func (e reportError) Error() string              { return e.report }
-func (reportError) namesItsFunction(string) bool { return true }
+func (e reportError) Error() string { return e.report }
+func (e reportError) Unwrap() error { return e.cause }

@@ -59,7 +59,7 @@ func (m *Shipyard) ReleasePlan(
 	plan, err := releasegate.Check(ctx, gh, m.Repo, tag, releasegate.Config{Workflow: workflow, ImageOrg: m.Org, Commit: commit})
 	var gate *releasegate.GateError
 	if format == "json" && errors.As(err, &gate) {
-		return "", jsonGateError{gate}
+		return "", reportError{report: gate.JSON(), cause: gate}
 	}
 	if err != nil {
 		return "", err
@@ -69,12 +69,6 @@ func (m *Shipyard) ReleasePlan(
 	}
 	return plan.Text(), nil
 }
-
-// jsonGateError is a failed gate whose text is release-plan's JSON document.
-type jsonGateError struct{ gate *releasegate.GateError }
-
-func (e jsonGateError) Error() string { return e.gate.JSON() }
-func (e jsonGateError) Unwrap() error { return e.gate }
 
 // NextReleaseCheck checks, in a pull request, the release files of the version the tree's
 // CITATION.cff names, before anything is tagged: the version is a release version,
@@ -114,6 +108,3 @@ func (m *Shipyard) NextReleaseCheck(ctx context.Context) (_ string, err error) {
 	}
 	return next.Text(), nil
 }
-
-// namesItsFunction: the JSON document is printed as it is; its reader parses it.
-func (jsonGateError) namesItsFunction(string) bool { return true }

@@ -287,7 +287,11 @@ func (e Env) updateRepo(ctx context.Context, gh github.API, source *dagger.Direc
 	repo := ModelRepoName(o.Owner, name)
 	st := &updateReposState{name: name, owner: o.Owner, repo: "models-" + name, branch: o.Branch}
 	steps := e.updateSteps(gh, source, name, o)
-	ran, err := flow.Run(ctx, flow.Runner{Flow: o.Flow + " " + name, Log: e.Log, DryRun: o.DryRun}, steps, st)
+	flowName := "" // without the caller's name, flow.Run refuses the flow
+	if o.Flow != "" {
+		flowName = o.Flow + " " + name
+	}
+	ran, err := flow.Run(ctx, flow.Runner{Flow: flowName, Log: e.Log, DryRun: o.DryRun}, steps, st)
 	u := RepoUpdate{Name: name, Repo: repo, Head: st.head, Commit: st.commit, Steps: ran, Err: err, Created: st.created, Missing: st.missing}
 	u.Unchanged = err == nil && st.tree != "" && st.tree == st.headTree
 	return u

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -77,8 +78,21 @@ func declarationsOf(s modsurface.Surface) ([]string, error) {
 	return rows, nil
 }
 
+// knownPragmas are the doc pragmas a function may carry: Dagger v0.21.8's (codegen's
+// module_funcs.go reads cache, check, generate, up and deprecated) and the module's own.
+// Any other is refused: a misspelt +sign would leave a function undeclared to sign.
+var knownPragmas = map[string]bool{
+	"cache": true, "check": true, "generate": true, "up": true, "deprecated": true,
+	"trust": true, "signs": true, "allPlatforms": true, "cacheReason": true,
+}
+
 func declarationOf(name string, fn modsurface.Function) (string, error) {
 	p := fn.Pragmas
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		if !knownPragmas[k] {
+			return "", fmt.Errorf("+%s is not a pragma of a function: Dagger's are cache, check, generate, up and deprecated; the module's trust, signs, allPlatforms and cacheReason", k)
+		}
+	}
 	why := p["cacheReason"]
 	if why == "" {
 		return "", fmt.Errorf(`no +cacheReason="…": say why its cache policy (+cache) is right`)

@@ -46,6 +46,8 @@ func TestDeclarationOf(t *testing.T) {
 		{"no credential", map[string]string{"trust": "publishing()", "cacheReason": "x"}, `want "tree-keyed" or "publishing(credential, …)"`, true},
 		{"unknown rule", map[string]string{"trust": "release", "cacheReason": "x"}, `+trust="release"`, true},
 		{"a value on a flag", map[string]string{"signs": "true", "cacheReason": "x"}, "+signs takes no value", true},
+		{"a misspelt pragma", map[string]string{"sign": "", "cacheReason": "x"}, "+sign is not a pragma of a function", true},
+		{"Dagger's check", map[string]string{"check": "", "cacheReason": "x"}, `"f": {Name: "f"`, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			row, err := declarationOf("f", modsurface.Function{Method: "F", Pragmas: c.pragmas})
