@@ -205,7 +205,7 @@ func TestDemoReleaseRefusesToPublish(t *testing.T) {
 	image := publish.Pushed{Name: "filer", Repository: "docker.io/elixircloud/tesk-core-filer", Digest: "sha256:" + strings.Repeat("b", 64)}
 	handoff := release.Handoff{Repo: teskdemo.Owner + "/" + teskdemo.Name, Tag: tag, Version: "0.11.0", Commit: strings.Repeat("a", 40), Images: []publish.Pushed{image}}
 	pushed := mustJSON(t)(handoff.JSON())
-	platform := mustJSON(t)(release.PlatformHandoff{Repo: handoff.Repo, Tag: tag, Version: handoff.Version, Commit: handoff.Commit,
+	platform := mustJSON(t)(publish.PlatformHandoff{Repo: handoff.Repo, Tag: tag, Version: handoff.Version, Commit: handoff.Commit,
 		PlatformPush: publish.PlatformPush{Platform: "linux/amd64", Images: []publish.Pushed{image}}}.JSON())
 	platforms := "[" + strings.TrimSpace(platform) + "]"
 	calls := []struct {

@@ -22,11 +22,11 @@ import (
 func demoWrites() map[string]func(ctx context.Context, m *Shipyard) error {
 	const tag = teskdemo.Tag
 	image := publish.Pushed{Name: "filer", Repository: "docker.io/elixircloud/tesk-core-filer", Digest: "sha256:" + strings.Repeat("b", 64)}
-	digests := `{"filer": "` + image.Digest + `"}`
+	digests := `{"filer": "` + image.Ref() + `"}`
 	handoff, _ := release.Handoff{Repo: teskdemo.Owner + "/" + teskdemo.Name, Tag: tag, Version: "0.11.0", Commit: strings.Repeat("a", 40), Images: []publish.Pushed{image}}.JSON()
-	platform, _ := release.PlatformHandoff{Repo: teskdemo.Owner + "/" + teskdemo.Name, Tag: tag, Version: "0.11.0", Commit: strings.Repeat("a", 40),
+	platform, _ := publish.PlatformHandoff{Repo: teskdemo.Owner + "/" + teskdemo.Name, Tag: tag, Version: "0.11.0", Commit: strings.Repeat("a", 40),
 		PlatformPush: publish.PlatformPush{Platform: "linux/amd64", Images: []publish.Pushed{image}}}.JSON()
-	devPush, _ := publish.CommitPlatformPush{Commit: devSHA, Version: "0.11.0",
+	devPush, _ := publish.PlatformHandoff{Commit: devSHA, Version: "0.11.0",
 		PlatformPush: publish.PlatformPush{Platform: "linux/amd64", Images: []publish.Pushed{image}}}.JSON()
 	return map[string]func(ctx context.Context, m *Shipyard) error{
 		"push-by-digest": func(ctx context.Context, m *Shipyard) error { _, err := m.PushByDigest(ctx, "", ""); return err },

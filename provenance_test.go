@@ -32,7 +32,7 @@ func TestProvenanceNamesTheRunsRepository(t *testing.T) {
 	// The fork's workflow without --repo: the default names upstream, the run the fork.
 	m.Repo = "elixir-cloud-aai/tesk-core"
 	writes := len(w.Registry.Writes())
-	_, err = withSigstoreEnv(m, w, forkEnv).Attest(ctx, `{"filer": "sha256:`+strings.Repeat("1", 64)+`"}`, devSHA, "refs/heads/dev", "")
+	_, err = withSigstoreEnv(m, w, forkEnv).Attest(ctx, `{"filer": "`+repoOf(w, "filer")+`@sha256:`+strings.Repeat("1", 64)+`"}`, devSHA, "refs/heads/dev", "")
 	if err == nil || !strings.Contains(err.Error(), "a-fork/tesk-core") || !strings.Contains(err.Error(), "elixir-cloud-aai/tesk-core") ||
 		!strings.Contains(err.Error(), `--repo "$GITHUB_REPOSITORY"`) {
 		t.Errorf("attest with --repo and the run disagreeing: %v", err)

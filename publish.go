@@ -64,13 +64,14 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	return printed(publish.PublishDev(ctx, publish.DevConfig{Flow: m.fn, Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Sign: in, Ignore: ignore,
+	return printed(publish.PublishDev(ctx, publish.DevConfig{Flow: m.fn, Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Signing: in, Ignore: ignore,
 		DevOrder: devOrder}, sha))
 }
 
 // PushByDigest builds the images and pushes each to <registry>/<org>/tesk-core-<name> by
-// digest, without creating or moving any tag. Prints the digests as JSON for the next job,
-// e.g. {"filer": "sha256:…", "taskmaster": "sha256:…"}; with --image, only that image's.
+// digest, without creating or moving any tag. Prints each image's reference by digest as
+// JSON for the next job, e.g. {"filer": "docker.io/elixircloud/tesk-core-filer@sha256:…"};
+// with --image, only that image's.
 // attest, sign, tag-images and scan-digests act on exactly the images the JSON names.
 // Pushing what the registry already has writes nothing.
 // +cache="never"
@@ -107,7 +108,7 @@ func (m *Shipyard) PushByDigest(
 	if err != nil {
 		return "", err
 	}
-	return toJSON(publish.Digests(pushed))
+	return toJSON(publish.Refs(pushed))
 }
 
 // PushPlatformByDigest is push-by-digest for one platform, as a workflow runs it that
@@ -164,7 +165,7 @@ func (m *Shipyard) PushPlatformByDigest(
 	if err != nil {
 		return "", err
 	}
-	return publish.CommitPlatformPush{Commit: commit, Version: images[0].Version, PlatformPush: pushed}.JSON()
+	return publish.PlatformHandoff{Commit: commit, Version: images[0].Version, PlatformPush: pushed}.JSON()
 }
 
 // AssembleIndex is the job after the platform jobs (push-platform-by-digest): it checks
@@ -172,7 +173,7 @@ func (m *Shipyard) PushPlatformByDigest(
 // are published for, each with the images in their repositories and each image for the
 // platform it is listed under, then pushes each image's index of those platform images by
 // digest, untagged: the index push-by-digest pushes for the same images. Builds nothing.
-// Prints what push-by-digest prints, e.g. {"filer": "sha256:…"}, for scan-digests,
+// Prints what push-by-digest prints, e.g. {"filer": "<registry>/<org>/tesk-core-filer@sha256:…"}, for scan-digests,
 // attest, sign and tag-images.
 // +cache="never"
 // +trust="publishing(registry-password)"
@@ -196,7 +197,7 @@ func (m *Shipyard) AssembleIndex(
 		return "", err
 	}
 	defer m.naming(&err)
-	parts, err := publish.ParsePlatformOutputs(pushed, publish.ParseCommitPlatformPush)
+	parts, err := publish.ParsePlatformOutputs(pushed, publish.ParsePlatformHandoff)
 	if err != nil {
 		return "", fmt.Errorf("--pushed: %w", err)
 	}
@@ -208,7 +209,7 @@ func (m *Shipyard) AssembleIndex(
 	if err != nil {
 		return "", err
 	}
-	pushes, err := publish.CheckCommitPushes(commit, images[0].Version, artifact.Of(images), t, parts)
+	pushes, err := publish.CheckPlatformHandoffs(commit, images[0].Version, artifact.Of(images), t, parts)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w (run the platform jobs of this commit, and pass their output on unchanged)", publish.StepAssemble, err)
 	}
@@ -220,7 +221,7 @@ func (m *Shipyard) AssembleIndex(
 	if err := publish.AssembleAlone(ctx, m.fn, &s, platforms, pushes); err != nil {
 		return "", err
 	}
-	return toJSON(publish.Digests(s.Pushed))
+	return toJSON(publish.Refs(s.Pushed))
 }
 
 // ScanDigests scans exactly the given digests with Trivy, with no credential of any kind
@@ -236,7 +237,7 @@ func (m *Shipyard) ScanDigests(
 	// Images by digest, <registry>/<org>/<name>@sha256:… (repeatable).
 	// +optional
 	ref []string,
-	// Or the JSON push-by-digest printed, {"filer": "sha256:…", …}, for the images of
+	// Or the JSON push-by-digest printed, {"filer": "<registry>/<org>/tesk-core-filer@sha256:…", …}, for the images of
 	// --registry and --org.
 	// +optional
 	digests string,
@@ -259,7 +260,7 @@ func (m *Shipyard) ScanDigests(
 	}
 	var pushed []publish.Pushed
 	if digests != "" {
-		if pushed, _, err = m.pushed(ctx, digests, "", public); err != nil {
+		if pushed, err = m.pushed(ctx, digests, public); err != nil {
 			return nil, err
 		}
 	}
@@ -314,15 +315,16 @@ func (m *Shipyard) Attest(
 		return "", err
 	}
 	prov := origin.Provenance(ref, sha)
-	pushed, images, t, err := m.withLogin(ctx, digests, version)
+	pushed, t, err := m.withLogin(ctx, digests)
 	if err != nil {
 		return "", err
 	}
-	_, src, err := m.sessionSource(ctx)
+	p, built, err := m.images(ctx, version)
 	if err != nil {
 		return "", err
 	}
-	if prov.BaseImages, err = publish.ReadBaseImages(ctx, src, images); err != nil {
+	images := artifact.Of(built)
+	if prov.BaseImages, err = publish.ReadBaseImages(ctx, p.Source, images); err != nil {
 		return "", err
 	}
 	in, err := m.signInputs(ctx, prov)
@@ -350,7 +352,7 @@ func (m *Shipyard) Sign(
 		return "", err
 	}
 	defer m.naming(&err)
-	pushed, _, t, err := m.withLogin(ctx, digests, "")
+	pushed, t, err := m.withLogin(ctx, digests)
 	if err != nil {
 		return "", err
 	}
@@ -384,7 +386,7 @@ func (m *Shipyard) TagImages(
 		return "", err
 	}
 	defer m.naming(&err)
-	pushed, _, t, err := m.withLogin(ctx, digests, "")
+	pushed, t, err := m.withLogin(ctx, digests)
 	if err != nil {
 		return "", err
 	}

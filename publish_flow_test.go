@@ -66,7 +66,7 @@ func TestPublishingFunctionsRunTheirFlow(t *testing.T) {
 		{"verify", publish.StepVerify, "supplychain verify", func(m *Shipyard) error {
 			// Pushed, never signed.
 			root := m.engine().Host().File(w.Sigstore.TrustedRoot)
-			_, err := m.Verify(ctx, repoOf(w, "taskmaster")+"@"+byName["taskmaster"], publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "text", false)
+			_, err := m.Verify(ctx, byName["taskmaster"], publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "text", false)
 			return err
 		}},
 		{"verify", publish.StepInputs, "not anchored", func(m *Shipyard) error {

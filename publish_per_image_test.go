@@ -23,7 +23,7 @@ func TestPublishStepsPerImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	var byName map[string]string
-	if err := json.Unmarshal([]byte(digests), &byName); err != nil || len(byName) != 1 || byName["taskmaster"] != published(t, w, "taskmaster") {
+	if err := json.Unmarshal([]byte(digests), &byName); err != nil || len(byName) != 1 || byName["taskmaster"] != repoOf(w, "taskmaster")+"@"+published(t, w, "taskmaster") {
 		t.Fatalf("push-by-digest --image taskmaster printed %s (%v)", digests, err)
 	}
 
@@ -69,7 +69,7 @@ func TestPublishStepsPerImage(t *testing.T) {
 	if _, err := m.PushByDigest(ctx, "", "api"); err == nil {
 		t.Error("push-by-digest --image api accepted")
 	}
-	if _, err := m.TagImages(ctx, `{}`, []string{"dev"}); err == nil || !strings.Contains(err.Error(), "no digest given") {
+	if _, err := m.TagImages(ctx, `{}`, []string{"dev"}); err == nil || !strings.Contains(err.Error(), "no image given") {
 		t.Errorf("tag-images with no digest: %v", err)
 	}
 }

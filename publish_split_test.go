@@ -55,7 +55,7 @@ func TestDevSplitPlatformsThroughTheModule(t *testing.T) {
 	for _, image := range []string{"taskmaster", "filer"} {
 		parts := pushPlatforms(t, w, devSHA, image)
 		for i, part := range parts {
-			p, err := publish.ParseCommitPlatformPush(part)
+			p, err := publish.ParsePlatformHandoff(part)
 			platform := defaultPlatforms()[i]
 			if err != nil || p.Commit != devSHA || p.Platform != platform || len(p.Images) != 1 {
 				t.Fatalf("push-platform-by-digest --platform %s printed %s (%v)", platform, part, err)
@@ -82,8 +82,8 @@ func TestDevSplitPlatformsThroughTheModule(t *testing.T) {
 			}
 		}
 		var digests map[string]string
-		if err := json.Unmarshal([]byte(assembled), &digests); err != nil || len(digests) != 1 || digests[image] != published(t, w, image) {
-			t.Errorf("assemble-index printed %s (%v), want {%q: %s}", assembled, err, image, published(t, w, image))
+		if err := json.Unmarshal([]byte(assembled), &digests); err != nil || len(digests) != 1 || digests[image] != repoOf(w, image)+"@"+published(t, w, image) {
+			t.Errorf("assemble-index printed %s (%v), want {%q: %s@%s}", assembled, err, image, repoOf(w, image), published(t, w, image))
 		}
 		if tags := w.Registry.Tags(t, repoOf(w, image)); len(tags) != 0 {
 			t.Errorf("assemble-index tagged %v", tags)
@@ -158,15 +158,15 @@ func TestDevSplitPlatformsRefuse(t *testing.T) {
 	amd, arm := parts[0], parts[1]
 	otherCommit := pushPlatforms(t, w, strings.Repeat("a", 40), "filer")[1]
 	taskmaster := pushPlatforms(t, w, devSHA, "taskmaster")
-	var armPush publish.CommitPlatformPush
+	var armPush publish.PlatformHandoff
 	if err := json.Unmarshal([]byte(arm), &armPush); err != nil {
 		t.Fatal(err)
 	}
-	var amdPush publish.CommitPlatformPush
+	var amdPush publish.PlatformHandoff
 	if err := json.Unmarshal([]byte(amd), &amdPush); err != nil {
 		t.Fatal(err)
 	}
-	edit := func(f func(p *publish.CommitPlatformPush)) string {
+	edit := func(f func(p *publish.PlatformHandoff)) string {
 		p := armPush
 		p.Images = append([]publish.Pushed(nil), armPush.Images...)
 		f(&p)
@@ -176,13 +176,13 @@ func TestDevSplitPlatformsRefuse(t *testing.T) {
 		}
 		return out
 	}
-	swapped := edit(func(p *publish.CommitPlatformPush) { p.Images[0].Digest = amdPush.Images[0].Digest })
-	elsewhere := edit(func(p *publish.CommitPlatformPush) {
+	swapped := edit(func(p *publish.PlatformHandoff) { p.Images[0].Digest = amdPush.Images[0].Digest })
+	elsewhere := edit(func(p *publish.PlatformHandoff) {
 		p.Images[0].Repository = w.Registry.Host + "/other/tesk-core-filer"
 	})
-	versioned := edit(func(p *publish.CommitPlatformPush) { p.Version = "0.11.0" })
-	both := edit(func(p *publish.CommitPlatformPush) {
-		var tm publish.CommitPlatformPush
+	versioned := edit(func(p *publish.PlatformHandoff) { p.Version = "0.11.0" })
+	both := edit(func(p *publish.PlatformHandoff) {
+		var tm publish.PlatformHandoff
 		if err := json.Unmarshal([]byte(taskmaster[1]), &tm); err != nil {
 			t.Fatal(err)
 		}

@@ -226,12 +226,12 @@ func TestPublishStepsOneByOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	var byName map[string]string
-	if err := json.Unmarshal([]byte(digests), &byName); err != nil || byName["filer"] != published(t, w, "filer") || len(byName) != 2 {
+	if err := json.Unmarshal([]byte(digests), &byName); err != nil || byName["filer"] != repoOf(w, "filer")+"@"+published(t, w, "filer") || len(byName) != 2 {
 		t.Fatalf("push-by-digest printed %s (%v)", digests, err)
 	}
 
 	scan, scanEngine := job(false)
-	refs := []string{repoOf(w, "filer") + "@" + byName["filer"], repoOf(w, "taskmaster") + "@" + byName["taskmaster"]}
+	refs := []string{byName["filer"], byName["taskmaster"]}
 	if _, err := scan.ScanDigests(ctx, refs, ""); err != nil {
 		t.Fatalf("scan-digests: %v", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"dagger/shipyard/pipelines/ci"
-	"dagger/shipyard/pipelines/ci/artifact"
 	"dagger/shipyard/pipelines/publish"
 )
 
@@ -41,39 +40,31 @@ func (m *Shipyard) publicTarget(ctx context.Context) (publish.Target, error) {
 	return publish.Target{Registry: m.Registry, Org: m.Org, RegistryTool: tool}, nil
 }
 
-// pushed reads the digests push-by-digest printed, for this source's images in t, with the
-// platform images of each index read from the registry. The JSON may name some of the images: a job per image passes only its own (push-by-digest --image
-// prints one), and the step then handles exactly the images named.
-func (m *Shipyard) pushed(ctx context.Context, digests, version string, t publish.Target) ([]publish.Pushed, []publish.Artifact, error) {
-	byName, err := publish.ParseDigests(digests)
+// pushed reads the handoff push-by-digest printed (image name → reference by digest), for
+// images in t, with the platform images of each index read from the registry. It may name
+// some of the images: a job per image passes only its own (push-by-digest --image prints
+// one), and the step then handles exactly the images named. Nothing is built to name them.
+func (m *Shipyard) pushed(ctx context.Context, digests string, t publish.Target) ([]publish.Pushed, error) {
+	pushed, err := publish.ParseRefs(digests, t)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--digests: %w", err)
-	}
-	_, images, err := m.images(ctx, version)
-	if err != nil {
-		return nil, nil, err
-	}
-	arts := artifact.Of(images)
-	pushed, err := publish.FromSomeDigests(byName, arts, t)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--digests: %w", err)
+		return nil, fmt.Errorf("--digests: %w", err)
 	}
 	// A digest may be a multi-platform image's index: its platform images are scanned,
 	// attested and signed too, as the registry lists them.
 	if pushed, err = publish.ResolvePlatforms(ctx, t, pushed); err != nil {
-		return nil, nil, fmt.Errorf("--digests: %w", err)
+		return nil, fmt.Errorf("--digests: %w", err)
 	}
-	return pushed, arts, nil
+	return pushed, nil
 }
 
-// withLogin is pushed for the steps that write: the digests and the target with its login.
-func (m *Shipyard) withLogin(ctx context.Context, digests, version string) ([]publish.Pushed, []publish.Artifact, publish.Target, error) {
+// withLogin is pushed for the steps that write: the images and the target with its login.
+func (m *Shipyard) withLogin(ctx context.Context, digests string) ([]publish.Pushed, publish.Target, error) {
 	t, err := m.target(ctx)
 	if err != nil {
-		return nil, nil, publish.Target{}, err
+		return nil, publish.Target{}, err
 	}
-	pushed, images, err := m.pushed(ctx, digests, version, t)
-	return pushed, images, t, err
+	pushed, err := m.pushed(ctx, digests, t)
+	return pushed, t, err
 }
 
 // namedImage narrows images to the one --image names; none named keeps every image.

@@ -25,7 +25,7 @@ func (m *Shipyard) tool(ctx context.Context) (*sdk.Container, error) {
 	if !d.Signs {
 		return nil, fmt.Errorf("%s runs the signing tool but is not declared to sign: add +signs to its doc comment (internal/functions)", m.fn)
 	}
-	return m.builtCommand(ctx, m.supplychainSource, publish.Tool)
+	return m.builtCommand(ctx, m.supplychainSource, publish.BuildTool)
 }
 
 // registryTool is the registry command, built as the signing tool is: in a function that
@@ -40,7 +40,7 @@ func (m *Shipyard) registryTool(ctx context.Context) (*sdk.Container, error) {
 	if d.Signs {
 		return m.tool(ctx)
 	}
-	return m.builtCommand(ctx, m.supplychainSource, publish.RegistryTool)
+	return m.builtCommand(ctx, m.supplychainSource, publish.BuildRegistryTool)
 }
 
 // builtCommand builds one of Shipyard's own commands with build, from the source source

@@ -102,7 +102,12 @@ func TestPushAttestSignTagVerify(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.TrimSpace(digests)), &pushed); err != nil || len(pushed) != 2 {
 		t.Fatalf("push-by-digest printed %q (%v)", digests, err)
 	}
-	for img, d := range pushed {
+	for img, printed := range pushed {
+		// The handoff names each image in full, in the registry as the engine reaches it.
+		repo, d, _ := strings.Cut(printed, "@")
+		if want := registryHost + "/shipyard-test/tesk-core-" + img; repo != want {
+			t.Errorf("push-by-digest printed %s for %s, want it in %s", printed, img, want)
+		}
 		ref, err := name.ParseReference("127.0.0.1:"+registryPort+"/shipyard-test/tesk-core-"+img+"@"+d, name.Insecure)
 		if err != nil {
 			t.Fatal(err)

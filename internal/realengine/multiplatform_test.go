@@ -89,7 +89,11 @@ func TestMultiPlatformImages(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.TrimSpace(digests)), &pushed); err != nil || len(pushed) != 2 {
 		t.Fatalf("push-by-digest printed %q (%v)", digests, err)
 	}
-	for img, d := range pushed {
+	for img, printed := range pushed {
+		repo, d, _ := strings.Cut(printed, "@")
+		if want := registryHost + "/shipyard-test-mp/tesk-core-" + img; repo != want {
+			t.Errorf("push-by-digest printed %s for %s, want it in %s", printed, img, want)
+		}
 		checkIndex(t, "127.0.0.1:"+registryPort+"/shipyard-test-mp/tesk-core-"+img+"@"+d)
 	}
 	if strings.Contains(digests, password) {

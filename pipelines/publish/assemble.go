@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"dagger/shipyard/internal/wire"
-
-	"dagger/shipyard/internal/flow"
 )
 
 // StepAssemble is the step that builds each image's index from the platform images the
@@ -135,16 +133,6 @@ func AssembleIndexes(ctx context.Context, t Target, plans []IndexAssembly) ([]Pu
 		return nil, fmt.Errorf("the registry command assembled %d of %d indexes", len(out), len(plans))
 	}
 	return out, nil
-}
-
-// AssembleAlone is assemble-index run as a flow of its own (the function of that name):
-// Assemble, named once by the runner. s.Target is checked when the run is built.
-// fn is the function it is a call of, which names its flow in logs and errors.
-func AssembleAlone(ctx context.Context, fn string, s *ImageState, platforms []string, pushes []PlatformPush) error {
-	steps := []flow.Step[ImageState]{{Name: StepAssemble, Writes: true, Next: aloneAdvice.Untagged,
-		Run: func(ctx context.Context, s *ImageState) error { return s.Assemble(ctx, platforms, pushes) }}}
-	_, err := flow.Run(ctx, flow.Runner{Flow: fn, Log: s.Log}, steps, s)
-	return err
 }
 
 // Assemble is the push of a release built per platform: the indexes of the platform jobs'

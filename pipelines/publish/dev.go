@@ -21,9 +21,9 @@ type DevConfig struct {
 	// Scanner scans the pushed digests under the source's policy.
 	Scanner Scanner
 	// Images are the images built from the pushed commit.
-	Images []Artifact
-	Target Target
-	Sign   SignInputs
+	Images  []Artifact
+	Target  Target
+	Signing SignInputs
 	// Ignore is the content of the source's .trivyignore.yaml (empty: none).
 	Ignore []byte
 	// DevOrder rechecks, right before dev moves, that the commit is still the newest of
@@ -48,9 +48,6 @@ type DevResult struct {
 	Reports *dagger.Directory `json:"-"`
 }
 
-// StepInputs checks what publish-dev was given before anything is pushed.
-const StepInputs = "check-inputs"
-
 // devAdvice: every step before the tags leaves no tag behind, and each converges.
 var devAdvice = Advice{
 	Untagged: "no tag was written; re-run to finish: what is pushed and attached is kept",
@@ -67,7 +64,7 @@ var devAdvice = Advice{
 // what an earlier run completed (a pushed digest, a bundle already attached, a tag already
 // on its digest), so re-running after success changes nothing.
 func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error) {
-	s := &ImageState{Target: d.Target, Sign: d.Sign, Scanner: d.Scanner, Built: d.Images, Ignore: d.Ignore, DevOrder: d.DevOrder}
+	s := &ImageState{Target: d.Target, Signing: d.Signing, Scanner: d.Scanner, Built: d.Images, Ignore: d.Ignore, DevOrder: d.DevOrder}
 	if s.Ignore == nil {
 		s.Ignore = []byte{}
 	}
@@ -92,17 +89,17 @@ func devInputs(ctx context.Context, s *ImageState, sha string, src *dagger.Direc
 		return err
 	}
 	s.ReuseTag, s.Tags = tags[0], tags
-	if err := s.checkGiven(publishing); err != nil {
+	if err := s.checkGiven(publishingNames()); err != nil {
 		return err
 	}
-	if err := s.Sign.Provenance.CheckBuilder(); err != nil {
+	if err := s.Signing.Provenance.CheckBuilder(); err != nil {
 		return fmt.Errorf("the signing settings (with-sigstore): %w", err)
 	}
-	if s.Sign.Provenance.BaseImages == nil {
+	if s.Signing.Provenance.BaseImages == nil {
 		if src == nil {
 			return errors.New("no source to read the images' base images from")
 		}
-		if s.Sign.Provenance.BaseImages, err = ReadBaseImages(ctx, src, s.Built); err != nil {
+		if s.Signing.Provenance.BaseImages, err = ReadBaseImages(ctx, src, s.Built); err != nil {
 			return fmt.Errorf("reading the base images: %w", err)
 		}
 	}

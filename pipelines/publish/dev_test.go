@@ -142,13 +142,13 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 		{
 			name:    "OIDC token missing",
 			step:    publish.StepInputs,
-			inject:  func(t *testing.T, w *publishtest.World, v *env) { v.dev.Sign.OIDCToken = nil },
+			inject:  func(t *testing.T, w *publishtest.World, v *env) { v.dev.Signing.OIDCToken = nil },
 			wantErr: "no OIDC token",
 		},
 		{
 			name: "OIDC token expired", step: publish.StepAttest,
 			inject: func(t *testing.T, w *publishtest.World, v *env) {
-				v.dev.Sign.OIDCToken = v.c.SetSecret(publishtest.ExpiredTokenSecret, w.ExpiredToken)
+				v.dev.Signing.OIDCToken = v.c.SetSecret(publishtest.ExpiredTokenSecret, w.ExpiredToken)
 			},
 			wantErr: "OIDC token",
 		},

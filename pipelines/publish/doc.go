@@ -3,22 +3,30 @@
 // the dev publishing on pushes to dev, the weekly scan of published images, and the image
 // steps of a release.
 //
-// Each step is one file and one function that can run alone (a GitHub job runs one step
-// with only the credentials it needs) or chained by a flow (PublishDev). Every step checks
-// what exists before it writes, so a re-run after a failure finishes the job without a
-// second push, a second signature or a moved version:
+// Each step is one file that declares the step beside its body (its name, whether it
+// writes, the advice after a failure), run alone by a function (alone.go: a GitHub job
+// runs one step with only the credentials it needs) or chained by a flow (PublishDev, the
+// release). Every step checks what exists before it writes, so a re-run after a failure
+// finishes the job without a second push, a second signature or a moved version. The
+// files, from the top down (none uses a file above it):
 //
-//	push.go       PushByDigest: each image as an OCI tarball to the registry command, untagged
-//	scan.go       ScanDigests: Trivy on repo@sha256:… with no credentials in the graph
-//	attest.go     Attest: SLSA v1 build provenance per digest, as a Sigstore bundle referrer
-//	sign.go       Sign: a cosign-compatible signature per digest, as a referrer
-//	tag.go        TagImages: plan every tag of every image, then write; versions never move
-//	tool.go       Tool, RegistryTool: the supplychain and registry commands, built from
-//	              this repository in a container
-//	registry.go   how the registry command is run, and what it prints
-//	dev.go        PublishDev: the flow of a push to dev
-//	published.go  ScanPublished: the weekly scan of published tags
-//	verify.go     Verify: what a user runs before deploying an image
+//	alone.go, dev.go  each step run alone (PushByDigest, Sign, …); PublishDev, the push to dev
+//	steps.go          the steps in their one order (Steps), the inputs check, Alone
+//	push.go           each image as an OCI tarball to the registry command, untagged
+//	scan.go           Trivy on repo@sha256:… with no credentials in the graph
+//	attest.go         SLSA v1 build provenance per digest, as a Sigstore bundle referrer
+//	sbom.go           the CycloneDX SBOM per digest, attested
+//	sign.go           a cosign-compatible signature per digest, as a referrer
+//	verifysigned.go   the new evidence verified with the signer's identity, before any tag
+//	tag.go            plan every tag of every image, then write; versions never move
+//	verify.go         what a user runs before deploying an image
+//	assemble.go       each image's index from the platform jobs' pushes
+//	state.go          what the steps share (ImageState) and how a step is declared
+//	provenance.go     what a provenance says: the source, the builder, the Dockerfile
+//	tool.go           BuildTool, BuildRegistryTool: the supplychain and registry commands,
+//	                  built from this repository in a container
+//	registry.go       how the registry command is run, and what it prints
+//	target.go         where images go (Target), and what was pushed (Pushed)
 //
 // Registry work (push, indexes, tags, latest, resolve) runs the registry command, and
 // signing and verifying the supplychain command, both of the supplychain Go module (so

@@ -77,10 +77,10 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 	target := publish.Target{
 		Registry: w.Registry.Host, Org: org, Username: w.Username,
 		Password:     c.SetSecret(publishtest.RegistryPasswordSecret, w.Password),
-		RegistryTool: publish.RegistryTool(c, c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
+		RegistryTool: publish.BuildRegistryTool(c, c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
 	}
 	sign := publish.SignInputs{
-		Tool:        publish.Tool(c, c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
+		Tool:        publish.BuildTool(c, c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
 		OIDCToken:   c.SetSecret(publishtest.OIDCTokenSecret, w.Token),
 		FulcioURL:   w.Sigstore.URL,
 		RekorURL:    w.Sigstore.URL,
@@ -100,7 +100,7 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 	}
 	arts := artifact.Of(images)
 	return &env{w: w, e: e, c: c, p: p, scanner: artifact.Scanner(p), images: arts, target: target, sign: sign,
-		dev: publish.DevConfig{Flow: "publish-dev", Source: p.Source, Scanner: artifact.Scanner(p), Images: arts, Target: target, Sign: sign, DevOrder: newestCommit}}
+		dev: publish.DevConfig{Flow: "publish-dev", Source: p.Source, Scanner: artifact.Scanner(p), Images: arts, Target: target, Signing: sign, DevOrder: newestCommit}}
 }
 
 // newestCommit is the commit-order recheck of a dev branch whose newest commit is always

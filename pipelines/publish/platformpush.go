@@ -17,8 +17,8 @@ import (
 // Images built per platform, each on a runner of that platform so that nothing is
 // emulated: each platform job pushes its platform's images by digest as single images
 // (PushPlatform), and one job then assembles each image's index from them (Images.Assemble),
-// the index a push of every platform in one job gives. The release's jobs carry the
-// release in their handoff; a push to dev carries the commit it built (CommitPlatformPush).
+// the index a push of every platform in one job gives. Both a push to dev and a release
+// hand over one PlatformHandoff per platform job; the release's also names the release.
 
 // CheckPlatform refuses a platform job's platform that is not one the images are published
 // for: its images would be in no index.
@@ -81,17 +81,25 @@ func ParsePlatformOutputs[T any](data string, parse func(string) (T, error)) ([]
 	return out, nil
 }
 
-// CommitPlatformPush is what push-platform-by-digest prints and assemble-index reads: the
-// commit the images were built from, the version given to the build (none: setuptools_scm
-// read it from the commit's history), and the platform's images by digest.
-type CommitPlatformPush struct {
-	Commit  string `json:"commit"`
+// PlatformHandoff is what one platform's push job prints and the assemble job reads, for a
+// push to dev (push-platform-by-digest, then assemble-index) and for a release
+// (release-push-platform, then release-assemble) alike: the commit the images were built
+// from, the version given to the build (none: setuptools_scm read it from the commit's
+// history), and the platform's images by digest. A release's also names its repository
+// and tag, which a push to dev has none of.
+type PlatformHandoff struct {
+	Repo    string `json:"repo,omitempty"`
+	Tag     string `json:"tag,omitempty"`
 	Version string `json:"version,omitempty"`
+	Commit  string `json:"commit"`
 	PlatformPush
 }
 
+// OfRelease is whether the handoff names a release (release-push-platform printed it).
+func (p PlatformHandoff) OfRelease() bool { return p.Repo != "" || p.Tag != "" }
+
 // JSON renders the push on one line, as a job output.
-func (p CommitPlatformPush) JSON() (string, error) {
+func (p PlatformHandoff) JSON() (string, error) {
 	b, err := json.Marshal(p)
 	if err != nil {
 		return "", fmt.Errorf("rendering the platform push: %w", err)
@@ -99,38 +107,39 @@ func (p CommitPlatformPush) JSON() (string, error) {
 	return string(b) + "\n", nil
 }
 
-// ParseCommitPlatformPush reads what one push-platform-by-digest printed and checks its
-// form: a full commit SHA, a platform, and at least one image by digest.
-func ParseCommitPlatformPush(data string) (CommitPlatformPush, error) {
-	var p CommitPlatformPush
+// ParsePlatformHandoff reads what one platform's push job printed and checks its form: a
+// platform, a full commit SHA, and at least one image by digest. Whether it is of the
+// assembling job's source or release is the assembling job's check.
+func ParsePlatformHandoff(data string) (PlatformHandoff, error) {
+	var p PlatformHandoff
 	dec := json.NewDecoder(strings.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return CommitPlatformPush{}, fmt.Errorf("reading the output of push-platform-by-digest: %w", err)
+		return PlatformHandoff{}, fmt.Errorf("reading the output of a platform's push job: %w", err)
 	}
 	if _, err := buildplatform.Parse([]string{p.Platform}); err != nil {
-		return CommitPlatformPush{}, fmt.Errorf("the platform push's platform: %w", err)
+		return PlatformHandoff{}, fmt.Errorf("the platform push's platform: %w", err)
 	}
 	if !commitRE.MatchString(p.Commit) {
-		return CommitPlatformPush{}, fmt.Errorf("the %s push's commit %q is not a full commit SHA", p.Platform, p.Commit)
+		return PlatformHandoff{}, fmt.Errorf("the %s push's commit %q is not a full commit SHA", p.Platform, p.Commit)
 	}
 	if len(p.Images) == 0 {
-		return CommitPlatformPush{}, fmt.Errorf("the %s push lists no image", p.Platform)
+		return PlatformHandoff{}, fmt.Errorf("the %s push lists no image", p.Platform)
 	}
 	for _, img := range p.Images {
 		if err := img.Check(); err != nil {
-			return CommitPlatformPush{}, fmt.Errorf("the %s push: %w", p.Platform, err)
+			return PlatformHandoff{}, fmt.Errorf("the %s push: %w", p.Platform, err)
 		}
 	}
 	return p, nil
 }
 
-// CheckCommitPushes checks that the platform pushes are of the assembling job's source:
+// CheckPlatformHandoffs checks that the platform pushes are of the assembling job's source:
 // built from commit with version, each listing exactly images (the images of the source,
 // or the one --image names), each in its repository of t. Which platforms were handed over,
 // and whether each image is for its platform, is checked by the assembly itself
 // (PlanIndexes, AssembleIndexes). It returns the pushes to assemble.
-func CheckCommitPushes(commit, version string, images []Artifact, t Target, parts []CommitPlatformPush) ([]PlatformPush, error) {
+func CheckPlatformHandoffs(commit, version string, images []Artifact, t Target, parts []PlatformHandoff) ([]PlatformPush, error) {
 	want := make(map[string]string, len(images))
 	for _, a := range images {
 		want[a.Name] = t.Repository(a)
@@ -140,6 +149,10 @@ func CheckCommitPushes(commit, version string, images []Artifact, t Target, part
 	pushes := make([]PlatformPush, len(parts))
 	for i, part := range parts {
 		pushes[i] = part.PlatformPush
+		if part.OfRelease() {
+			errs = append(errs, fmt.Errorf("the %s push is of release %s %s: assemble it with release-assemble", part.Platform, part.Repo, part.Tag))
+			continue
+		}
 		if part.Commit != commit {
 			errs = append(errs, fmt.Errorf("the %s push is of commit %s, this source is at %s", part.Platform, part.Commit, commit))
 		}
@@ -167,17 +180,4 @@ func CheckCommitPushes(commit, version string, images []Artifact, t Target, part
 		return nil, err
 	}
 	return pushes, nil
-}
-
-// SourceCommit is the commit checked out in src, read from its Git history: what names
-// the source of a platform job's images.
-func SourceCommit(ctx context.Context, src *dagger.Directory) (string, error) {
-	sha, err := src.AsGit().Head().Commit(ctx)
-	if err != nil {
-		return "", fmt.Errorf("reading the source's commit: %w (the platform jobs name the commit they built: give a source with its Git history, e.g. a checkout with fetch-depth: 0)", err)
-	}
-	if !commitRE.MatchString(sha) {
-		return "", fmt.Errorf("the source's commit %q is not a full commit SHA", sha)
-	}
-	return sha, nil
 }

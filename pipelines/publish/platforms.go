@@ -15,11 +15,9 @@ import (
 // (none for a single image) and records them in Platforms. A digest names its index for
 // good, so what the registry lists is the truth; a list that travelled with the digest (a
 // handoff between jobs) must say the same, or it is refused: a job that believed it would
-// scan, attest or sign other images than those a user pulls.
+// scan, attest or sign other images than those a user pulls. Each of pushed was checked
+// where it was read (ParseRefs, ParseRef, a handoff's parse, the push itself).
 func ResolvePlatforms(ctx context.Context, t Target, pushed []Pushed) ([]Pushed, error) {
-	if err := checkPushed(pushed); err != nil {
-		return nil, err
-	}
 	out := slices.Clone(pushed)
 	refs := make([]string, len(out))
 	for i, p := range out {

@@ -68,20 +68,6 @@ func ResolvePublished(ctx context.Context, t Target, refs []string, prefix strin
 	return out, nil
 }
 
-// splitRef splits <repo>:<tag> or <repo>@<digest> into the repository and the tag (empty
-// for a digest reference).
-func splitRef(ref string) (repo, tag string, err error) {
-	if r, _, ok := strings.Cut(ref, "@"); ok {
-		return r, "", nil
-	}
-	slash := strings.LastIndex(ref, "/")
-	colon := strings.LastIndex(ref, ":")
-	if colon <= slash {
-		return "", "", fmt.Errorf("reference %q has no tag: want <registry>/<org>/<name>:<tag> (e.g. :latest)", ref)
-	}
-	return ref[:colon], ref[colon+1:], nil
-}
-
 // ScanPublished is the weekly scan of published images: it resolves each tag to its
 // digest, scans that digest (each platform image of a multi-platform image) with Trivy (no
 // credentials, as ScanDigests) under the CI policy, and returns every report (<name>.json, <name>.sarif for code scanning,

@@ -12,24 +12,6 @@ import (
 	"dagger/shipyard/internal/fanout"
 )
 
-// PushByDigest pushes each image to <registry>/<org>/<repository> by digest, untagged: the
-// registry command reads the container as an OCI tarball mounted into its own container
-// (no export through the module) and writes it, neither creating nor moving a tag, and
-// checks afterwards that none appeared on the digest. The manifest bytes are pushed as the
-// engine wrote them, so the digest is the engine's. An image built for several platforms
-// is pushed as the OCI image index of its platform images.
-//
-// An image the registry already has costs one HEAD request, so a re-run after a failure
-// pushes only what is missing. Every image is attempted; the error names each that failed.
-// fn is the function it is a call of, which names its flow in logs and errors.
-func PushByDigest(ctx context.Context, fn string, images []Artifact, t Target) ([]Pushed, error) {
-	s := &ImageState{Target: t, Built: images}
-	if err := Alone(ctx, fn, s, StepPush); err != nil {
-		return nil, err
-	}
-	return s.Pushed, nil
-}
-
 // pushAll pushes each image by digest, all at once; the error names each that failed.
 func pushAll(ctx context.Context, images []Artifact, t Target) ([]Pushed, error) {
 	out := make([]Pushed, len(images))
@@ -78,4 +60,70 @@ func BuiltDigest(ctx context.Context, t Target, a Artifact) (Pushed, error) {
 		return Pushed{}, fmt.Errorf("image %s: %w", a.Name, err)
 	}
 	return Pushed{Name: a.Name, Digest: res.Digest, Platforms: res.Platforms}, nil
+}
+
+// StepPush is the name of the push-by-digest step.
+const StepPush = "push-by-digest"
+
+var pushStep = imageStep{name: StepPush, writes: true, next: adviceUntagged, run: (*ImageState).push}
+
+// push pushes the built images by digest, reusing the digest of those that carry ReuseTag,
+// then checks that Version, if any, is on none of the repositories but on the digest just
+// pushed.
+func (s *ImageState) push(ctx context.Context) error {
+	existing, err := s.reusable(ctx)
+	if err != nil {
+		return err
+	}
+	var build []Artifact
+	for i, a := range s.Built {
+		if existing[i] == "" {
+			build = append(build, a)
+		} else {
+			s.Reused = append(s.Reused, a.Name)
+		}
+	}
+	var fresh []Pushed
+	if len(build) > 0 {
+		if fresh, err = pushAll(ctx, build, s.Target); err != nil {
+			return err
+		}
+	}
+	pushed := make([]Pushed, 0, len(s.Built))
+	for i, a := range s.Built {
+		if existing[i] != "" {
+			pushed = append(pushed, Pushed{Name: a.Name, Repository: s.Target.Repository(a), Digest: existing[i]})
+			continue
+		}
+		pushed = append(pushed, fresh[0])
+		fresh = fresh[1:]
+	}
+	if len(s.Reused) > 0 {
+		// A reused digest may be an index: its platform images are scanned and signed too.
+		if pushed, err = ResolvePlatforms(ctx, s.Target, pushed); err != nil {
+			return err
+		}
+	}
+	return s.keepPushed(ctx, pushed)
+}
+
+// reusable finds, per built image, the digest ReuseTag names already ("" for none). Builds
+// are not always reproducible, so a re-run on a fresh engine may build another digest for
+// the same commit; since the commit tag never moves and is written only after its digest
+// was scanned, attested and signed, the digest it names is the commit's image.
+func (s *ImageState) reusable(ctx context.Context) ([]string, error) {
+	existing := make([]string, len(s.Built))
+	if s.ReuseTag == "" {
+		return existing, nil
+	}
+	err := fanout.Each(ctx, 0, len(s.Built), func(ctx context.Context, i int) error {
+		repo := s.Target.Repository(s.Built[i])
+		tags, err := s.Target.ResolveTags(ctx, repo, []string{s.ReuseTag})
+		if err != nil {
+			return fmt.Errorf("%s: looking for %s: %w", s.Built[i].Name, s.ReuseTag, err)
+		}
+		existing[i] = tags[s.ReuseTag]
+		return nil
+	})
+	return existing, err
 }

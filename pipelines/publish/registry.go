@@ -17,8 +17,11 @@ import (
 )
 
 // The registry work (pushes, indexes, tags, latest) runs in the registry command of the
-// supplychain module (RegistryTool), so the module binary links no registry client. The
+// supplychain module, so the module binary links no registry client. The
 // types below are what the command prints, read back here.
+
+// registryPassPath is where a container that logs in to the registry finds its password.
+const registryPassPath = "/run/secrets/registry-password"
 
 // The moving tags, as the registry command classifies them: latest follows the highest
 // release, dev the newest commit of the dev branch.
@@ -175,4 +178,24 @@ func (t Target) resolveRefs(ctx context.Context, refs []string, platforms bool) 
 		return nil, fmt.Errorf("registry %s answered for %d of %d references", cmd, len(out), len(refs))
 	}
 	return out, nil
+}
+
+// planTags has the registry command plan pointing tags at each pushed digest; a tag that
+// never moves found on another digest is refused for every image it concerns.
+func (t Target) planTags(ctx context.Context, pushed []Pushed, tags []string) ([]Tagging, error) {
+	var args []string
+	for _, p := range pushed {
+		args = append(args, "--image", p.Ref())
+	}
+	for _, tag := range tags {
+		args = append(args, "--tag", tag)
+	}
+	var plans []Tagging
+	if err := t.runJSON(ctx, registryCall{cmd: "plan-tags", args: args, about: pushed[0].Repository}, &plans); err != nil {
+		return nil, err
+	}
+	if len(plans) != len(pushed) {
+		return nil, fmt.Errorf("registry plan-tags planned %d of %d images", len(plans), len(pushed))
+	}
+	return plans, nil
 }

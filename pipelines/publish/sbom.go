@@ -2,37 +2,17 @@ package publish
 
 import (
 	"context"
+	"dagger/shipyard/internal/flow"
 	"encoding/json"
 	"fmt"
 	"strings"
 )
-
-// CycloneDXPredicateType is the in-toto predicate type of the SBOM attestation: the URI
-// `cosign verify-attestation --type cyclonedx` requires of the statement.
-const CycloneDXPredicateType = "https://cyclonedx.org/bom"
 
 // KindSBOM is the evidence kind of an attested SBOM.
 const KindSBOM = "sbom"
 
 // sbomPath is where the tool container finds the SBOM it attests.
 const sbomPath = "/run/shipyard/sbom.cdx.json"
-
-// AttestSBOMs writes the CycloneDX JSON SBOM of each pushed digest with the pinned Trivy
-// (pulling the digest anonymously, as the scan does), then signs it as an in-toto statement
-// of predicate type https://cyclonedx.org/bom and attaches the Sigstore bundle to the digest
-// as an OCI referrer, like the provenance. Of a multi-platform image, each platform image
-// gets the SBOM of what it holds and the index one that lists those images (IndexSBOM),
-// which is what `cosign verify-attestation --type cyclonedx` finds from a tag. A digest
-// that already carries an SBOM bundle signed by the token's identity keeps it: a re-run
-// writes nothing.
-// fn is the function it is a call of, which names its flow in logs and errors.
-func AttestSBOMs(ctx context.Context, fn string, in SignInputs, sc Scanner, t Target, pushed []Pushed) ([]Evidence, error) {
-	s := &ImageState{Sign: in, Scanner: sc, Target: t, Pushed: pushed}
-	if err := Alone(ctx, fn, s, StepSBOM); err != nil {
-		return nil, err
-	}
-	return s.Evidence, nil
-}
 
 // attestSBOMs is the SBOM attestation of pushed, as AttestSBOMs describes.
 func attestSBOMs(ctx context.Context, in SignInputs, sc Scanner, t Target, pushed []Pushed) ([]Evidence, error) {
@@ -128,4 +108,19 @@ func IndexSBOM(index Pushed, listed []PlatformDigest) ([]byte, error) {
 		return nil, fmt.Errorf("image %s: writing the index SBOM: %w", index.Name, err)
 	}
 	return append(b, '\n'), nil
+}
+
+// StepSBOM writes each digest's CycloneDX SBOM and attests it.
+const StepSBOM = "attest-sbom"
+
+var sbomStep = imageStep{name: StepSBOM, writes: true, next: adviceUntagged, run: (*ImageState).attestSBOM}
+
+func (s *ImageState) attestSBOM(ctx context.Context) error {
+	ev, err := attestSBOMs(ctx, s.Signing, s.Scanner, s.Target, s.Pushed)
+	if err != nil {
+		return err
+	}
+	s.Evidence = append(s.Evidence, ev...)
+	flow.Logf(ctx, "%d SBOM attestation(s)", len(ev))
+	return nil
 }

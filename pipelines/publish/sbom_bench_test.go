@@ -48,9 +48,9 @@ func BenchmarkSBOMCost(b *testing.B) {
 // The timer runs only around the steps.
 func benchImageSteps(b *testing.B, w *publishtest.World, v *env, drop func(flow.Step[publish.ImageState]) bool) {
 	b.Helper()
-	s := &publish.ImageState{Target: v.target, Sign: v.sign, Scanner: v.scanner, Built: v.images,
+	s := &publish.ImageState{Target: v.target, Signing: v.sign, Scanner: v.scanner, Built: v.images,
 		Ignore: []byte{}, ReuseTag: "sha-" + sha, Tags: []string{"sha-" + sha, "dev"}}
-	s.Sign.Provenance.BaseImages = map[string][]string{}
+	s.Signing.Provenance.BaseImages = map[string][]string{}
 	steps := publish.Steps(publish.Advice{}, func(s *publish.ImageState) *publish.ImageState { return s })
 	if drop != nil {
 		steps = slices.DeleteFunc(steps, drop)

@@ -5,24 +5,9 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/trivy"
 )
-
-// ScanDigests scans exactly the pushed digests with the scanner, under its policy (for
-// tesk-core's, Trivy's: fail on CRITICAL and HIGH findings that have a fix, except those
-// accepted in the ignore file given as ignore). The scanner pulls each repo@sha256:…
-// anonymously: this graph receives no credential of any kind, so a scan job needs no
-// secret; its caches are the call's trust level's. The directory holds
-// <name>.json, <name>.sarif and summary.txt, also when the scan fails.
-// fn is the function it is a call of, which names its flow in logs and errors.
-func ScanDigests(ctx context.Context, fn string, sc Scanner, pushed []Pushed, ignore []byte) (*dagger.Directory, []trivy.TargetVerdict, error) {
-	if ignore == nil {
-		ignore = []byte{}
-	}
-	s := &ImageState{Scanner: sc, Pushed: pushed, Ignore: ignore}
-	err := Alone(ctx, fn, s, StepScan)
-	return s.Reports, s.Scans, err
-}
 
 // scanDigests is the scan of pushed, as ScanDigests describes.
 func scanDigests(ctx context.Context, sc Scanner, pushed []Pushed, ignore []byte) (*dagger.Directory, []trivy.TargetVerdict, error) {
@@ -31,4 +16,27 @@ func scanDigests(ctx context.Context, sc Scanner, pushed []Pushed, ignore []byte
 		targets = append(targets, ScanItem{Name: img.Name, Ref: img.Ref()})
 	}
 	return sc.Scan(ctx, targets, ignore)
+}
+
+// StepScan is the name of the scan-digests step.
+const StepScan = "scan-digests"
+
+var scanStep = imageStep{name: StepScan, writes: false, next: adviceScan, run: (*ImageState).scan}
+
+// scan scans exactly the pushed digests, with no credential in the graph.
+func (s *ImageState) scan(ctx context.Context) error {
+	ignore := s.Ignore
+	if ignore == nil {
+		var err error
+		if ignore, err = s.Scanner.IgnoreFile(ctx); err != nil {
+			return err
+		}
+	}
+	var err error
+	s.Reports, s.Scans, err = scanDigests(ctx, s.Scanner, s.Pushed, ignore)
+	if err != nil {
+		return err
+	}
+	flow.Logf(ctx, "%d digest(s) passed", len(s.Scans))
+	return nil
 }

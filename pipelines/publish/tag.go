@@ -2,15 +2,13 @@ package publish
 
 import (
 	"context"
+	"dagger/shipyard/internal/flow"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
-
-var commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // DevTags are the tags a push to dev publishes: sha-<commit> (never moves: it names the
 // image of that commit) and dev (moves to the newest commit).
@@ -19,30 +17,6 @@ func DevTags(sha string) ([]string, error) {
 		return nil, fmt.Errorf("--sha %q: give the full commit SHA (40 lowercase hex characters), e.g. ${{ github.sha }}", sha)
 	}
 	return []string{CommitTag(sha), TagDev}, nil
-}
-
-// TagImages points tags at each pushed digest, as the flow fn (the function it is a call
-// of, tag-images), which names it in logs and errors. The registry command plans every tag of
-// every image first (plan-tags): if any tag is refused — a version or commit tag already
-// on another digest, which never moves — no tag of any image is written and the error
-// names both digests. Then it applies the plans image by image (apply-tags), rechecking
-// immutable tags right before writing, immutable tags before moving ones. A tag already on
-// its digest is kept, so a re-run writes nothing. latest is refused: it follows the
-// highest release, and only the release moves it (MoveLatest), for every image or none.
-//
-// dev follows the newest commit of the dev branch: it needs the commit's sha-<commit> tag in
-// the same call, and devOrder, asked right before the plans are applied when one creates
-// or moves dev; the registry command reads dev and the images of the newer commits right
-// before dev is written, fails if dev moved since the plan, and leaves dev (reported
-// skipped) when it is on the image of a newer commit or the commit is not on dev, so a
-// re-run of an older run never moves it back.
-//
-// Call it only after the digests were scanned, attested and signed: that is what makes a
-// moving tag safe to follow.
-func TagImages(ctx context.Context, fn string, t Target, pushed []Pushed, tags []string, devOrder DevOrder) ([]ApplyReport, error) {
-	s := &ImageState{Target: t, Pushed: pushed, Tags: tags, DevOrder: devOrder}
-	err := Alone(ctx, fn, s, StepTag)
-	return s.Applied, err
 }
 
 // checkTags refuses, before anything is tagged, what the tag step cannot write: no tags,
@@ -130,26 +104,6 @@ func writesDev(plans []Tagging) bool {
 	return false
 }
 
-// planTags has the registry command plan pointing tags at each pushed digest; a tag that
-// never moves found on another digest is refused for every image it concerns.
-func (t Target) planTags(ctx context.Context, pushed []Pushed, tags []string) ([]Tagging, error) {
-	var args []string
-	for _, p := range pushed {
-		args = append(args, "--image", p.Ref())
-	}
-	for _, tag := range tags {
-		args = append(args, "--tag", tag)
-	}
-	var plans []Tagging
-	if err := t.runJSON(ctx, registryCall{cmd: "plan-tags", args: args, about: pushed[0].Repository}, &plans); err != nil {
-		return nil, err
-	}
-	if len(plans) != len(pushed) {
-		return nil, fmt.Errorf("registry plan-tags planned %d of %d images", len(plans), len(pushed))
-	}
-	return plans, nil
-}
-
 // MoveLatest points latest at each pushed digest, in every repository or in none: it asks
 // stillLatest (the GitHub half of the recheck) right before the registry command, which
 // reads the registry half right before the first write, and rolls back the repositories
@@ -205,4 +159,50 @@ func devCommit(tags []string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("dev follows the newest commit of the dev branch: tag the commit's image sha-<full commit SHA> in the same call (e.g. --tag dev --tag sha-$GITHUB_SHA)")
+}
+
+// StepTag is the name of the tag step.
+const StepTag = "tag"
+
+var tagStep = imageStep{name: StepTag, writes: true, next: adviceTag, run: (*ImageState).tag}
+
+// tag points Tags at each pushed digest (nothing is written if any of them is refused),
+// then, when Latest, moves latest for every image together or for none.
+func (s *ImageState) tag(ctx context.Context) error {
+	var err error
+	s.Applied, err = tagImages(ctx, s.Target, s.Pushed, s.Tags, s.DevOrder)
+	if err != nil {
+		return err
+	}
+	if s.Latest {
+		latest, err := MoveLatest(ctx, s.Target, s.Pushed, s.StillLatest)
+		addLatest(s.Applied, latest)
+		if err != nil {
+			return err
+		}
+	}
+	for _, r := range s.Applied {
+		flow.Logf(ctx, "%s@%s: %d written, %d kept, %d skipped", r.Image, r.Digest, len(r.Written), len(r.Kept), len(r.Skipped))
+	}
+	return nil
+}
+
+// addLatest records latest's outcome in each image's report, as the other tags' are.
+func addLatest(reports []ApplyReport, latest LatestReport) {
+	for i := range reports {
+		for _, m := range latest.Moves {
+			if m.Repo != reports[i].Image {
+				continue
+			}
+			a := TagAction{Tag: TagLatest, Class: "moving", Action: m.Action, From: m.From}
+			switch {
+			case m.Action == ActionKeep:
+				reports[i].Kept = append(reports[i].Kept, a)
+			case latest.Skipped != "":
+				reports[i].Skipped = append(reports[i].Skipped, SkippedTag{Tag: TagLatest, Reason: latest.Skipped})
+			case slices.Contains(latest.Written, m.Repo):
+				reports[i].Written = append(reports[i].Written, a)
+			}
+		}
+	}
 }

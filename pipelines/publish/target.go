@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"dagger/shipyard/internal/wire"
@@ -24,7 +26,7 @@ type Target struct {
 	// referrers). Without them every read is anonymous.
 	Username string
 	Password *dagger.Secret
-	// RegistryTool is the container of the registry command (RegistryTool), which does
+	// RegistryTool is the container of the registry command, which does
 	// every read and write of the registry.
 	RegistryTool *dagger.Container
 }
@@ -129,8 +131,7 @@ func ParseRef(ref, prefix string) (Pushed, error) {
 	return p, nil
 }
 
-// Digests is the JSON that push-by-digest prints and the later steps read: image name →
-// digest, e.g. {"filer": "sha256:…", "taskmaster": "sha256:…"}.
+// Digests are the pushed images' digests by name, as a result reports them.
 func Digests(pushed []Pushed) map[string]string {
 	out := make(map[string]string, len(pushed))
 	for _, p := range pushed {
@@ -139,55 +140,68 @@ func Digests(pushed []Pushed) map[string]string {
 	return out
 }
 
-// ParseDigests reads the JSON push-by-digest printed, image name → digest; each digest is
-// checked when it is tied to its image (FromDigests).
-func ParseDigests(data string) (map[string]string, error) {
+// Refs is the handoff push-by-digest prints and the later steps read: image name → its
+// full reference by digest, e.g. {"filer": "docker.io/elixircloud/tesk-core-filer@sha256:…"},
+// so that a later step names each image without building anything.
+func Refs(pushed []Pushed) map[string]string {
+	out := make(map[string]string, len(pushed))
+	for _, p := range pushed {
+		out[p.Name] = p.Ref()
+	}
+	return out
+}
+
+// refsExample is the handoff's form, for errors.
+const refsExample = `{"filer": "<registry>/<org>/<repository>@sha256:…"}`
+
+// ParseRefs reads the handoff push-by-digest printed (Refs) into the pushed images it names,
+// in the order of their names, each in t's registry and organisation: a step handles exactly
+// the images named, at least one (a job per image passes only its own). A bare digest, a
+// reference elsewhere, or one whose repository does not end in its image's name is refused.
+func ParseRefs(data string, t Target) ([]Pushed, error) {
 	var byName map[string]string
 	if err := json.Unmarshal([]byte(data), &byName); err != nil {
-		return nil, fmt.Errorf(`want the JSON push-by-digest printed, e.g. {"filer": "sha256:…"}: %w`, err)
+		return nil, fmt.Errorf("want the JSON push-by-digest printed, e.g. %s: %w", refsExample, err)
 	}
-	return byName, nil
-}
-
-// FromDigests turns that JSON's map back into pushed images of t, in the order of images,
-// and refuses digests of images that do not exist or images without a digest.
-func FromDigests(digests map[string]string, images []Artifact, t Target) ([]Pushed, error) {
-	return fromDigests(digests, images, t, true)
-}
-
-// FromSomeDigests is FromDigests for a job that handles some of the images, e.g. one per
-// image: the images the map names, at least one, in the order of images. Naming fewer
-// images is the caller's explicit choice (push-by-digest --image prints one), so only an
-// empty map or an unknown image is refused.
-func FromSomeDigests(digests map[string]string, images []Artifact, t Target) ([]Pushed, error) {
-	if len(digests) == 0 {
-		return nil, fmt.Errorf("no digest given: give the JSON push-by-digest printed, e.g. {\"filer\": \"sha256:…\"}")
+	if len(byName) == 0 {
+		return nil, fmt.Errorf("no image given: give the JSON push-by-digest printed, e.g. %s", refsExample)
 	}
-	return fromDigests(digests, images, t, false)
-}
-
-func fromDigests(digests map[string]string, images []Artifact, t Target, every bool) ([]Pushed, error) {
+	owner := t.repository("")
 	var out []Pushed
-	known := map[string]bool{}
-	for _, a := range images {
-		known[a.Name] = true
-		d, ok := digests[a.Name]
-		if !ok && every {
-			return nil, fmt.Errorf("no digest for image %s: give every image's digest, as push-by-digest printed them", a.Name)
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		ref := byName[name]
+		repo, digest, ok := strings.Cut(ref, "@")
+		switch {
+		case !ok && digestRE.MatchString(ref):
+			return nil, fmt.Errorf("%s: %q is a bare digest; give the full reference push-by-digest prints, <registry>/<org>/<repository>@sha256:… (pass its output on unchanged)", name, ref)
+		case !ok:
+			return nil, fmt.Errorf("%s: %q is not a reference by digest: want <registry>/<org>/<repository>@sha256:…", name, ref)
+		case !strings.HasPrefix(repo, owner) || strings.Contains(repo[len(owner):], "/"):
+			return nil, fmt.Errorf("%s: %s is not in %s, where this call publishes (check --registry and --org)", name, ref, strings.TrimSuffix(owner, "/"))
+		case !strings.HasSuffix(repo, name):
+			return nil, fmt.Errorf("%s: repository %s is not image %s's: its name must end in the image's", name, repo, name)
 		}
-		if !ok {
-			continue
-		}
-		p := Pushed{Name: a.Name, Repository: t.Repository(a), Digest: d}
+		p := Pushed{Name: name, Repository: repo, Digest: digest}
 		if err := p.Check(); err != nil {
 			return nil, err
 		}
 		out = append(out, p)
 	}
-	for name := range digests {
-		if !known[name] {
-			return nil, fmt.Errorf("digest given for %s, which is not an image of this source (containers/<name>.Dockerfile)", name)
-		}
-	}
 	return out, nil
 }
+
+// splitRef splits <repo>:<tag> or <repo>@<digest> into the repository and the tag (empty
+// for a digest reference).
+func splitRef(ref string) (repo, tag string, err error) {
+	if r, _, ok := strings.Cut(ref, "@"); ok {
+		return r, "", nil
+	}
+	slash := strings.LastIndex(ref, "/")
+	colon := strings.LastIndex(ref, ":")
+	if colon <= slash {
+		return "", "", fmt.Errorf("reference %q has no tag: want <registry>/<org>/<name>:<tag> (e.g. :latest)", ref)
+	}
+	return ref[:colon], ref[colon+1:], nil
+}
+
+var commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)

@@ -10,6 +10,7 @@ import (
 )
 
 var digestA = "sha256:" + strings.Repeat("a", 64)
+var digestB = "sha256:" + strings.Repeat("b", 64)
 
 func TestParseRef(t *testing.T) {
 	tests := []struct {
@@ -41,29 +42,37 @@ func TestParseRef(t *testing.T) {
 	}
 }
 
-func TestFromDigests(t *testing.T) {
-	images := []publish.Artifact{
-		{Name: "filer", Repository: "tesk-core-filer"},
-		{Name: "taskmaster", Repository: "tesk-core-taskmaster"},
-	}
-	target := publish.Target{Registry: "docker.io", Org: "fork"}
+// The handoff names each image by its full reference: ParseRefs reads it back without
+// building anything, for the images named, and refuses what would act on another image.
+func TestParseRefs(t *testing.T) {
+	t.Parallel()
+	target := publish.Target{Registry: "docker.io/", Org: "fork"}
+	filer, taskmaster := "docker.io/fork/tesk-core-filer", "docker.io/fork/tesk-core-taskmaster"
 	tests := []struct {
 		name    string
-		digests map[string]string
+		in      string
 		want    []publish.Pushed
 		wantErr string
 	}{
-		{name: "every image", digests: map[string]string{"filer": digestA, "taskmaster": digestA}, want: []publish.Pushed{
-			{Name: "filer", Repository: "docker.io/fork/tesk-core-filer", Digest: digestA},
-			{Name: "taskmaster", Repository: "docker.io/fork/tesk-core-taskmaster", Digest: digestA},
+		{name: "every image, in name order", in: `{"taskmaster": "` + taskmaster + "@" + digestB + `", "filer": "` + filer + "@" + digestA + `"}`, want: []publish.Pushed{
+			{Name: "filer", Repository: filer, Digest: digestA},
+			{Name: "taskmaster", Repository: taskmaster, Digest: digestB},
 		}},
-		{name: "one missing", digests: map[string]string{"filer": digestA}, wantErr: "no digest for image taskmaster"},
-		{name: "an unknown image", digests: map[string]string{"filer": digestA, "taskmaster": digestA, "api": digestA}, wantErr: "digest given for api"},
-		{name: "a tag", digests: map[string]string{"filer": "dev", "taskmaster": digestA}, wantErr: "not sha256:"},
+		{name: "one image", in: `{"filer": "` + filer + "@" + digestA + `"}`, want: []publish.Pushed{{Name: "filer", Repository: filer, Digest: digestA}}},
+		{name: "none", in: `{}`, wantErr: "no image given"},
+		{name: "not an object", in: `["` + filer + "@" + digestA + `"]`, wantErr: "want the JSON push-by-digest printed"},
+		{name: "not JSON", in: `filer=sha256:1`, wantErr: "want the JSON push-by-digest printed"},
+		{name: "a bare digest", in: `{"filer": "` + digestA + `"}`, wantErr: "is a bare digest; give the full reference"},
+		{name: "a tag", in: `{"filer": "` + filer + `:dev"}`, wantErr: "not a reference by digest"},
+		{name: "a short digest", in: `{"filer": "` + filer + `@sha256:1"}`, wantErr: "not sha256:"},
+		{name: "another organisation", in: `{"filer": "docker.io/elixircloud/tesk-core-filer@` + digestA + `"}`, wantErr: "not in docker.io/fork, where this call publishes"},
+		{name: "another registry", in: `{"filer": "ghcr.io/fork/tesk-core-filer@` + digestA + `"}`, wantErr: "not in docker.io/fork"},
+		{name: "a nested repository", in: `{"filer": "docker.io/fork/x/tesk-core-filer@` + digestA + `"}`, wantErr: "not in docker.io/fork"},
+		{name: "another image's repository", in: `{"filer": "` + taskmaster + "@" + digestA + `"}`, wantErr: "is not image filer's"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := publish.FromDigests(tt.digests, images, target)
+			got, err := publish.ParseRefs(tt.in, target)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -73,90 +82,39 @@ func TestFromDigests(t *testing.T) {
 			if err != nil || !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("= %+v, %v", got, err)
 			}
-			if back := publish.Digests(got); !reflect.DeepEqual(back, tt.digests) {
-				t.Errorf("Digests round trip = %v", back)
+			back, err := json.Marshal(publish.Refs(got))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again, err := publish.ParseRefs(string(back), target); err != nil || !reflect.DeepEqual(again, got) {
+				t.Errorf("Refs round trip = %+v, %v", again, err)
 			}
 		})
 	}
-	if got := (publish.Target{Registry: "docker.io/", Org: "elixircloud"}).Repository(images[0]); got != "docker.io/elixircloud/tesk-core-filer" {
+	if got := target.Repository(publish.Artifact{Name: "filer", Repository: "tesk-core-filer"}); got != filer {
 		t.Errorf("Repository = %s", got)
 	}
 }
 
-// A job per image passes the digest of its own image: FromSomeDigests takes the images
-// named, in the images' order, and refuses what FromDigests refuses but a missing image.
-func TestFromSomeDigests(t *testing.T) {
-	images := []publish.Artifact{
-		{Name: "filer", Repository: "tesk-core-filer"},
-		{Name: "taskmaster", Repository: "tesk-core-taskmaster"},
-	}
-	target := publish.Target{Registry: "docker.io", Org: "fork"}
-	tests := []struct {
-		name    string
-		digests map[string]string
-		want    []publish.Pushed
-		wantErr string
-	}{
-		{name: "one image", digests: map[string]string{"taskmaster": digestA}, want: []publish.Pushed{
-			{Name: "taskmaster", Repository: "docker.io/fork/tesk-core-taskmaster", Digest: digestA},
-		}},
-		{name: "every image", digests: map[string]string{"taskmaster": digestA, "filer": digestA}, want: []publish.Pushed{
-			{Name: "filer", Repository: "docker.io/fork/tesk-core-filer", Digest: digestA},
-			{Name: "taskmaster", Repository: "docker.io/fork/tesk-core-taskmaster", Digest: digestA},
-		}},
-		{name: "none", digests: map[string]string{}, wantErr: "no digest given"},
-		{name: "an unknown image", digests: map[string]string{"api": digestA}, wantErr: "digest given for api"},
-		{name: "a tag", digests: map[string]string{"filer": "dev"}, wantErr: "not sha256:"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := publish.FromSomeDigests(tt.digests, images, target)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil || !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("= %+v, %v", got, err)
-			}
-		})
-	}
-}
-
-func TestParseDigests(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in      string
-		want    map[string]string
-		wantErr string
-	}{
-		{in: `{"filer": "sha256:1", "taskmaster": "sha256:2"}`, want: map[string]string{"filer": "sha256:1", "taskmaster": "sha256:2"}},
-		{in: `{}`, want: map[string]string{}},
-		{in: `["sha256:1"]`, wantErr: "want the JSON push-by-digest printed"},
-		{in: `filer=sha256:1`, wantErr: "want the JSON push-by-digest printed"},
-	}
-	for _, tt := range tests {
-		got, err := publish.ParseDigests(tt.in)
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("ParseDigests(%q) = %v, %v; want error %q", tt.in, got, err, tt.wantErr)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("ParseDigests(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
-		}
-	}
-}
-
-func FuzzParseDigests(f *testing.F) {
+func FuzzParseRefs(f *testing.F) {
+	f.Add(`{"filer": "docker.io/fork/tesk-core-filer@` + digestA + `"}`)
 	f.Add(`{"filer": "sha256:1"}`)
 	f.Add(`[`)
+	target := publish.Target{Registry: "docker.io", Org: "fork"}
 	f.Fuzz(func(t *testing.T, in string) {
-		// Never a panic; what is accepted is JSON.
-		if _, err := publish.ParseDigests(in); err == nil && !json.Valid([]byte(in)) {
-			t.Errorf("ParseDigests(%q) accepted what is not JSON", in)
+		// Never a panic; what is accepted is JSON, and every image it names is in the
+		// target's organisation, by a checked digest.
+		got, err := publish.ParseRefs(in, target)
+		if err != nil {
+			return
+		}
+		if !json.Valid([]byte(in)) || len(got) == 0 {
+			t.Fatalf("ParseRefs(%q) accepted %+v", in, got)
+		}
+		for _, p := range got {
+			if !strings.HasPrefix(p.Repository, "docker.io/fork/") || p.Check() != nil {
+				t.Errorf("ParseRefs(%q) accepted %+v", in, p)
+			}
 		}
 	})
 }

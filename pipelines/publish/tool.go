@@ -25,32 +25,31 @@ const DefaultGoImage = pins.DefaultGoImage
 // Where the tool container finds its inputs. Secrets are files, never arguments or
 // variables, so they appear in no process listing and no recorded command.
 const (
-	toolBinary       = "/usr/local/bin/supplychain"
-	oidcTokenPath    = "/run/secrets/oidc-token"
-	tokenURLPath     = "/run/secrets/actions-id-token-request-url"
-	tokenBearerPath  = "/run/secrets/actions-id-token-request-token"
-	registryPassPath = "/run/secrets/registry-password"
-	trustedRootPath  = "/run/shipyard/trusted_root.json"
+	toolBinary      = "/usr/local/bin/supplychain"
+	oidcTokenPath   = "/run/secrets/oidc-token"
+	tokenURLPath    = "/run/secrets/actions-id-token-request-url"
+	tokenBearerPath = "/run/secrets/actions-id-token-request-token"
+	trustedRootPath = "/run/shipyard/trusted_root.json"
 )
 
-// Tool returns a container with the supplychain command (signing) at
+// BuildTool returns a container with the supplychain command (signing) at
 // /usr/local/bin/supplychain and the registry command at /usr/local/bin/registry, both
 // built in one go build from their source (the supplychain folder of this repository, its
 // own Go module) in p's Go image (DefaultGoImage when empty): a function that signs also
 // pushes, tags or reads the registry, and one build compiles go-containerregistry once for
 // both (cold, about the signing command's build alone). Dagger caches the build, so only
 // the functions that sign or verify build it, once; they use it as their RegistryTool too.
-func Tool(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
+func BuildTool(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
 	out := goBuild(client, supplychainSrc, p, level, "supplychain", "registry")
 	return binaryContainer(client, p).
 		WithFile(toolBinary, out.File("supplychain"), dagger.ContainerWithFileOpts{Permissions: 0o755}).
 		WithFile(registryBinary, out.File("registry"), dagger.ContainerWithFileOpts{Permissions: 0o755})
 }
 
-// RegistryTool returns a container with the registry command alone at
-// /usr/local/bin/registry, built like Tool with the same caches: a function that only
+// BuildRegistryTool returns a container with the registry command alone at
+// /usr/local/bin/registry, built like BuildTool with the same caches: a function that only
 // pushes, tags or reads the registry does not compile sigstore-go.
-func RegistryTool(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
+func BuildRegistryTool(client *dagger.Client, supplychainSrc *dagger.Directory, p pins.Pins, level trust.Level) *dagger.Container {
 	out := goBuild(client, supplychainSrc, p, level, "registry")
 	return binaryContainer(client, p).
 		WithFile(registryBinary, out.File("registry"), dagger.ContainerWithFileOpts{Permissions: 0o755})
@@ -96,9 +95,9 @@ type SignInputs struct {
 	TokenRequest *TokenRequest
 	// FulcioURL and RekorURL default to Sigstore's public-good instances when empty.
 	FulcioURL, RekorURL string
-	// TrustedRoot is Sigstore's trusted_root.json (PublicGoodTrustedRoot for the public
-	// instance). Required: a bundle an earlier run attached counts as done only if it
-	// verifies against it as signed by the token's identity, and VerifySigned checks the
+	// TrustedRoot is Sigstore's trusted_root.json (the public
+	// instance's, or another). Required: a bundle an earlier run attached counts as done only if it
+	// verifies against it as signed by the token's identity, and the verify-signed step checks the
 	// new evidence against it before any tag moves.
 	TrustedRoot *dagger.File
 	// Provenance describes the build, for Attest.
@@ -156,7 +155,7 @@ func (in SignInputs) check() error {
 	case in.OIDCToken == nil && in.TokenRequest == nil:
 		return ErrNoIdentityToken
 	case in.TrustedRoot == nil:
-		return errors.New("no Sigstore trusted root (PublicGoodTrustedRoot for the public instance)")
+		return errors.New("no Sigstore trusted root: give the public instance's, or with-sigstore --trusted-root")
 	}
 	for flag, u := range map[string]string{"--fulcio-url": in.FulcioURL, "--rekor-url": in.RekorURL} {
 		if host, plain := plainHTTPHost(u); plain && !plainhttp.Allowed(host) {
@@ -288,3 +287,7 @@ func runPerImage(ctx context.Context, pushed []Pushed, f func(i int, p Pushed) (
 	}
 	return out, nil
 }
+
+// CycloneDXPredicateType is the in-toto predicate type of the SBOM attestation: the URI
+// `cosign verify-attestation --type cyclonedx` requires of the statement.
+const CycloneDXPredicateType = "https://cyclonedx.org/bom"

@@ -223,7 +223,7 @@ func TestToolBuildCachesFollowClassAndSeal(t *testing.T) {
 		trust.Untrusted(),
 	}
 	for _, l := range levels {
-		if _, err := publish.Tool(c, src, pins.DefaultPins(), l).Sync(ctx); err != nil {
+		if _, err := publish.BuildTool(c, src, pins.DefaultPins(), l).Sync(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

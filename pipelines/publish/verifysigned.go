@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"dagger/shipyard/internal/fanout"
+	"dagger/shipyard/internal/flow"
 )
 
 // Signer is the identity and OIDC issuer that signed the evidence of a publish.
@@ -98,4 +99,21 @@ func hasEvidence(evidence []Evidence, p Pushed, kind string) bool {
 		}
 	}
 	return false
+}
+
+// StepVerifySigned verifies the signature and provenance with the signer's identity
+// before any tag moves.
+const StepVerifySigned = "verify-signed"
+
+var verifySignedStep = imageStep{name: StepVerifySigned, writes: false, next: adviceUntagged, run: (*ImageState).verifySigned}
+
+func (s *ImageState) verifySigned(ctx context.Context) error {
+	var err error
+	if s.Verified, err = verifySigned(ctx, s.Signing, s.Target, s.Pushed, s.Evidence); err != nil {
+		return err
+	}
+	for _, v := range s.Verified {
+		flow.Logf(ctx, "%s: %d bundle(s) verified", v.Ref, len(v.Verified))
+	}
+	return nil
 }

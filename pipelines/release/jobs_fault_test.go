@@ -9,6 +9,7 @@ import (
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/testkit/teskrepo"
+	"dagger/shipyard/pipelines/publish"
 )
 
 // jobFailure is the job of the release workflow that failed, with the steps it declares.
@@ -32,7 +33,7 @@ func runJobs(w *world, tag string, split bool) jobFailure {
 	var h Handoff
 	var err error
 	if split {
-		var parts []PlatformHandoff
+		var parts []publish.PlatformHandoff
 		for _, p := range w.platforms {
 			cfg := next()
 			part, err := PushPlatformJob(ctx, cfg, tag, p)

@@ -115,7 +115,7 @@ func TestWorkflowJobs(t *testing.T) {
 	w.serve("v0.11.0rc1")
 	scanCfg := Config{Flow: "release-scan", Client: w.c, Repo: teskrepo.FullName, GitURL: teskrepo.GitURL,
 		Images: ImageConfig{Target: publish.Target{
-			RegistryTool: publish.RegistryTool(w.c, w.c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
+			RegistryTool: publish.BuildRegistryTool(w.c, w.c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
 		}}}
 	scanned, dir, err := ScanJob(ctx, scanCfg, pushedOnly)
 	if err != nil {

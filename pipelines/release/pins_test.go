@@ -10,6 +10,7 @@ import (
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskrepo"
+	"dagger/shipyard/pipelines/publish"
 )
 
 // bumpedTrivy is the Trivy a Dependabot pull request pinned in the tagged tree's pins file.
@@ -99,7 +100,7 @@ func TestPlatformScanRunsTheTaggedTreesPins(t *testing.T) {
 	w := newPlatformWorld(t)
 	const tag = "v0.11.0"
 	tagWithPins(w, tag, "FROM "+bumpedTrivy+" AS trivy\n")
-	var parts []PlatformHandoff
+	var parts []publish.PlatformHandoff
 	for _, p := range bothPlatforms {
 		w.freshEngine()
 		part, err := PushPlatformJob(ctx, w.configServing(tag), tag, p)

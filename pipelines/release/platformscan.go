@@ -54,15 +54,15 @@ func ParsePlatformScans(data string) (PlatformScans, error) {
 
 // platformImages are the platform jobs' images, each a single image named as an index's
 // platform image is; every part must be of the same release, and no platform twice.
-func platformImages(parts []PlatformHandoff) (Handoff, []publish.Pushed, error) {
+func platformImages(parts []publish.PlatformHandoff) (Handoff, []publish.Pushed, error) {
 	if len(parts) == 0 {
 		return Handoff{}, nil, errors.New("no platform job's output given")
 	}
-	first := parts[0].handoff()
+	first := handoffOf(parts[0])
 	seen := map[string]bool{}
 	var out []publish.Pushed
 	for _, part := range parts {
-		h := part.handoff()
+		h := handoffOf(part)
 		switch {
 		case h.Repo != first.Repo || h.Tag != first.Tag || h.Version != first.Version || h.Commit != first.Commit:
 			return Handoff{}, nil, fmt.Errorf("the %s push is of %s %s (commit %s), the %s push of %s %s (commit %s)",
@@ -83,7 +83,7 @@ func platformImages(parts []PlatformHandoff) (Handoff, []publish.Pushed, error) 
 // with the Trivy and under the .trivyignore.yaml of their commit (source): the scan job of
 // a release pushed per platform, which runs before the indexes are assembled. It holds no
 // credential.
-func ScanPlatformsJob(ctx context.Context, cfg Config, parts []PlatformHandoff) (PlatformScans, *dagger.Directory, error) {
+func ScanPlatformsJob(ctx context.Context, cfg Config, parts []publish.PlatformHandoff) (PlatformScans, *dagger.Directory, error) {
 	h, images, err := platformImages(parts)
 	if err != nil {
 		return PlatformScans{}, nil, flow.Advise(err, "pass the platform push jobs' output of this tag on unchanged")

@@ -2,8 +2,6 @@ package release
 
 import (
 	"context"
-	"dagger/shipyard/internal/buildplatform"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,36 +20,16 @@ import (
 // StepAssemble builds and pushes the indexes of a release built per platform.
 const StepAssemble = publish.StepAssemble
 
-// PlatformHandoff is what one platform's push job prints and the assemble job reads.
-type PlatformHandoff struct {
-	Repo    string `json:"repo"`
-	Tag     string `json:"tag"`
-	Version string `json:"version"`
-	Commit  string `json:"commit"`
-	publish.PlatformPush
-}
-
-// JSON renders the handoff on one line, as a job output.
-func (h PlatformHandoff) JSON() (string, error) {
-	b, err := json.Marshal(h)
+// ParsePlatformHandoff reads what a release's platform push job printed: its form, as
+// publish.ParsePlatformHandoff checks it, and the release it names, as a push job's
+// handoff is checked.
+func ParsePlatformHandoff(data string) (publish.PlatformHandoff, error) {
+	h, err := publish.ParsePlatformHandoff(data)
 	if err != nil {
-		return "", fmt.Errorf("rendering the platform handoff: %w", err)
+		return publish.PlatformHandoff{}, err
 	}
-	return string(b) + "\n", nil
-}
-
-// ParsePlatformHandoff reads what a platform's push job printed and checks its form.
-func ParsePlatformHandoff(data string) (PlatformHandoff, error) {
-	var h PlatformHandoff
-	if err := decodeHandoff(data, &h, "a platform's push job"); err != nil {
-		return PlatformHandoff{}, err
-	}
-	if _, err := buildplatform.Parse([]string{h.Platform}); err != nil {
-		return PlatformHandoff{}, fmt.Errorf("the platform handoff's platform: %w", err)
-	}
-	// The release fields and images are checked as a push job's handoff is.
-	if err := h.handoff().checkForm(); err != nil {
-		return PlatformHandoff{}, fmt.Errorf("the %s handoff: %w", h.Platform, err)
+	if err := handoffOf(h).checkForm(); err != nil {
+		return publish.PlatformHandoff{}, fmt.Errorf("the %s handoff: %w", h.Platform, err)
 	}
 	return h, nil
 }
@@ -63,27 +41,27 @@ func IsPlatformHandoffs(data string) bool {
 }
 
 // ParsePlatformHandoffs reads the platform push jobs' outputs, given as one JSON array.
-func ParsePlatformHandoffs(data string) ([]PlatformHandoff, error) {
+func ParsePlatformHandoffs(data string) ([]publish.PlatformHandoff, error) {
 	return publish.ParsePlatformOutputs(data, ParsePlatformHandoff)
 }
 
-// handoff is the release and images of h as a push job's handoff.
-func (h PlatformHandoff) handoff() Handoff {
+// handoffOf is the release and images of h as a push job's handoff.
+func handoffOf(h publish.PlatformHandoff) Handoff {
 	return Handoff{Repo: h.Repo, Tag: h.Tag, Version: h.Version, Commit: h.Commit, Images: h.Images}
 }
 
 // PushPlatformJob builds every image of the tagged commit for platform only, checks its
 // version and pushes each by digest, untagged, as a single image: the platform must be one
 // the release publishes (cfg.Platforms).
-func PushPlatformJob(ctx context.Context, cfg Config, tag string, platform dagger.Platform) (PlatformHandoff, error) {
+func PushPlatformJob(ctx context.Context, cfg Config, tag string, platform dagger.Platform) (publish.PlatformHandoff, error) {
 	publishes := cfg.Platforms
 	cfg.Platforms = []dagger.Platform{platform}
 	s := newState(cfg, tag)
 	if _, err := s.run(ctx, pushPlatformJobSteps(publishes, platform), false); err != nil {
-		return PlatformHandoff{}, err
+		return publish.PlatformHandoff{}, err
 	}
 	p := s.plan
-	return PlatformHandoff{Repo: p.Repo, Tag: p.Tag, Version: p.Version, Commit: p.Commit,
+	return publish.PlatformHandoff{Repo: p.Repo, Tag: p.Tag, Version: p.Version, Commit: p.Commit,
 		PlatformPush: publish.PlatformPush{Platform: string(platform), Images: s.images.Pushed}}, nil
 }
 
@@ -117,7 +95,7 @@ func pushPlatformJobSteps(publishes []dagger.Platform, platform dagger.Platform)
 // handoffs are of this release, one per platform it publishes, each with every image in its
 // repository, then pushes each image's index of those platform images by digest, untagged.
 // It builds nothing. It returns the handoff a push job returns.
-func AssembleJob(ctx context.Context, cfg Config, tag string, parts []PlatformHandoff) (Handoff, error) {
+func AssembleJob(ctx context.Context, cfg Config, tag string, parts []publish.PlatformHandoff) (Handoff, error) {
 	s := newState(cfg, tag)
 	if _, err := s.run(ctx, assembleJobSteps(parts), false); err != nil {
 		return Handoff{}, err
@@ -127,12 +105,12 @@ func AssembleJob(ctx context.Context, cfg Config, tag string, parts []PlatformHa
 }
 
 // assembleJobSteps are release-plan, then assemble-index over the platform jobs' handoffs.
-func assembleJobSteps(parts []PlatformHandoff) []flow.Step[releaseState] {
+func assembleJobSteps(parts []publish.PlatformHandoff) []flow.Step[releaseState] {
 	assemble := flow.Step[releaseState]{Name: StepAssemble, Writes: true, Next: nextUntagged, Run: func(ctx context.Context, s *releaseState) error {
 		var errs []error
 		pushes := make([]publish.PlatformPush, len(parts))
 		for i, part := range parts {
-			if err := part.handoff().matches(s.cfg, s.plan); err != nil {
+			if err := handoffOf(part).matches(s.cfg, s.plan); err != nil {
 				errs = append(errs, fmt.Errorf("the %s push: %w", part.Platform, err))
 			}
 			pushes[i] = part.PlatformPush

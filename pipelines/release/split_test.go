@@ -24,7 +24,7 @@ func TestSplitPlatformJobsAssembleTheSingleJobsIndex(t *testing.T) {
 	const tag = "v0.11.0"
 	w.repo.Release(tag)
 
-	var parts []PlatformHandoff
+	var parts []publish.PlatformHandoff
 	for _, p := range bothPlatforms {
 		w.freshEngine()
 		w.serve(tag)
@@ -133,7 +133,7 @@ func TestSplitPlatformJobsRefuse(t *testing.T) {
 		t.Errorf("the refused platform job wrote %d time(s)", n)
 	}
 
-	parts := map[dagger.Platform]PlatformHandoff{}
+	parts := map[dagger.Platform]publish.PlatformHandoff{}
 	for _, p := range bothPlatforms {
 		w.freshEngine()
 		w.serve(tag)
@@ -157,7 +157,7 @@ func TestSplitPlatformJobsRefuse(t *testing.T) {
 	oneImage.Images = arm.Images[:1]
 	// Each image in the other's repository, on both platforms, and there indeed: every
 	// repository is one the release publishes to, but no image sits in its own.
-	pairsSwapped := func(h PlatformHandoff) PlatformHandoff {
+	pairsSwapped := func(h publish.PlatformHandoff) publish.PlatformHandoff {
 		h.Images = slices.Clone(h.Images)
 		h.Images[0].Repository, h.Images[1].Repository = h.Images[1].Repository, h.Images[0].Repository
 		for _, img := range h.Images {
@@ -172,16 +172,16 @@ func TestSplitPlatformJobsRefuse(t *testing.T) {
 
 	for _, tc := range []struct {
 		name  string
-		parts []PlatformHandoff
+		parts []publish.PlatformHandoff
 		want  string
 	}{
-		{"a platform missing", []PlatformHandoff{amd}, "no push for linux/arm64 was handed over"},
-		{"a platform twice", []PlatformHandoff{amd, arm, arm}, "linux/arm64 was pushed twice"},
-		{"another commit's push", []PlatformHandoff{amd, otherCommit}, "the linux/arm64 push: the handoff is for"},
-		{"another platform's image", []PlatformHandoff{amd, swapped}, `says it is for "linux/amd64"`},
-		{"another repository", []PlatformHandoff{amd, elsewhere}, "is not published by this release"},
-		{"an image left out", []PlatformHandoff{amd, oneImage}, "the handoff has 1 image(s), the release publishes 2"},
-		{"image and repository swapped", []PlatformHandoff{pairsSwapped(amd), pairsSwapped(arm)}, "but the release publishes it to"},
+		{"a platform missing", []publish.PlatformHandoff{amd}, "no push for linux/arm64 was handed over"},
+		{"a platform twice", []publish.PlatformHandoff{amd, arm, arm}, "linux/arm64 was pushed twice"},
+		{"another commit's push", []publish.PlatformHandoff{amd, otherCommit}, "the linux/arm64 push: the handoff is for"},
+		{"another platform's image", []publish.PlatformHandoff{amd, swapped}, `says it is for "linux/amd64"`},
+		{"another repository", []publish.PlatformHandoff{amd, elsewhere}, "is not published by this release"},
+		{"an image left out", []publish.PlatformHandoff{amd, oneImage}, "the handoff has 1 image(s), the release publishes 2"},
+		{"image and repository swapped", []publish.PlatformHandoff{pairsSwapped(amd), pairsSwapped(arm)}, "but the release publishes it to"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w.freshEngine()
@@ -224,11 +224,12 @@ func TestParsePlatformHandoff(t *testing.T) {
 		t.Fatalf("parse = %+v, %v", h, err)
 	}
 	for _, tc := range []struct{ name, data, want string }{
-		{"not JSON", "handoff", "reading the handoff of a platform's push job"},
+		{"not JSON", "handoff", "reading the output of a platform's push job"},
+		{"a push to dev's", strings.Replace(good, `"repo":"elixir-cloud-aai/tesk-core","tag":"v0.11.0",`, "", 1), "names no repository, tag or version"},
 		{"an unknown field", strings.Replace(good, `"platform"`, `"extra":1,"platform"`, 1), "unknown field"},
 		{"no platform", strings.Replace(good, `"linux/arm64"`, `""`, 1), "platform"},
 		{"a bad platform", strings.Replace(good, `"linux/arm64"`, `"arm64"`, 1), "platform"},
-		{"a tag for a digest", strings.Replace(good, `"sha256:`+strings.Repeat("c", 64)+`"`, `"latest"`, 1), "not one pushed image by digest"},
+		{"a tag for a digest", strings.Replace(good, `"sha256:`+strings.Repeat("c", 64)+`"`, `"latest"`, 1), "is not sha256:<64 lowercase hex>"},
 		{"no commit", strings.Replace(good, strings.Repeat("b", 40), "main", 1), "not a full commit SHA"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -331,7 +332,7 @@ func TestSplitPlatformsScannedBeforeTheIndexes(t *testing.T) {
 	w := newPlatformWorld(t)
 	const tag = "v0.11.0"
 	w.repo.Release(tag)
-	var parts []PlatformHandoff
+	var parts []publish.PlatformHandoff
 	for _, p := range bothPlatforms {
 		w.freshEngine()
 		w.serve(tag)
@@ -395,7 +396,7 @@ func TestSplitPlatformsScannedBeforeTheIndexes(t *testing.T) {
 			t.Errorf("%s published as %+v, tags %v", img.Name, img, w.tags(img.Name))
 		}
 	}
-	if _, _, err := ScanPlatformsJob(ctx, w.config(), []PlatformHandoff{parts[0], parts[0]}); err == nil || !strings.Contains(err.Error(), "given twice") {
+	if _, _, err := ScanPlatformsJob(ctx, w.config(), []publish.PlatformHandoff{parts[0], parts[0]}); err == nil || !strings.Contains(err.Error(), "given twice") {
 		t.Errorf("one platform twice: %v", err)
 	}
 }

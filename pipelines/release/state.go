@@ -34,7 +34,7 @@ type releaseState struct {
 
 func newState(cfg Config, tag string) *releaseState {
 	return &releaseState{cfg: cfg, tag: tag, images: publish.ImageState{
-		Target: cfg.Images.Target, Sign: cfg.Images.Sign, Log: cfg.Log,
+		Target: cfg.Images.Target, Signing: cfg.Images.Sign, Log: cfg.Log,
 	}}
 }
 
@@ -44,7 +44,7 @@ func (s *releaseState) setPlan(plan releasegate.Plan) {
 	s.plan = plan
 	s.images.Version, s.images.Tags, s.images.Latest = plan.Version, []string{plan.Version}, plan.Latest
 	s.images.StillLatest = stillLatest(s.cfg, s.tag)
-	s.images.Sign = s.cfg.Images.withSource(plan)
+	s.images.Signing = s.cfg.Images.withSource(plan)
 }
 
 // setBuilt records the images built, and the same as publishing's artifacts.

@@ -120,10 +120,10 @@ func (w *world) config() Config {
 			Target: publish.Target{
 				Registry: w.pub.Registry.Host, Org: org,
 				Username: w.pub.Username, Password: password,
-				RegistryTool: publish.RegistryTool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
+				RegistryTool: publish.BuildRegistryTool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
 			},
 			Sign: publish.SignInputs{
-				Tool:        publish.Tool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
+				Tool:        publish.BuildTool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
 				OIDCToken:   c.SetSecret(publishtest.OIDCTokenSecret, w.pub.Token),
 				FulcioURL:   w.pub.Sigstore.URL,
 				RekorURL:    w.pub.Sigstore.URL,

@@ -122,7 +122,7 @@ func registryBinary(t testing.TB) string {
 	return filepath.Join(binDir, binNames.registry)
 }
 
-// SupplychainSource is the supplychain module's folder, for publish.Tool in tests.
+// SupplychainSource is the supplychain module's folder, for publish.BuildTool in tests.
 func SupplychainSource(t testing.TB) string {
 	t.Helper()
 	root, err := corpus.FindRepoRoot()
