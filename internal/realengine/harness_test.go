@@ -123,18 +123,35 @@ func tail(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// client is a machine that runs the dagger CLI: its checkout of the module, and the
+// variables its environment sets (how it reaches the engine, above all). The zero client
+// is the suite's own: the module copy, and the engine's unix socket of TestMain's
+// environment.
+type client struct {
+	module string            // its checkout of Shipyard; "": the suite's copy
+	env    map[string]string // replaces these variables of the suite's environment
+}
+
 // cli runs the dagger CLI on the module copy; env adds variables (secrets travel as
 // env://NAME, never as arguments).
 func cli(t testing.TB, env map[string]string, stdin string, args ...string) result {
 	t.Helper()
+	return client{}.cli(t, env, stdin, args...)
+}
+
+// cli runs the dagger CLI on the client's checkout with the client's environment; env
+// adds variables.
+func (c client) cli(t testing.TB, env map[string]string, stdin string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	full := append([]string{"--progress=plain", "-m", module}, args...)
-	cmd := exec.CommandContext(ctx, daggerCLI, full...)
-	cmd.Env = os.Environ()
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+	mod := c.module
+	if mod == "" {
+		mod = module
 	}
+	full := append([]string{"--progress=plain", "-m", mod}, args...)
+	cmd := exec.CommandContext(ctx, daggerCLI, full...)
+	cmd.Env = environ(c.env, env)
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
 	}
@@ -146,10 +163,39 @@ func cli(t testing.TB, env map[string]string, stdin string, args ...string) resu
 	return result{stdout: stdout.String(), stderr: stderr.String(), err: err}
 }
 
+// environ is the suite's environment with the variables of each set in sets replaced
+// (later sets win): a variable set here appears once, so a client given another engine
+// address has no other.
+func environ(sets ...map[string]string) []string {
+	set := map[string]string{}
+	for _, s := range sets {
+		for k, v := range s {
+			set[k] = v
+		}
+	}
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; !ok {
+			out = append(out, kv)
+		}
+	}
+	for k, v := range set {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
 // call runs `dagger call` and fails the test unless it succeeds.
 func call(t testing.TB, env map[string]string, args ...string) string {
 	t.Helper()
-	r := cli(t, env, "", append([]string{"call"}, args...)...)
+	return client{}.call(t, env, args...)
+}
+
+// call runs `dagger call` from the client and fails the test unless it succeeds.
+func (c client) call(t testing.TB, env map[string]string, args ...string) string {
+	t.Helper()
+	r := c.cli(t, env, "", append([]string{"call"}, args...)...)
 	if r.err != nil {
 		t.Fatalf("dagger call %s failed:\n%s", strings.Join(args, " "), r)
 	}

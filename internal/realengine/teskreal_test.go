@@ -262,13 +262,19 @@ func engineDockerfile(base, command string) string {
 // image).
 func TestTeskCoreRealCI(t *testing.T) {
 	t.Parallel()
+	teskCoreRealCI(t, client{})
+}
+
+// teskCoreRealCI is TestTeskCoreRealCI's ci, called from the client c.
+func teskCoreRealCI(t *testing.T, c client) {
+	t.Helper()
 	img := pythonImage(t)
 	src := teskRealProject(t, map[string]string{
 		"containers/taskmaster.Dockerfile": engineDockerfile(img, "taskmaster"),
 		"containers/filer.Dockerfile":      engineDockerfile(img, "filer"),
 	})
 	out := t.TempDir()
-	call(t, nil, "--source", src, "--pin", "python-3.13="+img, "--pin", "uv="+img, "--pin", "go="+img,
+	c.call(t, nil, "--source", src, "--pin", "python-3.13="+img, "--pin", "uv="+img, "--pin", "go="+img,
 		"--pin", "trivy="+trivyImage, "--pin", "k3s="+img,
 		"ci", "--python", "3.13", "--pr-title", "fix(filer): retry uploads", "export", "--path", out)
 	summary, err := os.ReadFile(filepath.Join(out, "summary.md"))

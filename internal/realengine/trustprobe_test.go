@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -110,6 +111,29 @@ var heldMarks = regexp.MustCompile(`uv cache held: \[([^\]]*)\]`)
 // credentialed run's (the engine keeps volumes between runs, so each call's mark is new).
 func TestUpdateReposDryRunAndCredentialedRunMountDifferentUVVolumes(t *testing.T) {
 	t.Parallel()
+	run := updateReposProbe(t)
+	first, _ := run(client{}, false)
+	credentialedMark, heldByCredentialed := run(client{}, true)
+	_, heldByNextDryRun := run(client{}, false)
+	t.Logf("the credentialed run's volume held [%s]; the next dry run's [%s]", heldByCredentialed, heldByNextDryRun)
+	if strings.Contains(heldByCredentialed, first) {
+		t.Errorf("the credentialed update-repos found the dry run's mark %s in its uv cache: one volume", first)
+	}
+	if !strings.Contains(heldByNextDryRun, first) {
+		t.Errorf("the next dry run did not find the first one's mark %s: the probe sees no volume (held [%s])", first, heldByNextDryRun)
+	}
+	if strings.Contains(heldByNextDryRun, credentialedMark) {
+		t.Errorf("the dry run found the credentialed run's mark %s in its uv cache", credentialedMark)
+	}
+}
+
+// updateReposProbe sets up the probe of update-repos' uv cache volume (the source's make
+// target, a GitHub simulator, a token with push access), and returns the call: from the
+// client c, credentialed (the release level) or a dry run (the pull-request level), it
+// leaves a new mark in the volume it mounts and returns that mark and the marks the volume
+// held before.
+func updateReposProbe(t *testing.T) func(c client, credentialed bool) (mark, held string) {
+	t.Helper()
 	probe := probeImage(t)
 	src := t.TempDir()
 	upstreamstest.WriteGenerator(t, src)
@@ -125,8 +149,11 @@ func TestUpdateReposDryRunAndCredentialedRunMountDifferentUVVolumes(t *testing.T
 
 	args := []string{"--source", src, "--repo", "cloudcoil/cloudcoil", "--github-api", api,
 		"--pin", "python-3.13=" + baseImage, "--pin", "uv=" + probe, "--pin", "go=" + probe}
-	run := func(credentialed bool) (mark, held string) {
+	var mu sync.Mutex // one call at a time: each writes its mark into the one source tree
+	return func(c client, credentialed bool) (mark, held string) {
 		t.Helper()
+		mu.Lock()
+		defer mu.Unlock()
 		b := make([]byte, 8)
 		if _, err := rand.Read(b); err != nil {
 			t.Fatal(err)
@@ -141,24 +168,11 @@ func TestUpdateReposDryRunAndCredentialedRunMountDifferentUVVolumes(t *testing.T
 		} else {
 			call = append(call, "update-repos", "--name", integration, "--dry-run")
 		}
-		r := cli(t, env, "", call...)
+		r := c.cli(t, env, "", call...)
 		m := heldMarks.FindStringSubmatch(r.stdout + r.stderr)
 		if r.err == nil || m == nil {
 			t.Fatalf("the source's make target did not report the cache (credentialed %t):\n%s", credentialed, r)
 		}
 		return mark, m[1]
-	}
-	first, _ := run(false)
-	credentialedMark, heldByCredentialed := run(true)
-	_, heldByNextDryRun := run(false)
-	t.Logf("the credentialed run's volume held [%s]; the next dry run's [%s]", heldByCredentialed, heldByNextDryRun)
-	if strings.Contains(heldByCredentialed, first) {
-		t.Errorf("the credentialed update-repos found the dry run's mark %s in its uv cache: one volume", first)
-	}
-	if !strings.Contains(heldByNextDryRun, first) {
-		t.Errorf("the next dry run did not find the first one's mark %s: the probe sees no volume (held [%s])", first, heldByNextDryRun)
-	}
-	if strings.Contains(heldByNextDryRun, credentialedMark) {
-		t.Errorf("the dry run found the credentialed run's mark %s in its uv cache", credentialedMark)
 	}
 }
