@@ -116,15 +116,12 @@ func teskCoreGitWith(t *testing.T, repo *githubsim.Repo, extra map[string]string
 // commit's .shipyard/pins.Dockerfile names the Trivy whose advisories gate the release
 // (a fixable CRITICAL): the release runs that Trivy and stops at the scan, and --pin, which
 // wins for one run, names the one that passes.
+//
+// It runs as a team's runner does on a shared engine: from its own checkout, reaching the
+// engine only over TCP (remoteClient, remote_test.go).
 func TestReleaseDryRun(t *testing.T) {
 	t.Parallel()
-	releaseDryRun(t, client{}, true)
-}
-
-// releaseDryRun is TestReleaseDryRun's release, called from the client c; gated: first the
-// dry run that the tagged tree's Trivy stops.
-func releaseDryRun(t *testing.T, c client, gated bool) {
-	t.Helper()
+	remote := remoteClient(t)
 	sim := githubsim.New(t)
 	sim.AddToken(ghToken, githubsim.Token{PushAccess: true})
 	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
@@ -133,15 +130,13 @@ func releaseDryRun(t *testing.T, c client, gated bool) {
 	api := publishGitHub(t, sim)
 
 	before := len(repo.Releases())
-	if gated {
-		r := c.cli(t, ghEnv, "", append([]string{"call"}, append(ghArgs(api), "--pin", "go="+baseImage,
-			"release", "--tag", "v0.11.0", "--dry-run", "--git-url", gitURL)...)...)
-		if r.err == nil {
-			t.Errorf("the release passed the scan of the tagged tree's Trivy, whose advisories block it:\n%s", r)
-		}
-		mustContain(t, "the dry run with the tagged tree's Trivy", r.stdout+r.stderr, "scan-digests", vulnFixableCritical)
+	gated := remote.cli(t, ghEnv, "", append([]string{"call"}, append(ghArgs(api), "--pin", "go="+baseImage,
+		"release", "--tag", "v0.11.0", "--dry-run", "--git-url", gitURL)...)...)
+	if gated.err == nil {
+		t.Errorf("the release passed the scan of the tagged tree's Trivy, whose advisories block it:\n%s", gated)
 	}
-	out := c.call(t, ghEnv, append(ghArgs(api), "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage,
+	mustContain(t, "the dry run with the tagged tree's Trivy", gated.stdout+gated.stderr, "scan-digests", vulnFixableCritical)
+	out := remote.call(t, ghEnv, append(ghArgs(api), "--pin", "trivy="+trivyImage, "--pin", "go="+baseImage,
 		"release", "--tag", "v0.11.0", "--dry-run", "--git-url", gitURL)...)
 	// Both default platforms, each built (arm64 under the emulator), version-checked and
 	// scanned: the report lists each platform image with its scan.

@@ -4,12 +4,16 @@ package realengine
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"dagger/shipyard/internal/testkit/teskreal"
 )
 
 // An engine a team shares: Dagger's engine running as a service (a self-hosted runner's,
@@ -21,7 +25,7 @@ import (
 // remoteClient is a runner of its own that reaches the engine only over TCP: its own
 // checkout of Shipyard (as each runner clones the repository), and an environment whose
 // one engine address is the TCP one.
-func remoteClient(t *testing.T) client {
+func remoteClient(t testing.TB) client {
 	t.Helper()
 	addr := os.Getenv("SHIPYARD_ENGINE_TCP")
 	if !strings.HasPrefix(addr, "tcp://") {
@@ -35,10 +39,10 @@ func remoteClient(t *testing.T) client {
 }
 
 // Shipyard on a remote engine: a client that reaches the engine only over TCP loads the
-// module from its own checkout and runs a pull request's jobs (pr-title, then ci on
-// tesk-core's real code) and a release rehearsal (release --dry-run), each with the checks
-// of the test that runs it over the unix socket. The same client pointed at a TCP port
-// where no engine listens gets nowhere: it has no other way to the engine.
+// module from its own checkout and runs pr-title. The suite's ci on tesk-core's real code
+// (TestTeskCoreRealCI) and its release rehearsal (TestReleaseDryRun) run from such
+// clients too, so the suite pays for none of them twice. The same client pointed at a TCP
+// port where no engine listens gets nowhere: it has no other way to the engine.
 func TestShipyardOnARemoteEngine(t *testing.T) {
 	t.Parallel()
 	remote := remoteClient(t)
@@ -63,16 +67,9 @@ func TestShipyardOnARemoteEngine(t *testing.T) {
 		}
 	})
 	t.Run("pr-title", func(t *testing.T) {
+		t.Parallel()
 		out := remote.call(t, nil, "pr-title", "--title", "fix(filer): retry uploads")
 		mustContain(t, "pr-title", out, "PR title ok")
-	})
-	t.Run("ci", func(t *testing.T) {
-		t.Parallel()
-		teskCoreRealCI(t, remote)
-	})
-	t.Run("release --dry-run", func(t *testing.T) {
-		t.Parallel()
-		releaseDryRun(t, remote, false)
 	})
 }
 
@@ -113,5 +110,68 @@ func TestTrustLevelsSeparateTwoClientsOfOneRemoteEngine(t *testing.T) {
 	if !strings.Contains(heldBySecondRelease, relMark) {
 		t.Errorf("the pull-request runner's credentialed run did not find the release runner's mark %s (held [%s]): the release level shares nothing across runners",
 			relMark, heldBySecondRelease)
+	}
+}
+
+// BenchmarkSharedEngineCI measures what a team gains from an engine that outlives the job:
+// three ci jobs on tesk-core's real code (TestTeskCoreRealCI's setup), each the whole
+// `dagger call … ci` of a runner that reaches the engine over TCP from its own checkout,
+// module load included:
+//   - first: a commit the engine has never seen (a comment unique to this run in
+//     pyproject.toml, which every job reads);
+//   - second: the same commit again (a re-run, or the next job on the same tree);
+//   - upgrade: the same commit after Shipyard's source changed (a constant added to a leaf
+//     package), as the engine loads a new version of the module.
+//
+// On the suite's engine, whose state the kit keeps between runs, the first is a new
+// commit on a warm engine. On an engine started on an empty state it is a cold engine per
+// job, as on a hosted runner (docs/shared-engine.md says how it was run):
+//
+//	REALENGINE_FRESH_CALL=0 REALENGINE_BENCH='^BenchmarkSharedEngineCI$' .ci/realengine run
+func BenchmarkSharedEngineCI(b *testing.B) {
+	remote := remoteClient(b)
+	img := pythonImage(b)
+	pyproject, err := os.ReadFile(filepath.Join(teskreal.Tree(b), "pyproject.toml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := teskRealProject(b, map[string]string{
+		"containers/taskmaster.Dockerfile": engineDockerfile(img, "taskmaster"),
+		"containers/filer.Dockerfile":      engineDockerfile(img, "filer"),
+		"pyproject.toml":                   fmt.Sprintf("# bench run %d\n%s", time.Now().UnixNano(), pyproject),
+	})
+	job := func(label string) time.Duration {
+		out := b.TempDir()
+		start := time.Now()
+		r := remote.cli(b, nil, "", "call", "--source", src, "--pin", "python-3.13="+img, "--pin", "uv="+img, "--pin", "go="+img,
+			"--pin", "trivy="+trivyImage, "--pin", "k3s="+img,
+			"ci", "--python", "3.13", "--pr-title", "fix(filer): retry uploads", "export", "--path", out)
+		wall := time.Since(start)
+		if _, err := os.Stat(filepath.Join(out, "summary.md")); err != nil {
+			b.Fatalf("%s ci exported no summary.md (%v):\n%s", label, err, r)
+		}
+		return wall
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		first := job("first")
+		second := job("second")
+		leaf := filepath.Join(remote.module, "internal", "conventional", "conventional.go")
+		f, err := os.OpenFile(leaf, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, err = fmt.Fprintf(f, "\n// A constant added since the last load.\nconst benchUpgrade = %d\n", time.Now().UnixNano())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		upgrade := job("upgrade")
+		b.Logf("ci over TCP: first %.1f s, second %.1f s, after a module upgrade %.1f s", first.Seconds(), second.Seconds(), upgrade.Seconds())
+		b.ReportMetric(first.Seconds(), "first-ci-s")
+		b.ReportMetric(second.Seconds(), "second-ci-s")
+		b.ReportMetric(upgrade.Seconds(), "upgrade-ci-s")
 	}
 }

@@ -260,21 +260,19 @@ func engineDockerfile(base, command string) string {
 // cannot pass here and fail for their named reasons: lint at cffconvert (not packaged;
 // uvx cannot fetch it) and the end-to-end tests (no k3s image: its pin is the toolchain
 // image).
+//
+// It runs as a team's runner does on a shared engine: from its own checkout, reaching the
+// engine only over TCP (remoteClient, remote_test.go).
 func TestTeskCoreRealCI(t *testing.T) {
 	t.Parallel()
-	teskCoreRealCI(t, client{})
-}
-
-// teskCoreRealCI is TestTeskCoreRealCI's ci, called from the client c.
-func teskCoreRealCI(t *testing.T, c client) {
-	t.Helper()
+	remote := remoteClient(t)
 	img := pythonImage(t)
 	src := teskRealProject(t, map[string]string{
 		"containers/taskmaster.Dockerfile": engineDockerfile(img, "taskmaster"),
 		"containers/filer.Dockerfile":      engineDockerfile(img, "filer"),
 	})
 	out := t.TempDir()
-	c.call(t, nil, "--source", src, "--pin", "python-3.13="+img, "--pin", "uv="+img, "--pin", "go="+img,
+	remote.call(t, nil, "--source", src, "--pin", "python-3.13="+img, "--pin", "uv="+img, "--pin", "go="+img,
 		"--pin", "trivy="+trivyImage, "--pin", "k3s="+img,
 		"ci", "--python", "3.13", "--pr-title", "fix(filer): retry uploads", "export", "--path", out)
 	summary, err := os.ReadFile(filepath.Join(out, "summary.md"))

@@ -105,28 +105,6 @@ func platformImage(t *testing.T, index v1.ImageIndex, arch string) v1.Hash {
 
 var heldMarks = regexp.MustCompile(`uv cache held: \[([^\]]*)\]`)
 
-// A credential-free update-repos --dry-run and a credentialed update-repos mount different
-// uv cache volumes on a real engine: the source's make target, which runs first in both,
-// finds the mark of the earlier dry run in the next dry run's volume, and not in the
-// credentialed run's (the engine keeps volumes between runs, so each call's mark is new).
-func TestUpdateReposDryRunAndCredentialedRunMountDifferentUVVolumes(t *testing.T) {
-	t.Parallel()
-	run := updateReposProbe(t)
-	first, _ := run(client{}, false)
-	credentialedMark, heldByCredentialed := run(client{}, true)
-	_, heldByNextDryRun := run(client{}, false)
-	t.Logf("the credentialed run's volume held [%s]; the next dry run's [%s]", heldByCredentialed, heldByNextDryRun)
-	if strings.Contains(heldByCredentialed, first) {
-		t.Errorf("the credentialed update-repos found the dry run's mark %s in its uv cache: one volume", first)
-	}
-	if !strings.Contains(heldByNextDryRun, first) {
-		t.Errorf("the next dry run did not find the first one's mark %s: the probe sees no volume (held [%s])", first, heldByNextDryRun)
-	}
-	if strings.Contains(heldByNextDryRun, credentialedMark) {
-		t.Errorf("the dry run found the credentialed run's mark %s in its uv cache", credentialedMark)
-	}
-}
-
 // updateReposProbe sets up the probe of update-repos' uv cache volume (the source's make
 // target, a GitHub simulator, a token with push access), and returns the call: from the
 // client c, credentialed (the release level) or a dry run (the pull-request level), it
