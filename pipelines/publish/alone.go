@@ -3,7 +3,6 @@ package publish
 import (
 	"context"
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/internal/trivy"
 
 	"dagger.io/dagger"
 )
@@ -37,7 +36,7 @@ func PushByDigest(ctx context.Context, fn string, images []Artifact, t Target) (
 // secret; its caches are the call's trust level's. The directory holds
 // <name>.json, <name>.sarif and summary.txt, also when the scan fails.
 // fn is the function it is a call of, which names its flow in logs and errors.
-func ScanDigests(ctx context.Context, fn string, sc Scanner, pushed []Pushed, ignore []byte) (*dagger.Directory, []trivy.TargetVerdict, error) {
+func ScanDigests(ctx context.Context, fn string, sc Scanner, pushed []Pushed, ignore []byte) (*dagger.Directory, []ScanVerdict, error) {
 	if ignore == nil {
 		ignore = []byte{}
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"dagger.io/dagger"
-
-	"dagger/shipyard/internal/trivy"
 )
 
 // Artifact is what publishing works on: one OCI image built by some system, whatever
@@ -44,6 +42,15 @@ type ScanItem struct {
 	Name, Ref string
 }
 
+// ScanVerdict is a scanner's verdict on one image in publishing's terms: the image's name,
+// whether the scanner's policy passed it, and the scanner's one-line summary. What the
+// policy is, and the findings behind the verdict, are the scanner's own, in its reports.
+type ScanVerdict struct {
+	Name    string
+	Passed  bool
+	Summary string
+}
+
 // Scanner is the vulnerability scan publishing runs on the digests it pushed, under the
 // producing system's policy: tesk-core's is Trivy's, with its ignore file
 // (pipelines/ci/artifact). It receives no credential.
@@ -52,7 +59,7 @@ type Scanner interface {
 	IgnoreFile(ctx context.Context) ([]byte, error)
 	// Scan scans each target and returns the reports (whatever the verdict) and the
 	// verdicts; the error is a failing verdict or a scan that did not run.
-	Scan(ctx context.Context, targets []ScanItem, ignore []byte) (*dagger.Directory, []trivy.TargetVerdict, error)
+	Scan(ctx context.Context, targets []ScanItem, ignore []byte) (*dagger.Directory, []ScanVerdict, error)
 	// SBOM is the CycloneDX JSON SBOM of one target.
 	SBOM(t ScanItem) *dagger.File
 	// ReportOnly marks reports as passing whatever they found: a scan that only reports.

@@ -11,7 +11,6 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/fanout"
-	"dagger/shipyard/internal/trivy"
 )
 
 // PublishedTag is a published tag and the digest it pointed at when scanned.
@@ -74,7 +73,7 @@ func ResolvePublished(ctx context.Context, t Target, refs []string, prefix strin
 // summary.txt, and targets.json naming the digest of each tag). With fail, findings that
 // the policy blocks fail the call; without it (report only) they are only reported. An
 // image that could not be scanned fails the call either way.
-func ScanPublished(ctx context.Context, sc Scanner, prefix string, t Target, refs []string, ignore []byte, fail bool) (*dagger.Directory, []trivy.TargetVerdict, error) {
+func ScanPublished(ctx context.Context, sc Scanner, prefix string, t Target, refs []string, ignore []byte, fail bool) (*dagger.Directory, []ScanVerdict, error) {
 	targets, err := ResolvePublished(ctx, t, refs, prefix)
 	if err != nil {
 		return nil, nil, err

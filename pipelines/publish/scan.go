@@ -6,11 +6,10 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/internal/trivy"
 )
 
 // scanDigests is the scan of pushed, as ScanDigests describes.
-func scanDigests(ctx context.Context, sc Scanner, pushed []Pushed, ignore []byte) (*dagger.Directory, []trivy.TargetVerdict, error) {
+func scanDigests(ctx context.Context, sc Scanner, pushed []Pushed, ignore []byte) (*dagger.Directory, []ScanVerdict, error) {
 	var targets []ScanItem
 	for _, img := range Scanned(pushed) {
 		targets = append(targets, ScanItem{Name: img.Name, Ref: img.Ref()})

@@ -3,7 +3,6 @@ package publish
 import (
 	"context"
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/internal/trivy"
 
 	"dagger.io/dagger"
 )
@@ -42,7 +41,7 @@ type ImageState struct {
 	// Outcomes, as far as the steps got.
 	Pushed   []Pushed
 	Reused   []string
-	Scans    []trivy.TargetVerdict
+	Scans    []ScanVerdict
 	Reports  *dagger.Directory
 	Evidence []Evidence
 	Verified []Verification

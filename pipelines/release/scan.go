@@ -5,6 +5,7 @@ import (
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/ci/artifact"
 	"dagger/shipyard/pipelines/publish"
 )
 
@@ -20,7 +21,9 @@ type ScanRecord struct {
 // containers themselves.
 func scanBuilt(ctx context.Context, s *releaseState) error {
 	var err error
-	s.images.Reports, s.images.Scans, err = s.pipeline.Scan(ctx, s.built)
+	var results []ci.ScanResult
+	s.images.Reports, results, err = s.pipeline.Scan(ctx, s.built)
+	s.images.Scans = artifact.Verdicts(results)
 	if err != nil {
 		return err
 	}
@@ -28,11 +31,11 @@ func scanBuilt(ctx context.Context, s *releaseState) error {
 	return nil
 }
 
-func scanRecords(results []ci.ScanResult, pushed []publish.Pushed) []ScanRecord {
+func scanRecords(results []publish.ScanVerdict, pushed []publish.Pushed) []ScanRecord {
 	digests := publish.Digests(publish.Scanned(pushed))
 	out := make([]ScanRecord, 0, len(results))
 	for _, r := range results {
-		out = append(out, ScanRecord{Name: r.Name, Digest: digests[r.Name], Passed: r.Verdict.Passed(), Summary: r.Verdict.Summary()})
+		out = append(out, ScanRecord{Name: r.Name, Digest: digests[r.Name], Passed: r.Passed, Summary: r.Summary})
 	}
 	return out
 }

@@ -54,12 +54,25 @@ type scanner struct{ p *ci.Pipeline }
 
 func (s scanner) IgnoreFile(ctx context.Context) ([]byte, error) { return s.p.IgnoreFileContent(ctx) }
 
-func (s scanner) Scan(ctx context.Context, targets []publish.ScanItem, ignore []byte) (*dagger.Directory, []trivy.TargetVerdict, error) {
+func (s scanner) Scan(ctx context.Context, targets []publish.ScanItem, ignore []byte) (*dagger.Directory, []publish.ScanVerdict, error) {
 	inputs := make([]ci.ScanInput, len(targets))
 	for i, t := range targets {
 		inputs[i] = ci.ScanInput{Name: t.Name, Ref: t.Ref}
 	}
-	return s.p.ScanReports(ctx, inputs, ignore)
+	reports, results, err := s.p.ScanReports(ctx, inputs, ignore)
+	return reports, Verdicts(results), err
+}
+
+// Verdicts are Trivy's verdicts under tesk-core's policy as publishing's neutral ones.
+func Verdicts(results []trivy.TargetVerdict) []publish.ScanVerdict {
+	if results == nil {
+		return nil
+	}
+	out := make([]publish.ScanVerdict, len(results))
+	for i, r := range results {
+		out[i] = publish.ScanVerdict{Name: r.Name, Passed: r.Verdict.Passed(), Summary: r.Verdict.Summary()}
+	}
+	return out
 }
 
 func (s scanner) SBOM(t publish.ScanItem) *dagger.File {
