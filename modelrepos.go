@@ -8,6 +8,7 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/modelrelease"
 )
 
@@ -17,19 +18,19 @@ import (
 // modelEnv connects the model graphs to the session, at this call's trust level, and
 // hands them the source. Their flows log each step on the call's stderr, as the release
 // does.
-func (m *Shipyard) modelEnv(ctx context.Context) (modelrelease.Env, *sdk.Directory, error) {
+func (m *Shipyard) modelEnv(ctx context.Context) (modelenv.Env, *sdk.Directory, error) {
 	level, err := m.level(ctx)
 	if err != nil {
-		return modelrelease.Env{}, nil, err
+		return modelenv.Env{}, nil, err
 	}
 	c, src, err := m.sessionSource(ctx)
 	if err != nil {
-		return modelrelease.Env{}, nil, err
+		return modelenv.Env{}, nil, err
 	}
-	env := modelrelease.NewEnv(c)
+	env := modelenv.NewEnv(c)
 	env.Trust, env.Log = level, logToStderr
 	if env.Pins, err = m.treePins(ctx, src); err != nil {
-		return modelrelease.Env{}, nil, err
+		return modelenv.Env{}, nil, err
 	}
 	return env, src, nil
 }
@@ -71,7 +72,7 @@ func (m *Shipyard) GenRepo(
 	if err != nil {
 		return nil, err
 	}
-	repo, err := env.GenRepo(ctx, src, name)
+	repo, err := modelrelease.GenRepo(ctx, env, src, name)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func (m *Shipyard) ValidateModels(
 		}
 		return v.ListJSON() + "\n", nil
 	}
-	v, err := env.ValidateModels(ctx, src, opts)
+	v, err := modelrelease.ValidateModels(ctx, env, src, opts)
 	if err != nil {
 		return "", err
 	}
@@ -213,7 +214,7 @@ func (m *Shipyard) ModelRelease(
 	if err != nil {
 		return "", err
 	}
-	res, err := env.Release(ctx, gh, src, modelrelease.ReleaseOptions{
+	res, err := modelrelease.Release(ctx, env, gh, src, modelrelease.ReleaseOptions{
 		Flow: m.fn, Repo: m.Repo, Upstream: upstream, Commit: commit,
 		DryRun: dryRun, Publish: publish, AutoPublish: autoPublish, PyPIURL: pypiUrl,
 	})
@@ -265,15 +266,15 @@ func (m *Shipyard) ModelLines(ctx context.Context) (_ string, err error) {
 	if err != nil {
 		return "", err
 	}
-	cfg, err := modelrelease.ReadLineConfig(ctx, src)
+	cfg, err := modelenv.ReadLineConfig(ctx, src)
 	if err != nil {
 		return "", err
 	}
-	lines, err := modelrelease.ReleaseLines(cfg)
+	lines, err := modelenv.ReleaseLines(cfg)
 	if err != nil {
 		return "", err
 	}
-	return modelrelease.LinesJSON(lines), nil
+	return modelenv.LinesJSON(lines), nil
 }
 
 // PublishCheck is what the PyPI publisher runs on a release tag's checkout (--source)
@@ -299,7 +300,7 @@ func (m *Shipyard) PublishCheck(
 	if err != nil {
 		return nil, err
 	}
-	report, err := env.PublishCheck(ctx, m.fn, src, tag)
+	report, err := modelrelease.PublishCheck(ctx, env, m.fn, src, tag)
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +337,7 @@ func (m *Shipyard) ModelCi(
 	if err != nil {
 		return nil, err
 	}
-	report, err := env.ModelCI(ctx, src, python...)
+	report, err := modelrelease.ModelCI(ctx, env, src, python...)
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +419,7 @@ func (m *Shipyard) UpdateRepos(
 	if err != nil {
 		return "", err
 	}
-	updates, err := env.UpdateRepos(ctx, gh, src, modelrelease.UpdateOptions{
+	updates, err := modelrelease.UpdateRepos(ctx, env, gh, src, modelrelease.UpdateOptions{
 		Flow: m.fn, Names: name, Owner: owner, SourceRepo: m.Repo, SourceCommit: commit, DryRun: dryRun,
 	})
 	if err != nil {

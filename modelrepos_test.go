@@ -15,6 +15,7 @@ import (
 	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/modelrelease"
 	"dagger/shipyard/models/modelrelease/modelreleasetest"
 	"dagger/shipyard/models/upstreams"
@@ -177,11 +178,11 @@ func TestModelLinesThroughTheModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []modelrelease.Line
+	var lines []modelenv.Line
 	if err := json.Unmarshal([]byte(out), &lines); err != nil {
 		t.Fatalf("%q: %v", out, err)
 	}
-	want := []modelrelease.Line{{Upstream: "1.16.3", Branch: "release-1.16"}, {Upstream: "1.17.1", Branch: "release-1.17", Newest: true}}
+	want := []modelenv.Line{{Upstream: "1.16.3", Branch: "release-1.16"}, {Upstream: "1.17.1", Branch: "release-1.17", Newest: true}}
 	if len(lines) != 2 || lines[0] != want[0] || lines[1] != want[1] {
 		t.Errorf("lines %+v, want %+v", lines, want)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"dagger/shipyard/internal/testkit/cookiecutter"
 	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/modelrelease"
 	"dagger/shipyard/models/upstreams"
 )
@@ -123,7 +124,7 @@ func TestCloudcoilRealTemplate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var lines []modelrelease.Line
+	var lines []modelenv.Line
 	printed := call(t, nil, "--source", repo, "model-lines")
 	if err := json.Unmarshal([]byte(printed), &lines); err != nil {
 		t.Fatalf("model-lines printed %q: %v", printed, err)

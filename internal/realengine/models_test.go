@@ -11,7 +11,7 @@ import (
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/prcheckout"
 	"dagger/shipyard/internal/testkit/pypisim"
-	"dagger/shipyard/models/modelrelease"
+	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )
 
@@ -78,7 +78,7 @@ func TestValidateModelsBaseOnAPullRequestCheckout(t *testing.T) {
 func TestModelLines(t *testing.T) {
 	t.Parallel()
 	out := call(t, nil, "--source", fixtures.ModelRepo(t, nil), "model-lines")
-	var lines []modelrelease.Line
+	var lines []modelenv.Line
 	if err := json.Unmarshal([]byte(out), &lines); err != nil || len(lines) == 0 {
 		t.Fatalf("model-lines printed %q (%v)", out, err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/models/modelenv"
 )
 
 const pkg = fixtures.ModelRepoPackageDir
@@ -110,15 +111,15 @@ func TestCheckArtifactsRefusesWhatItCannotRead(t *testing.T) {
 	}{
 		{"two wheels", func(e *engine.Engine, dist fixtures.Distributions) {
 			serveDistributions(e, "", dist)
-			e.OnEntries(engine.DirRule{Path: DistDir, Entries: []string{dist.WheelName, "other-1.0-py3-none-any.whl", dist.SdistName}})
+			e.OnEntries(engine.DirRule{Path: modelenv.DistDir, Entries: []string{dist.WheelName, "other-1.0-py3-none-any.whl", dist.SdistName}})
 		}, "want one wheel and one sdist"},
 		{"not base64", func(e *engine.Engine, dist fixtures.Distributions) {
 			serveDistributions(e, "", dist)
-			e.OnFile(engine.FileRule{Path: EncodedDir + "/" + dist.WheelName + ".b64", Contents: "%%%"})
+			e.OnFile(engine.FileRule{Path: modelenv.EncodedDir + "/" + dist.WheelName + ".b64", Contents: "%%%"})
 		}, "does not decode"},
 		{"not a zip", func(e *engine.Engine, dist fixtures.Distributions) {
 			serveDistributions(e, "", dist)
-			e.OnFile(engine.FileRule{Path: EncodedDir + "/" + dist.WheelName + ".b64", Contents: "aGVsbG8="})
+			e.OnFile(engine.FileRule{Path: modelenv.EncodedDir + "/" + dist.WheelName + ".b64", Contents: "aGVsbG8="})
 		}, "read wheel"},
 		{"build fails", func(e *engine.Engine, dist fixtures.Distributions) {
 			e.OnExec(engine.ExecRule{ArgsContain: "uv build", ExitCode: 1, Stderr: "error: Failed to build"})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/jobs"
+	"dagger/shipyard/models/modelenv"
 )
 
 // TestCancelledChecksAreFailedRows: a check a cancel kept from starting is a failed row of
@@ -13,8 +14,8 @@ func TestCancelledChecksAreFailedRows(t *testing.T) {
 	env, e := newEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	checks := []Check{{Name: "lint", Commands: [][]string{{"make", "lint"}}}, {Name: "test", Commands: [][]string{{"make", "test"}}}}
-	rows := runEach(ctx, env.Client.Container(), "keda: ", checks)
+	checks := []modelenv.Check{{Name: "lint", Commands: [][]string{{"make", "lint"}}}, {Name: "test", Commands: [][]string{{"make", "test"}}}}
+	rows := modelenv.RunEach(ctx, env.Client.Container(), "keda: ", checks)
 	if len(rows) != 2 || rows[0].Name != "keda: lint" || rows[1].Name != "keda: test" {
 		t.Fatalf("rows %+v", rows)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/flow/flowtest"
+	"dagger/shipyard/models/modelenv"
 )
 
 // knownSteps are the names of every step of every flow of the model release, update-repos
@@ -14,7 +15,7 @@ func knownSteps() []string {
 	known = append(known, flow.Names(prepareSteps())...)
 	known = append(known, flow.Names(releaseSteps())...)
 	known = append(known, flow.Names(publishCheckSteps())...)
-	return append(known, flow.Names(Env{}.updateSteps(nil, nil, "keda", UpdateOptions{Branch: "main"}))...)
+	return append(known, flow.Names(updateSteps(modelenv.Env{}, nil, nil, "keda", UpdateOptions{Branch: "main"}))...)
 }
 
 // requireNamed fails t unless err, a failure of the flow that declared names, names one of

@@ -2,20 +2,12 @@ package modelrelease
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	pytoml "dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/internal/version"
 	"dagger/shipyard/models"
-)
-
-// cloudcoilPackage is the runtime every model package depends on.
-const cloudcoilPackage = "cloudcoil"
-
-var (
-	requirementName = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$`)
-	nameSeparators  = regexp.MustCompile(`[-_.]+`)
+	"dagger/shipyard/models/modelenv"
 )
 
 // CheckCloudcoilDependency is the Cloudcoil dependency check of a release: the project
@@ -31,27 +23,27 @@ func CheckCloudcoilDependency(pyproject, lock []byte) []models.Problem {
 	}
 	deps, err := projectDependencies(pyproject)
 	if err != nil {
-		add(pyprojectPath, "%v", err)
+		add(modelenv.PyprojectPath, "%v", err)
 		return ps
 	}
 	var specs []string
 	for _, d := range deps {
-		m := requirementName.FindStringSubmatch(d)
-		if m != nil && normaliseName(m[1]) == cloudcoilPackage {
+		m := modelenv.RequirementName.FindStringSubmatch(d)
+		if m != nil && modelenv.NormaliseName(m[1]) == modelenv.CloudcoilPackage {
 			specs = append(specs, m[3])
 		}
 	}
 	if len(specs) != 1 {
-		add(pyprojectPath, "[project] dependencies must require %s once, found %d requirement(s)", cloudcoilPackage, len(specs))
+		add(modelenv.PyprojectPath, "[project] dependencies must require %s once, found %d requirement(s)", modelenv.CloudcoilPackage, len(specs))
 		return ps
 	}
 	spec := strings.TrimSpace(specs[0])
 	low, high, bounded, err := minorRange(spec)
 	if err != nil {
-		add(pyprojectPath, "%s requirement %q: %v", cloudcoilPackage, spec, err)
+		add(modelenv.PyprojectPath, "%s requirement %q: %v", modelenv.CloudcoilPackage, spec, err)
 		return ps
 	}
-	locked, err := lockedVersion(lock, cloudcoilPackage)
+	locked, err := lockedVersion(lock, modelenv.CloudcoilPackage)
 	if err != nil {
 		add("uv.lock", "%v; run uv lock", err)
 		return ps
@@ -60,16 +52,16 @@ func CheckCloudcoilDependency(pyproject, lock []byte) []models.Problem {
 	ok := err == nil
 	switch {
 	case !ok:
-		add("uv.lock", "%s %s is not a final release; lock a released version", cloudcoilPackage, locked)
+		add("uv.lock", "%s %s is not a final release; lock a released version", modelenv.CloudcoilPackage, locked)
 	case bounded && (v.Compare(low) < 0 || v.Compare(high) >= 0):
-		add("uv.lock", "%s %s is outside the required range %s; run uv lock --upgrade-package %s", cloudcoilPackage, locked, spec, cloudcoilPackage)
+		add("uv.lock", "%s %s is outside the required range %s; run uv lock --upgrade-package %s", modelenv.CloudcoilPackage, locked, spec, modelenv.CloudcoilPackage)
 	case v.Compare(low) < 0:
-		add("uv.lock", "%s %s is below the requirement %q in %s; run uv lock --upgrade-package %s", cloudcoilPackage, locked, spec, pyprojectPath, cloudcoilPackage)
+		add("uv.lock", "%s %s is below the requirement %q in %s; run uv lock --upgrade-package %s", modelenv.CloudcoilPackage, locked, spec, modelenv.PyprojectPath, modelenv.CloudcoilPackage)
 	case v.Compare(high) >= 0:
 		minor := fmt.Sprintf("%d.%d", low[0], low[1])
 		lockedMinor := fmt.Sprintf("%d.%d", v[0], minorOf(v))
 		add("uv.lock", "%s %s is outside Cloudcoil %s, the minor of the requirement %q in %s; lock a %s release (uv lock --upgrade-package %s==%s.Z) or migrate to %s by raising the lower bound in %s to >=%s.0",
-			cloudcoilPackage, locked, minor, spec, pyprojectPath, minor, cloudcoilPackage, minor, lockedMinor, pyprojectPath, lockedMinor)
+			modelenv.CloudcoilPackage, locked, minor, spec, modelenv.PyprojectPath, minor, modelenv.CloudcoilPackage, minor, lockedMinor, modelenv.PyprojectPath, lockedMinor)
 	}
 	return ps
 }
@@ -95,11 +87,11 @@ func minorRange(spec string) (low, high version.Release, bounded bool, err error
 			highs = append(highs, strings.TrimPrefix(clause, "<"))
 		case clause == "":
 		default:
-			return nil, nil, false, fmt.Errorf("clause %q: use >=X.Y.Z (or >=X.Y.Z,<X.(Y+1), or ~=X.Y.Z) in %s [project] dependencies", clause, pyprojectPath)
+			return nil, nil, false, fmt.Errorf("clause %q: use >=X.Y.Z (or >=X.Y.Z,<X.(Y+1), or ~=X.Y.Z) in %s [project] dependencies", clause, modelenv.PyprojectPath)
 		}
 	}
 	if len(lows) == 0 {
-		return nil, nil, false, fmt.Errorf("no lower bound, so nothing fixes the Cloudcoil minor the models are generated with; require %s>=X.Y.Z (or >=X.Y.Z,<X.(Y+1)) in [project] dependencies", cloudcoilPackage)
+		return nil, nil, false, fmt.Errorf("no lower bound, so nothing fixes the Cloudcoil minor the models are generated with; require %s>=X.Y.Z (or >=X.Y.Z,<X.(Y+1)) in [project] dependencies", modelenv.CloudcoilPackage)
 	}
 	if len(lows) != 1 || len(highs) > 1 {
 		return nil, nil, false, fmt.Errorf("want one lower bound and at most one upper bound, as >=X.Y.Z or >=X.Y.Z,<X.(Y+1)")
@@ -123,14 +115,9 @@ func minorRange(spec string) (low, high version.Release, bounded bool, err error
 	return low, high, true, nil
 }
 
-// normaliseName is the PEP 503 form of a project name.
-func normaliseName(s string) string {
-	return strings.ToLower(nameSeparators.ReplaceAllString(s, "-"))
-}
-
 // projectDependencies reads the strings of [project]'s dependencies array.
 func projectDependencies(data []byte) ([]string, error) {
-	doc, err := pytoml.Parse(pyprojectPath, data)
+	doc, err := pytoml.Parse(modelenv.PyprojectPath, data)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +141,7 @@ func lockedVersion(lock []byte, name string) (string, error) {
 	for _, pkg := range doc.Tables("package") {
 		n, _ := pkg["name"].(string)
 		v, _ := pkg["version"].(string)
-		if normaliseName(n) == name {
+		if modelenv.NormaliseName(n) == name {
 			found = append(found, v)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	pytoml "dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/models"
+	"dagger/shipyard/models/modelenv"
 )
 
 // modelDistributionPrefix is the normalised name every model distribution starts with
@@ -26,7 +27,7 @@ type CoreExtra struct {
 // ModelExtras reads Cloudcoil's pyproject.toml [project.optional-dependencies] and
 // returns the requirements that name a model distribution, in extra and file order.
 func ModelExtras(pyproject []byte) ([]CoreExtra, error) {
-	doc, err := pytoml.Parse(pyprojectPath, pyproject)
+	doc, err := pytoml.Parse(modelenv.PyprojectPath, pyproject)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +37,7 @@ func ModelExtras(pyproject []byte) ([]CoreExtra, error) {
 	}
 	table, ok := raw.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s: [project] optional-dependencies is not a table of extras", pyprojectPath)
+		return nil, fmt.Errorf("%s: [project] optional-dependencies is not a table of extras", modelenv.PyprojectPath)
 	}
 	names := make([]string, 0, len(table))
 	for name := range table {
@@ -54,11 +55,11 @@ func ModelExtras(pyproject []byte) ([]CoreExtra, error) {
 			line = kv[0].Line
 		}
 		for _, req := range reqs {
-			m := requirementName.FindStringSubmatch(req)
+			m := modelenv.RequirementName.FindStringSubmatch(req)
 			if m == nil {
-				return nil, fmt.Errorf("%s:%d: extra %q: %q does not start with a distribution name (PEP 508)", pyprojectPath, line, extra, req)
+				return nil, fmt.Errorf("%s:%d: extra %q: %q does not start with a distribution name (PEP 508)", modelenv.PyprojectPath, line, extra, req)
 			}
-			if name := normaliseName(m[1]); strings.HasPrefix(name, modelDistributionPrefix) {
+			if name := modelenv.NormaliseName(m[1]); strings.HasPrefix(name, modelDistributionPrefix) {
 				out = append(out, CoreExtra{Extra: extra, Requirement: req, Project: name, Line: line})
 			}
 		}
@@ -76,9 +77,9 @@ func CheckCoreExtras(extras []CoreExtra, published map[string]bool) []models.Pro
 		if published[e.Project] {
 			continue
 		}
-		at := pyprojectPath
+		at := modelenv.PyprojectPath
 		if e.Line > 0 {
-			at = fmt.Sprintf("%s:%d", pyprojectPath, e.Line)
+			at = fmt.Sprintf("%s:%d", modelenv.PyprojectPath, e.Line)
 		}
 		out = append(out, models.Problem{Path: at, Message: fmt.Sprintf(
 			"extra %q requires %q, but %s is not on PyPI: publish the model repository's first release (trusted publisher, then model-release) before adding the extra, or remove it",
@@ -99,7 +100,7 @@ func CoreExtrasOnPyPI(ctx context.Context, hc *http.Client, baseURL string, pypr
 		if _, seen := published[e.Project]; seen {
 			continue
 		}
-		versions, err := PyPIVersions(ctx, hc, baseURL, e.Project)
+		versions, err := modelenv.PyPIVersions(ctx, hc, baseURL, e.Project)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/models/modelenv"
 )
 
 func TestChecksFor(t *testing.T) {
@@ -22,7 +23,7 @@ func TestChecksFor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checks, err := ChecksFor(tt.makefile, "model-release")
+			checks, err := modelenv.ChecksFor(tt.makefile, "model-release")
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want %q", err, tt.err)
@@ -50,7 +51,7 @@ func TestValidateModelsNamesAMissingTarget(t *testing.T) {
 	// What the template and keda's Makefile overlay rendered lacks a test target.
 	e.OnFile(engine.FileRule{Path: "output/models-x/Makefile", ChainContains: "gen-repo-keda", Contents: "lint:\n\truff check .\n"})
 	src := generatorRepo(t, env, map[string]string{"models/keda/Makefile": "lint:\n\truff check .\n"})
-	v, err := env.ValidateModels(context.Background(), src, ValidateOptions{Changed: []string{"models/keda/Makefile"}})
+	v, err := ValidateModels(context.Background(), env, src, ValidateOptions{Changed: []string{"models/keda/Makefile"}})
 	if err == nil || !strings.Contains(err.Error(), "| keda: test | failed") {
 		t.Fatalf("err = %v", err)
 	}

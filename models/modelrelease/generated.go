@@ -15,6 +15,7 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/models/modelenv"
 )
 
 // A generated repository is pushed as it is: executable bits, symlinks and bytes that are
@@ -42,14 +43,14 @@ func ArchiveCommand() []string {
 }
 
 // ReadGenerated reads a generated repository's files with their modes, without the paths
-// of notRepository, through one archive exec in the pinned Python image (GNU tar).
-func (e Env) ReadGenerated(ctx context.Context, dir *dagger.Directory, lim TreeLimits) ([]github.TreeFile, error) {
+// of NotRepository, through one archive exec in the pinned Python image (GNU tar).
+func ReadGenerated(ctx context.Context, e modelenv.Env, dir *dagger.Directory, lim modelenv.TreeLimits) ([]github.TreeFile, error) {
 	image, err := e.Pins.PythonImage(e.Python)
 	if err != nil {
 		return nil, err
 	}
 	out := e.Client.Container().From(image).
-		WithDirectory("/repo", dir.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository})).
+		WithDirectory("/repo", dir.Filter(dagger.DirectoryFilterOpts{Exclude: modelenv.NotRepository})).
 		WithExec(ArchiveCommand()).
 		Directory(ArchiveDir)
 	pieces, err := out.Entries(ctx)
@@ -83,7 +84,7 @@ func (e Env) ReadGenerated(ctx context.Context, dir *dagger.Directory, lim TreeL
 // (ModeSymlink, their target as content) and hard links (their target's bytes). Folders
 // are implied by their files. Anything else (devices, FIFOs), a path out of the
 // repository, a path twice, or more than lim allows is an error naming the path.
-func ReadArchive(r io.Reader, lim TreeLimits) ([]github.TreeFile, error) {
+func ReadArchive(r io.Reader, lim modelenv.TreeLimits) ([]github.TreeFile, error) {
 	tr := tar.NewReader(r)
 	byPath := map[string]int{}
 	var files []github.TreeFile

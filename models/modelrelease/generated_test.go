@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/models/modelenv"
 )
 
 // archiveOf writes a tar archive of headers, each regular file's content its Linkname
@@ -45,7 +46,7 @@ func reg(name string, mode int64, body string) member {
 }
 
 func TestReadArchive(t *testing.T) {
-	lim := TreeLimits{MaxFiles: 10, MaxBytes: 100}
+	lim := modelenv.TreeLimits{MaxFiles: 10, MaxBytes: 100}
 	tests := []struct {
 		name    string
 		members []member
@@ -111,7 +112,7 @@ func FuzzReadArchive(f *testing.F) {
 	f.Add(archiveOf(f, reg("./a.sh", 0o755, "x"), member{tar.Header{Name: "./l", Typeflag: tar.TypeSymlink, Linkname: "a.sh"}, ""}))
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		files, err := ReadArchive(bytes.NewReader(data), TreeLimits{MaxFiles: 50, MaxBytes: 1 << 16})
+		files, err := ReadArchive(bytes.NewReader(data), modelenv.TreeLimits{MaxFiles: 50, MaxBytes: 1 << 16})
 		if err != nil {
 			return
 		}
@@ -132,7 +133,7 @@ func FuzzReadArchive(f *testing.F) {
 
 func TestReadArchiveRefusesAnEmptyTree(t *testing.T) {
 	data := archiveOf(t, member{tar.Header{Name: "./", Typeflag: tar.TypeDir}, ""})
-	if _, err := ReadArchive(bytes.NewReader(data), DefaultTreeLimits()); err == nil || !strings.Contains(err.Error(), "holds no file") {
+	if _, err := ReadArchive(bytes.NewReader(data), modelenv.DefaultTreeLimits()); err == nil || !strings.Contains(err.Error(), "holds no file") {
 		t.Errorf("err = %v", err)
 	}
 }

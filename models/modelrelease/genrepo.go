@@ -11,6 +11,7 @@ import (
 
 	pytoml "dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/models"
+	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/upstreams"
 )
 
@@ -43,39 +44,33 @@ func integrationDir(name string) string { return "models/" + name }
 // The result is what git would commit of it: the paths the repository's own .gitignore
 // ignores (ruff's cache from make fix-lint, the hook's environment, bytecode, build
 // output) are left out, as they are from the maintainers' repositories.
-func (e Env) GenRepo(ctx context.Context, source *dagger.Directory, name string) (*dagger.Directory, error) {
-	gen, err := e.genRepo(ctx, source, name, nil)
+func GenRepo(ctx context.Context, e modelenv.Env, source *dagger.Directory, name string) (*dagger.Directory, error) {
+	gen, err := genRepo(ctx, e, source, name, nil)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := gen.Sync(ctx); err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}
-	return committed(gen.Directory("/repo")), nil
-}
-
-// committed is what git would commit of a repository: the engine applies the .gitignore
-// files inside it (go-git's rules, as git's).
-func committed(repo *dagger.Directory) *dagger.Directory {
-	return repo.Filter(dagger.DirectoryFilterOpts{Gitignore: true})
+	return modelenv.Committed(gen.Directory("/repo")), nil
 }
 
 // genRepo is GenRepo's graph, unevaluated past the rendering: the container whose /repo
 // is the generated repository. generator, when given, is the Cloudcoil project whose
 // generator runs instead of the published one (CheckoutGenerator).
-func (e Env) genRepo(ctx context.Context, source *dagger.Directory, name string, generator *dagger.Directory) (*dagger.Container, error) {
-	pin, err := e.renderPrerequisites(ctx, source, name)
+func genRepo(ctx context.Context, e modelenv.Env, source *dagger.Directory, name string, generator *dagger.Directory) (*dagger.Container, error) {
+	pin, err := renderPrerequisites(ctx, e, source, name)
 	if err != nil {
 		return nil, err
 	}
 	// Only the Makefile, the template and this integration's folder go in, so a change
 	// elsewhere leaves the rendering cached.
-	inputs := source.Filter(dagger.DirectoryFilterOpts{Include: []string{MakefilePath, TemplateDir + "/", integrationDir(name) + "/"}})
-	ctr, err := e.python(e.Client.Directory())
+	inputs := source.Filter(dagger.DirectoryFilterOpts{Include: []string{modelenv.MakefilePath, TemplateDir + "/", integrationDir(name) + "/"}})
+	ctr, err := e.PythonContainer(e.Client.Directory())
 	if err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}
-	if ctr, err = e.withMake(ctr); err != nil {
+	if ctr, err = e.WithMake(ctr); err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}
 	rendered := ctr.
@@ -91,9 +86,9 @@ func (e Env) genRepo(ctx context.Context, source *dagger.Directory, name string,
 		return nil, fmt.Errorf("gen-repo %s: make gen-repo-%s rendered %q in output/; want one repository folder", name, name, entries)
 	}
 	repo := rendered.Directory(RenderDir + "/" + strings.TrimSuffix(entries[0], "/"))
-	pyproject, err := repo.File(pyprojectPath).Contents(ctx)
+	pyproject, err := repo.File(modelenv.PyprojectPath).Contents(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("gen-repo %s: the rendered repository has no %s: %w", name, pyprojectPath, err)
+		return nil, fmt.Errorf("gen-repo %s: the rendered repository has no %s: %w", name, modelenv.PyprojectPath, err)
 	}
 	if err := CheckRendered(name, []byte(pyproject)); err != nil {
 		return nil, err
@@ -101,7 +96,7 @@ func (e Env) genRepo(ctx context.Context, source *dagger.Directory, name string,
 	if repo, err = newestLine(ctx, source, repo, name, []byte(pyproject)); err != nil {
 		return nil, err
 	}
-	gen, err := e.generate(repo, pin, generator)
+	gen, err := e.Generate(repo, pin, generator)
 	if err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}
@@ -123,8 +118,8 @@ func newestLine(ctx context.Context, source, repo *dagger.Directory, name string
 	if err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}
-	lines := LineConfig{Path: config, Versions: versions, Prefix: sed}
-	rel, err := ReleaseLines(lines)
+	lines := modelenv.LineConfig{Path: config, Versions: versions, Prefix: sed}
+	rel, err := modelenv.ReleaseLines(lines)
 	if err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}
@@ -132,23 +127,23 @@ func newestLine(ctx context.Context, source, repo *dagger.Directory, name string
 		// No input URL holds the prefix: the workflow's sed changes nothing either.
 		return repo, nil
 	}
-	selected, err := SelectUpstream(pyproject, lines, rel[len(rel)-1].Upstream)
+	selected, err := modelenv.SelectUpstream(pyproject, lines, rel[len(rel)-1].Upstream)
 	if err != nil {
 		return nil, fmt.Errorf("gen-repo %s: %w", name, err)
 	}
 	if bytes.Equal(selected, pyproject) {
 		return repo, nil
 	}
-	return repo.WithNewFile(pyprojectPath, string(selected)), nil
+	return repo.WithNewFile(modelenv.PyprojectPath, string(selected)), nil
 }
 
 // renderPrerequisites checks that source can render name: the template, the
 // integration's cookiecutter.yaml and the root Makefile's gen-repo-% target. It returns
 // the Cloudcoil version models/upstreams.json requires ("" when the repository has no
 // such file, as Cloudcoil before Shipyard).
-func (e Env) renderPrerequisites(ctx context.Context, source *dagger.Directory, name string) (string, error) {
+func renderPrerequisites(ctx context.Context, e modelenv.Env, source *dagger.Directory, name string) (string, error) {
 	config := upstreams.CookiecutterPath(name)
-	for _, p := range []string{config, TemplateDir + "/cookiecutter.json", MakefilePath} {
+	for _, p := range []string{config, TemplateDir + "/cookiecutter.json", modelenv.MakefilePath} {
 		ok, err := source.Exists(ctx, p)
 		if err != nil {
 			return "", fmt.Errorf("gen-repo %s: looking for %s: %w", name, p, err)
@@ -162,12 +157,12 @@ func (e Env) renderPrerequisites(ctx context.Context, source *dagger.Directory, 
 			return "", fmt.Errorf("gen-repo %s: %s is missing; is --source the Cloudcoil repository?", name, p)
 		}
 	}
-	makefile, err := source.File(MakefilePath).Contents(ctx)
+	makefile, err := source.File(modelenv.MakefilePath).Contents(ctx)
 	if err != nil {
-		return "", fmt.Errorf("gen-repo %s: %s: %w", name, MakefilePath, err)
+		return "", fmt.Errorf("gen-repo %s: %s: %w", name, modelenv.MakefilePath, err)
 	}
 	if !models.ParseMakefile(makefile).Has("gen-repo-" + name) {
-		return "", fmt.Errorf("gen-repo %s: %s has no %s rule, which renders an integration as its maintainers do; add Cloudcoil's:\n%s", name, MakefilePath, GenRepoTarget, genRepoRule)
+		return "", fmt.Errorf("gen-repo %s: %s has no %s rule, which renders an integration as its maintainers do; add Cloudcoil's:\n%s", name, modelenv.MakefilePath, GenRepoTarget, genRepoRule)
 	}
 	ok, err := source.Exists(ctx, upstreams.FilePath)
 	if err != nil || !ok {
@@ -188,22 +183,22 @@ const genRepoRule = "gen-repo-%:\n\trm -rf output/models-$*\n\tuvx cookiecutter 
 // (a codegen namespace and input URLs). A rendering that replaced the template's
 // pyproject.toml with the integration's overlay instead of appending it has none of them.
 func CheckRendered(name string, pyproject []byte) error {
-	where := fmt.Sprintf("gen-repo %s: the rendered %s", name, pyprojectPath)
-	doc, err := pytoml.Parse(pyprojectPath, pyproject)
+	where := fmt.Sprintf("gen-repo %s: the rendered %s", name, modelenv.PyprojectPath)
+	doc, err := pytoml.Parse(modelenv.PyprojectPath, pyproject)
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	if _, err := ReadProject(pyproject); err != nil {
-		return fmt.Errorf("%s: %w (the template's [project] must come first and models/%s/%s be appended to it, as the template's post-generation hook does)", where, err, name, pyprojectPath)
+	if _, err := modelenv.ReadProject(pyproject); err != nil {
+		return fmt.Errorf("%s: %w (the template's [project] must come first and models/%s/%s be appended to it, as the template's post-generation hook does)", where, err, name, modelenv.PyprojectPath)
 	}
 	entries := 0
-	for _, v := range doc.StringValues(codegenNamespaceKey) {
+	for _, v := range doc.StringValues(modelenv.CodegenNamespaceKey) {
 		if v.Entry >= 0 {
 			entries++
 		}
 	}
 	urls := 0
-	for _, v := range doc.StringValues(codegenURLKey) {
+	for _, v := range doc.StringValues(modelenv.CodegenURLKey) {
 		if v.Entry >= 0 {
 			urls++
 		}

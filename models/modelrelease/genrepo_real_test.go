@@ -16,6 +16,7 @@ import (
 	"dagger/shipyard/internal/testkit/cookiecutter"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/models/modelenv"
 )
 
 // cloudcoilTree is the real Cloudcoil repository of the corpus.
@@ -63,31 +64,31 @@ func TestGenRepoRealIntegrations(t *testing.T) {
 			env, e := newEnv(t)
 			files := renderReal(t, e, root, name)
 			source := env.Client.Host().Directory(root)
-			repo, err := env.GenRepo(ctx, source, name)
+			repo, err := GenRepo(ctx, env, source, name)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !hasExec(e, "make gen-repo-"+name) {
 				t.Fatalf("no make gen-repo-%s in\n%s", name, strings.Join(execArgs(e), "\n"))
 			}
-			got, err := repo.File(pyprojectPath).Contents(ctx)
+			got, err := repo.File(modelenv.PyprojectPath).Contents(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			overlay, _ := os.ReadFile(filepath.Join(root, "models", name, pyprojectPath))
+			overlay, _ := os.ReadFile(filepath.Join(root, "models", name, modelenv.PyprojectPath))
 			if !strings.HasPrefix(got, "[project]\n") || !strings.HasSuffix(got, string(overlay)) {
 				t.Errorf("pyproject.toml is not the template's with the overlay appended:\n%s", got)
 			}
-			doc, err := pytoml.Parse(pyprojectPath, []byte(got))
+			doc, err := pytoml.Parse(modelenv.PyprojectPath, []byte(got))
 			if err != nil {
 				t.Fatal(err)
 			}
 			module := strings.ReplaceAll(name, "-", "_")
-			ns := doc.StringValues(codegenNamespaceKey)
+			ns := doc.StringValues(modelenv.CodegenNamespaceKey)
 			if len(ns) != 1 || ns[0].Text != "cloudcoil.models."+module {
 				t.Errorf("codegen namespace %+v", ns)
 			}
-			if urls := doc.StringValues(codegenURLKey); len(urls) == 0 || urls[0].Element != 0 {
+			if urls := doc.StringValues(modelenv.CodegenURLKey); len(urls) == 0 || urls[0].Element != 0 {
 				t.Errorf("codegen input %+v, want the template's array", urls)
 			}
 			readme, _ := os.ReadFile(filepath.Join(root, "models", name, "README.md"))
@@ -140,15 +141,15 @@ func BenchmarkGenRepoKubernetes(b *testing.B) {
 	e := engine.New(b, engine.StrictExecs())
 	e.ExpectExecs(modelExecs...)
 	renderReal(b, e, root, "kubernetes")
-	env := NewEnv(e.Client(context.Background()))
+	env := modelenv.NewEnv(e.Client(context.Background()))
 	var source *dagger.Directory = env.Client.Host().Directory(root)
 	b.ResetTimer()
 	for b.Loop() {
-		repo, err := env.GenRepo(context.Background(), source, "kubernetes")
+		repo, err := GenRepo(context.Background(), env, source, "kubernetes")
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := repo.File(pyprojectPath).Contents(context.Background()); err != nil {
+		if _, err := repo.File(modelenv.PyprojectPath).Contents(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -190,7 +191,7 @@ func generatedAsTheTemplate(t *testing.T, e *engine.Engine) {
 // ruff ran in a temporary folder, where cloudcoil is third-party).
 func TestGenerationIsTheTemplatesGenModels(t *testing.T) {
 	root := cloudcoilTree(t)
-	makefile, err := os.ReadFile(filepath.Join(root, TemplateDir, "models-{{ cookiecutter.model_name }}", MakefilePath))
+	makefile, err := os.ReadFile(filepath.Join(root, TemplateDir, "models-{{ cookiecutter.model_name }}", modelenv.MakefilePath))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestGenerationIsTheTemplatesGenModels(t *testing.T) {
 		recipe = append(recipe, strings.TrimSpace(line))
 	}
 	var ours []string
-	for _, step := range genModels {
+	for _, step := range modelenv.GenModels {
 		s := strings.Join(step, " ")
 		s = strings.Replace(s, "uv run --frozen ", "uv run ", 1)
 		ours = append(ours, strings.Replace(s, "make ", "$(MAKE) ", 1))
@@ -228,25 +229,25 @@ func tail(s string, n int) string {
 // input URLs, the newest release line of the rendered repository.
 func newestLineGenerated(t *testing.T, e *engine.Engine, files map[string]string) {
 	t.Helper()
-	lines, err := ParseLineConfig(UpdateReleasesWorkflow, []byte(files[UpdateReleasesWorkflow]))
+	lines, err := modelenv.ParseLineConfig(modelenv.UpdateReleasesWorkflow, []byte(files[modelenv.UpdateReleasesWorkflow]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rel, err := ReleaseLines(lines)
+	rel, err := modelenv.ReleaseLines(lines)
 	if err != nil {
 		t.Fatal(err)
 	}
 	newest := rel[len(rel)-1].Upstream
-	want, err := SelectUpstream([]byte(files[pyprojectPath]), lines, newest)
+	want, err := modelenv.SelectUpstream([]byte(files[modelenv.PyprojectPath]), lines, newest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := pytoml.Parse(pyprojectPath, want)
+	doc, err := pytoml.Parse(modelenv.PyprojectPath, want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := doc.StringValues(codegenURLKey)[0].Text
-	if string(want) == files[pyprojectPath] {
+	url := doc.StringValues(modelenv.CodegenURLKey)[0].Text
+	if string(want) == files[modelenv.PyprojectPath] {
 		return // crd_urls names the newest line already
 	}
 	for _, x := range e.Graph().Execs() {
@@ -278,23 +279,23 @@ func TestSelectUpstreamIsTheReleaseSed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			workflow := files[UpdateReleasesWorkflow]
+			workflow := files[modelenv.UpdateReleasesWorkflow]
 			m := releaseSed.FindStringSubmatch(workflow)
 			if m == nil {
-				t.Fatalf("the rendered %s has no sed of pyproject.toml's input URLs", UpdateReleasesWorkflow)
+				t.Fatalf("the rendered %s has no sed of pyproject.toml's input URLs", modelenv.UpdateReleasesWorkflow)
 			}
-			lines, err := ParseLineConfig(UpdateReleasesWorkflow, []byte(workflow))
+			lines, err := modelenv.ParseLineConfig(modelenv.UpdateReleasesWorkflow, []byte(workflow))
 			if err != nil {
 				t.Fatal(err)
 			}
-			named := regexp.MustCompile(regexp.QuoteMeta(lines.Prefix) + `([0-9]+\.[0-9]+\.[0-9]+)/`).FindStringSubmatch(files[pyprojectPath])
+			named := regexp.MustCompile(regexp.QuoteMeta(lines.Prefix) + `([0-9]+\.[0-9]+\.[0-9]+)/`).FindStringSubmatch(files[modelenv.PyprojectPath])
 			if named == nil {
-				t.Fatalf("no input URL of %s has a version after %q", pyprojectPath, lines.Prefix)
+				t.Fatalf("no input URL of %s has a version after %q", modelenv.PyprojectPath, lines.Prefix)
 			}
 			versions := append(slices.Clone(lines.Versions), named[1], "99.1.0")
 			for _, v := range versions {
 				dir := t.TempDir()
-				if err := os.WriteFile(filepath.Join(dir, pyprojectPath), []byte(files[pyprojectPath]), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, modelenv.PyprojectPath), []byte(files[modelenv.PyprojectPath]), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				cmd := exec.Command("sh", "-c", strings.ReplaceAll(m[1], "${{ matrix.model_version }}", v))
@@ -302,13 +303,13 @@ func TestSelectUpstreamIsTheReleaseSed(t *testing.T) {
 				if out, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("%s: %v\n%s", cmd, err, out)
 				}
-				want, err := os.ReadFile(filepath.Join(dir, pyprojectPath))
+				want, err := os.ReadFile(filepath.Join(dir, modelenv.PyprojectPath))
 				if err != nil {
 					t.Fatal(err)
 				}
 				at := lines
 				at.Versions = versions
-				got, err := SelectUpstream([]byte(files[pyprojectPath]), at, v)
+				got, err := modelenv.SelectUpstream([]byte(files[modelenv.PyprojectPath]), at, v)
 				if err != nil {
 					t.Fatalf("SelectUpstream(%s): %v", v, err)
 				}

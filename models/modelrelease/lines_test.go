@@ -11,15 +11,16 @@ import (
 	"dagger/shipyard/internal/testkit/cookiecutter"
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/models"
+	"dagger/shipyard/models/modelenv"
 )
 
 // fixtureLines are the model repository fixture's release lines, from workflow when given.
-func fixtureLines(t *testing.T, workflow string) LineConfig {
+func fixtureLines(t *testing.T, workflow string) modelenv.LineConfig {
 	t.Helper()
 	if workflow == "" {
-		workflow = string(fixtureFile(t, UpdateReleasesWorkflow))
+		workflow = string(fixtureFile(t, modelenv.UpdateReleasesWorkflow))
 	}
-	cfg, err := ParseLineConfig(UpdateReleasesWorkflow, []byte(workflow))
+	cfg, err := modelenv.ParseLineConfig(modelenv.UpdateReleasesWorkflow, []byte(workflow))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,17 +43,17 @@ func TestReleaseLines(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lines, err := ReleaseLines(LineConfig{Path: UpdateReleasesWorkflow, Versions: tc.versions, Prefix: "v"})
+			lines, err := modelenv.ReleaseLines(modelenv.LineConfig{Path: modelenv.UpdateReleasesWorkflow, Versions: tc.versions, Prefix: "v"})
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), UpdateReleasesWorkflow) {
-					t.Fatalf("err = %v, want %q naming %s", err, tc.wantErr, UpdateReleasesWorkflow)
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), modelenv.UpdateReleasesWorkflow) {
+					t.Fatalf("err = %v, want %q naming %s", err, tc.wantErr, modelenv.UpdateReleasesWorkflow)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := LinesJSON(lines); got != tc.want {
+			if got := modelenv.LinesJSON(lines); got != tc.want {
 				t.Errorf("LinesJSON =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
@@ -64,20 +65,20 @@ func TestParseLineConfig(t *testing.T) {
 	const patched = "jobs:\n  release:\n    strategy:\n      matrix:\n        model_version: ['2.16.1']\n    env:\n      MODEL_VERSION_PREFIX: releases/download/v\n"
 	tests := []struct {
 		name, workflow string
-		want           LineConfig
+		want           modelenv.LineConfig
 		wantErr        string
 	}{
-		{"the real template's sed", real, LineConfig{Path: "w.yml", Versions: []string{"1.29.13", "1.32.1"}, Prefix: "refs/tags/v"}, ""},
-		{"the patched template's variable", patched, LineConfig{Path: "w.yml", Versions: []string{"2.16.1"}, Prefix: "releases/download/v"}, ""},
-		{"no prefix", strings.Replace(patched, "MODEL_VERSION_PREFIX", "OTHER", 1), LineConfig{}, "no MODEL_VERSION_PREFIX and no sed rewrite"},
-		{"no matrix", "jobs:\n  x:\n    runs-on: ubuntu-latest\n", LineConfig{}, "no job has a model_version matrix"},
-		{"not a list", strings.Replace(patched, "['2.16.1']", "'2.16.1'", 1), LineConfig{}, "is not a list"},
-		{"unquoted number", strings.Replace(patched, "['2.16.1']", "[2.16]", 1), LineConfig{}, "is not a quoted version"},
-		{"not YAML", "jobs: [", LineConfig{}, "w.yml: not valid YAML"},
+		{"the real template's sed", real, modelenv.LineConfig{Path: "w.yml", Versions: []string{"1.29.13", "1.32.1"}, Prefix: "refs/tags/v"}, ""},
+		{"the patched template's variable", patched, modelenv.LineConfig{Path: "w.yml", Versions: []string{"2.16.1"}, Prefix: "releases/download/v"}, ""},
+		{"no prefix", strings.Replace(patched, "MODEL_VERSION_PREFIX", "OTHER", 1), modelenv.LineConfig{}, "no MODEL_VERSION_PREFIX and no sed rewrite"},
+		{"no matrix", "jobs:\n  x:\n    runs-on: ubuntu-latest\n", modelenv.LineConfig{}, "no job has a model_version matrix"},
+		{"not a list", strings.Replace(patched, "['2.16.1']", "'2.16.1'", 1), modelenv.LineConfig{}, "is not a list"},
+		{"unquoted number", strings.Replace(patched, "['2.16.1']", "[2.16]", 1), modelenv.LineConfig{}, "is not a quoted version"},
+		{"not YAML", "jobs: [", modelenv.LineConfig{}, "w.yml: not valid YAML"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseLineConfig("w.yml", []byte(tc.workflow))
+			got, err := modelenv.ParseLineConfig("w.yml", []byte(tc.workflow))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "w.yml") {
 					t.Fatalf("err = %v, want %q naming the file", err, tc.wantErr)
@@ -107,7 +108,7 @@ func TestRealIntegrationsLinesAndSelection(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := ParseLineConfig(UpdateReleasesWorkflow, []byte(files[UpdateReleasesWorkflow]))
+			cfg, err := modelenv.ParseLineConfig(modelenv.UpdateReleasesWorkflow, []byte(files[modelenv.UpdateReleasesWorkflow]))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,20 +118,20 @@ func TestRealIntegrationsLinesAndSelection(t *testing.T) {
 					t.Errorf("line %s is not in %s/cookiecutter.yaml", v, name)
 				}
 			}
-			if _, err := ReleaseLines(cfg); err != nil {
+			if _, err := modelenv.ReleaseLines(cfg); err != nil {
 				t.Fatal(err)
 			}
-			data := []byte(files[pyprojectPath])
+			data := []byte(files[modelenv.PyprojectPath])
 			for _, v := range cfg.Versions {
-				got, err := SelectUpstream(data, cfg, v)
+				got, err := modelenv.SelectUpstream(data, cfg, v)
 				if err != nil {
 					t.Fatalf("select %s: %v", v, err)
 				}
-				doc, err := pytoml.Parse(pyprojectPath, got)
+				doc, err := pytoml.Parse(modelenv.PyprojectPath, got)
 				if err != nil {
 					t.Fatal(err)
 				}
-				urls := doc.StringValues(codegenURLKey)
+				urls := doc.StringValues(modelenv.CodegenURLKey)
 				if len(urls) == 0 || urls[0].Element != 0 {
 					t.Fatalf("input located as %+v, want the elements of an array", urls)
 				}
@@ -140,10 +141,10 @@ func TestRealIntegrationsLinesAndSelection(t *testing.T) {
 					}
 				}
 				// Outside the URLs every byte stays: undo the edits and compare.
-				orig, _ := pytoml.Parse(pyprojectPath, data)
+				orig, _ := pytoml.Parse(modelenv.PyprojectPath, data)
 				var back []pytoml.Edit
-				for i, u := range doc.StringValues(codegenURLKey) {
-					back = append(back, pytoml.Edit{Value: u, Raw: pytoml.Quote(orig.StringValues(codegenURLKey)[i].Text)})
+				for i, u := range doc.StringValues(modelenv.CodegenURLKey) {
+					back = append(back, pytoml.Edit{Value: u, Raw: pytoml.Quote(orig.StringValues(modelenv.CodegenURLKey)[i].Text)})
 				}
 				if string(doc.Apply(back...)) != string(data) {
 					t.Errorf("select %s changed bytes outside the input URLs", v)
@@ -157,7 +158,7 @@ func TestRealIntegrationsLinesAndSelection(t *testing.T) {
 // of the older line reaches main: every line runs, and only the patched one releases.
 func TestAPatchOnAnOldLineReleasesOnlyThatLine(t *testing.T) {
 	w := newWorld(t)
-	lines, err := ReleaseLines(fixtureLines(t, ""))
+	lines, err := modelenv.ReleaseLines(fixtureLines(t, ""))
 	if err != nil || len(lines) != 2 {
 		t.Fatalf("lines %+v, %v", lines, err)
 	}
@@ -171,9 +172,9 @@ func TestAPatchOnAnOldLineReleasesOnlyThatLine(t *testing.T) {
 	}
 
 	// Cloudcoil's source update moves the old line from 1.16.3 to 1.16.4.
-	patched := strings.Replace(string(fixtureFile(t, UpdateReleasesWorkflow)), `'1.16.3', '1.17.1'`, `'1.16.4', '1.17.1'`, 1)
-	w.setCheckout(map[string]string{UpdateReleasesWorkflow: patched})
-	lines, err = ReleaseLines(fixtureLines(t, patched))
+	patched := strings.Replace(string(fixtureFile(t, modelenv.UpdateReleasesWorkflow)), `'1.16.3', '1.17.1'`, `'1.16.4', '1.17.1'`, 1)
+	w.setCheckout(map[string]string{modelenv.UpdateReleasesWorkflow: patched})
+	lines, err = modelenv.ReleaseLines(fixtureLines(t, patched))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func FuzzParseLineConfig(f *testing.F) {
 	f.Add("jobs:\n  r:\n    strategy:\n      matrix:\n        model_version: ['2.16.1']\n    env:\n      MODEL_VERSION_PREFIX: releases/download/v\n")
 	f.Add("jobs: [")
 	f.Fuzz(func(t *testing.T, workflow string) {
-		cfg, err := ParseLineConfig("w.yml", []byte(workflow))
+		cfg, err := modelenv.ParseLineConfig("w.yml", []byte(workflow))
 		if err != nil {
 			if !strings.Contains(err.Error(), "w.yml") {
 				t.Fatalf("error does not name the file: %v", err)

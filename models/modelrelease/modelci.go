@@ -12,6 +12,7 @@ import (
 
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/models"
+	"dagger/shipyard/models/modelenv"
 )
 
 // CITargets returns the make targets model-ci needs a model repository to have: the
@@ -19,13 +20,13 @@ import (
 // check of the wheel and sdist that uv build makes; a repository that also has a
 // check-artifacts target gets it run too.
 func CITargets() []string {
-	return []string{TargetLint, TargetTest}
+	return []string{modelenv.TargetLint, modelenv.TargetTest}
 }
 
 // targetRecipes are the template's recipes, for the error that asks to add a target.
 var targetRecipes = map[string]string{
-	TargetLint: "lint:\n\tuv run ruff check cloudcoil tests\n\tuv run ruff format --check cloudcoil tests\n\tuv run mypy -p cloudcoil.models.<module>",
-	TargetTest: "test:\n\tuv run python -m pytest",
+	modelenv.TargetLint: "lint:\n\tuv run ruff check cloudcoil tests\n\tuv run ruff format --check cloudcoil tests\n\tuv run mypy -p cloudcoil.models.<module>",
+	modelenv.TargetTest: "test:\n\tuv run python -m pytest",
 }
 
 // ciSyncArgs install the locked environment with every extra and the dev group, as the
@@ -40,7 +41,7 @@ func CIReportFiles() []string { return []string{"coverage.xml", "junit.xml"} }
 // CIReport is the outcome of ModelCI.
 type CIReport struct {
 	Summary   jobs.Summary
-	Artifacts ArtifactReport
+	Artifacts modelenv.ArtifactReport
 	// TestReports holds CIReportFiles as the test run on the oldest Python tested wrote
 	// them (those it wrote): the template's ci.yml uploaded the coverage of its oldest
 	// Python, 3.10. Nil when that run failed.
@@ -79,8 +80,8 @@ func (r CIReport) Dir(c *dagger.Client) (*dagger.Directory, error) {
 // anything runs. The graph holds no secret. The error, when a job failed, carries the
 // summary table; the report is returned either way. Given only, the tests run on those
 // Python versions alone, each of which the repository must support.
-func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory, only ...string) (CIReport, error) {
-	run, err := e.readCI(ctx, repo, only)
+func ModelCI(ctx context.Context, e modelenv.Env, repo *dagger.Directory, only ...string) (CIReport, error) {
+	run, err := readCI(ctx, e, repo, only)
 	if err != nil {
 		return CIReport{}, err
 	}
@@ -107,37 +108,37 @@ func (e Env) ModelCI(ctx context.Context, repo *dagger.Directory, only ...string
 
 // modelCI is one run of model-ci: what its jobs read, and the report they fill.
 type modelCI struct {
-	env     Env
+	env     modelenv.Env
 	source  *dagger.Directory // the checkout without history or build output
 	ctr     *dagger.Container // the locked environment on the default Python
-	tree    Tree
+	tree    modelenv.Tree
 	pkgDir  string
-	checks  []Check
+	checks  []modelenv.Check
 	pythons []string
 	report  CIReport
 }
 
 // readCI reads what model-ci needs before any job runs: the Makefile's targets, the
 // checkout, its package and the Pythons to test. Each failure is model-ci's error.
-func (e Env) readCI(ctx context.Context, repo *dagger.Directory, only []string) (*modelCI, error) {
-	makefile, err := repo.File(MakefilePath).Contents(ctx)
+func readCI(ctx context.Context, e modelenv.Env, repo *dagger.Directory, only []string) (*modelCI, error) {
+	makefile, err := repo.File(modelenv.MakefilePath).Contents(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (the repository CI runs make %s)", MakefilePath, err, strings.Join(CITargets(), " "))
+		return nil, fmt.Errorf("%s: %w (the repository CI runs make %s)", modelenv.MakefilePath, err, strings.Join(CITargets(), " "))
 	}
 	if err := requireCITargets(makefile); err != nil {
 		return nil, err
 	}
-	c := &modelCI{env: e, checks: ciChecks(models.ParseMakefile(makefile)), source: repo.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository})}
-	if c.tree, err = ReadTree(ctx, repo, DefaultTreeLimits()); err != nil {
+	c := &modelCI{env: e, checks: ciChecks(models.ParseMakefile(makefile)), source: repo.Filter(dagger.DirectoryFilterOpts{Exclude: modelenv.NotRepository})}
+	if c.tree, err = modelenv.ReadTree(ctx, repo, modelenv.DefaultTreeLimits()); err != nil {
 		return nil, fmt.Errorf("reading the checkout: %w", err)
 	}
-	if c.pkgDir, err = FindPackageDir(c.tree); err != nil {
+	if c.pkgDir, err = modelenv.FindPackageDir(c.tree); err != nil {
 		return nil, err
 	}
-	if c.pythons, err = testPythons(c.tree[pyprojectPath], slices.Sorted(maps.Keys(e.Pins.Python)), only); err != nil {
+	if c.pythons, err = testPythons(c.tree[modelenv.PyprojectPath], slices.Sorted(maps.Keys(e.Pins.Python)), only); err != nil {
 		return nil, err
 	}
-	if c.ctr, err = e.installed(c.source, e.Python); err != nil {
+	if c.ctr, err = installed(e, c.source, e.Python); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -145,13 +146,13 @@ func (e Env) readCI(ctx context.Context, repo *dagger.Directory, only []string) 
 
 // installed is source on python with make and the locked environment, every extra and the
 // dev group, as the template's ci.yml installs it.
-func (e Env) installed(source *dagger.Directory, python string) (*dagger.Container, error) {
+func installed(e modelenv.Env, source *dagger.Directory, python string) (*dagger.Container, error) {
 	e.Python = python
-	ctr, err := e.python(source)
+	ctr, err := e.PythonContainer(source)
 	if err != nil {
 		return nil, err
 	}
-	if ctr, err = e.withMake(ctr); err != nil {
+	if ctr, err = e.WithMake(ctr); err != nil {
 		return nil, err
 	}
 	return ctr.WithExec(ciSyncArgs), nil
@@ -174,7 +175,7 @@ func (c *modelCI) install(ctx context.Context) error {
 func (c *modelCI) jobs() []ciJob {
 	var out []ciJob
 	for _, check := range c.checks {
-		out = append(out, ciJob{check.Name, check.on(c.ctr)})
+		out = append(out, ciJob{check.Name, check.On(c.ctr)})
 	}
 	oldest := slices.MinFunc(c.pythons, compareMinor)
 	for _, v := range c.pythons {
@@ -187,9 +188,9 @@ func (c *modelCI) jobs() []ciJob {
 // its test reports: the template's ci.yml uploaded the coverage of its oldest, 3.10.
 func (c *modelCI) test(python string, oldest bool) func(context.Context) error {
 	return func(ctx context.Context) error {
-		ctr, err := c.env.installed(c.source, python)
+		ctr, err := installed(c.env, c.source, python)
 		if err == nil {
-			ctr, err = ctr.WithExec([]string{"make", TargetTest}).Sync(ctx)
+			ctr, err = ctr.WithExec([]string{"make", modelenv.TargetTest}).Sync(ctx)
 		}
 		if err == nil && oldest {
 			c.report.TestReports = ctr.Directory(".").Filter(dagger.DirectoryFilterOpts{Include: CIReportFiles()})
@@ -202,16 +203,16 @@ func (c *modelCI) test(python string, oldest bool) func(context.Context) error {
 // checkout, whose side (project, files, rules) is ready before the build, so the archives
 // are read and checked in one stay in package models. Its report is the run's.
 func (c *modelCI) artifacts(ctx context.Context) error {
-	project, err := ReadProject(c.tree[pyprojectPath])
+	project, err := modelenv.ReadProject(c.tree[modelenv.PyprojectPath])
 	if err != nil {
 		return err
 	}
-	checkout, rules := c.tree.FS(), artifactRules(c.pkgDir)
-	built, err := c.env.build(ctx, c.ctr)
+	checkout, rules := c.tree.FS(), modelenv.ArtifactRules(c.pkgDir)
+	built, err := c.env.Build(ctx, c.ctr)
 	if err != nil {
 		return err
 	}
-	c.report.Artifacts = ArtifactReport{
+	c.report.Artifacts = modelenv.ArtifactReport{
 		Project: project, PackageDir: c.pkgDir, WheelName: built.WheelName, SdistName: built.SdistName,
 		Problems: rules.Check(checkout, c.pkgDir, built.Wheel, built.Sdist), Dist: built.Dist,
 	}
@@ -221,7 +222,7 @@ func (c *modelCI) artifacts(ctx context.Context) error {
 // requireCITargets fails, naming the template's recipe of each, when the Makefile lacks a
 // target model-ci runs.
 func requireCITargets(makefile string) error {
-	err := models.RequireTargets(MakefilePath, makefile, "model-ci", CITargets()...)
+	err := models.RequireTargets(modelenv.MakefilePath, makefile, "model-ci", CITargets()...)
 	if err == nil {
 		return nil
 	}
@@ -236,13 +237,13 @@ func requireCITargets(makefile string) error {
 
 // ciChecks are the make targets model-ci runs beside the tests: lint, and typecheck and
 // check-artifacts where the Makefile has them.
-func ciChecks(m models.Makefile) []Check {
-	checks := []Check{makeCheck(TargetLint)}
-	if m.Has(TargetTypecheck) {
-		checks = append(checks, makeCheck(TargetTypecheck))
+func ciChecks(m models.Makefile) []modelenv.Check {
+	checks := []modelenv.Check{modelenv.MakeCheck(modelenv.TargetLint)}
+	if m.Has(modelenv.TargetTypecheck) {
+		checks = append(checks, modelenv.MakeCheck(modelenv.TargetTypecheck))
 	}
-	if m.Has(TargetCheckArtifacts) {
-		checks = append(checks, makeCheck(TargetCheckArtifacts))
+	if m.Has(modelenv.TargetCheckArtifacts) {
+		checks = append(checks, modelenv.MakeCheck(modelenv.TargetCheckArtifacts))
 	}
 	return checks
 }
@@ -252,4 +253,4 @@ func ciChecks(m models.Makefile) []Check {
 const ArtifactsJob = "artifacts"
 
 // testJob names the test job of one Python version.
-func testJob(python string) string { return TargetTest + " (Python " + python + ")" }
+func testJob(python string) string { return modelenv.TargetTest + " (Python " + python + ")" }

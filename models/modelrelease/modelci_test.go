@@ -9,6 +9,7 @@ import (
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/models/modelenv"
 )
 
 func TestModelCI(t *testing.T) {
@@ -42,7 +43,7 @@ func TestModelCI(t *testing.T) {
 		{name: "an artifact that differs from the checkout fails the artifacts job", edit: oneByte,
 			wantErr: "artifacts", wantRows: []string{"| artifacts | failed", "| test (Python 3.13) | passed"}},
 		{name: "a classifier requires-python excludes is refused",
-			changes:  map[string]string{pyprojectPath: strings.Replace(fixtures.ModelRepoFiles(t, nil)[pyprojectPath], "requires-python = \">=3.10\"", "requires-python = \">=3.12\"", 1)},
+			changes:  map[string]string{modelenv.PyprojectPath: strings.Replace(fixtures.ModelRepoFiles(t, nil)[modelenv.PyprojectPath], "requires-python = \">=3.10\"", "requires-python = \">=3.12\"", 1)},
 			wantErr:  "names Python 3.10, which requires-python \">=3.12\" excludes",
 			wantRows: nil},
 		{name: "a check-artifacts target of its own runs too",
@@ -60,7 +61,7 @@ func TestModelCI(t *testing.T) {
 			if tt.program != nil {
 				tt.program(e)
 			}
-			r, err := env.ModelCI(context.Background(), hostRepo(t, env, tt.changes))
+			r, err := ModelCI(context.Background(), env, hostRepo(t, env, tt.changes))
 			if tt.wantErr == "" && err != nil {
 				t.Fatalf("%v", err)
 			}
@@ -121,7 +122,7 @@ func TestModelCIRefusesAMakefileWithoutItsTargets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env, e := newEnv(t)
-			_, err := env.ModelCI(context.Background(), hostRepo(t, env, map[string]string{"Makefile": tt.makefile}))
+			_, err := ModelCI(context.Background(), env, hostRepo(t, env, map[string]string{"Makefile": tt.makefile}))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
@@ -149,7 +150,7 @@ func TestModelCIInstallFailureSkipsEveryJob(t *testing.T) {
 	env, e := newEnv(t)
 	serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
 	e.OnExec(engine.ExecRule{ArgsContain: "uv sync --frozen --all-extras", ExitCode: 1, Stderr: "error: the lockfile needs to be updated"})
-	r, err := env.ModelCI(context.Background(), hostRepo(t, env, nil))
+	r, err := ModelCI(context.Background(), env, hostRepo(t, env, nil))
 	if err == nil || !strings.Contains(err.Error(), "1 job(s) failed: install") || !strings.Contains(err.Error(), r.Summary.Table()) {
 		t.Fatalf("err = %v, want the failed install with the table", err)
 	}

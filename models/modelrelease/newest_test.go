@@ -1,6 +1,9 @@
 package modelrelease
 
-import "testing"
+import (
+	"dagger/shipyard/models/modelenv"
+	"testing"
+)
 
 func TestNewestUpstream(t *testing.T) {
 	cases := []struct {
@@ -15,7 +18,7 @@ func TestNewestUpstream(t *testing.T) {
 		{"empty list", nil, "", true},
 	}
 	for _, c := range cases {
-		got, err := NewestUpstream(LineConfig{Path: UpdateReleasesWorkflow, Versions: c.versions, Prefix: "v"})
+		got, err := modelenv.NewestUpstream(modelenv.LineConfig{Path: modelenv.UpdateReleasesWorkflow, Versions: c.versions, Prefix: "v"})
 		if (err != nil) != c.wantErr || got != c.want {
 			t.Errorf("%s: NewestUpstream = %q, %v; want %q, error %v", c.name, got, err, c.want, c.wantErr)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"dagger/shipyard/models"
+	"dagger/shipyard/models/modelenv"
 )
 
 // ReleaseInfo is what a release run needs to know of one GitHub release.
@@ -55,12 +56,12 @@ func (s Facts) Published() []string {
 // numerically; found is false before the first release of upstream.
 func LastPublished(upstream string, published []string) (version string, found bool) {
 	for _, p := range published {
-		up, _, ok := parseVersion(p)
+		up, _, ok := modelenv.ParseVersion(p)
 		if !ok || up != upstream {
 			continue
 		}
 		p = strings.TrimPrefix(p, "v")
-		if c, _ := compareVersions(p, version); !found || c > 0 {
+		if c, _ := modelenv.CompareVersions(p, version); !found || c > 0 {
 			version, found = p, true
 		}
 	}
@@ -74,7 +75,7 @@ type Inputs struct {
 	// Upstream is the selected upstream version X.Y.Z.
 	Upstream string
 	// Digests of the generation. Tree may be empty before the build; Fingerprint may not.
-	Digests Digests
+	Digests modelenv.Digests
 	// Start is the commit of main the run generated from.
 	Start string
 	// ChecksPassed: generation, lint, type checks, tests and (once built) the artifact and
@@ -119,7 +120,7 @@ type Allocation struct {
 // no longer Start) and what to write so that the branch head records this release and
 // the draft of its version is pinned to it.
 func Decide(in Inputs, st Facts) (Allocation, error) {
-	if _, _, ok := parseVersion(in.Upstream + ".0"); !ok {
+	if _, _, ok := modelenv.ParseVersion(in.Upstream + ".0"); !ok {
 		return Allocation{}, fmt.Errorf("upstream %q is not X.Y.Z", in.Upstream)
 	}
 	if !digestForm.MatchString(in.Digests.Fingerprint) {
@@ -197,7 +198,7 @@ func Decide(in Inputs, st Facts) (Allocation, error) {
 // packaging revision of an older minor line never becomes the repository's latest.
 func makeLatest(version string, published []string) string {
 	for _, p := range published {
-		if c, ok := compareVersions(version, p); ok && c <= 0 {
+		if c, ok := modelenv.CompareVersions(version, p); ok && c <= 0 {
 			return "false"
 		}
 	}

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"dagger/shipyard/models"
+	"dagger/shipyard/models/modelenv"
 )
 
 func TestDecide(t *testing.T) {
-	ours := Digests{Fingerprint: digest('f'), Tree: digest('t')}
+	ours := modelenv.Digests{Fingerprint: digest('f'), Tree: digest('t')}
 	rec := func(version, fp string) *Record {
 		return &Record{Version: version, Upstream: "1.31.5", Fingerprint: fp, Tree: digest('t')}
 	}
@@ -139,8 +140,8 @@ func TestDecideRefusesMalformedInputs(t *testing.T) {
 		in   Inputs
 		want string
 	}{
-		{Inputs{Upstream: "1.31", Digests: Digests{Fingerprint: digest('f')}}, `upstream "1.31" is not X.Y.Z`},
-		{Inputs{Upstream: "1.31.5", Digests: Digests{Fingerprint: "sha256:short"}}, `fingerprint "sha256:short" is not sha256:<64 hex>`},
+		{Inputs{Upstream: "1.31", Digests: modelenv.Digests{Fingerprint: digest('f')}}, `upstream "1.31" is not X.Y.Z`},
+		{Inputs{Upstream: "1.31.5", Digests: modelenv.Digests{Fingerprint: "sha256:short"}}, `fingerprint "sha256:short" is not sha256:<64 hex>`},
 	} {
 		if _, err := Decide(tc.in, Facts{}); err == nil || err.Error() != tc.want {
 			t.Errorf("Decide(%+v) err = %v, want %q", tc.in, err, tc.want)
@@ -148,7 +149,7 @@ func TestDecideRefusesMalformedInputs(t *testing.T) {
 	}
 	// Two drafts of the version to reuse are collapsed, so allocation never fails on them.
 	st := Facts{Releases: []ReleaseInfo{{ID: 2, Tag: "1.31.5.0", Draft: true}, {ID: 3, Tag: "v1.31.5.0", Draft: true}}}
-	p, err := Decide(Inputs{Upstream: "1.31.5", Digests: Digests{Fingerprint: digest('f')}}, st)
+	p, err := Decide(Inputs{Upstream: "1.31.5", Digests: modelenv.Digests{Fingerprint: digest('f')}}, st)
 	if err != nil || p.Version != "1.31.5.0" || p.Draft == nil || p.Draft.ID != 2 || !slices.Equal(p.DeleteDrafts, []int64{3}) {
 		t.Errorf("duplicate drafts: %+v, %v", p, err)
 	}

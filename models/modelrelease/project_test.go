@@ -1,6 +1,7 @@
 package modelrelease
 
 import (
+	"dagger/shipyard/models/modelenv"
 	"strings"
 	"testing"
 )
@@ -22,14 +23,14 @@ namespace = "cloudcoil.models.keda.extra"
 input = "https://github.com/kedacore/keda/releases/download/v2.16.1/extra.yaml"
 `
 
-var kedaLines = LineConfig{Path: UpdateReleasesWorkflow, Versions: []string{"2.15.2", "2.16.1"}, Prefix: "releases/download/v"}
+var kedaLines = modelenv.LineConfig{Path: modelenv.UpdateReleasesWorkflow, Versions: []string{"2.15.2", "2.16.1"}, Prefix: "releases/download/v"}
 
 func TestSelectUpstream(t *testing.T) {
 	const current = "releases/download/v2.16.1/keda-2.16.1-crds.yaml"
 	tests := []struct {
 		name     string
 		file     string
-		lines    LineConfig
+		lines    modelenv.LineConfig
 		upstream string
 		want     string // the file SelectUpstream returns
 		wantErr  string
@@ -45,7 +46,7 @@ func TestSelectUpstream(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := SelectUpstream([]byte(tt.file), tt.lines, tt.upstream)
+			got, err := modelenv.SelectUpstream([]byte(tt.file), tt.lines, tt.upstream)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -63,11 +64,11 @@ func TestSelectUpstream(t *testing.T) {
 }
 
 func TestProjectVersion(t *testing.T) {
-	p, err := ReadProject([]byte(pyproject))
-	if err != nil || p != (Project{Name: "cloudcoil.models.keda", Version: "2.16.1.0"}) {
+	p, err := modelenv.ReadProject([]byte(pyproject))
+	if err != nil || p != (modelenv.Project{Name: "cloudcoil.models.keda", Version: "2.16.1.0"}) {
 		t.Fatalf("ReadProject = %+v, %v", p, err)
 	}
-	got, err := SetVersion([]byte(pyproject), "2.15.2.3")
+	got, err := modelenv.SetVersion([]byte(pyproject), "2.15.2.3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,23 +83,23 @@ func TestProjectVersion(t *testing.T) {
 		{"[project]\nname = \"x\"\n[tool.other]\nversion = \"1\"\n", "1.0.0.0", "no literal version"},
 		{"[project]\nname = \"x\"\nversion = \"1.0.0.0\n", "1.0.0.1", "pyproject.toml:3:"},
 	} {
-		if _, err := SetVersion([]byte(tt.file), tt.version); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+		if _, err := modelenv.SetVersion([]byte(tt.file), tt.version); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("SetVersion(%q) err = %v, want %q", tt.version, err, tt.wantErr)
 		}
 	}
-	if _, err := ReadProject([]byte("[project]\nname = \"x\"\n")); err == nil || !strings.Contains(err.Error(), "dynamic") {
+	if _, err := modelenv.ReadProject([]byte("[project]\nname = \"x\"\n")); err == nil || !strings.Contains(err.Error(), "dynamic") {
 		t.Errorf("ReadProject without version: %v", err)
 	}
-	if _, err := ReadProject([]byte("[project]\nname = \"x\"\nversion = 1\n")); err == nil || !strings.Contains(err.Error(), "project.version is a number") {
+	if _, err := modelenv.ReadProject([]byte("[project]\nname = \"x\"\nversion = 1\n")); err == nil || !strings.Contains(err.Error(), "project.version is a number") {
 		t.Errorf("ReadProject with a number for version: %v", err)
 	}
 	// Any TOML spelling of the same values reads and edits the same: a literal string, a
 	// dotted key, a comment between.
 	other := "project.name = 'x' # the distribution\nproject.version = 'v1.0.0.0'\n"
-	if p, err := ReadProject([]byte(other)); err != nil || p != (Project{Name: "x", Version: "v1.0.0.0"}) {
+	if p, err := modelenv.ReadProject([]byte(other)); err != nil || p != (modelenv.Project{Name: "x", Version: "v1.0.0.0"}) {
 		t.Errorf("ReadProject(dotted keys) = %+v, %v", p, err)
 	}
-	if got, err := SetVersion([]byte(other), "1.0.0.1"); err != nil || string(got) != strings.Replace(other, "'v1.0.0.0'", `"1.0.0.1"`, 1) {
+	if got, err := modelenv.SetVersion([]byte(other), "1.0.0.1"); err != nil || string(got) != strings.Replace(other, "'v1.0.0.0'", `"1.0.0.1"`, 1) {
 		t.Errorf("SetVersion(dotted keys) = %q, %v", got, err)
 	}
 }
@@ -117,9 +118,9 @@ func TestCompareVersions(t *testing.T) {
 		{"1.31.05.0", "1.31.5.0", 0, false},
 	}
 	for _, tt := range tests {
-		got, ok := compareVersions(tt.a, tt.b)
+		got, ok := modelenv.CompareVersions(tt.a, tt.b)
 		if got != tt.want || ok != tt.ok {
-			t.Errorf("compareVersions(%s, %s) = %d, %v; want %d, %v", tt.a, tt.b, got, ok, tt.want, tt.ok)
+			t.Errorf("CompareVersions(%s, %s) = %d, %v; want %d, %v", tt.a, tt.b, got, ok, tt.want, tt.ok)
 		}
 	}
 }

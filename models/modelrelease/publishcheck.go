@@ -9,6 +9,7 @@ import (
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/models"
+	"dagger/shipyard/models/modelenv"
 )
 
 // PublishCheck is what the PyPI publisher job runs on the checkout of a release tag, as
@@ -19,7 +20,7 @@ import (
 // and sdist built from the checkout pass the artifact and Cloudcoil dependency checks.
 // It never allocates: re-running a failed upload checks and publishes the same version.
 // The checks are the declared steps of publishCheckSteps.
-func (e Env) PublishCheck(ctx context.Context, fn string, source *dagger.Directory, tag string) (ArtifactReport, error) {
+func PublishCheck(ctx context.Context, e modelenv.Env, fn string, source *dagger.Directory, tag string) (modelenv.ArtifactReport, error) {
 	s := &publishCheckState{env: e, source: source, tag: tag}
 	_, err := flow.Run(ctx, flow.Runner{Flow: fn}, publishCheckSteps(), s)
 	return s.report, err
@@ -27,14 +28,14 @@ func (e Env) PublishCheck(ctx context.Context, fn string, source *dagger.Directo
 
 // publishCheckState is what publish-check's steps share.
 type publishCheckState struct {
-	env      Env
+	env      modelenv.Env
 	source   *dagger.Directory
 	tag      string
 	version  string
-	tree     Tree
+	tree     modelenv.Tree
 	pkgDir   string
 	problems []models.Problem
-	report   ArtifactReport
+	report   modelenv.ArtifactReport
 }
 
 // publishCheckSteps are publish-check, in order: nothing is written, so a failed upload
@@ -52,18 +53,18 @@ func publishCheckSteps() []flow.Step[publishCheckState] {
 
 func (s *publishCheckState) checkTag(context.Context) error {
 	s.version = strings.TrimPrefix(s.tag, "v")
-	if _, _, ok := parseVersion(s.version); !ok {
+	if _, _, ok := modelenv.ParseVersion(s.version); !ok {
 		return fmt.Errorf("--tag %q: want a model release tag X.Y.Z.N", s.tag)
 	}
 	return nil
 }
 
 func (s *publishCheckState) readCheckout(ctx context.Context) error {
-	tree, err := ReadTree(ctx, s.source, DefaultTreeLimits())
+	tree, err := modelenv.ReadTree(ctx, s.source, modelenv.DefaultTreeLimits())
 	if err != nil {
 		return fmt.Errorf("reading the checkout: %w", err)
 	}
-	project, err := ReadProject(tree[pyprojectPath])
+	project, err := modelenv.ReadProject(tree[modelenv.PyprojectPath])
 	if err != nil {
 		return err
 	}
@@ -72,7 +73,7 @@ func (s *publishCheckState) readCheckout(ctx context.Context) error {
 		return versionMismatch(s.tag, s.version, project.Version, hasRecord)
 	}
 	s.tree, s.report.Project = tree, project
-	if s.pkgDir, err = FindPackageDir(tree); err != nil {
+	if s.pkgDir, err = modelenv.FindPackageDir(tree); err != nil {
 		return err
 	}
 	// A release commit's record must still describe it; its problems are reported with
@@ -86,16 +87,16 @@ func (s *publishCheckState) readCheckout(ctx context.Context) error {
 // build installs the locked dependencies, builds the wheel and sdist, and checks them
 // against the checkout and the Cloudcoil dependency; every problem is reported.
 func (s *publishCheckState) build(ctx context.Context) error {
-	ctr, err := s.env.python(s.source.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}))
+	ctr, err := s.env.PythonContainer(s.source.Filter(dagger.DirectoryFilterOpts{Exclude: modelenv.NotRepository}))
 	if err != nil {
 		return err
 	}
-	built, err := s.env.build(ctx, ctr.WithExec([]string{"uv", "sync", "--locked"}))
+	built, err := s.env.Build(ctx, ctr.WithExec([]string{"uv", "sync", "--locked"}))
 	if err != nil {
 		return err
 	}
-	s.problems = append(s.problems, checkBuilt(s.tree, s.pkgDir, built)...)
-	s.problems = append(s.problems, CheckCloudcoilDependency(s.tree[pyprojectPath], s.tree["uv.lock"])...)
+	s.problems = append(s.problems, modelenv.CheckBuilt(s.tree, s.pkgDir, built)...)
+	s.problems = append(s.problems, CheckCloudcoilDependency(s.tree[modelenv.PyprojectPath], s.tree["uv.lock"])...)
 	s.report.PackageDir, s.report.WheelName, s.report.SdistName = s.pkgDir, built.WheelName, built.SdistName
 	s.report.Problems, s.report.Dist = s.problems, built.Dist
 	return s.report.Err()
@@ -104,7 +105,7 @@ func (s *publishCheckState) build(ctx context.Context) error {
 // checkRecord compares a release commit's record with the commit: same version, and a
 // fingerprint that still describes the files (a hand edit after the release run would
 // publish something no run checked).
-func checkRecord(data []byte, tree Tree, pkgDir, version string) []models.Problem {
+func checkRecord(data []byte, tree modelenv.Tree, pkgDir, version string) []models.Problem {
 	rec, err := ParseRecord(data)
 	if err != nil {
 		return []models.Problem{{Path: RecordPath, Message: err.Error()}}
@@ -129,11 +130,11 @@ func checkRecord(data []byte, tree Tree, pkgDir, version string) []models.Proble
 // while building, so the commit is not the package its tag names, and publishing it
 // would upload files no check saw.
 func versionMismatch(tag, version, committed string, hasRecord bool) error {
-	upTag, n, okTag := parseVersion(version)
-	upCommitted, m, okCommitted := parseVersion(committed)
+	upTag, n, okTag := modelenv.ParseVersion(version)
+	upCommitted, m, okCommitted := modelenv.ParseVersion(committed)
 	if !hasRecord && okTag && okCommitted && upTag == upCommitted && m == 0 && n > 0 {
 		return fmt.Errorf("tag %s was made before Shipyard: its commit has no %s and carries %s, as the template's update_releases.yml committed <upstream>.0 and set the tag's version only while building; Shipyard publishes only a commit whose version is the tag's, so publish this tag with the workflow that made it, or release upstream %s again with model-release, which commits the version it tags",
 			tag, RecordPath, committed, upTag)
 	}
-	return fmt.Errorf("tag %s does not match %s's version %s; publish the release whose tag is the committed version", tag, pyprojectPath, committed)
+	return fmt.Errorf("tag %s does not match %s's version %s; publish the release whose tag is the committed version", tag, modelenv.PyprojectPath, committed)
 }

@@ -62,7 +62,7 @@ func TestPublishCheck(t *testing.T) {
 			if tt.program != nil {
 				tt.program(e)
 			}
-			report, err := env.PublishCheck(context.Background(), "publish-check", hostRepo(t, env, tt.changes), tt.tag)
+			report, err := PublishCheck(context.Background(), env, "publish-check", hostRepo(t, env, tt.changes), tt.tag)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatal(err)

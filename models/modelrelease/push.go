@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/models/modelenv"
 )
 
 // push writes the release commit and moves the release branch to it without force. The
@@ -15,7 +16,7 @@ import (
 // new branch. GitHub then accepts the move only if nobody
 // moved the branch since the plan read it: a lost race wraps errLostRace. When the head
 // already records this exact release, nothing is written and the head is the commit.
-func (r remote) push(ctx context.Context, plan Allocation, files Tree, start string) (string, error) {
+func (r remote) push(ctx context.Context, plan Allocation, files modelenv.Tree, start string) (string, error) {
 	if !plan.Push {
 		return plan.Parent, nil
 	}

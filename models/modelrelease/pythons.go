@@ -10,6 +10,7 @@ import (
 	"dagger/shipyard/internal/pins"
 	pytoml "dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/internal/version"
+	"dagger/shipyard/models/modelenv"
 )
 
 // pythonClassifier is a trove classifier naming one Python minor version.
@@ -22,7 +23,7 @@ var pythonClassifier = regexp.MustCompile(`^Programming Language :: Python :: (3
 // says how to pin one (--pin python-3.X=…, model-ci has no --python-image). pinned are the
 // minors with an image.
 func PythonVersions(pyproject []byte, pinned []string) ([]string, error) {
-	doc, err := pytoml.Parse(pyprojectPath, pyproject)
+	doc, err := pytoml.Parse(modelenv.PyprojectPath, pyproject)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +38,7 @@ func PythonVersions(pyproject []byte, pinned []string) ([]string, error) {
 	admits := func(string) bool { return true }
 	if strings.TrimSpace(requires) != "" {
 		if admits, err = pythonSpecifier(requires); err != nil {
-			return nil, fmt.Errorf("%s: [project] requires-python %q: %w", pyprojectPath, requires, err)
+			return nil, fmt.Errorf("%s: [project] requires-python %q: %w", modelenv.PyprojectPath, requires, err)
 		}
 	}
 	var out []string
@@ -47,7 +48,7 @@ func PythonVersions(pyproject []byte, pinned []string) ([]string, error) {
 			continue
 		}
 		if !admits(m[1]) {
-			return nil, fmt.Errorf("%s: the classifier %q names Python %s, which requires-python %q excludes; make them agree", pyprojectPath, c, m[1], requires)
+			return nil, fmt.Errorf("%s: the classifier %q names Python %s, which requires-python %q excludes; make them agree", modelenv.PyprojectPath, c, m[1], requires)
 		}
 		out = append(out, m[1])
 	}
@@ -59,7 +60,7 @@ func PythonVersions(pyproject []byte, pinned []string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: neither classifiers (Programming Language :: Python :: 3.X) nor requires-python name a Python version to test", pyprojectPath)
+		return nil, fmt.Errorf("%s: neither classifiers (Programming Language :: Python :: 3.X) nor requires-python name a Python version to test", modelenv.PyprojectPath)
 	}
 	slices.SortFunc(out, compareMinor)
 	var missing []string
@@ -70,7 +71,7 @@ func PythonVersions(pyproject []byte, pinned []string) ([]string, error) {
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s names Python %s, which Shipyard pins no image for; pin one with --pin python-%s=IMAGE@sha256:<64 hex digits> (a constructor flag, given before the function) or a stage AS python-%s in %s",
-			pyprojectPath, strings.Join(missing, ", "), missing[0], missing[0], pins.File)
+			modelenv.PyprojectPath, strings.Join(missing, ", "), missing[0], missing[0], pins.File)
 	}
 	return out, nil
 }
@@ -84,7 +85,7 @@ func testPythons(pyproject []byte, pinned, only []string) ([]string, error) {
 	}
 	for _, v := range only {
 		if !slices.Contains(all, v) {
-			return nil, fmt.Errorf("--python %s: %s supports Python %s only", v, pyprojectPath, strings.Join(all, ", "))
+			return nil, fmt.Errorf("--python %s: %s supports Python %s only", v, modelenv.PyprojectPath, strings.Join(all, ", "))
 		}
 	}
 	return only, nil

@@ -7,6 +7,7 @@ import (
 
 	pytoml "dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/models/modelenv"
 )
 
 func TestPythonVersions(t *testing.T) {
@@ -19,7 +20,7 @@ func TestPythonVersions(t *testing.T) {
 		want []string
 		err  string
 	}{
-		{"the template's classifiers and requires-python", []byte(fixtures.ModelRepoFiles(t, nil)[pyprojectPath]), pinned, ""},
+		{"the template's classifiers and requires-python", []byte(fixtures.ModelRepoFiles(t, nil)[modelenv.PyprojectPath]), pinned, ""},
 		{"classifiers alone", project(classifiers), []string{"3.10", "3.11"}, ""},
 		{"requires-python alone, against the pins", project("requires-python = \">=3.11\"\n"), []string{"3.11", "3.12", "3.13"}, ""},
 		{"an upper bound", project("requires-python = \">=3.10,<3.12\"\n"), []string{"3.10", "3.11"}, ""},
@@ -35,8 +36,8 @@ func TestPythonVersions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := PythonVersions(tt.file, pinned)
 			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), pyprojectPath) {
-					t.Fatalf("PythonVersions = %v, %v; want an error naming %s and %q", got, err, pyprojectPath, tt.err)
+				if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), modelenv.PyprojectPath) {
+					t.Fatalf("PythonVersions = %v, %v; want an error naming %s and %q", got, err, modelenv.PyprojectPath, tt.err)
 				}
 				return
 			}

@@ -10,6 +10,7 @@ import (
 	"dagger/shipyard/internal/testkit/cookiecutter"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/models/modelenv"
 )
 
 // engineDirRule makes output/ hold the one rendered project folder.
@@ -58,7 +59,7 @@ func TestModelCIAndCheckArtifactsRealIntegrations(t *testing.T) {
 				if err != nil || len(report.Problems) != 0 {
 					t.Fatalf("check-artifacts: %v\n%s", err, report.Text())
 				}
-				ci, err := env.ModelCI(context.Background(), repo)
+				ci, err := ModelCI(context.Background(), env, repo)
 				if err != nil {
 					t.Fatalf("model-ci: %v", err)
 				}
@@ -93,7 +94,7 @@ func TestValidateModelsRealIntegrations(t *testing.T) {
 				e.OnEntries(engineDirRule(project))
 				serveRendered(e, project, files)
 				serveDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
-				v, err := env.ValidateModels(context.Background(), env.Client.Host().Directory(tc.root), ValidateOptions{Name: name})
+				v, err := ValidateModels(context.Background(), env, env.Client.Host().Directory(tc.root), ValidateOptions{Name: name})
 				if err != nil {
 					t.Fatalf("validate-models --name %s: %v", name, err)
 				}
@@ -118,8 +119,8 @@ func TestValidateModelsRealIntegrations(t *testing.T) {
 // cloudcoil>=0.4.0 and with the patched range alike, and writes nothing.
 func TestModelReleaseDryRunRealIntegrations(t *testing.T) {
 	for _, tc := range []struct{ template, root, workflow string }{
-		{"real", cloudcoilTree(t), UpdateReleasesWorkflow},
-		{"patched", patchedCloudcoil(t), ShipyardReleaseWorkflow},
+		{"real", cloudcoilTree(t), modelenv.UpdateReleasesWorkflow},
+		{"patched", patchedCloudcoil(t), modelenv.ShipyardReleaseWorkflow},
 	} {
 		for _, name := range realIntegrations(t, tc.root) {
 			t.Run(tc.template+"/"+name, func(t *testing.T) {
@@ -127,14 +128,14 @@ func TestModelReleaseDryRunRealIntegrations(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !strings.Contains(rendered[pyprojectPath], `"cloudcoil>=0.4.0`) {
-					t.Fatalf("rendered %s does not require cloudcoil>=0.4.0:\n%s", pyprojectPath, rendered[pyprojectPath])
+				if !strings.Contains(rendered[modelenv.PyprojectPath], `"cloudcoil>=0.4.0`) {
+					t.Fatalf("rendered %s does not require cloudcoil>=0.4.0:\n%s", modelenv.PyprojectPath, rendered[modelenv.PyprojectPath])
 				}
-				cfg, err := ParseLineConfig(tc.workflow, []byte(rendered[tc.workflow]))
+				cfg, err := modelenv.ParseLineConfig(tc.workflow, []byte(rendered[tc.workflow]))
 				if err != nil {
 					t.Fatal(err)
 				}
-				lines, err := ReleaseLines(cfg)
+				lines, err := modelenv.ReleaseLines(cfg)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -2,6 +2,7 @@ package modelrelease
 
 import (
 	"bytes"
+	"dagger/shipyard/models/modelenv"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -31,7 +32,7 @@ var digestForm = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 // Validate checks that every field is well formed.
 func (r Record) Validate() error {
-	up, _, ok := parseVersion(r.Version)
+	up, _, ok := modelenv.ParseVersion(r.Version)
 	switch {
 	case !ok:
 		return fmt.Errorf("version %q is not X.Y.Z.N", r.Version)

@@ -11,6 +11,7 @@ import (
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/jobs"
+	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/upstreams"
 )
 
@@ -63,7 +64,7 @@ func (o ReleaseOptions) withDefaults() ReleaseOptions {
 type ReleaseResult struct {
 	Plan      Allocation
 	Checks    jobs.Summary
-	Artifacts ArtifactReport
+	Artifacts modelenv.ArtifactReport
 	// Commit is the release commit the draft pins ("" when nothing was written).
 	Commit string
 	// Draft is the id of the draft (or, once published, the release).
@@ -121,7 +122,7 @@ var errLostRace = errors.New("another run moved the release branch first")
 // release steps run again on fresh state, at most MaxAttempts times. A dry run stops
 // before the first writing step. Failed checks stop before any write. The GitHub
 // client holds the token in memory; no container of the graph receives it.
-func (e Env) Release(ctx context.Context, gh github.API, source *dagger.Directory, o ReleaseOptions) (ReleaseResult, error) {
+func Release(ctx context.Context, e modelenv.Env, gh github.API, source *dagger.Directory, o ReleaseOptions) (ReleaseResult, error) {
 	o = o.withDefaults()
 	var res ReleaseResult
 	s := &modelReleaseState{env: e, gh: gh, source: source, o: o, res: &res}
@@ -142,45 +143,45 @@ func (e Env) Release(ctx context.Context, gh github.API, source *dagger.Director
 // versioned is a generated repository with its version set, built and checked.
 type versioned struct {
 	version string
-	tree    Tree // the files of the release commit, without the record
-	digests Digests
-	report  ArtifactReport
+	tree    modelenv.Tree // the files of the release commit, without the record
+	digests modelenv.Digests
+	report  modelenv.ArtifactReport
 }
 
 // buildVersion sets the version (in Go, so the file is exactly the template's with one
 // value changed), refreshes uv.lock's own entry, builds, and runs the artifact and
 // Cloudcoil dependency checks against the tree that will be committed.
-func (e Env) buildVersion(ctx context.Context, gen *dagger.Container, tree Tree, pkgDir, version string) (*versioned, error) {
-	pyproject, err := SetVersion(tree[pyprojectPath], version)
+func buildVersion(ctx context.Context, e modelenv.Env, gen *dagger.Container, tree modelenv.Tree, pkgDir, version string) (*versioned, error) {
+	pyproject, err := modelenv.SetVersion(tree[modelenv.PyprojectPath], version)
 	if err != nil {
 		return nil, err
 	}
-	ctr := gen.WithNewFile("/repo/"+pyprojectPath, string(pyproject)).WithExec([]string{"uv", "lock"})
+	ctr := gen.WithNewFile("/repo/"+modelenv.PyprojectPath, string(pyproject)).WithExec([]string{"uv", "lock"})
 	lock, err := ctr.File("/repo/uv.lock").Contents(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("uv.lock after setting %s: %w", version, err)
 	}
-	final := make(Tree, len(tree))
+	final := make(modelenv.Tree, len(tree))
 	for p, data := range tree {
 		final[p] = data
 	}
-	final[pyprojectPath], final["uv.lock"] = pyproject, []byte(lock)
+	final[modelenv.PyprojectPath], final["uv.lock"] = pyproject, []byte(lock)
 	delete(final, RecordPath)
-	built, err := e.build(ctx, ctr)
+	built, err := e.Build(ctx, ctr)
 	if err != nil {
 		return nil, err
 	}
-	project, err := ReadProject(pyproject)
+	project, err := modelenv.ReadProject(pyproject)
 	if err != nil {
 		return nil, err
 	}
-	problems := append(checkBuilt(final, pkgDir, built), CheckCloudcoilDependency(pyproject, []byte(lock))...)
+	problems := append(modelenv.CheckBuilt(final, pkgDir, built), CheckCloudcoilDependency(pyproject, []byte(lock))...)
 	digests, err := final.Fingerprints(pkgDir)
 	if err != nil {
 		return nil, err
 	}
 	return &versioned{
 		version: version, tree: final, digests: digests,
-		report: ArtifactReport{Project: project, PackageDir: pkgDir, WheelName: built.WheelName, SdistName: built.SdistName, Problems: problems},
+		report: modelenv.ArtifactReport{Project: project, PackageDir: pkgDir, WheelName: built.WheelName, SdistName: built.SdistName, Problems: problems},
 	}, nil
 }

@@ -2,7 +2,6 @@ package modelrelease
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -13,12 +12,13 @@ import (
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/internal/reponame"
 	"dagger/shipyard/models"
+	"dagger/shipyard/models/modelenv"
 )
 
 // modelReleaseState is what model-release's steps share: the gathered facts, what was
 // decided on them and what was written.
 type modelReleaseState struct {
-	env    Env
+	env    modelenv.Env
 	gh     github.API
 	source *dagger.Directory
 	o      ReleaseOptions
@@ -29,9 +29,9 @@ type modelReleaseState struct {
 	branch    string // release-<major>.<minor> of the upstream
 	in        Inputs
 	gen       *dagger.Container // the generated repository, checked
-	tree      Tree
+	tree      modelenv.Tree
 	pkgDir    string
-	generated Digests
+	generated modelenv.Digests
 
 	st     Facts
 	b      *versioned
@@ -82,12 +82,12 @@ func (s *modelReleaseState) selectUpstream(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--repo: %w: want owner/name, e.g. cloudcoil/models-kubernetes", err)
 	}
-	s.r = remote{gh: s.gh, owner: n.Owner, repo: n.Repo, main: s.o.MainBranch, pypi: s.env.pypiClient(), pypiURL: s.o.PyPIURL}
-	data, err := s.source.File(pyprojectPath).Contents(ctx)
+	s.r = remote{gh: s.gh, owner: n.Owner, repo: n.Repo, main: s.o.MainBranch, pypi: s.env.PyPIClient(), pypiURL: s.o.PyPIURL}
+	data, err := s.source.File(modelenv.PyprojectPath).Contents(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: %w", pyprojectPath, err)
+		return fmt.Errorf("%s: %w", modelenv.PyprojectPath, err)
 	}
-	lines, err := ReadLineConfig(ctx, s.source)
+	lines, err := modelenv.ReadLineConfig(ctx, s.source)
 	if err != nil {
 		return err
 	}
@@ -95,11 +95,11 @@ func (s *modelReleaseState) selectUpstream(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	selected, err := SelectUpstream([]byte(data), lines, upstream)
+	selected, err := modelenv.SelectUpstream([]byte(data), lines, upstream)
 	if err != nil {
 		return err
 	}
-	project, err := ReadProject(selected)
+	project, err := modelenv.ReadProject(selected)
 	if err != nil {
 		return err
 	}
@@ -111,10 +111,10 @@ func (s *modelReleaseState) selectUpstream(ctx context.Context) error {
 
 // resolveUpstream is the upstream a run releases (given, else the newest configured)
 // and its release branch.
-func resolveUpstream(lines LineConfig, given string) (upstream, branch string, err error) {
+func resolveUpstream(lines modelenv.LineConfig, given string) (upstream, branch string, err error) {
 	upstream = given
 	if upstream == "" {
-		if upstream, err = NewestUpstream(lines); err != nil {
+		if upstream, err = modelenv.NewestUpstream(lines); err != nil {
 			return "", "", fmt.Errorf("no --upstream given: %w", err)
 		}
 	}
@@ -160,13 +160,13 @@ func (s *modelReleaseState) readMain(ctx context.Context) error {
 }
 
 func (s *modelReleaseState) generateAndCheck(ctx context.Context) error {
-	checkout := s.source.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}).WithNewFile(pyprojectPath, string(s.pyproject))
-	gen, err := s.env.generate(checkout, "", nil)
+	checkout := s.source.Filter(dagger.DirectoryFilterOpts{Exclude: modelenv.NotRepository}).WithNewFile(modelenv.PyprojectPath, string(s.pyproject))
+	gen, err := s.env.Generate(checkout, "", nil)
 	if err != nil {
 		return err
 	}
 	s.gen = gen
-	s.res.Checks.Jobs = runChecks(ctx, gen, "")
+	s.res.Checks.Jobs = modelenv.RunChecks(ctx, gen, "")
 	d, err := checksOutcome(s.res.Checks)
 	if err != nil {
 		s.res.Plan.Decision = d
@@ -185,11 +185,11 @@ func checksOutcome(checks jobs.Summary) (models.PublishDecision, error) {
 }
 
 func (s *modelReleaseState) fingerprint(ctx context.Context) error {
-	tree, err := ReadTree(ctx, s.gen.Directory("/repo"), DefaultTreeLimits())
+	tree, err := modelenv.ReadTree(ctx, s.gen.Directory("/repo"), modelenv.DefaultTreeLimits())
 	if err != nil {
 		return fmt.Errorf("reading the generated repository: %w", err)
 	}
-	pkgDir, err := FindPackageDir(tree)
+	pkgDir, err := modelenv.FindPackageDir(tree)
 	if err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func (s *modelReleaseState) plan(ctx context.Context) error {
 func (s *modelReleaseState) build(ctx context.Context) error {
 	version := s.res.Plan.Version
 	if s.b == nil || s.b.version != version {
-		b, err := s.env.buildVersion(ctx, s.gen, s.tree, s.pkgDir, version)
+		b, err := buildVersion(ctx, s.env, s.gen, s.tree, s.pkgDir, version)
 		if err != nil {
 			return err
 		}
@@ -252,7 +252,7 @@ const (
 
 // afterBuild decides on the plan that knows the build: a stop is an error saying why and
 // that nothing was written; nothing to release and a dry run finish; the rest acts.
-func afterBuild(plan Allocation, report ArtifactReport, st Facts, start string) (outcome, error) {
+func afterBuild(plan Allocation, report modelenv.ArtifactReport, st Facts, start string) (outcome, error) {
 	switch plan.Decision.Action {
 	case models.Stop:
 		if err := report.Err(); err != nil {
@@ -314,21 +314,18 @@ func CheckAccess(repo string, p github.Permissions, found, dryRun bool, probe gi
 	const fix = "give CI_GITHUB_TOKEN (--github-token) access to %s with contents: write (a classic token: the repo scope), and make the secret available to that repository"
 	switch {
 	case !found:
-		return fmt.Errorf("the token cannot see %s (GitHub answers 404): %w; "+fix, repo, errNoAccess, repo)
+		return fmt.Errorf("the token cannot see %s (GitHub answers 404): %w; "+fix, repo, modelenv.ErrNoAccess, repo)
 	case !p.Known:
-		return fmt.Errorf("GitHub reported no permissions on %s, so the token was not sent or not accepted: %w; "+fix, repo, errNoAccess, repo)
+		return fmt.Errorf("GitHub reported no permissions on %s, so the token was not sent or not accepted: %w; "+fix, repo, modelenv.ErrNoAccess, repo)
 	case !p.Pull:
-		return fmt.Errorf("the token cannot read %s: %w; "+fix, repo, errNoAccess, repo)
+		return fmt.Errorf("the token cannot read %s: %w; "+fix, repo, modelenv.ErrNoAccess, repo)
 	case dryRun:
 		return nil
 	case !p.Push:
-		return fmt.Errorf("the token can read %s but not write it (no push permission), and a release pushes release-<major>.<minor> and writes releases: %w; "+fix, repo, errNoAccess, repo)
+		return fmt.Errorf("the token can read %s but not write it (no push permission), and a release pushes release-<major>.<minor> and writes releases: %w; "+fix, repo, modelenv.ErrNoAccess, repo)
 	}
 	if why := github.WhyNoContentsWrite(p, probe); why != "" {
-		return fmt.Errorf("the token may not write the contents of %s, which a release does (release-<major>.<minor>, drafts, releases): %s: %w; "+fix, repo, why, errNoAccess, repo)
+		return fmt.Errorf("the token may not write the contents of %s, which a release does (release-<major>.<minor>, drafts, releases): %s: %w; "+fix, repo, why, modelenv.ErrNoAccess, repo)
 	}
 	return nil
 }
-
-// errNoAccess marks a token that lacks what a release run needs.
-var errNoAccess = errors.New("missing repository access")

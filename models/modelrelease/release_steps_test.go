@@ -13,6 +13,7 @@ import (
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models"
+	"dagger/shipyard/models/modelenv"
 )
 
 // CheckAccess decides from the role GitHub reports and, since that role is the token's
@@ -59,7 +60,7 @@ func TestCheckAccess(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, errNoAccess) ||
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, modelenv.ErrNoAccess) ||
 				!strings.Contains(err.Error(), "contents: write") {
 				t.Errorf("err = %v, want %q and the fix", err, tc.want)
 			}
@@ -84,7 +85,7 @@ func TestResolveUpstream(t *testing.T) {
 			t.Errorf("resolveUpstream(%q) = %q, %q, %v", tc.given, up, branch, err)
 		}
 	}
-	if _, _, err := resolveUpstream(LineConfig{Path: UpdateReleasesWorkflow}, ""); err == nil || !strings.Contains(err.Error(), "no --upstream given") {
+	if _, _, err := resolveUpstream(modelenv.LineConfig{Path: modelenv.UpdateReleasesWorkflow}, ""); err == nil || !strings.Contains(err.Error(), "no --upstream given") {
 		t.Errorf("a repository without lines: %v", err)
 	}
 }
@@ -105,21 +106,21 @@ func TestAfterBuild(t *testing.T) {
 	decide := func(a models.PublishAction) Allocation {
 		return Allocation{Decision: models.PublishDecision{Action: a, Reason: "reason"}}
 	}
-	bad := ArtifactReport{Problems: []models.Problem{{Path: "x.py", Message: "wheel: content differs from the checkout"}}}
+	bad := modelenv.ArtifactReport{Problems: []models.Problem{{Path: "x.py", Message: "wheel: content differs from the checkout"}}}
 	st := Facts{Main: strings.Repeat("b", 40)}
 	tests := []struct {
 		name    string
 		plan    Allocation
-		report  ArtifactReport
+		report  modelenv.ArtifactReport
 		want    outcome
 		wantErr string
 	}{
-		{"draft acts", decide(models.Draft), ArtifactReport{}, act, ""},
-		{"publish acts", decide(models.Publish), ArtifactReport{}, act, ""},
-		{"nothing finishes", decide(models.Nothing), ArtifactReport{}, finish, ""},
-		{"a dry run finishes", decide(models.DryRun), ArtifactReport{}, finish, ""},
+		{"draft acts", decide(models.Draft), modelenv.ArtifactReport{}, act, ""},
+		{"publish acts", decide(models.Publish), modelenv.ArtifactReport{}, act, ""},
+		{"nothing finishes", decide(models.Nothing), modelenv.ArtifactReport{}, finish, ""},
+		{"a dry run finishes", decide(models.DryRun), modelenv.ArtifactReport{}, finish, ""},
 		{"a failed artifact check stops", decide(models.Stop), bad, finish, "content differs"},
-		{"main advanced stops", decide(models.Stop), ArtifactReport{}, finish, "(main is at bbbbbbbbbbbb, the run generated aaaaaaaaaaaa)"},
+		{"main advanced stops", decide(models.Stop), modelenv.ArtifactReport{}, finish, "(main is at bbbbbbbbbbbb, the run generated aaaaaaaaaaaa)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

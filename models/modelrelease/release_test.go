@@ -9,6 +9,7 @@ import (
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models"
+	"dagger/shipyard/models/modelenv"
 )
 
 func TestFirstReleaseLeavesADraftPinnedToItsCommit(t *testing.T) {
@@ -28,7 +29,7 @@ func TestFirstReleaseLeavesADraftPinnedToItsCommit(t *testing.T) {
 		t.Errorf("a new release branch starts from the main commit the run generated: parents %v, main %s", parents, w.main)
 	}
 	files := w.repo.Files(head)
-	if !strings.Contains(files[pyprojectPath], `version = "1.17.1.0"`) || files[pkg+"/v1.py"] == "" {
+	if !strings.Contains(files[modelenv.PyprojectPath], `version = "1.17.1.0"`) || files[pkg+"/v1.py"] == "" {
 		t.Errorf("commit tree lacks the versioned project or the models")
 	}
 	rec := w.recordOf(head)

@@ -7,6 +7,7 @@ import (
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/models/modelenv"
 )
 
 // The check token step reads what the token may do, not what its user may: GitHub reports
@@ -44,7 +45,7 @@ func TestCheckTokenReadsTheTokensGrantsNotItsUsersRole(t *testing.T) {
 				}
 				return
 			}
-			if fe.Step != "check token" || !errors.Is(err, errNoAccess) || fe.Next == "" {
+			if fe.Step != "check token" || !errors.Is(err, modelenv.ErrNoAccess) || fe.Next == "" {
 				t.Fatalf("err = %v, want check token to refuse the token with advice", err)
 			}
 			for _, w := range append(tc.want, "give CI_GITHUB_TOKEN") {

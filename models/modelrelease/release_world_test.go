@@ -2,6 +2,7 @@ package modelrelease
 
 import (
 	"dagger/shipyard/internal/githubclient"
+	"dagger/shipyard/models/modelenv"
 
 	"context"
 	"fmt"
@@ -58,16 +59,16 @@ func (w *world) setCheckout(changes map[string]string) {
 	for p, c := range changes {
 		all[p] = c
 	}
-	pyproject, err := SetVersion(fixtureFile(w.t, pyprojectPath), placeholderVersion)
+	pyproject, err := modelenv.SetVersion(fixtureFile(w.t, modelenv.PyprojectPath), placeholderVersion)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	if c, ok := changes[pyprojectPath]; ok {
-		if pyproject, err = SetVersion([]byte(c), placeholderVersion); err != nil {
+	if c, ok := changes[modelenv.PyprojectPath]; ok {
+		if pyproject, err = modelenv.SetVersion([]byte(c), placeholderVersion); err != nil {
 			w.t.Fatal(err)
 		}
 	}
-	all[pyprojectPath] = string(pyproject)
+	all[modelenv.PyprojectPath] = string(pyproject)
 	w.changes = all
 	w.main = w.repo.CommitOnBranch("main", "Update generated models", fixtures.ModelRepoFiles(w.t, all))
 }
@@ -91,28 +92,28 @@ func (w *world) client(rt http.RoundTripper) *githubclient.Client {
 func (w *world) serve(e *engine.Engine, version string, edit func(kind string, files map[string]string)) {
 	w.t.Helper()
 	files := fixtures.ModelRepoFiles(w.t, w.changes)
-	upstream, _, _ := parseVersion(version)
+	upstream, _, _ := modelenv.ParseVersion(version)
 	// The release builds its line's pyproject.toml: SelectUpstream's, with the version set.
-	var lines LineConfig
+	var lines modelenv.LineConfig
 	var err error
-	for _, p := range LineWorkflows() { // the order ReadLineConfig reads them in
+	for _, p := range modelenv.LineWorkflows() { // the order ReadLineConfig reads them in
 		if files[p] != "" {
-			lines, err = ParseLineConfig(p, []byte(files[p]))
+			lines, err = modelenv.ParseLineConfig(p, []byte(files[p]))
 			break
 		}
 	}
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	line, err := SelectUpstream([]byte(files[pyprojectPath]), lines, upstream)
+	line, err := modelenv.SelectUpstream([]byte(files[modelenv.PyprojectPath]), lines, upstream)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	pyproject, err := SetVersion(line, version)
+	pyproject, err := modelenv.SetVersion(line, version)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	files[pyprojectPath] = string(pyproject)
+	files[modelenv.PyprojectPath] = string(pyproject)
 	delete(files, RecordPath)
 	// The chain of the build holds the versioned pyproject.toml, quoted.
 	serveDistributions(e, fmt.Sprintf(`version = \"%s\"`, version), fixtures.BuildDistributions(w.t, files, edit))
@@ -129,7 +130,7 @@ func (w *world) run(o ReleaseOptions, gh *githubclient.Client, versions ...strin
 	return w.runIn(env, e, o, gh)
 }
 
-func (w *world) runIn(env Env, e *engine.Engine, o ReleaseOptions, gh *githubclient.Client) (ReleaseResult, *engine.Engine, error) {
+func (w *world) runIn(env modelenv.Env, e *engine.Engine, o ReleaseOptions, gh *githubclient.Client) (ReleaseResult, *engine.Engine, error) {
 	w.t.Helper()
 	if gh == nil {
 		gh = w.client(nil)
@@ -140,7 +141,7 @@ func (w *world) runIn(env Env, e *engine.Engine, o ReleaseOptions, gh *githubcli
 	}
 	o.PyPIURL, env.PyPI = w.pypi.URL(), w.pypi.Client()
 	source := env.Client.Host().Directory(fixtures.ModelRepo(w.t, w.changes))
-	res, err := env.Release(context.Background(), gh, source, o)
+	res, err := Release(context.Background(), env, gh, source, o)
 	// Every failure names a step the model release declares, and every step it reports as
 	// run is one of them.
 	declared := flow.Names(slices.Concat(prepareSteps(), releaseSteps()))

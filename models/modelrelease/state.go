@@ -3,6 +3,7 @@ package modelrelease
 import (
 	"context"
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/models/modelenv"
 	"fmt"
 	"net/http"
 	"slices"
@@ -36,7 +37,7 @@ func (r remote) gather(ctx context.Context, upstream, branch string) (Facts, err
 	if st.Tags, err = r.gh.TagNames(ctx, r.owner, r.repo); err != nil {
 		return Facts{}, err
 	}
-	if st.PyPI, err = PyPIVersions(ctx, r.pypi, r.pypiURL, r.project); err != nil {
+	if st.PyPI, err = modelenv.PyPIVersions(ctx, r.pypi, r.pypiURL, r.project); err != nil {
 		return Facts{}, err
 	}
 	head, exists, err := r.gh.BranchHead(ctx, r.owner, r.repo, branch)

@@ -15,6 +15,7 @@ import (
 	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/upstreams"
 )
 
@@ -213,7 +214,7 @@ type updateReposState struct {
 // the token (CI_GITHUB_TOKEN, whose pushes start the repositories' own workflows) in
 // memory; no container receives it. The error, when any update failed, joins every
 // failure; the updates are returned either way.
-func (e Env) UpdateRepos(ctx context.Context, gh github.API, source *dagger.Directory, o UpdateOptions) (Updates, error) {
+func UpdateRepos(ctx context.Context, e modelenv.Env, gh github.API, source *dagger.Directory, o UpdateOptions) (Updates, error) {
 	if o.Owner == "" {
 		o.Owner = DefaultModelOwner
 	}
@@ -259,7 +260,7 @@ func (e Env) UpdateRepos(ctx context.Context, gh github.API, source *dagger.Dire
 	}
 	out := make(Updates, len(names))
 	err = fanout.Each(ctx, 0, len(names), func(ctx context.Context, i int) error {
-		out[i] = e.updateRepo(ctx, gh, source, names[i], o)
+		out[i] = updateRepo(ctx, e, gh, source, names[i], o)
 		out[i].Untracked = left[names[i]]
 		return nil // a failed repository is its update's Err
 	})
@@ -283,10 +284,10 @@ func countFailed(u Updates) int {
 }
 
 // updateRepo runs one integration's steps.
-func (e Env) updateRepo(ctx context.Context, gh github.API, source *dagger.Directory, name string, o UpdateOptions) RepoUpdate {
+func updateRepo(ctx context.Context, e modelenv.Env, gh github.API, source *dagger.Directory, name string, o UpdateOptions) RepoUpdate {
 	repo := ModelRepoName(o.Owner, name)
 	st := &updateReposState{name: name, owner: o.Owner, repo: "models-" + name, branch: o.Branch}
-	steps := e.updateSteps(gh, source, name, o)
+	steps := updateSteps(e, gh, source, name, o)
 	flowName := "" // without the caller's name, flow.Run refuses the flow
 	if o.Flow != "" {
 		flowName = o.Flow + " " + name
@@ -300,7 +301,7 @@ func (e Env) updateRepo(ctx context.Context, gh github.API, source *dagger.Direc
 // updateSteps are one integration's update, declared: generate, read the automation
 // branch, then what writes it. Their names and advice name the integration's repository;
 // the bodies are the methods of integrationUpdate.
-func (e Env) updateSteps(gh github.API, source *dagger.Directory, name string, o UpdateOptions) []flow.Step[updateReposState] {
+func updateSteps(e modelenv.Env, gh github.API, source *dagger.Directory, name string, o UpdateOptions) []flow.Step[updateReposState] {
 	u := integrationUpdate{env: e, gh: gh, source: source, name: name, repo: ModelRepoName(o.Owner, name), o: o}
 	return []flow.Step[updateReposState]{
 		{Name: "generate", Run: u.generate,
@@ -321,7 +322,7 @@ func (e Env) updateSteps(gh github.API, source *dagger.Directory, name string, o
 // integrationUpdate is what one integration's update steps share: the generator
 // repository's source, the client, and the repository the integration publishes to.
 type integrationUpdate struct {
-	env    Env
+	env    modelenv.Env
 	gh     github.API
 	source *dagger.Directory
 	name   string
@@ -331,11 +332,11 @@ type integrationUpdate struct {
 
 // generate renders and generates the integration's repository and reads its files.
 func (u integrationUpdate) generate(ctx context.Context, s *updateReposState) error {
-	dir, err := u.env.GenRepo(ctx, u.source, u.name)
+	dir, err := GenRepo(ctx, u.env, u.source, u.name)
 	if err != nil {
 		return err
 	}
-	s.files, err = u.env.ReadGenerated(ctx, dir, DefaultTreeLimits())
+	s.files, err = ReadGenerated(ctx, u.env, dir, modelenv.DefaultTreeLimits())
 	return err
 }
 

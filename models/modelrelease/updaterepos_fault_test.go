@@ -84,11 +84,11 @@ func TestUpdateRepoFaultsNameDeclaredSteps(t *testing.T) {
 			o.Branch = "main"
 			gh := tc.inject(t, sim, e, &o)
 			before := sim.Writes()
-			up, err := env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), o)
+			up, err := UpdateRepos(context.Background(), env, gh, generatorRepo(t, env, nil), o)
 			if err == nil || len(up) != 1 {
 				t.Fatalf("the update survived the fault: %+v, %v", up, err)
 			}
-			declared := flow.Names(env.updateSteps(gh, nil, o.Names[0], o))
+			declared := flow.Names(updateSteps(env, gh, nil, o.Names[0], o))
 			var fe *flow.Error
 			if !errors.As(up[0].Err, &fe) || !slices.Contains(declared, fe.Step) {
 				t.Fatalf("the failure names no step the update declares (%v): %v", declared, up[0].Err)

@@ -16,6 +16,7 @@ import (
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )
 
@@ -75,7 +76,7 @@ func TestUpdateReposOneFailureLeavesTheOthersPushed(t *testing.T) {
 	var log []string
 	o := fromHead(repos, "keda", "istio", "velero")
 	env.Log = func(f string, a ...any) { log = append(log, f) }
-	up, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+	up, err := UpdateRepos(context.Background(), env, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
 	if err == nil || !strings.HasPrefix(err.Error(), "1 of 3 failed") || !strings.Contains(err.Error(), "update-repos velero: generate") {
 		t.Fatalf("err = %v", err)
 	}
@@ -117,12 +118,12 @@ func TestUpdateReposUnchangedTreePushesNothing(t *testing.T) {
 	env, e := newEnv(t)
 	renderAnything(e)
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	first, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
+	first, err := UpdateRepos(context.Background(), env, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || first[0].Commit == "" {
 		t.Fatalf("first: %+v, %v", first, err)
 	}
 	sim.ResetLog()
-	again, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
+	again, err := UpdateRepos(context.Background(), env, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || !again[0].Unchanged || again[0].Commit != "" || repos["keda"].Branch("main") != first[0].Commit {
 		t.Fatalf("again: %+v, %v", again, err)
 	}
@@ -166,7 +167,7 @@ func TestUpdateReposRefusesADivergedMain(t *testing.T) {
 	env, e := newEnv(t)
 	renderAnything(e)
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	up, err := env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), fromHead(repos, "keda"))
+	up, err := UpdateRepos(context.Background(), env, gh, generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err == nil || flow.FailedStep(up[0].Err) != "push" || !strings.Contains(err.Error(), "main of cloudcoil/models-keda diverged") {
 		t.Fatalf("err = %v", err)
 	}
@@ -181,7 +182,7 @@ func TestUpdateReposDryRunWritesNothing(t *testing.T) {
 	env, e := newEnv(t)
 	renderAnything(e)
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	up, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{Flow: "update-repos", Names: []string{"keda"}, DryRun: true})
+	up, err := UpdateRepos(context.Background(), env, updateClient(t, sim, nil), generatorRepo(t, env, nil), UpdateOptions{Flow: "update-repos", Names: []string{"keda"}, DryRun: true})
 	if err != nil || up[0].Commit != "" || up[0].Head != head || len(sim.Writes()) != 0 {
 		t.Fatalf("%+v, %v, writes %v", up, err, sim.Writes())
 	}
@@ -202,7 +203,7 @@ func TestUpdateReposCreatesAMissingRepository(t *testing.T) {
 
 	o := fromHead(repos, "istio", "velero")
 	o.DryRun = true
-	dry, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), source, o)
+	dry, err := UpdateRepos(ctx, env, updateClient(t, sim, nil), source, o)
 	if err != nil || !dry[0].Missing || len(sim.Writes()) != 0 || sim.Repo("cloudcoil/models-istio") != nil {
 		t.Fatalf("dry run: %+v, %v, writes %v", dry, err, sim.Writes())
 	}
@@ -211,7 +212,7 @@ func TestUpdateReposCreatesAMissingRepository(t *testing.T) {
 	}
 
 	o.DryRun = false
-	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), source, o)
+	up, err := UpdateRepos(ctx, env, updateClient(t, sim, nil), source, o)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, up.Text())
 	}
@@ -236,7 +237,7 @@ func TestUpdateReposCreatesAMissingRepository(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
-	again, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), source, o)
+	again, err := UpdateRepos(ctx, env, updateClient(t, sim, nil), source, o)
 	if err != nil || !again[0].Unchanged || again[0].Created {
 		t.Errorf("re-run: %+v, %v", again, err)
 	}
@@ -253,7 +254,7 @@ func TestUpdateReposNamesTheCommandWhenItMayNotCreate(t *testing.T) {
 	env, e := newEnv(t)
 	renderAnything(e)
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	_, err = env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), fromHead(repos, "istio"))
+	_, err = UpdateRepos(context.Background(), env, gh, generatorRepo(t, env, nil), fromHead(repos, "istio"))
 	want := `next: create it as Cloudcoil's publish-repo-istio does: gh repo create cloudcoil/models-istio --add-readme --public --description "Generated model repository for istio" && gh repo edit --add-topic cloudcoil --add-topic cloudcoil-models cloudcoil/models-istio`
 	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio does not exist, and CI_GITHUB_TOKEN may not create it") || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v", err)
@@ -261,7 +262,7 @@ func TestUpdateReposNamesTheCommandWhenItMayNotCreate(t *testing.T) {
 	if sim.Repo("cloudcoil/models-istio") != nil {
 		t.Error("created anyway")
 	}
-	if _, err := env.UpdateRepos(context.Background(), gh, generatorRepo(t, env, nil), fromHead(repos, "nope")); err == nil || !strings.Contains(err.Error(), "models/ has no folder nope") {
+	if _, err := UpdateRepos(context.Background(), env, gh, generatorRepo(t, env, nil), fromHead(repos, "nope")); err == nil || !strings.Contains(err.Error(), "models/ has no folder nope") {
 		t.Errorf("an unknown name: %v", err)
 	}
 }
@@ -310,7 +311,7 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 	newerFiles := fixtures.ModelRepoFiles(t, map[string]string{"README.md": "# keda, newer generation\n"})
 	serveGenerated(t, e, "", newerFiles, nil)
 	newGen := generatorRepo(t, env, map[string]string{"models/keda/README.md": "# keda, newer generation\n"})
-	pushed, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), newGen, fromHead(repos, "keda"))
+	pushed, err := UpdateRepos(ctx, env, updateClient(t, sim, nil), newGen, fromHead(repos, "keda"))
 	if err != nil || pushed[0].Commit == "" {
 		t.Fatalf("the newer run: %+v, %v", pushed, err)
 	}
@@ -324,7 +325,7 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil) // the older generation
 	o := fromHead(repos, "keda")
 	o.SourceCommit = older
-	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+	up, err := UpdateRepos(ctx, env, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
 	if err == nil || flow.FailedStep(up[0].Err) != "check source" {
 		t.Fatalf("the older run's re-run: %+v, %v", up, err)
 	}
@@ -339,13 +340,13 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 
 	o.SourceCommit = newer
 	serveGenerated(t, e, "", newerFiles, nil)
-	again, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), newGen, o)
+	again, err := UpdateRepos(ctx, env, updateClient(t, sim, nil), newGen, o)
 	if err != nil || !again[0].Unchanged {
 		t.Errorf("the newer run's re-run: %+v, %v", again, err)
 	}
 	o.SourceCommit = latest
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	last, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+	last, err := UpdateRepos(ctx, env, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
 	if err != nil || last[0].Commit == "" {
 		t.Errorf("a run from main's head: %+v, %v", last, err)
 	}
@@ -362,7 +363,7 @@ func TestUpdateReposRefusesASourceWithNoRecord(t *testing.T) {
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	o := fromHead(repos, "keda")
 	o.SourceCommit = older
-	_, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+	_, err := UpdateRepos(context.Background(), env, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
 	if err == nil || !strings.Contains(err.Error(), "no commit among the last 50 of cloudcoil/models-keda records") || !strings.Contains(err.Error(), older) {
 		t.Fatalf("err = %v", err)
 	}
@@ -390,7 +391,7 @@ func TestUpdateReposSourceArguments(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := fromHead(repos, "keda")
 			tt.edit(&o)
-			_, err := env.UpdateRepos(context.Background(), updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
+			_, err := UpdateRepos(context.Background(), env, updateClient(t, sim, nil), generatorRepo(t, env, nil), o)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
@@ -475,7 +476,7 @@ func TestUpdateReposKeepsModesAndBytes(t *testing.T) {
 	})
 	modes := map[string]string{"scripts/regenerate.sh": fixtures.ArchiveExecutable, "docs/README.md": fixtures.ArchiveSymlink}
 	serveGenerated(t, e, "", files, modes)
-	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
+	up, err := UpdateRepos(ctx, env, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || up[0].Commit == "" {
 		t.Fatalf("%+v, %v", up, err)
 	}
@@ -490,7 +491,7 @@ func TestUpdateReposKeepsModesAndBytes(t *testing.T) {
 	files["README.md"] = "# keda\n\nregenerated\n"
 	serveGenerated(t, e, "", files, modes)
 	sim.ResetLog()
-	if _, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda")); err != nil {
+	if _, err := UpdateRepos(ctx, env, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda")); err != nil {
 		t.Fatal(err)
 	}
 	if n, b := sim.Count("POST", "/repos/cloudcoil/models-keda/git/trees"), sim.Count("POST", "/repos/cloudcoil/models-keda/git/blobs"); n != 1 || b != 0 {
@@ -511,11 +512,11 @@ func TestReleasePushKeepsModes(t *testing.T) {
 	renderAnything(e)
 	files := fixtures.ModelRepoFiles(t, map[string]string{"scripts/regenerate.sh": "#!/bin/sh\n", "docs/README.md": "../README.md"})
 	serveGenerated(t, e, "", files, map[string]string{"scripts/regenerate.sh": fixtures.ArchiveExecutable, "docs/README.md": fixtures.ArchiveSymlink})
-	up, err := env.UpdateRepos(ctx, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
+	up, err := UpdateRepos(ctx, env, updateClient(t, sim, nil), generatorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree := Tree{}
+	tree := modelenv.Tree{}
 	for p, c := range files {
 		tree[p] = []byte(c)
 	}
@@ -563,8 +564,8 @@ func TestUpdateReposChecksTheTokenBeforeItGenerates(t *testing.T) {
 			env, e := newEnv(t)
 			renderAnything(e)
 			serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-			_, err = env.UpdateRepos(ctx, gh, generatorRepo(t, env, nil), fromHead(repos, "keda"))
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, errNoAccess) || !strings.Contains(err.Error(), "give --github-token CI_GITHUB_TOKEN") {
+			_, err = UpdateRepos(ctx, env, gh, generatorRepo(t, env, nil), fromHead(repos, "keda"))
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, modelenv.ErrNoAccess) || !strings.Contains(err.Error(), "give --github-token CI_GITHUB_TOKEN") {
 				t.Errorf("err = %v, want the token refused (%q) with the fix", err, tc.want)
 			}
 			if n, writes := len(e.Graph().Execs()), changes(sim); n != 0 || len(writes) != 0 {
@@ -572,7 +573,7 @@ func TestUpdateReposChecksTheTokenBeforeItGenerates(t *testing.T) {
 			}
 			o := fromHead(repos, "keda")
 			o.DryRun = true
-			if _, err := env.UpdateRepos(ctx, gh, generatorRepo(t, env, nil), o); err != nil {
+			if _, err := UpdateRepos(ctx, env, gh, generatorRepo(t, env, nil), o); err != nil {
 				t.Errorf("a dry run with a read-only token: %v", err)
 			}
 		})

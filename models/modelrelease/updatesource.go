@@ -3,6 +3,7 @@ package modelrelease
 import (
 	"context"
 	"dagger/shipyard/internal/github"
+	"dagger/shipyard/models/modelenv"
 	"fmt"
 	"regexp"
 	"strings"
@@ -93,14 +94,14 @@ func checkSourceAccess(ctx context.Context, gh github.API, sourceRepo string) er
 	}
 	const fix = "give --github-token CI_GITHUB_TOKEN, which has contents: write on the Cloudcoil repository and the model repositories (or run with --dry-run)"
 	if !p.Push {
-		return fmt.Errorf("the token may not push to %s: %w; "+fix, sourceRepo, errNoAccess)
+		return fmt.Errorf("the token may not push to %s: %w; "+fix, sourceRepo, modelenv.ErrNoAccess)
 	}
 	probe, err := github.ProbeContentsWrite(ctx, gh, owner, name, p)
 	if err != nil {
 		return err
 	}
 	if why := github.WhyNoContentsWrite(p, probe); why != "" {
-		return fmt.Errorf("the token may not write the contents of %s: %s: %w; "+fix, sourceRepo, why, errNoAccess)
+		return fmt.Errorf("the token may not write the contents of %s: %s: %w; "+fix, sourceRepo, why, modelenv.ErrNoAccess)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"dagger/shipyard/internal/fanout"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/models"
+	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/upstreams"
 )
 
@@ -70,14 +71,14 @@ func (v Validation) Text() string {
 // tests, builds the wheel and sdist and runs the artifact checks. The graph holds no
 // secret: it needs none, and a pull request's code must never see release credentials.
 // The error, when any job failed, carries the summary table.
-func (e Env) ValidateModels(ctx context.Context, source *dagger.Directory, opts ValidateOptions) (Validation, error) {
+func ValidateModels(ctx context.Context, e modelenv.Env, source *dagger.Directory, opts ValidateOptions) (Validation, error) {
 	v, err := SelectIntegrations(ctx, source, opts)
 	if err != nil {
 		return v, err
 	}
 	rows := make([][]jobs.JobResult, len(v.Integrations))
 	err = fanout.Each(ctx, 0, len(v.Integrations), func(ctx context.Context, i int) error {
-		rows[i] = e.validateOne(ctx, source, v.Integrations[i], v.CheckoutGenerator)
+		rows[i] = validateOne(ctx, e, source, v.Integrations[i], v.CheckoutGenerator)
 		return nil // a failed job is a row of the summary
 	})
 	if err != nil {
@@ -188,22 +189,22 @@ func unlisted(ctx context.Context, source *dagger.Directory, listed []string) er
 
 // validateOne renders, generates, checks and builds one integration: one summary row per
 // step, the artifact checks beside the other checks once generation succeeded.
-func (e Env) validateOne(ctx context.Context, source *dagger.Directory, name string, checkoutGenerator bool) []jobs.JobResult {
+func validateOne(ctx context.Context, e modelenv.Env, source *dagger.Directory, name string, checkoutGenerator bool) []jobs.JobResult {
 	prefix := name + ": "
 	start := time.Now()
 	var generator *dagger.Directory
 	if checkoutGenerator {
-		generator = CheckoutGenerator(source)
+		generator = modelenv.CheckoutGenerator(source)
 	}
-	gen, err := e.genRepo(ctx, source, name, generator)
+	gen, err := genRepo(ctx, e, source, name, generator)
 	if err != nil {
 		rows := []jobs.JobResult{jobs.Result(prefix+"generate", time.Since(start), err)}
-		for _, c := range append(defaultChecks(), Check{Name: "artifacts"}) {
+		for _, c := range append(modelenv.DefaultChecks(), modelenv.Check{Name: "artifacts"}) {
 			rows = append(rows, jobs.JobResult{Name: prefix + c.Name, Status: jobs.Skipped, Reason: "generation failed"})
 		}
 		return rows
 	}
-	rows := runChecks(ctx, gen, prefix)
+	rows := modelenv.RunChecks(ctx, gen, prefix)
 	if rows[0].Status != jobs.Passed {
 		return append(rows, jobs.JobResult{Name: prefix + "artifacts", Status: jobs.Skipped, Reason: "generation failed"})
 	}

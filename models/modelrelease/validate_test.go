@@ -15,6 +15,7 @@ import (
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/prcheckout"
+	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )
@@ -23,7 +24,7 @@ import (
 // the shared template, and for each integration overlays that hold a whole generated
 // repository (the model repository fixture), so that what the double's generation leaves
 // in /repo is a repository the artifact checks can read.
-func generatorRepo(t *testing.T, env Env, changes map[string]string) *dagger.Directory {
+func generatorRepo(t *testing.T, env modelenv.Env, changes map[string]string) *dagger.Directory {
 	t.Helper()
 	return env.Client.Host().Directory(generatorTree(t, changes))
 }
@@ -159,7 +160,7 @@ func TestGenRepo(t *testing.T) {
 	ctx := context.Background()
 	env, e := newEnv(t)
 	renderAnything(e)
-	repo, err := env.GenRepo(ctx, generatorRepo(t, env, nil), "cert-manager")
+	repo, err := GenRepo(ctx, env, generatorRepo(t, env, nil), "cert-manager")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,11 +174,11 @@ func TestGenRepo(t *testing.T) {
 		vb, _ := upstreams.ParseVersion(b)
 		return va.Compare(vb)
 	})
-	want, err := SelectUpstream([]byte(fixtureFiles[pyprojectPath]), LineConfig{Versions: versions, Prefix: sed}, newest)
+	want, err := modelenv.SelectUpstream([]byte(fixtureFiles[modelenv.PyprojectPath]), modelenv.LineConfig{Versions: versions, Prefix: sed}, newest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := repo.File(pyprojectPath).Contents(ctx); err != nil || got != string(want) {
+	if got, err := repo.File(modelenv.PyprojectPath).Contents(ctx); err != nil || got != string(want) {
 		t.Errorf("the generated repository's pyproject.toml is not the rendered one at the newest line %s: %v\n%s", newest, err, got)
 	}
 	var render engine.Exec
@@ -236,12 +237,12 @@ func TestGenRepoExportsWhatGitKeeps(t *testing.T) {
 	e.OnEntries(engine.DirRule{Path: "/repo/cloudcoil", ChainContains: "cloudcoil-model-codegen", Entries: []string{"models/"}})
 	e.OnEntries(engine.DirRule{Path: "/repo/cloudcoil/models", ChainContains: "cloudcoil-model-codegen", Entries: []string{"__pycache__/", "x/"}})
 	e.OnEntries(engine.DirRule{Path: "/repo/tests", ChainContains: "cloudcoil-model-codegen", Entries: []string{"test_models.py", "build/"}})
-	repo, err := env.GenRepo(ctx, generatorRepo(t, env, nil), "cert-manager")
+	repo, err := GenRepo(ctx, env, generatorRepo(t, env, nil), "cert-manager")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for dir, want := range map[string][]string{
-		"":                 {".gitignore", "cloudcoil/", pyprojectPath, "tests/"},
+		"":                 {".gitignore", "cloudcoil/", modelenv.PyprojectPath, "tests/"},
 		"cloudcoil/models": {"x/"},
 		"tests":            {"test_models.py"},
 	} {
@@ -270,7 +271,7 @@ func TestGenRepoRefusesWhatItCannotRender(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env, e := newEnv(t)
 			e.OnEntries(engine.DirRule{Path: RenderDir, Entries: tt.entries})
-			_, err := env.GenRepo(context.Background(), generatorRepo(t, env, tt.changes), tt.integration)
+			_, err := GenRepo(context.Background(), env, generatorRepo(t, env, tt.changes), tt.integration)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
@@ -348,7 +349,7 @@ func TestValidateModels(t *testing.T) {
 			if tt.program != nil {
 				tt.program(e)
 			}
-			v, err := env.ValidateModels(context.Background(), generatorRepo(t, env, nil), tt.opts)
+			v, err := ValidateModels(context.Background(), env, generatorRepo(t, env, nil), tt.opts)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v\n%s", err, v.Text())
 			}
@@ -390,7 +391,7 @@ func TestValidateModelsDiffsTheBase(t *testing.T) {
 	sha := strings.Repeat("1", 40)
 	repo := generatorRepo(t, env, map[string]string{"models/upstreams.json": changed,
 		".git/HEAD": "ref: refs/heads/keda-2.17\n", ".git/refs/heads/keda-2.17": sha + "\n", ".git/refs/heads/main": sha + "\n"})
-	v, err := env.ValidateModels(context.Background(), repo, ValidateOptions{Base: "main"})
+	v, err := ValidateModels(context.Background(), env, repo, ValidateOptions{Base: "main"})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, v.Text())
 	}
@@ -405,7 +406,7 @@ func TestValidateModelsDiffsTheBase(t *testing.T) {
 
 func TestValidateModelsNothingChanged(t *testing.T) {
 	env, e := newEnv(t)
-	v, err := env.ValidateModels(context.Background(), generatorRepo(t, env, nil), ValidateOptions{Changed: []string{"docs/index.md"}})
+	v, err := ValidateModels(context.Background(), env, generatorRepo(t, env, nil), ValidateOptions{Changed: []string{"docs/index.md"}})
 	if err != nil || len(v.Integrations) != 0 || v.Text() != "No integration changed; nothing to validate.\n" {
 		t.Errorf("%+v, %v", v, err)
 	}
@@ -419,7 +420,7 @@ func TestValidateModelsOneIntegration(t *testing.T) {
 	renderAnything(e)
 	serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
 	// --name wins over a change that would select every integration.
-	v, err := env.ValidateModels(context.Background(), generatorRepo(t, env, nil),
+	v, err := ValidateModels(context.Background(), env, generatorRepo(t, env, nil),
 		ValidateOptions{Name: "kyverno", Changed: []string{"cookiecutter/cookiecutter.json"}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, v.Text())
@@ -433,7 +434,7 @@ func TestValidateModelsOneIntegration(t *testing.T) {
 			t.Errorf("rendered another integration: %v", x.Args)
 		}
 	}
-	if _, err := env.ValidateModels(context.Background(), generatorRepo(t, env, nil), ValidateOptions{Name: "linkerd"}); err == nil ||
+	if _, err := ValidateModels(context.Background(), env, generatorRepo(t, env, nil), ValidateOptions{Name: "linkerd"}); err == nil ||
 		!strings.Contains(err.Error(), `models/upstreams.json has no integration "linkerd" (known: `) {
 		t.Errorf("unknown name: %v", err)
 	}
@@ -525,7 +526,7 @@ func TestValidateModelsWithTheCheckoutsGenerator(t *testing.T) {
 			env, e := newEnv(t)
 			renderAnything(e)
 			serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
-			v, err := env.ValidateModels(context.Background(), generatorRepo(t, env, map[string]string{
+			v, err := ValidateModels(context.Background(), env, generatorRepo(t, env, map[string]string{
 				"pyproject.toml":                 "[project]\nname = \"cloudcoil\"\nversion = \"0.5.0dev0\"\n",
 				"cloudcoil/codegen/generator.py": "def main():\n    pass\n",
 			}), tt.opts)
@@ -543,14 +544,14 @@ func TestValidateModelsWithTheCheckoutsGenerator(t *testing.T) {
 				switch strings.Join(x.Args, " ") {
 				case "uv run --frozen cloudcoil-model-codegen":
 					published++
-				case "uv run --frozen --with-editable " + GeneratorDir + " cloudcoil-model-codegen":
+				case "uv run --frozen --with-editable " + modelenv.GeneratorDir + " cloudcoil-model-codegen":
 					checkout++
 					mounted := false
 					for _, m := range x.Mounts {
-						mounted = mounted || m.Path == GeneratorDir
+						mounted = mounted || m.Path == modelenv.GeneratorDir
 					}
 					if !mounted {
-						t.Errorf("the checkout's generator runs without the checkout at %s: %+v", GeneratorDir, x.Mounts)
+						t.Errorf("the checkout's generator runs without the checkout at %s: %+v", modelenv.GeneratorDir, x.Mounts)
 					}
 				}
 			}

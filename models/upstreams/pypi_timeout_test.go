@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"dagger/shipyard/models/modelrelease"
+	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/upstreams"
 )
 
@@ -25,7 +25,7 @@ func TestPyPIRequestsHaveATimeout(t *testing.T) {
 			return err
 		}},
 		{"PyPIVersions", func(ctx context.Context, baseURL string) error {
-			_, err := modelrelease.PyPIVersions(ctx, nil, baseURL, "cloudcoil")
+			_, err := modelenv.PyPIVersions(ctx, nil, baseURL, "cloudcoil")
 			return err
 		}},
 	}

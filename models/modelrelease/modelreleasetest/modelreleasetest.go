@@ -16,17 +16,18 @@ import (
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/modelrelease"
 )
 
 // ServeDistributions makes every build whose chain contains chain ("" for any) list the
-// two archives in modelrelease.DistDir and read them back, base64-encoded as the graph
+// two archives in modelenv.DistDir and read them back, base64-encoded as the graph
 // reads them, as the real bytes of dist.
 func ServeDistributions(e *engine.Engine, chain string, dist fixtures.Distributions) {
-	e.OnEntries(engine.DirRule{Path: modelrelease.DistDir, ChainContains: chain, Entries: []string{dist.SdistName, dist.WheelName}})
+	e.OnEntries(engine.DirRule{Path: modelenv.DistDir, ChainContains: chain, Entries: []string{dist.SdistName, dist.WheelName}})
 	for name, data := range map[string][]byte{dist.WheelName: dist.Wheel, dist.SdistName: dist.Sdist} {
 		e.OnFile(engine.FileRule{
-			Path:          modelrelease.EncodedDir + "/" + name + ".b64",
+			Path:          modelenv.EncodedDir + "/" + name + ".b64",
 			ChainContains: chain,
 			Contents:      base64.StdEncoding.EncodeToString(data),
 		})

@@ -1,4 +1,4 @@
-package modelrelease
+package modelenv
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func (t Tree) Shipped(pkgDir string) Tree {
 		root := !strings.Contains(p, "/")
 		upper := strings.ToUpper(p)
 		switch {
-		case p == pyprojectPath,
+		case p == PyprojectPath,
 			root && (strings.HasPrefix(upper, "README") || strings.HasPrefix(upper, "LICENSE") || strings.HasPrefix(upper, "LICENCE")),
 			strings.HasPrefix(p, pkgDir+"/"):
 			out[p] = data
@@ -88,35 +88,35 @@ func (t Tree) Fingerprints(pkgDir string) (Digests, error) {
 // that really uses a src layout holds it under src/ instead; whichever holds files is the
 // package. No manifest is needed: the generator writes none of its own.
 func FindPackageDir(t Tree) (string, error) {
-	data, ok := t[pyprojectPath]
+	data, ok := t[PyprojectPath]
 	if !ok {
-		return "", fmt.Errorf("no %s at the repository root: is this a generated model repository?", pyprojectPath)
+		return "", fmt.Errorf("no %s at the repository root: is this a generated model repository?", PyprojectPath)
 	}
-	doc, err := pytoml.Parse(pyprojectPath, data)
+	doc, err := pytoml.Parse(PyprojectPath, data)
 	if err != nil {
 		return "", err
 	}
 	var namespaces []pytoml.StringValue
-	for _, v := range doc.StringValues(codegenNamespaceKey) {
+	for _, v := range doc.StringValues(CodegenNamespaceKey) {
 		if !slices.ContainsFunc(namespaces, func(o pytoml.StringValue) bool { return o.Text == v.Text }) {
 			namespaces = append(namespaces, v)
 		}
 	}
 	switch len(namespaces) {
 	case 0:
-		return "", fmt.Errorf("%s: no [[tool.cloudcoil.codegen.models]] namespace = \"cloudcoil.models.<module>\"; the model template writes it, and it names the generated package", pyprojectPath)
+		return "", fmt.Errorf("%s: no [[tool.cloudcoil.codegen.models]] namespace = \"cloudcoil.models.<module>\"; the model template writes it, and it names the generated package", PyprojectPath)
 	case 1:
 	default:
 		names := make([]string, len(namespaces))
 		for i, n := range namespaces {
 			names[i] = n.Text
 		}
-		return "", fmt.Errorf("%s: several generator namespaces (%s); a model repository holds one package", pyprojectPath, strings.Join(names, ", "))
+		return "", fmt.Errorf("%s: several generator namespaces (%s); a model repository holds one package", PyprojectPath, strings.Join(names, ", "))
 	}
 	ns := namespaces[0]
 	dir := strings.ReplaceAll(ns.Text, ".", "/")
 	if ns.Text == "" || !fs.ValidPath(dir) || strings.Contains(ns.Text, "/") {
-		return "", fmt.Errorf("%s:%d: namespace %q is not a dotted Python package name", pyprojectPath, ns.Line, ns.Text)
+		return "", fmt.Errorf("%s:%d: namespace %q is not a dotted Python package name", PyprojectPath, ns.Line, ns.Text)
 	}
 	var found []string
 	for _, candidate := range []string{dir, "src/" + dir} {
@@ -128,9 +128,9 @@ func FindPackageDir(t Tree) (string, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return "", fmt.Errorf("%s:%d: namespace %q: no package at %s/ (nor src/%s/); run the generation (make gen-models) first", pyprojectPath, ns.Line, ns.Text, dir, dir)
+		return "", fmt.Errorf("%s:%d: namespace %q: no package at %s/ (nor src/%s/); run the generation (make gen-models) first", PyprojectPath, ns.Line, ns.Text, dir, dir)
 	}
-	return "", fmt.Errorf("%s:%d: namespace %q: both %s/ and src/%s/ hold files; keep the package in one place (the template uses %s/)", pyprojectPath, ns.Line, ns.Text, dir, dir, dir)
+	return "", fmt.Errorf("%s:%d: namespace %q: both %s/ and src/%s/ hold files; keep the package in one place (the template uses %s/)", PyprojectPath, ns.Line, ns.Text, dir, dir, dir)
 }
 
 // hasFilesUnder says whether any file lies under dir.
@@ -156,22 +156,22 @@ func DefaultTreeLimits() TreeLimits {
 	return TreeLimits{MaxFiles: 20_000, MaxBytes: 512 << 20, MaxPending: 16}
 }
 
-// notRepository are left out when reading a generated repository: history, environments,
+// NotRepository are left out when reading a generated repository: history, environments,
 // caches and build output, none of which is generated content or may be committed.
-var notRepository = []string{
+var NotRepository = []string{
 	".git", ".venv", "dist", "build", "**/*.egg-info",
 	"**/__pycache__", "**/.mypy_cache", "**/.ruff_cache", "**/.pytest_cache",
 }
 
 // ReadTree reads a directory's files into memory through the Dagger API (Entries, then
-// each file's Contents, concurrently), without the paths of notRepository.
+// each file's Contents, concurrently), without the paths of NotRepository.
 //
 // The API returns contents as text, so a file that is not UTF-8 arrives altered (invalid
 // bytes become U+FFFD); such a file is an error rather than silently different bytes.
 // Generated model repositories hold text only; artifacts, which are binary, are read by
 // readArtifact instead.
 func ReadTree(ctx context.Context, dir *dagger.Directory, lim TreeLimits) (Tree, error) {
-	dir = dir.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository})
+	dir = dir.Filter(dagger.DirectoryFilterOpts{Exclude: NotRepository})
 	var files []string
 	queue := []string{""}
 	for len(queue) > 0 {

@@ -1,4 +1,4 @@
-package modelrelease
+package modelenv
 
 import (
 	"context"

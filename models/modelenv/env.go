@@ -1,4 +1,4 @@
-package modelrelease
+package modelenv
 
 import (
 	"fmt"
@@ -34,8 +34,8 @@ type Env struct {
 	Log func(format string, args ...any)
 }
 
-// pypiClient is the Env's PyPI client, or one with a timeout.
-func (e Env) pypiClient() *http.Client {
+// PyPIClient is the Env's PyPI client, or one with a timeout.
+func (e Env) PyPIClient() *http.Client {
 	if e.PyPI != nil {
 		return e.PyPI
 	}
@@ -51,7 +51,7 @@ func NewEnv(c *dagger.Client) Env {
 // working directory, and the project environment outside it (/venv) so what is read back
 // from /repo is the repository alone. It carries no secret: nothing of this package needs
 // one inside a container.
-func (e Env) python(repo *dagger.Directory) (*dagger.Container, error) {
+func (e Env) PythonContainer(repo *dagger.Directory) (*dagger.Container, error) {
 	image, err := e.Pins.PythonImage(e.Python)
 	if err != nil {
 		return nil, err
@@ -73,15 +73,21 @@ func (e Env) python(repo *dagger.Directory) (*dagger.Container, error) {
 		WithWorkdir("/repo"), nil
 }
 
-// makePath is where withMake puts make.
-const makePath = "/usr/bin/make"
+// MakePath is where WithMake puts make.
+const MakePath = "/usr/bin/make"
 
-// withMake adds GNU make to a container of the pinned Python image, which has none: the
+// WithMake adds GNU make to a container of the pinned Python image, which has none: the
 // binary of the pinned Go image, Debian bookworm's like the Python images', which needs
 // nothing but the C library. Copying it keeps the graph free of a package download.
-func (e Env) withMake(ctr *dagger.Container) (*dagger.Container, error) {
+func (e Env) WithMake(ctr *dagger.Container) (*dagger.Container, error) {
 	if e.Pins.Go == "" {
 		return nil, fmt.Errorf("image pins: go is empty (make is taken from it)")
 	}
-	return ctr.WithFile(makePath, e.Client.Container().From(e.Pins.Go).File(makePath)), nil
+	return ctr.WithFile(MakePath, e.Client.Container().From(e.Pins.Go).File(MakePath)), nil
+}
+
+// Committed is what git would commit of a repository: the engine applies the .gitignore
+// files inside it (go-git's rules, as git's).
+func Committed(repo *dagger.Directory) *dagger.Directory {
+	return repo.Filter(dagger.DirectoryFilterOpts{Gitignore: true})
 }

@@ -1,4 +1,4 @@
-package modelrelease
+package modelenv
 
 import (
 	"context"
@@ -34,7 +34,7 @@ type Built struct {
 }
 
 // build runs `uv build` in ctr's /repo and reads both artifacts back.
-func (e Env) build(ctx context.Context, ctr *dagger.Container) (Built, error) {
+func (e Env) Build(ctx context.Context, ctr *dagger.Container) (Built, error) {
 	return readBuilt(ctx, ctr.WithExec([]string{"uv", "build", "--out-dir", DistDir}), DistDir, "uv build")
 }
 
@@ -101,10 +101,10 @@ func readArtifact(ctx context.Context, built *dagger.Container, distDir, name st
 	return data, nil
 }
 
-// artifactRules are the check-artifacts rules for a generated repository's layout: the
+// ArtifactRules are the check-artifacts rules for a generated repository's layout: the
 // import root is src/ only when the package lives there (the template keeps it at the
 // root).
-func artifactRules(pkgDir string) models.ArtifactRules {
+func ArtifactRules(pkgDir string) models.ArtifactRules {
 	r := models.DefaultArtifactRules()
 	if strings.HasPrefix(pkgDir, "src/") {
 		r.ImportRoot = "src"
@@ -150,9 +150,9 @@ func (r ArtifactReport) Text() string {
 	return b.String()
 }
 
-// checkBuilt applies the artifact rules to a checkout held in memory and its artifacts.
-func checkBuilt(tree Tree, pkgDir string, built Built) []models.Problem {
-	return artifactRules(pkgDir).Check(tree.FS(), pkgDir, built.Wheel, built.Sdist)
+// CheckBuilt applies the artifact rules to a checkout held in memory and its artifacts.
+func CheckBuilt(tree Tree, pkgDir string, built Built) []models.Problem {
+	return ArtifactRules(pkgDir).Check(tree.FS(), pkgDir, built.Wheel, built.Sdist)
 }
 
 // CheckArtifacts builds a generated repository's wheel and sdist as it is (no generation)
@@ -164,7 +164,7 @@ func (e Env) CheckArtifacts(ctx context.Context, repo *dagger.Directory) (Artifa
 	if err != nil {
 		return ArtifactReport{}, fmt.Errorf("reading the checkout: %w", err)
 	}
-	project, err := ReadProject(tree[pyprojectPath])
+	project, err := ReadProject(tree[PyprojectPath])
 	if err != nil {
 		return ArtifactReport{}, err
 	}
@@ -172,16 +172,16 @@ func (e Env) CheckArtifacts(ctx context.Context, repo *dagger.Directory) (Artifa
 	if err != nil {
 		return ArtifactReport{}, err
 	}
-	ctr, err := e.python(repo.Filter(dagger.DirectoryFilterOpts{Exclude: notRepository}))
+	ctr, err := e.PythonContainer(repo.Filter(dagger.DirectoryFilterOpts{Exclude: NotRepository}))
 	if err != nil {
 		return ArtifactReport{}, err
 	}
-	built, err := e.build(ctx, ctr)
+	built, err := e.Build(ctx, ctr)
 	if err != nil {
 		return ArtifactReport{}, err
 	}
 	return ArtifactReport{
 		Project: project, PackageDir: pkgDir, WheelName: built.WheelName, SdistName: built.SdistName,
-		Problems: checkBuilt(tree, pkgDir, built),
+		Problems: CheckBuilt(tree, pkgDir, built),
 	}, nil
 }

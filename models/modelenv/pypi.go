@@ -1,4 +1,4 @@
-package modelrelease
+package modelenv
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func PyPIVersions(ctx context.Context, hc *http.Client, baseURL, project string)
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	url := strings.TrimSuffix(baseURL, "/") + "/pypi/" + normaliseName(project) + "/json"
+	url := strings.TrimSuffix(baseURL, "/") + "/pypi/" + NormaliseName(project) + "/json"
 	ctx, cancel := upstreams.BoundPyPIRequest(ctx)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

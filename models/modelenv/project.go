@@ -1,4 +1,4 @@
-package modelrelease
+package modelenv
 
 import (
 	"errors"
@@ -34,10 +34,10 @@ import (
 // bytes of the values they set, keeping every other byte, so the file stays the
 // template's.
 const (
-	pyprojectPath = "pyproject.toml"
-	codegenURLKey = "tool.cloudcoil.codegen.models.input" // in each [[…models]] entry
-	// codegenNamespaceKey is the generated package's import path, in each entry.
-	codegenNamespaceKey = "tool.cloudcoil.codegen.models.namespace"
+	PyprojectPath = "pyproject.toml"
+	CodegenURLKey = "tool.cloudcoil.codegen.models.input" // in each [[…models]] entry
+	// CodegenNamespaceKey is the generated package's import path, in each entry.
+	CodegenNamespaceKey = "tool.cloudcoil.codegen.models.namespace"
 )
 
 // Project is the identity pyproject.toml declares.
@@ -47,7 +47,7 @@ type Project struct {
 
 // ReadProject reads [project]'s literal name and version.
 func ReadProject(data []byte) (Project, error) {
-	doc, err := pytoml.Parse(pyprojectPath, data)
+	doc, err := pytoml.Parse(PyprojectPath, data)
 	if err != nil {
 		return Project{}, err
 	}
@@ -60,26 +60,26 @@ func ReadProject(data []byte) (Project, error) {
 		return Project{}, err
 	}
 	if name == "" {
-		return Project{}, fmt.Errorf("%s: [project] has no literal name = \"…\"", pyprojectPath)
+		return Project{}, fmt.Errorf("%s: [project] has no literal name = \"…\"", PyprojectPath)
 	}
 	if version == "" {
-		return Project{}, fmt.Errorf("%s: [project] has no literal version = \"…\"; a model release sets it, so write one (not dynamic = [\"version\"])", pyprojectPath)
+		return Project{}, fmt.Errorf("%s: [project] has no literal version = \"…\"; a model release sets it, so write one (not dynamic = [\"version\"])", PyprojectPath)
 	}
 	return Project{Name: name, Version: version}, nil
 }
 
 // SetVersion replaces [project]'s literal version, leaving every other byte alone.
 func SetVersion(data []byte, version string) ([]byte, error) {
-	if _, _, ok := parseVersion(version); !ok {
+	if _, _, ok := ParseVersion(version); !ok {
 		return nil, fmt.Errorf("set version: %q is not an <upstream>.<packaging> version X.Y.Z.N", version)
 	}
-	doc, err := pytoml.Parse(pyprojectPath, data)
+	doc, err := pytoml.Parse(PyprojectPath, data)
 	if err != nil {
 		return nil, err
 	}
 	values := doc.StringValues("project.version")
 	if len(values) != 1 {
-		return nil, fmt.Errorf("%s: [project] has no literal version = \"…\" to set; write one (not dynamic = [\"version\"])", pyprojectPath)
+		return nil, fmt.Errorf("%s: [project] has no literal version = \"…\" to set; write one (not dynamic = [\"version\"])", PyprojectPath)
 	}
 	return doc.Apply(pytoml.Edit{Value: values[0], Raw: pytoml.Quote(version)}), nil
 }
@@ -95,7 +95,7 @@ func SetVersion(data []byte, version string) ([]byte, error) {
 // (upstreams.DeriveSchemaURLs, which adoption checks lines against, is the same rewrite).
 // Only the bytes of the changed URLs change.
 func SelectUpstream(data []byte, lines LineConfig, upstream string) ([]byte, error) {
-	doc, err := pytoml.Parse(pyprojectPath, data)
+	doc, err := pytoml.Parse(PyprojectPath, data)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func SelectUpstream(data []byte, lines LineConfig, upstream string) ([]byte, err
 	}
 	sed := regexp.MustCompile(regexp.QuoteMeta(lines.Prefix) + `[0-9]+\.[0-9]+\.[0-9]+/`)
 	var edits []pytoml.Edit
-	for _, v := range doc.StringValues(codegenURLKey) {
+	for _, v := range doc.StringValues(CodegenURLKey) {
 		if v.Entry < 0 {
 			continue // a [tool.cloudcoil.codegen.models] table, not an entry of the array
 		}
@@ -118,19 +118,19 @@ func SelectUpstream(data []byte, lines LineConfig, upstream string) ([]byte, err
 			continue
 		}
 		if !sed.MatchString(url) {
-			return nil, fmt.Errorf("%s:%d: input %q: no X.Y.Z/ after %q, so the release sed would leave it at its version", pyprojectPath, v.Line, url, lines.Prefix)
+			return nil, fmt.Errorf("%s:%d: input %q: no X.Y.Z/ after %q, so the release sed would leave it at its version", PyprojectPath, v.Line, url, lines.Prefix)
 		}
 		edits = append(edits, pytoml.Edit{Value: v, Raw: pytoml.Quote(upstreams.DeriveSchemaURLs([]string{url}, lines.Prefix, version)[0])})
 	}
 	if len(edits) == 0 {
 		return nil, fmt.Errorf("%s: no [[tool.cloudcoil.codegen.models]] input URL contains %q (the version prefix %s names), so the upstream version cannot be selected; make crd_urls and version_replacement_sed in cookiecutter.yaml agree",
-			pyprojectPath, lines.Prefix, lines.Path)
+			PyprojectPath, lines.Prefix, lines.Path)
 	}
 	return doc.Apply(edits...), nil
 }
 
-// parseVersion splits X.Y.Z.N into its upstream X.Y.Z and packaging N.
-func parseVersion(v string) (upstream string, packaging uint64, ok bool) {
+// ParseVersion splits X.Y.Z.N into its upstream X.Y.Z and packaging N.
+func ParseVersion(v string) (upstream string, packaging uint64, ok bool) {
 	v = strings.TrimPrefix(v, "v")
 	i := strings.LastIndex(v, ".")
 	if i < 0 {
@@ -155,9 +155,9 @@ func parseCanonical(s string) (uint64, error) {
 	return strconv.ParseUint(s, 10, 64)
 }
 
-// compareVersions orders two X.Y.Z.N versions numerically; ok is false when either is not
+// CompareVersions orders two X.Y.Z.N versions numerically; ok is false when either is not
 // one.
-func compareVersions(a, b string) (cmp int, ok bool) {
+func CompareVersions(a, b string) (cmp int, ok bool) {
 	pa, okA := versionParts(a)
 	pb, okB := versionParts(b)
 	if !okA || !okB {

@@ -1,4 +1,4 @@
-package modelrelease
+package modelenv
 
 import (
 	"context"
@@ -30,8 +30,8 @@ var (
 	// folder, where cloudcoil is a third-party package; in the repository it is first-party,
 	// so the template's lint target fails on the imports until fix-lint sorts them.
 	fixLint = []string{"make", "fix-lint"}
-	// genModels is the template's gen-models recipe, step by step.
-	genModels = [][]string{removeGenerated, generateArgs, fixLint}
+	// GenModels is the template's gen-models recipe, step by step.
+	GenModels = [][]string{removeGenerated, generateArgs, fixLint}
 )
 
 // GeneratorDir is where the checkout's Cloudcoil project sits when its generator runs.
@@ -67,14 +67,14 @@ type Check struct {
 	Commands [][]string
 }
 
-// makeCheck is the check that runs one make target.
-func makeCheck(target string) Check {
+// MakeCheck is the check that runs one make target.
+func MakeCheck(target string) Check {
 	return Check{Name: target, Commands: [][]string{{"make", target}}}
 }
 
-// defaultChecks are what a generated repository must pass before it is built, whatever its
+// DefaultChecks are what a generated repository must pass before it is built, whatever its
 // Makefile: its lint target (ruff and mypy in the template) and its tests.
-func defaultChecks() []Check { return []Check{makeCheck(TargetLint), makeCheck(TargetTest)} }
+func DefaultChecks() []Check { return []Check{MakeCheck(TargetLint), MakeCheck(TargetTest)} }
 
 // ChecksFor are the checks a Makefile asks for: Checks, with typecheck after lint when
 // the Makefile defines one. The error names each missing target and the Makefile.
@@ -82,11 +82,11 @@ func ChecksFor(makefile, command string) ([]Check, error) {
 	if err := models.RequireTargets(MakefilePath, makefile, command, TargetLint, TargetTest); err != nil {
 		return nil, err
 	}
-	checks := []Check{makeCheck(TargetLint)}
+	checks := []Check{MakeCheck(TargetLint)}
 	if models.ParseMakefile(makefile).Has(TargetTypecheck) {
-		checks = append(checks, makeCheck(TargetTypecheck))
+		checks = append(checks, MakeCheck(TargetTypecheck))
 	}
-	return append(checks, makeCheck(TargetTest)), nil
+	return append(checks, MakeCheck(TargetTest)), nil
 }
 
 // readMakefile reads the repository's Makefile at /repo; a missing one is an error that
@@ -104,7 +104,7 @@ func readMakefile(ctx context.Context, ctr *dagger.Container) (string, error) {
 // published version the generator repository requires), else to the newest release the
 // project's compatible range allows.
 func lockArgs(pin string) []string {
-	pkg := cloudcoilPackage
+	pkg := CloudcoilPackage
 	if pin != "" {
 		pkg += "==" + pin
 	}
@@ -115,16 +115,16 @@ func lockArgs(pin string) []string {
 // as the template's gen-models target does: the generated packages removed, the
 // generator, then make fix-lint. The result's /repo is the generated repository, in a container
 // with make for the repository's own targets.
-func (e Env) generate(repo *dagger.Directory, cloudcoilPin string, generator *dagger.Directory) (*dagger.Container, error) {
-	ctr, err := e.python(repo)
+func (e Env) Generate(repo *dagger.Directory, cloudcoilPin string, generator *dagger.Directory) (*dagger.Container, error) {
+	ctr, err := e.PythonContainer(repo)
 	if err != nil {
 		return nil, err
 	}
-	if ctr, err = e.withMake(ctr); err != nil {
+	if ctr, err = e.WithMake(ctr); err != nil {
 		return nil, err
 	}
 	ctr = ctr.WithExec(lockArgs(cloudcoilPin)).WithExec(syncArgs)
-	for _, step := range genModels {
+	for _, step := range GenModels {
 		if generator != nil && slices.Equal(step, generateArgs) {
 			ctr, step = ctr.WithDirectory(GeneratorDir, generator), checkoutGenerateArgs
 		}
@@ -133,17 +133,17 @@ func (e Env) generate(repo *dagger.Directory, cloudcoilPin string, generator *da
 	return ctr, nil
 }
 
-// runChecks runs the generation (by syncing generated) and then every check the
+// RunChecks runs the generation (by syncing generated) and then every check the
 // repository's Makefile defines (ChecksFor) concurrently, one summary row each, named with
 // prefix ("cert-manager: lint"). A failed generation skips the checks, which would only
 // repeat its error; a Makefile without a target fails the checks with the error that
 // names it.
-func runChecks(ctx context.Context, generated *dagger.Container, prefix string) []jobs.JobResult {
+func RunChecks(ctx context.Context, generated *dagger.Container, prefix string) []jobs.JobResult {
 	start := time.Now()
 	_, err := generated.Sync(ctx)
 	rows := []jobs.JobResult{jobs.Result(prefix+"generate", time.Since(start), err)}
 	if err != nil {
-		for _, c := range defaultChecks() {
+		for _, c := range DefaultChecks() {
 			rows = append(rows, jobs.JobResult{Name: prefix + c.Name, Status: jobs.Skipped, Reason: "generation failed"})
 		}
 		return rows
@@ -159,28 +159,28 @@ func runTargets(ctx context.Context, ctr *dagger.Container, prefix, command stri
 		checks, err = ChecksFor(makefile, command)
 	}
 	if err != nil {
-		rows := make([]jobs.JobResult, len(defaultChecks()))
-		for i, c := range defaultChecks() {
+		rows := make([]jobs.JobResult, len(DefaultChecks()))
+		for i, c := range DefaultChecks() {
 			rows[i] = jobs.Result(prefix+c.Name, 0, err)
 		}
 		return rows
 	}
-	return runEach(ctx, ctr, prefix, checks)
+	return RunEach(ctx, ctr, prefix, checks)
 }
 
-// runEach runs checks concurrently on ctr, one row each; a check a cancel kept from
+// RunEach runs checks concurrently on ctr, one row each; a check a cancel kept from
 // starting is a failed row.
-func runEach(ctx context.Context, ctr *dagger.Container, prefix string, checks []Check) []jobs.JobResult {
+func RunEach(ctx context.Context, ctr *dagger.Container, prefix string, checks []Check) []jobs.JobResult {
 	table := jobs.NewTable(ctx)
 	for _, c := range checks {
-		table.Go(prefix+c.Name, c.on(ctr))
+		table.Go(prefix+c.Name, c.On(ctr))
 	}
 	rows, _ := table.Wait() // the cancel is in the rows
 	return rows
 }
 
 // on is the check as a job on ctr: its commands, in order.
-func (c Check) on(ctr *dagger.Container) func(context.Context) error {
+func (c Check) On(ctr *dagger.Container) func(context.Context) error {
 	return func(ctx context.Context) error {
 		run := ctr
 		for _, args := range c.Commands {
