@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/testkit/fixtures"
-	"dagger/shipyard/models/modelrelease/modelreleasetest"
+	"dagger/shipyard/models/modeltest"
 )
 
 // Installed as a toolchain in tesk-core, `dagger check` runs check-artifacts on tesk-core's
@@ -28,7 +28,7 @@ func TestCheckArtifactsSkipsOutsideAModelRepository(t *testing.T) {
 
 	// In a model repository it still checks, and fails on a broken build.
 	model, me := modelModule(t, fixtures.ModelRepo(t, nil))
-	modelreleasetest.ServeDistributions(me, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	modeltest.ServeDistributions(me, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
 	if out, err := model.CheckArtifacts(ctx); err != nil || !strings.Contains(out, "artifacts match the checkout") {
 		t.Errorf("a model repository: %v\n%s", err, out)
 	}

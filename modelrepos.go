@@ -8,8 +8,11 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/models/genrepo"
+	"dagger/shipyard/models/modelci"
 	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/modelrelease"
+	"dagger/shipyard/models/updaterepos"
 )
 
 // The Cloudcoil model package functions: glue over models/modelrelease, where the graphs
@@ -72,7 +75,7 @@ func (m *Shipyard) GenRepo(
 	if err != nil {
 		return nil, err
 	}
-	repo, err := modelrelease.GenRepo(ctx, env, src, name)
+	repo, err := genrepo.Repo(ctx, env, src, name)
 	if err != nil {
 		return nil, err
 	}
@@ -119,15 +122,15 @@ func (m *Shipyard) ValidateModels(
 	if err != nil {
 		return "", err
 	}
-	opts := modelrelease.ValidateOptions{Base: base, Changed: changed, Name: name}
+	opts := genrepo.ValidateOptions{Base: base, Changed: changed, Name: name}
 	if list {
-		v, err := modelrelease.SelectIntegrations(ctx, src, opts)
+		v, err := genrepo.SelectIntegrations(ctx, src, opts)
 		if err != nil {
 			return "", err
 		}
 		return v.ListJSON() + "\n", nil
 	}
-	v, err := modelrelease.ValidateModels(ctx, env, src, opts)
+	v, err := genrepo.ValidateModels(ctx, env, src, opts)
 	if err != nil {
 		return "", err
 	}
@@ -242,11 +245,11 @@ func (m *Shipyard) CheckExtras(
 	if err != nil {
 		return "", fmt.Errorf("pyproject.toml: %w", err)
 	}
-	extras, problems, err := modelrelease.CoreExtrasOnPyPI(ctx, nil, pypiUrl, []byte(data))
+	extras, problems, err := modelci.CoreExtrasOnPyPI(ctx, nil, pypiUrl, []byte(data))
 	if err != nil {
 		return "", err
 	}
-	return modelrelease.ExtrasText(extras, problems)
+	return modelci.ExtrasText(extras, problems)
 }
 
 // ModelLines lists a model repository's release lines (--source, its main checkout): one
@@ -337,7 +340,7 @@ func (m *Shipyard) ModelCi(
 	if err != nil {
 		return nil, err
 	}
-	report, err := modelrelease.ModelCI(ctx, env, src, python...)
+	report, err := modelci.Run(ctx, env, src, python...)
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +366,7 @@ func (m *Shipyard) ModelIntegrations(ctx context.Context) (_ string, err error) 
 	if err != nil {
 		return "", err
 	}
-	list, err := modelrelease.Integrations(ctx, src)
+	list, err := updaterepos.Integrations(ctx, src)
 	if err != nil {
 		return "", err
 	}
@@ -419,7 +422,7 @@ func (m *Shipyard) UpdateRepos(
 	if err != nil {
 		return "", err
 	}
-	updates, err := modelrelease.UpdateRepos(ctx, env, gh, src, modelrelease.UpdateOptions{
+	updates, err := updaterepos.Run(ctx, env, gh, src, updaterepos.UpdateOptions{
 		Flow: m.fn, Names: name, Owner: owner, SourceRepo: m.Repo, SourceCommit: commit, DryRun: dryRun,
 	})
 	if err != nil {
@@ -442,9 +445,9 @@ func (m *Shipyard) ModelTemplatePatch(ctx context.Context) (*dagger.Directory, e
 	if err != nil {
 		return nil, err
 	}
-	patch, err := modelrelease.TemplatePatch(ctx, src)
+	patch, err := genrepo.TemplatePatch(ctx, src)
 	if err != nil {
 		return nil, err
 	}
-	return m.fromSDKDirectory(ctx, c.Directory().WithNewFile(modelrelease.TemplatePatchFile, patch))
+	return m.fromSDKDirectory(ctx, c.Directory().WithNewFile(genrepo.TemplatePatchFile, patch))
 }

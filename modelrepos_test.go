@@ -15,9 +15,11 @@ import (
 	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/modelrelease"
-	"dagger/shipyard/models/modelrelease/modelreleasetest"
+	"dagger/shipyard/models/modeltest"
+	"dagger/shipyard/models/updaterepos"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )
@@ -80,7 +82,7 @@ func TestModelReleaseThroughTheModule(t *testing.T) {
 
 	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
 	m.Repo, m.GithubAPI = "cloudcoil/models-cert-manager", sim.URL+"/"
-	modelreleasetest.ServeDistributions(e, modelreleasetest.VersionChain("1.17.1.0"), fixtures.BuildDistributions(t, files, nil))
+	modeltest.ServeDistributions(e, modeltest.VersionChain("1.17.1.0"), fixtures.BuildDistributions(t, files, nil))
 
 	// A dry run, the default of manual runs: a plan, no write. Without --upstream it takes
 	// the newest configured version (1.17.1 of 1.16.3 and 1.17.1), as a push to main does.
@@ -129,7 +131,7 @@ func TestModelReleaseWithoutPushAccessReleasesNothing(t *testing.T) {
 	pypi := pypisim.New(t)
 	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
 	m.Repo, m.GithubAPI = "cloudcoil/models-cert-manager", sim.URL+"/"
-	modelreleasetest.ServeDistributions(e, modelreleasetest.VersionChain("1.17.1.0"), fixtures.BuildDistributions(t, files, nil))
+	modeltest.ServeDistributions(e, modeltest.VersionChain("1.17.1.0"), fixtures.BuildDistributions(t, files, nil))
 	_, err := m.ModelRelease(ctx, "1.17.1", false, false, false, mainSHA, pypi.URL())
 	// The run checks the token's access before any work and says what is missing.
 	if err == nil || !strings.Contains(err.Error(), "check token") || !strings.Contains(err.Error(), "can read cloudcoil/models-cert-manager but not write it") {
@@ -214,8 +216,8 @@ func TestValidateModelsThroughTheModuleUsesNoCredential(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m, e := modelModule(t, cloudcoilRepo(t))
-	modelreleasetest.RenderOneFolder(e)
-	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	modeltest.RenderOneFolder(e)
+	modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
 	out, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml", "models/istio/README.md"}, "", false)
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +244,7 @@ func TestGenRepoThroughTheModule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m, e := modelModule(t, cloudcoilRepo(t))
-	modelreleasetest.RenderOneFolder(e)
+	modeltest.RenderOneFolder(e)
 	dir, err := m.GenRepo(ctx, "velero", false)
 	if err != nil {
 		t.Fatal(err)
@@ -270,20 +272,20 @@ func TestGenRepoTemplatePatchThroughTheModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries, err := dir.Entries(ctx)
-	if err != nil || !slices.Equal(entries, []string{modelrelease.TemplatePatchFile}) {
+	if err != nil || !slices.Equal(entries, []string{genrepo.TemplatePatchFile}) {
 		t.Fatalf("entries %v, %v; want the patch alone", entries, err)
 	}
-	got, err := dir.File(modelrelease.TemplatePatchFile).Contents(ctx)
+	got, err := dir.File(genrepo.TemplatePatchFile).Contents(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	current := map[string][]byte{}
-	for _, p := range modelrelease.TemplatePaths() {
+	for _, p := range genrepo.TemplatePaths() {
 		if b, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(p))); err == nil {
 			current[p] = b
 		}
 	}
-	want, err := modelrelease.TemplatePatchFor(current, modelrelease.CloudcoilBound{Minor: upstreams.Line{Major: 0, Minor: 5}, Floor: "0.5.3"})
+	want, err := genrepo.TemplatePatchFor(current, genrepo.CloudcoilBound{Minor: upstreams.Line{Major: 0, Minor: 5}, Floor: "0.5.3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,14 +311,14 @@ func TestCheckArtifactsThroughTheModule(t *testing.T) {
 	ctx := context.Background()
 	files := fixtures.ModelRepoFiles(t, nil)
 	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
-	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
+	modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
 	out, err := m.CheckArtifacts(ctx)
 	if err != nil || !strings.Contains(out, "artifacts match the checkout") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 
 	bad, e2 := modelModule(t, fixtures.ModelRepo(t, nil))
-	modelreleasetest.ServeDistributions(e2, "", fixtures.BuildDistributions(t, files, func(kind string, f map[string]string) {
+	modeltest.ServeDistributions(e2, "", fixtures.BuildDistributions(t, files, func(kind string, f map[string]string) {
 		if kind == "wheel" {
 			delete(f, "cloudcoil/models/cert_manager/acme/v1.py")
 			f["cloudcoil/models/cert_manager/v1.py"] = strings.Replace(f["cloudcoil/models/cert_manager/v1.py"], "Issuer", "Issuet", 1)
@@ -339,7 +341,7 @@ func TestPublishCheckThroughTheModule(t *testing.T) {
 	ctx := context.Background()
 	files := fixtures.ModelRepoFiles(t, nil)
 	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
-	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
+	modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
 	dir, err := m.PublishCheck(ctx, "1.17.1.0")
 	if err != nil {
 		t.Fatal(err)
@@ -368,8 +370,8 @@ func TestValidateModelsListsThenValidatesOne(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	m, e := modelModule(t, cloudcoilRepo(t))
-	modelreleasetest.RenderOneFolder(e)
-	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	modeltest.RenderOneFolder(e)
+	modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
 	list, err := m.ValidateModels(ctx, "", []string{"models/kyverno/cookiecutter.yaml", "models/istio/README.md"}, "", true)
 	if err != nil || list != "[\"istio\",\"kyverno\"]\n" {
 		t.Fatalf("list %q, %v", list, err)
@@ -395,9 +397,9 @@ func TestUpdateReposThroughTheModule(t *testing.T) {
 	m, e := modelModule(t, cloudcoilRepo(t))
 	m.GithubAPI = sim.URL + "/"
 	m.Repo = "cloudcoil/cloudcoil"
-	modelreleasetest.RenderOneFolder(e)
+	modeltest.RenderOneFolder(e)
 	generated := fixtures.ModelRepoFiles(t, nil)
-	modelreleasetest.ServeGenerated(t, e, "", generated, nil)
+	modeltest.ServeGenerated(t, e, "", generated, nil)
 	list, err := m.ModelIntegrations(ctx)
 	if err != nil || !strings.HasPrefix(list, "[") || !strings.Contains(list, `"keda"`) {
 		t.Fatalf("integrations %q, %v", list, err)
@@ -410,7 +412,7 @@ func TestUpdateReposThroughTheModule(t *testing.T) {
 	if files := keda.Files(head); len(files) != len(generated) || files["Makefile"] != generated["Makefile"] {
 		t.Errorf("pushed %d files, want the %d generated", len(files), len(generated))
 	}
-	if got := modelrelease.RecordedSource(keda.Message(head)); got != source {
+	if got := updaterepos.RecordedSource(keda.Message(head)); got != source {
 		t.Errorf("the commit records source %q, want %s", got, source)
 	}
 	if parents := keda.Parents(head); len(parents) != 1 || parents[0] != old {
@@ -432,7 +434,7 @@ func TestModelCiThroughTheModule(t *testing.T) {
 	ctx := context.Background()
 	files := fixtures.ModelRepoFiles(t, nil)
 	m, e := modelModule(t, fixtures.ModelRepo(t, nil))
-	modelreleasetest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
+	modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
 	dir, err := m.ModelCi(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -448,7 +450,7 @@ func TestModelCiThroughTheModule(t *testing.T) {
 	noCredentialIn(t, e, summary, check)
 
 	failing, e2 := modelModule(t, fixtures.ModelRepo(t, nil))
-	modelreleasetest.ServeDistributions(e2, "", fixtures.BuildDistributions(t, files, nil))
+	modeltest.ServeDistributions(e2, "", fixtures.BuildDistributions(t, files, nil))
 	e2.OnExec(engine.ExecRule{ArgsContain: "make lint", ExitCode: 1, Stderr: "ruff: E501 line too long"})
 	if _, err := failing.ModelCi(ctx, nil); err == nil || !strings.Contains(err.Error(), "lint") || !strings.Contains(err.Error(), "| lint | failed") {
 		t.Errorf("a failing lint: %v", err)

@@ -17,7 +17,7 @@ import (
 	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/internal/testkit/teskrepo"
 	"dagger/shipyard/internal/trust"
-	"dagger/shipyard/models/modelrelease/modelreleasetest"
+	"dagger/shipyard/models/modeltest"
 	"dagger/shipyard/models/versions/versionstest"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
@@ -167,15 +167,15 @@ func modelCall(gen bool, call func(ctx context.Context, t *testing.T, m *Shipyar
 		var e *engine.Engine
 		if gen {
 			m, e = modelModule(t, cloudcoilRepo(t))
-			modelreleasetest.RenderOneFolder(e)
+			modeltest.RenderOneFolder(e)
 			// What update-repos reads back of a generation: the rendered repository's archive.
-			modelreleasetest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+			modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 		} else {
 			m, e = modelModule(t, fixtures.ModelRepo(t, nil))
 		}
 		files := fixtures.ModelRepoFiles(t, nil)
 		dist := fixtures.BuildDistributions(t, files, nil)
-		modelreleasetest.ServeDistributions(e, "", dist)
+		modeltest.ServeDistributions(e, "", dist)
 		v.ok(t, call(context.Background(), t, m, v))
 		return volumesOf(t, e)
 	}}

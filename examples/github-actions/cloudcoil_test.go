@@ -10,7 +10,7 @@ import (
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/prcheckout"
-	"dagger/shipyard/models/modelrelease"
+	"dagger/shipyard/models/modelci"
 )
 
 // A model repository's CI uploads to Codecov what the template's ci.yml uploaded (test
@@ -31,8 +31,8 @@ func TestCloudcoilModelCIUploadsToCodecov(t *testing.T) {
 		if s.With["files"] != want || s.With["disable_search"] != "true" {
 			t.Errorf("the %s upload sends %q (disable_search %q), want only %s", kind, s.With["files"], s.With["disable_search"], want)
 		}
-		if !slices.Contains(modelrelease.CIReportFiles(), filepath.Base(want)) {
-			t.Errorf("model-ci exports %v, not %s", modelrelease.CIReportFiles(), filepath.Base(want))
+		if !slices.Contains(modelci.CIReportFiles(), filepath.Base(want)) {
+			t.Errorf("model-ci exports %v, not %s", modelci.CIReportFiles(), filepath.Base(want))
 		}
 		// The template's coverage settings measure nothing in a model repository, so there
 		// is often no coverage.xml: its upload runs only when there is one.

@@ -26,7 +26,7 @@ import (
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/pymodels"
 	"dagger/shipyard/internal/testkit/pypisim"
-	"dagger/shipyard/models/modelrelease"
+	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/upstreams"
 )
 
@@ -369,12 +369,12 @@ func contains(what, s string, want ...string) error {
 func adoptTemplate(t *testing.T, tree string) {
 	t.Helper()
 	current := map[string][]byte{}
-	for _, p := range modelrelease.TemplatePaths() {
+	for _, p := range genrepo.TemplatePaths() {
 		if b, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(p))); err == nil {
 			current[p] = b
 		}
 	}
-	patch, err := modelrelease.TemplatePatchFor(current, modelrelease.CloudcoilBound{Minor: upstreams.Line{Major: 0, Minor: 5}, Floor: cloudcoilRelease})
+	patch, err := genrepo.TemplatePatchFor(current, genrepo.CloudcoilBound{Minor: upstreams.Line{Major: 0, Minor: 5}, Floor: cloudcoilRelease})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 
 	"dagger/shipyard/internal/testkit/cookiecutter"
 	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/modelenv"
-	"dagger/shipyard/models/modelrelease"
 	"dagger/shipyard/models/upstreams"
 )
 
@@ -23,7 +23,7 @@ import (
 func localTemplatePatch(t *testing.T, root string) string {
 	t.Helper()
 	current := map[string][]byte{}
-	for _, p := range modelrelease.TemplatePaths() {
+	for _, p := range genrepo.TemplatePaths() {
 		if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p))); err == nil {
 			current[p] = b
 		}
@@ -32,7 +32,7 @@ func localTemplatePatch(t *testing.T, root string) string {
 	if err != nil || !ok {
 		t.Fatalf("the template's minor: %v (found %v)", err, ok)
 	}
-	patch, err := modelrelease.TemplatePatchFor(current, modelrelease.CloudcoilBound{Minor: minor})
+	patch, err := genrepo.TemplatePatchFor(current, genrepo.CloudcoilBound{Minor: minor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,14 +73,14 @@ func TestCloudcoilRealTemplate(t *testing.T) {
 		want := localTemplatePatch(t, c.source)
 		out := t.TempDir()
 		call(t, nil, "--source", c.source, "model-template-patch", "export", "--path", out)
-		got, err := os.ReadFile(filepath.Join(out, modelrelease.TemplatePatchFile))
+		got, err := os.ReadFile(filepath.Join(out, genrepo.TemplatePatchFile))
 		if err != nil || string(got) != want {
 			t.Errorf("%s: model-template-patch exported %d bytes (%v), want the %d of the patch made from the template", c.name, len(got), err, len(want))
 		}
 		viaGenRepo := t.TempDir()
 		call(t, nil, "--source", c.source, "gen-repo", "--template-patch", "export", "--path", viaGenRepo)
 		entries, err := os.ReadDir(viaGenRepo)
-		if got, _ := os.ReadFile(filepath.Join(viaGenRepo, modelrelease.TemplatePatchFile)); err != nil || len(entries) != 1 || string(got) != want {
+		if got, _ := os.ReadFile(filepath.Join(viaGenRepo, genrepo.TemplatePatchFile)); err != nil || len(entries) != 1 || string(got) != want {
 			t.Errorf("%s: gen-repo --template-patch exported %d entries (%v), want the patch alone", c.name, len(entries), err)
 		}
 		// It applies to a copy of that template, as a maintainer applies it.
@@ -91,7 +91,7 @@ func TestCloudcoilRealTemplate(t *testing.T) {
 		if out, err := exec.Command("chmod", "-R", "u+w", work).CombinedOutput(); err != nil {
 			t.Fatalf("chmod: %v\n%s", err, out)
 		}
-		apply := exec.Command("git", "apply", "-p1", filepath.Join(out, modelrelease.TemplatePatchFile))
+		apply := exec.Command("git", "apply", "-p1", filepath.Join(out, genrepo.TemplatePatchFile))
 		apply.Dir = work
 		if out, err := apply.CombinedOutput(); err != nil {
 			t.Errorf("%s: git apply: %v\n%s", c.name, err, out)

@@ -22,7 +22,7 @@ const Module = "github.com/elixir-cloud-aai/shipyard"
 func PinnedFiles() []string {
 	return []string{
 		"examples/github-actions/*/*.yml",
-		"models/modelrelease/template/*.yml",
+		"models/genrepo/template/*.yml",
 		"README.md",
 		"docs/*.md",
 	}

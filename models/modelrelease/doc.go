@@ -1,13 +1,14 @@
-// Package modelrelease runs the Cloudcoil model package flows as Dagger graphs: rendering a
-// generated repository (GenRepo), validating the integrations a pull request changes
-// (ValidateModels), the artifact checks (CheckArtifacts), a model repository's release
-// run (Release) and the PyPI publisher's pre-upload check (PublishCheck).
+// Package modelrelease is a Cloudcoil model repository's release run (Release, behind
+// model-release): it selects the upstream of a release line, generates and checks the
+// repository, plans the version (Decide), builds it, pushes the release commit, writes
+// the draft and publishes it; and the PyPI publisher's pre-upload check of a release
+// (PublishCheck), with the Cloudcoil dependency check both apply.
 //
 // The rules themselves are pure functions: allocation, fingerprints, the artifact checks
 // and the publication decision live in package models; what this package adds over plain
-// data (which upstream the project selects, the release record, the allocation of a
-// release run) is pure too and lives beside the graphs that feed it. The graphs use the published
-// SDK dagger.io/dagger with the images pinned in internal/pins.
+// data (the release record, the allocation of a release run) is pure too and lives beside
+// the steps that feed it. What it shares with the other model flows (the Env, the tree,
+// the project and its release lines, the generator, the build) is in package modelenv.
 //
 // # The release record
 //

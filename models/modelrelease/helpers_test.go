@@ -3,6 +3,7 @@ package modelrelease
 import (
 	"context"
 	"encoding/base64"
+	"strings"
 	"testing"
 
 	"dagger.io/dagger"
@@ -10,6 +11,7 @@ import (
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/flowexecs"
+	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/modelenv"
 )
 
@@ -49,7 +51,39 @@ func serveGenerated(t *testing.T, e *engine.Engine, chain string, files, modes m
 	t.Helper()
 	text := base64.StdEncoding.EncodeToString(fixtures.RepoArchive(t, files, modes))
 	half := len(text) / 2
-	e.OnEntries(engine.DirRule{Path: ArchiveDir, ChainContains: chain, Entries: []string{ArchivePiece + "0000", ArchivePiece + "0001"}})
-	e.OnFile(engine.FileRule{Path: ArchiveDir + "/" + ArchivePiece + "0000", ChainContains: chain, Contents: text[:half]})
-	e.OnFile(engine.FileRule{Path: ArchiveDir + "/" + ArchivePiece + "0001", ChainContains: chain, Contents: text[half:]})
+	e.OnEntries(engine.DirRule{Path: genrepo.ArchiveDir, ChainContains: chain, Entries: []string{genrepo.ArchivePiece + "0000", genrepo.ArchivePiece + "0001"}})
+	e.OnFile(engine.FileRule{Path: genrepo.ArchiveDir + "/" + genrepo.ArchivePiece + "0000", ChainContains: chain, Contents: text[:half]})
+	e.OnFile(engine.FileRule{Path: genrepo.ArchiveDir + "/" + genrepo.ArchivePiece + "0001", ChainContains: chain, Contents: text[half:]})
+}
+
+const pkg = fixtures.ModelRepoPackageDir
+
+func noSecrets(t *testing.T, e *engine.Engine) {
+	t.Helper()
+	g := e.Graph()
+	if len(g.Secrets()) > 0 {
+		t.Errorf("the graph created secrets: %v", g.Secrets())
+	}
+	for _, x := range g.Execs() {
+		if len(x.Secrets) > 0 {
+			t.Errorf("exec %v received secrets %v", x.Args, x.Secrets)
+		}
+	}
+}
+
+func execArgs(e *engine.Engine) []string {
+	var out []string
+	for _, x := range e.Graph().Execs() {
+		out = append(out, strings.Join(x.Args, " "))
+	}
+	return out
+}
+
+func hasExec(e *engine.Engine, args string) bool {
+	for _, a := range execArgs(e) {
+		if a == args {
+			return true
+		}
+	}
+	return false
 }

@@ -87,7 +87,7 @@ func (s *publishCheckState) readCheckout(ctx context.Context) error {
 // build installs the locked dependencies, builds the wheel and sdist, and checks them
 // against the checkout and the Cloudcoil dependency; every problem is reported.
 func (s *publishCheckState) build(ctx context.Context) error {
-	ctr, err := s.env.PythonContainer(s.source.Filter(dagger.DirectoryFilterOpts{Exclude: modelenv.NotRepository}))
+	ctr, err := s.env.PythonContainer(s.source.Filter(dagger.DirectoryFilterOpts{Exclude: modelenv.NotRepository()}))
 	if err != nil {
 		return err
 	}

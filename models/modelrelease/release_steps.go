@@ -160,7 +160,7 @@ func (s *modelReleaseState) readMain(ctx context.Context) error {
 }
 
 func (s *modelReleaseState) generateAndCheck(ctx context.Context) error {
-	checkout := s.source.Filter(dagger.DirectoryFilterOpts{Exclude: modelenv.NotRepository}).WithNewFile(modelenv.PyprojectPath, string(s.pyproject))
+	checkout := s.source.Filter(dagger.DirectoryFilterOpts{Exclude: modelenv.NotRepository()}).WithNewFile(modelenv.PyprojectPath, string(s.pyproject))
 	gen, err := s.env.Generate(checkout, "", nil)
 	if err != nil {
 		return err

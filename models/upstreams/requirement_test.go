@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/testkit/corpus"
-	"dagger/shipyard/models/modelrelease"
+	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/upstreams"
 )
 
@@ -177,7 +177,7 @@ func TestFindRequirementsInThePatchedTemplate(t *testing.T) {
 	}
 	cmd := exec.Command("git", "apply", "-p1", "--include="+upstreams.TemplatePyproject, "-")
 	cmd.Dir = work
-	patch, err := modelrelease.TemplatePatchFor(map[string][]byte{upstreams.TemplatePyproject: original}, modelrelease.CloudcoilBound{Minor: upstreams.Line{Major: 0, Minor: 4}})
+	patch, err := genrepo.TemplatePatchFor(map[string][]byte{upstreams.TemplatePyproject: original}, genrepo.CloudcoilBound{Minor: upstreams.Line{Major: 0, Minor: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}

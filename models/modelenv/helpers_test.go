@@ -1,0 +1,41 @@
+package modelenv
+
+import (
+	"context"
+	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/testkit/flowexecs"
+	"encoding/base64"
+	"testing"
+
+	"dagger.io/dagger"
+)
+
+// modelExecs are the commands of the model flows (render, generate, check, build, read
+// the archives), which succeed unless a test says otherwise; the engine is strict, so any
+// other command fails the test.
+var modelExecs = flowexecs.Model()
+
+// newEnv starts a strict engine double, expecting the model flows' commands, and an Env
+// connected to it.
+func newEnv(t *testing.T, opts ...engine.Option) (Env, *engine.Engine) {
+	t.Helper()
+	e := engine.New(t, append([]engine.Option{engine.StrictExecs()}, opts...)...)
+	e.ExpectExecs(modelExecs...)
+	return NewEnv(e.Client(context.Background())), e
+}
+
+// serveDistributions programs the double so that the build of a container whose chain
+// contains chain (any, when empty) lists the two archives in /dist and reads them back as
+// the graph's base64 files do: the real bytes of dist, built by the test.
+func serveDistributions(e *engine.Engine, chain string, dist fixtures.Distributions) {
+	e.OnEntries(engine.DirRule{Path: DistDir, ChainContains: chain, Entries: []string{dist.SdistName, dist.WheelName}})
+	e.OnFile(engine.FileRule{Path: EncodedDir + "/" + dist.WheelName + ".b64", ChainContains: chain, Contents: base64.StdEncoding.EncodeToString(dist.Wheel)})
+	e.OnFile(engine.FileRule{Path: EncodedDir + "/" + dist.SdistName + ".b64", ChainContains: chain, Contents: base64.StdEncoding.EncodeToString(dist.Sdist)})
+}
+
+// hostRepo is the model repository fixture, with changes, as a directory of the double.
+func hostRepo(t *testing.T, env Env, changes map[string]string) *dagger.Directory {
+	t.Helper()
+	return env.Client.Host().Directory(fixtures.ModelRepo(t, changes))
+}
