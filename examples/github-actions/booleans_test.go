@@ -209,7 +209,7 @@ func moduleTypes(t *testing.T) (modsurface.Types, modsurface.Surface) {
 // to start on a value strconv.ParseBool refuses, "" from a variable not set among them.
 func TestBooleanFlagValuesParseWithTheWorkflowsEnv(t *testing.T) {
 	types, s := moduleTypes(t)
-	template, err := filepath.Glob(filepath.Join("..", "..", "models", "modelrelease", "template", "*.yml"))
+	template, err := filepath.Glob(filepath.Join("..", "..", "models", "genrepo", "template", "*.yml"))
 	if err != nil || len(template) == 0 {
 		t.Fatalf("no template workflows (%v)", err)
 	}

@@ -330,7 +330,7 @@ var node24Majors = map[string]int{
 // in the workflows Shipyard writes into Cloudcoil's template.
 func TestJavaScriptActionsRunOnNode24(t *testing.T) {
 	files := workflows(t)
-	template, err := filepath.Glob(filepath.Join("..", "..", "models", "modelrelease", "template", "*.yml"))
+	template, err := filepath.Glob(filepath.Join("..", "..", "models", "genrepo", "template", "*.yml"))
 	if err != nil || len(template) == 0 {
 		t.Fatalf("the template patch's workflows: %v (%d files)", err, len(template))
 	}

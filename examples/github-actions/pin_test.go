@@ -19,7 +19,7 @@ var repoRoot = filepath.Join("..", "..")
 // every file that pins Shipyard and calls it.
 func pinnedFiles(t *testing.T) []string {
 	t.Helper()
-	template, err := filepath.Glob(filepath.Join(repoRoot, "models", "modelrelease", "template", "*.yml"))
+	template, err := filepath.Glob(filepath.Join(repoRoot, "models", "genrepo", "template", "*.yml"))
 	if err != nil || len(template) == 0 {
 		t.Fatalf("no template workflows (%v)", err)
 	}
