@@ -340,7 +340,7 @@ func (m *Shipyard) ModelCi(
 	if err != nil {
 		return nil, err
 	}
-	report, err := modelci.Run(ctx, env, src, python...)
+	report, err := modelci.RepositoryCI(ctx, env, src, python...)
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +422,7 @@ func (m *Shipyard) UpdateRepos(
 	if err != nil {
 		return "", err
 	}
-	updates, err := updaterepos.Run(ctx, env, gh, src, updaterepos.UpdateOptions{
+	updates, err := updaterepos.Update(ctx, env, gh, src, updaterepos.UpdateOptions{
 		Flow: m.fn, Names: name, Owner: owner, SourceRepo: m.Repo, SourceCommit: commit, DryRun: dryRun,
 	})
 	if err != nil {

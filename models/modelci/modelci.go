@@ -38,7 +38,7 @@ var ciSyncArgs = []string{"uv", "sync", "--frozen", "--all-extras"}
 // which its ci.yml uploaded to Codecov.
 func CIReportFiles() []string { return []string{"coverage.xml", "junit.xml"} }
 
-// CIReport is the outcome of Run.
+// CIReport is the outcome of RepositoryCI.
 type CIReport struct {
 	Summary   jobs.Summary
 	Artifacts modelenv.ArtifactReport
@@ -68,7 +68,7 @@ func (r CIReport) Dir(c *dagger.Client) (*dagger.Directory, error) {
 	return dir, nil
 }
 
-// Run is the repository CI of a model repository, as the template's own ci.yml runs
+// RepositoryCI is the repository CI of a model repository, as the template's own ci.yml runs
 // it: on the checkout as it is, with no regeneration, it installs the locked environment
 // with all extras and runs the repository's targets concurrently: lint (ruff and mypy in
 // the template) and typecheck when the Makefile has one on the default Python, and test
@@ -80,7 +80,7 @@ func (r CIReport) Dir(c *dagger.Client) (*dagger.Directory, error) {
 // anything runs. The graph holds no secret. The error, when a job failed, carries the
 // summary table; the report is returned either way. Given only, the tests run on those
 // Python versions alone, each of which the repository must support.
-func Run(ctx context.Context, e modelenv.Env, repo *dagger.Directory, only ...string) (CIReport, error) {
+func RepositoryCI(ctx context.Context, e modelenv.Env, repo *dagger.Directory, only ...string) (CIReport, error) {
 	run, err := readCI(ctx, e, repo, only)
 	if err != nil {
 		return CIReport{}, err

@@ -61,7 +61,7 @@ func TestModelCI(t *testing.T) {
 			if tt.program != nil {
 				tt.program(e)
 			}
-			r, err := Run(context.Background(), env, hostRepo(t, env, tt.changes))
+			r, err := RepositoryCI(context.Background(), env, hostRepo(t, env, tt.changes))
 			if tt.wantErr == "" && err != nil {
 				t.Fatalf("%v", err)
 			}
@@ -122,7 +122,7 @@ func TestModelCIRefusesAMakefileWithoutItsTargets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env, e := newEnv(t)
-			_, err := Run(context.Background(), env, hostRepo(t, env, map[string]string{"Makefile": tt.makefile}))
+			_, err := RepositoryCI(context.Background(), env, hostRepo(t, env, map[string]string{"Makefile": tt.makefile}))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
@@ -150,7 +150,7 @@ func TestModelCIInstallFailureSkipsEveryJob(t *testing.T) {
 	env, e := newEnv(t)
 	serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
 	e.OnExec(engine.ExecRule{ArgsContain: "uv sync --frozen --all-extras", ExitCode: 1, Stderr: "error: the lockfile needs to be updated"})
-	r, err := Run(context.Background(), env, hostRepo(t, env, nil))
+	r, err := RepositoryCI(context.Background(), env, hostRepo(t, env, nil))
 	if err == nil || !strings.Contains(err.Error(), "1 job(s) failed: install") || !strings.Contains(err.Error(), r.Summary.Table()) {
 		t.Fatalf("err = %v, want the failed install with the table", err)
 	}

@@ -52,7 +52,7 @@ func TestModelCIAndCheckArtifactsRealIntegrations(t *testing.T) {
 				if err != nil || len(report.Problems) != 0 {
 					t.Fatalf("check-artifacts: %v\n%s", err, report.Text())
 				}
-				ci, err := Run(context.Background(), env, repo)
+				ci, err := RepositoryCI(context.Background(), env, repo)
 				if err != nil {
 					t.Fatalf("model-ci: %v", err)
 				}

@@ -30,7 +30,7 @@ func TestReleasePushKeepsModes(t *testing.T) {
 	modeltest.RenderAnything(e)
 	files := fixtures.ModelRepoFiles(t, map[string]string{"scripts/regenerate.sh": "#!/bin/sh\n", "docs/README.md": "../README.md"})
 	serveGenerated(t, e, "", files, map[string]string{"scripts/regenerate.sh": fixtures.ArchiveExecutable, "docs/README.md": fixtures.ArchiveSymlink})
-	up, err := updaterepos.Run(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
+	up, err := updaterepos.Update(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func CreateRepoCommand(owner, name string) string {
 		repo, ModelRepoDescription(name), modelRepoTopicCloudcoil, modelRepoTopicModels, repo)
 }
 
-// UpdateOptions configure Run.
+// UpdateOptions configure Update.
 type UpdateOptions struct {
 	// Flow is the function the update is a call of (update-repos), which with each
 	// integration's name names its flow in logs and errors: "update-repos keda".
@@ -95,7 +95,7 @@ type RepoUpdate struct {
 	Err   error
 }
 
-// Updates are the outcome of Run, one per integration in the order asked.
+// Updates are the outcome of Update, one per integration in the order asked.
 type Updates []RepoUpdate
 
 // Err joins the failures, each naming its integration and step; nil when all succeeded.
@@ -210,12 +210,12 @@ type updateReposState struct {
 	tree, commit              string
 }
 
-// Run updates the model repositories of the integrations, concurrently, each on
+// Update updates the model repositories of the integrations, concurrently, each on
 // its own: one integration's failure never stops another's push. The GitHub client holds
 // the token (CI_GITHUB_TOKEN, whose pushes start the repositories' own workflows) in
 // memory; no container receives it. The error, when any update failed, joins every
 // failure; the updates are returned either way.
-func Run(ctx context.Context, e modelenv.Env, gh github.API, source *dagger.Directory, o UpdateOptions) (Updates, error) {
+func Update(ctx context.Context, e modelenv.Env, gh github.API, source *dagger.Directory, o UpdateOptions) (Updates, error) {
 	if o.Owner == "" {
 		o.Owner = DefaultModelOwner
 	}

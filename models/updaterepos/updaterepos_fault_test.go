@@ -85,7 +85,7 @@ func TestUpdateRepoFaultsNameDeclaredSteps(t *testing.T) {
 			o.Branch = "main"
 			gh := tc.inject(t, sim, e, &o)
 			before := sim.Writes()
-			up, err := Run(context.Background(), env, gh, modeltest.GeneratorRepo(t, env, nil), o)
+			up, err := Update(context.Background(), env, gh, modeltest.GeneratorRepo(t, env, nil), o)
 			if err == nil || len(up) != 1 {
 				t.Fatalf("the update survived the fault: %+v, %v", up, err)
 			}

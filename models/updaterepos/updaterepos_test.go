@@ -77,7 +77,7 @@ func TestUpdateReposOneFailureLeavesTheOthersPushed(t *testing.T) {
 	var log []string
 	o := fromHead(repos, "keda", "istio", "velero")
 	env.Log = func(f string, a ...any) { log = append(log, f) }
-	up, err := Run(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
+	up, err := Update(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
 	if err == nil || !strings.HasPrefix(err.Error(), "1 of 3 failed") || !strings.Contains(err.Error(), "update-repos velero: generate") {
 		t.Fatalf("err = %v", err)
 	}
@@ -119,12 +119,12 @@ func TestUpdateReposUnchangedTreePushesNothing(t *testing.T) {
 	env, e := newEnv(t)
 	modeltest.RenderAnything(e)
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	first, err := Run(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
+	first, err := Update(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || first[0].Commit == "" {
 		t.Fatalf("first: %+v, %v", first, err)
 	}
 	sim.ResetLog()
-	again, err := Run(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
+	again, err := Update(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || !again[0].Unchanged || again[0].Commit != "" || repos["keda"].Branch("main") != first[0].Commit {
 		t.Fatalf("again: %+v, %v", again, err)
 	}
@@ -168,7 +168,7 @@ func TestUpdateReposRefusesADivergedMain(t *testing.T) {
 	env, e := newEnv(t)
 	modeltest.RenderAnything(e)
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	up, err := Run(context.Background(), env, gh, modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
+	up, err := Update(context.Background(), env, gh, modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err == nil || flow.FailedStep(up[0].Err) != "push" || !strings.Contains(err.Error(), "main of cloudcoil/models-keda diverged") {
 		t.Fatalf("err = %v", err)
 	}
@@ -183,7 +183,7 @@ func TestUpdateReposDryRunWritesNothing(t *testing.T) {
 	env, e := newEnv(t)
 	modeltest.RenderAnything(e)
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	up, err := Run(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), UpdateOptions{Flow: "update-repos", Names: []string{"keda"}, DryRun: true})
+	up, err := Update(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), UpdateOptions{Flow: "update-repos", Names: []string{"keda"}, DryRun: true})
 	if err != nil || up[0].Commit != "" || up[0].Head != head || len(sim.Writes()) != 0 {
 		t.Fatalf("%+v, %v, writes %v", up, err, sim.Writes())
 	}
@@ -204,7 +204,7 @@ func TestUpdateReposCreatesAMissingRepository(t *testing.T) {
 
 	o := fromHead(repos, "istio", "velero")
 	o.DryRun = true
-	dry, err := Run(ctx, env, updateClient(t, sim, nil), source, o)
+	dry, err := Update(ctx, env, updateClient(t, sim, nil), source, o)
 	if err != nil || !dry[0].Missing || len(sim.Writes()) != 0 || sim.Repo("cloudcoil/models-istio") != nil {
 		t.Fatalf("dry run: %+v, %v, writes %v", dry, err, sim.Writes())
 	}
@@ -213,7 +213,7 @@ func TestUpdateReposCreatesAMissingRepository(t *testing.T) {
 	}
 
 	o.DryRun = false
-	up, err := Run(ctx, env, updateClient(t, sim, nil), source, o)
+	up, err := Update(ctx, env, updateClient(t, sim, nil), source, o)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, up.Text())
 	}
@@ -238,7 +238,7 @@ func TestUpdateReposCreatesAMissingRepository(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
-	again, err := Run(ctx, env, updateClient(t, sim, nil), source, o)
+	again, err := Update(ctx, env, updateClient(t, sim, nil), source, o)
 	if err != nil || !again[0].Unchanged || again[0].Created {
 		t.Errorf("re-run: %+v, %v", again, err)
 	}
@@ -255,7 +255,7 @@ func TestUpdateReposNamesTheCommandWhenItMayNotCreate(t *testing.T) {
 	env, e := newEnv(t)
 	modeltest.RenderAnything(e)
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	_, err = Run(context.Background(), env, gh, modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "istio"))
+	_, err = Update(context.Background(), env, gh, modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "istio"))
 	want := `next: create it as Cloudcoil's publish-repo-istio does: gh repo create cloudcoil/models-istio --add-readme --public --description "Generated model repository for istio" && gh repo edit --add-topic cloudcoil --add-topic cloudcoil-models cloudcoil/models-istio`
 	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio does not exist, and CI_GITHUB_TOKEN may not create it") || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v", err)
@@ -263,7 +263,7 @@ func TestUpdateReposNamesTheCommandWhenItMayNotCreate(t *testing.T) {
 	if sim.Repo("cloudcoil/models-istio") != nil {
 		t.Error("created anyway")
 	}
-	if _, err := Run(context.Background(), env, gh, modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "nope")); err == nil || !strings.Contains(err.Error(), "models/ has no folder nope") {
+	if _, err := Update(context.Background(), env, gh, modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "nope")); err == nil || !strings.Contains(err.Error(), "models/ has no folder nope") {
 		t.Errorf("an unknown name: %v", err)
 	}
 }
@@ -312,7 +312,7 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 	newerFiles := fixtures.ModelRepoFiles(t, map[string]string{"README.md": "# keda, newer generation\n"})
 	serveGenerated(t, e, "", newerFiles, nil)
 	newGen := modeltest.GeneratorRepo(t, env, map[string]string{"models/keda/README.md": "# keda, newer generation\n"})
-	pushed, err := Run(ctx, env, updateClient(t, sim, nil), newGen, fromHead(repos, "keda"))
+	pushed, err := Update(ctx, env, updateClient(t, sim, nil), newGen, fromHead(repos, "keda"))
 	if err != nil || pushed[0].Commit == "" {
 		t.Fatalf("the newer run: %+v, %v", pushed, err)
 	}
@@ -326,7 +326,7 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil) // the older generation
 	o := fromHead(repos, "keda")
 	o.SourceCommit = older
-	up, err := Run(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
+	up, err := Update(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
 	if err == nil || flow.FailedStep(up[0].Err) != "check source" {
 		t.Fatalf("the older run's re-run: %+v, %v", up, err)
 	}
@@ -341,13 +341,13 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 
 	o.SourceCommit = newer
 	serveGenerated(t, e, "", newerFiles, nil)
-	again, err := Run(ctx, env, updateClient(t, sim, nil), newGen, o)
+	again, err := Update(ctx, env, updateClient(t, sim, nil), newGen, o)
 	if err != nil || !again[0].Unchanged {
 		t.Errorf("the newer run's re-run: %+v, %v", again, err)
 	}
 	o.SourceCommit = latest
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-	last, err := Run(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
+	last, err := Update(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
 	if err != nil || last[0].Commit == "" {
 		t.Errorf("a run from main's head: %+v, %v", last, err)
 	}
@@ -364,7 +364,7 @@ func TestUpdateReposRefusesASourceWithNoRecord(t *testing.T) {
 	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	o := fromHead(repos, "keda")
 	o.SourceCommit = older
-	_, err := Run(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
+	_, err := Update(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
 	if err == nil || !strings.Contains(err.Error(), "no commit among the last 50 of cloudcoil/models-keda records") || !strings.Contains(err.Error(), older) {
 		t.Fatalf("err = %v", err)
 	}
@@ -392,7 +392,7 @@ func TestUpdateReposSourceArguments(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := fromHead(repos, "keda")
 			tt.edit(&o)
-			_, err := Run(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
+			_, err := Update(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
@@ -477,7 +477,7 @@ func TestUpdateReposKeepsModesAndBytes(t *testing.T) {
 	})
 	modes := map[string]string{"scripts/regenerate.sh": fixtures.ArchiveExecutable, "docs/README.md": fixtures.ArchiveSymlink}
 	serveGenerated(t, e, "", files, modes)
-	up, err := Run(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
+	up, err := Update(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || up[0].Commit == "" {
 		t.Fatalf("%+v, %v", up, err)
 	}
@@ -492,7 +492,7 @@ func TestUpdateReposKeepsModesAndBytes(t *testing.T) {
 	files["README.md"] = "# keda\n\nregenerated\n"
 	serveGenerated(t, e, "", files, modes)
 	sim.ResetLog()
-	if _, err := Run(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda")); err != nil {
+	if _, err := Update(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda")); err != nil {
 		t.Fatal(err)
 	}
 	if n, b := sim.Count("POST", "/repos/cloudcoil/models-keda/git/trees"), sim.Count("POST", "/repos/cloudcoil/models-keda/git/blobs"); n != 1 || b != 0 {
@@ -530,7 +530,7 @@ func TestUpdateReposChecksTheTokenBeforeItGenerates(t *testing.T) {
 			env, e := newEnv(t)
 			modeltest.RenderAnything(e)
 			serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
-			_, err = Run(ctx, env, gh, modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
+			_, err = Update(ctx, env, gh, modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, modelenv.ErrNoAccess) || !strings.Contains(err.Error(), "give --github-token CI_GITHUB_TOKEN") {
 				t.Errorf("err = %v, want the token refused (%q) with the fix", err, tc.want)
 			}
@@ -539,7 +539,7 @@ func TestUpdateReposChecksTheTokenBeforeItGenerates(t *testing.T) {
 			}
 			o := fromHead(repos, "keda")
 			o.DryRun = true
-			if _, err := Run(ctx, env, gh, modeltest.GeneratorRepo(t, env, nil), o); err != nil {
+			if _, err := Update(ctx, env, gh, modeltest.GeneratorRepo(t, env, nil), o); err != nil {
 				t.Errorf("a dry run with a read-only token: %v", err)
 			}
 		})
