@@ -138,7 +138,7 @@ func Verify(ctx context.Context, fn string, tool, registryTool *dagger.Container
 // Assemble, named once by the runner. s.Target is checked when the run is built.
 // fn is the function it is a call of, which names its flow in logs and errors.
 func AssembleAlone(ctx context.Context, fn string, s *ImageState, platforms []string, pushes []PlatformPush) error {
-	steps := []flow.Step[ImageState]{{Name: StepAssemble, Writes: true, Next: aloneAdvice.Untagged,
+	steps := []flow.Step[ImageState]{{Name: StepAssemble, Writes: true, Next: untaggedAdvice,
 		Run: func(ctx context.Context, s *ImageState) error { return s.Assemble(ctx, platforms, pushes) }}}
 	_, err := flow.Run(ctx, flow.Runner{Flow: fn, Log: s.Log}, steps, s)
 	return err

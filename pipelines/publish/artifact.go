@@ -62,6 +62,9 @@ type Scanner interface {
 	Scan(ctx context.Context, targets []ScanItem, ignore []byte) (*dagger.Directory, []ScanVerdict, error)
 	// SBOM is the CycloneDX JSON SBOM of one target.
 	SBOM(t ScanItem) *dagger.File
+	// Fix is what a maintainer does when the policy blocks an image, in the policy's
+	// terms (which findings block, and how one is accepted).
+	Fix() string
 	// ReportOnly marks reports as passing whatever they found: a scan that only reports.
 	ReportOnly(reports *dagger.Directory, job string) *dagger.Directory
 }

@@ -48,13 +48,15 @@ type DevResult struct {
 	Reports *dagger.Directory `json:"-"`
 }
 
-// devAdvice: every step before the tags leaves no tag behind, and each converges.
-var devAdvice = Advice{
-	Untagged: "no tag was written; re-run to finish: what is pushed and attached is kept",
-	Scan: "no tag was written: if Trivy failed to run, re-run; if it found CRITICAL or HIGH vulnerabilities " +
-		"with a fix, update the packages (or accept a finding in .trivyignore.yaml with a statement and an expiry) and push again",
-	Moved: "sha-<commit> is on another digest: a commit's image never moves; find out who wrote it",
-	Tag:   "re-run to finish: tags already on their digest are kept",
+// devAdvice: every step before the tags leaves no tag behind, and each converges; a
+// blocked scan is fixed as the scanner's policy says.
+func devAdvice(sc Scanner) Advice {
+	return Advice{
+		Untagged: "no tag was written; re-run to finish: what is pushed and attached is kept",
+		Scan:     "no tag was written: " + scanAdvice(sc, "push again"),
+		Moved:    "sha-<commit> is on another digest: a commit's image never moves; find out who wrote it",
+		Tag:      "re-run to finish: tags already on their digest are kept",
+	}
 }
 
 // PublishDev publishes the images of a commit pushed to dev: push by digest, scan exactly
@@ -69,16 +71,16 @@ func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error)
 		s.Ignore = []byte{}
 	}
 	// A push to dev never sets latest, so no stillLatest check is needed.
-	_, err := flow.Run(ctx, flow.Runner{Flow: d.Flow}, devSteps(sha, d.Source), s)
+	_, err := flow.Run(ctx, flow.Runner{Flow: d.Flow}, devSteps(sha, d.Source, d.Scanner), s)
 	return devResult(s), err
 }
 
 // devSteps are publish-dev's steps for commit sha: its inputs checked, then the image steps.
-func devSteps(sha string, src *dagger.Directory) []flow.Step[ImageState] {
+func devSteps(sha string, src *dagger.Directory, sc Scanner) []flow.Step[ImageState] {
 	return append([]flow.Step[ImageState]{{
 		Name: StepInputs, Next: "nothing was pushed and no tag was written: give what the error names",
 		Run: func(ctx context.Context, s *ImageState) error { return devInputs(ctx, s, sha, src) },
-	}}, Steps(devAdvice, func(s *ImageState) *ImageState { return s })...)
+	}}, Steps(devAdvice(sc), func(s *ImageState) *ImageState { return s })...)
 }
 
 // devInputs sets the tags of the commit and checks what publish-dev was given, the

@@ -120,6 +120,8 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 		clear   func(t *testing.T, w *publishtest.World)
 		step    string // the step that fails
 		wantErr string
+		// wantNext is in the advice after the error, when given.
+		wantNext string
 	}{
 		{
 			name: "registry fails mid-push", step: publish.StepPush,
@@ -137,7 +139,9 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 			inject: func(t *testing.T, w *publishtest.World, v *env) {
 				v.e.OnFile(engine.FileRule{Path: "/out/filer.json", Contents: buster})
 			},
-			wantErr: "image filer has fixable CRITICAL or HIGH vulnerabilities",
+			// tesk-core's scanner words the way out (the ignore file), not publishing.
+			wantErr:  "image filer has fixable CRITICAL or HIGH vulnerabilities",
+			wantNext: "accept a finding in .trivyignore.yaml with a statement and an expiry), and push again",
 		},
 		{
 			name:    "OIDC token missing",
@@ -181,6 +185,9 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 			_, err := publish.PublishDev(ctx, v.dev, sha)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "no tag was written") {
 				t.Fatalf("err = %v, want %q and that no tag was written", err, tt.wantErr)
+			}
+			if !strings.Contains(err.Error(), tt.wantNext) {
+				t.Errorf("err = %v, want advice with %q", err, tt.wantNext)
 			}
 			var fe *flow.Error
 			if !errors.As(err, &fe) || fe.Flow != "publish-dev" || fe.Step != tt.step {

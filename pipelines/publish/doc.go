@@ -1,7 +1,9 @@
-// Package publish is the image supply chain of tesk-core: push by digest, scan exactly
-// those digests, attest their build provenance, sign them, and only then tag them. It serves
-// the dev publishing on pushes to dev, the weekly scan of published images, and the image
-// steps of a release.
+// Package publish is an image supply chain: push by digest, scan exactly those digests,
+// attest their build provenance, sign them, and only then tag them. It works over the
+// artifacts and the scanner a system produces (Artifact, Scanner: tesk-core's in
+// pipelines/ci/artifact), whose policy (what blocks a scan, and how to fix it) stays the
+// system's. For tesk-core it serves the dev publishing on pushes to dev, the weekly scan
+// of published images, and the image steps of a release.
 //
 // Each step is one file that declares the step beside its body (its name, whether it
 // writes, the advice after a failure), run alone by a function (alone.go: a GitHub job

@@ -113,18 +113,32 @@ func Alone(ctx context.Context, fn string, s *ImageState, names ...string) error
 	steps := append([]flow.Step[ImageState]{{
 		Name: StepInputs, Next: "nothing was written: give what the error names",
 		Run: func(context.Context, *ImageState) error { return s.checkGiven(names) },
-	}}, Steps(aloneAdvice, func(s *ImageState) *ImageState { return s }, names...)...)
+	}}, Steps(aloneAdvice(s.Scanner), func(s *ImageState) *ImageState { return s }, names...)...)
 	_, err := flow.Run(ctx, flow.Runner{Flow: fn, Log: s.Log}, steps, s)
 	return err
 }
 
-// aloneAdvice: a step run alone keeps what it wrote, so running it again finishes it.
-var aloneAdvice = Advice{
-	Untagged: "no tag was written; re-run the step to finish: what is pushed and attached is kept",
-	Scan: "if Trivy failed to run, re-run; if it found CRITICAL or HIGH vulnerabilities with a fix, update the packages " +
-		"(or accept a finding in .trivyignore.yaml with a statement and an expiry) and build again",
-	Moved: "a tag that never moves is on another digest: publish a higher version, or find out who wrote it",
-	Tag:   "re-run to finish: tags already on their digest are kept",
+// aloneAdvice: a step run alone keeps what it wrote, so running it again finishes it; a
+// blocked scan is fixed as the scanner's policy says.
+func aloneAdvice(sc Scanner) Advice {
+	return Advice{
+		Untagged: untaggedAdvice,
+		Scan:     scanAdvice(sc, "build again"),
+		Moved:    "a tag that never moves is on another digest: publish a higher version, or find out who wrote it",
+		Tag:      "re-run to finish: tags already on their digest are kept",
+	}
+}
+
+const untaggedAdvice = "no tag was written; re-run the step to finish: what is pushed and attached is kept"
+
+// scanAdvice is what to do after a failed scan: re-run one that did not run; else what
+// the scanner's policy says (Scanner.Fix), then then.
+func scanAdvice(sc Scanner, then string) string {
+	fix := "fix what its reports name"
+	if sc != nil {
+		fix = sc.Fix()
+	}
+	return "if the scanner failed to run, re-run; if its policy blocks an image, " + fix + ", and " + then
 }
 
 // MovedTag is whether err is a tag that never moves found on another digest (now, or

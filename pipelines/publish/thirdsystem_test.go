@@ -58,6 +58,8 @@ func (s acmeScanner) SBOM(t publish.ScanItem) *dagger.File {
 	return s.c.Directory().WithNewFile("sbom.cdx.json", publishtest.SBOM(t.Name)).File("sbom.cdx.json")
 }
 
+func (s acmeScanner) Fix() string { return "move widget to a base without the finding acme names" }
+
 func (s acmeScanner) ReportOnly(reports *dagger.Directory, _ string) *dagger.Directory {
 	return reports
 }
@@ -108,7 +110,8 @@ func TestAThirdSystemPublishesThroughTheSamePackage(t *testing.T) {
 	// acme's policy blocks the image: the run stops at the scan, in acme's words, with the
 	// digest pushed (untagged) and nothing attached or tagged.
 	s, err := release(acmeScanner{c: c, blocked: map[string]string{"widget": "ACME-2026-1"}})
-	if err == nil || !strings.Contains(err.Error(), "acme-release: scan-digests: acme policy blocks widget") {
+	if err == nil || !strings.Contains(err.Error(), "acme-release: scan-digests: acme policy blocks widget") ||
+		!strings.Contains(err.Error(), "if its policy blocks an image, move widget to a base without the finding acme names, and build again") {
 		t.Fatalf("a blocked scan: %v", err)
 	}
 	if len(s.Scans) != 1 || s.Scans[0].Passed || !strings.Contains(s.Scans[0].Summary, "ACME-2026-1") {

@@ -69,9 +69,9 @@ func (v Verification) Text() string {
 	return b.String()
 }
 
-// ExampleReleaseIdentity is the identity of tesk-core's release workflow on a release tag,
-// as the docs give it.
-const ExampleReleaseIdentity = `^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$`
+// identityShape is the shape of a release workflow's identity on a release tag, for errors:
+// a system's own (tesk-core's is in its docs) fills in its repository and workflow.
+const identityShape = `^https://github\.com/<owner>/<repository>/\.github/workflows/<workflow>\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$`
 
 // Anchored reports whether an identity regexp matches whole identities only: ^ first and $
 // last around everything, alternatives included. Unanchored, "github\.com/o/r/" would also
@@ -158,7 +158,7 @@ func (r VerifyRequest) check() error {
 		return fmt.Errorf("--identity %q is not a regular expression: %w", r.Identity, err)
 	}
 	if !Anchored(r.Identity) {
-		return fmt.Errorf("--identity %q is not anchored: write it as ^…$ so that it matches the whole identity, e.g. %s", r.Identity, ExampleReleaseIdentity)
+		return fmt.Errorf("--identity %q is not anchored: write it as ^…$ so that it matches the whole identity, e.g. %s", r.Identity, identityShape)
 	}
 	if _, _, err := splitRef(r.Image); err != nil {
 		return err

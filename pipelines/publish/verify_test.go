@@ -124,7 +124,7 @@ func TestAnchored(t *testing.T) {
 		re string
 		ok bool
 	}{
-		{publish.ExampleReleaseIdentity, true},
+		{`^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/release\.yml@refs/tags/v[0-9][0-9A-Za-z.+-]*$`, true},
 		{publishtest.IdentityRegexp, true},
 		{`^(a|b)$`, true},
 		{`^https://github\.com/o/r/\.github/workflows/release\.yml@refs/tags/v`, false},

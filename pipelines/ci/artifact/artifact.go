@@ -79,6 +79,13 @@ func (s scanner) SBOM(t publish.ScanItem) *dagger.File {
 	return s.p.SBOM(ci.ScanInput{Name: t.Name, Ref: t.Ref})
 }
 
+// Fix is tesk-core's policy's way out: a CRITICAL or HIGH vulnerability with a fix blocks
+// until its package is updated, or the finding is accepted in the ignore file.
+func (s scanner) Fix() string {
+	return "update the packages that have a fix for each CRITICAL or HIGH vulnerability (or accept a finding in " +
+		ci.IgnoreFile + " with a statement and an expiry)"
+}
+
 func (s scanner) ReportOnly(reports *dagger.Directory, job string) *dagger.Directory {
 	return ci.WithVerdict(reports, ci.NewVerdict(job))
 }
