@@ -10,6 +10,7 @@ import (
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/models/modelenv"
+	"dagger/shipyard/models/modeltest"
 )
 
 func TestModelCI(t *testing.T) {
@@ -56,12 +57,12 @@ func TestModelCI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, e := newEnv(t)
-			serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, tt.changes), tt.edit))
+			env, e := modeltest.NewEnv(t)
+			modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, tt.changes), tt.edit))
 			if tt.program != nil {
 				tt.program(e)
 			}
-			r, err := RepositoryCI(context.Background(), env, hostRepo(t, env, tt.changes))
+			r, err := RepositoryCI(context.Background(), env, modeltest.HostRepo(t, env, tt.changes))
 			if tt.wantErr == "" && err != nil {
 				t.Fatalf("%v", err)
 			}
@@ -75,7 +76,7 @@ func TestModelCI(t *testing.T) {
 				}
 			}
 			// The checkout as it is: no rendering, no generation, no lock refresh.
-			for _, args := range execArgs(e) {
+			for _, args := range modeltest.ExecArgs(e) {
 				if strings.Contains(args, "cloudcoil-model-codegen") || strings.Contains(args, "cookiecutter") || strings.HasPrefix(args, "uv lock") {
 					t.Errorf("model-ci regenerated: %q", args)
 				}
@@ -83,8 +84,8 @@ func TestModelCI(t *testing.T) {
 			if tt.wantRows == nil {
 				return // refused before running
 			}
-			if !hasExec(e, "uv sync --frozen --all-extras") {
-				t.Errorf("the locked environment was not installed: %q", execArgs(e))
+			if !modeltest.HasExec(e, "uv sync --frozen --all-extras") {
+				t.Errorf("the locked environment was not installed: %q", modeltest.ExecArgs(e))
 			}
 			dir, err := r.Dir(env.Client)
 			if err != nil {
@@ -107,7 +108,7 @@ func TestModelCI(t *testing.T) {
 			if got := strings.Contains(chain, reports) && strings.HasSuffix(chain, fromTheTestRun); got != !tt.oldestFails {
 				t.Errorf("the report holds the oldest Python's test reports: %v, want %v; its chain:\n%s", got, !tt.oldestFails, chain)
 			}
-			noSecrets(t, e)
+			modeltest.NoSecrets(t, e)
 		})
 	}
 }
@@ -121,13 +122,13 @@ func TestModelCIRefusesAMakefileWithoutItsTargets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, e := newEnv(t)
-			_, err := RepositoryCI(context.Background(), env, hostRepo(t, env, map[string]string{"Makefile": tt.makefile}))
+			env, e := modeltest.NewEnv(t)
+			_, err := RepositoryCI(context.Background(), env, modeltest.HostRepo(t, env, map[string]string{"Makefile": tt.makefile}))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
 			if n := len(e.Graph().Execs()); n != 0 {
-				t.Errorf("ran %d commands before refusing: %q", n, execArgs(e))
+				t.Errorf("ran %d commands before refusing: %q", n, modeltest.ExecArgs(e))
 			}
 		})
 	}
@@ -147,10 +148,10 @@ func fixturesPythonImage(t *testing.T, minor string) string {
 // no job runs on it: each is a skipped row saying why, after the failed install row, and
 // the error carries the table.
 func TestModelCIInstallFailureSkipsEveryJob(t *testing.T) {
-	env, e := newEnv(t)
-	serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	env, e := modeltest.NewEnv(t)
+	modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
 	e.OnExec(engine.ExecRule{ArgsContain: "uv sync --frozen --all-extras", ExitCode: 1, Stderr: "error: the lockfile needs to be updated"})
-	r, err := RepositoryCI(context.Background(), env, hostRepo(t, env, nil))
+	r, err := RepositoryCI(context.Background(), env, modeltest.HostRepo(t, env, nil))
 	if err == nil || !strings.Contains(err.Error(), "1 job(s) failed: install") || !strings.Contains(err.Error(), r.Summary.Table()) {
 		t.Fatalf("err = %v, want the failed install with the table", err)
 	}
@@ -166,7 +167,7 @@ func TestModelCIInstallFailureSkipsEveryJob(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("rows %v, want %v", got, want)
 	}
-	for _, args := range execArgs(e) {
+	for _, args := range modeltest.ExecArgs(e) {
 		if strings.HasPrefix(args, "make ") || strings.HasPrefix(args, "uv build") {
 			t.Errorf("ran %q on an environment that did not install", args)
 		}

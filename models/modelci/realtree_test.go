@@ -2,13 +2,14 @@ package modelci
 
 import (
 	"context"
-	"dagger/shipyard/internal/testkit/cookiecutter"
-	"dagger/shipyard/internal/testkit/fixtures"
-	"dagger/shipyard/models/modeltest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dagger/shipyard/internal/testkit/cookiecutter"
+	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/models/modeltest"
 )
 
 // writeTree writes files (path → contents) under a new temporary folder.
@@ -45,8 +46,8 @@ func TestModelCIAndCheckArtifactsRealIntegrations(t *testing.T) {
 				files := modeltest.PatchedCheckout(rendered, name)
 				dist := fixtures.BuildDistributions(t, files, nil)
 
-				env, e := newEnv(t)
-				serveDistributions(e, "", dist)
+				env, e := modeltest.NewEnv(t)
+				modeltest.ServeDistributions(e, "", dist)
 				repo := env.Client.Host().Directory(writeTree(t, files))
 				report, err := env.CheckArtifacts(context.Background(), repo)
 				if err != nil || len(report.Problems) != 0 {

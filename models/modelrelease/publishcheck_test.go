@@ -8,6 +8,7 @@ import (
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/models/modeltest"
 )
 
 func TestPublishCheck(t *testing.T) {
@@ -57,18 +58,18 @@ func TestPublishCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, e := newEnv(t)
-			serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, tt.changes), tt.edit))
+			env, e := modeltest.NewEnv(t)
+			modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, tt.changes), tt.edit))
 			if tt.program != nil {
 				tt.program(e)
 			}
-			report, err := PublishCheck(context.Background(), env, "publish-check", hostRepo(t, env, tt.changes), tt.tag)
+			report, err := PublishCheck(context.Background(), env, "publish-check", modeltest.HostRepo(t, env, tt.changes), tt.tag)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !hasExec(e, "uv sync --locked") || !hasExec(e, "uv build --out-dir /dist") {
-					t.Errorf("execs: %v", execArgs(e))
+				if !modeltest.HasExec(e, "uv sync --locked") || !modeltest.HasExec(e, "uv build --out-dir /dist") {
+					t.Errorf("execs: %v", modeltest.ExecArgs(e))
 				}
 				if !strings.Contains(report.Text(), "artifacts match the checkout") {
 					t.Errorf("report:\n%s", report.Text())
@@ -83,7 +84,7 @@ func TestPublishCheck(t *testing.T) {
 			if !strings.Contains(err.Error(), "\n  next: ") {
 				t.Errorf("err = %v, want its advice", err)
 			}
-			noSecrets(t, e)
+			modeltest.NoSecrets(t, e)
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/models/modeltest"
 )
 
 // TestModelReleaseFaultsNameDeclaredSteps: a fault at each step the model release declares
@@ -74,7 +75,7 @@ func TestModelReleaseFaultsNameDeclaredSteps(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.step, func(t *testing.T) {
 			w := newWorld(t)
-			env, e := newEnv(t)
+			env, e := modeltest.NewEnv(t)
 			var o ReleaseOptions
 			if tc.arrange(w, e, &o) {
 				w.serve(e, "1.17.1.0", nil)

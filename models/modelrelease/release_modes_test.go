@@ -2,6 +2,11 @@ package modelrelease
 
 import (
 	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/githubclient"
 	"dagger/shipyard/internal/testkit/fixtures"
@@ -9,10 +14,6 @@ import (
 	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/modeltest"
 	"dagger/shipyard/models/updaterepos"
-	"net/http"
-	"strings"
-	"testing"
-	"time"
 )
 
 const updateToken = "ghp_ci_github_token_for_updates"
@@ -26,10 +27,10 @@ const sourceRepo = "cloudcoil/cloudcoil"
 func TestReleasePushKeepsModes(t *testing.T) {
 	ctx := context.Background()
 	sim, repos := modelRepos(t, "keda")
-	env, e := newEnv(t)
+	env, e := modeltest.NewEnv(t)
 	modeltest.RenderAnything(e)
 	files := fixtures.ModelRepoFiles(t, map[string]string{"scripts/regenerate.sh": "#!/bin/sh\n", "docs/README.md": "../README.md"})
-	serveGenerated(t, e, "", files, map[string]string{"scripts/regenerate.sh": fixtures.ArchiveExecutable, "docs/README.md": fixtures.ArchiveSymlink})
+	modeltest.ServeGenerated(t, e, "", files, map[string]string{"scripts/regenerate.sh": fixtures.ArchiveExecutable, "docs/README.md": fixtures.ArchiveSymlink})
 	up, err := updaterepos.Update(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil {
 		t.Fatal(err)

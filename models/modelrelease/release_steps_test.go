@@ -14,6 +14,7 @@ import (
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models"
 	"dagger/shipyard/models/modelenv"
+	"dagger/shipyard/models/modeltest"
 )
 
 // CheckAccess decides from the role GitHub reports and, since that role is the token's
@@ -161,7 +162,7 @@ func TestTheTokenIsCheckedBeforeAnyWork(t *testing.T) {
 			if flow.FailedStep(err) != "check token" || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "next: ") {
 				t.Fatalf("err = %v, want the check token step saying %q", err, tc.want)
 			}
-			if execs := execArgs(e); len(execs) != 0 {
+			if execs := modeltest.ExecArgs(e); len(execs) != 0 {
 				t.Errorf("the run built before checking its token: %v", execs)
 			}
 			w.noWrites()

@@ -10,6 +10,7 @@ import (
 	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models"
 	"dagger/shipyard/models/modelenv"
+	"dagger/shipyard/models/modeltest"
 )
 
 func TestFirstReleaseLeavesADraftPinnedToItsCommit(t *testing.T) {
@@ -54,11 +55,11 @@ func TestFirstReleaseLeavesADraftPinnedToItsCommit(t *testing.T) {
 	// refreshed within the compatible range, the checks ran, the version's lock refreshed.
 	for _, args := range []string{"uv lock --upgrade-package cloudcoil", "uv run --frozen cloudcoil-model-codegen",
 		"make lint", "make test", "uv lock", "uv build --out-dir /dist"} {
-		if !hasExec(e, args) {
+		if !modeltest.HasExec(e, args) {
 			t.Errorf("no exec %q", args)
 		}
 	}
-	noSecrets(t, e)
+	modeltest.NoSecrets(t, e)
 }
 
 func TestIdenticalRerunIsANoOp(t *testing.T) {
@@ -131,7 +132,7 @@ func TestTemplateChangeGivesTheNextPackagingRevision(t *testing.T) {
 func TestMainAdvancingStopsPublication(t *testing.T) {
 	t.Run("before the push: nothing is written", func(t *testing.T) {
 		w := newWorld(t)
-		env, e := newEnv(t)
+		env, e := modeltest.NewEnv(t)
 		w.serve(e, "1.17.1.0", nil)
 		var once sync.Once
 		// main moves while the models generate.
@@ -199,7 +200,7 @@ func TestFailedChecksPublishNothing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
-			env, e := newEnv(t)
+			env, e := modeltest.NewEnv(t)
 			tt.program(w, e)
 			res, _, err := w.runIn(env, e, ReleaseOptions{Publish: true, AutoPublish: true}, nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "nothing was pushed or released") {
@@ -333,7 +334,7 @@ func TestConcurrentRunsDoNotAllocateTheSameVersionTwice(t *testing.T) {
 		results := make([]ReleaseResult, 2)
 		errs := make([]error, 2)
 		for i := range results {
-			env, e := newEnv(t)
+			env, e := modeltest.NewEnv(t)
 			w.serve(e, "1.17.1.0", nil)
 			wg.Add(1)
 			go func() {

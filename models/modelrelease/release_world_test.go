@@ -3,6 +3,7 @@ package modelrelease
 import (
 	"dagger/shipyard/internal/githubclient"
 	"dagger/shipyard/models/modelenv"
+	"dagger/shipyard/models/modeltest"
 
 	"context"
 	"fmt"
@@ -116,14 +117,14 @@ func (w *world) serve(e *engine.Engine, version string, edit func(kind string, f
 	files[modelenv.PyprojectPath] = string(pyproject)
 	delete(files, RecordPath)
 	// The chain of the build holds the versioned pyproject.toml, quoted.
-	serveDistributions(e, fmt.Sprintf(`version = \"%s\"`, version), fixtures.BuildDistributions(w.t, files, edit))
+	modeltest.ServeDistributions(e, fmt.Sprintf(`version = \"%s\"`, version), fixtures.BuildDistributions(w.t, files, edit))
 }
 
 // run releases upstream from the checkout with a fresh engine double that serves the
 // given versions' builds.
 func (w *world) run(o ReleaseOptions, gh *githubclient.Client, versions ...string) (ReleaseResult, *engine.Engine, error) {
 	w.t.Helper()
-	env, e := newEnv(w.t)
+	env, e := modeltest.NewEnv(w.t)
 	for _, v := range versions {
 		w.serve(e, v, nil)
 	}

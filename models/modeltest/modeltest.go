@@ -5,6 +5,7 @@
 package modeltest
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"io/fs"
@@ -20,6 +21,7 @@ import (
 	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
+	"dagger/shipyard/internal/testkit/flowexecs"
 	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/upstreams"
@@ -259,4 +261,47 @@ func GeneratorTree(t testing.TB, changes map[string]string) string {
 func RenderAnything(e *engine.Engine) {
 	e.OnEntries(engine.DirRule{Path: genrepo.RenderDir, Entries: []string{"models-x/"}})
 	ServeRendered(e, "models-x", modelRepoFiles())
+}
+
+// NewEnv starts a strict engine double, expecting the model flows' commands
+// (flowexecs.Model), and an Env connected to it: any other command fails the test.
+func NewEnv(t testing.TB, opts ...engine.Option) (modelenv.Env, *engine.Engine) {
+	t.Helper()
+	e := engine.New(t, append([]engine.Option{engine.StrictExecs()}, opts...)...)
+	e.ExpectExecs(flowexecs.Model()...)
+	return modelenv.NewEnv(e.Client(context.Background())), e
+}
+
+// HostRepo is the model repository fixture, with changes, as a directory of the double.
+func HostRepo(t testing.TB, env modelenv.Env, changes map[string]string) *dagger.Directory {
+	t.Helper()
+	return env.Client.Host().Directory(fixtures.ModelRepo(t, changes))
+}
+
+// NoSecrets fails t when the graph e recorded created a secret or gave one to an exec.
+func NoSecrets(t testing.TB, e *engine.Engine) {
+	t.Helper()
+	g := e.Graph()
+	if len(g.Secrets()) > 0 {
+		t.Errorf("the graph created secrets: %v", g.Secrets())
+	}
+	for _, x := range g.Execs() {
+		if len(x.Secrets) > 0 {
+			t.Errorf("exec %v received secrets %v", x.Args, x.Secrets)
+		}
+	}
+}
+
+// ExecArgs are the commands e ran, each as one line.
+func ExecArgs(e *engine.Engine) []string {
+	var out []string
+	for _, x := range e.Graph().Execs() {
+		out = append(out, strings.Join(x.Args, " "))
+	}
+	return out
+}
+
+// HasExec is whether e ran exactly the command args.
+func HasExec(e *engine.Engine, args string) bool {
+	return slices.Contains(ExecArgs(e), args)
 }

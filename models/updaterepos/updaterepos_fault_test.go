@@ -78,9 +78,9 @@ func TestUpdateRepoFaultsNameDeclaredSteps(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			sim, repos := modelRepos(t, "keda")
-			env, e := newEnv(t)
+			env, e := modeltest.NewEnv(t)
 			modeltest.RenderAnything(e)
-			serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+			modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 			o := fromHead(repos, tc.integration)
 			o.Branch = "main"
 			gh := tc.inject(t, sim, e, &o)

@@ -69,9 +69,9 @@ func TestUpdateReposOneFailureLeavesTheOthersPushed(t *testing.T) {
 	for n, r := range repos {
 		before[n] = r.Branch("main")
 	}
-	env, e := newEnv(t)
+	env, e := modeltest.NewEnv(t)
 	modeltest.RenderAnything(e)
-	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	e.OnExec(engine.ExecRule{ArgsContain: "cloudcoil-model-codegen", ExitCode: 1, Stderr: "error: schema 404",
 		Match: func(x engine.Exec) bool { return strings.Contains(x.Chain, "models/velero") }})
 	var log []string
@@ -111,14 +111,14 @@ func TestUpdateReposOneFailureLeavesTheOthersPushed(t *testing.T) {
 	if !strings.Contains(up.Text(), "cloudcoil/models-keda: pushed") || !strings.Contains(up.Text(), "cloudcoil/models-velero: failed (generate)") {
 		t.Errorf("text:\n%s", up.Text())
 	}
-	noSecrets(t, e)
+	modeltest.NoSecrets(t, e)
 }
 
 func TestUpdateReposUnchangedTreePushesNothing(t *testing.T) {
 	sim, repos := modelRepos(t, "keda")
-	env, e := newEnv(t)
+	env, e := modeltest.NewEnv(t)
 	modeltest.RenderAnything(e)
-	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	first, err := Update(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || first[0].Commit == "" {
 		t.Fatalf("first: %+v, %v", first, err)
@@ -165,9 +165,9 @@ func TestUpdateReposRefusesADivergedMain(t *testing.T) {
 			moved = repos["keda"].CommitOnBranch("main", "a maintainer's fix", map[string]string{"FIX.md": "fix\n"})
 		},
 	})
-	env, e := newEnv(t)
+	env, e := modeltest.NewEnv(t)
 	modeltest.RenderAnything(e)
-	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	up, err := Update(context.Background(), env, gh, modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err == nil || flow.FailedStep(up[0].Err) != "push" || !strings.Contains(err.Error(), "main of cloudcoil/models-keda diverged") {
 		t.Fatalf("err = %v", err)
@@ -180,9 +180,9 @@ func TestUpdateReposRefusesADivergedMain(t *testing.T) {
 func TestUpdateReposDryRunWritesNothing(t *testing.T) {
 	sim, repos := modelRepos(t, "keda")
 	head := repos["keda"].Branch("main")
-	env, e := newEnv(t)
+	env, e := modeltest.NewEnv(t)
 	modeltest.RenderAnything(e)
-	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	up, err := Update(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), UpdateOptions{Flow: "update-repos", Names: []string{"keda"}, DryRun: true})
 	if err != nil || up[0].Commit != "" || up[0].Head != head || len(sim.Writes()) != 0 {
 		t.Fatalf("%+v, %v, writes %v", up, err, sim.Writes())
@@ -196,10 +196,10 @@ func TestUpdateReposDryRunWritesNothing(t *testing.T) {
 func TestUpdateReposCreatesAMissingRepository(t *testing.T) {
 	ctx := context.Background()
 	sim, repos := modelRepos(t, "keda")
-	env, e := newEnv(t)
+	env, e := modeltest.NewEnv(t)
 	modeltest.RenderAnything(e)
 	generated := fixtures.ModelRepoFiles(t, nil)
-	serveGenerated(t, e, "", generated, nil)
+	modeltest.ServeGenerated(t, e, "", generated, nil)
 	source := modeltest.GeneratorRepo(t, env, nil)
 
 	o := fromHead(repos, "istio", "velero")
@@ -252,9 +252,9 @@ func TestUpdateReposNamesTheCommandWhenItMayNotCreate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, e := newEnv(t)
+	env, e := modeltest.NewEnv(t)
 	modeltest.RenderAnything(e)
-	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	_, err = Update(context.Background(), env, gh, modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "istio"))
 	want := `next: create it as Cloudcoil's publish-repo-istio does: gh repo create cloudcoil/models-istio --add-readme --public --description "Generated model repository for istio" && gh repo edit --add-topic cloudcoil --add-topic cloudcoil-models cloudcoil/models-istio`
 	if err == nil || !strings.Contains(err.Error(), "cloudcoil/models-istio does not exist, and CI_GITHUB_TOKEN may not create it") || !strings.Contains(err.Error(), want) {
@@ -272,7 +272,7 @@ func TestUpdateReposNamesTheCommandWhenItMayNotCreate(t *testing.T) {
 // Makefile's REPOS; those models/upstreams.json leaves out are named in the output.
 func TestModelFolders(t *testing.T) {
 	ctx := context.Background()
-	env, _ := newEnv(t)
+	env, _ := modeltest.NewEnv(t)
 	source := modeltest.GeneratorRepo(t, env, map[string]string{"models/extra/x.yaml": "x\n"})
 	got, err := ModelFolders(ctx, source)
 	if want := append(upstreamstest.Names(), "extra"); err != nil || !slices.Equal(got, slices.Sorted(slices.Values(want))) {
@@ -305,12 +305,12 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 	src := repos[sourceRepo]
 	older := src.Branch("main")
 	newer := src.CommitOnBranch("main", "Update keda to v2.16.0", map[string]string{"models/upstreams.json": "{}\n"})
-	env, e := newEnv(t)
+	env, e := modeltest.NewEnv(t)
 	modeltest.RenderAnything(e)
-	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 
 	newerFiles := fixtures.ModelRepoFiles(t, map[string]string{"README.md": "# keda, newer generation\n"})
-	serveGenerated(t, e, "", newerFiles, nil)
+	modeltest.ServeGenerated(t, e, "", newerFiles, nil)
 	newGen := modeltest.GeneratorRepo(t, env, map[string]string{"models/keda/README.md": "# keda, newer generation\n"})
 	pushed, err := Update(ctx, env, updateClient(t, sim, nil), newGen, fromHead(repos, "keda"))
 	if err != nil || pushed[0].Commit == "" {
@@ -323,7 +323,7 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 	latest := src.CommitOnBranch("main", "docs", map[string]string{"README.md": "Cloudcoil, docs\n"})
 
 	sim.ResetLog()
-	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil) // the older generation
+	modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil) // the older generation
 	o := fromHead(repos, "keda")
 	o.SourceCommit = older
 	up, err := Update(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
@@ -340,13 +340,13 @@ func TestUpdateReposRefusesAnOlderSource(t *testing.T) {
 	}
 
 	o.SourceCommit = newer
-	serveGenerated(t, e, "", newerFiles, nil)
+	modeltest.ServeGenerated(t, e, "", newerFiles, nil)
 	again, err := Update(ctx, env, updateClient(t, sim, nil), newGen, o)
 	if err != nil || !again[0].Unchanged {
 		t.Errorf("the newer run's re-run: %+v, %v", again, err)
 	}
 	o.SourceCommit = latest
-	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	last, err := Update(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
 	if err != nil || last[0].Commit == "" {
 		t.Errorf("a run from main's head: %+v, %v", last, err)
@@ -359,9 +359,9 @@ func TestUpdateReposRefusesASourceWithNoRecord(t *testing.T) {
 	sim, repos := modelRepos(t, "keda")
 	older := repos[sourceRepo].Branch("main")
 	repos[sourceRepo].CommitOnBranch("main", "newer", map[string]string{"README.md": "newer\n"})
-	env, e := newEnv(t)
+	env, e := modeltest.NewEnv(t)
 	modeltest.RenderAnything(e)
-	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	o := fromHead(repos, "keda")
 	o.SourceCommit = older
 	_, err := Update(context.Background(), env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), o)
@@ -375,9 +375,9 @@ func TestUpdateReposRefusesASourceWithNoRecord(t *testing.T) {
 
 func TestUpdateReposSourceArguments(t *testing.T) {
 	sim, repos := modelRepos(t, "keda")
-	env, e := newEnv(t)
+	env, e := modeltest.NewEnv(t)
 	modeltest.RenderAnything(e)
-	serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+	modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 	tests := []struct {
 		name string
 		edit func(*UpdateOptions)
@@ -468,7 +468,7 @@ func FuzzRecordedSource(f *testing.F) {
 func TestUpdateReposKeepsModesAndBytes(t *testing.T) {
 	ctx := context.Background()
 	sim, repos := modelRepos(t, "keda")
-	env, e := newEnv(t)
+	env, e := modeltest.NewEnv(t)
 	modeltest.RenderAnything(e)
 	files := fixtures.ModelRepoFiles(t, map[string]string{
 		"scripts/regenerate.sh": "#!/bin/sh\nmake gen-models\n",
@@ -476,7 +476,7 @@ func TestUpdateReposKeepsModesAndBytes(t *testing.T) {
 		"docs/logo.png":         "\x89PNG\r\n\x1a\n\x00\xff\xfe",
 	})
 	modes := map[string]string{"scripts/regenerate.sh": fixtures.ArchiveExecutable, "docs/README.md": fixtures.ArchiveSymlink}
-	serveGenerated(t, e, "", files, modes)
+	modeltest.ServeGenerated(t, e, "", files, modes)
 	up, err := Update(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
 	if err != nil || up[0].Commit == "" {
 		t.Fatalf("%+v, %v", up, err)
@@ -490,7 +490,7 @@ func TestUpdateReposKeepsModesAndBytes(t *testing.T) {
 	}
 
 	files["README.md"] = "# keda\n\nregenerated\n"
-	serveGenerated(t, e, "", files, modes)
+	modeltest.ServeGenerated(t, e, "", files, modes)
 	sim.ResetLog()
 	if _, err := Update(ctx, env, updateClient(t, sim, nil), modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda")); err != nil {
 		t.Fatal(err)
@@ -527,9 +527,9 @@ func TestUpdateReposChecksTheTokenBeforeItGenerates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			env, e := newEnv(t)
+			env, e := modeltest.NewEnv(t)
 			modeltest.RenderAnything(e)
-			serveGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
+			modeltest.ServeGenerated(t, e, "", fixtures.ModelRepoFiles(t, nil), nil)
 			_, err = Update(ctx, env, gh, modeltest.GeneratorRepo(t, env, nil), fromHead(repos, "keda"))
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, modelenv.ErrNoAccess) || !strings.Contains(err.Error(), "give --github-token CI_GITHUB_TOKEN") {
 				t.Errorf("err = %v, want the token refused (%q) with the fix", err, tc.want)
