@@ -115,6 +115,7 @@ func TestPushAttestSignTagVerify(t *testing.T) {
 		if _, err := remote.Head(ref); err != nil {
 			t.Errorf("%s was not pushed: %v", ref, err)
 		}
+		pushed[img] = d // what the later steps' outputs name
 	}
 
 	// The pushed digests scanned by real Trivy, anonymously, with the reports and the

@@ -95,6 +95,7 @@ func TestMultiPlatformImages(t *testing.T) {
 			t.Errorf("push-by-digest printed %s for %s, want it in %s", printed, img, want)
 		}
 		checkIndex(t, "127.0.0.1:"+registryPort+"/shipyard-test-mp/tesk-core-"+img+"@"+d)
+		pushed[img] = d // what the later checks read by digest
 	}
 	if strings.Contains(digests, password) {
 		t.Error("the registry password reached the output")

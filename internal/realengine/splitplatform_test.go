@@ -163,7 +163,11 @@ func TestDevPushSplitByPlatform(t *testing.T) {
 	if err := json.Unmarshal([]byte(assembled), &digests); err != nil || len(digests) != 1 || digests["filer"] == "" {
 		t.Fatalf("assemble-index printed %q (%v)", assembled, err)
 	}
-	ref := "127.0.0.1:" + registryPort + "/shipyard-test-devsplit/tesk-core-filer@" + digests["filer"]
+	repo, digest, _ := strings.Cut(digests["filer"], "@")
+	if repo != registryHost+"/shipyard-test-devsplit/tesk-core-filer" {
+		t.Errorf("assemble-index printed %s, want filer in its repository", digests["filer"])
+	}
+	ref := "127.0.0.1:" + registryPort + "/shipyard-test-devsplit/tesk-core-filer@" + digest
 	checkIndex(t, ref)
 	idx, err := remote.Index(mustRef(t, ref))
 	if err != nil {
