@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/corpus"
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/testkit/cookiecutter"
-	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/modeltest"
 	"dagger/shipyard/models/upstreams"

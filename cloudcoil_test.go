@@ -10,12 +10,12 @@ import (
 
 	sdk "dagger.io/dagger"
 
+	"dagger/shipyard/internal/demoworld/corpus"
+	"dagger/shipyard/internal/demoworld/githubsim"
+	"dagger/shipyard/internal/demoworld/pypisim"
 	"dagger/shipyard/internal/githubcmd"
-	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubexec"
-	"dagger/shipyard/internal/testkit/githubsim"
-	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/versions"
 	"dagger/shipyard/models/versions/versionstest"

@@ -14,11 +14,11 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/demo"
+	"dagger/shipyard/internal/demoworld/demoserver"
+	"dagger/shipyard/internal/demoworld/teskdemo"
 	"dagger/shipyard/internal/functions"
-	"dagger/shipyard/internal/testkit/demoserver"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/flowexecs"
-	"dagger/shipyard/internal/testkit/teskdemo"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/release"
 )

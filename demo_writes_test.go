@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/demo"
+	"dagger/shipyard/internal/demoworld/teskdemo"
 	"dagger/shipyard/internal/functions"
-	"dagger/shipyard/internal/testkit/teskdemo"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/release"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
 

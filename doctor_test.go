@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
+	"dagger/shipyard/internal/demoworld/pypisim"
 	"dagger/shipyard/internal/testkit/fixtures"
-	"dagger/shipyard/internal/testkit/githubsim"
-	"dagger/shipyard/internal/testkit/pypisim"
 )
 
 const doctorToken = "ghp_doctor_module_test_token"

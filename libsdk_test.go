@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/mod/semver"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 // The engine's Go SDK runtime runs codegen with --lib-version (core/sdk/go_sdk.go), and

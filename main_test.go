@@ -11,9 +11,9 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/demoworld/corpus"
 	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/pins"
-	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/flowexecs"

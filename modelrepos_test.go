@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
+	"dagger/shipyard/internal/demoworld/pypisim"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/flowexecs"
-	"dagger/shipyard/internal/testkit/githubsim"
-	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/modelrelease"

@@ -64,7 +64,7 @@ func TestModuleSourceFilterReadsThePatternsAsTheEngineDoes(t *testing.T) {
 		{"main_test.go", false},
 		{"models/genrepo/template/ci.yml", true},
 		{"models/modeltest/modeltest.go", false},
-		{"internal/testkit/githubsim/contract.go", true},
+		{"internal/demoworld/githubsim/contract.go", true},
 		{"internal/testkit/engine/engine.go", false},
 		{"internal/realengine/realengine.go", false},
 		{"supplychain/cmd/registry/main.go", true},

@@ -16,9 +16,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/testkit/engine"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/engine"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskrepo"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/demoserver"
-	"dagger/shipyard/internal/testkit/githubsim"
-	"dagger/shipyard/internal/testkit/teskdemo"
+	"dagger/shipyard/internal/demoworld/demoserver"
+	"dagger/shipyard/internal/demoworld/githubsim"
+	"dagger/shipyard/internal/demoworld/teskdemo"
 	"dagger/shipyard/pipelines/releasegate"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 // historyCommit is one commit of the real Cloudcoil history: its abbreviated id, subject

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/githubclient"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/wire"
 )
 

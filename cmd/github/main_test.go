@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/wire"
 )
 

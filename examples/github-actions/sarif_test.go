@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/codescanning"
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 	"dagger/shipyard/pipelines/ci"
 )
 

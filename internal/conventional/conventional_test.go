@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 // lines splits a corpus file into its lines, keeping trailing spaces: "fix: " and "fix:" are

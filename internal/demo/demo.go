@@ -1,4 +1,4 @@
-// Package demo runs Shipyard's demo world (internal/testkit/demoserver) as a Dagger service:
+// Package demo runs Shipyard's demo world (internal/demoworld/demoserver) as a Dagger service:
 // the demo server is built from the module's own source in the module's own runtime
 // container, which every engine already has (it runs the module), so `--demo` pulls no
 // image and needs no token, no registry and no server outside the engine.
@@ -15,7 +15,7 @@ import (
 )
 
 // Package is the demo server's command, relative to the module's root.
-const Package = "./internal/testkit/demoserver/cmd/demo-server"
+const Package = "./internal/demoworld/demoserver/cmd/demo-server"
 
 // Sources are the module's files the command is built from: its package and the packages
 // it imports (a test holds this list to `go list -deps`), so editing anything else
@@ -24,12 +24,12 @@ func Sources() []string { return slices.Clone(sources) }
 
 var sources = []string{
 	"go.mod", "go.sum",
-	"internal/testkit/demoserver/**",
-	"internal/testkit/corpus/**",
-	"internal/testkit/githubsim/**",
-	"internal/testkit/gitserve/**",
-	"internal/testkit/pypisim/**",
-	"internal/testkit/teskdemo/**",
+	"internal/demoworld/demoserver/**",
+	"internal/demoworld/corpus/**",
+	"internal/demoworld/githubsim/**",
+	"internal/demoworld/gitserve/**",
+	"internal/demoworld/pypisim/**",
+	"internal/demoworld/teskdemo/**",
 	"internal/version/**",
 }
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"dagger/shipyard/internal/testkit/githubsim"
-	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/internal/demoworld/githubsim"
+	"dagger/shipyard/internal/demoworld/pypisim"
 )
 
 const simToken = "ghp_doctor_test_token"

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 // listForRef returns the path and the query parameters of "List check runs for a Git

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 )
 
 func TestCacheCarriesOverBetweenClients(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/github"
-	"dagger/shipyard/internal/testkit/githubsim"
 )
 
 func TestGenerateNotes(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/github"
-	"dagger/shipyard/internal/testkit/githubsim"
 )
 
 func TestPullRequestOperations(t *testing.T) {

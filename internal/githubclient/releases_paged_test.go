@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/github"
-	"dagger/shipyard/internal/testkit/githubsim"
 )
 
 func TestReleasePagesStopsWhereTheCallerSays(t *testing.T) {

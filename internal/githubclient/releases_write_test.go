@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/github"
-	"dagger/shipyard/internal/testkit/githubsim"
 )
 
 func ptr[T any](v T) *T { return &v }

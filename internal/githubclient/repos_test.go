@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/github"
-	"dagger/shipyard/internal/testkit/githubsim"
 )
 
 func TestRepoPermissions(t *testing.T) {

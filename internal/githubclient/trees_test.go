@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/github"
-	"dagger/shipyard/internal/testkit/githubsim"
 )
 
 // commitTree writes files on main's head with WriteTree, commits and moves main, and

@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/githubclient"
 	"dagger/shipyard/internal/githubcmd"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/githubexec"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/trust"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 const curatedFixture = "This release brings S3 uploads.\n\n## Features\n\n- S3 uploads (#7, #8)\n"

@@ -20,12 +20,12 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/pelletier/go-toml/v2"
 
+	"dagger/shipyard/internal/demoworld/corpus"
+	"dagger/shipyard/internal/demoworld/githubsim"
+	"dagger/shipyard/internal/demoworld/pypisim"
 	"dagger/shipyard/internal/testkit/cloudcoilinputs"
-	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/fixtures"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/pymodels"
-	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/upstreams"
 )

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/corpus"
 	"dagger/shipyard/internal/testkit/cookiecutter"
-	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/upstreams"

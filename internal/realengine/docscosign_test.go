@@ -4,7 +4,7 @@ package realengine
 
 import (
 	"context"
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 	"os"
 	"os/exec"
 	"path/filepath"

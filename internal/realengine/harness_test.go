@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
 

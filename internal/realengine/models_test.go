@@ -8,9 +8,9 @@ import (
 	"slices"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/pypisim"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/prcheckout"
-	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )

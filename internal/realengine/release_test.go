@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 )
 
 // teskCoreGit makes a real git repository of a tesk-core-like project prepared for v0.11.0

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/testkit/fixtures"
-	"dagger/shipyard/internal/testkit/githubsim"
 )
 
 const ghToken = "ghp_realengine0release0plan0token"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 )
 
 // The release's push split by platform on a real engine, as the workflow's native runners

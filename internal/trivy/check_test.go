@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 // want describes one expected problem: its line, whether it is a warning, and words its

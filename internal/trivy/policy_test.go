@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 func report(t *testing.T, file string) Report {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 // TestEveryCorpusFile makes sure each file of the Trivy corpus is read by the function meant

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 func TestParseSARIFAlpine310(t *testing.T) {

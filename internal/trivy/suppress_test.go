@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 // alpine310Report is the JSON report of the scan behind the corpus's alpine-310.sarif: the

@@ -12,9 +12,9 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/demoworld/corpus"
 	pytoml "dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/internal/testkit/cookiecutter"
-	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/models/modelenv"
 )

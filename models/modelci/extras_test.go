@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/internal/demoworld/pypisim"
 )
 
 const cloudcoilPyproject = `[project]

@@ -1,9 +1,9 @@
 package modelenv
 
 import (
+	"dagger/shipyard/internal/demoworld/corpus"
 	pytoml "dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/internal/testkit/cookiecutter"
-	"dagger/shipyard/internal/testkit/corpus"
 	"os"
 	"path/filepath"
 	"slices"

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/testkit/engine"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models/modeltest"
 )
 

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/githubclient"
 	"dagger/shipyard/internal/testkit/fixtures"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/modeltest"
 	"dagger/shipyard/models/updaterepos"

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/jobs"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models"
 	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/modeltest"

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/testkit/engine"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models"
 	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/modeltest"

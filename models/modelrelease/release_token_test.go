@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/flow"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models/modelenv"
 )
 

@@ -3,7 +3,7 @@ package updaterepos
 import (
 	"strings"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 )
 
 // changes are the writes a run sent GitHub but those that change nothing: asking for

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
-	"dagger/shipyard/internal/testkit/githubsim"
 )
 
 // TestUpdateRepoFaultsNameDeclaredSteps: a fault at each step of one integration's update

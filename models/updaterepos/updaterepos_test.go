@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/modeltest"
 	"dagger/shipyard/models/upstreams/upstreamstest"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 func prefix(p string) Integration { return Integration{Name: "test", TagPrefix: &p} }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/internal/demoworld/pypisim"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/upstreams"
 )

@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/flow/flowtest"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/githubclient"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 	"dagger/shipyard/models/versions"

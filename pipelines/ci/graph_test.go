@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"dagger/shipyard/internal/codescanning"
+	"dagger/shipyard/internal/demoworld/corpus"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/internal/pins"
-	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/flowexecs"

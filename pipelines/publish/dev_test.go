@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/corpus"
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/flow/flowtest"
-	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"

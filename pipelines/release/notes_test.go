@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/notes"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskrepo"
 )
 

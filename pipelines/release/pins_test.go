@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/engine"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskrepo"
 	"dagger/shipyard/pipelines/publish"
 )

@@ -12,10 +12,10 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/flowexecs"
-	"dagger/shipyard/internal/testkit/githubsim"
 	"dagger/shipyard/internal/testkit/teskrepo"
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"

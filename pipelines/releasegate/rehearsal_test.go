@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 )
 
 // A release is rehearsed for a commit before its tag exists: every rule but the tag's own

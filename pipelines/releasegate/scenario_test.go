@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 )
 
 // rulesOf splits a gate error's violations into violated and skipped rule numbers.

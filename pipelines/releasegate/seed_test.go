@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 )
 
 const (

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 	"dagger/shipyard/internal/testkit/pymodels"
 )
 

@@ -17,8 +17,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
 
+	"dagger/shipyard/internal/demoworld/corpus"
 	"dagger/shipyard/internal/modsurface"
-	"dagger/shipyard/internal/testkit/corpus"
 )
 
 // The engine schema pinned by the SDK version the project uses. The file is read where it

@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 
 	"os"
 	"strings"

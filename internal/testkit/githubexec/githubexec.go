@@ -23,7 +23,7 @@ import (
 	"sync"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 )
 

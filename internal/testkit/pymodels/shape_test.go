@@ -8,7 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 func TestParseField(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 	"github.com/pelletier/go-toml/v2"
 )
 

@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
-	"dagger/shipyard/internal/testkit/githubsim"
 )
 
 // The repository and its release process.

@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/internal/demoworld/pypisim"
 	"dagger/shipyard/models/upstreams"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/pypisim"
+	"dagger/shipyard/internal/demoworld/pypisim"
 	"dagger/shipyard/models/upstreams"
 )
 

@@ -16,7 +16,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 	"dagger/shipyard/internal/testkit/githubexec"
 	"encoding/base32"
 	"encoding/base64"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 // expectMismatches takes the disagreements the server recorded so far and fails unless

@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 )
 
 // Handler serves repos over git's smart HTTP protocol at /<owner>/<name>.git (and without

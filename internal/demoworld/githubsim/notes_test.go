@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/corpus"
+	"dagger/shipyard/internal/demoworld/corpus"
 )
 
 // notesRepo is a repository with two releases' worth of merged pull requests:

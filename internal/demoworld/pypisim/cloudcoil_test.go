@@ -14,10 +14,10 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/demoworld/corpus"
+	"dagger/shipyard/internal/demoworld/pypisim"
 	"dagger/shipyard/internal/testkit/cookiecutter"
-	"dagger/shipyard/internal/testkit/corpus"
 	"dagger/shipyard/internal/testkit/fixtures"
-	"dagger/shipyard/internal/testkit/pypisim"
 	"dagger/shipyard/models"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 )
 
 // seed makes a repository of two commits on dev, main at the second, and an annotated

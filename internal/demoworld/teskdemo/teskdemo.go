@@ -2,14 +2,14 @@
 // prepared as the release process asks (CITATION.cff, curated notes, CI passed for its push
 // to dev, main moved to it) and tagged with a signed, annotated tag that GitHub verified.
 // The module's tests seed it to check the README's sample output, and the demo server
-// (internal/testkit/demoserver) serves it, over the REST API and over git under the same
+// (internal/demoworld/demoserver) serves it, over the REST API and over git under the same
 // SHAs (its commits are git commits, package gitserve), so a newcomer can run release-plan
 // and release --dry-run with --demo, with no token and no network.
 package teskdemo
 
 import (
-	"dagger/shipyard/internal/testkit/githubsim"
-	"dagger/shipyard/internal/testkit/gitserve"
+	"dagger/shipyard/internal/demoworld/githubsim"
+	"dagger/shipyard/internal/demoworld/gitserve"
 )
 
 // The demo repository and its release tag.

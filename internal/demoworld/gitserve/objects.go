@@ -14,7 +14,7 @@ import (
 	"slices"
 	"strings"
 
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/githubsim"
 )
 
 // identity is the author and committer of every commit Commit makes, with a fixed time: a

@@ -11,8 +11,8 @@ import (
 	"net/http"
 	"time"
 
-	"dagger/shipyard/internal/testkit/demoserver"
-	"dagger/shipyard/internal/testkit/githubsim"
+	"dagger/shipyard/internal/demoworld/demoserver"
+	"dagger/shipyard/internal/demoworld/githubsim"
 )
 
 func main() {

@@ -24,10 +24,10 @@ import (
 	"strings"
 	"testing"
 
-	"dagger/shipyard/internal/testkit/githubsim"
-	"dagger/shipyard/internal/testkit/gitserve"
-	"dagger/shipyard/internal/testkit/pypisim"
-	"dagger/shipyard/internal/testkit/teskdemo"
+	"dagger/shipyard/internal/demoworld/githubsim"
+	"dagger/shipyard/internal/demoworld/gitserve"
+	"dagger/shipyard/internal/demoworld/pypisim"
+	"dagger/shipyard/internal/demoworld/teskdemo"
 )
 
 // World is the seeded simulators.
