@@ -49,13 +49,16 @@ func TestFunctionNamesAreWrittenOnce(t *testing.T) {
 
 // No package writes a function's name into its errors, or into a flow's name, either: the
 // root names the function of every call (Shipyard.naming) and gives it to the flows it
-// runs, the job table names a job, a flow's runner a step.
+// runs, the job table names a job, a flow's runner a step. Nor does one declare a
+// function's name as a constant of its own: a step that is a function's body (publish's
+// sign, the release's release-plan) takes internal/functions' generated constant.
 func TestNoPackageWritesAFunctionIntoItsErrors(t *testing.T) {
 	names := map[string]bool{}
 	for _, n := range functions.Names() {
 		names[n] = true
 	}
 	checked := 0
+	coincidences := map[string]bool{}
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -84,6 +87,16 @@ func TestNoPackageWritesAFunctionIntoItsErrors(t *testing.T) {
 		for _, lit := range flowsNamingAFunction(f, names) {
 			t.Errorf("%s: the flow's name %s is a function's: take it from the caller (the module gives m.fn)", fset.Position(lit.Pos()), lit.Value)
 		}
+		for _, lit := range constantsNamingAFunction(f, names) {
+			if path == filepath.Join("internal", "functions", "declarations.go") {
+				break // the one place, generated from the methods
+			}
+			if key := filepath.ToSlash(path) + " " + lit.Value; sameWordElsewhere[key] != "" {
+				coincidences[key] = true
+				continue
+			}
+			t.Errorf("%s: the constant %s is a function's name: use internal/functions' constant (a step that is the function's body, as publish.StepSign = functions.Sign)", fset.Position(lit.Pos()), lit.Value)
+		}
 		return nil
 	})
 	if err != nil {
@@ -92,6 +105,44 @@ func TestNoPackageWritesAFunctionIntoItsErrors(t *testing.T) {
 	if checked < 100 {
 		t.Errorf("checked %d files; the module has more", checked)
 	}
+	for key := range sameWordElsewhere {
+		if !coincidences[key] {
+			t.Errorf("sameWordElsewhere lists %s, which no constant is any more: remove it", key)
+		}
+	}
+}
+
+// sameWordElsewhere are the constants whose value is a function's name by coincidence: the
+// same word names something else, which keeps its name if the function is renamed.
+var sameWordElsewhere = map[string]string{
+	`models/modelenv/generate.go "lint"`:            "a target of a model repository's Makefile",
+	`models/modelenv/generate.go "test"`:            "a target of a model repository's Makefile",
+	`models/modelenv/generate.go "check-artifacts"`: "a target of a model repository's Makefile (the function is named after it)",
+	`internal/doctor/tesk.go "release"`:             "tesk-core's GitHub environment of its release jobs",
+}
+
+// constantsNamingAFunction are the string constants of f whose value is a function's name,
+// as publish's StepSign = "sign" was.
+func constantsNamingAFunction(f *ast.File, names map[string]bool) []*ast.BasicLit {
+	var out []*ast.BasicLit
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			for _, v := range spec.(*ast.ValueSpec).Values {
+				lit, ok := v.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					continue
+				}
+				if s, err := strconv.Unquote(lit.Value); err == nil && names[s] {
+					out = append(out, lit)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // errorsNamingAFunction are the messages of fmt.Errorf and errors.New calls in f that

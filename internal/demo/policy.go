@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/trust"
 )
 
@@ -49,7 +50,7 @@ type Stop struct {
 }
 
 // releaseFunction is the one release function --demo runs.
-const releaseFunction = "release"
+const releaseFunction = functions.Release
 
 // buildStep is the release's build step (pipelines/release.StepBuild; a test at the
 // module's root holds them equal), the first that needs a registry.

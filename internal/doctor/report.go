@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 
+	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/output"
 )
 
@@ -97,7 +98,7 @@ func (r Report) OK(strict bool) bool {
 // Text renders the report for a terminal.
 func (r Report) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "doctor: %s (%s): %d passed, %d failed, %d cannot be checked, %d to check by hand\n",
+	fmt.Fprintf(&b, "%s: %s (%s): %d passed, %d failed, %d cannot be checked, %d to check by hand\n", functions.Doctor,
 		r.Repo, r.System, r.Count(Pass), r.Count(Fail), r.Count(CannotCheck), r.Count(Manual))
 	for _, f := range r.Findings {
 		fmt.Fprintf(&b, "\n[%s] %s: %s\n", f.Status, f.Check, f.Summary)

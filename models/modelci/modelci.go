@@ -10,6 +10,7 @@ import (
 
 	"dagger.io/dagger"
 
+	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/jobs"
 	"dagger/shipyard/models"
 	"dagger/shipyard/models/modelenv"
@@ -222,7 +223,7 @@ func (c *modelCI) artifacts(ctx context.Context) error {
 // requireCITargets fails, naming the template's recipe of each, when the Makefile lacks a
 // target model-ci runs.
 func requireCITargets(makefile string) error {
-	err := models.RequireTargets(modelenv.MakefilePath, makefile, "model-ci", CITargets()...)
+	err := models.RequireTargets(modelenv.MakefilePath, makefile, functions.ModelCi, CITargets()...)
 	if err == nil {
 		return nil
 	}

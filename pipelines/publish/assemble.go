@@ -8,12 +8,13 @@ import (
 	"slices"
 	"strings"
 
+	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/internal/wire"
 )
 
 // StepAssemble is the step that builds each image's index from the platform images the
 // platform jobs pushed, and pushes it by digest.
-const StepAssemble = "assemble-index"
+const StepAssemble = functions.AssembleIndex
 
 // PlatformPush is what one platform's push job pushed: each image's image for that
 // platform, by digest and untagged, in the repository it is published to.

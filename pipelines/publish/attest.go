@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/functions"
 )
 
 // attest is the provenance of pushed, as Attest describes.
@@ -43,7 +44,7 @@ func attest(ctx context.Context, in SignInputs, t Target, pushed []Pushed, image
 }
 
 // StepAttest is the name of the attest step.
-const StepAttest = "attest"
+const StepAttest = functions.Attest
 
 var attestStep = imageStep{name: StepAttest, writes: true, next: adviceUntagged, run: (*ImageState).attest}
 

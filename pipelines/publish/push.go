@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strconv"
 
-	"dagger/shipyard/internal/wire"
-
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/fanout"
+	"dagger/shipyard/internal/functions"
+	"dagger/shipyard/internal/wire"
 )
 
 // pushAll pushes each image by digest, all at once; the error names each that failed.
@@ -63,7 +63,7 @@ func BuiltDigest(ctx context.Context, t Target, a Artifact) (Pushed, error) {
 }
 
 // StepPush is the name of the push-by-digest step.
-const StepPush = "push-by-digest"
+const StepPush = functions.PushByDigest
 
 var pushStep = imageStep{name: StepPush, writes: true, next: adviceUntagged, run: (*ImageState).push}
 

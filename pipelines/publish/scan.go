@@ -6,6 +6,7 @@ import (
 	"dagger.io/dagger"
 
 	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/functions"
 )
 
 // scanDigests is the scan of pushed, as ScanDigests describes.
@@ -18,7 +19,7 @@ func scanDigests(ctx context.Context, sc Scanner, pushed []Pushed, ignore []byte
 }
 
 // StepScan is the name of the scan-digests step.
-const StepScan = "scan-digests"
+const StepScan = functions.ScanDigests
 
 var scanStep = imageStep{name: StepScan, writes: false, next: adviceScan, run: (*ImageState).scan}
 

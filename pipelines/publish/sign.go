@@ -2,7 +2,9 @@ package publish
 
 import (
 	"context"
+
 	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/functions"
 )
 
 // signAll is the signing of pushed, as Sign describes.
@@ -16,7 +18,7 @@ func signAll(ctx context.Context, in SignInputs, t Target, pushed []Pushed) ([]E
 }
 
 // StepSign is the name of the sign step.
-const StepSign = "sign"
+const StepSign = functions.Sign
 
 var signStep = imageStep{name: StepSign, writes: true, next: adviceUntagged, run: (*ImageState).sign}
 

@@ -2,11 +2,13 @@ package publish
 
 import (
 	"context"
-	"dagger/shipyard/internal/wire"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
+
+	"dagger/shipyard/internal/functions"
+	"dagger/shipyard/internal/wire"
 )
 
 // verify is the verification of r's image, as Verify describes, of a checked request.
@@ -70,7 +72,7 @@ func (r VerifyRequest) verify(ctx context.Context) (Verification, error) {
 
 // StepVerify verifies one image, by tag or digest, against a signer its caller names:
 // the check before a deploy (verify). No publishing flow asks for it.
-const StepVerify = "verify"
+const StepVerify = functions.Verify
 
 var verifyStep = imageStep{name: StepVerify, writes: false, next: noAdvice, run: (*ImageState).verify}
 

@@ -1,11 +1,14 @@
 package release
 
-import "dagger/shipyard/pipelines/publish"
+import (
+	"dagger/shipyard/internal/functions"
+	"dagger/shipyard/pipelines/publish"
+)
 
 // Step names, as logs, errors and the release report use them. The image steps are
 // publish's, in publish.Steps' order.
 const (
-	StepPlan         = "release-plan"
+	StepPlan         = functions.ReleasePlan
 	StepSource       = "source"
 	StepBuild        = "build"
 	StepVersion      = "version-check"
