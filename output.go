@@ -14,22 +14,16 @@ func toJSON(v any) (string, error) {
 	return output.Render(output.JSON, v, nil)
 }
 
-// printed is what a function prints of its last step: the step's result as JSON, or the
-// step's error.
+// printed is what a function prints of its last step: the step's result as JSON (a job's
+// handoff in its own form, one line for the next job), or the step's error.
 func printed(v any, err error) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return toJSON(v)
-}
-
-// handedOn is what a release job prints for the next one: its handoff, in the handoff's
-// own form, or the job's error.
-func handedOn[H interface{ JSON() (string, error) }](h H, err error) (string, error) {
-	if err != nil {
-		return "", err
+	if h, ok := v.(interface{ JSON() (string, error) }); ok {
+		return h.JSON()
 	}
-	return h.JSON()
+	return toJSON(v)
 }
 
 // logToStderr is a flow's log on the call's stderr, which dagger shows with the progress.

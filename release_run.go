@@ -109,7 +109,7 @@ func (m *Shipyard) ReleasePush(
 	if err != nil {
 		return "", err
 	}
-	return handedOn(release.PushJob(ctx, cfg, tag))
+	return printed(release.PushJob(ctx, cfg, tag))
 }
 
 // ReleasePushPlatform is one platform's push job of a release built on native runners
@@ -151,7 +151,7 @@ func (m *Shipyard) ReleasePushPlatform(
 	if err != nil {
 		return "", err
 	}
-	return handedOn(release.PushPlatformJob(ctx, cfg, tag, p[0]))
+	return printed(release.PushPlatformJob(ctx, cfg, tag, p[0]))
 }
 
 // ReleaseAssemble is the job after the platform push jobs (release-push-platform):
@@ -188,7 +188,7 @@ func (m *Shipyard) ReleaseAssemble(
 	if err != nil {
 		return "", err
 	}
-	return handedOn(release.AssembleJob(ctx, cfg, tag, parts))
+	return printed(release.AssembleJob(ctx, cfg, tag, parts))
 }
 
 // ReleaseScan is the release workflow's scan job: Trivy on exactly the pushed digests,
