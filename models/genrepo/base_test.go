@@ -1,4 +1,4 @@
-package genrepo
+package genrepo_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/prcheckout"
+	"dagger/shipyard/models/genrepo"
+	"dagger/shipyard/models/modeltest"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )
 
@@ -21,7 +23,7 @@ func TestSelectIntegrationsBaseOnAPullRequestCheckout(t *testing.T) {
 	old := string(upstreamstest.ReadFile(t, "models/upstreams.json"))
 	changed := strings.Replace(old, `"2.16.1"`, `"2.17.0"`, 1) // keda's matrix
 	clone := prcheckout.New(t, prcheckout.Options{
-		Tree:      generatorTree(t, nil),
+		Tree:      modeltest.GeneratorTree(t, nil),
 		Change:    map[string]string{"models/upstreams.json": changed},
 		MainLater: map[string]string{"docs/later.md": "merged into main after the pull request branched\n"},
 	})
@@ -47,12 +49,12 @@ func TestSelectIntegrationsBaseOnAPullRequestCheckout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, e := newEnv(t)
+			env, e := modeltest.NewEnv(t)
 			// The history's answers; the double looks the refs up in the clone's .git.
 			e.OnField(engine.FieldRule{Type: "Changeset", Field: "modifiedPaths", Value: []any{"models/upstreams.json"}})
 			e.OnField(engine.FieldRule{Type: "Directory", Field: "exists", ChainContains: "commonAncestor", Value: true})
 			e.OnFile(engine.FileRule{Path: "models/upstreams.json", ChainContains: "commonAncestor", Contents: old})
-			v, err := SelectIntegrations(context.Background(), env.Client.Host().Directory(clone.Dir), ValidateOptions{Base: tt.base, Name: tt.only})
+			v, err := genrepo.SelectIntegrations(context.Background(), env.Client.Host().Directory(clone.Dir), genrepo.ValidateOptions{Base: tt.base, Name: tt.only})
 			gitSHA, gitErr := exec.Command("git", "-C", clone.Dir, "rev-parse", "--verify", "-q", tt.base+"^{commit}").Output()
 			if tt.wantErrParts != nil {
 				if err == nil {
@@ -88,7 +90,7 @@ func TestSelectIntegrationsBaseOnAPullRequestCheckout(t *testing.T) {
 			}
 			// The name found is, in the double's copy of Dagger's lookup, the commit git reads.
 			repo := env.Client.Host().Directory(clone.Dir).AsGit()
-			name, err := resolveBase(context.Background(), repo, tt.base)
+			name, err := genrepo.ResolveBase(context.Background(), repo, tt.base)
 			if err != nil || name != tt.wantRef {
 				t.Fatalf("resolveBase = %q, %v; want %s", name, err, tt.wantRef)
 			}
@@ -102,8 +104,8 @@ func TestSelectIntegrationsBaseOnAPullRequestCheckout(t *testing.T) {
 // A source without its Git history fails on the first name, saying what is missing,
 // rather than listing names that could never be found.
 func TestSelectIntegrationsBaseWithoutHistory(t *testing.T) {
-	env, _ := newEnv(t)
-	_, err := SelectIntegrations(context.Background(), generatorRepo(t, env, nil), ValidateOptions{Base: "origin/main"})
+	env, _ := modeltest.NewEnv(t)
+	_, err := genrepo.SelectIntegrations(context.Background(), modeltest.GeneratorRepo(t, env, nil), genrepo.ValidateOptions{Base: "origin/main"})
 	if err == nil || !strings.Contains(err.Error(), "validate-models --base origin/main: reading the source's Git history") ||
 		!strings.Contains(err.Error(), "does --source hold .git?") || strings.Contains(err.Error(), "refs/remotes/") {
 		t.Errorf("err = %v, want the missing history named", err)
@@ -139,13 +141,13 @@ func TestBaseRefs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.base, func(t *testing.T) {
-			if got := BaseRefs(tt.base); !slices.Equal(got, tt.want) {
+			if got := genrepo.BaseRefs(tt.base); !slices.Equal(got, tt.want) {
 				t.Errorf("BaseRefs = %q, want %q", got, tt.want)
 			}
-			if got := baseNamesTried(tt.base); tt.tried != nil && !slices.Equal(got, tt.tried) {
+			if got := genrepo.BaseNamesTried(tt.base); tt.tried != nil && !slices.Equal(got, tt.tried) {
 				t.Errorf("names tried = %q, want %q", got, tt.tried)
 			}
-			if got := baseAdvice(tt.base); !strings.Contains(got, tt.advice) || !strings.Contains(got, "full SHA") {
+			if got := genrepo.BaseAdviceFor(tt.base); !strings.Contains(got, tt.advice) || !strings.Contains(got, "full SHA") {
 				t.Errorf("advice %q lacks %q or the SHA", got, tt.advice)
 			}
 		})

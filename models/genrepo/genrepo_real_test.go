@@ -1,4 +1,4 @@
-package genrepo
+package genrepo_test
 
 import (
 	"context"
@@ -12,32 +12,14 @@ import (
 
 	"dagger.io/dagger"
 
-	"dagger/shipyard/internal/demoworld/corpus"
 	pytoml "dagger/shipyard/internal/pyproject"
 	"dagger/shipyard/internal/testkit/cookiecutter"
 	"dagger/shipyard/internal/testkit/engine"
+	"dagger/shipyard/internal/testkit/flowexecs"
+	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/modelenv"
+	"dagger/shipyard/models/modeltest"
 )
-
-// cloudcoilTree is the real Cloudcoil repository of the corpus.
-func cloudcoilTree(t testing.TB) string {
-	t.Helper()
-	return filepath.Join(corpus.Dir(t, "cloudcoil"), "tree")
-}
-
-// realIntegrations are the integrations of the real repository: its models/ folders.
-func realIntegrations(t testing.TB, root string) []string {
-	t.Helper()
-	dirs, err := filepath.Glob(filepath.Join(root, "models", "*", "cookiecutter.yaml"))
-	if err != nil || len(dirs) != 12 {
-		t.Fatalf("%d integrations in the corpus (%v), want 12", len(dirs), err)
-	}
-	names := make([]string, len(dirs))
-	for i, d := range dirs {
-		names[i] = filepath.Base(filepath.Dir(d))
-	}
-	return names
-}
 
 // renderReal programs the double so that make gen-repo-<name> in the real checkout
 // renders what the test kit's own renderer of the template gives, and returns that.
@@ -47,8 +29,8 @@ func renderReal(t testing.TB, e *engine.Engine, root, name string) map[string]st
 	if err != nil {
 		t.Fatalf("%s: independent render: %v", name, err)
 	}
-	e.OnEntries(engine.DirRule{Path: RenderDir, ChainContains: "gen-repo-" + name, Entries: []string{project + "/"}})
-	serveRendered(e, project, files)
+	e.OnEntries(engine.DirRule{Path: genrepo.RenderDir, ChainContains: "gen-repo-" + name, Entries: []string{project + "/"}})
+	modeltest.ServeRendered(e, project, files)
 	return files
 }
 
@@ -57,19 +39,19 @@ func renderReal(t testing.TB, e *engine.Engine, root, name string) map[string]st
 // independent render of the real template) keeps the template's [project] and codegen
 // settings with the integration's overlays appended, which the old overwrite lost.
 func TestGenRepoRealIntegrations(t *testing.T) {
-	root := cloudcoilTree(t)
-	for _, name := range realIntegrations(t, root) {
+	root := modeltest.CloudcoilTree(t)
+	for _, name := range modeltest.RealIntegrations(t, root) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			env, e := newEnv(t)
+			env, e := modeltest.NewEnv(t)
 			files := renderReal(t, e, root, name)
 			source := env.Client.Host().Directory(root)
-			repo, err := Repo(ctx, env, source, name)
+			repo, err := genrepo.Repo(ctx, env, source, name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !hasExec(e, "make gen-repo-"+name) {
-				t.Fatalf("no make gen-repo-%s in\n%s", name, strings.Join(execArgs(e), "\n"))
+			if !modeltest.HasExec(e, "make gen-repo-"+name) {
+				t.Fatalf("no make gen-repo-%s in\n%s", name, strings.Join(modeltest.ExecArgs(e), "\n"))
 			}
 			got, err := repo.File(modelenv.PyprojectPath).Contents(ctx)
 			if err != nil {
@@ -96,7 +78,7 @@ func TestGenRepoRealIntegrations(t *testing.T) {
 				t.Error("README.md overlay not appended")
 			}
 			// Overwriting instead of appending, as Shipyard once did, is refused.
-			if err := CheckRendered(name, overlay); err == nil {
+			if err := genrepo.CheckRendered(name, overlay); err == nil {
 				t.Error("CheckRendered accepted the overlay alone")
 			}
 			// The rendered tree holds the template's package __init__.py, into which the
@@ -124,7 +106,7 @@ func TestCheckRendered(t *testing.T) {
 		{"not TOML", ok + "[[tool\n", "pyproject.toml:10"},
 	}
 	for _, tt := range tests {
-		err := CheckRendered("keda", []byte(tt.file))
+		err := genrepo.CheckRendered("keda", []byte(tt.file))
 		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
 			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
 		}
@@ -137,15 +119,15 @@ func TestCheckRendered(t *testing.T) {
 // BenchmarkGenRepoKubernetes renders the Kubernetes integration of the real repository
 // on the engine double: the graph from the checkout to the generated repository.
 func BenchmarkGenRepoKubernetes(b *testing.B) {
-	root := cloudcoilTree(b)
+	root := modeltest.CloudcoilTree(b)
 	e := engine.New(b, engine.StrictExecs())
-	e.ExpectExecs(modelExecs...)
+	e.ExpectExecs(flowexecs.Model()...)
 	renderReal(b, e, root, "kubernetes")
 	env := modelenv.NewEnv(e.Client(context.Background()))
 	var source *dagger.Directory = env.Client.Host().Directory(root)
 	b.ResetTimer()
 	for b.Loop() {
-		repo, err := Repo(context.Background(), env, source, "kubernetes")
+		repo, err := genrepo.Repo(context.Background(), env, source, "kubernetes")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -190,8 +172,8 @@ func generatedAsTheTemplate(t *testing.T, e *engine.Engine) {
 // ruff sorts the imports by the repository's own first-party packages (the generator's
 // ruff ran in a temporary folder, where cloudcoil is third-party).
 func TestGenerationIsTheTemplatesGenModels(t *testing.T) {
-	root := cloudcoilTree(t)
-	makefile, err := os.ReadFile(filepath.Join(root, TemplateDir, "models-{{ cookiecutter.model_name }}", modelenv.MakefilePath))
+	root := modeltest.CloudcoilTree(t)
+	makefile, err := os.ReadFile(filepath.Join(root, genrepo.TemplateDir, "models-{{ cookiecutter.model_name }}", modelenv.MakefilePath))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,8 +254,8 @@ func TestSelectUpstreamIsTheReleaseSed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the real sed is needed: %v", err)
 	}
-	root := cloudcoilTree(t)
-	for _, name := range realIntegrations(t, root) {
+	root := modeltest.CloudcoilTree(t)
+	for _, name := range modeltest.RealIntegrations(t, root) {
 		t.Run(name, func(t *testing.T) {
 			_, files, err := cookiecutter.Integration(root, name)
 			if err != nil {

@@ -1,17 +1,20 @@
-package genrepo
+package genrepo_test
 
 import (
 	"context"
+	"strings"
+	"testing"
+
 	"dagger/shipyard/internal/testkit/cookiecutter"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
-	"strings"
-	"testing"
+	"dagger/shipyard/models/genrepo"
+	"dagger/shipyard/models/modeltest"
 )
 
 // engineDirRule makes output/ hold the one rendered project folder.
 func engineDirRule(project string) engine.DirRule {
-	return engine.DirRule{Path: RenderDir, ChainContains: "gen-repo-", Entries: []string{project + "/"}}
+	return engine.DirRule{Path: genrepo.RenderDir, ChainContains: "gen-repo-", Entries: []string{project + "/"}}
 }
 
 // validate-models --name <integration> on the real repository and on the patched one, on
@@ -20,21 +23,21 @@ func engineDirRule(project string) engine.DirRule {
 // artifact checks pass.
 func TestValidateModelsRealIntegrations(t *testing.T) {
 	for _, tc := range []struct{ template, root string }{
-		{"real", cloudcoilTree(t)},
-		{"patched", patchedCloudcoil(t)},
+		{"real", modeltest.CloudcoilTree(t)},
+		{"patched", modeltest.PatchedCloudcoil(t)},
 	} {
-		for _, name := range realIntegrations(t, tc.root) {
+		for _, name := range modeltest.RealIntegrations(t, tc.root) {
 			t.Run(tc.template+"/"+name, func(t *testing.T) {
 				project, rendered, err := cookiecutter.Integration(tc.root, name)
 				if err != nil {
 					t.Fatal(err)
 				}
-				files := patchedCheckout(rendered, name)
-				env, e := newEnv(t)
+				files := modeltest.PatchedCheckout(rendered, name)
+				env, e := modeltest.NewEnv(t)
 				e.OnEntries(engineDirRule(project))
-				serveRendered(e, project, files)
-				serveDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
-				v, err := ValidateModels(context.Background(), env, env.Client.Host().Directory(tc.root), ValidateOptions{Name: name})
+				modeltest.ServeRendered(e, project, files)
+				modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, files, nil))
+				v, err := genrepo.ValidateModels(context.Background(), env, env.Client.Host().Directory(tc.root), genrepo.ValidateOptions{Name: name})
 				if err != nil {
 					t.Fatalf("validate-models --name %s: %v", name, err)
 				}
@@ -44,7 +47,7 @@ func TestValidateModelsRealIntegrations(t *testing.T) {
 						t.Errorf("lacks %q:\n%s", row, table)
 					}
 				}
-				if !hasExec(e, "make gen-repo-"+name) {
+				if !modeltest.HasExec(e, "make gen-repo-"+name) {
 					t.Errorf("no make gen-repo-%s", name)
 				}
 			})

@@ -1,10 +1,9 @@
-package genrepo
+package genrepo_test
 
 import (
 	"context"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,97 +14,12 @@ import (
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
 	"dagger/shipyard/internal/testkit/prcheckout"
+	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/modelenv"
+	"dagger/shipyard/models/modeltest"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
 )
-
-// generatorRepo is a Cloudcoil repository: the upstreams fixture (eight integrations),
-// the shared template, and for each integration overlays that hold a whole generated
-// repository (the model repository fixture), so that what the double's generation leaves
-// in /repo is a repository the artifact checks can read.
-func generatorRepo(t *testing.T, env modelenv.Env, changes map[string]string) *dagger.Directory {
-	t.Helper()
-	return env.Client.Host().Directory(generatorTree(t, changes))
-}
-
-// generatorTree writes generatorRepo's files to a temporary folder and returns it.
-func generatorTree(t *testing.T, changes map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	upstreamstest.WriteGenerator(t, dir)
-	files := map[string]string{
-		"Makefile":                       "REPOS := $(shell ls models | sed 's/\\/$$//')\n\n" + GenRepoRule + "\n",
-		"cookiecutter/cookiecutter.json": `{"model_name": "model", "module_name": "{{ cookiecutter.model_name | replace('-', '_') }}", "_config_dir": ""}` + "\n",
-		"cookiecutter/models-{{ cookiecutter.model_name }}/LICENSE": "Apache License 2.0\n",
-		"cookiecutter/hooks/post_gen_project.sh":                    "#!/bin/bash\nuv sync\n",
-	}
-	for _, name := range upstreamstest.Names() {
-		for p, c := range fixtures.ModelRepoFiles(t, nil) {
-			files["models/"+name+"/"+p] = c
-		}
-	}
-	for p, c := range changes {
-		if c == "" {
-			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil && !os.IsNotExist(err) {
-				t.Fatal(err)
-			}
-			delete(files, p)
-			continue
-		}
-		files[p] = c
-	}
-	for p, c := range files {
-		target := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(target, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-// renderAnything makes every cookiecutter run in the double render one repository folder.
-// renderAnything programs the double so that any make gen-repo-<name> renders one
-// repository whose pyproject.toml is the model repository fixture's, as the template and
-// the appended overlay give it.
-func renderAnything(e *engine.Engine) {
-	e.OnEntries(engine.DirRule{Path: RenderDir, Entries: []string{"models-x/"}})
-	serveRendered(e, "models-x", fixtureFiles)
-}
-
-// serveRendered is modeltest.ServeRendered, which this package's tests cannot
-// import (it imports this package); the fixture files come from the same place.
-func serveRendered(e *engine.Engine, folder string, files map[string]string) {
-	dirs := map[string][]string{}
-	for p, content := range files {
-		e.OnFile(engine.FileRule{Path: "output/" + folder + "/" + p, ChainContains: "gen-repo-", Contents: content})
-		for child := p; ; {
-			parent := path.Dir(child)
-			entry := path.Base(child)
-			if child != p {
-				entry += "/"
-			}
-			if !slices.Contains(dirs[parent], entry) {
-				dirs[parent] = append(dirs[parent], entry)
-			}
-			if parent == "." {
-				break
-			}
-			child = parent
-		}
-	}
-	for d, entries := range dirs {
-		slices.Sort(entries)
-		p := RenderDir + "/" + folder
-		if d != "." {
-			p += "/" + d
-		}
-		e.OnEntries(engine.DirRule{Path: p, ChainContains: "gen-repo-", Entries: entries})
-	}
-}
 
 // fixtureFiles are the model repository fixture's files: what the double renders.
 var fixtureFiles = func() map[string]string {
@@ -126,41 +40,11 @@ var fixtureFiles = func() map[string]string {
 	return files
 }()
 
-func noSecrets(t *testing.T, e *engine.Engine) {
-	t.Helper()
-	g := e.Graph()
-	if len(g.Secrets()) > 0 {
-		t.Errorf("the graph created secrets: %v", g.Secrets())
-	}
-	for _, x := range g.Execs() {
-		if len(x.Secrets) > 0 {
-			t.Errorf("exec %v received secrets %v", x.Args, x.Secrets)
-		}
-	}
-}
-
-func execArgs(e *engine.Engine) []string {
-	var out []string
-	for _, x := range e.Graph().Execs() {
-		out = append(out, strings.Join(x.Args, " "))
-	}
-	return out
-}
-
-func hasExec(e *engine.Engine, args string) bool {
-	for _, a := range execArgs(e) {
-		if a == args {
-			return true
-		}
-	}
-	return false
-}
-
 func TestGenRepo(t *testing.T) {
 	ctx := context.Background()
-	env, e := newEnv(t)
-	renderAnything(e)
-	repo, err := Repo(ctx, env, generatorRepo(t, env, nil), "cert-manager")
+	env, e := modeltest.NewEnv(t)
+	modeltest.RenderAnything(e)
+	repo, err := genrepo.Repo(ctx, env, modeltest.GeneratorRepo(t, env, nil), "cert-manager")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,8 +73,8 @@ func TestGenRepo(t *testing.T) {
 	}
 	// The repository's own target, in the checkout with the Makefile, the template and
 	// this integration's folder (its overlays and cookiecutter.yaml), and nothing else.
-	if render.Args == nil || render.Workdir != SourceDir {
-		t.Fatalf("no make gen-repo-cert-manager in %s:\n%s", SourceDir, strings.Join(execArgs(e), "\n"))
+	if render.Args == nil || render.Workdir != genrepo.SourceDir {
+		t.Fatalf("no make gen-repo-cert-manager in %s:\n%s", genrepo.SourceDir, strings.Join(modeltest.ExecArgs(e), "\n"))
 	}
 	for _, want := range []string{`filter(include:["Makefile","cookiecutter/","models/cert-manager/"])`} {
 		if !strings.Contains(render.Chain, want) {
@@ -206,8 +90,8 @@ func TestGenRepo(t *testing.T) {
 		"uv sync --frozen",
 		"uv run --frozen cloudcoil-model-codegen",
 	} {
-		if !hasExec(e, want) {
-			t.Errorf("no exec %q in\n%s", want, strings.Join(execArgs(e), "\n"))
+		if !modeltest.HasExec(e, want) {
+			t.Errorf("no exec %q in\n%s", want, strings.Join(modeltest.ExecArgs(e), "\n"))
 		}
 	}
 	for _, x := range e.Graph().Execs() {
@@ -215,7 +99,7 @@ func TestGenRepo(t *testing.T) {
 			t.Errorf("exec %v runs on %q, not the pinned Python image", x.Args, x.Image)
 		}
 	}
-	noSecrets(t, e)
+	modeltest.NoSecrets(t, e)
 }
 
 // The export is the repository the template and the generator made, as git would commit
@@ -224,9 +108,9 @@ func TestGenRepo(t *testing.T) {
 // uv sync makes, bytecode, build output.
 func TestGenRepoExportsWhatGitKeeps(t *testing.T) {
 	ctx := context.Background()
-	env, e := newEnv(t)
-	renderAnything(e)
-	gitignore, err := os.ReadFile(filepath.Join(cloudcoilTree(t), "cookiecutter", "models-{{ cookiecutter.model_name }}", ".gitignore"))
+	env, e := modeltest.NewEnv(t)
+	modeltest.RenderAnything(e)
+	gitignore, err := os.ReadFile(filepath.Join(modeltest.CloudcoilTree(t), "cookiecutter", "models-{{ cookiecutter.model_name }}", ".gitignore"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +121,7 @@ func TestGenRepoExportsWhatGitKeeps(t *testing.T) {
 	e.OnEntries(engine.DirRule{Path: "/repo/cloudcoil", ChainContains: "cloudcoil-model-codegen", Entries: []string{"models/"}})
 	e.OnEntries(engine.DirRule{Path: "/repo/cloudcoil/models", ChainContains: "cloudcoil-model-codegen", Entries: []string{"__pycache__/", "x/"}})
 	e.OnEntries(engine.DirRule{Path: "/repo/tests", ChainContains: "cloudcoil-model-codegen", Entries: []string{"test_models.py", "build/"}})
-	repo, err := Repo(ctx, env, generatorRepo(t, env, nil), "cert-manager")
+	repo, err := genrepo.Repo(ctx, env, modeltest.GeneratorRepo(t, env, nil), "cert-manager")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,9 +153,9 @@ func TestGenRepoRefusesWhatItCannotRender(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, e := newEnv(t)
-			e.OnEntries(engine.DirRule{Path: RenderDir, Entries: tt.entries})
-			_, err := Repo(context.Background(), env, generatorRepo(t, env, tt.changes), tt.integration)
+			env, e := modeltest.NewEnv(t)
+			e.OnEntries(engine.DirRule{Path: genrepo.RenderDir, Entries: tt.entries})
+			_, err := genrepo.Repo(context.Background(), env, modeltest.GeneratorRepo(t, env, tt.changes), tt.integration)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
@@ -287,7 +171,7 @@ func TestValidateModels(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		opts     ValidateOptions
+		opts     genrepo.ValidateOptions
 		program  func(e *engine.Engine)
 		edit     func(kind string, files map[string]string)
 		wantErr  bool
@@ -296,13 +180,13 @@ func TestValidateModels(t *testing.T) {
 	}{
 		{
 			name:     "a change under models/<name>/ checks that integration",
-			opts:     ValidateOptions{Changed: []string{"models/keda/cookiecutter.yaml", "docs/index.md"}},
+			opts:     genrepo.ValidateOptions{Changed: []string{"models/keda/cookiecutter.yaml", "docs/index.md"}},
 			wantRows: []string{"| keda: generate | passed", "| keda: lint | passed", "| keda: test | passed", "| keda: artifacts | passed"},
 			wantOnly: []string{"keda"},
 		},
 		{
 			name:     "a shared template change checks every integration",
-			opts:     ValidateOptions{Changed: []string{"cookiecutter/{{cookiecutter.repo_name}}/Makefile"}},
+			opts:     genrepo.ValidateOptions{Changed: []string{"cookiecutter/{{cookiecutter.repo_name}}/Makefile"}},
 			wantRows: []string{"| velero: artifacts | passed", "| kubernetes: test | passed"},
 			wantOnly: upstreamstest.Names(),
 		},
@@ -313,7 +197,7 @@ func TestValidateModels(t *testing.T) {
 		},
 		{
 			name: "a failing lint fails the run with the table",
-			opts: ValidateOptions{Changed: []string{"models/keda/x", "models/istio/y"}},
+			opts: genrepo.ValidateOptions{Changed: []string{"models/keda/x", "models/istio/y"}},
 			program: func(e *engine.Engine) {
 				e.OnExec(engine.ExecRule{ArgsContain: "make lint", Match: func(x engine.Exec) bool { return strings.Contains(x.Chain, "models/keda") },
 					ExitCode: 1, Stderr: "cloudcoil/models/cert_manager/v1.py:3:1: F401 [*] `os` imported but unused\nFound 1 error."})
@@ -324,7 +208,7 @@ func TestValidateModels(t *testing.T) {
 		},
 		{
 			name:     "an artifact that differs by one byte fails",
-			opts:     ValidateOptions{Changed: []string{"models/cert-manager/README.md"}},
+			opts:     genrepo.ValidateOptions{Changed: []string{"models/cert-manager/README.md"}},
 			edit:     oneByte,
 			wantErr:  true,
 			wantRows: []string{"| cert-manager: artifacts | failed | ", "| cert-manager: test | passed"},
@@ -332,7 +216,7 @@ func TestValidateModels(t *testing.T) {
 		},
 		{
 			name: "a failed generation skips the checks",
-			opts: ValidateOptions{Changed: []string{"models/velero/cookiecutter.yaml"}},
+			opts: genrepo.ValidateOptions{Changed: []string{"models/velero/cookiecutter.yaml"}},
 			program: func(e *engine.Engine) {
 				e.OnExec(engine.ExecRule{ArgsContain: "cloudcoil-model-codegen", ExitCode: 1, Stderr: "error: schema https://…/velero.io_backups.yaml: 404"})
 			},
@@ -343,13 +227,13 @@ func TestValidateModels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, e := newEnv(t)
-			renderAnything(e)
-			serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), tt.edit))
+			env, e := modeltest.NewEnv(t)
+			modeltest.RenderAnything(e)
+			modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), tt.edit))
 			if tt.program != nil {
 				tt.program(e)
 			}
-			v, err := ValidateModels(context.Background(), env, generatorRepo(t, env, nil), tt.opts)
+			v, err := genrepo.ValidateModels(context.Background(), env, modeltest.GeneratorRepo(t, env, nil), tt.opts)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v\n%s", err, v.Text())
 			}
@@ -370,7 +254,7 @@ func TestValidateModels(t *testing.T) {
 			if got, want := len(v.Summary.Jobs), 4*len(tt.wantOnly); got != want {
 				t.Errorf("%d rows, want %d", got, want)
 			}
-			noSecrets(t, e)
+			modeltest.NoSecrets(t, e)
 		})
 	}
 }
@@ -378,9 +262,9 @@ func TestValidateModels(t *testing.T) {
 func TestValidateModelsDiffsTheBase(t *testing.T) {
 	old := string(upstreamstest.ReadFile(t, "models/upstreams.json"))
 	changed := strings.Replace(old, `"2.16.1"`, `"2.17.0"`, 1) // keda's matrix
-	env, e := newEnv(t)
-	renderAnything(e)
-	serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	env, e := modeltest.NewEnv(t)
+	modeltest.RenderAnything(e)
+	modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
 	// What the engine answers for the source's Git history: the upstreams file and a
 	// workflow file changed since the merge base with main.
 	e.OnField(engine.FieldRule{Type: "Changeset", Field: "modifiedPaths", Value: []any{"models/upstreams.json", ".github/workflows/release.yml"}})
@@ -389,9 +273,9 @@ func TestValidateModelsDiffsTheBase(t *testing.T) {
 	// A maintainer's clone: a branch checked out beside a local main (the double reads
 	// only the refs; the rules above answer for the history).
 	sha := strings.Repeat("1", 40)
-	repo := generatorRepo(t, env, map[string]string{"models/upstreams.json": changed,
+	repo := modeltest.GeneratorRepo(t, env, map[string]string{"models/upstreams.json": changed,
 		".git/HEAD": "ref: refs/heads/keda-2.17\n", ".git/refs/heads/keda-2.17": sha + "\n", ".git/refs/heads/main": sha + "\n"})
-	v, err := ValidateModels(context.Background(), env, repo, ValidateOptions{Base: "main"})
+	v, err := genrepo.ValidateModels(context.Background(), env, repo, genrepo.ValidateOptions{Base: "main"})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, v.Text())
 	}
@@ -401,27 +285,27 @@ func TestValidateModelsDiffsTheBase(t *testing.T) {
 	if !strings.Contains(v.Text(), "Validated keda (changed integrations)") {
 		t.Errorf("text:\n%s", v.Text())
 	}
-	noSecrets(t, e)
+	modeltest.NoSecrets(t, e)
 }
 
 func TestValidateModelsNothingChanged(t *testing.T) {
-	env, e := newEnv(t)
-	v, err := ValidateModels(context.Background(), env, generatorRepo(t, env, nil), ValidateOptions{Changed: []string{"docs/index.md"}})
+	env, e := modeltest.NewEnv(t)
+	v, err := genrepo.ValidateModels(context.Background(), env, modeltest.GeneratorRepo(t, env, nil), genrepo.ValidateOptions{Changed: []string{"docs/index.md"}})
 	if err != nil || len(v.Integrations) != 0 || v.Text() != "No integration changed; nothing to validate.\n" {
 		t.Errorf("%+v, %v", v, err)
 	}
 	if len(e.Graph().Execs()) != 0 {
-		t.Errorf("ran %v", execArgs(e))
+		t.Errorf("ran %v", modeltest.ExecArgs(e))
 	}
 }
 
 func TestValidateModelsOneIntegration(t *testing.T) {
-	env, e := newEnv(t)
-	renderAnything(e)
-	serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+	env, e := modeltest.NewEnv(t)
+	modeltest.RenderAnything(e)
+	modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
 	// --name wins over a change that would select every integration.
-	v, err := ValidateModels(context.Background(), env, generatorRepo(t, env, nil),
-		ValidateOptions{Name: "kyverno", Changed: []string{"cookiecutter/cookiecutter.json"}})
+	v, err := genrepo.ValidateModels(context.Background(), env, modeltest.GeneratorRepo(t, env, nil),
+		genrepo.ValidateOptions{Name: "kyverno", Changed: []string{"cookiecutter/cookiecutter.json"}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, v.Text())
 	}
@@ -434,7 +318,7 @@ func TestValidateModelsOneIntegration(t *testing.T) {
 			t.Errorf("rendered another integration: %v", x.Args)
 		}
 	}
-	if _, err := ValidateModels(context.Background(), env, generatorRepo(t, env, nil), ValidateOptions{Name: "linkerd"}); err == nil ||
+	if _, err := genrepo.ValidateModels(context.Background(), env, modeltest.GeneratorRepo(t, env, nil), genrepo.ValidateOptions{Name: "linkerd"}); err == nil ||
 		!strings.Contains(err.Error(), `models/upstreams.json has no integration "linkerd" (known: `) {
 		t.Errorf("unknown name: %v", err)
 	}
@@ -443,17 +327,17 @@ func TestValidateModelsOneIntegration(t *testing.T) {
 func TestSelectIntegrationsListsForAMatrix(t *testing.T) {
 	tests := []struct {
 		name string
-		opts ValidateOptions
+		opts genrepo.ValidateOptions
 		want string
 	}{
-		{"changed integrations", ValidateOptions{Changed: []string{"models/keda/pyproject.toml", "models/istio/README.md"}}, `["istio","keda"]`},
-		{"nothing changed", ValidateOptions{Changed: []string{"docs/index.md"}}, `[]`},
-		{"a shared change lists every integration", ValidateOptions{Changed: []string{"cookiecutter/cookiecutter.json"}}, `["` + strings.Join(upstreamstest.Names(), `","`) + `"]`},
+		{"changed integrations", genrepo.ValidateOptions{Changed: []string{"models/keda/pyproject.toml", "models/istio/README.md"}}, `["istio","keda"]`},
+		{"nothing changed", genrepo.ValidateOptions{Changed: []string{"docs/index.md"}}, `[]`},
+		{"a shared change lists every integration", genrepo.ValidateOptions{Changed: []string{"cookiecutter/cookiecutter.json"}}, `["` + strings.Join(upstreamstest.Names(), `","`) + `"]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, e := newEnv(t)
-			v, err := SelectIntegrations(context.Background(), generatorRepo(t, env, nil), tt.opts)
+			env, e := modeltest.NewEnv(t)
+			v, err := genrepo.SelectIntegrations(context.Background(), modeltest.GeneratorRepo(t, env, nil), tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -472,11 +356,11 @@ func TestSelectIntegrationsListsForAMatrix(t *testing.T) {
 func TestSelectIntegrationsBaseWithoutUpstreams(t *testing.T) {
 	// The pull request's checkout, as actions/checkout leaves it; the rules answer for the
 	// history, which the double does not read.
-	clone := prcheckout.New(t, prcheckout.Options{Tree: cloudcoilTree(t), Change: map[string]string{"models/velero/README.md": "# velero\n"}})
-	env, e := newEnv(t)
+	clone := prcheckout.New(t, prcheckout.Options{Tree: modeltest.CloudcoilTree(t), Change: map[string]string{"models/velero/README.md": "# velero\n"}})
+	env, e := modeltest.NewEnv(t)
 	e.OnField(engine.FieldRule{Type: "Changeset", Field: "modifiedPaths", Value: []any{"models/velero/README.md", ".github/workflows/update_repos.yml"}})
 	e.OnField(engine.FieldRule{Type: "Directory", Field: "exists", ChainContains: "commonAncestor", Value: false})
-	v, err := SelectIntegrations(context.Background(), env.Client.Host().Directory(clone.Dir), ValidateOptions{Base: "refs/remotes/origin/main"})
+	v, err := genrepo.SelectIntegrations(context.Background(), env.Client.Host().Directory(clone.Dir), genrepo.ValidateOptions{Base: "refs/remotes/origin/main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,14 +373,14 @@ func TestSelectIntegrationsBaseWithoutUpstreams(t *testing.T) {
 // with a real cookiecutter.yaml and no entry) is named, not silently left unvalidated,
 // while update-repos would publish it.
 func TestSelectIntegrationsNamesAnUnlistedIntegration(t *testing.T) {
-	real, err := os.ReadFile(filepath.Join(cloudcoilTree(t), "models", "velero", "cookiecutter.yaml"))
+	real, err := os.ReadFile(filepath.Join(modeltest.CloudcoilTree(t), "models", "velero", "cookiecutter.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, _ := newEnv(t)
-	src := generatorRepo(t, env, map[string]string{"models/linkerd/cookiecutter.yaml": strings.ReplaceAll(string(real), "velero", "linkerd")})
-	for _, opts := range []ValidateOptions{{}, {Changed: []string{"models/linkerd/cookiecutter.yaml"}}} {
-		_, err := SelectIntegrations(context.Background(), src, opts)
+	env, _ := modeltest.NewEnv(t)
+	src := modeltest.GeneratorRepo(t, env, map[string]string{"models/linkerd/cookiecutter.yaml": strings.ReplaceAll(string(real), "velero", "linkerd")})
+	for _, opts := range []genrepo.ValidateOptions{{}, {Changed: []string{"models/linkerd/cookiecutter.yaml"}}} {
+		_, err := genrepo.SelectIntegrations(context.Background(), src, opts)
 		if err == nil || !strings.Contains(err.Error(), "models/linkerd/cookiecutter.yaml") || !strings.Contains(err.Error(), "no entry in models/upstreams.json") {
 			t.Errorf("%+v: err = %v, want the unlisted integration named", opts, err)
 		}
@@ -511,22 +395,22 @@ func TestSelectIntegrationsNamesAnUnlistedIntegration(t *testing.T) {
 func TestValidateModelsWithTheCheckoutsGenerator(t *testing.T) {
 	tests := []struct {
 		name         string
-		opts         ValidateOptions
+		opts         genrepo.ValidateOptions
 		wantOnly     []string
 		wantCheckout bool
 	}{
-		{"a generator change validates everything with it", ValidateOptions{Changed: []string{"cloudcoil/codegen/generator.py"}}, upstreamstest.Names(), true},
-		{"a matrix job of a generator change", ValidateOptions{Name: "keda", Changed: []string{"cloudcoil/codegen/generator.py", "cookiecutter/x"}}, []string{"keda"}, true},
-		{"a template change keeps the published generator", ValidateOptions{Changed: []string{"cookiecutter/x"}}, upstreamstest.Names(), false},
-		{"a core change outside the generator validates nothing", ValidateOptions{Changed: []string{"cloudcoil/resources.py"}}, nil, false},
-		{"a matrix job without the change's paths", ValidateOptions{Name: "keda"}, []string{"keda"}, false},
+		{"a generator change validates everything with it", genrepo.ValidateOptions{Changed: []string{"cloudcoil/codegen/generator.py"}}, upstreamstest.Names(), true},
+		{"a matrix job of a generator change", genrepo.ValidateOptions{Name: "keda", Changed: []string{"cloudcoil/codegen/generator.py", "cookiecutter/x"}}, []string{"keda"}, true},
+		{"a template change keeps the published generator", genrepo.ValidateOptions{Changed: []string{"cookiecutter/x"}}, upstreamstest.Names(), false},
+		{"a core change outside the generator validates nothing", genrepo.ValidateOptions{Changed: []string{"cloudcoil/resources.py"}}, nil, false},
+		{"a matrix job without the change's paths", genrepo.ValidateOptions{Name: "keda"}, []string{"keda"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, e := newEnv(t)
-			renderAnything(e)
-			serveDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
-			v, err := ValidateModels(context.Background(), env, generatorRepo(t, env, map[string]string{
+			env, e := modeltest.NewEnv(t)
+			modeltest.RenderAnything(e)
+			modeltest.ServeDistributions(e, "", fixtures.BuildDistributions(t, fixtures.ModelRepoFiles(t, nil), nil))
+			v, err := genrepo.ValidateModels(context.Background(), env, modeltest.GeneratorRepo(t, env, map[string]string{
 				"pyproject.toml":                 "[project]\nname = \"cloudcoil\"\nversion = \"0.5.0dev0\"\n",
 				"cloudcoil/codegen/generator.py": "def main():\n    pass\n",
 			}), tt.opts)
@@ -562,7 +446,7 @@ func TestValidateModelsWithTheCheckoutsGenerator(t *testing.T) {
 			if checkout != wantCheckout || published != wantPublished {
 				t.Errorf("generator runs: %d the checkout's, %d the published; want %d and %d", checkout, published, wantCheckout, wantPublished)
 			}
-			noSecrets(t, e)
+			modeltest.NoSecrets(t, e)
 		})
 	}
 }
@@ -570,19 +454,19 @@ func TestValidateModelsWithTheCheckoutsGenerator(t *testing.T) {
 // A repository whose Makefile lost a target fails its checks with the error naming the
 // target and the Makefile, and runs none of its commands.
 func TestValidateModelsNamesAMissingTarget(t *testing.T) {
-	env, e := newEnv(t)
-	renderAnything(e)
+	env, e := modeltest.NewEnv(t)
+	modeltest.RenderAnything(e)
 	// What the template and keda's Makefile overlay rendered lacks a test target.
 	e.OnFile(engine.FileRule{Path: "output/models-x/Makefile", ChainContains: "gen-repo-keda", Contents: "lint:\n\truff check .\n"})
-	src := generatorRepo(t, env, map[string]string{"models/keda/Makefile": "lint:\n\truff check .\n"})
-	v, err := ValidateModels(context.Background(), env, src, ValidateOptions{Changed: []string{"models/keda/Makefile"}})
+	src := modeltest.GeneratorRepo(t, env, map[string]string{"models/keda/Makefile": "lint:\n\truff check .\n"})
+	v, err := genrepo.ValidateModels(context.Background(), env, src, genrepo.ValidateOptions{Changed: []string{"models/keda/Makefile"}})
 	if err == nil || !strings.Contains(err.Error(), "| keda: test | failed") {
 		t.Fatalf("err = %v", err)
 	}
 	if !strings.Contains(v.Summary.Table(), "Makefile: no target test") {
 		t.Errorf("table does not name the target and the Makefile:\n%s", v.Summary.Table())
 	}
-	if hasExec(e, "make lint") {
+	if modeltest.HasExec(e, "make lint") {
 		t.Error("ran make lint although the Makefile lacks a target the checks need")
 	}
 }

@@ -6,22 +6,8 @@ import (
 	"testing"
 
 	"dagger/shipyard/internal/version"
+	"dagger/shipyard/models/modeltest"
 )
-
-func lockWith(cloudcoil string) string {
-	return `version = 1
-
-[[package]]
-name = "cloudcoil"
-version = "` + cloudcoil + `"
-source = { registry = "https://pypi.org/simple" }
-
-[[package]]
-name = "cloudcoil-models-keda"
-version = "2.16.1.0"
-source = { editable = "." }
-`
-}
 
 func TestCheckCloudcoilDependency(t *testing.T) {
 	project := func(deps string) string {
@@ -31,27 +17,27 @@ func TestCheckCloudcoilDependency(t *testing.T) {
 		name, pyproject, lock string
 		want                  []string // problem substrings; none means it passes
 	}{
-		{"range within the minor", project(`["cloudcoil>=0.5.3,<0.6"]`), lockWith("0.5.4"), nil},
-		{"compatible release operator", project(`["cloudcoil~=0.5.3"]`), lockWith("0.5.3"), nil},
-		{"extras and a multi-line array", project("[\n    \"pydantic>=2\",  # models\n    \"Cloudcoil[codegen] >=0.5.3, <0.6.0\",\n]"), lockWith("0.5.9"), nil},
-		{"real template's unbounded lower bound, locked in its minor", project("[\n    \"cloudcoil>=0.4.0\",\n]"), lockWith("0.4.5"), nil},
-		{"unbounded lower bound, locked at the bound", project(`["cloudcoil>=0.4.0"]`), lockWith("0.4.0"), nil},
-		{"unbounded lower bound of two components", project(`["cloudcoil>=0.4"]`), lockWith("0.4.9"), nil},
-		{"unbounded lower bound, locked at the next minor", project(`["cloudcoil>=0.4.0"]`), lockWith("0.5.0"),
+		{"range within the minor", project(`["cloudcoil>=0.5.3,<0.6"]`), modeltest.LockWith("0.5.4"), nil},
+		{"compatible release operator", project(`["cloudcoil~=0.5.3"]`), modeltest.LockWith("0.5.3"), nil},
+		{"extras and a multi-line array", project("[\n    \"pydantic>=2\",  # models\n    \"Cloudcoil[codegen] >=0.5.3, <0.6.0\",\n]"), modeltest.LockWith("0.5.9"), nil},
+		{"real template's unbounded lower bound, locked in its minor", project("[\n    \"cloudcoil>=0.4.0\",\n]"), modeltest.LockWith("0.4.5"), nil},
+		{"unbounded lower bound, locked at the bound", project(`["cloudcoil>=0.4.0"]`), modeltest.LockWith("0.4.0"), nil},
+		{"unbounded lower bound of two components", project(`["cloudcoil>=0.4"]`), modeltest.LockWith("0.4.9"), nil},
+		{"unbounded lower bound, locked at the next minor", project(`["cloudcoil>=0.4.0"]`), modeltest.LockWith("0.5.0"),
 			[]string{`uv.lock: cloudcoil 0.5.0 is outside Cloudcoil 0.4, the minor of the requirement ">=0.4.0" in pyproject.toml; lock a 0.4 release (uv lock --upgrade-package cloudcoil==0.4.Z) or migrate to 0.5 by raising the lower bound in pyproject.toml to >=0.5.0`}},
-		{"unbounded lower bound, locked below it", project(`["cloudcoil>=0.4.2"]`), lockWith("0.4.1"), []string{`uv.lock: cloudcoil 0.4.1 is below the requirement ">=0.4.2" in pyproject.toml; run uv lock --upgrade-package cloudcoil`}},
-		{"unbounded lower bound, locked pre-release", project(`["cloudcoil>=0.4.0"]`), lockWith("0.4.6rc1"), []string{"not a final release"}},
-		{"no lower bound", project(`["cloudcoil<0.5"]`), lockWith("0.4.5"),
+		{"unbounded lower bound, locked below it", project(`["cloudcoil>=0.4.2"]`), modeltest.LockWith("0.4.1"), []string{`uv.lock: cloudcoil 0.4.1 is below the requirement ">=0.4.2" in pyproject.toml; run uv lock --upgrade-package cloudcoil`}},
+		{"unbounded lower bound, locked pre-release", project(`["cloudcoil>=0.4.0"]`), modeltest.LockWith("0.4.6rc1"), []string{"not a final release"}},
+		{"no lower bound", project(`["cloudcoil<0.5"]`), modeltest.LockWith("0.4.5"),
 			[]string{`pyproject.toml: cloudcoil requirement "<0.5": no lower bound, so nothing fixes the Cloudcoil minor the models are generated with; require cloudcoil>=X.Y.Z (or >=X.Y.Z,<X.(Y+1)) in [project] dependencies`}},
-		{"two lower bounds", project(`["cloudcoil>=0.4.0,>=0.4.2"]`), lockWith("0.4.5"), []string{"one lower bound"}},
-		{"upper bound two minors away", project(`["cloudcoil>=0.5.3,<0.7"]`), lockWith("0.6.1"), []string{"not the next minor 0.6"}},
-		{"required twice", project(`["cloudcoil>=0.5.3,<0.6", "cloudcoil[codegen]"]`), lockWith("0.5.4"), []string{"found 2"}},
-		{"not required", project(`["pydantic>=2"]`), lockWith("0.5.4"), []string{"found 0"}},
-		{"locked below the range", project(`["cloudcoil>=0.5.3,<0.6"]`), lockWith("0.5.1"), []string{"outside the required range"}},
-		{"locked at the next minor", project(`["cloudcoil>=0.5.3,<0.6"]`), lockWith("0.6.0"), []string{"outside the required range"}},
-		{"locked pre-release", project(`["cloudcoil>=0.5.3,<0.6"]`), lockWith("0.5.6rc1"), []string{"not a final release"}},
+		{"two lower bounds", project(`["cloudcoil>=0.4.0,>=0.4.2"]`), modeltest.LockWith("0.4.5"), []string{"one lower bound"}},
+		{"upper bound two minors away", project(`["cloudcoil>=0.5.3,<0.7"]`), modeltest.LockWith("0.6.1"), []string{"not the next minor 0.6"}},
+		{"required twice", project(`["cloudcoil>=0.5.3,<0.6", "cloudcoil[codegen]"]`), modeltest.LockWith("0.5.4"), []string{"found 2"}},
+		{"not required", project(`["pydantic>=2"]`), modeltest.LockWith("0.5.4"), []string{"found 0"}},
+		{"locked below the range", project(`["cloudcoil>=0.5.3,<0.6"]`), modeltest.LockWith("0.5.1"), []string{"outside the required range"}},
+		{"locked at the next minor", project(`["cloudcoil>=0.5.3,<0.6"]`), modeltest.LockWith("0.6.0"), []string{"outside the required range"}},
+		{"locked pre-release", project(`["cloudcoil>=0.5.3,<0.6"]`), modeltest.LockWith("0.5.6rc1"), []string{"not a final release"}},
 		{"not locked", project(`["cloudcoil>=0.5.3,<0.6"]`), "version = 1\n", []string{"found 0"}},
-		{"pinned exactly", project(`["cloudcoil==0.5.3"]`), lockWith("0.5.3"), []string{`clause "==0.5.3"`}},
+		{"pinned exactly", project(`["cloudcoil==0.5.3"]`), modeltest.LockWith("0.5.3"), []string{`clause "==0.5.3"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +65,7 @@ func FuzzCheckCloudcoilDependency(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, spec, locked string) {
 		pyproject := "[project]\nname = \"m\"\nversion = \"1\"\ndependencies = [" + strconv.Quote("cloudcoil"+spec) + "]\n"
-		if len(CheckCloudcoilDependency([]byte(pyproject), []byte(lockWith(locked)))) > 0 {
+		if len(CheckCloudcoilDependency([]byte(pyproject), []byte(modeltest.LockWith(locked)))) > 0 {
 			return
 		}
 		low, _, _, err := minorRange(strings.TrimSpace(spec))

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 
+	"dagger.io/dagger"
+
 	"dagger/shipyard/internal/demoworld/corpus"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/fixtures"
@@ -26,8 +28,6 @@ import (
 	"dagger/shipyard/models/modelenv"
 	"dagger/shipyard/models/upstreams"
 	"dagger/shipyard/models/upstreams/upstreamstest"
-
-	"dagger.io/dagger"
 )
 
 // ServeDistributions makes every build whose chain contains chain ("" for any) list the
@@ -154,13 +154,13 @@ func PatchedCloudcoil(t testing.TB) string {
 	if out, err := exec.Command("chmod", "-R", "u+w", dir).CombinedOutput(); err != nil {
 		t.Fatalf("chmod: %v\n%s", err, out)
 	}
-	applyPatch(t, dir, templatePatchOf(t, dir))
+	ApplyPatch(t, dir, TemplatePatchOf(t, dir))
 	return dir
 }
 
-// templatePatchOf is genrepo.TemplatePatchFor of the template in the folder root, bounded to the
+// TemplatePatchOf is genrepo.TemplatePatchFor of the template in the folder root, bounded to the
 // minor of its own requirement, as model-template-patch does without upstreams.json.
-func templatePatchOf(t testing.TB, root string) string {
+func TemplatePatchOf(t testing.TB, root string) string {
 	t.Helper()
 	current := map[string][]byte{}
 	for _, p := range genrepo.TemplatePaths() {
@@ -181,8 +181,8 @@ func templatePatchOf(t testing.TB, root string) string {
 	return patch
 }
 
-// applyPatch applies a patch at root with git apply -p1, as a maintainer would.
-func applyPatch(t testing.TB, root, patch string) {
+// ApplyPatch applies a patch at root with git apply -p1, as a maintainer would.
+func ApplyPatch(t testing.TB, root, patch string) {
 	t.Helper()
 	apply := exec.Command("git", "apply", "-p1", "-")
 	apply.Dir = root
@@ -254,7 +254,6 @@ func GeneratorTree(t testing.TB, changes map[string]string) string {
 	return dir
 }
 
-// RenderAnything makes every cookiecutter run in the double render one repository folder.
 // RenderAnything programs the double so that any make gen-repo-<name> renders one
 // repository whose pyproject.toml is the model repository fixture's, as the template and
 // the appended overlay give it.
@@ -304,4 +303,20 @@ func ExecArgs(e *engine.Engine) []string {
 // HasExec is whether e ran exactly the command args.
 func HasExec(e *engine.Engine, args string) bool {
 	return slices.Contains(ExecArgs(e), args)
+}
+
+// LockWith is a model repository's uv.lock that locks cloudcoil at the version given.
+func LockWith(cloudcoil string) string {
+	return `version = 1
+
+[[package]]
+name = "cloudcoil"
+version = "` + cloudcoil + `"
+source = { registry = "https://pypi.org/simple" }
+
+[[package]]
+name = "cloudcoil-models-keda"
+version = "2.16.1.0"
+source = { editable = "." }
+`
 }
