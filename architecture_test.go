@@ -1,9 +1,16 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"dagger/shipyard/pipelines/ci/artifact"
 )
 
 // Neither system imports the other: tesk-core's pipelines and Cloudcoil's models share only
@@ -31,6 +38,46 @@ func TestPublishImportsNeitherSystem(t *testing.T) {
 		if strings.HasPrefix(dep, "dagger/shipyard/pipelines/ci") || strings.HasPrefix(dep, "dagger/shipyard/models") ||
 			dep == "dagger/shipyard/internal/trivy" {
 			t.Errorf("publishing depends on %s", dep)
+		}
+	}
+}
+
+// Publishing writes no system's tag names: tesk-core's latest, dev and sha-<commit> are its
+// tag policy (pipelines/ci/artifact), given with its target, so no string of publishing's
+// code or of the registry command it runs is one of them. Comments may name them as
+// examples.
+func TestPublishingWritesNoSystemsTagNames(t *testing.T) {
+	tesk := artifact.Tags()
+	names := []string{tesk.Latest, tesk.BranchTag, tesk.Branch, tesk.CommitPrefix}
+	for _, dir := range []string{"pipelines/publish", "supplychain/registry", "supplychain/wire", "supplychain/cmd/registry"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(parsed, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return true
+				}
+				value, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					return true
+				}
+				for _, name := range names {
+					if value == name || strings.Contains(value, name+"<") || strings.Contains(value, name+"$") {
+						t.Errorf("%s writes tesk-core's tag name %q in %s: take it from the target's tag policy", f, name, lit.Value)
+					}
+				}
+				return true
+			})
 		}
 	}
 }

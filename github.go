@@ -74,9 +74,10 @@ func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error)
 	return cmd, nil
 }
 
-// devOrder reads the commit order of --repo's dev branch from GitHub, asked right before
-// dev is written: whether the commit is on dev, and dev's commits after it.
-func (m *Shipyard) devOrder(ctx context.Context) (publish.DevOrder, error) {
+// branchOrder reads the commit order of --repo's branch that the policy's branch tag
+// follows (tesk-core's dev) from GitHub, asked right before that tag is written: whether
+// the commit is on the branch, and the branch's commits after it.
+func (m *Shipyard) branchOrder(ctx context.Context, p publish.TagPolicy) (publish.BranchOrder, error) {
 	// --repo is the user's: a malformed one is said here, before the command would call it
 	// a usage error of Shipyard's.
 	repo, err := reponame.Parse(m.Repo)
@@ -87,12 +88,12 @@ func (m *Shipyard) devOrder(ctx context.Context) (publish.DevOrder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, commit string) (publish.DevHistory, error) {
-		onDev, newer, complete, err := gh.CommitsAfter(ctx, repo.Owner, repo.Repo, commit, publish.DevBranch)
+	return func(ctx context.Context, commit string) (publish.BranchHistory, error) {
+		onBranch, newer, complete, err := gh.CommitsAfter(ctx, repo.Owner, repo.Repo, commit, p.Branch)
 		if err != nil {
-			return publish.DevHistory{}, err
+			return publish.BranchHistory{}, err
 		}
-		return publish.DevHistory{Commit: commit, OnDev: onDev, Newer: newer, Complete: complete}, nil
+		return publish.BranchHistory{Commit: commit, OnBranch: onBranch, Newer: newer, Complete: complete}, nil
 	}, nil
 }
 

@@ -44,7 +44,7 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	in, err := m.signInputs(ctx, origin.Provenance(publish.DevRef, sha))
+	in, err := m.signInputs(ctx, origin.Provenance(publish.BranchRef(artifact.Tags()), sha))
 	if err != nil {
 		return "", err
 	}
@@ -60,12 +60,12 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
-	devOrder, err := m.devOrder(ctx)
+	branchOrder, err := m.branchOrder(ctx, t.Tags)
 	if err != nil {
 		return "", err
 	}
-	return printed(publish.PublishDev(ctx, publish.DevConfig{Flow: m.fn, Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Signing: in, Ignore: ignore,
-		DevOrder: devOrder}, sha))
+	return printed(publish.PublishBranch(ctx, publish.BranchConfig{Flow: m.fn, Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Signing: in, Ignore: ignore,
+		BranchOrder: branchOrder}, sha))
 }
 
 // PushByDigest builds the images and pushes each to <registry>/<org>/tesk-core-<name> by
@@ -390,11 +390,11 @@ func (m *Shipyard) TagImages(
 	if err != nil {
 		return "", err
 	}
-	devOrder, err := m.devOrder(ctx)
+	branchOrder, err := m.branchOrder(ctx, t.Tags)
 	if err != nil {
 		return "", err
 	}
-	return printed(publish.TagImages(ctx, m.fn, t, pushed, tag, devOrder))
+	return printed(publish.TagImages(ctx, m.fn, t, pushed, tag, branchOrder))
 }
 
 // ScanPublished is the weekly scan of published images: resolves each tag to its digest

@@ -108,7 +108,7 @@ func TestPublishDevThroughTheModule(t *testing.T) {
 	if err != nil {
 		t.Fatalf("publish-dev: %v", err)
 	}
-	var res publish.DevResult
+	var res publish.BranchResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("output %s: %v", out, err)
 	}

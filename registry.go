@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/ci/artifact"
 	"dagger/shipyard/pipelines/publish"
 )
 
@@ -37,7 +38,7 @@ func (m *Shipyard) publicTarget(ctx context.Context) (publish.Target, error) {
 	if err != nil {
 		return publish.Target{}, err
 	}
-	return publish.Target{Registry: m.Registry, Org: m.Org, RegistryTool: tool}, nil
+	return publish.Target{Registry: m.Registry, Org: m.Org, RegistryTool: tool, Tags: artifact.Tags()}, nil
 }
 
 // pushed reads the handoff push-by-digest printed (image name → reference by digest), for

@@ -38,19 +38,108 @@ const (
 	// ClassCommit is a per-commit tag (sha-<commit>): immutable, since it names the one
 	// image built from that commit.
 	ClassCommit TagClass = "commit"
-	// ClassMoving is latest or dev: they follow the newest release or commit.
+	// ClassMoving is a tag that follows the newest release or commit (the policy's latest and
+	// branch tags).
 	ClassMoving TagClass = "moving"
 )
 
 // Immutable reports whether a tag of this class never moves once published.
 func (c TagClass) Immutable() bool { return c == ClassVersion || c == ClassCommit }
 
-// The moving tags: latest follows the highest release, dev the newest commit of the dev
-// branch.
-const (
-	TagLatest = "latest"
-	TagDev    = "dev"
-)
+// TagPolicy is how one publishing system names the tags that are not release versions
+// (a release's tag is its version, X.Y.Z or X.Y.Z{a,b,rc}N, in every system): the tag
+// that follows its highest release, the tag that follows the newest commit of a branch,
+// and the prefix of the tag that names one commit's image. The system that publishes gives
+// it, and the registry command classifies and rechecks tags by it (flag --tag-policy). An
+// empty name is a tag the system does not publish.
+type TagPolicy struct {
+	// Latest follows the highest release, e.g. latest.
+	Latest string `json:"latest,omitempty"`
+	// BranchTag follows the newest commit of Branch that has an image, e.g. dev for the
+	// branch dev.
+	BranchTag string `json:"branchTag,omitempty"`
+	Branch    string `json:"branch,omitempty"`
+	// CommitPrefix starts the tag of one commit's image, <prefix><commit>, e.g. sha-.
+	CommitPrefix string `json:"commitPrefix,omitempty"`
+}
+
+// CommitTag is the tag naming the image of commit under the policy.
+func (p TagPolicy) CommitTag(commit string) string { return p.CommitPrefix + commit }
+
+// CommitOf is the commit a commit tag names, and whether tag is one (a full or abbreviated
+// lowercase commit after the prefix).
+func (p TagPolicy) CommitOf(tag string) (string, bool) {
+	if p.CommitPrefix == "" {
+		return "", false
+	}
+	c, ok := strings.CutPrefix(tag, p.CommitPrefix)
+	if !ok || len(c) < 7 || len(c) > 40 || strings.Trim(c, "0123456789abcdef") != "" {
+		return "", false
+	}
+	return c, true
+}
+
+// Flag renders the policy as the value of --tag-policy.
+func (p TagPolicy) Flag() string {
+	b, _ := json.Marshal(p) // four strings: cannot fail
+	return string(b)
+}
+
+// ParseTagPolicy reads --tag-policy and refuses a policy whose tags could be mistaken for
+// each other or for a release version, or are no OCI tags.
+func ParseTagPolicy(value string) (TagPolicy, error) {
+	var p TagPolicy
+	dec := json.NewDecoder(strings.NewReader(value))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return TagPolicy{}, fmt.Errorf("--tag-policy %q: %w", value, err)
+	}
+	if err := p.Check(); err != nil {
+		return TagPolicy{}, fmt.Errorf("--tag-policy: %w", err)
+	}
+	return p, nil
+}
+
+// Check refuses a policy whose tags could be mistaken for each other or for a release
+// version, or are no OCI tags.
+func (p TagPolicy) Check() error {
+	switch {
+	case (p.BranchTag == "") != (p.Branch == ""):
+		return fmt.Errorf("branch tag %q and branch %q go together: give both or neither", p.BranchTag, p.Branch)
+	case p.Latest != "" && p.Latest == p.BranchTag:
+		return fmt.Errorf("the latest and branch tags are both %q: they follow different things", p.Latest)
+	}
+	for _, t := range []struct{ what, tag string }{{"latest tag", p.Latest}, {"branch tag", p.BranchTag}, {"commit tag prefix", p.CommitPrefix}} {
+		if t.tag == "" {
+			continue
+		}
+		if !isTagText(t.tag) {
+			return fmt.Errorf("%s %q: a tag is letters, digits, '_', '.' and '-', at most 128, not starting with '.' or '-'", t.what, t.tag)
+		}
+		if t.tag[0] >= '0' && t.tag[0] <= '9' {
+			return fmt.Errorf("%s %q starts with a digit, as a release version does: start it with a letter", t.what, t.tag)
+		}
+	}
+	for _, t := range []string{p.Latest, p.BranchTag} {
+		if _, ok := p.CommitOf(t); ok {
+			return fmt.Errorf("tag %q reads as a commit tag under prefix %q", t, p.CommitPrefix)
+		}
+	}
+	return nil
+}
+
+// isTagText is the OCI distribution spec's tag grammar, [A-Za-z0-9_][A-Za-z0-9._-]{0,127}.
+func isTagText(s string) bool {
+	if len(s) == 0 || len(s) > 128 || s[0] == '.' || s[0] == '-' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Action is what applying a plan does to one tag.
 type Action string
@@ -74,8 +163,8 @@ type TagAction struct {
 }
 
 // Tagging is what applying tags does for one image digest: the plan of its tags.
-// Immutable tags come first, so a version exists before latest or dev point at it, and
-// latest comes last.
+// Immutable tags come first, so a version exists before the latest or branch tag points
+// at it, and the latest tag comes last.
 type Tagging struct {
 	Image   string      `json:"image"`
 	Digest  string      `json:"digest"`
@@ -141,11 +230,12 @@ type LatestReport struct {
 	RolledBack []string `json:"rolled_back,omitempty"`
 }
 
-// DevHistory is what the dev branch says about the commit being tagged: whether it is on
-// dev, the commits of dev after it (newest last), and whether that list is complete.
-type DevHistory struct {
+// BranchHistory is what the policy's branch says about the commit being tagged: whether it
+// is on the branch, the branch's commits after it (newest last), and whether that list is
+// complete.
+type BranchHistory struct {
 	Commit   string   `json:"commit"`
-	OnDev    bool     `json:"onDev"`
+	OnBranch bool     `json:"onBranch"`
 	Newer    []string `json:"newer"`
 	Complete bool     `json:"complete"`
 }

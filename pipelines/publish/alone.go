@@ -99,20 +99,21 @@ func Sign(ctx context.Context, fn string, in SignInputs, t Target, pushed []Push
 // on another digest, which never moves — no tag of any image is written and the error
 // names both digests. Then it applies the plans image by image (apply-tags), rechecking
 // immutable tags right before writing, immutable tags before moving ones. A tag already on
-// its digest is kept, so a re-run writes nothing. latest is refused: it follows the
-// highest release, and only the release moves it (MoveLatest), for every image or none.
+// its digest is kept, so a re-run writes nothing. The tag names are t's policy. Its latest
+// tag is refused: it follows the highest release, and only the release moves it
+// (MoveLatest), for every image or none.
 //
-// dev follows the newest commit of the dev branch: it needs the commit's sha-<commit> tag in
-// the same call, and devOrder, asked right before the plans are applied when one creates
-// or moves dev; the registry command reads dev and the images of the newer commits right
-// before dev is written, fails if dev moved since the plan, and leaves dev (reported
-// skipped) when it is on the image of a newer commit or the commit is not on dev, so a
-// re-run of an older run never moves it back.
+// The branch tag follows the newest commit of the policy's branch: it needs the commit's
+// own tag in the same call, and branchOrder, asked right before the plans are applied when
+// one creates or moves it; the registry command reads the tag and the images of the newer
+// commits right before it is written, fails if it moved since the plan, and leaves it
+// (reported skipped) when it is on the image of a newer commit or the commit is not on the
+// branch, so a re-run of an older run never moves it back.
 //
 // Call it only after the digests were scanned, attested and signed: that is what makes a
 // moving tag safe to follow.
-func TagImages(ctx context.Context, fn string, t Target, pushed []Pushed, tags []string, devOrder DevOrder) ([]ApplyReport, error) {
-	s := &ImageState{Target: t, Pushed: pushed, Tags: tags, DevOrder: devOrder}
+func TagImages(ctx context.Context, fn string, t Target, pushed []Pushed, tags []string, branchOrder BranchOrder) ([]ApplyReport, error) {
+	s := &ImageState{Target: t, Pushed: pushed, Tags: tags, BranchOrder: branchOrder}
 	err := Alone(ctx, fn, s, StepTag)
 	return s.Applied, err
 }

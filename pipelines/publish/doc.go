@@ -2,17 +2,18 @@
 // attest their build provenance, sign them, and only then tag them. It works over the
 // artifacts and the scanner a system produces (Artifact, Scanner: tesk-core's in
 // pipelines/ci/artifact), whose policy (what blocks a scan, and how to fix it) stays the
-// system's. For tesk-core it serves the dev publishing on pushes to dev, the weekly scan
-// of published images, and the image steps of a release.
+// system's, and whose tag names (TagPolicy: tesk-core's in pipelines/ci/artifact too) the
+// system gives in its Target. For tesk-core it serves the publishing on pushes to dev,
+// the weekly scan of published images, and the image steps of a release.
 //
 // Each step is one file that declares the step beside its body (its name, whether it
 // writes, the advice after a failure), run alone by a function (alone.go: a GitHub job
-// runs one step with only the credentials it needs) or chained by a flow (PublishDev, the
+// runs one step with only the credentials it needs) or chained by a flow (PublishBranch, the
 // release). Every step checks what exists before it writes, so a re-run after a failure
 // finishes the job without a second push, a second signature or a moved version. The
 // files, from the top down (none uses a file above it):
 //
-//	alone.go, dev.go  each step run alone (PushByDigest, Sign, …); PublishDev, the push to dev
+//	alone.go, branch.go  each step run alone (PushByDigest, Sign, …); PublishBranch, a push to the branch
 //	steps.go          the steps in their one order (Steps), the inputs check, Alone
 //	push.go           each image as an OCI tarball to the registry command, untagged
 //	scan.go           Trivy on repo@sha256:… with no credentials in the graph

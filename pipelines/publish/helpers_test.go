@@ -55,7 +55,7 @@ type env struct {
 	images []publish.Artifact
 	target publish.Target
 	sign   publish.SignInputs
-	dev    publish.DevConfig
+	dev    publish.BranchConfig
 }
 
 func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
@@ -78,6 +78,7 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 		Registry: w.Registry.Host, Org: org, Username: w.Username,
 		Password:     c.SetSecret(publishtest.RegistryPasswordSecret, w.Password),
 		RegistryTool: publish.BuildRegistryTool(c, c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
+		Tags:         artifact.Tags(),
 	}
 	sign := publish.SignInputs{
 		Tool:        publish.BuildTool(c, c.Host().Directory(publishtest.SupplychainSource(t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
@@ -100,13 +101,13 @@ func newEnv(t testing.TB, w *publishtest.World, opts ...engine.Option) *env {
 	}
 	arts := artifact.Of(images)
 	return &env{w: w, e: e, c: c, p: p, scanner: artifact.Scanner(p), images: arts, target: target, sign: sign,
-		dev: publish.DevConfig{Flow: "publish-dev", Source: p.Source, Scanner: artifact.Scanner(p), Images: arts, Target: target, Signing: sign, DevOrder: newestCommit}}
+		dev: publish.BranchConfig{Flow: "publish-dev", Source: p.Source, Scanner: artifact.Scanner(p), Images: arts, Target: target, Signing: sign, BranchOrder: newestCommit}}
 }
 
 // newestCommit is the commit-order recheck of a dev branch whose newest commit is always
 // the one being published (the module's tests run the GitHub one).
-func newestCommit(_ context.Context, commit string) (publish.DevHistory, error) {
-	return publish.DevHistory{Commit: commit, OnDev: true, Complete: true}, nil
+func newestCommit(_ context.Context, commit string) (publish.BranchHistory, error) {
+	return publish.BranchHistory{Commit: commit, OnBranch: true, Complete: true}, nil
 }
 
 func (v *env) repo(name string) string { return v.w.Registry.Host + "/" + org + "/tesk-core-" + name }

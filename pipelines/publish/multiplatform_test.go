@@ -63,7 +63,7 @@ func TestPublishDevMultiPlatform(t *testing.T) {
 	w := publishtest.NewWorld(t)
 	v := newPlatformEnv(t, w)
 
-	res, err := publish.PublishDev(ctx, v.dev, sha)
+	res, err := publish.PublishBranch(ctx, v.dev, sha)
 	if err != nil {
 		t.Fatalf("publish-dev: %v", err)
 	}
@@ -137,7 +137,7 @@ func TestPublishDevMultiPlatform(t *testing.T) {
 	// sha-<commit> names, and still scans each of its platform images.
 	writes := len(w.Registry.Writes())
 	again := newPlatformEnv(t, w)
-	rerun, err := publish.PublishDev(ctx, again.dev, sha)
+	rerun, err := publish.PublishBranch(ctx, again.dev, sha)
 	if err != nil {
 		t.Fatalf("re-run: %v", err)
 	}

@@ -23,27 +23,25 @@ import (
 // registryPassPath is where a container that logs in to the registry finds its password.
 const registryPassPath = "/run/secrets/registry-password"
 
-// The moving tags, as the registry command classifies them: latest follows the highest
-// release, dev the newest commit of the dev branch.
-const (
-	TagLatest = wire.TagLatest
-	TagDev    = wire.TagDev
-)
-
-// CommitTag is the tag naming the image of one commit, sha-<commit>, which never moves.
-func CommitTag(commit string) string { return "sha-" + commit }
+// TagPolicy is how the publishing system names the tags that are not release versions: the
+// tag that follows its highest release, the tag that follows the newest commit of a branch,
+// and the prefix of a commit's own tag (supplychain/wire). The system gives it in its
+// Target; the registry command classifies and rechecks tags by it, so no name of any one
+// system is written here.
+type TagPolicy = wire.TagPolicy
 
 // What the registry command prints and reads, defined once for the command and the module
 // (supplychain/wire): the plan of one image's tags (plan-tags, apply-tags), what tagging
-// did, what moving latest planned and did, and what the dev branch says about a commit.
+// did, what moving the latest tag planned and did, and what the policy's branch says about a
+// commit.
 type (
-	TagAction    = wire.TagAction
-	Tagging      = wire.Tagging
-	SkippedTag   = wire.SkippedTag
-	ApplyReport  = wire.ApplyReport
-	LatestMove   = wire.LatestMove
-	LatestReport = wire.LatestReport
-	DevHistory   = wire.DevHistory
+	TagAction     = wire.TagAction
+	Tagging       = wire.Tagging
+	SkippedTag    = wire.SkippedTag
+	ApplyReport   = wire.ApplyReport
+	LatestMove    = wire.LatestMove
+	LatestReport  = wire.LatestReport
+	BranchHistory = wire.BranchHistory
 )
 
 // Tag actions.
@@ -191,6 +189,7 @@ func (t Target) planTags(ctx context.Context, pushed []Pushed, tags []string) ([
 		args = append(args, "--tag", tag)
 	}
 	var plans []Tagging
+	args = append(args, "--tag-policy", t.Tags.Flag())
 	if err := t.runJSON(ctx, registryCall{cmd: "plan-tags", args: args, about: pushed[0].Repository}, &plans); err != nil {
 		return nil, err
 	}

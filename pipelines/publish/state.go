@@ -20,19 +20,20 @@ type ImageState struct {
 	Built []Artifact
 	// Ignore is the content of the ignore file; nil reads the pipeline source's.
 	Ignore []byte
-	// ReuseTag is a tag that names the source's image for good (sha-<commit>): an image
+	// ReuseTag is a tag that names the source's image for good (its commit tag): an image
 	// that carries it already keeps that digest and is not pushed again.
 	ReuseTag string
 	// Version is a version tag that never moves: the push stops when it is on another
 	// digest already, before anything is scanned, signed or tagged.
 	Version string
-	// Tags are written by the tag step; Latest moves latest after them, for every image
-	// together or for none, when StillLatest agrees right before.
+	// Tags are written by the tag step; Latest moves the policy's latest tag after them, for
+	// every image together or for none, when StillLatest agrees right before.
 	Tags        []string
 	Latest      bool
 	StillLatest StillLatest
-	// DevOrder rechecks the commit order on dev right before dev moves (publish-dev).
-	DevOrder DevOrder
+	// BranchOrder rechecks the commit order on the policy's branch right before the branch
+	// tag moves.
+	BranchOrder BranchOrder
 	// VerifyRequest is the image and signer the verify step checks.
 	VerifyRequest VerifyRequest
 	// Log receives one line per outcome (nil: none).

@@ -101,7 +101,10 @@ func (s *ImageState) checkGiven(names []string) error {
 		return errors.New("no scanner to scan the digests and write their SBOMs")
 	}
 	if slices.Contains(names, StepTag) {
-		return checkTags(s.Tags)
+		if s.Latest && s.Target.Tags.Latest == "" {
+			return errors.New("the latest tag is to move, but the tag policy names none")
+		}
+		return checkTags(s.Target.Tags, s.Tags)
 	}
 	return nil
 }

@@ -3,39 +3,43 @@ package publish
 import (
 	"context"
 	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/wire"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 )
 
-// DevTags are the tags a push to dev publishes: sha-<commit> (never moves: it names the
-// image of that commit) and dev (moves to the newest commit).
-func DevTags(sha string) ([]string, error) {
+// BranchTags are the tags a push to the policy's branch publishes for commit sha: its
+// commit tag (never moves: it names the image of that commit) and the branch tag (moves to
+// the newest commit).
+func BranchTags(p TagPolicy, sha string) ([]string, error) {
 	if !commitRE.MatchString(sha) {
-		return nil, fmt.Errorf("--sha %q: give the full commit SHA (40 lowercase hex characters), e.g. ${{ github.sha }}", sha)
+		return nil, fmt.Errorf("commit %q: give the full commit SHA (40 lowercase hex characters), e.g. ${{ github.sha }}", sha)
 	}
-	return []string{CommitTag(sha), TagDev}, nil
+	if p.BranchTag == "" || p.CommitPrefix == "" {
+		return nil, errors.New("the tag policy names no branch tag and commit tag: this system publishes no branch's commits")
+	}
+	return []string{p.CommitTag(sha), p.BranchTag}, nil
 }
 
 // checkTags refuses, before anything is tagged, what the tag step cannot write: no tags,
-// latest (the release's alone), and dev without the commit's tag.
-func checkTags(tags []string) error {
+// the latest tag (the release's alone), and the branch tag without the commit's tag.
+func checkTags(p TagPolicy, tags []string) error {
 	if len(tags) == 0 {
 		return errors.New("no tags given")
 	}
-	if slices.Contains(tags, TagLatest) {
-		return errors.New("latest follows the highest release and is set by the release flow, " +
-			"which rechecks it right before writing; no stillLatest recheck was given, so nothing was tagged")
+	if p.Latest != "" && slices.Contains(tags, p.Latest) {
+		return fmt.Errorf("%s follows the highest release and is set by the release flow, "+
+			"which rechecks it right before writing; no stillLatest recheck was given, so nothing was tagged", p.Latest)
 	}
-	_, err := devCommit(tags)
+	_, err := branchCommit(p, tags)
 	return err
 }
 
 // tagImages is the tagging of pushed, as TagImages describes.
-func tagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, devOrder DevOrder) ([]ApplyReport, error) {
-	commit, err := devCommit(tags)
+func tagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, branchOrder BranchOrder) ([]ApplyReport, error) {
+	commit, err := branchCommit(t.Tags, tags)
 	if err != nil {
 		return nil, fmt.Errorf("nothing was tagged: %w", err)
 	}
@@ -47,24 +51,24 @@ func tagImages(ctx context.Context, t Target, pushed []Pushed, tags []string, de
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"--plans", string(plansJSON)}
-	if writesDev(plans) {
-		if devOrder == nil {
-			return nil, errors.New("nothing was tagged: dev would move, but no recheck of the commit order on dev was given")
+	args := []string{"--tag-policy", t.Tags.Flag(), "--plans", string(plansJSON)}
+	if writesBranchTag(t.Tags, plans) {
+		if branchOrder == nil {
+			return nil, fmt.Errorf("nothing was tagged: %s would move, but no recheck of the commit order on %s was given", t.Tags.BranchTag, t.Tags.Branch)
 		}
 		// The GitHub half of the recheck, right before the command, which reads the
-		// registry half right before dev moves: a commit pushed to dev in between is not
-		// seen, and its own run's tag step moves dev after this one.
-		h, err := devOrder(ctx, commit)
+		// registry half right before the tag moves: a commit pushed to the branch in
+		// between is not seen, and its own run's tag step moves the tag after this one.
+		h, err := branchOrder(ctx, commit)
 		if err != nil {
-			return nil, fmt.Errorf("nothing was tagged: recheck dev: %w", err)
+			return nil, fmt.Errorf("nothing was tagged: recheck %s: %w", t.Tags.BranchTag, err)
 		}
 		h.Commit = commit
 		hJSON, err := json.Marshal(h)
 		if err != nil {
 			return nil, err
 		}
-		args = append(args, "--dev-history", string(hJSON))
+		args = append(args, "--branch-history", string(hJSON))
 	}
 	stdout, err := t.run(ctx, registryCall{cmd: "apply-tags", args: args, about: pushed[0].Repository})
 	var reports []ApplyReport
@@ -91,12 +95,16 @@ func nameOf(pushed []Pushed, repo string) string {
 	return repo
 }
 
-// writesDev is whether a plan creates dev or moves it off another digest: then the commit
-// order on dev is asked, so that only a commit on dev creates dev.
-func writesDev(plans []Tagging) bool {
+// writesBranchTag is whether a plan creates the branch tag or moves it off another digest:
+// then the commit order on the branch is asked, so that only a commit on the branch
+// creates it.
+func writesBranchTag(policy TagPolicy, plans []Tagging) bool {
+	if policy.BranchTag == "" {
+		return false
+	}
 	for _, p := range plans {
 		for _, a := range p.Actions {
-			if a.Tag == TagDev && a.Action != ActionKeep {
+			if a.Tag == policy.BranchTag && a.Action != ActionKeep {
 				return true
 			}
 		}
@@ -104,7 +112,8 @@ func writesDev(plans []Tagging) bool {
 	return false
 }
 
-// MoveLatest points latest at each pushed digest, in every repository or in none: it asks
+// MoveLatest points the policy's latest tag at each pushed digest, in every repository or
+// in none: it asks
 // stillLatest (the GitHub half of the recheck) right before the registry command, which
 // reads the registry half right before the first write, and rolls back the repositories
 // already written if a later write fails.
@@ -117,48 +126,51 @@ func MoveLatest(ctx context.Context, t Target, pushed []Pushed, stillLatest Stil
 		return LatestReport{}, fmt.Errorf("move latest: recheck latest: %w", err)
 	}
 	if !ok {
-		return skippedLatest(pushed), nil
+		return skippedLatest(t.Tags, pushed), nil
 	}
-	var args []string
+	args := []string{"--tag-policy", t.Tags.Flag()}
 	for _, p := range pushed {
 		args = append(args, "--image", p.Ref())
 	}
 	for _, v := range higher {
 		args = append(args, "--higher", v)
 	}
-	stdout, err := t.run(ctx, registryCall{cmd: "latest", args: args, about: pushed[0].Repository})
+	stdout, err := t.run(ctx, registryCall{cmd: "move-latest", args: args, about: pushed[0].Repository})
 	var report LatestReport
 	if jerr := json.Unmarshal([]byte(stdout), &report); jerr != nil && err == nil {
-		return LatestReport{}, fmt.Errorf("move latest: reading the output of registry latest: %w", jerr)
+		return LatestReport{}, fmt.Errorf("move latest: reading the output of registry move-latest: %w", jerr)
 	}
 	return report, err
 }
 
-// skippedLatestReason is why latest stays everywhere once a higher release is out.
-const skippedLatestReason = "no longer the highest release: latest left where it is in every image"
+// skippedLatestReason is why the latest tag stays everywhere once a higher release is out.
+func skippedLatestReason(p TagPolicy) string {
+	return "no longer the highest release: " + p.Latest + " left where it is in every image"
+}
 
-// skippedLatest is the report of a move GitHub's recheck stopped: every image's latest
+// skippedLatest is the report of a move GitHub's recheck stopped: every image's latest tag
 // left where it is, as the registry command reports its own recheck's refusal.
-func skippedLatest(pushed []Pushed) LatestReport {
-	r := LatestReport{Skipped: skippedLatestReason}
+func skippedLatest(p TagPolicy, pushed []Pushed) LatestReport {
+	r := LatestReport{Skipped: skippedLatestReason(p)}
 	for _, p := range pushed {
 		r.Moves = append(r.Moves, LatestMove{Repo: p.Repository, Digest: p.Digest, Action: ActionMove})
 	}
 	return r
 }
 
-// devCommit is the commit whose image dev is to point at: the one the call's
-// sha-<commit> tag names. dev without it has no place in the commit order.
-func devCommit(tags []string) (string, error) {
-	if !slices.Contains(tags, TagDev) {
+// branchCommit is the commit whose image the branch tag is to point at: the one the call's
+// commit tag names, in full. The branch tag without it has no place in the commit order.
+func branchCommit(p TagPolicy, tags []string) (string, error) {
+	if p.BranchTag == "" || !slices.Contains(tags, p.BranchTag) {
 		return "", nil
 	}
 	for _, t := range tags {
-		if c, ok := strings.CutPrefix(t, CommitTag("")); ok && commitRE.MatchString(c) {
+		if c, ok := p.CommitOf(t); ok && commitRE.MatchString(c) {
 			return c, nil
 		}
 	}
-	return "", fmt.Errorf("dev follows the newest commit of the dev branch: tag the commit's image sha-<full commit SHA> in the same call (e.g. --tag dev --tag sha-$GITHUB_SHA)")
+	return "", fmt.Errorf("%s follows the newest commit of the %s branch: tag the commit's image %s in the same call (e.g. --tag %s --tag %s)",
+		p.BranchTag, p.Branch, p.CommitTag("<full commit SHA>"), p.BranchTag, p.CommitTag("$GITHUB_SHA"))
 }
 
 // StepTag is the name of the tag step.
@@ -170,13 +182,13 @@ var tagStep = imageStep{name: StepTag, writes: true, next: adviceTag, run: (*Ima
 // then, when Latest, moves latest for every image together or for none.
 func (s *ImageState) tag(ctx context.Context) error {
 	var err error
-	s.Applied, err = tagImages(ctx, s.Target, s.Pushed, s.Tags, s.DevOrder)
+	s.Applied, err = tagImages(ctx, s.Target, s.Pushed, s.Tags, s.BranchOrder)
 	if err != nil {
 		return err
 	}
 	if s.Latest {
 		latest, err := MoveLatest(ctx, s.Target, s.Pushed, s.StillLatest)
-		addLatest(s.Applied, latest)
+		addLatest(s.Target.Tags, s.Applied, latest)
 		if err != nil {
 			return err
 		}
@@ -187,19 +199,19 @@ func (s *ImageState) tag(ctx context.Context) error {
 	return nil
 }
 
-// addLatest records latest's outcome in each image's report, as the other tags' are.
-func addLatest(reports []ApplyReport, latest LatestReport) {
+// addLatest records the latest tag's outcome in each image's report, as the other tags' are.
+func addLatest(p TagPolicy, reports []ApplyReport, latest LatestReport) {
 	for i := range reports {
 		for _, m := range latest.Moves {
 			if m.Repo != reports[i].Image {
 				continue
 			}
-			a := TagAction{Tag: TagLatest, Class: "moving", Action: m.Action, From: m.From}
+			a := TagAction{Tag: p.Latest, Class: wire.ClassMoving, Action: m.Action, From: m.From}
 			switch {
 			case m.Action == ActionKeep:
 				reports[i].Kept = append(reports[i].Kept, a)
 			case latest.Skipped != "":
-				reports[i].Skipped = append(reports[i].Skipped, SkippedTag{Tag: TagLatest, Reason: latest.Skipped})
+				reports[i].Skipped = append(reports[i].Skipped, SkippedTag{Tag: p.Latest, Reason: latest.Skipped})
 			case slices.Contains(latest.Written, m.Repo):
 				reports[i].Written = append(reports[i].Written, a)
 			}

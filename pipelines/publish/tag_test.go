@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"dagger/shipyard/pipelines/ci/artifact"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
@@ -35,7 +36,7 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	}{
 		{name: "version", tags: []string{"0.11.0"}, wantErr: []string{"0.11.0", first[0].Digest, second[0].Digest, "release a higher version"}},
 		{name: "commit", tags: []string{"sha-" + sha, "dev"}, wantErr: []string{"sha-" + sha, "publish a new commit"}},
-		{name: "unknown tag class", tags: []string{"stable"}, wantErr: []string{`"stable" is not one Shipyard publishes`}},
+		{name: "unknown tag class", tags: []string{"stable"}, wantErr: []string{`"stable" is not one this system publishes (X.Y.Z, X.Y.Z{a,b,rc}N, sha-<commit>, latest, dev)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,21 +104,25 @@ func TestTagImagesNeverMovesAVersion(t *testing.T) {
 	}
 }
 
-func TestDevTags(t *testing.T) {
+func TestBranchTags(t *testing.T) {
+	acme := publish.TagPolicy{Latest: "stable", BranchTag: "edge", Branch: "main", CommitPrefix: "git-"}
 	tests := []struct {
+		policy  publish.TagPolicy
 		sha     string
 		want    []string
-		wantErr bool
+		wantErr string
 	}{
-		{sha: sha, want: []string{"sha-" + sha, "dev"}},
-		{sha: sha[:7], wantErr: true},
-		{sha: strings.ToUpper(sha), wantErr: true},
-		{sha: "", wantErr: true},
+		{policy: artifact.Tags(), sha: sha, want: []string{"sha-" + sha, "dev"}},
+		{policy: acme, sha: sha, want: []string{"git-" + sha, "edge"}},
+		{policy: artifact.Tags(), sha: sha[:7], wantErr: "give the full commit SHA"},
+		{policy: artifact.Tags(), sha: strings.ToUpper(sha), wantErr: "give the full commit SHA"},
+		{policy: artifact.Tags(), sha: "", wantErr: "give the full commit SHA"},
+		{policy: publish.TagPolicy{Latest: "latest"}, sha: sha, wantErr: "names no branch tag"},
 	}
 	for _, tt := range tests {
-		got, err := publish.DevTags(tt.sha)
-		if (err != nil) != tt.wantErr || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("DevTags(%q) = %v, %v", tt.sha, got, err)
+		got, err := publish.BranchTags(tt.policy, tt.sha)
+		if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) || tt.wantErr == "" && err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("BranchTags(%+v, %q) = %v, %v; want %v, %q", tt.policy, tt.sha, got, err, tt.want, tt.wantErr)
 		}
 	}
 }

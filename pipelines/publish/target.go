@@ -29,6 +29,9 @@ type Target struct {
 	// RegistryTool is the container of the registry command, which does
 	// every read and write of the registry.
 	RegistryTool *dagger.Container
+	// Tags names the system's latest, branch and commit tags; a target that only reads
+	// needs none.
+	Tags TagPolicy
 }
 
 // Repository is where a is published: <registry>/<org>/<repository>.
@@ -49,6 +52,9 @@ func (t Target) check() error {
 		return fmt.Errorf("registry organisation %q: give one name, e.g. elixircloud (a fork sets its own, like DOCKERHUB_ORG)", t.Org)
 	case t.Password != nil && t.Username == "":
 		return errors.New("a registry password was given without a user name: pass --registry-username")
+	}
+	if err := t.Tags.Check(); err != nil {
+		return fmt.Errorf("the tag policy: %w", err)
 	}
 	return nil
 }

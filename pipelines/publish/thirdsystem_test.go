@@ -66,8 +66,10 @@ func (s acmeScanner) ReportOnly(reports *dagger.Directory, _ string) *dagger.Dir
 
 // A third system publishes through publish without a change to the package: acme's widget
 // is pushed by digest, scanned by acme's scanner, attested with its SBOM, signed, verified
-// with acme's signer, and tagged with acme's version tag, by the steps tesk-core's images
-// take; and acme's scanner's verdict stops it before anything is signed or tagged.
+// with acme's signer, and tagged under acme's tag policy (its version, its latest tag
+// "stable", and for a commit of its branch main, "git-<commit>" and "edge"), by the steps
+// tesk-core's images take; and acme's scanner's verdict stops it before anything is signed
+// or tagged.
 func TestAThirdSystemPublishesThroughTheSamePackage(t *testing.T) {
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
@@ -84,7 +86,8 @@ func TestAThirdSystemPublishesThroughTheSamePackage(t *testing.T) {
 	supplychain := c.Host().Directory(publishtest.SupplychainSource(t))
 	target := publish.Target{Registry: w.Registry.Host, Org: acmeOrg, Username: w.Username,
 		Password:     c.SetSecret(publishtest.RegistryPasswordSecret, w.Password),
-		RegistryTool: publish.BuildRegistryTool(c, supplychain, pins.DefaultPins(), level)}
+		RegistryTool: publish.BuildRegistryTool(c, supplychain, pins.DefaultPins(), level),
+		Tags:         acmeTags}
 	token := publishtest.Token(map[string]any{"iss": publishtest.Issuer, "sub": "repo:" + acmeRepo + ":ref:refs/tags/v2.4.0",
 		"job_workflow_ref": acmeWorkflow, "aud": "sigstore", "exp": time.Now().Add(30 * time.Minute).Unix()})
 	w.SetSecret("acme-oidc-token", token)
@@ -101,7 +104,8 @@ func TestAThirdSystemPublishesThroughTheSamePackage(t *testing.T) {
 	}
 	release := func(scanner acmeScanner) (*publish.ImageState, error) {
 		s := &publish.ImageState{Target: target, Signing: sign, Scanner: scanner, Built: []publish.Artifact{widget},
-			Version: "2.4.0", Tags: []string{"2.4.0"}}
+			Version: "2.4.0", Tags: []string{"2.4.0"}, Latest: true,
+			StillLatest: func(context.Context) (bool, []string, error) { return true, nil, nil }}
 		return s, publish.Alone(ctx, "acme-release", s, publish.StepPush, publish.StepScan, publish.StepAttest,
 			publish.StepSBOM, publish.StepSign, publish.StepVerifySigned, publish.StepTag)
 	}
@@ -130,8 +134,8 @@ func TestAThirdSystemPublishesThroughTheSamePackage(t *testing.T) {
 		t.Fatalf("acme's release: %v", err)
 	}
 	digest := s.Pushed[0].Digest
-	if s.Pushed[0].Ref() != repo+"@"+digest || w.Registry.Tags(t, repo)["2.4.0"] != digest {
-		t.Errorf("pushed %s, tags %v, want 2.4.0 on it", s.Pushed[0].Ref(), w.Registry.Tags(t, repo))
+	if tags := w.Registry.Tags(t, repo); s.Pushed[0].Ref() != repo+"@"+digest || tags["2.4.0"] != digest || tags["stable"] != digest || tags["latest"] != "" {
+		t.Errorf("pushed %s, tags %v, want 2.4.0 and stable on it, and no latest", s.Pushed[0].Ref(), tags)
 	}
 	kinds := map[string]int{}
 	for _, ev := range s.Evidence {
@@ -151,4 +155,27 @@ func TestAThirdSystemPublishesThroughTheSamePackage(t *testing.T) {
 	if refs := w.Registry.Referrers(t, repo, digest); len(refs) != 3 {
 		t.Errorf("referrers %v, want the three bundles", refs)
 	}
+
+	// A commit of acme's branch: its commit tag and the branch tag, after the branch's order
+	// is asked about the commit; tesk-core's names are not acme's tags.
+	var asked string
+	onMain := func(_ context.Context, commit string) (publish.BranchHistory, error) {
+		asked = commit
+		return publish.BranchHistory{Commit: commit, OnBranch: true, Complete: true}, nil
+	}
+	if _, err := publish.TagImages(ctx, "acme-edge", target, s.Pushed, []string{"edge", "git-" + acmeCommit}, onMain); err != nil {
+		t.Fatalf("acme's branch tags: %v", err)
+	}
+	if tags := w.Registry.Tags(t, repo); tags["edge"] != digest || tags["git-"+acmeCommit] != digest || asked != acmeCommit {
+		t.Errorf("tags %v after asking about %q, want edge and git-%s on %s", tags, asked, acmeCommit, digest)
+	}
+	for _, tags := range [][]string{{"dev", "sha-" + acmeCommit}, {"edge"}, {"stable"}} {
+		if _, err := publish.TagImages(ctx, "acme-edge", target, s.Pushed, tags, onMain); err == nil {
+			t.Errorf("tagging %v under acme's policy succeeded", tags)
+		}
+	}
 }
+
+// acmeTags is acme's tag policy: stable follows its highest release, edge the newest
+// commit of main, and git-<commit> names one commit's image.
+var acmeTags = publish.TagPolicy{Latest: "stable", BranchTag: "edge", Branch: "main", CommitPrefix: "git-"}

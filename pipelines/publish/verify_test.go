@@ -16,7 +16,7 @@ func TestVerify(t *testing.T) {
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
 	v := newEnv(t, w)
-	if _, err := publish.PublishDev(ctx, v.dev, sha); err != nil {
+	if _, err := publish.PublishBranch(ctx, v.dev, sha); err != nil {
 		t.Fatal(err)
 	}
 	repo := v.repo("filer")

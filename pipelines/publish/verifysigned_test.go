@@ -86,7 +86,7 @@ func TestPublishDevTagsOnlyVerifiedDigests(t *testing.T) {
 		})
 		return string(out), "", 0
 	}})
-	_, err := publish.PublishDev(ctx, v.dev, sha)
+	_, err := publish.PublishBranch(ctx, v.dev, sha)
 	if err == nil || !strings.Contains(err.Error(), publish.StepVerifySigned) || !strings.Contains(err.Error(), "no tag was written") {
 		t.Fatalf("err = %v, want the verify-signed step to stop the flow before tagging", err)
 	}
@@ -97,7 +97,7 @@ func TestPublishDevTagsOnlyVerifiedDigests(t *testing.T) {
 	}
 	v.noSecrets(t, err.Error())
 
-	res, err := publish.PublishDev(ctx, newEnv(t, w).dev, sha)
+	res, err := publish.PublishBranch(ctx, newEnv(t, w).dev, sha)
 	if err != nil {
 		t.Fatalf("re-run: %v", err)
 	}

@@ -101,7 +101,7 @@ func TestHigherReleasePublishedBeforeTagging(t *testing.T) {
 			}
 			applied := st.images.Applied
 			rep := Report{Images: []ImageReport{{Name: "filer", Repository: w.repository("filer")}, {Name: "taskmaster", Repository: w.repository("taskmaster")}}}
-			rep.addTags(applied)
+			rep.addTags("latest", applied)
 			for i, n := range teskImages {
 				tags := w.tags(n)
 				if tags["1.0.0"] != pushedDigest(pushed, n) || tags["latest"] != higherDigests[n] {

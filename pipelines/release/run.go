@@ -211,7 +211,9 @@ func (r *Report) addEvidence(ev []publish.Evidence) {
 	}
 }
 
-func (r *Report) addTags(applied []publish.ApplyReport) {
+// addTags records each image's tags, latest (the policy's latest tag) last, and why latest
+// was left where it was.
+func (r *Report) addTags(latest string, applied []publish.ApplyReport) {
 	for _, a := range applied {
 		for i := range r.Images {
 			if r.Images[i].Repository != a.Image {
@@ -221,10 +223,10 @@ func (r *Report) addTags(applied []publish.ApplyReport) {
 			for _, t := range append(slices.Clone(a.Written), a.Kept...) {
 				tags = append(tags, t.Tag)
 			}
-			slices.SortFunc(tags, func(x, y string) int { return tagOrder(x) - tagOrder(y) })
+			slices.SortFunc(tags, func(x, y string) int { return tagOrder(latest, x) - tagOrder(latest, y) })
 			r.Images[i].Tags = tags
 			for _, s := range a.Skipped {
-				if s.Tag == publish.TagLatest {
+				if s.Tag == latest {
 					r.Images[i].LatestSkipped = s.Reason
 				}
 			}
@@ -233,8 +235,8 @@ func (r *Report) addTags(applied []publish.ApplyReport) {
 }
 
 // tagOrder lists the version before latest, as the plan does.
-func tagOrder(tag string) int {
-	if tag == publish.TagLatest {
+func tagOrder(latest, tag string) int {
+	if tag == latest {
 		return 1
 	}
 	return 0

@@ -193,7 +193,7 @@ func (s *releaseState) report() Report {
 	}
 	rep.addScans(s.scanRecords())
 	rep.addEvidence(s.images.Evidence)
-	rep.addTags(s.images.Applied)
+	rep.addTags(s.cfg.Images.Target.Tags.Latest, s.images.Applied)
 	return rep
 }
 

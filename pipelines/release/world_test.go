@@ -19,6 +19,7 @@ import (
 	"dagger/shipyard/internal/testkit/teskrepo"
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/ci/artifact"
 	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 	"dagger/shipyard/pipelines/releasegate"
@@ -121,6 +122,7 @@ func (w *world) config() Config {
 				Registry: w.pub.Registry.Host, Org: org,
 				Username: w.pub.Username, Password: password,
 				RegistryTool: publish.BuildRegistryTool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),
+				Tags:         artifact.Tags(),
 			},
 			Sign: publish.SignInputs{
 				Tool:        publish.BuildTool(c, c.Host().Directory(publishtest.SupplychainSource(w.t)), pins.DefaultPins(), trust.ReleaseAt("test", trust.SecretOf("test-credential"))),

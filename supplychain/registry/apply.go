@@ -42,35 +42,35 @@ func orAbsent(d string) string {
 	return d
 }
 
-// ApplyTags points the plan's tags at digest in repo. Immediately before
-// writing, it re-resolves the plan's immutable tags and dev, and writes nothing
-// if any changed since the plan. latest is written last, and only if stillLatest
-// says so right before; if it says no, latest is skipped and reported, not an
-// error. A plan that moves or creates latest needs a stillLatest. Likewise a
-// plan that moves or creates dev needs WithStillNewest, asked right before dev is
-// written about the digest dev was found on (none when absent).
+// ApplyTags points the plan's tags at digest in repo, under the policy p it was planned
+// with. Immediately before writing, it re-resolves the plan's immutable tags and the
+// branch tag, and writes nothing if any changed since the plan. The latest tag is written
+// last, and only if stillLatest says so right before; if it says no, it is skipped and
+// reported, not an error. A plan that moves or creates the latest tag needs a stillLatest.
+// Likewise a plan that moves or creates the branch tag needs WithStillNewest, asked right
+// before it is written about the digest it was found on (none when absent).
 //
 // Registries have no compare-and-swap for tags, so a publisher that writes
 // between the recheck and the write (a window of one request) is not seen;
 // the release workflow serialises releases for that.
-func ApplyTags(ctx context.Context, repo, digest string, plan Tagging, auth Auth, stillLatest StillLatest, opts ...Option) (ApplyReport, error) {
-	report, err := applyTags(ctx, repo, digest, plan, auth, stillLatest, opts)
+func ApplyTags(ctx context.Context, p TagPolicy, repo, digest string, plan Tagging, auth Auth, stillLatest StillLatest, opts ...Option) (ApplyReport, error) {
+	report, err := applyTags(ctx, p, repo, digest, plan, auth, stillLatest, opts)
 	if err != nil {
 		return report, auth.Scrub(fmt.Errorf("apply tags to %s@%s: %w", repo, digest, err))
 	}
 	return report, nil
 }
 
-func applyTags(ctx context.Context, repo, digest string, plan Tagging, auth Auth, stillLatest StillLatest, opts []Option) (ApplyReport, error) {
+func applyTags(ctx context.Context, p TagPolicy, repo, digest string, plan Tagging, auth Auth, stillLatest StillLatest, opts []Option) (ApplyReport, error) {
 	report := ApplyReport{Image: repo, Digest: digest}
-	if err := checkPlan(repo, digest, plan); err != nil {
+	if err := checkPlan(p, repo, digest, plan); err != nil {
 		return report, err
 	}
-	rc, err := rechecksFor(plan, stillLatest, opts)
+	rc, err := rechecksFor(p, plan, stillLatest, opts)
 	if err != nil {
 		return report, err
 	}
-	rechecked, writes := planShape(plan)
+	rechecked, writes := planShape(p, plan)
 	if !writes && len(rechecked) == 0 {
 		report.Kept = append(report.Kept, plan.Actions...)
 		return report, nil
@@ -94,7 +94,7 @@ func applyTags(ctx context.Context, repo, digest string, plan Tagging, auth Auth
 	if err != nil {
 		return report, fmt.Errorf("recheck tags: %w", err)
 	}
-	actions, err := Recheck(repo, digest, plan.Actions, current)
+	actions, err := Recheck(p, repo, digest, plan.Actions, current)
 	if err != nil {
 		return report, err
 	}
@@ -128,16 +128,19 @@ func (c *client) writeTags(ctx context.Context, r name.Repository, target remote
 }
 
 // rechecks are what ApplyTags asks right before a moving tag is written: whether the
-// release is still the highest (latest) and the commit still the newest on dev (dev).
+// release is still the highest (the latest tag) and the commit still the newest on the
+// branch (the branch tag).
 type rechecks struct {
+	policy      TagPolicy
 	stillLatest StillLatest
 	stillNewest StillNewest
 }
 
 // rechecksFor gathers the rechecks of a plan: stillLatest, and WithStillNewest among
-// opts. A plan that sets latest, or moves dev, without its recheck is refused.
-func rechecksFor(plan Tagging, stillLatest StillLatest, opts []Option) (rechecks, error) {
-	rc := rechecks{stillLatest: stillLatest}
+// opts. A plan that sets the latest tag, or moves the branch tag, without its recheck is
+// refused.
+func rechecksFor(p TagPolicy, plan Tagging, stillLatest StillLatest, opts []Option) (rechecks, error) {
+	rc := rechecks{policy: p, stillLatest: stillLatest}
 	for _, o := range opts {
 		var cfg config
 		o(&cfg)
@@ -145,36 +148,44 @@ func rechecksFor(plan Tagging, stillLatest StillLatest, opts []Option) (rechecks
 			rc.stillNewest = cfg.stillNewest
 		}
 	}
-	if rc.stillLatest == nil && slices.ContainsFunc(plan.Actions, func(a TagAction) bool { return a.Tag == TagLatest && a.Action != ActionKeep }) {
-		return rc, errors.New("the plan sets latest but no stillLatest check was given")
+	if rc.stillLatest == nil && slices.ContainsFunc(plan.Actions, func(a TagAction) bool { return writesLatest(p, a) }) {
+		return rc, fmt.Errorf("the plan sets %s but no stillLatest check was given", p.Latest)
 	}
-	if rc.stillNewest == nil && slices.ContainsFunc(plan.Actions, writesDev) {
-		return rc, errors.New("the plan writes dev but no recheck of the commit order on dev was given")
+	if rc.stillNewest == nil && slices.ContainsFunc(plan.Actions, func(a TagAction) bool { return writesBranchTag(p, a) }) {
+		return rc, fmt.Errorf("the plan writes %s but no recheck of the commit order on %s was given", p.BranchTag, p.Branch)
 	}
 	return rc, nil
 }
 
-// writesDev is whether a moves or creates dev.
-func writesDev(a TagAction) bool { return a.Tag == TagDev && a.Action != ActionKeep }
+// writesLatest is whether a moves or creates the policy's latest tag.
+func writesLatest(p TagPolicy, a TagAction) bool {
+	return p.Latest != "" && a.Tag == p.Latest && a.Action != ActionKeep
+}
+
+// writesBranchTag is whether a moves or creates the policy's branch tag.
+func writesBranchTag(p TagPolicy, a TagAction) bool {
+	return p.BranchTag != "" && a.Tag == p.BranchTag && a.Action != ActionKeep
+}
 
 // skip asks the recheck of a's tag, where it has one, and says whether a is left
-// unwritten and why: latest that is no longer the highest release, dev that would move
-// off a newer commit, or be created or moved for a commit that is not on dev. found is
-// the digest the tag was found on right before (empty when absent).
+// unwritten and why: the latest tag when no longer the highest release, the branch tag
+// when it would move off a newer commit, or be created or moved for a commit that is not
+// on the branch. found is the digest the tag was found on right before (empty when
+// absent).
 func (rc rechecks) skip(ctx context.Context, a TagAction, found string) (bool, string, error) {
 	switch {
-	case a.Tag == TagLatest:
+	case writesLatest(rc.policy, a):
 		ok, err := rc.stillLatest(ctx)
 		if err != nil {
-			return false, "", fmt.Errorf("recheck latest: %w", err)
+			return false, "", fmt.Errorf("recheck %s: %w", a.Tag, err)
 		}
 		if !ok {
-			return true, "no longer the highest release: latest left " + leftOn(a), nil
+			return true, "no longer the highest release: " + a.Tag + " left " + leftOn(a), nil
 		}
-	case writesDev(a):
+	case writesBranchTag(rc.policy, a):
 		ok, why, err := rc.stillNewest(ctx, found)
 		if err != nil {
-			return false, "", fmt.Errorf("recheck dev: %w", err)
+			return false, "", fmt.Errorf("recheck %s: %w", a.Tag, err)
 		}
 		if !ok {
 			return true, why, nil
@@ -184,10 +195,10 @@ func (rc rechecks) skip(ctx context.Context, a TagAction, found string) (bool, s
 }
 
 // planShape lists the tags the plan rechecks right before writing (its immutable tags,
-// and dev when it writes dev) and says whether it writes any tag.
-func planShape(plan Tagging) (rechecked []string, writes bool) {
+// and the branch tag when it writes it) and says whether it writes any tag.
+func planShape(p TagPolicy, plan Tagging) (rechecked []string, writes bool) {
 	for _, a := range plan.Actions {
-		if a.Class.Immutable() || writesDev(a) {
+		if a.Class.Immutable() || writesBranchTag(p, a) {
 			rechecked = append(rechecked, a.Tag)
 		}
 		writes = writes || a.Action != ActionKeep
@@ -196,15 +207,15 @@ func planShape(plan Tagging) (rechecked []string, writes bool) {
 }
 
 // Recheck decides, from the tags read right before writing (current: tag → digest, absent
-// when missing), whether the planned actions still hold: an immutable tag, or dev, found
-// where the plan left it passes; one another run already put on digest is kept
-// (converged); anything else is a ConcurrentTagError and nothing is written. dev moved by
-// a newer commit's run after the plan fails here, so it never moves back.
-func Recheck(repo, digest string, planned []TagAction, current map[string]string) ([]TagAction, error) {
+// when missing), whether the planned actions still hold: an immutable tag, or the branch
+// tag, found where the plan left it passes; one another run already put on digest is kept
+// (converged); anything else is a ConcurrentTagError and nothing is written. A branch tag
+// moved by a newer commit's run after the plan fails here, so it never moves back.
+func Recheck(p TagPolicy, repo, digest string, planned []TagAction, current map[string]string) ([]TagAction, error) {
 	var changed []error
 	actions := slices.Clone(planned)
 	for i, a := range actions {
-		if !a.Class.Immutable() && !writesDev(a) {
+		if !a.Class.Immutable() && !writesBranchTag(p, a) {
 			continue
 		}
 		found := current[a.Tag]
@@ -238,8 +249,8 @@ func leftOn(a TagAction) string {
 }
 
 // checkPlan validates a plan that may have travelled as JSON from another
-// job: it must be for this image and digest, and obey the tag rules.
-func checkPlan(repo, digest string, plan Tagging) error {
+// job: it must be for this image and digest, and obey the tag rules of p.
+func checkPlan(p TagPolicy, repo, digest string, plan Tagging) error {
 	if err := checkDigest(digest); err != nil {
 		return err
 	}
@@ -252,7 +263,7 @@ func checkPlan(repo, digest string, plan Tagging) error {
 			return fmt.Errorf("the plan names tag %s twice", a.Tag)
 		}
 		seen[a.Tag] = true
-		class, err := ClassifyTag(a.Tag)
+		class, err := ClassifyTag(p, a.Tag)
 		if err != nil {
 			return err
 		}

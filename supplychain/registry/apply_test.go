@@ -18,11 +18,11 @@ func tagWith(t *testing.T, reg *testRegistry, repo, digest string, tags ...strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := PlanTags(repo, digest, tags, existing)
+	plan, err := PlanTags(tesk, repo, digest, tags, existing)
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, err := ApplyTags(t.Context(), repo, digest, plan, reg.auth, always(true), append(reg.opts(), WithStillNewest(newest(true, "")))...)
+	report, err := ApplyTags(t.Context(), tesk, repo, digest, plan, reg.auth, always(true), append(reg.opts(), WithStillNewest(newest(true, "")))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestRetaggingAVersionToAnotherDigestFailsAndChangesNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan, err := PlanTags(repo, second, []string{tag, "dev"}, existing)
+			plan, err := PlanTags(tesk, repo, second, []string{tag, "dev"}, existing)
 			var ie *ImmutableTagError
 			if !errors.As(err, &ie) {
 				t.Fatalf("PlanTags error = %v, want an ImmutableTagError", err)
@@ -104,7 +104,7 @@ func TestRetaggingAVersionToAnotherDigestFailsAndChangesNothing(t *testing.T) {
 
 			// A plan forged or edited on its way between jobs is refused too.
 			forged := Tagging{Image: repo, Digest: second, Actions: []TagAction{{Tag: tag, Class: ie.Class, Action: ActionMove, From: first}}}
-			if _, err := ApplyTags(t.Context(), repo, second, forged, reg.auth, nil, reg.opts()...); !errors.As(err, &ie) {
+			if _, err := ApplyTags(t.Context(), tesk, repo, second, forged, reg.auth, nil, reg.opts()...); !errors.As(err, &ie) {
 				t.Errorf("ApplyTags(forged) error = %v, want an ImmutableTagError", err)
 			}
 			if len(plan.Actions) != 0 {
@@ -141,11 +141,11 @@ func TestApplyTagsMovesDev(t *testing.T) {
 
 	// Back to the first image, as a re-run of the older run would: refused without the
 	// commit-order recheck, skipped and reported when it says no.
-	plan, err := PlanTags(repo, first, []string{"sha-1111111", "dev"}, map[string]string{"sha-1111111": first, "dev": second})
+	plan, err := PlanTags(tesk, repo, first, []string{"sha-1111111", "dev"}, map[string]string{"sha-1111111": first, "dev": second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ApplyTags(t.Context(), repo, first, plan, reg.auth, nil, reg.opts()...); err == nil || !strings.Contains(err.Error(), "commit order on dev") {
+	if _, err := ApplyTags(t.Context(), tesk, repo, first, plan, reg.auth, nil, reg.opts()...); err == nil || !strings.Contains(err.Error(), "commit order on dev") {
 		t.Errorf("dev moved without a recheck: %v", err)
 	}
 	var askedFrom string
@@ -153,7 +153,7 @@ func TestApplyTagsMovesDev(t *testing.T) {
 		askedFrom = from
 		return false, "a newer commit", nil
 	}
-	report, err = ApplyTags(t.Context(), repo, first, plan, reg.auth, nil, append(reg.opts(), WithStillNewest(older))...)
+	report, err = ApplyTags(t.Context(), tesk, repo, first, plan, reg.auth, nil, append(reg.opts(), WithStillNewest(older))...)
 	if err != nil || len(report.Skipped) != 1 || report.Skipped[0].Tag != "dev" || askedFrom != second {
 		t.Errorf("report %+v, %v; recheck asked about %q", report, err, askedFrom)
 	}
@@ -175,7 +175,7 @@ func TestApplyTagsDevMovedSinceThePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := PlanTags(repo, ours, []string{"sha-2222222", "dev"}, existing)
+	plan, err := PlanTags(tesk, repo, ours, []string{"sha-2222222", "dev"}, existing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestApplyTagsDevMovedSinceThePlan(t *testing.T) {
 		askedFrom = append(askedFrom, from)
 		return from == first, "dev is on a newer commit's image", nil // the commit order: only first is older
 	}
-	report, err := ApplyTags(t.Context(), repo, ours, plan, reg.auth, nil, append(reg.opts(), WithStillNewest(recheck))...)
+	report, err := ApplyTags(t.Context(), tesk, repo, ours, plan, reg.auth, nil, append(reg.opts(), WithStillNewest(recheck))...)
 	var ce *ConcurrentTagError
 	if !errors.As(err, &ce) || ce.Tag != "dev" || ce.Planned != first || ce.Found != newer {
 		t.Fatalf("ApplyTags = %+v, %v; want a ConcurrentTagError for dev (planned %s, found %s)", report, err, first, newer)
@@ -211,12 +211,12 @@ func TestApplyTagsCreatingDevNeedsItsRecheck(t *testing.T) {
 	reg := newTestRegistry(t)
 	repo := reg.repo("img")
 	d := pushed(t, reg, repo)
-	plan, err := PlanTags(repo, d, []string{"sha-1111111", "dev"}, nil)
+	plan, err := PlanTags(tesk, repo, d, []string{"sha-1111111", "dev"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mark := reg.mark()
-	if _, err := ApplyTags(t.Context(), repo, d, plan, reg.auth, nil, reg.opts()...); err == nil || !strings.Contains(err.Error(), "commit order on dev") {
+	if _, err := ApplyTags(t.Context(), tesk, repo, d, plan, reg.auth, nil, reg.opts()...); err == nil || !strings.Contains(err.Error(), "commit order on dev") {
 		t.Errorf("dev created without a recheck: %v", err)
 	}
 	if w := manifestPUTs(reg.writesSince(mark)); len(w) != 0 {
@@ -227,7 +227,7 @@ func TestApplyTagsCreatingDevNeedsItsRecheck(t *testing.T) {
 		askedFrom = append(askedFrom, from)
 		return false, "commit 1111111 is not on the dev branch: dev left absent", nil
 	}
-	report, err := ApplyTags(t.Context(), repo, d, plan, reg.auth, nil, append(reg.opts(), WithStillNewest(offDev))...)
+	report, err := ApplyTags(t.Context(), tesk, repo, d, plan, reg.auth, nil, append(reg.opts(), WithStillNewest(offDev))...)
 	if err != nil || len(report.Skipped) != 1 || report.Skipped[0].Tag != "dev" || !slices.Equal(askedFrom, []string{""}) {
 		t.Errorf("report %+v, %v; recheck asked about %q", report, err, askedFrom)
 	}
@@ -262,7 +262,7 @@ func TestApplyTagsLatestIsRecheckedBeforeItMoves(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan, err := PlanTags(repo, d, []string{"0.12.0", "latest"}, existing)
+			plan, err := PlanTags(tesk, repo, d, []string{"0.12.0", "latest"}, existing)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -278,7 +278,7 @@ func TestApplyTagsLatestIsRecheckedBeforeItMoves(t *testing.T) {
 					return tt.stillLatest(ctx)
 				}
 			}
-			report, err := ApplyTags(t.Context(), repo, d, plan, reg.auth, hook, reg.opts()...)
+			report, err := ApplyTags(t.Context(), tesk, repo, d, plan, reg.auth, hook, reg.opts()...)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("ApplyTags error = %v, want error %v", err, tt.wantErr)
 			}
@@ -317,7 +317,7 @@ func TestApplyTagsRefusesWhenAnotherPublisherTaggedTheVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := PlanTags(repo, ours, []string{"0.11.0", "dev"}, existing)
+	plan, err := PlanTags(tesk, repo, ours, []string{"0.11.0", "dev"}, existing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func TestApplyTagsRefusesWhenAnotherPublisherTaggedTheVersion(t *testing.T) {
 	before := reg.state(t, repo)
 	mark := reg.mark()
 
-	report, err := ApplyTags(t.Context(), repo, ours, plan, reg.auth, always(true), append(reg.opts(), WithStillNewest(newest(true, "")))...)
+	report, err := ApplyTags(t.Context(), tesk, repo, ours, plan, reg.auth, always(true), append(reg.opts(), WithStillNewest(newest(true, "")))...)
 	var ce *ConcurrentTagError
 	if !errors.As(err, &ce) {
 		t.Fatalf("ApplyTags error = %v, want a ConcurrentTagError", err)
@@ -349,13 +349,13 @@ func TestApplyTagsConvergesWhenAnotherRunWroteTheSame(t *testing.T) {
 	reg := newTestRegistry(t)
 	repo := reg.repo("img")
 	d := pushed(t, reg, repo)
-	plan, err := PlanTags(repo, d, []string{"0.11.0"}, nil)
+	plan, err := PlanTags(tesk, repo, d, []string{"0.11.0"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tagWith(t, reg, repo, d, "0.11.0") // a parallel re-run got there first
 
-	report, err := ApplyTags(t.Context(), repo, d, plan, reg.auth, nil, reg.opts()...)
+	report, err := ApplyTags(t.Context(), tesk, repo, d, plan, reg.auth, nil, reg.opts()...)
 	if err != nil {
 		t.Fatalf("ApplyTags: %v", err)
 	}
@@ -368,12 +368,12 @@ func TestApplyTagsNeedsThePushedDigest(t *testing.T) {
 	reg := newTestRegistry(t)
 	repo := reg.repo("img")
 	pushed(t, reg, repo)
-	plan, err := PlanTags(repo, digestA, []string{"dev"}, nil)
+	plan, err := PlanTags(tesk, repo, digestA, []string{"dev"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mark := reg.mark()
-	if _, err := ApplyTags(t.Context(), repo, digestA, plan, reg.auth, nil, reg.opts()...); err == nil {
+	if _, err := ApplyTags(t.Context(), tesk, repo, digestA, plan, reg.auth, nil, reg.opts()...); err == nil {
 		t.Error("tagged a digest the repository does not have")
 	}
 	if w := reg.writesSince(mark); len(w) != 0 {
@@ -385,14 +385,14 @@ func TestApplyTagsFailingTagWriteReportsWhatWasWritten(t *testing.T) {
 	reg := newTestRegistry(t)
 	repo := reg.repo("img")
 	d := pushed(t, reg, repo)
-	plan, err := PlanTags(repo, d, []string{"0.11.0", "latest"}, nil)
+	plan, err := PlanTags(tesk, repo, d, []string{"0.11.0", "latest"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg.failFirst(100, func(r *http.Request) bool {
 		return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/manifests/latest")
 	})
-	report, err := ApplyTags(t.Context(), repo, d, plan, reg.auth, always(true), reg.opts()...)
+	report, err := ApplyTags(t.Context(), tesk, repo, d, plan, reg.auth, always(true), reg.opts()...)
 	if err == nil {
 		t.Fatal("ApplyTags succeeded against a failing registry")
 	}
@@ -416,8 +416,8 @@ func TestApplyTagsFailingTagWriteReportsWhatWasWritten(t *testing.T) {
 // keeps them, or tags a version, needs none.
 func TestRechecksFor(t *testing.T) {
 	plan := func(actions ...TagAction) Tagging { return Tagging{Actions: actions} }
-	latest := func(a Action) TagAction { return TagAction{Tag: TagLatest, Class: ClassMoving, Action: a} }
-	dev := func(a Action) TagAction { return TagAction{Tag: TagDev, Class: ClassMoving, Action: a} }
+	latest := func(a Action) TagAction { return TagAction{Tag: tesk.Latest, Class: ClassMoving, Action: a} }
+	dev := func(a Action) TagAction { return TagAction{Tag: tesk.BranchTag, Class: ClassMoving, Action: a} }
 	version := TagAction{Tag: "1.2.3", Class: ClassVersion, Action: ActionCreate}
 	tests := []struct {
 		name        string
@@ -437,7 +437,7 @@ func TestRechecksFor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rc, err := rechecksFor(tt.plan, tt.stillLatest, tt.opts)
+			rc, err := rechecksFor(tesk, tt.plan, tt.stillLatest, tt.opts)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
@@ -447,7 +447,7 @@ func TestRechecksFor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (rc.stillNewest != nil) != slices.ContainsFunc(tt.plan.Actions, func(a TagAction) bool { return a.Tag == TagDev }) || (rc.stillLatest != nil) != (tt.stillLatest != nil) {
+			if (rc.stillNewest != nil) != slices.ContainsFunc(tt.plan.Actions, func(a TagAction) bool { return a.Tag == tesk.BranchTag }) || (rc.stillLatest != nil) != (tt.stillLatest != nil) {
 				t.Errorf("rechecks = %+v, want those given", rc)
 			}
 		})
@@ -460,6 +460,7 @@ func TestRechecksSkip(t *testing.T) {
 	failed := errors.New("GitHub is down")
 	asked := ""
 	rc := rechecks{
+		policy:      tesk,
 		stillLatest: func(context.Context) (bool, error) { asked += "latest "; return false, nil },
 		stillNewest: func(_ context.Context, from string) (bool, string, error) {
 			asked += "dev "
@@ -473,11 +474,11 @@ func TestRechecksSkip(t *testing.T) {
 		wantAsks string
 	}{
 		{TagAction{Tag: "1.2.3", Action: ActionCreate}, false, "", ""},
-		{TagAction{Tag: TagLatest, Action: ActionMove, From: "sha256:prev"}, true, "no longer the highest release: latest left on sha256:prev", "latest "},
-		{TagAction{Tag: TagLatest, Action: ActionCreate}, true, "no longer the highest release: latest left absent", "latest "},
-		{TagAction{Tag: TagDev, Action: ActionCreate}, false, "", "dev "},
-		{TagAction{Tag: TagDev, Action: ActionMove, From: "sha256:old"}, true, "dev has a newer commit", "dev "},
-		{TagAction{Tag: TagDev, Action: ActionMove, From: "sha256:older"}, false, "", "dev "},
+		{TagAction{Tag: tesk.Latest, Action: ActionMove, From: "sha256:prev"}, true, "no longer the highest release: latest left on sha256:prev", "latest "},
+		{TagAction{Tag: tesk.Latest, Action: ActionCreate}, true, "no longer the highest release: latest left absent", "latest "},
+		{TagAction{Tag: tesk.BranchTag, Action: ActionCreate}, false, "", "dev "},
+		{TagAction{Tag: tesk.BranchTag, Action: ActionMove, From: "sha256:old"}, true, "dev has a newer commit", "dev "},
+		{TagAction{Tag: tesk.BranchTag, Action: ActionMove, From: "sha256:older"}, false, "", "dev "},
 	}
 	for _, tt := range tests {
 		asked = ""
@@ -487,7 +488,7 @@ func TestRechecksSkip(t *testing.T) {
 		}
 	}
 	rc.stillLatest = func(context.Context) (bool, error) { return false, failed }
-	if _, _, err := rc.skip(t.Context(), TagAction{Tag: TagLatest, Action: ActionMove}, ""); !errors.Is(err, failed) || !strings.HasPrefix(err.Error(), "recheck latest: ") {
+	if _, _, err := rc.skip(t.Context(), TagAction{Tag: tesk.Latest, Action: ActionMove}, ""); !errors.Is(err, failed) || !strings.HasPrefix(err.Error(), "recheck latest: ") {
 		t.Errorf("a failing recheck: %v", err)
 	}
 }

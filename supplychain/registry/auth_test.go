@@ -111,11 +111,11 @@ func TestCredentialsAreSentAndNeverLeak(t *testing.T) {
 	collect("digest from an echoing registry", err)
 	_, err = Tags(ctx, repo, reg.auth, reg.opts()...)
 	collect("tags from an echoing registry", err)
-	plan, perr := PlanTags(repo, d, []string{"dev"}, nil)
+	plan, perr := PlanTags(tesk, repo, d, []string{"dev"}, nil)
 	if perr != nil {
 		t.Fatal(perr)
 	}
-	_, err = ApplyTags(ctx, repo, d, plan, reg.auth, nil, reg.opts()...)
+	_, err = ApplyTags(ctx, tesk, repo, d, plan, reg.auth, nil, reg.opts()...)
 	collect("apply to an echoing registry", err)
 	if reg.failures() == 0 {
 		t.Fatal("the echoing registry never answered")

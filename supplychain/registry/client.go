@@ -40,8 +40,8 @@ func WithPlainHTTP(host string) Option {
 	return func(c *config) { c.plainHTTP = host }
 }
 
-// WithStillNewest gives ApplyTags the recheck it asks right before dev moves
-// (StillNewestOnDev decides it); other calls ignore it.
+// WithStillNewest gives ApplyTags the recheck it asks right before the branch tag moves
+// (StillNewestOnBranch decides it); other calls ignore it.
 func WithStillNewest(f StillNewest) Option {
 	return func(c *config) { c.stillNewest = f }
 }

@@ -3,8 +3,10 @@
 // under the publishing rules of the release flows.
 //
 // The rules are pure functions (ClassifyTag, PlanTags): a version tag
-// (0.11.0, 0.11.0rc1) and a commit tag (sha-<commit>) never move once
-// published; latest and dev are moving tags. The functions that talk to a
+// (0.11.0, 0.11.0rc1) and a commit tag (tesk-core's sha-<commit>) never move
+// once published; the latest tag and the branch tag are moving tags. The names
+// of the commit, latest and branch tags are the publishing system's (TagPolicy).
+// The functions that talk to a
 // registry (PushByDigest, ResolveTags, Tags, Digest, ApplyTags) act on a plan
 // and re-check the registry immediately before each write, so a re-run after
 // a failure converges and a concurrent publisher is detected instead of

@@ -182,11 +182,11 @@ func TestTagRulesHoldForIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := PlanTags(repo, d1, []string{"0.11.0"}, nil)
+	plan, err := PlanTags(tesk, repo, d1, []string{"0.11.0"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ApplyTags(t.Context(), repo, d1, plan, reg.auth, nil, reg.opts()...); err != nil {
+	if _, err := ApplyTags(t.Context(), tesk, repo, d1, plan, reg.auth, nil, reg.opts()...); err != nil {
 		t.Fatalf("tag the first index: %v", err)
 	}
 	if got := reg.state(t, repo)["0.11.0"]; got != d1 {
@@ -198,15 +198,15 @@ func TestTagRulesHoldForIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ie *ImmutableTagError
-	if _, err := PlanTags(repo, d2, []string{"0.11.0"}, current); !errors.As(err, &ie) {
+	if _, err := PlanTags(tesk, repo, d2, []string{"0.11.0"}, current); !errors.As(err, &ie) {
 		t.Errorf("plan 0.11.0 on another index = %v, want an ImmutableTagError", err)
 	}
 	// The recheck right before writing refuses too, for a plan made before the tag appeared.
-	stale, err := PlanTags(repo, d2, []string{"0.11.0"}, nil)
+	stale, err := PlanTags(tesk, repo, d2, []string{"0.11.0"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ApplyTags(t.Context(), repo, d2, stale, reg.auth, nil, reg.opts()...); err == nil {
+	if _, err := ApplyTags(t.Context(), tesk, repo, d2, stale, reg.auth, nil, reg.opts()...); err == nil {
 		t.Errorf("a stale plan moved 0.11.0 to %s", d2)
 	}
 	if got := reg.state(t, repo)["0.11.0"]; got != d1 {
@@ -215,10 +215,10 @@ func TestTagRulesHoldForIndexes(t *testing.T) {
 
 	yes := func(context.Context) (bool, error) { return true, nil }
 	for _, d := range []string{d1, d2} {
-		if _, err := MoveLatest(t.Context(), []LatestImage{{Repo: repo, Digest: d}}, reg.auth, yes, reg.opts()...); err != nil {
+		if _, err := MoveLatest(t.Context(), tesk.Latest, []LatestImage{{Repo: repo, Digest: d}}, reg.auth, yes, reg.opts()...); err != nil {
 			t.Fatalf("move latest to %s: %v", d, err)
 		}
-		if got := reg.state(t, repo)[TagLatest]; got != d {
+		if got := reg.state(t, repo)[tesk.Latest]; got != d {
 			t.Errorf("latest = %s, want the index %s", got, d)
 		}
 	}

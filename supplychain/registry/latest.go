@@ -67,23 +67,27 @@ func PlanLatest(targets []LatestImage, current map[string]string) ([]LatestMove,
 
 type LatestReport = wire.LatestReport
 
-// MoveLatest points latest at each target's digest in every repository or in none. It
+// MoveLatest points the latest tag (the policy's, e.g. latest) at each target's digest in
+// every repository or in none. It
 // reads where latest is now, plans, fetches every manifest it may write (the targets and,
 // for a roll back, the current ones), asks stillLatest once for the whole release right
 // before the first write, then writes in order. When a write fails, the repositories
 // already written get latest back where it was (or deleted, where there was none); the
 // error says which could not be restored. A re-run after a failure starts again from the
 // registry's state.
-func MoveLatest(ctx context.Context, targets []LatestImage, auth Auth, stillLatest StillLatest, opts ...Option) (LatestReport, error) {
-	report, err := moveLatest(ctx, targets, auth, stillLatest, opts)
+func MoveLatest(ctx context.Context, latest string, targets []LatestImage, auth Auth, stillLatest StillLatest, opts ...Option) (LatestReport, error) {
+	report, err := moveLatest(ctx, latest, targets, auth, stillLatest, opts)
 	if err != nil {
-		return report, auth.Scrub(fmt.Errorf("move latest: %w", err))
+		return report, auth.Scrub(fmt.Errorf("move %s: %w", latest, err))
 	}
 	return report, nil
 }
 
-func moveLatest(ctx context.Context, targets []LatestImage, auth Auth, stillLatest StillLatest, opts []Option) (LatestReport, error) {
+func moveLatest(ctx context.Context, latest string, targets []LatestImage, auth Auth, stillLatest StillLatest, opts []Option) (LatestReport, error) {
 	var report LatestReport
+	if latest == "" {
+		return report, errors.New("the tag policy names no latest tag: this system publishes none")
+	}
 	if stillLatest == nil {
 		return report, errors.New("no stillLatest check was given")
 	}
@@ -91,7 +95,7 @@ func moveLatest(ctx context.Context, targets []LatestImage, auth Auth, stillLate
 	if err != nil {
 		return report, err
 	}
-	repos, current, err := c.readLatest(ctx, targets)
+	repos, current, err := c.readLatest(ctx, latest, targets)
 	if err != nil {
 		return report, err
 	}
@@ -120,23 +124,24 @@ func moveLatest(ctx context.Context, targets []LatestImage, auth Auth, stillLate
 		return report, fmt.Errorf("recheck latest: %w", err)
 	}
 	if !ok {
-		report.Skipped = "no longer the highest release: latest left where it is in every image"
+		report.Skipped = "no longer the highest release: " + latest + " left where it is in every image"
 		return report, nil
 	}
 	for i, m := range pending {
-		werr := c.pusher.Put(ctx, repos[m.Repo].Tag(TagLatest), manifests[m.Repo+"@"+m.Digest])
+		werr := c.pusher.Put(ctx, repos[m.Repo].Tag(latest), manifests[m.Repo+"@"+m.Digest])
 		if werr == nil {
 			report.Written = append(report.Written, m.Repo)
 			continue
 		}
-		werr = fmt.Errorf("write latest of %s: %w", m.Repo, werr)
-		return report, c.rollBack(ctx, &report, repos, pending[:i], manifests, werr)
+		werr = fmt.Errorf("write %s of %s: %w", latest, m.Repo, werr)
+		return report, c.rollBack(ctx, latest, &report, repos, pending[:i], manifests, werr)
 	}
 	return report, nil
 }
 
-// readLatest reads where latest is in each target's repository (absent: not in current).
-func (c *client) readLatest(ctx context.Context, targets []LatestImage) (map[string]name.Repository, map[string]string, error) {
+// readLatest reads where the latest tag is in each target's repository (absent: not in
+// current).
+func (c *client) readLatest(ctx context.Context, latest string, targets []LatestImage) (map[string]name.Repository, map[string]string, error) {
 	repos := make(map[string]name.Repository, len(targets))
 	current := map[string]string{}
 	for _, t := range targets {
@@ -145,11 +150,11 @@ func (c *client) readLatest(ctx context.Context, targets []LatestImage) (map[str
 			return nil, nil, err
 		}
 		repos[t.Repo] = r
-		found, err := c.resolve(ctx, r, []string{TagLatest})
+		found, err := c.resolve(ctx, r, []string{latest})
 		if err != nil {
-			return nil, nil, fmt.Errorf("read latest of %s: %w", t.Repo, err)
+			return nil, nil, fmt.Errorf("read %s of %s: %w", latest, t.Repo, err)
 		}
-		if d, ok := found[TagLatest]; ok {
+		if d, ok := found[latest]; ok {
 			current[t.Repo] = d
 		}
 	}
@@ -177,10 +182,10 @@ func (c *client) manifests(ctx context.Context, repos map[string]name.Repository
 
 // rollBack puts latest back where it was in the images done already, after werr stopped
 // the move, and records which were put back and which stay written.
-func (c *client) rollBack(ctx context.Context, report *LatestReport, repos map[string]name.Repository, done []LatestMove, manifests map[string]remote.Taggable, werr error) error {
+func (c *client) rollBack(ctx context.Context, latest string, report *LatestReport, repos map[string]name.Repository, done []LatestMove, manifests map[string]remote.Taggable, werr error) error {
 	var unrestored []error
 	for _, d := range done {
-		if err := c.restoreLatest(ctx, repos[d.Repo], d, manifests); err != nil {
+		if err := c.restoreLatest(ctx, repos[d.Repo].Tag(latest), d, manifests); err != nil {
 			unrestored = append(unrestored, fmt.Errorf("%s: %w", d.Repo, err))
 			continue
 		}
@@ -193,16 +198,16 @@ func (c *client) rollBack(ctx context.Context, report *LatestReport, repos map[s
 		}
 	}
 	if len(unrestored) > 0 {
-		return fmt.Errorf("%w; latest could not be put back in %w: latest now differs between the images, re-run the step to finish the move", werr, errors.Join(unrestored...))
+		return fmt.Errorf("%w; %s could not be put back in %w: %s now differs between the images, re-run the step to finish the move", werr, latest, errors.Join(unrestored...), latest)
 	}
-	return fmt.Errorf("%w; latest was put back where it was in the images already written, so no image moved", werr)
+	return fmt.Errorf("%w; %s was put back where it was in the images already written, so no image moved", werr, latest)
 }
 
 // restoreLatest points latest back at the move's From, or deletes it where it did not
 // exist before.
-func (c *client) restoreLatest(ctx context.Context, r name.Repository, m LatestMove, manifests map[string]remote.Taggable) error {
+func (c *client) restoreLatest(ctx context.Context, tag name.Tag, m LatestMove, manifests map[string]remote.Taggable) error {
 	if m.From == "" {
-		return c.pusher.Delete(ctx, r.Tag(TagLatest))
+		return c.pusher.Delete(ctx, tag)
 	}
-	return c.pusher.Put(ctx, r.Tag(TagLatest), manifests[m.Repo+"@"+m.From])
+	return c.pusher.Put(ctx, tag, manifests[m.Repo+"@"+m.From])
 }

@@ -62,11 +62,11 @@ func twoImages(t *testing.T, reg *testRegistry, released bool) (targets []Latest
 func TestMoveLatestMovesEveryImage(t *testing.T) {
 	reg := newTestRegistry(t)
 	targets, _ := twoImages(t, reg, true)
-	if _, err := MoveLatest(t.Context(), targets, reg.auth, nil, reg.opts()...); err == nil {
+	if _, err := MoveLatest(t.Context(), tesk.Latest, targets, reg.auth, nil, reg.opts()...); err == nil {
 		t.Fatal("no stillLatest: want an error")
 	}
 	asked := 0
-	report, err := MoveLatest(t.Context(), targets, reg.auth, func(context.Context) (bool, error) { asked++; return true, nil }, reg.opts()...)
+	report, err := MoveLatest(t.Context(), tesk.Latest, targets, reg.auth, func(context.Context) (bool, error) { asked++; return true, nil }, reg.opts()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestMoveLatestMovesEveryImage(t *testing.T) {
 	}
 	// A re-run keeps both.
 	mark := reg.mark()
-	if _, err := MoveLatest(t.Context(), targets, reg.auth, always(true), reg.opts()...); err != nil {
+	if _, err := MoveLatest(t.Context(), tesk.Latest, targets, reg.auth, always(true), reg.opts()...); err != nil {
 		t.Fatal(err)
 	}
 	if w := reg.writesSince(mark); len(w) != 0 {
@@ -95,7 +95,7 @@ func TestMoveLatestSkipsEveryImageWhenAHigherReleaseAppeared(t *testing.T) {
 	reg := newTestRegistry(t)
 	targets, old := twoImages(t, reg, true)
 	mark := reg.mark()
-	report, err := MoveLatest(t.Context(), targets, reg.auth, always(false), reg.opts()...)
+	report, err := MoveLatest(t.Context(), tesk.Latest, targets, reg.auth, always(false), reg.opts()...)
 	if err != nil || report.Skipped == "" || len(report.Written) != 0 {
 		t.Fatalf("report %+v, %v", report, err)
 	}
@@ -124,7 +124,7 @@ func TestMoveLatestFailureOnTheSecondImageMovesNeither(t *testing.T) {
 			reg.failFirst(100, func(r *http.Request) bool {
 				return r.Method == http.MethodPut && r.URL.Path == "/v2"+second+"/manifests/latest"
 			})
-			report, err := MoveLatest(t.Context(), targets, reg.auth, always(true), reg.opts()...)
+			report, err := MoveLatest(t.Context(), tesk.Latest, targets, reg.auth, always(true), reg.opts()...)
 			if err == nil || !strings.Contains(err.Error(), "no image moved") {
 				t.Fatalf("err = %v", err)
 			}
@@ -140,7 +140,7 @@ func TestMoveLatestFailureOnTheSecondImageMovesNeither(t *testing.T) {
 			}
 			// The re-run finishes the move.
 			reg.failFirst(0, nil)
-			if _, err := MoveLatest(t.Context(), targets, reg.auth, always(true), reg.opts()...); err != nil {
+			if _, err := MoveLatest(t.Context(), tesk.Latest, targets, reg.auth, always(true), reg.opts()...); err != nil {
 				t.Fatal(err)
 			}
 			for _, tg := range targets {
@@ -157,7 +157,7 @@ func TestMoveLatestNeedsEveryManifestBeforeWriting(t *testing.T) {
 	targets, _ := twoImages(t, reg, true)
 	targets[1].Digest = "sha256:" + strings.Repeat("0", 64)
 	mark := reg.mark()
-	_, err := MoveLatest(t.Context(), targets, reg.auth, always(true), reg.opts()...)
+	_, err := MoveLatest(t.Context(), tesk.Latest, targets, reg.auth, always(true), reg.opts()...)
 	if err == nil || !strings.Contains(err.Error(), "fetch the manifest") {
 		t.Fatalf("err = %v", err)
 	}

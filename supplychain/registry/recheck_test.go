@@ -38,7 +38,7 @@ func TestRecheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := Recheck(repo, d, tt.planned, tt.current)
+			got, err := Recheck(tesk, repo, d, tt.planned, tt.current)
 			var ce *ConcurrentTagError
 			if tt.concurrent {
 				if !errors.As(err, &ce) || got != nil {

@@ -85,11 +85,11 @@ func TestTagsRefusesMoreThanItResolves(t *testing.T) {
 	for i := range MaxTagsResolved + 1 {
 		tags = append(tags, fmt.Sprintf("sha-%07x", i))
 	}
-	plan, err := PlanTags(repo, d, tags, nil)
+	plan, err := PlanTags(tesk, repo, d, tags, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ApplyTags(t.Context(), repo, d, plan, reg.auth, nil, reg.opts()...); err != nil {
+	if _, err := ApplyTags(t.Context(), tesk, repo, d, plan, reg.auth, nil, reg.opts()...); err != nil {
 		t.Fatal(err)
 	}
 	mark := reg.mark()

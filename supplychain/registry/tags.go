@@ -26,35 +26,47 @@ const (
 	ActionMove   = wire.ActionMove
 )
 
-const (
-	TagLatest = wire.TagLatest
-	TagDev    = wire.TagDev
-)
+// TagPolicy is the wire's: how the publishing system names its latest, branch and commit
+// tags.
+type TagPolicy = wire.TagPolicy
 
 var (
 	// Release versions as the seed publishes them: X.Y.Z or X.Y.Z{a,b,rc}N,
 	// without leading zeros so that each version has one spelling.
 	versionTagRE = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)((a|b|rc)(0|[1-9][0-9]*))?$`)
-	// A full or abbreviated (7+) lowercase git commit.
-	commitTagRE = regexp.MustCompile(`^sha-[0-9a-f]{7,40}$`)
 	// The OCI distribution spec's tag grammar.
 	tagSyntaxRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
 	digestRE    = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 )
 
-// ClassifyTag returns the class of a tag Shipyard publishes. Any other tag
-// is refused: publishing a tag whose rules are unknown would be a guess.
-func ClassifyTag(tag string) (TagClass, error) {
+// ClassifyTag returns the class of a tag the policy publishes. Any other tag is refused:
+// publishing a tag whose rules are unknown would be a guess.
+func ClassifyTag(p TagPolicy, tag string) (TagClass, error) {
+	_, isCommit := p.CommitOf(tag)
 	switch {
-	case tag == TagLatest || tag == TagDev:
+	case tag != "" && (tag == p.Latest || tag == p.BranchTag):
 		return ClassMoving, nil
 	case versionTagRE.MatchString(tag):
 		return ClassVersion, nil
-	case commitTagRE.MatchString(tag):
+	case isCommit:
 		return ClassCommit, nil
 	default:
-		return "", fmt.Errorf("tag %q is not one Shipyard publishes (X.Y.Z, X.Y.Z{a,b,rc}N, sha-<commit>, latest or dev)", tag)
+		return "", fmt.Errorf("tag %q is not one this system publishes (%s)", tag, publishedForms(p))
 	}
+}
+
+// publishedForms lists the tags p publishes, for an error that refuses another.
+func publishedForms(p TagPolicy) string {
+	forms := []string{"X.Y.Z", "X.Y.Z{a,b,rc}N"}
+	if p.CommitPrefix != "" {
+		forms = append(forms, p.CommitTag("<commit>"))
+	}
+	for _, t := range []string{p.Latest, p.BranchTag} {
+		if t != "" {
+			forms = append(forms, t)
+		}
+	}
+	return strings.Join(forms, ", ")
 }
 
 func checkDigest(d string) error {
@@ -93,7 +105,7 @@ func (e *ImmutableTagError) Error() string {
 // it, keeps it or moves it, given the tags that exist (tag → digest; only the
 // wanted ones matter). It is all or nothing: if any tag is refused the plan
 // has no actions and the error names every refused tag.
-func PlanTags(image, digest string, want []string, existing map[string]string) (Tagging, error) {
+func PlanTags(p TagPolicy, image, digest string, want []string, existing map[string]string) (Tagging, error) {
 	if strings.TrimSpace(image) == "" {
 		return Tagging{}, errors.New("plan tags: image repository is empty")
 	}
@@ -108,7 +120,7 @@ func PlanTags(image, digest string, want []string, existing map[string]string) (
 			continue
 		}
 		seen[tag] = true
-		class, err := ClassifyTag(tag)
+		class, err := ClassifyTag(p, tag)
 		if err != nil {
 			refused = append(refused, err)
 			continue
@@ -135,7 +147,7 @@ func PlanTags(image, digest string, want []string, existing map[string]string) (
 		switch {
 		case class.Immutable():
 			immutable = append(immutable, a)
-		case tag == TagLatest:
+		case tag == p.Latest:
 			// latest goes last: its recheck should happen as late as possible.
 			latest = append(latest, a)
 		default:

@@ -44,14 +44,50 @@ func TestClassifyTag(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tag, func(t *testing.T) {
-			got, err := ClassifyTag(tt.tag)
+			got, err := ClassifyTag(tesk, tt.tag)
 			if (err != nil) != tt.wantErr {
-				t.Fatalf("ClassifyTag(%q) error = %v, want error %v", tt.tag, err, tt.wantErr)
+				t.Fatalf("ClassifyTag(tesk, %q) error = %v, want error %v", tt.tag, err, tt.wantErr)
 			}
 			if got != tt.want {
-				t.Errorf("ClassifyTag(%q) = %q, want %q", tt.tag, got, tt.want)
+				t.Errorf("ClassifyTag(tesk, %q) = %q, want %q", tt.tag, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestClassifyTagUnderAnotherPolicy: the moving and commit tags are the policy's names, not
+// tesk-core's; a system without them publishes only versions.
+func TestClassifyTagUnderAnotherPolicy(t *testing.T) {
+	acme := TagPolicy{Latest: "stable", BranchTag: "edge", Branch: "main", CommitPrefix: "git-"}
+	tests := []struct {
+		policy  TagPolicy
+		tag     string
+		want    TagClass
+		wantErr string
+	}{
+		{policy: acme, tag: "stable", want: ClassMoving},
+		{policy: acme, tag: "edge", want: ClassMoving},
+		{policy: acme, tag: "git-0123abc", want: ClassCommit},
+		{policy: acme, tag: "1.2.3", want: ClassVersion},
+		{policy: acme, tag: "latest", wantErr: "X.Y.Z, X.Y.Z{a,b,rc}N, git-<commit>, stable, edge"},
+		{policy: acme, tag: "dev", wantErr: "not one this system publishes"},
+		{policy: acme, tag: "sha-0123abc", wantErr: "not one this system publishes"},
+		{policy: TagPolicy{}, tag: "1.2.3", want: ClassVersion},
+		{policy: TagPolicy{}, tag: "latest", wantErr: "(X.Y.Z, X.Y.Z{a,b,rc}N)"},
+		{policy: TagPolicy{}, tag: "0123abcd", wantErr: "not one this system publishes"},
+		{policy: TagPolicy{}, tag: "", wantErr: "not one this system publishes"},
+	}
+	for _, tt := range tests {
+		got, err := ClassifyTag(tt.policy, tt.tag)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ClassifyTag(%+v, %q) = %q, %v; want an error with %q", tt.policy, tt.tag, got, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ClassifyTag(%+v, %q) = %q, %v; want %q", tt.policy, tt.tag, got, err, tt.want)
+		}
 	}
 }
 
@@ -147,7 +183,7 @@ func TestPlanTags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan, err := PlanTags(image, digestA, tt.want, tt.existing)
+			plan, err := PlanTags(tesk, image, digestA, tt.want, tt.existing)
 			if len(tt.refused) > 0 {
 				if err == nil {
 					t.Fatalf("PlanTags = %v, want an error", plan)
@@ -176,7 +212,7 @@ func TestPlanTags(t *testing.T) {
 }
 
 func TestPlanTagsImmutableErrorNamesBothDigestsAndTheFix(t *testing.T) {
-	_, err := PlanTags("r.example/org/img", digestA, []string{"0.11.0"}, map[string]string{"0.11.0": digestB})
+	_, err := PlanTags(tesk, "r.example/org/img", digestA, []string{"0.11.0"}, map[string]string{"0.11.0": digestB})
 	var ie *ImmutableTagError
 	if !errors.As(err, &ie) {
 		t.Fatalf("error %v is not an ImmutableTagError", err)
@@ -202,7 +238,7 @@ func TestPlanTagsRejectsBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := PlanTags(tt.image, tt.digest, []string{"dev"}, nil); err == nil {
+			if _, err := PlanTags(tesk, tt.image, tt.digest, []string{"dev"}, nil); err == nil {
 				t.Error("PlanTags accepted it")
 			}
 		})
@@ -210,7 +246,7 @@ func TestPlanTagsRejectsBadInput(t *testing.T) {
 }
 
 func TestTaggingRendersTextAndJSON(t *testing.T) {
-	plan, err := PlanTags("r.example/o/i", digestA, []string{"0.12.0", "latest"}, map[string]string{"latest": digestB})
+	plan, err := PlanTags(tesk, "r.example/o/i", digestA, []string{"0.12.0", "latest"}, map[string]string{"latest": digestB})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +286,7 @@ func TestCheckPlanRejectsForgedPlans(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := checkPlan(image, digestA, tt.plan); err == nil {
+			if err := checkPlan(tesk, image, digestA, tt.plan); err == nil {
 				t.Error("checkPlan accepted it")
 			}
 		})

@@ -111,3 +111,83 @@ func TestWriteJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestTagPolicy: the policy's commit tags and its checks, which refuse names that could be
+// mistaken for each other, for a release version or for a commit tag.
+func TestTagPolicy(t *testing.T) {
+	tesk := TagPolicy{Latest: "latest", BranchTag: "dev", Branch: "dev", CommitPrefix: "sha-"}
+	if got := tesk.CommitTag("0123abc"); got != "sha-0123abc" {
+		t.Errorf("CommitTag = %q", got)
+	}
+	for _, tt := range []struct {
+		tag    string
+		commit string
+		ok     bool
+	}{
+		{"sha-0123abc", "0123abc", true},
+		{"sha-" + strings.Repeat("f", 40), strings.Repeat("f", 40), true},
+		{"sha-012345", "", false},
+		{"sha-" + strings.Repeat("f", 41), "", false},
+		{"sha-0123ABC", "", false},
+		{"0123abc", "", false},
+	} {
+		if c, ok := tesk.CommitOf(tt.tag); c != tt.commit || ok != tt.ok {
+			t.Errorf("CommitOf(%q) = %q, %v; want %q, %v", tt.tag, c, ok, tt.commit, tt.ok)
+		}
+	}
+	if _, ok := (TagPolicy{}).CommitOf("0123abcd"); ok {
+		t.Error("a policy without a commit prefix reads a commit tag")
+	}
+
+	for _, tt := range []struct {
+		p       TagPolicy
+		wantErr string
+	}{
+		{tesk, ""},
+		{TagPolicy{}, ""},
+		{TagPolicy{Latest: "stable", BranchTag: "edge", Branch: "main", CommitPrefix: "git-"}, ""},
+		{TagPolicy{BranchTag: "dev"}, "go together"},
+		{TagPolicy{Branch: "dev"}, "go together"},
+		{TagPolicy{Latest: "dev", BranchTag: "dev", Branch: "dev"}, "follow different things"},
+		{TagPolicy{Latest: "1latest"}, "starts with a digit"},
+		{TagPolicy{Latest: "la test"}, "a tag is letters"},
+		{TagPolicy{CommitPrefix: "-x"}, "a tag is letters"},
+		{TagPolicy{Latest: "sha-0123abc", CommitPrefix: "sha-"}, "reads as a commit tag"},
+	} {
+		err := tt.p.Check()
+		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("%+v.Check() = %v, want %q", tt.p, err, tt.wantErr)
+		}
+	}
+
+	got, err := ParseTagPolicy(tesk.Flag())
+	if err != nil || got != tesk {
+		t.Errorf("ParseTagPolicy(Flag()) = %+v, %v; want %+v", got, err, tesk)
+	}
+	for _, bad := range []string{"", "{", `{"latest": 1}`, `{"lastest": "latest"}`, `{"branchTag": "dev"}`} {
+		if _, err := ParseTagPolicy(bad); err == nil || !strings.HasPrefix(err.Error(), "--tag-policy") {
+			t.Errorf("ParseTagPolicy(%q) = %v, want an error naming --tag-policy", bad, err)
+		}
+	}
+}
+
+// FuzzParseTagPolicy: any value is read or refused, never a panic, and what is read
+// passes its own check and renders back to the same policy.
+func FuzzParseTagPolicy(f *testing.F) {
+	f.Add(`{"latest":"latest","branchTag":"dev","branch":"dev","commitPrefix":"sha-"}`)
+	f.Add(`{}`)
+	f.Add(`{"latest":"sha-0123abc","commitPrefix":"sha-"}`)
+	f.Fuzz(func(t *testing.T, value string) {
+		p, err := ParseTagPolicy(value)
+		if err != nil {
+			return
+		}
+		if err := p.Check(); err != nil {
+			t.Fatalf("read %+v fails its check: %v", p, err)
+		}
+		again, err := ParseTagPolicy(p.Flag())
+		if err != nil || again != p {
+			t.Fatalf("round trip of %+v = %+v, %v", p, again, err)
+		}
+	})
+}

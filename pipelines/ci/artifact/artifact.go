@@ -14,6 +14,12 @@ import (
 	"dagger/shipyard/pipelines/publish"
 )
 
+// Tags is tesk-core's tag policy: latest follows the highest release, dev the newest
+// commit of the dev branch, and sha-<commit> names one commit's image.
+func Tags() publish.TagPolicy {
+	return publish.TagPolicy{Latest: "latest", BranchTag: "dev", Branch: "dev", CommitPrefix: "sha-"}
+}
+
 // VersionArg is the one build argument ci.Images passes, and only when it sets a version.
 const VersionArg = "SETUPTOOLS_SCM_PRETEND_VERSION"
 

@@ -228,15 +228,36 @@ func splitDigestRef(ref string) (string, string, error) {
 	return repo, d, nil
 }
 
+// tagPolicy declares --tag-policy, which every command that plans or writes tags needs:
+// the names of the publishing system's latest, branch and commit tags.
+func tagPolicy(fs *flag.FlagSet) func() (registry.TagPolicy, error) {
+	value := fs.String("tag-policy", "", `the system's tag names, JSON: {"latest": …, "branchTag": …, "branch": …, "commitPrefix": …}`)
+	return func() (registry.TagPolicy, error) {
+		if *value == "" {
+			return registry.TagPolicy{}, usagef("--tag-policy is required")
+		}
+		p, err := wire.ParseTagPolicy(*value)
+		if err != nil {
+			return registry.TagPolicy{}, usagef("%v", err)
+		}
+		return p, nil
+	}
+}
+
 // planTags plans, for every image, pointing the tags at its digest. Every image is
 // planned, and a refused tag of any of them is an error that names each.
 func planTags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
+	policy := tagPolicy(fs)
 	var images, want cli.List
 	fs.Var(&images, "image", "an image by digest, <registry>/<repo>@sha256:… (repeatable)")
 	fs.Var(&want, "tag", "a tag to point at each digest (repeatable)")
 	return func(ctx context.Context, conn connection, stdout io.Writer) error {
 		if len(images) == 0 || len(want) == 0 {
 			return usagef("--image and --tag are required")
+		}
+		p, err := policy()
+		if err != nil {
+			return err
 		}
 		plans := make([]registry.Tagging, len(images))
 		var errs []error
@@ -250,7 +271,7 @@ func planTags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) err
 				errs = append(errs, err)
 				continue
 			}
-			if plans[i], err = registry.PlanTags(repo, d, want, existing); err != nil {
+			if plans[i], err = registry.PlanTags(p, repo, d, want, existing); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -263,31 +284,36 @@ func planTags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) err
 
 // applyTags applies each plan in turn (registry.ApplyTags: the immutable tags rechecked
 // right before writing) and stops at the first failure; it prints the reports of the
-// plans applied, the failed one's included. A plan that moves dev is rechecked against
-// --dev-history right before dev moves; latest is refused (see latest).
+// plans applied, the failed one's included. A plan that moves the branch tag is rechecked
+// against --branch-history right before it moves; the latest tag is refused (see latest).
 func applyTags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
+	policy := tagPolicy(fs)
 	plansJSON := fs.String("plans", "", "the plans to apply, JSON: what plan-tags printed")
-	devJSON := fs.String("dev-history", "", `what the dev branch says about the commit being tagged, JSON: {"commit": …, "onDev": …, "newer": […], "complete": …}, read just before`)
+	branchJSON := fs.String("branch-history", "", `what the branch says about the commit being tagged, JSON: {"commit": …, "onBranch": …, "newer": […], "complete": …}, read just before`)
 	return func(ctx context.Context, conn connection, stdout io.Writer) error {
+		p, err := policy()
+		if err != nil {
+			return err
+		}
 		var plans []registry.Tagging
 		if err := json.Unmarshal([]byte(*plansJSON), &plans); err != nil || len(plans) == 0 {
 			return usagef("--plans: want the JSON list plan-tags prints (%v)", err)
 		}
-		var dev *registry.DevHistory
-		if *devJSON != "" {
-			dev = &registry.DevHistory{}
-			if err := json.Unmarshal([]byte(*devJSON), dev); err != nil {
-				return usagef("--dev-history: %v", err)
+		var branch *registry.BranchHistory
+		if *branchJSON != "" {
+			branch = &registry.BranchHistory{}
+			if err := json.Unmarshal([]byte(*branchJSON), branch); err != nil {
+				return usagef("--branch-history: %v", err)
 			}
 		}
 		reports := []registry.ApplyReport{}
 		var failed error
 		for _, plan := range plans {
 			opts := conn.options()
-			if dev != nil {
-				opts = append(opts, registry.WithStillNewest(registry.StillNewestIn(plan.Image, *dev, conn.auth, conn.options()...)))
+			if branch != nil {
+				opts = append(opts, registry.WithStillNewest(registry.StillNewestIn(p, plan.Image, *branch, conn.auth, conn.options()...)))
 			}
-			report, err := registry.ApplyTags(ctx, plan.Image, plan.Digest, plan, conn.auth, nil, opts...)
+			report, err := registry.ApplyTags(ctx, p, plan.Image, plan.Digest, plan, conn.auth, nil, opts...)
 			reports = append(reports, report)
 			if err != nil {
 				failed = err
@@ -301,18 +327,24 @@ func applyTags(fs *flag.FlagSet) func(context.Context, connection, io.Writer) er
 	}
 }
 
-// latest moves latest to each image's digest in every repository or in none. The GitHub
+// moveLatest moves the policy's latest tag to each image's digest in every repository or in
+// none. The GitHub
 // half of "still the highest release" was asked by the caller right before this command;
 // --higher lists the final versions above this release that have a git tag, and right
 // before the first write each repository is read again for them: a release whose images
 // are out, while its GitHub release is not yet, keeps latest where it is.
-func latest(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
+func moveLatest(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error {
+	policy := tagPolicy(fs)
 	var images, higher cli.List
 	fs.Var(&images, "image", "an image of the release by digest, <registry>/<repo>@sha256:… (repeatable)")
 	fs.Var(&higher, "higher", "a final version above this release's, as tagged in the registry (repeatable)")
 	return func(ctx context.Context, conn connection, stdout io.Writer) error {
 		if len(images) == 0 {
 			return usagef("--image is required")
+		}
+		p, err := policy()
+		if err != nil {
+			return err
 		}
 		targets := make([]registry.LatestImage, len(images))
 		for i, ref := range images {
@@ -337,7 +369,7 @@ func latest(fs *flag.FlagSet) func(context.Context, connection, io.Writer) error
 			}
 			return true, nil
 		}
-		report, err := registry.MoveLatest(ctx, targets, conn.auth, stillLatest, conn.options()...)
+		report, err := registry.MoveLatest(ctx, p.Latest, targets, conn.auth, stillLatest, conn.options()...)
 		if werr := wire.WriteJSON(stdout, report); werr != nil {
 			return werr
 		}

@@ -12,13 +12,15 @@
 //	registry digest     --image REF [--image REF ...]
 //	registry platforms  --image REF [--image REF ...]
 //	registry tags       --repository R --tag T [--tag T ...]
-//	registry plan-tags  --image REPO@DIGEST [--image ...] --tag T [--tag T ...]
-//	registry apply-tags --plans JSON [--dev-history JSON]
-//	registry latest     --image REPO@DIGEST [--image ...] [--higher V ...]
+//	registry plan-tags  --tag-policy JSON --image REPO@DIGEST [--image ...] --tag T [--tag T ...]
+//	registry apply-tags --tag-policy JSON --plans JSON [--branch-history JSON]
+//	registry move-latest --tag-policy JSON --image REPO@DIGEST [--image ...] [--higher V ...]
 //
 // Every command takes --registry-username and --registry-password-file (anonymous without
-// them) and --plain-http HOST, the one registry host plain HTTP may go to. Results are JSON
-// on stdout; apply-tags and latest print what they did also when they fail. The exit code
+// them) and --plain-http HOST, the one registry host plain HTTP may go to; those that plan
+// or write tags also take --tag-policy, the publishing system's names of its latest, branch
+// and commit tags (wire.TagPolicy). Results are JSON
+// on stdout; apply-tags and move-latest print what they did also when they fail. The exit code
 // is 0 on success, 1 on a failure, 2 on a usage error and 3 when a tag that never moves
 // (a version or a commit tag) is on another digest, now or since the plan.
 package main
@@ -55,7 +57,7 @@ const usage = `usage: registry <command> [flags]
   tags        resolve tags of a repository
   plan-tags   plan pointing tags at image digests (refused for a tag that never moves)
   apply-tags  apply tag plans, rechecking the registry right before each write
-  latest      move latest to each image's digest, in every repository or in none
+  move-latest move the latest tag to each image's digest, in every repository or in none
 
 Run "registry <command> -h" for the flags of a command.
 `
@@ -64,14 +66,14 @@ Run "registry <command> -h" for the flags of a command.
 type command func(fs *flag.FlagSet) func(ctx context.Context, conn connection, stdout io.Writer) error
 
 var commands = map[string]command{
-	"push":       push,
-	"assemble":   assemble,
-	"digest":     digest,
-	"platforms":  platforms,
-	"tags":       tags,
-	"plan-tags":  planTags,
-	"apply-tags": applyTags,
-	"latest":     latest,
+	"push":        push,
+	"assemble":    assemble,
+	"digest":      digest,
+	"platforms":   platforms,
+	"tags":        tags,
+	"plan-tags":   planTags,
+	"apply-tags":  applyTags,
+	"move-latest": moveLatest,
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -120,6 +120,9 @@ func (w *world) ok(out any, args ...string) {
 // TestCommandPublishesByTheRules runs each command against a real registry as the module
 // runs them: a push by digest, an index of platform images (the dry run giving the same
 // digest), its platforms, tag plans and their application, latest, and the refusals: a
+// teskPolicy is tesk-core's tag policy, as the module passes it with --tag-policy.
+const teskPolicy = `{"latest": "latest", "branchTag": "dev", "branch": "dev", "commitPrefix": "sha-"}`
+
 // version tag that would move exits 3, a usage error 2.
 func TestCommandPublishesByTheRules(t *testing.T) {
 	w := newWorld(t)
@@ -161,9 +164,9 @@ func TestCommandPublishesByTheRules(t *testing.T) {
 	}
 
 	var plans []json.RawMessage
-	w.ok(&plans, "plan-tags", "--image", repo+"@"+idx.Digest, "--tag", "0.11.0")
+	w.ok(&plans, "plan-tags", "--tag-policy", teskPolicy, "--image", repo+"@"+idx.Digest, "--tag", "0.11.0")
 	var reports []struct{ Written []struct{ Tag string } }
-	w.ok(&reports, "apply-tags", "--plans", "["+string(plans[0])+"]")
+	w.ok(&reports, "apply-tags", "--tag-policy", teskPolicy, "--plans", "["+string(plans[0])+"]")
 	if len(reports) != 1 || len(reports[0].Written) != 1 {
 		t.Fatalf("apply-tags %+v", reports)
 	}
@@ -179,7 +182,7 @@ func TestCommandPublishesByTheRules(t *testing.T) {
 	}
 
 	// The version never moves: another digest is refused with exit 3, naming both.
-	code, _, stderr := w.run("plan-tags", "--image", repo+"@"+singleDigest, "--tag", "0.11.0")
+	code, _, stderr := w.run("plan-tags", "--tag-policy", teskPolicy, "--image", repo+"@"+singleDigest, "--tag", "0.11.0")
 	if code != wire.ExitMoved || !strings.Contains(stderr, idx.Digest) || !strings.Contains(stderr, "release a higher version") {
 		t.Errorf("moving 0.11.0: exit %d: %s", code, stderr)
 	}
@@ -189,7 +192,7 @@ func TestCommandPublishesByTheRules(t *testing.T) {
 		Written []string
 		Skipped string
 	}
-	w.ok(&latest, "latest", "--image", repo+"@"+singleDigest, "--higher", "0.11.0")
+	w.ok(&latest, "move-latest", "--tag-policy", teskPolicy, "--image", repo+"@"+singleDigest, "--higher", "0.11.0")
 	if latest.Skipped == "" || len(latest.Written) != 0 {
 		t.Errorf("latest with 0.11.0 out: %+v", latest)
 	}
@@ -197,16 +200,29 @@ func TestCommandPublishesByTheRules(t *testing.T) {
 		Written []string
 		Skipped string
 	}
-	w.ok(&moved, "latest", "--image", repo+"@"+idx.Digest, "--higher", "0.12.0")
+	w.ok(&moved, "move-latest", "--tag-policy", teskPolicy, "--image", repo+"@"+idx.Digest, "--higher", "0.12.0")
 	if moved.Skipped != "" || len(moved.Written) != 1 {
 		t.Errorf("latest: %+v", moved)
+	}
+	// Another system's policy names its own latest tag: that tag is written, not latest.
+	w.ok(&moved, "move-latest", "--tag-policy", `{"latest": "stable"}`, "--image", repo+"@"+singleDigest)
+	w.ok(&tags, "tags", "--repository", repo, "--tag", "stable", "--tag", "latest")
+	if tags["stable"] != singleDigest || tags["latest"] != idx.Digest {
+		t.Errorf("after moving stable: %v", tags)
+	}
+	if code, _, stderr := w.run("move-latest", "--tag-policy", `{"branchTag": "edge", "branch": "main"}`, "--image", repo+"@"+singleDigest); code != wire.ExitFailure || !strings.Contains(stderr, "names no latest tag") {
+		t.Errorf("latest under a policy without one: exit %d: %s", code, stderr)
 	}
 
 	for _, args := range [][]string{
 		{"push"},
 		{"push", "--image", single},
-		{"plan-tags", "--image", repo, "--tag", "dev"},
-		{"apply-tags", "--plans", "{"},
+		{"plan-tags", "--tag-policy", teskPolicy, "--image", repo, "--tag", "dev"},
+		{"plan-tags", "--image", repo + "@" + singleDigest, "--tag", "dev"},
+		{"plan-tags", "--tag-policy", `{"branchTag": "dev"}`, "--image", repo + "@" + singleDigest, "--tag", "dev"},
+		{"apply-tags", "--tag-policy", teskPolicy, "--plans", "{"},
+		{"apply-tags", "--plans", "[" + string(plans[0]) + "]"},
+		{"move-latest", "--image", repo + "@" + singleDigest},
 		{"tags", "--repository", repo, "extra"},
 		{"nonsense"},
 	} {

@@ -28,7 +28,7 @@ func TestPublishDevEndToEnd(t *testing.T) {
 	w := publishtest.NewWorld(t)
 	v := newEnv(t, w)
 
-	res, err := publish.PublishDev(ctx, v.dev, sha)
+	res, err := publish.PublishBranch(ctx, v.dev, sha)
 	if err != nil {
 		t.Fatalf("publish-dev: %v", err)
 	}
@@ -88,7 +88,7 @@ func TestPublishDevEndToEnd(t *testing.T) {
 	// Re-running the whole flow (a new job, a new engine) changes nothing.
 	writes := len(w.Registry.Writes())
 	certs, entries := w.Sigstore.Counts(t)
-	again, err := publish.PublishDev(ctx, newEnv(t, w).dev, sha)
+	again, err := publish.PublishBranch(ctx, newEnv(t, w).dev, sha)
 	if err != nil {
 		t.Fatalf("re-run: %v", err)
 	}
@@ -174,15 +174,15 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		if !slices.Contains(publish.DevStepNames(), tt.step) {
-			t.Errorf("fault %q fails step %q, which publish-dev does not declare: %v", tt.name, tt.step, publish.DevStepNames())
+		if !slices.Contains(publish.BranchStepNames(), tt.step) {
+			t.Errorf("fault %q fails step %q, which publish-dev does not declare: %v", tt.name, tt.step, publish.BranchStepNames())
 		}
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			w := publishtest.NewWorld(t)
 			v := newEnv(t, w)
 			tt.inject(t, w, v)
-			_, err := publish.PublishDev(ctx, v.dev, sha)
+			_, err := publish.PublishBranch(ctx, v.dev, sha)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "no tag was written") {
 				t.Fatalf("err = %v, want %q and that no tag was written", err, tt.wantErr)
 			}
@@ -193,7 +193,7 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 			if !errors.As(err, &fe) || fe.Flow != "publish-dev" || fe.Step != tt.step {
 				t.Errorf("err = %v, want a failure of publish-dev's step %q", err, tt.step)
 			}
-			flowtest.RequireNamed(t, err, publish.DevStepNames(), publish.StepNames())
+			flowtest.RequireNamed(t, err, publish.BranchStepNames(), publish.StepNames())
 			for n, tags := range v.tags(t) {
 				if len(tags) != 0 {
 					t.Errorf("%s was tagged despite the fault: %v", n, tags)
@@ -208,7 +208,7 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 				tt.clear(t, w)
 			}
 			again := newEnv(t, w)
-			if _, err := publish.PublishDev(ctx, again.dev, sha); err != nil {
+			if _, err := publish.PublishBranch(ctx, again.dev, sha); err != nil {
 				t.Fatalf("re-run after the fault: %v", err)
 			}
 			for _, n := range imageNames {
@@ -229,13 +229,13 @@ func TestPublishDevFaultsStopBeforeTagging(t *testing.T) {
 func TestPublishDevRerunKeepsTheCommitsImage(t *testing.T) {
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
-	first, err := publish.PublishDev(ctx, newEnv(t, w).dev, sha)
+	first, err := publish.PublishBranch(ctx, newEnv(t, w).dev, sha)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.Rebuild("filer")
 	v := newEnv(t, w)
-	res, err := publish.PublishDev(ctx, v.dev, sha)
+	res, err := publish.PublishBranch(ctx, v.dev, sha)
 	if err != nil {
 		t.Fatalf("re-run with a new build: %v", err)
 	}
@@ -248,7 +248,7 @@ func TestPublishDevRerunKeepsTheCommitsImage(t *testing.T) {
 
 	// A new commit publishes the new build and moves dev to it.
 	next := strings.Repeat("b", 40)
-	res, err = publish.PublishDev(ctx, newEnv(t, w).dev, next)
+	res, err = publish.PublishBranch(ctx, newEnv(t, w).dev, next)
 	if err != nil {
 		t.Fatal(err)
 	}

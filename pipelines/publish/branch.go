@@ -10,9 +10,10 @@ import (
 	"dagger/shipyard/internal/flow"
 )
 
-// DevConfig is what a push to dev publishes, and where.
-type DevConfig struct {
-	// Flow is the function the publish is a call of (publish-dev), which names the flow in
+// BranchConfig is what a push to the tag policy's branch publishes (tesk-core's dev), and
+// where.
+type BranchConfig struct {
+	// Flow is the function the publish is a call of (tesk-core: publish-dev), which names the flow in
 	// logs and errors.
 	Flow string
 	// Source is the pushed commit's tree, where the images' Dockerfiles name their base
@@ -24,15 +25,15 @@ type DevConfig struct {
 	Images  []Artifact
 	Target  Target
 	Signing SignInputs
-	// Ignore is the content of the source's .trivyignore.yaml (empty: none).
+	// Ignore is the content of the source's scan ignore file (empty: none).
 	Ignore []byte
-	// DevOrder rechecks, right before dev moves, that the commit is still the newest of
-	// dev with an image (read by the GitHub command).
-	DevOrder DevOrder
+	// BranchOrder rechecks, right before the branch tag moves, that the commit is still the
+	// newest of the branch with an image (read by the GitHub command).
+	BranchOrder BranchOrder
 }
 
-// DevResult is what PublishDev did, as far as it got. Its JSON is what the workflow logs.
-type DevResult struct {
+// BranchResult is what PublishBranch did, as far as it got. Its JSON is what the workflow logs.
+type BranchResult struct {
 	// Digests maps each image name to its pushed digest.
 	Digests map[string]string `json:"digests"`
 	// Reused lists images whose commit tag an earlier run had already published: their
@@ -48,45 +49,47 @@ type DevResult struct {
 	Reports *dagger.Directory `json:"-"`
 }
 
-// devAdvice: every step before the tags leaves no tag behind, and each converges; a
+// branchAdvice: every step before the tags leaves no tag behind, and each converges; a
 // blocked scan is fixed as the scanner's policy says.
-func devAdvice(sc Scanner) Advice {
+func branchAdvice(sc Scanner, p TagPolicy) Advice {
 	return Advice{
 		Untagged: "no tag was written; re-run to finish: what is pushed and attached is kept",
 		Scan:     "no tag was written: " + scanAdvice(sc, "push again"),
-		Moved:    "sha-<commit> is on another digest: a commit's image never moves; find out who wrote it",
+		Moved:    p.CommitTag("<commit>") + " is on another digest: a commit's image never moves; find out who wrote it",
 		Tag:      "re-run to finish: tags already on their digest are kept",
 	}
 }
 
-// PublishDev publishes the images of a commit pushed to dev: push by digest, scan exactly
-// those digests, attest, sign, verify both with the signer's identity, and only then tag
-// them sha-<commit> and dev. Any failure stops the flow before any tag is written, and the
+// PublishBranch publishes the images of a commit pushed to the policy's branch: push by
+// digest, scan exactly those digests, attest, sign, verify both with the signer's
+// identity, and only then tag them with the commit's tag and the branch tag (tesk-core:
+// sha-<commit> and dev). Any failure stops the flow before any tag is written, and the
 // error (a flow.Error) says which step failed and that a re-run finishes: every step keeps
 // what an earlier run completed (a pushed digest, a bundle already attached, a tag already
 // on its digest), so re-running after success changes nothing.
-func PublishDev(ctx context.Context, d DevConfig, sha string) (DevResult, error) {
-	s := &ImageState{Target: d.Target, Signing: d.Signing, Scanner: d.Scanner, Built: d.Images, Ignore: d.Ignore, DevOrder: d.DevOrder}
+func PublishBranch(ctx context.Context, d BranchConfig, sha string) (BranchResult, error) {
+	s := &ImageState{Target: d.Target, Signing: d.Signing, Scanner: d.Scanner, Built: d.Images, Ignore: d.Ignore, BranchOrder: d.BranchOrder}
 	if s.Ignore == nil {
 		s.Ignore = []byte{}
 	}
-	// A push to dev never sets latest, so no stillLatest check is needed.
-	_, err := flow.Run(ctx, flow.Runner{Flow: d.Flow}, devSteps(sha, d.Source, d.Scanner), s)
-	return devResult(s), err
+	// A push to a branch never sets latest, so no stillLatest check is needed.
+	_, err := flow.Run(ctx, flow.Runner{Flow: d.Flow}, branchSteps(sha, d.Source, d.Scanner, d.Target.Tags), s)
+	return branchResult(s), err
 }
 
-// devSteps are publish-dev's steps for commit sha: its inputs checked, then the image steps.
-func devSteps(sha string, src *dagger.Directory, sc Scanner) []flow.Step[ImageState] {
+// branchSteps are the steps of a branch's commit sha: its inputs checked, then the image
+// steps.
+func branchSteps(sha string, src *dagger.Directory, sc Scanner, p TagPolicy) []flow.Step[ImageState] {
 	return append([]flow.Step[ImageState]{{
 		Name: StepInputs, Next: "nothing was pushed and no tag was written: give what the error names",
-		Run: func(ctx context.Context, s *ImageState) error { return devInputs(ctx, s, sha, src) },
-	}}, Steps(devAdvice(sc), func(s *ImageState) *ImageState { return s })...)
+		Run: func(ctx context.Context, s *ImageState) error { return branchInputs(ctx, s, sha, src) },
+	}}, Steps(branchAdvice(sc, p), func(s *ImageState) *ImageState { return s })...)
 }
 
-// devInputs sets the tags of the commit and checks what publish-dev was given, the
+// branchInputs sets the tags of the commit and checks what publish-dev was given, the
 // signing inputs included: without a way to sign, nothing would be tagged anyway.
-func devInputs(ctx context.Context, s *ImageState, sha string, src *dagger.Directory) error {
-	tags, err := DevTags(sha)
+func branchInputs(ctx context.Context, s *ImageState, sha string, src *dagger.Directory) error {
+	tags, err := BranchTags(s.Target.Tags, sha)
 	if err != nil {
 		return err
 	}
@@ -108,8 +111,8 @@ func devInputs(ctx context.Context, s *ImageState, sha string, src *dagger.Direc
 	return nil
 }
 
-func devResult(s *ImageState) DevResult {
-	res := DevResult{Reused: s.Reused, Evidence: s.Evidence, Verified: s.Verified, Tags: s.Applied, Reports: s.Reports}
+func branchResult(s *ImageState) BranchResult {
+	res := BranchResult{Reused: s.Reused, Evidence: s.Evidence, Verified: s.Verified, Tags: s.Applied, Reports: s.Reports}
 	if s.Pushed != nil {
 		res.Digests = Digests(s.Pushed)
 	}
