@@ -14,6 +14,7 @@ import (
 	"dagger/shipyard/internal/flow"
 	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish"
 )
 
 // Opening a call: the function a call is of (its declaration in internal/functions), the
@@ -97,15 +98,44 @@ func (m *Shipyard) platformsOf() ([]sdk.Platform, error) {
 	return ci.PlatformsOf(d.AllPlatforms, m.Platforms)
 }
 
+// spelled is err with publishing's inputs named as Shipyard's users give them: the
+// constructor's flags, with-sigstore's and with-platforms, and each function's own.
+// Publishing names no flag of Shipyard's; this is the one place they meet.
+func spelled(err error) error {
+	return publish.Spell(err, map[publish.Input]string{
+		publish.InputRegistry:         "--registry",
+		publish.InputOrg:              "--org",
+		publish.InputRegistryUsername: "--registry-username",
+		publish.InputImageRefs:        "--ref",
+		publish.InputPlatform:         "--platform",
+		publish.InputPlatforms:        functions.WithPlatforms,
+		publish.InputCommit:           "--sha",
+		publish.InputRepository:       "--repo",
+		publish.InputGitHubEnv:        functions.WithSigstore + " --github-env",
+		publish.InputBuilderID:        functions.WithSigstore + " --builder-id",
+		publish.InputBuildType:        functions.WithSigstore + " --build-type",
+		publish.InputIdentityToken:    functions.WithSigstore + " --oidc-token",
+		publish.InputTokenRequestURL:  functions.WithSigstore + " --actions-id-token-request-url",
+		publish.InputTokenRequest:     functions.WithSigstore + " --actions-id-token-request-token",
+		publish.InputTrustedRoot:      functions.WithSigstore + " --trusted-root",
+		publish.InputFulcioURL:        functions.WithSigstore + " --fulcio-url",
+		publish.InputRekorURL:         functions.WithSigstore + " --rekor-url",
+		publish.InputIdentity:         "--identity",
+		publish.InputIssuer:           "--issuer",
+		publish.InputMinSCTs:          "--min-scts",
+	})
+}
+
 // naming names the function in the error its call returns, so that no package writes a
-// function's name into its errors: deferred by every function that opens a call. Two kinds
-// are left as they are: a flow's failure whose flow is this function (flow.Error names its
-// flow and step), and a report returned as the error (reportError: doctor's, release-plan's
-// JSON).
+// function's name into its errors: deferred by every function that opens a call. It also
+// names publishing's inputs as Shipyard's flags (spelled). Two kinds are left as they are: a
+// flow's failure whose flow is this function (flow.Error names its flow and step), and a
+// report returned as the error (reportError: doctor's, release-plan's JSON).
 func (m *Shipyard) naming(err *error) {
 	if *err == nil {
 		return
 	}
+	*err = spelled(*err)
 	var report reportError
 	if errors.As(*err, &report) {
 		return

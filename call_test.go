@@ -17,6 +17,7 @@ import (
 	"dagger/shipyard/internal/modsurface"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/trust"
+	"dagger/shipyard/pipelines/publish"
 )
 
 // sessionSource hands the caller's tree (--source) to the session's client: the same
@@ -250,5 +251,17 @@ func TestNaming(t *testing.T) {
 	(&Shipyard{fn: "lint"}).naming(&none)
 	if none != nil {
 		t.Errorf("nil became %v", none)
+	}
+}
+
+// Every input publishing's errors name is spelled as one of Shipyard's flags (or a
+// function that sets it, with-sigstore's, with-platforms), so no error of a function says
+// "the registry user name" where its user types --registry-username.
+func TestEveryPublishingInputIsSpelledAsAFlag(t *testing.T) {
+	for _, in := range publish.Inputs() {
+		got := spelled(publish.InputErrorf("give %s", in)).Error()
+		if !strings.HasPrefix(got, "give --") && !strings.HasPrefix(got, "give with-") {
+			t.Errorf("%q is spelled %q, want a flag (--…) or a function (with-…)", in, got)
+		}
 	}
 }

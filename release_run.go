@@ -448,7 +448,7 @@ func (m *Shipyard) imageSteps(ctx context.Context, signing bool) (release.ImageC
 	}
 	if !m.hasIdentityToken() {
 		// Refused before anything is built, in the words the signing steps use.
-		return release.ImageConfig{}, fmt.Errorf("--oidc-token: %w", publish.ErrNoIdentityToken)
+		return release.ImageConfig{}, publish.NoIdentityToken()
 	}
 	origin, err := m.origin()
 	if err != nil {
@@ -456,7 +456,7 @@ func (m *Shipyard) imageSteps(ctx context.Context, signing bool) (release.ImageC
 	}
 	// Refused before anything is built or pushed, as the identity token is.
 	if err := origin.CheckBuilder(); err != nil {
-		return release.ImageConfig{}, fmt.Errorf("the signing settings (with-sigstore): %w", err)
+		return release.ImageConfig{}, err
 	}
 	// The provenance itself is the release's to make, once its plan names the tag and commit.
 	in, err := m.signInputs(ctx, publish.Provenance{})

@@ -43,7 +43,7 @@ func TestAttestArgs(t *testing.T) {
 			"--dockerfile", "containers/filer.Dockerfile",
 			"--builder-id", "https://example.org/runner/1", "--build-type", "https://example.org/buildtypes/dagger-dockerfile/v1", "--invocation-id", "run-9",
 		}},
-		{name: "outside Actions without a builder", p: src, img: filer, wantErr: "--builder-id and --build-type"},
+		{name: "outside Actions without a builder", p: src, img: filer, wantErr: "needs the builder id and the build type"},
 		{name: "unknown GitHub variable", p: badKey, img: filer, wantErr: "GITHUB_TOKEN is not one of"},
 		{name: "no commit", p: publish.Origin{SourceRepository: "https://github.com/o/r"}.Provenance("", ""), img: filer, wantErr: "source repository and commit"},
 	}

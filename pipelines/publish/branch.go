@@ -98,7 +98,7 @@ func branchInputs(ctx context.Context, s *ImageState, sha string, src *dagger.Di
 		return err
 	}
 	if err := s.Signing.Provenance.CheckBuilder(); err != nil {
-		return fmt.Errorf("the signing settings (with-sigstore): %w", err)
+		return err
 	}
 	if s.Signing.Provenance.BaseImages == nil {
 		if src == nil {

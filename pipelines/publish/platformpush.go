@@ -24,7 +24,7 @@ import (
 // for: its images would be in no index.
 func CheckPlatform(platform dagger.Platform, publishes []dagger.Platform) error {
 	if !slices.Contains(publishes, platform) {
-		return fmt.Errorf("--platform %s is not one the images are published for (%s); pass one of them, or set them with with-platforms", platform, platformList(publishes))
+		return InputErrorf("%s %s is not one the images are published for (%s); pass one of them, or set %s", InputPlatform, platform, platformList(publishes), InputPlatforms)
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ func TestCheckPlatform(t *testing.T) {
 		want      string
 	}{
 		{"linux/arm64", both, ""},
-		{"linux/s390x", both, "--platform linux/s390x is not one the images are published for (linux/amd64, linux/arm64)"},
+		{"linux/s390x", both, "the platform linux/s390x is not one the images are published for (linux/amd64, linux/arm64)"},
 		{"linux/amd64", nil, "(none: one image for the engine's platform)"},
 	} {
 		err := CheckPlatform(tc.platform, tc.publishes)

@@ -70,21 +70,20 @@ func GitHubVariables() []string {
 // Unknown names are refused rather than dropped, so a typo cannot silently turn a build
 // in Actions into one attributed to the fallback builder.
 func ParseGitHubEnv(pairs []string) (map[string]string, error) {
-	out, err := wire.ParsePairs("--github-env", pairs)
+	out, err := wire.ParsePairs("a variable", pairs)
 	if err != nil {
-		return nil, err
+		return nil, InputErrorf("%s: %w", InputGitHubEnv, err)
 	}
 	for _, k := range slices.Sorted(maps.Keys(out)) {
 		if _, known := githubFlags[k]; !known {
-			return nil, fmt.Errorf("--github-env %s is not one of %s", k, strings.Join(GitHubVariables(), ", "))
+			return nil, InputErrorf("%s: %s is not one of %s", InputGitHubEnv, k, strings.Join(GitHubVariables(), ", "))
 		}
 	}
 	return out, nil
 }
 
 // ErrNoBuilder is CheckBuilder's error: the provenance would name no builder.
-var ErrNoBuilder = errors.New("outside GitHub Actions the provenance needs --builder-id and --build-type " +
-	"(or pass the run's variables with --github-env)")
+var ErrNoBuilder = errors.New("the provenance would name no builder")
 
 // CheckBuilder checks that the provenance can name its builder: the GitHub Actions run
 // (GITHUB_WORKFLOW_REF among the run's variables) or, elsewhere, a builder id and build
@@ -92,7 +91,7 @@ var ErrNoBuilder = errors.New("outside GitHub Actions the provenance needs --bui
 // leaves pushed digests behind.
 func (o Origin) CheckBuilder() error {
 	if o.GitHub["GITHUB_WORKFLOW_REF"] == "" && (o.BuilderID == "" || o.BuildType == "") {
-		return ErrNoBuilder
+		return InputErrorf("%w: outside GitHub Actions it needs %s and %s (or give %s)", ErrNoBuilder, InputBuilderID, InputBuildType, InputGitHubEnv)
 	}
 	return nil
 }
@@ -128,7 +127,7 @@ func AttestArgs(p Provenance, a Artifact) ([]string, error) {
 		}
 	}
 	if err := p.CheckBuilder(); err != nil {
-		return nil, fmt.Errorf("image %s: %w", a.Name, err)
+		return nil, InputErrorf("image %s: %w", a.Name, err)
 	}
 	if p.BuilderID != "" {
 		args = append(args, "--builder-id", p.BuilderID)
@@ -196,10 +195,10 @@ func SourceRepository(repo string, githubEnv map[string]string) (string, error) 
 		return repo, nil
 	}
 	if run == "" {
-		return "", errors.New("--github-env GITHUB_REPOSITORY is empty: pass the run's, GITHUB_REPOSITORY=$GITHUB_REPOSITORY")
+		return "", InputErrorf("%s: GITHUB_REPOSITORY is empty: give the run's, GITHUB_REPOSITORY=$GITHUB_REPOSITORY", InputGitHubEnv)
 	}
 	if !strings.EqualFold(run, repo) {
-		return "", fmt.Errorf("--repo %s is not the repository this run builds (GITHUB_REPOSITORY=%s): the provenance would name the wrong source; pass --repo \"$GITHUB_REPOSITORY\"", repo, run)
+		return "", InputErrorf("%s %s is not the repository this run builds (GITHUB_REPOSITORY=%s): the provenance would name the wrong source; pass %s \"$GITHUB_REPOSITORY\"", InputRepository, repo, run, InputRepository)
 	}
 	return run, nil
 }

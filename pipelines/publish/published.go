@@ -3,7 +3,6 @@ package publish
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -30,7 +29,7 @@ type PublishedTag struct {
 // is checked to exist.
 func ResolvePublished(ctx context.Context, t Target, refs []string, prefix string) ([]PublishedTag, error) {
 	if len(refs) == 0 {
-		return nil, errors.New("no image references given: pass --ref <registry>/<org>/<name>:<tag>")
+		return nil, InputErrorf("no image references given: pass %s, <registry>/<org>/<name>:<tag>", InputImageRefs)
 	}
 	anonymous := Target{RegistryTool: t.RegistryTool}
 	out := make([]PublishedTag, len(refs))

@@ -37,7 +37,7 @@ func TestScanPublished(t *testing.T) {
 		{name: "a tag that does not exist", refs: []string{setup.repo("filer") + ":0.9.9"}, report: cleanReport, wantErr: "0.9.9"},
 		{name: "no tag", refs: []string{setup.repo("filer")}, report: cleanReport, wantErr: "has no tag"},
 		{name: "the same image twice", refs: []string{latest[0], latest[0]}, report: cleanReport, wantErr: "give each image and tag once"},
-		{name: "no references", report: cleanReport, wantErr: "--ref"},
+		{name: "no references", report: cleanReport, wantErr: "pass the image references"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -112,7 +112,7 @@ func TestPushByDigestRefuses(t *testing.T) {
 	}{
 		{name: "no registry", mutate: func(t *publish.Target) { t.Registry = "" }, wantErr: "no registry"},
 		{name: "org with a slash", mutate: func(t *publish.Target) { t.Org = "a/b" }, wantErr: "give one name"},
-		{name: "password without user", mutate: func(t *publish.Target) { t.Username = "" }, wantErr: "--registry-username"},
+		{name: "password without user", mutate: func(t *publish.Target) { t.Username = "" }, wantErr: "pass the registry user name"},
 		{name: "no registry tool", mutate: func(t *publish.Target) { t.RegistryTool = nil }, wantErr: "no registry tool"},
 		{name: "the image cannot be read", mutate: func(*publish.Target) {}, wantErr: "push-by-digest: taskmaster: publishtest: the image mounted at /run/shipyard/images/taskmaster.oci.tar: no space left on device"},
 	}

@@ -17,7 +17,7 @@ func TestSourceRepository(t *testing.T) {
 		{name: "the run and --repo agree", repo: "a-fork/tesk-core", env: map[string]string{"GITHUB_REPOSITORY": "a-fork/tesk-core"}, want: "a-fork/tesk-core"},
 		{name: "case differs only", repo: "A-Fork/tesk-core", env: map[string]string{"GITHUB_REPOSITORY": "a-fork/tesk-core"}, want: "a-fork/tesk-core"},
 		{name: "a fork's run with upstream's --repo", repo: "elixir-cloud-aai/tesk-core", env: map[string]string{"GITHUB_REPOSITORY": "a-fork/tesk-core"},
-			wantErr: `GITHUB_REPOSITORY=a-fork/tesk-core): the provenance would name the wrong source; pass --repo "$GITHUB_REPOSITORY"`},
+			wantErr: `GITHUB_REPOSITORY=a-fork/tesk-core): the provenance would name the wrong source; pass the repository "$GITHUB_REPOSITORY"`},
 		{name: "an empty GITHUB_REPOSITORY", repo: "elixir-cloud-aai/tesk-core", env: map[string]string{"GITHUB_REPOSITORY": ""}, wantErr: "is empty"},
 	}
 	for _, tt := range tests {

@@ -15,7 +15,7 @@ import (
 // the newest commit).
 func BranchTags(p TagPolicy, sha string) ([]string, error) {
 	if !commitRE.MatchString(sha) {
-		return nil, fmt.Errorf("commit %q: give the full commit SHA (40 lowercase hex characters), e.g. ${{ github.sha }}", sha)
+		return nil, InputErrorf("%s %q: give the full commit SHA (40 lowercase hex characters), e.g. ${{ github.sha }}", InputCommit, sha)
 	}
 	if p.BranchTag == "" || p.CommitPrefix == "" {
 		return nil, errors.New("the tag policy names no branch tag and commit tag: this system publishes no branch's commits")

@@ -47,11 +47,11 @@ func (t Target) repository(name string) string {
 func (t Target) check() error {
 	switch {
 	case strings.TrimSpace(t.Registry) == "":
-		return errors.New("no registry given (e.g. docker.io)")
+		return InputErrorf("no registry given: give %s (e.g. docker.io)", InputRegistry)
 	case strings.TrimSpace(t.Org) == "" || strings.Contains(t.Org, "/"):
-		return fmt.Errorf("registry organisation %q: give one name, e.g. elixircloud (a fork sets its own, like DOCKERHUB_ORG)", t.Org)
+		return InputErrorf("%s %q: give one name, e.g. elixircloud (a fork sets its own, like DOCKERHUB_ORG)", InputOrg, t.Org)
 	case t.Password != nil && t.Username == "":
-		return errors.New("a registry password was given without a user name: pass --registry-username")
+		return InputErrorf("a registry password was given without a user name: pass %s", InputRegistryUsername)
 	}
 	if err := t.Tags.Check(); err != nil {
 		return fmt.Errorf("the tag policy: %w", err)
@@ -183,7 +183,7 @@ func ParseRefs(data string, t Target) ([]Pushed, error) {
 		case !ok:
 			return nil, fmt.Errorf("%s: %q is not a reference by digest: want <registry>/<org>/<repository>@sha256:…", name, ref)
 		case !strings.HasPrefix(repo, owner) || strings.Contains(repo[len(owner):], "/"):
-			return nil, fmt.Errorf("%s: %s is not in %s, where this call publishes (check --registry and --org)", name, ref, strings.TrimSuffix(owner, "/"))
+			return nil, InputErrorf("%s: %s is not in %s, where this call publishes (check %s and %s)", name, ref, strings.TrimSuffix(owner, "/"), InputRegistry, InputOrg)
 		case !strings.HasSuffix(repo, name):
 			return nil, fmt.Errorf("%s: repository %s is not image %s's: its name must end in the image's", name, repo, name)
 		}

@@ -139,28 +139,35 @@ const (
 )
 
 // ErrNoIdentityToken is a signing step given no OIDC identity token, nor a way to get one.
-var ErrNoIdentityToken = errors.New("no OIDC token: attesting and signing need an OIDC identity token: " +
-	"in GitHub Actions chain with-sigstore --actions-id-token-request-url env://ACTIONS_ID_TOKEN_REQUEST_URL " +
-	"--actions-id-token-request-token env://ACTIONS_ID_TOKEN_REQUEST_TOKEN (the job needs permissions id-token: write), " +
-	"elsewhere with-sigstore --oidc-token")
+var ErrNoIdentityToken = errors.New("no OIDC token: attesting and signing need an OIDC identity token")
+
+// NoIdentityToken is ErrNoIdentityToken with the ways to give one.
+func NoIdentityToken() error {
+	return InputErrorf("%w: in GitHub Actions give %s (e.g. env://ACTIONS_ID_TOKEN_REQUEST_URL) and %s "+
+		"(env://ACTIONS_ID_TOKEN_REQUEST_TOKEN; the job needs permissions id-token: write), elsewhere %s",
+		ErrNoIdentityToken, InputTokenRequestURL, InputTokenRequest, InputIdentityToken)
+}
 
 func (in SignInputs) check() error {
 	switch {
 	case in.Tool == nil:
 		return errors.New("no supplychain tool container")
 	case in.OIDCToken != nil && in.TokenRequest != nil:
-		return errors.New("give either --oidc-token or the --actions-id-token-request-* pair, not both")
+		return InputErrorf("give either %s or %s and %s, not both", InputIdentityToken, InputTokenRequestURL, InputTokenRequest)
 	case in.TokenRequest != nil && (in.TokenRequest.URL == nil || in.TokenRequest.Token == nil):
-		return errors.New("--actions-id-token-request-url and --actions-id-token-request-token go together")
+		return InputErrorf("%s and %s go together", InputTokenRequestURL, InputTokenRequest)
 	case in.OIDCToken == nil && in.TokenRequest == nil:
-		return ErrNoIdentityToken
+		return NoIdentityToken()
 	case in.TrustedRoot == nil:
-		return errors.New("no Sigstore trusted root: give the public instance's, or with-sigstore --trusted-root")
+		return InputErrorf("no Sigstore trusted root: give the public instance's, or %s", InputTrustedRoot)
 	}
-	for flag, u := range map[string]string{"--fulcio-url": in.FulcioURL, "--rekor-url": in.RekorURL} {
-		if host, plain := plainHTTPHost(u); plain && !plainhttp.Allowed(host) {
+	for _, url := range []struct {
+		input Input
+		value string
+	}{{InputFulcioURL, in.FulcioURL}, {InputRekorURL, in.RekorURL}} {
+		if host, plain := plainHTTPHost(url.value); plain && !plainhttp.Allowed(host) {
 			// The identity token goes to Fulcio: whoever reads it signs as its identity.
-			return fmt.Errorf("%s %s: plain HTTP goes only to a loopback address or the Dagger engine's gateway, where it cannot leave the machine; give an https URL", flag, u)
+			return InputErrorf("%s %s: plain HTTP goes only to a loopback address or the Dagger engine's gateway, where it cannot leave the machine; give an https URL", url.input, url.value)
 		}
 	}
 	return nil

@@ -144,13 +144,13 @@ func TestSignAndAttestRefuse(t *testing.T) {
 			in.FulcioURL = "http://10.20.30.40:5555"
 			_, err := publish.Sign(ctx, "sign", in, v.target, pushed)
 			return err
-		}, "--fulcio-url http://10.20.30.40:5555: plain HTTP goes only to a loopback address or the Dagger engine's gateway", publish.StepSign},
+		}, "the Fulcio URL http://10.20.30.40:5555: plain HTTP goes only to a loopback address or the Dagger engine's gateway", publish.StepSign},
 		{"attest with Rekor over plain HTTP off the machine", func() error {
 			in := v.sign
 			in.RekorURL = "http://rekor.local"
 			_, err := publish.Attest(ctx, "attest", in, v.target, pushed, v.images)
 			return err
-		}, "--rekor-url http://rekor.local: plain HTTP", publish.StepAttest},
+		}, "the Rekor URL http://rekor.local: plain HTTP", publish.StepAttest},
 		{"sign the same image twice", func() error {
 			_, err := publish.Sign(ctx, "sign", v.sign, v.target, []publish.Pushed{pushed[0], pushed[0]})
 			return err

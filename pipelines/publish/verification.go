@@ -150,15 +150,15 @@ func (r VerifyRequest) check() error {
 	case r.TrustedRoot == nil:
 		return errors.New("no trusted root given")
 	case r.Identity == "" || r.Issuer == "":
-		return errors.New("--identity (a regexp of the signer's identity) and --issuer (its OIDC issuer) are required")
+		return InputErrorf("%s and %s are required", InputIdentity, InputIssuer)
 	case r.config().minSCTs < 0:
-		return fmt.Errorf("--min-scts %d must not be negative", r.config().minSCTs)
+		return InputErrorf("%s %d must not be negative", InputMinSCTs, r.config().minSCTs)
 	}
 	if _, err := regexp.Compile(r.Identity); err != nil {
-		return fmt.Errorf("--identity %q is not a regular expression: %w", r.Identity, err)
+		return InputErrorf("%s %q is not a regular expression: %w", InputIdentity, r.Identity, err)
 	}
 	if !Anchored(r.Identity) {
-		return fmt.Errorf("--identity %q is not anchored: write it as ^…$ so that it matches the whole identity, e.g. %s", r.Identity, identityShape)
+		return InputErrorf("%s %q is not anchored: write it as ^…$ so that it matches the whole identity, e.g. %s", InputIdentity, r.Identity, identityShape)
 	}
 	if _, _, err := splitRef(r.Image); err != nil {
 		return err

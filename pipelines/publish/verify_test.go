@@ -60,7 +60,7 @@ func TestVerify(t *testing.T) {
 		{name: "no tag", image: repo, identity: publishtest.IdentityRegexp, issuer: publishtest.Issuer, wantErr: "has no tag"},
 		{name: "identity is no regexp", image: repo + ":dev", identity: `(`, issuer: publishtest.Issuer, wantErr: "not a regular expression"},
 		{name: "identity not anchored", image: repo + ":dev", identity: `github\.com/elixir-cloud-aai/tesk-core/`, issuer: publishtest.Issuer, wantErr: "not anchored"},
-		{name: "no issuer", image: repo + ":dev", identity: publishtest.IdentityRegexp, wantErr: "--issuer"},
+		{name: "no issuer", image: repo + ":dev", identity: publishtest.IdentityRegexp, wantErr: "the signer's OIDC issuer are required"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
