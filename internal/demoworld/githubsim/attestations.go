@@ -46,6 +46,26 @@ func (r *Repo) Attestations() []json.RawMessage {
 	return out
 }
 
+// AddAttestation seeds an uploaded bundle, as a workflow's upload would store it, and
+// returns its id; a bundle the store would refuse fails the test.
+func (r *Repo) AddAttestation(bundle string) int64 {
+	r.s.tb.Helper()
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	subjects, predicateType, err := readAttestation([]byte(bundle))
+	var compact bytes.Buffer
+	if err == nil {
+		err = json.Compact(&compact, []byte(bundle))
+	}
+	if err != nil {
+		r.fatalf("attestation: %v", err)
+		return 0
+	}
+	a := &attestation{id: r.s.newID(), bundle: compact.Bytes(), subjects: subjects, predicateType: predicateType}
+	r.attestations = append(r.attestations, a)
+	return a.id
+}
+
 // errNotAttestation is a bundle the store cannot index: GitHub answers 422.
 var errNotAttestation = errors.New("not a Sigstore bundle of an in-toto statement with sha256 subjects")
 
