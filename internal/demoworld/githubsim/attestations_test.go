@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -298,4 +299,40 @@ func FuzzReadAttestation(f *testing.F) {
 			}
 		}
 	})
+}
+
+// GitHub's own example of an upload (a bundle actions/attest-build-provenance made for gh's
+// release) is stored and listed by its subject, as GitHub lists it.
+func TestAttestationsOfGitHubsExampleBundle(t *testing.T) {
+	c := testContract(t)
+	var example struct {
+		Value struct {
+			Bundle json.RawMessage `json:"bundle"`
+		} `json:"value"`
+	}
+	if err := json.Unmarshal(c.desc.components["examples"]["attestation"], &example); err != nil || len(example.Value.Bundle) == 0 {
+		t.Fatalf("the description's example attestation: %v", err)
+	}
+	subjects, pt, err := readAttestation(example.Value.Bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "sha256:8aad120b416386b4269ef62c8fdebcad31a70847297817a149daf927edc85548"; !slices.Equal(subjects, []string{want}) || pt != "https://slsa.dev/provenance/v1" {
+		t.Fatalf("read %q %q", subjects, pt)
+	}
+	s := New(t)
+	s.AddToken(testToken, Token{})
+	s.AddRepo("cli", "cli")
+	if resp, out := upload(t, s, "cli/cli", string(example.Value.Bundle)); resp.StatusCode != http.StatusCreated {
+		t.Fatalf("upload: %d %v", resp.StatusCode, out)
+	}
+	var got attestationList
+	get(t, s, "GET", "/orgs/cli/attestations/"+subjects[0]+"?predicate_type=provenance&per_page=30", nil, "", &got)
+	if len(got.Attestations) != 1 {
+		t.Fatalf("listed %d", len(got.Attestations))
+	}
+	var sent, back any
+	if json.Unmarshal(example.Value.Bundle, &sent) != nil || json.Unmarshal(got.Attestations[0].Bundle, &back) != nil || !reflect.DeepEqual(sent, back) {
+		t.Error("the bundle listed is not the one uploaded")
+	}
 }
