@@ -46,7 +46,7 @@ func (c *Client) CreateAttestation(ctx context.Context, owner, repo string, bund
 }
 
 // Attestations lists what the repository's attestation store holds for a subject digest
-// ("sha256:<hex>"), oldest first, every page. GitHub pages this list by cursor (after=),
+// ("sha256:<hex>"), oldest first, every page; none when GitHub answers 404. GitHub pages this list by cursor (after=),
 // which go-github's ListAttestations cannot pass on, so each page is requested here and
 // decoded into go-github's AttestationsResponse.
 func (c *Client) Attestations(ctx context.Context, owner, repo, subjectDigest string) ([]github.Attestation, error) {
@@ -64,7 +64,13 @@ func (c *Client) Attestations(ctx context.Context, owner, repo, subjectDigest st
 		}
 		var page gh.AttestationsResponse
 		resp, err := c.gh.Do(ctx, req, &page)
-		if err = apiErr(resp, err); err != nil {
+		err = apiErr(resp, err)
+		if isNotFound(err) && after == "" {
+			// GitHub's answer when nothing is listed for the digest (or the repository is
+			// hidden from the token, which an upload then says).
+			return nil, nil
+		}
+		if err != nil {
 			return nil, fmt.Errorf("github: attestations of %s in %s/%s: %w", subjectDigest, owner, repo, err)
 		}
 		for _, a := range page.Attestations {

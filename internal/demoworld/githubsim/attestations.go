@@ -226,7 +226,7 @@ var predicateTypes = map[string][]string{
 }
 
 // attestationPage lists the attestations of repos whose subjects include the path's
-// digest, oldest first, filtered by predicate_type, a page of per_page (30, at most 100)
+// digest (404 when none does), oldest first, filtered by predicate_type, a page of per_page (30, at most 100)
 // after the cursor of after (or before that of before), with GitHub's cursor Link header.
 // Each entry carries the bundle itself and no bundle_url: GitHub's bundle_url points at
 // its blob storage (snappy-compressed), which the simulator does not serve, and a client
@@ -250,6 +250,12 @@ func (c *call) attestationPage(repos []*Repo) reply {
 			}
 			hits = append(hits, hit{r, a})
 		}
+	}
+	if len(hits) == 0 {
+		// GitHub answers 404, not an empty list, when nothing is listed for the digest (gh
+		// users see "HTTP 404: Not Found (…/orgs/<owner>/attestations/sha256:…)", e.g.
+		// sharkdp/fd issue 1936).
+		return notFound(docsOf(c.r.URL.Path))
 	}
 	per, err := strconv.Atoi(q.Get("per_page"))
 	if err != nil || per < 1 {
@@ -286,6 +292,17 @@ func (c *call) attestationPage(repos []*Repo) reply {
 		rep.header = http.Header{"Link": {strings.Join(links, ", ")}}
 	}
 	return rep
+}
+
+// docsOf is the documentation path of a list of attestations by its request path.
+func docsOf(path string) string {
+	switch {
+	case strings.HasPrefix(path, "/orgs/"):
+		return "/orgs/attestations#list-attestations"
+	case strings.HasPrefix(path, "/users/"):
+		return "/users/attestations#list-attestations"
+	}
+	return "/repos/attestations#list-attestations"
 }
 
 // cursor reads a cursor the Link header gave: the position of an entry, opaque to clients.
