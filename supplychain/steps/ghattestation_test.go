@@ -12,13 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sigstore/sigstore-go/pkg/sign"
-
-	"dagger/shipyard/supplychain/internal/testsigstore"
-	"dagger/shipyard/supplychain/referrers"
-	"dagger/shipyard/supplychain/signing"
-	"dagger/shipyard/supplychain/steps"
 )
 
 // The tests of this file run the real third-party programs .ci/realengine-tools builds
@@ -36,58 +29,17 @@ func TestGHAttestationVerifyAcceptsShipyardsBundles(t *testing.T) {
 	if gh == "" {
 		t.Fatalf("%s is unset: .ci/realengine-tools builds the GitHub CLI", ghEnv)
 	}
-	ctx := context.Background()
-	const (
-		repository = "elixir-cloud-aai/tesk-core"
-		workflow   = ".github/workflows/release.yml"
-		ref        = "refs/tags/v0.11.0"
-	)
-	e := newGitHubEnv(t, repository, workflow, ref)
-	signed, img := e.reg.PushRandom(t, "elixir-cloud-aai/tesk-core-filer")
-	other, _ := e.reg.PushRandom(t, "elixir-cloud-aai/tesk-core-filer")
-	c := e.cfg
-	c.Image = signed.String()
-	if _, err := steps.Attest(ctx, c, input()); err != nil {
-		t.Fatalf("attest: %v", err)
-	}
-	if _, err := steps.AttestSBOM(ctx, c, bomOf("1")); err != nil {
-		t.Fatalf("attest-sbom: %v", err)
-	}
-
-	// The bundles as the registry holds them: what the publish step would upload to
-	// GitHub's attestation store, and what `gh attestation download` writes (JSON lines).
-	refs, err := referrers.List(ctx, signed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := signInReleaseRun(t)
+	signed := ev.image
+	other, _ := ev.env.reg.PushRandom(t, "elixir-cloud-aai/tesk-core-filer")
 	dir := t.TempDir()
-	var lines bytes.Buffer
-	for _, r := range refs {
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, r.Bundle); err != nil {
-			t.Fatal(err)
-		}
-		lines.Write(append(compact.Bytes(), '\n'))
-	}
-	bundles := write(t, dir, "bundles.jsonl", lines.Bytes())
-	// gh reads a custom trusted root as JSON lines, one root a line.
-	trJSON, err := e.ss.TrustedRootJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tr bytes.Buffer
-	if err := json.Compact(&tr, trJSON); err != nil {
-		t.Fatal(err)
-	}
-	trustedRoot := write(t, dir, "trusted_root.jsonl", append(tr.Bytes(), '\n'))
+	bundles := write(t, dir, "bundles.jsonl", ev.bundles)
+	trustedRoot := write(t, dir, "trusted_root.jsonl", ev.trustedRoot)
 	// A local file is an artifact too: its digest is its bytes' SHA-256, which for the
 	// image's manifest is the image's digest.
-	manifest, err := img.RawManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	manifestFile := write(t, dir, "manifest.json", manifest)
-	tampered := write(t, dir, "tampered.json", append(bytes.Clone(manifest), '\n'))
+	manifestFile := write(t, dir, "manifest.json", ev.manifest)
+	tampered := write(t, dir, "tampered.json", append(bytes.Clone(ev.manifest), '\n'))
+	const repository, workflow, ref = teskRepository, releaseWorkflow, releaseRef
 
 	signer := repository + "/" + workflow
 	const sigstoreRefused = `verifying with issuer "sigstore.dev"`
@@ -168,32 +120,6 @@ func checkVerified(t *testing.T, stdout, digest, repo string) {
 			t.Errorf("verified %+v, want a statement about %s from %s", r, digest, repo)
 		}
 	}
-}
-
-// newGitHubEnv is the steps' environment for a token of a GitHub Actions run of workflow in
-// repository at ref, with every claim GitHub's token has.
-func newGitHubEnv(t *testing.T, repository, workflow, ref string) *env {
-	t.Helper()
-	e := newEnv(t, true)
-	claims := testsigstore.GitHubActionsClaims(repository, workflow, ref, strings.Repeat("c", 40))
-	exp := time.Now().Add(10 * time.Minute)
-	claims["iss"], claims["aud"], claims["exp"] = issuer, signing.SigstoreAudience, exp.Unix()
-	tok, err := signing.ParseToken([]byte(testsigstore.Token(claims)), time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.cfg.Token = tok
-	e.cfg.Signer = &signing.Signer{CertificateProvider: e.ss, TransparencyLogs: []sign.Transparency{e.ss}}
-	return e
-}
-
-func write(t *testing.T, dir, name string, data []byte) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // runGH runs gh offline-minded: a home and configuration of its own, no token of the
