@@ -46,9 +46,9 @@ func (c *Client) CreateAttestation(ctx context.Context, owner, repo string, bund
 }
 
 // Attestations lists what the repository's attestation store holds for a subject digest
-// ("sha256:<hex>"), oldest first, every page; none when GitHub answers 404. GitHub pages this list by cursor (after=),
-// which go-github's ListAttestations cannot pass on, so each page is requested here and
-// decoded into go-github's AttestationsResponse.
+// ("sha256:<hex>"), oldest first, every page; none when GitHub answers 404. GitHub pages
+// this list by cursor (after=), which go-github's ListAttestations cannot pass on, so each
+// page is requested here and decoded into go-github's AttestationsResponse.
 func (c *Client) Attestations(ctx context.Context, owner, repo, subjectDigest string) ([]github.Attestation, error) {
 	var out []github.Attestation
 	after := ""
