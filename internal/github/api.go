@@ -54,6 +54,8 @@ type Calls interface {
 	OrgSecretNames(ctx context.Context, owner, repo string) ([]string, error)
 	EnvironmentSecretNames(ctx context.Context, owner, repo, env string) ([]string, error)
 	Variables(ctx context.Context, owner, repo string) (map[string]string, error)
+	CreateAttestation(ctx context.Context, owner, repo string, bundle []byte) (id int64, err error)
+	Attestations(ctx context.Context, owner, repo, subjectDigest string) ([]Attestation, error)
 }
 
 // API is what the flows use: the Calls, and what a caller does around them, which runs

@@ -33,7 +33,7 @@ var writes = map[string]bool{
 	"CreateTree": true, "CreateCommit": true, "CreateBranch": true, "UpdateBranch": true, "WriteTree": true,
 	"GenerateNotes": true, "CreatePullRequest": true, "EditPullRequest": true,
 	"CreateRelease": true, "EditRelease": true, "DeleteRelease": true,
-	"CreateOrgRepo": true, "ReplaceTopics": true,
+	"CreateOrgRepo": true, "ReplaceTopics": true, "CreateAttestation": true,
 }
 
 // IsWrite reports whether method of Calls sends GitHub a write.

@@ -266,3 +266,15 @@ func (c *Client) Variables(ctx context.Context, owner string, repo string) (map[
 	err := c.call(ctx, "Variables", []any{owner, repo}, &r0)
 	return r0, err
 }
+
+func (c *Client) CreateAttestation(ctx context.Context, owner string, repo string, bundle []byte) (int64, error) {
+	var r0 int64
+	err := c.call(ctx, "CreateAttestation", []any{owner, repo, bundle}, &r0)
+	return r0, err
+}
+
+func (c *Client) Attestations(ctx context.Context, owner string, repo string, subjectDigest string) ([]github.Attestation, error) {
+	var r0 []github.Attestation
+	err := c.call(ctx, "Attestations", []any{owner, repo, subjectDigest}, &r0)
+	return r0, err
+}

@@ -68,6 +68,7 @@ func newState(t *testing.T, opts ...githubsim.Option) *state {
 	r.AddSecret("DOCKER_TOKEN")
 	r.AddOrgSecret("ORG_TOKEN")
 	r.SetVariable("REGISTRY", "docker.io")
+	r.AddAttestation(attestationBundle("https://slsa.dev/provenance/v1", strings.Repeat("a", 64)))
 	// What the writes build on, read as a caller would (the same requests on each state).
 	local := localClient(t, sim.URL)
 	var err error
@@ -180,6 +181,24 @@ var contractCases = map[string]func(s *state) []any{
 	"OrgSecretNames":         func(s *state) []any { return []any{"octo", "demo"} },
 	"EnvironmentSecretNames": func(s *state) []any { return []any{"octo", "demo", "release"} },
 	"Variables":              func(s *state) []any { return []any{"octo", "demo"} },
+	"CreateAttestation": func(s *state) []any {
+		return []any{"octo", "demo", []byte(attestationBundle("https://cyclonedx.org/bom", strings.Repeat("a", 64)))}
+	},
+	"Attestations": func(s *state) []any { return []any{"octo", "demo", "sha256:" + strings.Repeat("a", 64)} },
+}
+
+// attestationBundle is a Sigstore bundle's shape around an in-toto statement of the given
+// predicate type and sha256 subject.
+func attestationBundle(predicateType, subject string) string {
+	st, _ := json.Marshal(map[string]any{
+		"_type": "https://in-toto.io/Statement/v1", "predicateType": predicateType,
+		"subject": []any{map[string]any{"name": "image", "digest": map[string]string{"sha256": subject}}},
+	})
+	b, _ := json.Marshal(map[string]any{
+		"mediaType":    "application/vnd.dev.sigstore.bundle.v0.3+json",
+		"dsseEnvelope": map[string]any{"payload": st, "payloadType": "application/vnd.in-toto+json", "signatures": []any{map[string]string{"sig": "MEUCIQ=="}}},
+	})
+	return string(b)
 }
 
 // outcome is what a call returned: its results and its error.
@@ -247,7 +266,7 @@ func effects(s *state) any {
 	if r := s.sim.Repo("octo/fresh"); r != nil {
 		created = append(created, r.FullName(), r.Description(), strings.Join(r.Topics(), ","), r.Branch(r.DefaultBranch()))
 	}
-	return []any{s.sim.Writes(), s.repo.Refs(), s.repo.Releases(), s.repo.PullRequests(), s.repo.Topics(), created}
+	return []any{s.sim.Writes(), s.repo.Refs(), s.repo.Releases(), s.repo.PullRequests(), s.repo.Topics(), created, s.repo.Attestations()}
 }
 
 // Every method of github.Calls answers through the command exactly as the client in the

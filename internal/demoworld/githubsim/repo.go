@@ -27,6 +27,8 @@ type Repo struct {
 	runs       []*WorkflowRun
 	releases   []*Release
 	settings   repoSettings // rulesets, environments, protection, secrets, variables (settings.go)
+
+	attestations []*attestation // uploaded Sigstore bundles (attestations.go)
 }
 
 type commit struct {

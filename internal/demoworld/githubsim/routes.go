@@ -28,6 +28,7 @@ var routeGroups = []func() []route{
 	environmentRoutes,
 	protectionRoutes,
 	actionsSettingsRoutes,
+	attestationRoutes,
 }
 
 // page cuts one page out of n items by the request's per_page (default defaultPer, at

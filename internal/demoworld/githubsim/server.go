@@ -140,8 +140,10 @@ type Token struct {
 	// Limit is the primary rate limit per hour window (default 5000).
 	Limit int
 	// Lacks names fine-grained permissions the token does not have (administration,
-	// environments, secrets, variables, actions, contents): the settings endpoints that
-	// need one answer 403, as GitHub does (settings.go).
+	// environments, secrets, variables, actions, contents, attestations): the endpoints
+	// that need one answer 403, as GitHub does (settings.go, attestations.go). A name with
+	// a level, as X-Accepted-GitHub-Permissions writes it ("attestations=write"), takes
+	// away that level only: the token still reads.
 	Lacks []string
 
 	remaining int

@@ -108,7 +108,8 @@ func Token(claims map[string]any) string {
 
 // GetCertificate implements sign.CertificateProvider like Fulcio: the SAN is
 // the token's GitHub workflow (job_workflow_ref, as a URI), else its email,
-// else its subject as a URI; the issuer extension is the token's iss.
+// else its subject as a URI; the issuer extension is the token's iss, and a
+// GitHub Actions token's run facts are its other extensions (github.go).
 func (s *Sigstore) GetCertificate(_ context.Context, keypair sign.Keypair, opts *sign.CertificateProviderOptions) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -133,7 +134,8 @@ func (s *Sigstore) GetCertificate(_ context.Context, keypair sign.Keypair, opts 
 		Exp            float64 `json:"exp"`
 		JobWorkflowRef string  `json:"job_workflow_ref"`
 	}
-	if err := json.Unmarshal(payload, &claims); err != nil {
+	var all map[string]any
+	if json.Unmarshal(payload, &claims) != nil || json.Unmarshal(payload, &all) != nil {
 		return nil, errors.New("fulcio: malformed token claims")
 	}
 	if time.Unix(int64(claims.Exp), 0).Before(time.Now()) {
@@ -169,10 +171,17 @@ func (s *Sigstore) GetCertificate(_ context.Context, keypair sign.Keypair, opts 
 	if err != nil {
 		return nil, fmt.Errorf("fulcio: issuer: %w", err)
 	}
-	tmpl.ExtraExtensions = []pkix.Extension{
-		{Id: oidIssuerV1, Value: []byte(claims.Iss)},
-		{Id: oidIssuerV2, Value: issuerV2},
+	// A GitHub Actions token gets the github-workflow provider's extensions (github.go),
+	// in the order Fulcio renders them: the deprecated ones after the v1 issuer, the rest
+	// after the v2 issuer.
+	var deprecated, ci []pkix.Extension
+	if claims.JobWorkflowRef != "" {
+		if deprecated, ci, err = githubCertExtensions(all); err != nil {
+			return nil, fmt.Errorf("fulcio: %w", err)
+		}
 	}
+	tmpl.ExtraExtensions = append([]pkix.Extension{{Id: oidIssuerV1, Value: []byte(claims.Iss)}}, deprecated...)
+	tmpl.ExtraExtensions = append(append(tmpl.ExtraExtensions, pkix.Extension{Id: oidIssuerV2, Value: issuerV2}), ci...)
 	der, err := s.issueWithSCT(tmpl, keypair.GetPublicKey(), now)
 	if err != nil {
 		return nil, fmt.Errorf("fulcio: issuing: %w", err)
