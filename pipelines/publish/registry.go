@@ -23,13 +23,6 @@ import (
 // registryPassPath is where a container that logs in to the registry finds its password.
 const registryPassPath = "/run/secrets/registry-password"
 
-// TagPolicy is how the publishing system names the tags that are not release versions: the
-// tag that follows its highest release, the tag that follows the newest commit of a branch,
-// and the prefix of a commit's own tag (supplychain/wire). The system gives it in its
-// Target; the registry command classifies and rechecks tags by it, so no name of any one
-// system is written here.
-type TagPolicy = wire.TagPolicy
-
 // What the registry command prints and reads, defined once for the command and the module
 // (supplychain/wire): the plan of one image's tags (plan-tags, apply-tags), what tagging
 // did, what moving the latest tag planned and did, and what the policy's branch says about a

@@ -34,6 +34,13 @@ type Target struct {
 	Tags TagPolicy
 }
 
+// TagPolicy is how the publishing system names the tags that are not release versions: the
+// tag that follows its highest release, the tag that follows the newest commit of a branch,
+// and the prefix of a commit's own tag (supplychain/wire). The system gives it in its
+// Target; the registry command classifies and rechecks tags by it, so no name of any one
+// system is written here.
+type TagPolicy = wire.TagPolicy
+
 // Repository is where a is published: <registry>/<org>/<repository>.
 func (t Target) Repository(a Artifact) string {
 	return t.repository(a.Repository)

@@ -12,6 +12,10 @@ import (
 // still of the newest commit of the branch that has an image, and if not, why.
 type StillNewest func(ctx context.Context, from string) (ok bool, why string, err error)
 
+// TagPolicy is the wire's: how the publishing system names its latest, branch and commit
+// tags.
+type TagPolicy = wire.TagPolicy
+
 // BranchHistory is the wire's: what apply-tags reads with --branch-history.
 type BranchHistory = wire.BranchHistory
 

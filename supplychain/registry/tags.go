@@ -26,10 +26,6 @@ const (
 	ActionMove   = wire.ActionMove
 )
 
-// TagPolicy is the wire's: how the publishing system names its latest, branch and commit
-// tags.
-type TagPolicy = wire.TagPolicy
-
 var (
 	// Release versions as the seed publishes them: X.Y.Z or X.Y.Z{a,b,rc}N,
 	// without leading zeros so that each version has one spelling.
