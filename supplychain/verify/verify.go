@@ -8,6 +8,7 @@ package verify
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -222,6 +223,7 @@ func one(r referrers.Referrer, verifier *sgverify.Verifier, policy sgverify.Poli
 		Identity:      out.Signature.Certificate.SubjectAlternativeName,
 		Issuer:        out.Signature.Certificate.Issuer,
 		Referrer:      r.Digest,
+		Bundle:        json.RawMessage(r.Bundle),
 	}
 	if entries, err := b.TlogEntries(); err == nil && len(entries) > 0 {
 		v.LogIndex = entries[0].LogIndex()

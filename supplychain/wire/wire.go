@@ -291,6 +291,9 @@ type Verified struct {
 	LogIndex       int64  `json:"logIndex"`
 	IntegratedTime string `json:"integratedTime,omitempty"`
 	Referrer       string `json:"referrer"`
+	// Bundle is the verified Sigstore bundle itself, with verify --with-bundles only: what a
+	// caller stores elsewhere (GitHub's attestation store) is then exactly what verified.
+	Bundle json.RawMessage `json:"bundle,omitempty"`
 }
 
 // VerifyResult is what was verified for an image.

@@ -7,7 +7,7 @@
 //	supplychain attest --image REPO@sha256:… --oidc-token-file F --trusted-root F [provenance flags]
 //	supplychain attest --image REPO@sha256:… --oidc-token-file F --trusted-root F --sbom F
 //	supplychain sign   --image REPO@sha256:… --oidc-token-file F --trusted-root F
-//	supplychain verify --image REF --certificate-identity-regexp RE --certificate-oidc-issuer URL --trusted-root F
+//	supplychain verify --image REF --certificate-identity-regexp RE --certificate-oidc-issuer URL --trusted-root F [--with-bundles]
 //
 // Every command takes --plain-http HOST (repeatable), the hosts plain HTTP may go to (the
 // registry's, Fulcio's, Rekor's, the identity token endpoint's); every other request is
@@ -351,6 +351,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		image, trustedRoot string
 		p                  verify.Policy
 		require            cli.List
+		withBundles        bool
 	)
 	reg.bind(fs)
 	fs.StringVar(&image, "image", "", "image reference (tag or digest)")
@@ -358,6 +359,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&p.IdentityRegexp, "certificate-identity-regexp", "", "regexp the signer's certificate identity (SAN) must match")
 	fs.StringVar(&p.Issuer, "certificate-oidc-issuer", "", "OIDC issuer the signer's certificate must name")
 	fs.IntVar(&p.MinSCTs, "min-scts", 1, "certificate transparency timestamps required in the certificate (0 for instances without a CT log)")
+	fs.BoolVar(&withBundles, "with-bundles", false, "print each verified bundle with its result")
 	fs.Var(&require, "require", "predicate type that must be verified (repeatable; default: cosign signature and SLSA provenance v1; https://cyclonedx.org/bom for the SBOM)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -399,6 +401,11 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	res, err := verify.Image(ctx, ref, tr, p, remoteOpts...)
 	if err != nil {
 		return signing.Redact(err, password)
+	}
+	if !withBundles {
+		for i := range res.Verified {
+			res.Verified[i].Bundle = nil
+		}
 	}
 	return wire.WriteJSON(stdout, res)
 }

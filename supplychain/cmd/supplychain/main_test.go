@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -254,11 +255,35 @@ func TestCommandEndToEnd(t *testing.T) {
 				t.Fatalf("result = %+v", res)
 			}
 			for _, v := range res.Verified {
-				if v.Identity != identity || v.Issuer != issuer {
-					t.Errorf("verified = %+v", v)
+				if v.Identity != identity || v.Issuer != issuer || v.Bundle != nil {
+					t.Errorf("verified = %+v, want no bundle without --with-bundles", v)
 				}
 			}
 		})
+	}
+
+	// --with-bundles prints each verified bundle: the very bundles the registry holds. A
+	// bundle's base64 JSON shares short runs with the token's claims (`":"https:` encodes
+	// alike in both), which the certificate states in public anyway: what must not appear
+	// is the token's own random claim (its nonce), and the password.
+	all := w.secrets
+	w.secrets = []string{w.password, tokenNonce(t, w.token)}
+	code, out, errOut := w.run("", append(w.verifyArgs(d.String(), identityRE, issuer), "--with-bundles")...)
+	w.secrets = all
+	if code != 0 {
+		t.Fatalf("verify --with-bundles: exit %d: %s", code, errOut)
+	}
+	var res verify.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range res.Verified {
+		var b struct {
+			MediaType string `json:"mediaType"`
+		}
+		if err := json.Unmarshal(v.Bundle, &b); err != nil || !strings.HasPrefix(b.MediaType, "application/vnd.dev.sigstore.bundle") {
+			t.Errorf("%s: bundle %.80s (%v), want the Sigstore bundle", v.PredicateType, v.Bundle, err)
+		}
 	}
 
 	// A re-run converges: same referrers, nothing signed.
@@ -688,4 +713,21 @@ func TestSecretCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tokenNonce is the random nonce claim of a test token: the part of it no bundle can hold.
+func tokenNonce(t *testing.T, token string) string {
+	t.Helper()
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		t.Fatalf("token %d parts", len(parts))
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	var claims struct {
+		Nonce string `json:"nonce"`
+	}
+	if err != nil || json.Unmarshal(payload, &claims) != nil || len(claims.Nonce) < secretPiece {
+		t.Fatalf("token without a nonce of %d bytes or more: %v", secretPiece, err)
+	}
+	return claims.Nonce
 }
