@@ -23,6 +23,7 @@ func TestTagImagesNeverMovesDevBackToAnOlderCommit(t *testing.T) {
 	job := func() *Shipyard {
 		m, _ := publishModule(t, w, true)
 		m.GithubAPI = sim.URL + "/"
+		m.GithubToken = nil // this simulator reads anonymously and knows no token
 		return m
 	}
 	devOf := func(name string) string { return w.Registry.Tags(t, repoOf(w, name))["dev"] }
@@ -97,6 +98,7 @@ func TestTagImagesCreatesDevOnlyForACommitOnDev(t *testing.T) {
 	job := func() *Shipyard {
 		m, _ := publishModule(t, w, true)
 		m.GithubAPI = sim.URL + "/"
+		m.GithubToken = nil // this simulator reads anonymously and knows no token
 		return m
 	}
 	devOf := func(name string) string { return w.Registry.Tags(t, repoOf(w, name))["dev"] }

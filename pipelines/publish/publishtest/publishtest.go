@@ -149,7 +149,10 @@ func Token(claims map[string]any) string {
 		b, _ := json.Marshal(v)
 		return base64.RawURLEncoding.EncodeToString(b)
 	}
-	return enc(map[string]string{"alg": "none", "typ": "JWT"}) + "." + enc(claims) + "." + base64.RawURLEncoding.EncodeToString([]byte("sig"))
+	// A signature as long and as random as a real one's, which no other text can share.
+	sig := make([]byte, 64)
+	_, _ = rand.Read(sig) // crypto/rand.Read never fails
+	return enc(map[string]string{"alg": "none", "typ": "JWT"}) + "." + enc(claims) + "." + base64.RawURLEncoding.EncodeToString(sig)
 }
 
 // Registry is a real OCI registry on 127.0.0.1: reads are anonymous (a public repository),

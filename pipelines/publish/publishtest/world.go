@@ -3,6 +3,7 @@ package publishtest
 import (
 	"archive/tar"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -106,14 +107,38 @@ func NewWorld(t testing.TB) *World {
 func (w *World) SecretValues() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := []string{w.Password, w.Token, w.ExpiredToken}
+	out := append(append([]string{w.Password}, TokenSecrets(w.Token)...), TokenSecrets(w.ExpiredToken)...)
 	if v := w.Secrets[TokenRequestTokenSecret]; v != "" {
 		out = append(out, v)
 	}
 	if v := w.Secrets[TokenRequestURLSecret]; v != "" {
 		out = append(out, URLSecret(v))
 	}
-	return append(out, w.issued...)
+	for _, token := range w.issued {
+		out = append(out, TokenSecrets(token)...)
+	}
+	return out
+}
+
+// TokenSecrets are the secret material of a token of this world: its signature and its
+// random jti claim. Its other claims are not secret: Fulcio writes them into every
+// certificate, so every bundle a flow passes on carries them, and their base64 shares
+// short runs with the token's (`":"https:`). A token without its signature is no
+// credential, and a leaked token leaks both.
+func TokenSecrets(token string) []string {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return []string{token}
+	}
+	out := []string{parts[2]}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	var claims struct {
+		JTI string `json:"jti"`
+	}
+	if err == nil && json.Unmarshal(payload, &claims) == nil && claims.JTI != "" {
+		out = append(out, claims.JTI)
+	}
+	return out
 }
 
 // URLSecret is the secret material of a URL: its path and query. Its scheme, host and port
