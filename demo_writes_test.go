@@ -47,6 +47,10 @@ func demoWrites() map[string]func(ctx context.Context, m *Shipyard) error {
 			_, err := m.TagImages(ctx, digests, []string{"sha-" + devSHA})
 			return err
 		},
+		"store-attestations": func(ctx context.Context, m *Shipyard) error {
+			_, err := m.StoreAttestations(ctx, digests, "^https://github\\.com/elixir-cloud-aai/tesk-core/.*$", "https://token.actions.githubusercontent.com", nil, 1)
+			return err
+		},
 		"publish-dev": func(ctx context.Context, m *Shipyard) error { _, err := m.PublishDev(ctx, devSHA); return err },
 		"release": func(ctx context.Context, m *Shipyard) error {
 			_, err := m.Release(ctx, tag, false, "text", "ci.yml", "", "")

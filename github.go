@@ -8,6 +8,7 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/demo"
+	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/githubcmd"
 	"dagger/shipyard/internal/pins"
 	"dagger/shipyard/internal/reponame"
@@ -95,6 +96,20 @@ func (m *Shipyard) branchOrder(ctx context.Context, p publish.TagPolicy) (publis
 		}
 		return publish.BranchHistory{Commit: commit, OnBranch: onBranch, Newer: newer, Complete: complete}, nil
 	}, nil
+}
+
+// attestationStore is --repo's attestation store on GitHub, where the bundles a flow
+// verified also go, through the GitHub command (the token needs attestations: write).
+func (m *Shipyard) attestationStore(ctx context.Context) (publish.AttestationStore, error) {
+	repo, err := reponame.Parse(m.Repo)
+	if err != nil {
+		return nil, fmt.Errorf("--repo: %w", err)
+	}
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return github.AttestationStore{API: gh, Owner: repo.Owner, Repo: repo.Repo}, nil
 }
 
 // publishedReleases are the tags of --repo's published (not draft) releases.

@@ -20,8 +20,9 @@ import (
 // PublishDev publishes the images of a commit pushed to dev: builds them, pushes them by
 // digest (untagged), scans exactly those digests (failing on CRITICAL and HIGH findings that
 // have a fix, except those accepted in .trivyignore.yaml), attests their SLSA build
-// provenance and signs them with Sigstore, and only then tags them dev and sha-<commit>.
-// Any failure stops before a tag is written; a re-run finishes the job and changes nothing
+// provenance and signs them with Sigstore, verifies them, with --github-token stores the
+// verified provenance and SBOMs in --repo's attestation store on GitHub (the token needs
+// attestations: write), and only then tags them dev and sha-<commit>. Any failure stops before a tag is written; a re-run finishes the job and changes nothing
 // that is done. Images go to <registry>/<org>/tesk-core-<name> of the constructor (a fork
 // sets --org, like DOCKERHUB_ORG); the identity token and the builder come from
 // with-sigstore. Prints what was published, as JSON.
@@ -64,8 +65,15 @@ func (m *Shipyard) PublishDev(
 	if err != nil {
 		return "", err
 	}
+	// With --github-token, the verified bundles go to --repo's attestation store too.
+	var store publish.AttestationStore
+	if m.GithubToken != nil {
+		if store, err = m.attestationStore(ctx); err != nil {
+			return "", err
+		}
+	}
 	return printed(publish.PublishBranch(ctx, publish.BranchConfig{Flow: m.fn, Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Signing: in, Ignore: ignore,
-		BranchOrder: branchOrder}, sha))
+		BranchOrder: branchOrder, Store: store}, sha))
 }
 
 // PushByDigest builds the images and pushes each to <registry>/<org>/tesk-core-<name> by
@@ -514,4 +522,78 @@ func (m *Shipyard) Verify(
 		return toJSON(v)
 	}
 	return v.Text(), nil
+}
+
+// StoreAttestations puts the SLSA provenance and SBOM bundles of pushed digests into
+// --repo's attestation store on GitHub, where `gh attestation verify oci://… --owner …` and
+// the repository's Attestations page find them: each digest (of an index, each platform
+// image too) is verified first against --identity and --issuer, and nothing is stored
+// unless every one verifies. A bundle already stored is not stored again. Run it after
+// attest and sign, before tag-images; publish-dev and the release do it themselves. The
+// token needs attestations: write. Prints how many bundles were uploaded and found.
+// +cache="never"
+// +trust="publishing(github-token)"
+// +signs
+// +cacheReason="writes to GitHub's attestation store"
+func (m *Shipyard) StoreAttestations(
+	ctx context.Context,
+	// The digests push-by-digest printed, as JSON; the images it names, all or some.
+	digests string,
+	// A regular expression the signer's certificate identity must match, anchored as ^…$:
+	// the workflow that signed, e.g. ^https://github\.com/elixir-cloud-aai/tesk-core/\.github/workflows/ci\.yml@refs/heads/dev$
+	identity string,
+	// The OIDC issuer the signer's certificate must name.
+	// +default="https://token.actions.githubusercontent.com"
+	issuer string,
+	// A Sigstore trusted_root.json; default: the public-good instance's.
+	// +optional
+	trustedRoot *dagger.File,
+	// Certificate transparency timestamps the certificate must carry: 1 for the public-good
+	// instance, 0 for an instance without a CT log.
+	// +default=1
+	minScts int,
+) (_ string, err error) {
+	m, err = m.calling()
+	if err != nil {
+		return "", err
+	}
+	defer m.naming(&err)
+	c, err := m.session(ctx)
+	if err != nil {
+		return "", err
+	}
+	root := publish.PublicGoodTrustedRoot(c)
+	if trustedRoot != nil {
+		if root, err = toSDKFile(ctx, c, trustedRoot); err != nil {
+			return "", fmt.Errorf("--trusted-root: %w", err)
+		}
+	}
+	t, err := m.publicTarget(ctx)
+	if err != nil {
+		return "", err
+	}
+	opts := []publish.VerifyOption{publish.WithMinSCTs(minScts)}
+	if m.RegistryPassword != nil {
+		if t, err = m.target(ctx); err != nil {
+			return "", err
+		}
+		opts = append(opts, publish.WithRegistryLogin(t))
+	}
+	pushed, err := m.pushed(ctx, digests, t)
+	if err != nil {
+		return "", err
+	}
+	if m.GithubToken == nil {
+		return "", errors.New("pass --github-token: a token that may write --repo's attestations (in a workflow, the job's token with permissions: attestations: write)")
+	}
+	store, err := m.attestationStore(ctx)
+	if err != nil {
+		return "", err
+	}
+	tool, err := m.tool(ctx)
+	if err != nil {
+		return "", err
+	}
+	req := publish.VerifyRequest{Tool: tool, RegistryTool: t.RegistryTool, Identity: identity, Issuer: issuer, TrustedRoot: root, Options: opts}
+	return printed(publish.StoreAttestations(ctx, m.fn, req, pushed, store))
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
+	"dagger/shipyard/internal/github"
+	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/publish/publishtest"
 )
 
@@ -37,6 +40,42 @@ func TestPublishStepsPerImage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sign: %v", err)
 	}
+	// Before tagging, the verified bundles go to the repository's attestation store, read
+	// anonymously from the registry as users pull: a login is not needed.
+	storer, _, repo := publishModuleOnGitHub(t, w, true, nil)
+	storer.RegistryUsername, storer.RegistryPassword = "", nil
+	root := storer.engine().Host().File(w.Sigstore.TrustedRoot)
+	token := storer.GithubToken
+	storer.GithubToken = nil
+	if _, err := storer.StoreAttestations(ctx, digests, publishtest.IdentityRegexp, publishtest.Issuer, root, 1); err == nil ||
+		!strings.Contains(err.Error(), "pass --github-token") || len(repo.Attestations()) != 0 {
+		t.Errorf("store-attestations without a token: %v, %d stored; want it refused, naming --github-token", err, len(repo.Attestations()))
+	}
+	storer.GithubToken = token
+	stored, err := storer.StoreAttestations(ctx, digests, publishtest.IdentityRegexp, publishtest.Issuer, root, 1)
+	if err != nil {
+		t.Fatalf("store-attestations: %v", err)
+	}
+	// The index's provenance and its two platform images', no SBOM: the job attests none.
+	var report publish.StoreReport
+	if err := json.Unmarshal([]byte(stored), &report); err != nil || report != (publish.StoreReport{Uploaded: 3}) {
+		t.Errorf("store-attestations printed %s (%v), want 3 bundles uploaded", stored, err)
+	}
+	want := []string{published(t, w, "taskmaster"), digestOf(t, w.PlatformImage(t, "taskmaster", "linux/amd64")), digestOf(t, w.PlatformImage(t, "taskmaster", "linux/arm64"))}
+	var subjects []string
+	for _, b := range repo.Attestations() {
+		s, err := github.AttestationSubjects(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subjects = append(subjects, s...)
+	}
+	if !sameSet(subjects, want) {
+		t.Errorf("attestations stored for %v, want one for each of %v", subjects, want)
+	}
+	if again, err := storer.StoreAttestations(ctx, digests, publishtest.IdentityRegexp, publishtest.Issuer, root, 1); err != nil || len(repo.Attestations()) != 3 {
+		t.Errorf("store-attestations again: %s (%v), %d stored; want nothing stored twice", again, err, len(repo.Attestations()))
+	}
 	m, e := publishModule(t, w, true)
 	tagged, err := m.TagImages(ctx, digests, []string{"sha-" + devSHA, "dev"})
 	if err != nil {
@@ -63,7 +102,7 @@ func TestPublishStepsPerImage(t *testing.T) {
 	if tags := w.Registry.Tags(t, repoOf(w, "filer")); len(tags) != 0 {
 		t.Errorf("the taskmaster job tagged filer: %v", tags)
 	}
-	noSecret(t, w, e.Graph().String(), attested, signed, tagged)
+	noSecret(t, w, e.Graph().String(), attested, signed, stored, tagged)
 
 	// An unknown image, or a JSON that names none, is refused before anything is written.
 	if _, err := m.PushByDigest(ctx, "", "api"); err == nil {
@@ -72,4 +111,12 @@ func TestPublishStepsPerImage(t *testing.T) {
 	if _, err := m.TagImages(ctx, `{}`, []string{"dev"}); err == nil || !strings.Contains(err.Error(), "no image given") {
 		t.Errorf("tag-images with no digest: %v", err)
 	}
+}
+
+// sameSet is whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }

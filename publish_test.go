@@ -39,6 +39,14 @@ func publishModule(t *testing.T, w *publishtest.World, withLogin bool) (*Shipyar
 // publishModuleOf is publishModule on the fixture tree with changes.
 func publishModuleOf(t *testing.T, w *publishtest.World, withLogin bool, changes map[string]string) (*Shipyard, *engine.Engine) {
 	t.Helper()
+	m, e, _ := publishModuleOnGitHub(t, w, withLogin, changes)
+	return m, e
+}
+
+// publishModuleOnGitHub is publishModuleOf with the GitHub repository it publishes for,
+// whose attestation store publish-dev writes with the workflow's token.
+func publishModuleOnGitHub(t *testing.T, w *publishtest.World, withLogin bool, changes map[string]string) (*Shipyard, *engine.Engine, *githubsim.Repo) {
+	t.Helper()
 	var opts []engine.Option
 	if withLogin {
 		// The module reads the registry password into memory for its own registry calls.
@@ -56,12 +64,17 @@ func publishModuleOf(t *testing.T, w *publishtest.World, withLogin bool, changes
 	repo.ImportCommit(devSHA, "fix: retry uploads", nil, map[string]string{"README.md": "tesk-core\n"})
 	repo.SetBranch("dev", devSHA)
 	m.GithubAPI = sim.URL + "/"
+	// The dev workflow's token, which may write the repository's attestations.
+	const token = "ghs_devworkflowtoken00000000000000000000"
+	sim.AddToken(token, githubsim.Token{})
+	w.SetSecret("github-token", token)
+	m.GithubToken = m.engine().SetSecret("github-token", token)
 	if withLogin {
 		m.RegistryUsername = w.Username
 		m.RegistryPassword = m.engine().SetSecret(publishtest.RegistryPasswordSecret, w.Password)
 	}
 	m.clients.supplychain = m.engine().Host().Directory(publishtest.SupplychainSource(t))
-	return m, e
+	return m, e, repo
 }
 
 // withSigstore chains with-sigstore as the dev workflow does, with token (default: the
@@ -102,7 +115,7 @@ func TestPublishDevThroughTheModule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := publishtest.NewWorld(t)
-	m, e := publishModule(t, w, true)
+	m, e, repo := publishModuleOnGitHub(t, w, true, nil)
 
 	out, err := withSigstore(m, w, nil).PublishDev(ctx, devSHA)
 	if err != nil {
@@ -111,6 +124,10 @@ func TestPublishDevThroughTheModule(t *testing.T) {
 	var res publish.BranchResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("output %s: %v", out, err)
+	}
+	// Each verified digest's provenance and SBOM are in GitHub's attestation store too.
+	if stored := len(repo.Attestations()); len(res.Verified) == 0 || stored != 2*len(res.Verified) {
+		t.Errorf("%d attestations stored for %d verified digests, want their provenance and SBOM", stored, len(res.Verified))
 	}
 	for _, n := range []string{"filer", "taskmaster"} {
 		d := published(t, w, n)

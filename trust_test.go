@@ -414,6 +414,15 @@ var trustRuns = map[string]trustRun{
 		_, err := v.on(m).Verify(ctx, repoOf(w, "filer")+":dev", publishtest.IdentityRegexp, publishtest.Issuer, root, 1, "text", false)
 		return err
 	}),
+	"store-attestations": publishCall(func(ctx context.Context, t *testing.T, w *publishtest.World, m *Shipyard, v callVariant, digests string) error {
+		publisher, _ := publishModule(t, w, true)
+		if _, err := withSigstore(publisher, w, nil).PublishDev(ctx, devSHA); err != nil {
+			t.Fatal(err)
+		}
+		root := m.engine().Host().File(w.Sigstore.TrustedRoot)
+		_, err := v.on(m).StoreAttestations(ctx, digests, publishtest.IdentityRegexp, publishtest.Issuer, root, 1)
+		return err
+	}),
 	"scan-published": publishCall(func(ctx context.Context, t *testing.T, w *publishtest.World, m *Shipyard, v callVariant, digests string) error {
 		tagger, _ := publishModule(t, w, true)
 		if _, err := tagger.TagImages(ctx, digests, []string{"sha-" + devSHA}); err != nil {

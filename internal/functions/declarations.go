@@ -46,6 +46,7 @@ var declarations = map[string]Declaration{
 	"scan-digests":            {Name: "scan-digests", Method: "ScanDigests", Trust: trust.Rule{}, Cache: Never, Why: "reads the registry and today's vulnerability database"},
 	"scan-published":          {Name: "scan-published", Method: "ScanPublished", Trust: trust.Rule{}, Cache: Never, Why: "reads the registry and today's vulnerability database"},
 	"sign":                    {Name: "sign", Method: "Sign", Trust: trust.Publishing(trust.RegistryPassword, trust.IdentityToken), Signs: true, Cache: Never, Why: "writes to the registry and Sigstore"},
+	"store-attestations":      {Name: "store-attestations", Method: "StoreAttestations", Trust: trust.Publishing(trust.GitHubToken), Signs: true, Cache: Never, Why: "writes to GitHub's attestation store"},
 	"tag-images":              {Name: "tag-images", Method: "TagImages", Trust: trust.Publishing(trust.RegistryPassword), Cache: Never, Why: "moves tags in the registry"},
 	"test":                    {Name: "test", Method: "Test", Trust: trust.Rule{}, Cache: Cached, Why: "source and digest-pinned images only"},
 	"test-check":              {Name: "test-check", Method: "TestCheck", Trust: trust.Rule{}, Cache: Cached, Why: "source and digest-pinned images only"},
@@ -100,6 +101,7 @@ const (
 	ScanDigests           = "scan-digests"
 	ScanPublished         = "scan-published"
 	Sign                  = "sign"
+	StoreAttestations     = "store-attestations"
 	TagImages             = "tag-images"
 	Test                  = "test"
 	TestCheck             = "test-check"

@@ -161,3 +161,15 @@ func attestationAdvice(err error) error {
 	}
 	return err
 }
+
+// AttestationStore is owner/repo's attestation store, reached through api: what a flow
+// that signs gives publishing (publish.AttestationStore) to store the bundles it verified.
+type AttestationStore struct {
+	API         API
+	Owner, Repo string
+}
+
+// Store is UploadAttestation into the store's repository.
+func (s AttestationStore) Store(ctx context.Context, image, digest string, bundle []byte) (bool, error) {
+	return UploadAttestation(ctx, s.API, s.Owner, s.Repo, image, digest, bundle)
+}

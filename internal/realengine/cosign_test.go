@@ -140,7 +140,7 @@ func TestPublishDevVerifiedByCosign(t *testing.T) {
 		"job_workflow_ref": publishtest.WorkflowRef, "aud": "sigstore", "exp": time.Now().Add(time.Hour).Unix(),
 	})
 	const password = "realengine0registry0SECRET"
-	env := map[string]string{"OIDC": token, "REGPASS": password}
+	env := map[string]string{"OIDC": token, "REGPASS": password, "GHTOKEN": ghToken}
 	const org = "shipyard-cosign"
 	// publish-dev creates dev only for a commit on the dev branch, which it asks GitHub
 	// right before tagging: the simulator's dev is the published commit.
@@ -149,8 +149,10 @@ func TestPublishDevVerifiedByCosign(t *testing.T) {
 	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
 	repo.ImportCommit(sha, "feat: images", nil, map[string]string{"README.md": "tesk-core\n"})
 	repo.SetBranch("dev", sha)
+	// The workflow's token, which may write the repository's attestation store.
+	sim.AddToken(ghToken, githubsim.Token{})
 	api := publishGitHub(t, sim)
-	args := []string{"--github-api", api, "--source", src, "--registry", registryHost, "--org", org,
+	args := []string{"--github-api", api, "--github-token", "env://GHTOKEN", "--source", src, "--registry", registryHost, "--org", org,
 		"--registry-username", "bot", "--registry-password", "env://REGPASS", "--pin", "go=" + baseImage, "--pin", "trivy=" + trivyImage,
 		"with-sigstore", "--oidc-token", "env://OIDC", "--fulcio-url", sigURL, "--rekor-url", sigURL, "--trusted-root", rootFile,
 		"--builder-id", "https://shipyard.example/realengine", "--build-type", "https://shipyard.example/buildtypes/realengine/v1",
@@ -160,10 +162,28 @@ func TestPublishDevVerifiedByCosign(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Digests) != 2 {
 		t.Fatalf("publish-dev printed %q (%v)", out, err)
 	}
-	for _, s := range []string{token, password} {
+	for _, s := range []string{token, password, ghToken} {
 		if strings.Contains(out, s) {
 			t.Error("a secret reached the output")
 		}
+	}
+	// Each index's and platform image's provenance and SBOM went to GitHub's attestation
+	// store too; store-attestations, run on the same digests as the dev workflow runs it
+	// after sign, verifies them and finds every bundle there already.
+	if n := len(repo.Attestations()); n != 2*3*len(res.Digests) {
+		t.Errorf("%d attestations stored, want the provenance and SBOM of each index and platform image (%d)", n, 2*3*len(res.Digests))
+	}
+	handoff := map[string]string{}
+	for img, d := range res.Digests {
+		handoff[img] = registryHost + "/" + org + "/tesk-core-" + img + "@" + d
+	}
+	digests, _ := json.Marshal(handoff)
+	stored := call(t, env, "--github-api", api, "--github-token", "env://GHTOKEN", "--registry", registryHost, "--org", org,
+		"--pin", "go="+baseImage, "store-attestations", "--digests", string(digests), "--identity", publishtest.IdentityRegexp,
+		"--issuer", publishtest.Issuer, "--trusted-root", rootFile)
+	var report struct{ Uploaded, Present int }
+	if err := json.Unmarshal([]byte(stored), &report); err != nil || report.Uploaded != 0 || report.Present != len(repo.Attestations()) {
+		t.Errorf("store-attestations printed %q (%v), want every bundle found present", stored, err)
 	}
 
 	local := "127.0.0.1:" + registryPort + "/" + org + "/tesk-core-"

@@ -30,6 +30,8 @@ type BranchConfig struct {
 	// BranchOrder rechecks, right before the branch tag moves, that the commit is still the
 	// newest of the branch with an image (read by the GitHub command).
 	BranchOrder BranchOrder
+	// Store is the forge's attestation store the verified bundles also go to; nil: none.
+	Store AttestationStore
 }
 
 // BranchResult is what PublishBranch did, as far as it got. Its JSON is what the workflow logs.
@@ -68,7 +70,7 @@ func branchAdvice(sc Scanner, p TagPolicy) Advice {
 // what an earlier run completed (a pushed digest, a bundle already attached, a tag already
 // on its digest), so re-running after success changes nothing.
 func PublishBranch(ctx context.Context, d BranchConfig, sha string) (BranchResult, error) {
-	s := &ImageState{Target: d.Target, Signing: d.Signing, Scanner: d.Scanner, Built: d.Images, Ignore: d.Ignore, BranchOrder: d.BranchOrder}
+	s := &ImageState{Target: d.Target, Signing: d.Signing, Scanner: d.Scanner, Built: d.Images, Ignore: d.Ignore, BranchOrder: d.BranchOrder, Store: d.Store}
 	if s.Ignore == nil {
 		s.Ignore = []byte{}
 	}

@@ -34,6 +34,12 @@ type ImageState struct {
 	// BranchOrder rechecks the commit order on the policy's branch right before the branch
 	// tag moves.
 	BranchOrder BranchOrder
+	// Store is the forge's attestation store the verified bundles also go to (GitHub's);
+	// nil: the registry's referrers are the only store.
+	Store AttestationStore
+	// Stored counts the bundles the store-attestations step uploaded, and those it found
+	// there already.
+	Stored StoreReport
 	// VerifyRequest is the image and signer the verify step checks.
 	VerifyRequest VerifyRequest
 	// Log receives one line per outcome (nil: none).

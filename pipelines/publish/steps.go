@@ -12,10 +12,11 @@ const StepInputs = "check-inputs"
 
 // publishing are the steps a flow that publishes runs when it names none, in their one
 // order: every step but verify.
-var publishing = []imageStep{pushStep, scanStep, attestStep, sbomStep, signStep, verifySignedStep, tagStep}
+var publishing = []imageStep{pushStep, scanStep, attestStep, sbomStep, signStep, verifySignedStep, storeAttestationsStep, tagStep}
 
 // Steps are the image steps in their one order — push by digest, scan those digests,
-// attest, attest the SBOM, sign, verify all three, tag, and verify — over a flow's state S,
+// attest, attest the SBOM, sign, verify all three, store the attestations in the forge's
+// store, tag, and verify — over a flow's state S,
 // in which at finds the images: those named, or every publishing step when none is. Each
 // step's body does its work only: the flow checks the inputs once, before any step runs
 // (CheckInputs, and a check-inputs step for what a run is given), and the runner alone

@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -38,6 +39,9 @@ type Verification struct {
 	// Platforms are the platform images of an index, each verified by its own digest
 	// (WithPlatforms).
 	Platforms []Verification `json:"platforms,omitempty"`
+	// bundles are the attestation bundles that verified, kept with withBundles for the
+	// attestation store; never printed.
+	bundles []json.RawMessage
 }
 
 // Verified is one bundle that verified, as supplychain verify prints it.
@@ -95,6 +99,13 @@ type verifyConfig struct {
 	minSCTs     int
 	requireSBOM bool
 	platforms   bool
+	bundles     bool
+}
+
+// withBundles keeps the attestation bundles that verified (provenance, SBOM), for the step
+// that stores them beside the registry's (Verification.bundles).
+func withBundles() VerifyOption {
+	return func(c *verifyConfig) { c.bundles = true }
 }
 
 // WithPlatforms also verifies, when the image is a multi-platform image's index, each

@@ -34,6 +34,9 @@ func (r VerifyRequest) verify(ctx context.Context) (Verification, error) {
 	args := append([]string{"supplychain", "verify", "--image", ref,
 		"--certificate-identity-regexp", r.Identity, "--certificate-oidc-issuer", r.Issuer,
 		"--trusted-root", trustedRootPath, "--min-scts", strconv.Itoa(cfg.minSCTs)}, plainHTTPArgs(registryHostOf(ref))...)
+	if cfg.bundles {
+		args = append(args, "--with-bundles")
+	}
 	if cfg.requireSBOM {
 		args = append(args, "--require", cosignPredicateType, "--require", slsaPredicateType, "--require", CycloneDXPredicateType)
 	}
@@ -53,6 +56,12 @@ func (r VerifyRequest) verify(ctx context.Context) (Verification, error) {
 		return Verification{}, fmt.Errorf("%s: supplychain verified %q with %d bundles, want %s", image, got.Digest, len(got.Verified), digest)
 	}
 	v := Verification{Image: image, Ref: ref, Digest: digest, Verified: got.Verified}
+	for i, b := range v.Verified {
+		if b.Bundle != nil && (b.PredicateType == slsaPredicateType || b.PredicateType == CycloneDXPredicateType) {
+			v.bundles = append(v.bundles, b.Bundle)
+		}
+		v.Verified[i].Bundle = nil // the result names what verified; the bundles are in the registry
+	}
 	if !cfg.platforms {
 		return v, nil
 	}

@@ -64,8 +64,9 @@ func IdentityPattern(identity string) string {
 // its SBOM attestation too when the evidence holds one (the attest-sbom step ran). It
 // runs after attest and sign and before any tag moves: whatever the steps reported, a tag
 // never names a digest that does not verify. Of a multi-platform image, the index and each
-// platform image are verified (Subjects).
-func verifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed, evidence []Evidence) ([]Verification, error) {
+// platform image are verified (Subjects). With keepBundles, the attestation bundles that
+// verified are kept for the attestation store.
+func verifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed, evidence []Evidence, keepBundles bool) ([]Verification, error) {
 	pushed = Subjects(pushed)
 	signer, err := ExpectedSigner(pushed, evidence)
 	if err != nil {
@@ -76,6 +77,9 @@ func verifySigned(ctx context.Context, in SignInputs, t Target, pushed []Pushed,
 		opts := []VerifyOption{WithRegistryLogin(t)}
 		if hasEvidence(evidence, pushed[i], KindSBOM) {
 			opts = append(opts, WithRequiredSBOM())
+		}
+		if keepBundles {
+			opts = append(opts, withBundles())
 		}
 		v, err := VerifyRequest{Tool: in.Tool, RegistryTool: t.RegistryTool, Image: pushed[i].Ref(), Identity: IdentityPattern(signer.Identity),
 			Issuer: signer.Issuer, TrustedRoot: in.TrustedRoot, Options: opts}.verify(ctx)
@@ -109,7 +113,7 @@ var verifySignedStep = imageStep{name: StepVerifySigned, writes: false, next: ad
 
 func (s *ImageState) verifySigned(ctx context.Context) error {
 	var err error
-	if s.Verified, err = verifySigned(ctx, s.Signing, s.Target, s.Pushed, s.Evidence); err != nil {
+	if s.Verified, err = verifySigned(ctx, s.Signing, s.Target, s.Pushed, s.Evidence, s.Store != nil); err != nil {
 		return err
 	}
 	for _, v := range s.Verified {

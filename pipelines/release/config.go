@@ -11,6 +11,7 @@ import (
 	"dagger/shipyard/internal/reponame"
 	"dagger/shipyard/internal/trust"
 	"dagger/shipyard/pipelines/ci"
+	"dagger/shipyard/pipelines/publish"
 	"dagger/shipyard/pipelines/releasegate"
 )
 
@@ -96,6 +97,17 @@ func (c Config) repoURL() string {
 		web = github.DefaultWebURL
 	}
 	return web + c.Repo
+}
+
+// attestationStore is the repository's GitHub attestation store, where the release's
+// verified bundles also go; none without a GitHub client (the checks that read nothing).
+// A malformed Repo is refused by the steps that read GitHub first.
+func (c Config) attestationStore() publish.AttestationStore {
+	owner, name, err := c.owner()
+	if c.GitHub == nil || err != nil {
+		return nil
+	}
+	return github.AttestationStore{API: c.GitHub, Owner: owner, Repo: name}
 }
 
 func (c Config) owner() (string, string, error) {

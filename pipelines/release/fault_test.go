@@ -12,6 +12,7 @@ import (
 
 	"dagger/shipyard/internal/demoworld/githubsim"
 	"dagger/shipyard/internal/flow"
+	"dagger/shipyard/internal/github"
 	"dagger/shipyard/internal/testkit/engine"
 	"dagger/shipyard/internal/testkit/teskrepo"
 	"dagger/shipyard/pipelines/publish/publishtest"
@@ -136,6 +137,31 @@ func releaseFaults() []releaseFault {
 			},
 		},
 		{
+			name: "attestation store down", step: StepStoreAttestations, noTags: true, message: "attestation of",
+			inject: func(w *world) {
+				w.repo.Sim.InjectFault(http.MethodPost, "/repos/*/*/attestations", githubsim.BadGateway(0))
+			},
+			clear: func(w *world) { w.repo.Sim.ClearFaults() },
+		},
+		{
+			name: "attestation store refuses the token", step: StepStoreAttestations, noTags: true, message: "needs `permissions: attestations: write`",
+			inject: func(w *world) {
+				w.repo.Sim.InjectFault(http.MethodPost, "/repos/*/*/attestations", githubsim.Fault{Kind: githubsim.FaultStatus, Status: http.StatusForbidden})
+			},
+			clear: func(w *world) { w.repo.Sim.ClearFaults() },
+		},
+		{
+			// Each upload is stored, but its answer never arrives: the store is read again,
+			// the bundle found there, and nothing is uploaded twice.
+			name: "attestation upload whose answer is lost, every time",
+			inject: func(w *world) {
+				w.repo.Sim.InjectFault(http.MethodPost, "/repos/*/*/attestations", githubsim.Fault{
+					Kind: githubsim.FaultStatus, Status: http.StatusGatewayTimeout, AfterEffect: true,
+				})
+			},
+			clear: func(w *world) { w.repo.Sim.ClearFaults() },
+		},
+		{
 			name: "tag, after the other image was tagged", step: StepTag, message: "write tag 0.11.0", tagged: "filer",
 			inject: func(w *world) {
 				w.pub.Registry.FailNext(1000, http.StatusForbidden, manifestPut("taskmaster", "0.11.0"))
@@ -233,6 +259,7 @@ func TestFaultAtEachStepThenRerun(t *testing.T) {
 					t.Fatalf("re-run: %v\nlog:\n%s", err, w.log.String())
 				}
 			}
+			stored := storedBySubject(t, w)
 			for _, n := range teskImages {
 				tags := w.tags(n)
 				for tag, d := range published[n] {
@@ -246,6 +273,14 @@ func TestFaultAtEachStepThenRerun(t *testing.T) {
 				}
 				if a, b, s := w.bundles(n, digest); a != 1 || b != 1 || s != 1 {
 					t.Errorf("%s carries %d attestation(s), %d SBOM(s) and %d signature(s), want one each", n, a, b, s)
+				}
+				if got := stored[digest]; got != 2 {
+					t.Errorf("%s: %d bundle(s) in GitHub's attestation store, want its provenance and SBOM once each", n, got)
+				}
+			}
+			for subject, n := range stored {
+				if n != 2 {
+					t.Errorf("%s: %d bundle(s) in GitHub's attestation store, want its provenance and SBOM once each", subject, n)
 				}
 			}
 			if rels := w.releasesOf("v0.11.0"); len(rels) != 1 || rels[0].Draft {
@@ -366,4 +401,21 @@ func TestNonReproducibleRebuildStops(t *testing.T) {
 	if a, s := w.evidence("filer", w.pub.Digest(t, "filer")); a != 0 || s != 0 {
 		t.Error("the new digest was attested or signed")
 	}
+}
+
+// storedBySubject counts the bundles of the repository's attestation store by the digest
+// each attests.
+func storedBySubject(t *testing.T, w *world) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, b := range w.repo.GH.Attestations() {
+		subjects, err := github.AttestationSubjects(b)
+		if err != nil {
+			t.Fatalf("the store holds %.80s…: %v", b, err)
+		}
+		for _, s := range subjects {
+			out[s]++
+		}
+	}
+	return out
 }

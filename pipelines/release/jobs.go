@@ -79,7 +79,7 @@ func PublishJob(ctx context.Context, cfg Config, h, pushed Handoff) (Report, err
 // then the image steps after the scan.
 func publishJobSteps() []flow.Step[releaseState] {
 	return slices.Concat([]flow.Step[releaseState]{{Name: StepPlan, Run: planRelease}, publishHandoffStep, sourceStep, describeStep},
-		imageSteps(StepAttest, StepSBOM, StepSign, StepVerifySigned, StepTag))
+		imageSteps(StepAttest, StepSBOM, StepSign, StepVerifySigned, StepStoreAttestations, StepTag))
 }
 
 var publishHandoffStep = flow.Step[releaseState]{Name: StepCheckHandoff,

@@ -34,7 +34,7 @@ type releaseState struct {
 
 func newState(cfg Config, tag string) *releaseState {
 	return &releaseState{cfg: cfg, tag: tag, images: publish.ImageState{
-		Target: cfg.Images.Target, Signing: cfg.Images.Sign, Log: cfg.Log,
+		Target: cfg.Images.Target, Signing: cfg.Images.Sign, Log: cfg.Log, Store: cfg.attestationStore(),
 	}}
 }
 

@@ -8,17 +8,18 @@ import (
 // Step names, as logs, errors and the release report use them. The image steps are
 // publish's, in publish.Steps' order.
 const (
-	StepPlan         = functions.ReleasePlan
-	StepSource       = "source"
-	StepBuild        = "build"
-	StepVersion      = "version-check"
-	StepPush         = publish.StepPush
-	StepScan         = publish.StepScan
-	StepAttest       = publish.StepAttest
-	StepSBOM         = publish.StepSBOM
-	StepSign         = publish.StepSign
-	StepVerifySigned = publish.StepVerifySigned
-	StepTag          = publish.StepTag
+	StepPlan              = functions.ReleasePlan
+	StepSource            = "source"
+	StepBuild             = "build"
+	StepVersion           = "version-check"
+	StepPush              = publish.StepPush
+	StepScan              = publish.StepScan
+	StepAttest            = publish.StepAttest
+	StepSBOM              = publish.StepSBOM
+	StepSign              = publish.StepSign
+	StepVerifySigned      = publish.StepVerifySigned
+	StepStoreAttestations = publish.StepStoreAttestations
+	StepTag               = publish.StepTag
 	// StepCheckHandoff checks, in the scan and publish jobs, the handoff the previous
 	// jobs printed against the registry and the plan.
 	StepCheckHandoff = "check-handoff"
