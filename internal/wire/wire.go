@@ -94,6 +94,10 @@ func ParseTagPolicy(value string) (TagPolicy, error) {
 	if err := dec.Decode(&p); err != nil {
 		return TagPolicy{}, fmt.Errorf("--tag-policy %q: %w", value, err)
 	}
+	// One object only: a second one after it would be dropped unread.
+	if _, err := dec.Token(); err != io.EOF {
+		return TagPolicy{}, fmt.Errorf("--tag-policy %q: give one JSON object, with nothing after it", value)
+	}
 	if err := p.Check(); err != nil {
 		return TagPolicy{}, fmt.Errorf("--tag-policy: %w", err)
 	}

@@ -164,7 +164,8 @@ func TestTagPolicy(t *testing.T) {
 	if err != nil || got != tesk {
 		t.Errorf("ParseTagPolicy(Flag()) = %+v, %v; want %+v", got, err, tesk)
 	}
-	for _, bad := range []string{"", "{", `{"latest": 1}`, `{"lastest": "latest"}`, `{"branchTag": "dev"}`} {
+	for _, bad := range []string{"", "{", `{"latest": 1}`, `{"lastest": "latest"}`, `{"branchTag": "dev"}`,
+		`{"latest":"latest"}{"latest":"stable"}`, `{"latest":"latest"} x`, `{} {}`} {
 		if _, err := ParseTagPolicy(bad); err == nil || !strings.HasPrefix(err.Error(), "--tag-policy") {
 			t.Errorf("ParseTagPolicy(%q) = %v, want an error naming --tag-policy", bad, err)
 		}
