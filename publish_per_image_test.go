@@ -111,6 +111,12 @@ func TestPublishStepsPerImage(t *testing.T) {
 	if _, err := m.TagImages(ctx, `{}`, []string{"dev"}); err == nil || !strings.Contains(err.Error(), "no image given") {
 		t.Errorf("tag-images with no digest: %v", err)
 	}
+	// A digest of another organisation: the error names the flags, as the user gives them.
+	elsewhere := `{"taskmaster": "` + w.Registry.Host + `/someone-else/tesk-core-taskmaster@` + published(t, w, "taskmaster") + `"}`
+	if _, err := m.TagImages(ctx, elsewhere, []string{"dev"}); err == nil || !strings.HasPrefix(err.Error(), "tag-images: --digests: ") ||
+		!strings.Contains(err.Error(), "(check --registry and --org)") {
+		t.Errorf("tag-images with another organisation's digest: %v", err)
+	}
 }
 
 // sameSet is whether a and b hold the same strings, in any order.

@@ -48,7 +48,7 @@ func (m *Shipyard) publicTarget(ctx context.Context) (publish.Target, error) {
 func (m *Shipyard) pushed(ctx context.Context, digests string, t publish.Target) ([]publish.Pushed, error) {
 	pushed, err := publish.ParseRefs(digests, t)
 	if err != nil {
-		return nil, fmt.Errorf("--digests: %w", spelled(err))
+		return nil, fmt.Errorf("--digests: %w", err)
 	}
 	// A digest may be a multi-platform image's index: its platform images are scanned,
 	// attested and signed too, as the registry lists them.

@@ -1,8 +1,10 @@
 package publish
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"dagger/shipyard/internal/flow"
 )
@@ -102,9 +104,9 @@ func (e *InputError) Names() []Input {
 }
 
 // Spell names err's inputs as the caller's users give them (spelling: Input → e.g. a
-// flag). It reaches an InputError that err is, or that a flow.Error or an InputError
-// holds, as publishing returns them: publishing wraps an input's error only so. A message
-// already written into another kind of error stays as it is.
+// flag). It reaches every InputError in err's chain: one that err is, or that a flow.Error,
+// an InputError or any error wrapping one error holds (fmt.Errorf's %w). The errors on the
+// way keep their identity for errors.Is and errors.As.
 func Spell(err error, spelling map[Input]string) error {
 	spelled, _ := spell(err, spelling)
 	return spelled
@@ -132,5 +134,24 @@ func spell(err error, spelling map[Input]string) (error, bool) {
 		spelled.Err = inner
 		return &spelled, true
 	}
-	return err, false
+	inner := errors.Unwrap(err)
+	if inner == nil {
+		return err, false
+	}
+	spelledInner, changed := spell(inner, spelling)
+	if !changed {
+		return err, false
+	}
+	return &respelled{text: strings.Replace(err.Error(), inner.Error(), spelledInner.Error(), 1), spelled: spelledInner, err: err}, true
 }
+
+// respelled is an error that wraps one whose inputs Spell named: its message with the
+// wrapped one's spelled. It unwraps to the spelled error, then to the original, so both
+// chains still answer errors.Is and errors.As.
+type respelled struct {
+	text         string
+	spelled, err error
+}
+
+func (e *respelled) Error() string   { return e.text }
+func (e *respelled) Unwrap() []error { return []error{e.spelled, e.err} }

@@ -2,6 +2,7 @@ package publish_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -17,6 +18,8 @@ func TestSpellNamesInputsInTheCallersWords(t *testing.T) {
 	inner := publish.InputErrorf("image filer: %w", noBuilder)
 	wrapped := &flow.Error{Flow: "publish-dev", Step: "check-inputs", Err: inner}
 	plain := errors.New("registry unreachable")
+	// Wrapped by another kind of error on the way up, as a caller's fmt.Errorf("--digests: %w").
+	byCaller := fmt.Errorf("--digests: %w", &flow.Error{Flow: "sign", Step: "check-inputs", Err: inner})
 
 	tests := []struct {
 		name string
@@ -28,6 +31,7 @@ func TestSpellNamesInputsInTheCallersWords(t *testing.T) {
 		{"inside an input error", publish.Spell(inner, spelling), "image filer: the provenance would name no builder: outside GitHub Actions it needs --builder-id and --build-type (or give --github-env)"},
 		{"inside a flow's error", publish.Spell(wrapped, spelling), "publish-dev: check-inputs: image filer: the provenance would name no builder: outside GitHub Actions it needs --builder-id and --build-type (or give --github-env)"},
 		{"an input left unspelled", publish.Spell(noBuilder, map[publish.Input]string{publish.InputBuilderID: "--builder-id"}), "it needs --builder-id and the build type (or give the GitHub Actions run's variables)"},
+		{"inside a caller's wrapping", publish.Spell(byCaller, spelling), "--digests: sign: check-inputs: image filer: the provenance would name no builder: outside GitHub Actions it needs --builder-id and --build-type (or give --github-env)"},
 		{"another error, as it is", publish.Spell(plain, spelling), "registry unreachable"},
 	}
 	for _, tt := range tests {
@@ -44,6 +48,10 @@ func TestSpellNamesInputsInTheCallersWords(t *testing.T) {
 	var ie *publish.InputError
 	if !errors.As(publish.Spell(wrapped, spelling), &ie) {
 		t.Errorf("the spelled flow error holds no input error")
+	}
+	var fe *flow.Error
+	if !errors.As(publish.Spell(byCaller, spelling), &fe) || fe.Step != "check-inputs" || publish.Spell(plain, spelling) != plain {
+		t.Errorf("spelling lost the wrapped flow error, or changed an error with no input")
 	}
 }
 
