@@ -79,13 +79,7 @@ func (m *Shipyard) githubCommand(ctx context.Context) (githubcmd.Command, error)
 // follows (tesk-core's dev) from GitHub, asked right before that tag is written: whether
 // the commit is on the branch, and the branch's commits after it.
 func (m *Shipyard) branchOrder(ctx context.Context, p publish.TagPolicy) (publish.BranchOrder, error) {
-	// --repo is the user's: a malformed one is said here, before the command would call it
-	// a usage error of Shipyard's.
-	repo, err := reponame.Parse(m.Repo)
-	if err != nil {
-		return nil, fmt.Errorf("--repo: %w", err)
-	}
-	gh, err := m.githubClient(ctx)
+	repo, gh, err := m.repoClient(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -101,15 +95,23 @@ func (m *Shipyard) branchOrder(ctx context.Context, p publish.TagPolicy) (publis
 // attestationStore is --repo's attestation store on GitHub, where the bundles a flow
 // verified also go, through the GitHub command (the token needs attestations: write).
 func (m *Shipyard) attestationStore(ctx context.Context) (publish.AttestationStore, error) {
-	repo, err := reponame.Parse(m.Repo)
-	if err != nil {
-		return nil, fmt.Errorf("--repo: %w", err)
-	}
-	gh, err := m.githubClient(ctx)
+	repo, gh, err := m.repoClient(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return github.AttestationStore{API: gh, Owner: repo.Owner, Repo: repo.Repo}, nil
+}
+
+// repoClient is --repo and the GitHub client that reaches it. --repo is the user's: a
+// malformed one is said here, before the command would call it a usage error of
+// Shipyard's.
+func (m *Shipyard) repoClient(ctx context.Context) (reponame.Name, *githubcmd.Client, error) {
+	repo, err := reponame.Parse(m.Repo)
+	if err != nil {
+		return reponame.Name{}, nil, fmt.Errorf("--repo: %w", err)
+	}
+	gh, err := m.githubClient(ctx)
+	return repo, gh, err
 }
 
 // publishedReleases are the tags of --repo's published (not draft) releases.

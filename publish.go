@@ -485,36 +485,15 @@ func (m *Shipyard) Verify(
 	if err := output.Check(format); err != nil {
 		return "", err
 	}
-	c, err := m.session(ctx)
+	req, _, err := m.verifier(ctx, trustedRoot, minScts)
 	if err != nil {
 		return "", err
 	}
-	root := publish.PublicGoodTrustedRoot(c)
-	if trustedRoot != nil {
-		if root, err = toSDKFile(ctx, c, trustedRoot); err != nil {
-			return "", fmt.Errorf("--trusted-root: %w", err)
-		}
-	}
-	opts := []publish.VerifyOption{publish.WithMinSCTs(minScts), publish.WithPlatforms()}
+	opts := append(req.Options, publish.WithPlatforms())
 	if requireSbom {
 		opts = append(opts, publish.WithRequiredSBOM())
 	}
-	public, err := m.publicTarget(ctx)
-	if err != nil {
-		return "", err
-	}
-	if m.RegistryPassword != nil {
-		t, err := m.target(ctx)
-		if err != nil {
-			return "", err
-		}
-		opts = append(opts, publish.WithRegistryLogin(t))
-	}
-	tool, err := m.tool(ctx)
-	if err != nil {
-		return "", err
-	}
-	v, err := publish.Verify(ctx, m.fn, tool, public.RegistryTool, strings.TrimSpace(image), identity, issuer, root, opts...)
+	v, err := publish.Verify(ctx, m.fn, req.Tool, req.RegistryTool, strings.TrimSpace(image), identity, issuer, req.TrustedRoot, opts...)
 	if err != nil {
 		return "", err
 	}
@@ -558,42 +537,52 @@ func (m *Shipyard) StoreAttestations(
 		return "", err
 	}
 	defer m.naming(&err)
-	c, err := m.session(ctx)
+	if m.GithubToken == nil {
+		return "", errors.New("pass --github-token: a token that may write --repo's attestations (in a workflow, the job's token with permissions: attestations: write)")
+	}
+	req, t, err := m.verifier(ctx, trustedRoot, minScts)
 	if err != nil {
 		return "", err
 	}
-	root := publish.PublicGoodTrustedRoot(c)
-	if trustedRoot != nil {
-		if root, err = toSDKFile(ctx, c, trustedRoot); err != nil {
-			return "", fmt.Errorf("--trusted-root: %w", err)
-		}
-	}
-	t, err := m.publicTarget(ctx)
-	if err != nil {
-		return "", err
-	}
-	opts := []publish.VerifyOption{publish.WithMinSCTs(minScts)}
-	if m.RegistryPassword != nil {
-		if t, err = m.target(ctx); err != nil {
-			return "", err
-		}
-		opts = append(opts, publish.WithRegistryLogin(t))
-	}
+	req.Identity, req.Issuer = identity, issuer
 	pushed, err := m.pushed(ctx, digests, t)
 	if err != nil {
 		return "", err
-	}
-	if m.GithubToken == nil {
-		return "", errors.New("pass --github-token: a token that may write --repo's attestations (in a workflow, the job's token with permissions: attestations: write)")
 	}
 	store, err := m.attestationStore(ctx)
 	if err != nil {
 		return "", err
 	}
-	tool, err := m.tool(ctx)
-	if err != nil {
-		return "", err
-	}
-	req := publish.VerifyRequest{Tool: tool, RegistryTool: t.RegistryTool, Identity: identity, Issuer: issuer, TrustedRoot: root, Options: opts}
 	return printed(publish.StoreAttestations(ctx, m.fn, req, pushed, store))
+}
+
+// verifier is what a function that verifies reads with: the supplychain tool, the trusted
+// root (trustedRoot, else Sigstore's public-good one, pinned), the certificate timestamps
+// required, and the registry, with --registry-password's login when it is given and
+// anonymously otherwise, as users pull. The request names no image and no signer.
+func (m *Shipyard) verifier(ctx context.Context, trustedRoot *dagger.File, minScts int) (publish.VerifyRequest, publish.Target, error) {
+	c, err := m.session(ctx)
+	if err != nil {
+		return publish.VerifyRequest{}, publish.Target{}, err
+	}
+	req := publish.VerifyRequest{TrustedRoot: publish.PublicGoodTrustedRoot(c), Options: []publish.VerifyOption{publish.WithMinSCTs(minScts)}}
+	if trustedRoot != nil {
+		if req.TrustedRoot, err = toSDKFile(ctx, c, trustedRoot); err != nil {
+			return publish.VerifyRequest{}, publish.Target{}, fmt.Errorf("--trusted-root: %w", err)
+		}
+	}
+	t, err := m.publicTarget(ctx)
+	if m.RegistryPassword != nil && err == nil {
+		if t, err = m.target(ctx); err == nil {
+			req.Options = append(req.Options, publish.WithRegistryLogin(t))
+		}
+	}
+	if err != nil {
+		return publish.VerifyRequest{}, publish.Target{}, err
+	}
+	req.RegistryTool = t.RegistryTool
+	if req.Tool, err = m.tool(ctx); err != nil {
+		return publish.VerifyRequest{}, publish.Target{}, err
+	}
+	return req, t, nil
 }
