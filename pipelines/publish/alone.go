@@ -3,6 +3,8 @@ package publish
 import (
 	"context"
 	"dagger/shipyard/internal/flow"
+	"errors"
+	"slices"
 
 	"dagger.io/dagger"
 )
@@ -143,4 +145,56 @@ func AssembleAlone(ctx context.Context, fn string, s *ImageState, platforms []st
 		Run: func(ctx context.Context, s *ImageState) error { return s.Assemble(ctx, platforms, pushes) }}}
 	_, err := flow.Run(ctx, flow.Runner{Flow: fn, Log: s.Log}, steps, s)
 	return err
+}
+
+// StoreAttestations is store-attestations run alone (its function, fn): each pushed digest,
+// and of an index each platform image (Subjects), is verified against req's signer, keeping
+// the provenance and SBOM bundles that verified, and those bundles go to store. A job that
+// attests and signs in calls of their own runs it after them and before tagging; nothing is
+// stored unless every digest verifies. req names the signer and the trusted root; its Image
+// is ignored.
+func StoreAttestations(ctx context.Context, fn string, req VerifyRequest, pushed []Pushed, store AttestationStore) (StoreReport, error) {
+	s := &ImageState{VerifyRequest: req, Pushed: pushed, Store: store}
+	steps := []flow.Step[ImageState]{
+		{Name: StepInputs, Next: "nothing was written: give what the error names", Run: func(_ context.Context, s *ImageState) error { return s.checkStoreGiven() }},
+		{Name: StepVerify, Next: "nothing was stored: publish the digests' evidence first (attest, attest-sbom, sign)", Run: func(ctx context.Context, s *ImageState) error { return s.verifyPushed(ctx) }},
+	}
+	steps = append(steps, Steps(aloneAdvice(nil), func(s *ImageState) *ImageState { return s }, StepStoreAttestations)...)
+	_, err := flow.Run(ctx, flow.Runner{Flow: fn, Log: s.Log}, steps, s)
+	return s.Stored, err
+}
+
+// checkStoreGiven checks what store-attestations alone is given: the digests, a signer to
+// verify them against, and a store.
+func (s *ImageState) checkStoreGiven() error {
+	if err := checkPushed(s.Pushed); err != nil {
+		return err
+	}
+	r := s.VerifyRequest
+	r.Image = s.Pushed[0].Ref() // each digest's, in turn
+	if err := r.check(); err != nil {
+		return err
+	}
+	if s.Store == nil {
+		return errors.New("no attestation store to write to")
+	}
+	return nil
+}
+
+// verifyPushed verifies each pushed digest against the request's signer, keeping the
+// provenance and, where the digest has one, the SBOM bundle that verified.
+func (s *ImageState) verifyPushed(ctx context.Context) error {
+	for _, p := range Subjects(s.Pushed) {
+		r := s.VerifyRequest
+		r.Image = p.Ref()
+		r.Options = append(slices.Clone(r.Options), withBundles())
+		v, err := r.verify(ctx)
+		if err != nil {
+			return err
+		}
+		v.Image = p.Name
+		s.Verified = append(s.Verified, v)
+		flow.Logf(ctx, "%s: %d bundle(s) verified", v.Ref, len(v.Verified))
+	}
+	return nil
 }

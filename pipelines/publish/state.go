@@ -132,3 +132,18 @@ func (s *ImageState) checkVersion(ctx context.Context, pushed []Pushed) error {
 	_, err := s.Target.planTags(ctx, pushed, []string{s.Version})
 	return err
 }
+
+// AttestationStore is a forge's store of attestations beside the registry's referrers,
+// where its users look for them: GitHub's, which `gh attestation verify --owner …` and a
+// repository's Attestations page read. Store puts one bundle there for the image digest
+// it attests, unless the store lists that bundle for the digest already, and says whether
+// it uploaded: a re-run stores nothing twice.
+type AttestationStore interface {
+	Store(ctx context.Context, image, digest string, bundle []byte) (uploaded bool, err error)
+}
+
+// StoreReport counts what the store-attestations step did.
+type StoreReport struct {
+	Uploaded int `json:"uploaded"`
+	Present  int `json:"present"`
+}
