@@ -23,6 +23,7 @@ import (
 // proxy by .ci/realengine-tools.
 const (
 	cosignEnv = "SHIPYARD_COSIGN"
+	ghCLIEnv  = "SHIPYARD_GH"
 	craneEnv  = "SHIPYARD_CRANE"
 	orasEnv   = "SHIPYARD_ORAS"
 )
@@ -135,9 +136,13 @@ func TestPublishDevVerifiedByCosign(t *testing.T) {
 	}
 	rootFile := filepath.Join(t.TempDir(), "trusted_root.json")
 	write(t, rootFile, string(root))
+	// The claims GitHub gives a job of the dev workflow that the certificate's GitHub
+	// extensions are made of, which gh attestation verify checks (--owner, below).
 	token := publishtest.Token(map[string]any{
 		"iss": publishtest.Issuer, "sub": "repo:elixir-cloud-aai/tesk-core:ref:refs/heads/dev",
-		"job_workflow_ref": publishtest.WorkflowRef, "aud": "sigstore", "exp": time.Now().Add(time.Hour).Unix(),
+		"job_workflow_ref": publishtest.WorkflowRef, "workflow_ref": publishtest.WorkflowRef, "aud": "sigstore", "exp": time.Now().Add(time.Hour).Unix(),
+		"repository": "elixir-cloud-aai/tesk-core", "repository_owner": "elixir-cloud-aai", "repository_id": "7012345", "repository_owner_id": "7000001",
+		"ref": "refs/heads/dev", "sha": strings.Repeat("c", 40), "event_name": "push", "runner_environment": "github-hosted",
 	})
 	const password = "realengine0registry0SECRET"
 	env := map[string]string{"OIDC": token, "REGPASS": password, "GHTOKEN": ghToken}
@@ -185,6 +190,7 @@ func TestPublishDevVerifiedByCosign(t *testing.T) {
 	if err := json.Unmarshal([]byte(stored), &report); err != nil || report.Uploaded != 0 || report.Present != len(repo.Attestations()) {
 		t.Errorf("store-attestations printed %q (%v), want every bundle found present", stored, err)
 	}
+	ghVerifiesTheStore(t, repo.Attestations(), local+"filer@"+res.Digests["filer"], rootFile)
 
 	local := "127.0.0.1:" + registryPort + "/" + org + "/tesk-core-"
 	for img, index := range res.Digests {
@@ -385,4 +391,54 @@ func runKeptReadme(t *testing.T, repo, digest, trustedRoot string) string {
 		t.Fatalf("the README's commands failed: %v", err)
 	}
 	return string(out)
+}
+
+// ghVerifiesTheStore runs the real GitHub CLI on what GitHub's attestation store holds (its
+// bundles, as gh reads them with --bundle) for the image ref, as a user of the repository
+// checks it: it passes for the owner and the dev workflow that signed, on the image and on
+// its manifest as a file, and fails for another owner, another signer workflow and a
+// subject that is not the image (its manifest with one byte more).
+func ghVerifiesTheStore(t *testing.T, stored []json.RawMessage, ref, trustedRoot string) {
+	t.Helper()
+	dir := t.TempDir()
+	var lines []string
+	for _, b := range stored {
+		var line bytes.Buffer
+		if err := json.Compact(&line, b); err != nil {
+			t.Fatalf("the store holds %.80s…: %v", b, err)
+		}
+		lines = append(lines, line.String())
+	}
+	bundles := filepath.Join(dir, "store.jsonl")
+	write(t, bundles, strings.Join(lines, "\n")+"\n")
+	manifest, stderr, err := runTool(t, craneEnv, "manifest", ref)
+	if err != nil {
+		t.Fatalf("crane manifest %s: %v\n%s", ref, err, stderr)
+	}
+	manifestFile, tampered := filepath.Join(dir, "manifest.json"), filepath.Join(dir, "tampered.json")
+	write(t, manifestFile, manifest)
+	write(t, tampered, manifest+"\n")
+	const owner, signer = "elixir-cloud-aai", "elixir-cloud-aai/tesk-core/.github/workflows/ci.yml"
+	for _, c := range []struct {
+		name, artifact string
+		args           []string
+		pass           bool
+	}{
+		{"the owner and the dev workflow", "oci://" + ref, []string{"--owner", owner, "--signer-workflow", signer}, true},
+		{"the manifest as a file", manifestFile, []string{"--owner", owner, "--signer-workflow", signer}, true},
+		{"the repository and the SBOM", "oci://" + ref, []string{"--repo", "elixir-cloud-aai/tesk-core", "--predicate-type", "https://cyclonedx.org/bom"}, true},
+		{"another owner", "oci://" + ref, []string{"--owner", "someone-else"}, false},
+		{"another signer workflow", "oci://" + ref, []string{"--owner", owner, "--signer-workflow", "elixir-cloud-aai/tesk-core/.github/workflows/release.yml"}, false},
+		{"a tampered subject", tampered, []string{"--owner", owner, "--signer-workflow", signer}, false},
+	} {
+		args := append([]string{"attestation", "verify", c.artifact, "--bundle", bundles, "--custom-trusted-root", trustedRoot, "--format", "json"}, c.args...)
+		stdout, stderr, err := runTool(t, ghCLIEnv, args...)
+		if (err == nil) != c.pass {
+			t.Errorf("gh attestation verify, %s: %v, want it to pass %v:\n%.2000s%.2000s", c.name, err, c.pass, stdout, stderr)
+			continue
+		}
+		if _, exit := err.(*exec.ExitError); err != nil && !exit {
+			t.Errorf("gh attestation verify, %s: did not run to a verdict: %v\n%s", c.name, err, stderr)
+		}
+	}
 }
