@@ -28,7 +28,8 @@ func (m *Shipyard) target(ctx context.Context) (publish.Target, error) {
 		return publish.Target{}, err
 	}
 	t.Username, t.Password = m.RegistryUsername, password
-	return t, nil
+	// Checked once, here, for every function that writes there: before anything is built.
+	return t, publish.CheckInputs(t, nil)
 }
 
 // publicTarget is where images go, without any login: what a credential-free step names,
@@ -92,9 +93,6 @@ func (m *Shipyard) commitImages(ctx context.Context, p *ci.Pipeline, images []ci
 		return nil, "", publish.Target{}, err
 	}
 	t, err := m.target(ctx)
-	if err == nil {
-		err = publish.CheckInputs(t, nil)
-	}
 	if err != nil {
 		return nil, "", publish.Target{}, err
 	}

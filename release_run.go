@@ -439,10 +439,6 @@ func (m *Shipyard) releaseConfig(ctx context.Context, f releaseFlags) (release.C
 // release makes the provenance from it with its tag and commit.
 func (m *Shipyard) imageSteps(ctx context.Context, signing bool) (release.ImageConfig, error) {
 	target, err := m.target(ctx)
-	if err == nil {
-		// Checked once here, when the run is built: the steps do not check it again.
-		err = publish.CheckInputs(target, nil)
-	}
 	if err != nil || !signing {
 		return release.ImageConfig{Target: target}, err
 	}
