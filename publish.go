@@ -449,6 +449,9 @@ func (m *Shipyard) ScanPublished(
 // GitHub's OIDC issuer), against Sigstore's public-good trusted root (pinned by digest) or
 // --trusted-root. A tag is resolved to its digest first; a multi-platform image's index is
 // verified, then each platform image it lists, by its own digest. Prints what was verified.
+// Without Shipyard, the same bundles verify with cosign verify-attestation against the
+// registry, and with gh attestation verify oci://… --owner … against GitHub's attestation
+// store (store-attestations): docs/tesk-core-images.md gives both.
 // +cache="never"
 // +signs
 // +cacheReason="reads signatures from the registry"
