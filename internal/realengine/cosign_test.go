@@ -190,7 +190,7 @@ func TestPublishDevVerifiedByCosign(t *testing.T) {
 	if err := json.Unmarshal([]byte(stored), &report); err != nil || report.Uploaded != 0 || report.Present != len(repo.Attestations()) {
 		t.Errorf("store-attestations printed %q (%v), want every bundle found present", stored, err)
 	}
-	ghVerifiesTheStore(t, repo.Attestations(), local+"filer@"+res.Digests["filer"], rootFile)
+	ghVerifiesTheStore(t, repo.Attestations(), "127.0.0.1:"+registryPort+"/"+org+"/tesk-core-filer@"+res.Digests["filer"], rootFile)
 
 	local := "127.0.0.1:" + registryPort + "/" + org + "/tesk-core-"
 	for img, index := range res.Digests {
