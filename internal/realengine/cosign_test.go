@@ -411,6 +411,17 @@ func ghVerifiesTheStore(t *testing.T, stored []json.RawMessage, ref, trustedRoot
 	}
 	bundles := filepath.Join(dir, "store.jsonl")
 	write(t, bundles, strings.Join(lines, "\n")+"\n")
+	// gh reads a custom trusted root as JSON lines, one root a line.
+	root, err := os.ReadFile(trustedRoot)
+	var rootLine bytes.Buffer
+	if err == nil {
+		err = json.Compact(&rootLine, root)
+	}
+	if err != nil {
+		t.Fatalf("the trusted root %s: %v", trustedRoot, err)
+	}
+	trustedRoot = filepath.Join(dir, "trusted_root.jsonl")
+	write(t, trustedRoot, rootLine.String()+"\n")
 	manifest, stderr, err := runTool(t, craneEnv, "manifest", ref)
 	if err != nil {
 		t.Fatalf("crane manifest %s: %v\n%s", ref, err, stderr)
