@@ -22,10 +22,11 @@ import (
 // have a fix, except those accepted in .trivyignore.yaml), attests their SLSA build
 // provenance and signs them with Sigstore, verifies them, with --github-token stores the
 // verified provenance and SBOMs in --repo's attestation store on GitHub (the token needs
-// attestations: write), and only then tags them dev and sha-<commit>. Any failure stops before a tag is written; a re-run finishes the job and changes nothing
-// that is done. Images go to <registry>/<org>/tesk-core-<name> of the constructor (a fork
-// sets --org, like DOCKERHUB_ORG); the identity token and the builder come from
-// with-sigstore. Prints what was published, as JSON.
+// attestations: write), and only then tags them dev and sha-<commit>. Any failure stops
+// before a tag is written; a re-run finishes the job and changes nothing that is done.
+// Images go to <registry>/<org>/tesk-core-<name> of the constructor (a fork sets --org,
+// like DOCKERHUB_ORG); the identity token and the builder come from with-sigstore. Prints
+// what was published, as JSON.
 // +cache="never"
 // +trust="publishing(registry-password, identity-token)"
 // +signs

@@ -24,7 +24,9 @@ func (s *ImageState) storeAttestations(ctx context.Context) error {
 		return nil
 	}
 	var bundles int
-	for _, v := range verifiedDigests(s.Verified) {
+	// One verification a digest: the flows verify the index and each platform image
+	// (Subjects) by their own digests.
+	for _, v := range s.Verified {
 		if len(v.bundles) == 0 {
 			return fmt.Errorf("%s: no verified attestation bundle to store", v.Ref)
 		}
@@ -46,15 +48,4 @@ func (s *ImageState) storeAttestations(ctx context.Context) error {
 	}
 	flow.Logf(ctx, "%d bundle(s) stored, %d already there", s.Stored.Uploaded, s.Stored.Present)
 	return nil
-}
-
-// verifiedDigests are the verifications of every digest: each image, and of an index each
-// platform image, as verify-signed verified them.
-func verifiedDigests(vs []Verification) []Verification {
-	var out []Verification
-	for _, v := range vs {
-		out = append(out, v)
-		out = append(out, verifiedDigests(v.Platforms)...)
-	}
-	return out
 }
