@@ -282,78 +282,82 @@ func envFinding(f TeskFacts, check, env, why string) (EnvFacts, Finding, bool) {
 
 // releaseTagsOnly: the release environment accepts only v* tags.
 func releaseTagsOnly(f TeskFacts) Finding {
-	const check = "release-tags-only"
-	why := "the release jobs get the Docker Hub credentials from this environment: a run from any other branch or tag could publish"
-	e, done, ok := envFinding(f, check, ReleaseEnv, why)
-	if !ok {
-		return done
-	}
-	fix := fmt.Sprintf("%s/%s → Deployment branches and tags: Selected branches and tags, with only the tag rule v*; or `gh api -X PUT repos/%s/environments/%s -F deployment_branch_policy[protected_branches]=false -F deployment_branch_policy[custom_branch_policies]=true` then `gh api -X POST repos/%s/environments/%s/deployment-branch-policies -f name='v*' -f type=tag` (and delete any other policy)",
-		envURL(f.Repo), ReleaseEnv, f.Repo, ReleaseEnv, f.Repo, ReleaseEnv)
-	switch e.Env.Policy {
-	case github.PolicyAll:
-		return fail(check, "the environment release accepts every branch and tag", why, fix)
-	case github.PolicyProtected:
-		return fail(check, "the environment release accepts protected branches, not v* tags", why, fix)
-	}
-	if e.PoliciesDenied {
-		return cannot(check, "the deployment policies of release", permActions, why)
-	}
-	var others []string
-	tags := 0
-	for _, p := range e.Policies {
-		if p.Type == "tag" && strings.HasPrefix(p.Name, "v") {
-			tags++
-			continue
-		}
-		others = append(others, fmt.Sprintf("%s %q", p.Type, p.Name))
-	}
-	switch {
-	case len(others) > 0:
-		return fail(check, "the environment release also accepts "+strings.Join(others, ", "), why, fix)
-	case tags == 0:
-		return fail(check, "the environment release accepts no tag (no deployment policy)", "the release jobs cannot run", fix)
-	}
-	return pass(check, "the environment release accepts only v* tags")
+	return acceptsOnly(f, onlyPolicy{
+		check: "release-tags-only", env: ReleaseEnv,
+		why:  "the release jobs get the Docker Hub credentials from this environment: a run from any other branch or tag could publish",
+		rule: "the tag rule v*", policy: "-f name='v*' -f type=tag",
+		accepts: func(p github.DeploymentPolicy) bool {
+			return p.Type == "tag" && strings.HasPrefix(p.Name, "v")
+		},
+		protected: "protected branches, not v* tags",
+		none:      "no tag", noneWhy: "the release jobs cannot run",
+		only: "only v* tags",
+	})
 }
 
 // devImagesDevOnly: the dev-images environment accepts only the branch dev, whose pushes
 // the dev workflow publishes.
 func devImagesDevOnly(f TeskFacts) Finding {
-	const check = "dev-images-branches"
-	why := "the dev jobs get the Docker Hub credentials from this environment: a job of any other branch that names it, " +
-		"a pull request's branch included, could read them and publish"
-	e, done, ok := envFinding(f, check, DevImagesEnv, why)
+	return acceptsOnly(f, onlyPolicy{
+		check: "dev-images-branches", env: DevImagesEnv,
+		why: "the dev jobs get the Docker Hub credentials from this environment: a job of any other branch that names it, " +
+			"a pull request's branch included, could read them and publish",
+		rule: "the branch rule dev", policy: "-f name=dev -f type=branch",
+		accepts: func(p github.DeploymentPolicy) bool {
+			return p.Type == "branch" && p.Name == "dev"
+		},
+		protected: "every protected branch, not dev alone",
+		none:      "no branch", noneWhy: "the dev jobs cannot publish",
+		only: "only the branch dev",
+	})
+}
+
+// onlyPolicy is the one deployment policy an environment that hands out publishing
+// credentials must accept, and how its findings word it.
+type onlyPolicy struct {
+	check, env, why string
+	// rule is the policy as the settings page names it; policy, as gh api's fields.
+	rule, policy string
+	// accepts tells the policy (or, for tags, a policy as strict) from any other.
+	accepts func(github.DeploymentPolicy) bool
+	// What the environment accepts when it follows protected branches, when it has no
+	// policy (and what then breaks), and when it is right.
+	protected, none, noneWhy, only string
+}
+
+// acceptsOnly: the environment accepts what o names and nothing else.
+func acceptsOnly(f TeskFacts, o onlyPolicy) Finding {
+	e, done, ok := envFinding(f, o.check, o.env, o.why)
 	if !ok {
 		return done
 	}
-	fix := fmt.Sprintf("%s/%s → Deployment branches and tags: Selected branches and tags, with only the branch rule dev; or `gh api -X PUT repos/%s/environments/%s -F deployment_branch_policy[protected_branches]=false -F deployment_branch_policy[custom_branch_policies]=true` then `gh api -X POST repos/%s/environments/%s/deployment-branch-policies -f name=dev -f type=branch` (and delete any other policy)",
-		envURL(f.Repo), DevImagesEnv, f.Repo, DevImagesEnv, f.Repo, DevImagesEnv)
+	fix := fmt.Sprintf("%s/%s → Deployment branches and tags: Selected branches and tags, with only %s; or `gh api -X PUT repos/%s/environments/%s -F deployment_branch_policy[protected_branches]=false -F deployment_branch_policy[custom_branch_policies]=true` then `gh api -X POST repos/%s/environments/%s/deployment-branch-policies %s` (and delete any other policy)",
+		envURL(f.Repo), o.env, o.rule, f.Repo, o.env, f.Repo, o.env, o.policy)
 	switch e.Env.Policy {
 	case github.PolicyAll:
-		return fail(check, "the environment dev-images accepts every branch and tag", why, fix)
+		return fail(o.check, "the environment "+o.env+" accepts every branch and tag", o.why, fix)
 	case github.PolicyProtected:
-		return fail(check, "the environment dev-images accepts every protected branch, not dev alone", why, fix)
+		return fail(o.check, "the environment "+o.env+" accepts "+o.protected, o.why, fix)
 	}
 	if e.PoliciesDenied {
-		return cannot(check, "the deployment policies of dev-images", permActions, why)
+		return cannot(o.check, "the deployment policies of "+o.env, permActions, o.why)
 	}
 	var others []string
-	dev := false
+	accepted := false
 	for _, p := range e.Policies {
-		if p.Type == "branch" && p.Name == "dev" {
-			dev = true
+		if o.accepts(p) {
+			accepted = true
 			continue
 		}
 		others = append(others, fmt.Sprintf("%s %q", p.Type, p.Name))
 	}
 	switch {
 	case len(others) > 0:
-		return fail(check, "the environment dev-images also accepts "+strings.Join(others, ", "), why, fix)
-	case !dev:
-		return fail(check, "the environment dev-images accepts no branch (no deployment policy)", "the dev jobs cannot publish", fix)
+		return fail(o.check, "the environment "+o.env+" also accepts "+strings.Join(others, ", "), o.why, fix)
+	case !accepted:
+		return fail(o.check, "the environment "+o.env+" accepts "+o.none+" (no deployment policy)", o.noneWhy, fix)
 	}
-	return pass(check, "the environment dev-images accepts only the branch dev")
+	return pass(o.check, "the environment "+o.env+" accepts "+o.only)
 }
 
 // releaseReviewers: the release environment has required reviewers.
