@@ -58,7 +58,7 @@ bare_module() {
   local type
   type=$(echo "${2:0:1}" | tr a-z A-Z)${2:1}
   mkdir -p "$1"
-  cp "$root/bench/baremodule/"* "$1/"
+  cp "$root/bench/baremodule/"* "$1/" # follows the link: the root's engine_codegen_imports.go
   sed -i "s/\"name\": \"bare\"/\"name\": \"$2\"/" "$1/dagger.json"
   sed -i "s|^module dagger/bare\$|module dagger/$2|" "$1/go.mod"
   sed -i "s/\bBare\b/$type/g" "$1/main.go"
