@@ -52,7 +52,7 @@ func PushPlatform(ctx context.Context, images []Artifact, platform dagger.Platfo
 		a.Image, a.Platforms = a.Platforms[0].Image, nil
 		single[i] = a
 	}
-	// The body of push-by-digest, of a release job's step or a function that checked t.
+	// The body of a push by digest, of a release job's step or a function that checked t.
 	pushed, err := pushAll(ctx, single, t)
 	if err != nil {
 		return PlatformPush{}, err

@@ -51,7 +51,7 @@ func pushCall(a Artifact, args []string) registryCall {
 	return call
 }
 
-// BuiltDigest is the digest push-by-digest would push for img, and for a multi-platform
+// BuiltDigest is the digest a push by digest would push for img, and for a multi-platform
 // image its platform images' digests, without pushing: what a release's dry run reports.
 // It needs t's registry tool and nothing of the registry.
 func BuiltDigest(ctx context.Context, t Target, a Artifact) (Pushed, error) {
@@ -62,7 +62,7 @@ func BuiltDigest(ctx context.Context, t Target, a Artifact) (Pushed, error) {
 	return Pushed{Name: a.Name, Digest: res.Digest, Platforms: res.Platforms}, nil
 }
 
-// StepPush is the name of the push-by-digest step.
+// StepPush is the name of the step that pushes by digest.
 const StepPush = functions.PushByDigest
 
 var pushStep = imageStep{name: StepPush, writes: true, next: adviceUntagged, run: (*ImageState).push}

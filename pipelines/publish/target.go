@@ -153,7 +153,7 @@ func Digests(pushed []Pushed) map[string]string {
 	return out
 }
 
-// Refs is the handoff push-by-digest prints and the later steps read: image name → its
+// Refs is the handoff a push prints and the later steps read: image name → its
 // full reference by digest, e.g. {"filer": "docker.io/elixircloud/tesk-core-filer@sha256:…"},
 // so that a later step names each image without building anything.
 func Refs(pushed []Pushed) map[string]string {
@@ -167,17 +167,19 @@ func Refs(pushed []Pushed) map[string]string {
 // refsExample is the handoff's form, for errors.
 const refsExample = `{"filer": "<registry>/<org>/<repository>@sha256:…"}`
 
-// ParseRefs reads the handoff push-by-digest printed (Refs) into the pushed images it names,
-// in the order of their names, each in t's registry and organisation: a step handles exactly
-// the images named, at least one (a job per image passes only its own). A bare digest, a
+// ParseRefs reads the handoff of a push (Refs) into the pushed images it names, in the
+// order of their names, each in t's registry and organisation: a step handles exactly the
+// images named, at least one (a job per image passes only its own). A bare digest, a
 // reference elsewhere, or one whose repository does not end in its image's name is refused.
-func ParseRefs(data string, t Target) ([]Pushed, error) {
+// printedBy names what printed the handoff as the caller's users know it (Shipyard: its
+// function push-by-digest), for the errors' advice: publishing names no caller's function.
+func ParseRefs(data string, t Target, printedBy string) ([]Pushed, error) {
 	var byName map[string]string
 	if err := json.Unmarshal([]byte(data), &byName); err != nil {
-		return nil, fmt.Errorf("want the JSON push-by-digest printed, e.g. %s: %w", refsExample, err)
+		return nil, fmt.Errorf("want the JSON %s printed, e.g. %s: %w", printedBy, refsExample, err)
 	}
 	if len(byName) == 0 {
-		return nil, fmt.Errorf("no image given: give the JSON push-by-digest printed, e.g. %s", refsExample)
+		return nil, fmt.Errorf("no image given: give the JSON %s printed, e.g. %s", printedBy, refsExample)
 	}
 	owner := t.repository("")
 	var out []Pushed
@@ -186,7 +188,7 @@ func ParseRefs(data string, t Target) ([]Pushed, error) {
 		repo, digest, ok := strings.Cut(ref, "@")
 		switch {
 		case !ok && digestRE.MatchString(ref):
-			return nil, fmt.Errorf("%s: %q is a bare digest; give the full reference push-by-digest prints, <registry>/<org>/<repository>@sha256:… (pass its output on unchanged)", name, ref)
+			return nil, fmt.Errorf("%s: %q is a bare digest; give the full reference %s prints, <registry>/<org>/<repository>@sha256:… (pass its output on unchanged)", name, ref, printedBy)
 		case !ok:
 			return nil, fmt.Errorf("%s: %q is not a reference by digest: want <registry>/<org>/<repository>@sha256:…", name, ref)
 		case !strings.HasPrefix(repo, owner) || strings.Contains(repo[len(owner):], "/"):
