@@ -20,26 +20,35 @@ import (
 // Opening a call: the function a call is of (its declaration in internal/functions), the
 // naming of its errors, the session, and the platforms the function builds for.
 
-// calling is the module for one call of the function whose method calls it, what a
-// function starts with when the helpers it reaches read its name (for its trust level,
-// platforms, tools and registry target): they read fn from it instead of each being told,
-// and open the session when they need it. The function is found from the caller's method,
-// so no function writes its own name: its declaration (internal/functions, generated from
-// its doc pragmas) gives it.
-func (m *Shipyard) calling() (*Shipyard, error) {
+// call runs body as one call of the function whose method calls it: what a function
+// does when the helpers it reaches read its name (for its trust level, platforms, tools
+// and registry target). body gets the call's module, whose fn the helpers read instead of
+// each being told, and which opens the session when they need it. The function is found
+// from the caller's method, so no function writes its own name: its declaration
+// (internal/functions, generated from its doc pragmas) gives it. The call's refusal (an
+// undeclared method, --demo for a function that writes) returns before body runs, and
+// body's error is named as the function's (naming). One opening for every function, so
+// none repeats it.
+func call[T any](m *Shipyard, body func(*Shipyard) (T, error)) (_ T, err error) {
+	var zero T
 	d, err := functions.OfMethod(callerMethod())
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	return m.opening(d)
+	c, err := m.opening(d)
+	if err != nil {
+		return zero, err
+	}
+	defer c.naming(&err)
+	return body(c)
 }
 
-// callerMethod is the Go name of the method that called calling: runtime.CallersFrames
-// counts inlined calls as frames of their own, so neither inlining calling nor its
-// caller changes the answer.
+// callerMethod is the Go name of the method that called call: runtime.CallersFrames
+// counts inlined calls as frames of their own, so neither inlining call nor its caller
+// changes the answer.
 func callerMethod() string {
 	pcs := make([]uintptr, 1)
-	if runtime.Callers(3, pcs) == 0 { // runtime.Callers, callerMethod, calling
+	if runtime.Callers(3, pcs) == 0 { // runtime.Callers, callerMethod, call
 		return ""
 	}
 	frame, _ := runtime.CallersFrames(pcs).Next()

@@ -104,9 +104,9 @@ func TestCaller(t *testing.T) {
 }
 
 // Every function whose helpers read its CLI name (for its trust level, platforms, tools)
-// opens with calling, before anything else: calling finds the function from its method,
-// so the call is leveled, and builds its tools, as its own declaration says; without it,
-// the function fails only when it runs (no function is declared without a name).
+// runs as a call: call finds the function from its method, so the call is leveled, and
+// builds its tools, as its own declaration says; without it, the function fails only when
+// it runs (no function is declared without a name).
 func TestEveryFunctionOpensItsCall(t *testing.T) {
 	s, err := modsurface.FromSource(".", "Shipyard")
 	if err != nil {
@@ -119,9 +119,9 @@ func TestEveryFunctionOpensItsCall(t *testing.T) {
 		needs := fn.Reaches("fn") || fn.Reaches("level")
 		switch {
 		case !opens && needs:
-			t.Errorf("%s (%s) reaches its call's function name (%v) without opening with m, err := m.calling()", name, fn.File, fn.Uses)
+			t.Errorf("%s (%s) reaches its call's function name (%v) without running as return call(m, func(m *Shipyard) …)", name, fn.File, fn.Uses)
 		case opens && !needs:
-			t.Errorf("%s (%s) opens a call whose name nothing it reaches reads: drop its calling", name, fn.File)
+			t.Errorf("%s (%s) runs as a call whose name nothing it reaches reads: drop its call", name, fn.File)
 		}
 	}
 	if len(opened) < 35 {
@@ -129,8 +129,10 @@ func TestEveryFunctionOpensItsCall(t *testing.T) {
 	}
 }
 
-// callsOpened is the set of functions of the root package (by CLI name) whose first
-// statement is m, err := m.calling() (after m.rehearsing(…), for a dry run).
+// callsOpened is the set of functions of the root package (by CLI name) whose body is
+// return call(m, func(m *Shipyard) …) (m.rehearsing(…) for a dry run): one statement, so
+// nothing runs before the call's refusal (an undeclared function, --demo for one that
+// writes), and the body's receiver is the call's module, not the one the method got.
 func callsOpened(t *testing.T) map[string]bool {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
@@ -151,31 +153,35 @@ func callsOpened(t *testing.T) map[string]bool {
 			if !ok || fn.Recv == nil || !fn.Name.IsExported() || len(fn.Body.List) == 0 {
 				continue
 			}
-			if opensCall(fn.Body.List[0]) {
-				opened[modsurface.Kebab(fn.Name.Name)] = true
-				// The call's refusal (an undeclared function, --demo for one that writes)
-				// returns before anything else runs.
-				if len(fn.Body.List) < 2 || !returnsErr(fn.Body.List[1]) {
-					t.Errorf("%s (%s): the statement after m, err := m.calling() is not if err != nil { return …, err }", fn.Name.Name, path)
-				}
+			body, ok := callOpened(fn.Body.List[0])
+			if !ok {
+				continue
+			}
+			opened[modsurface.Kebab(fn.Name.Name)] = true
+			if len(fn.Body.List) != 1 {
+				t.Errorf("%s (%s): statements after return call(…)", fn.Name.Name, path)
+			}
+			if p := body.Type.Params.List; len(p) != 1 || len(p[0].Names) != 1 || p[0].Names[0].Name != "m" {
+				t.Errorf("%s (%s): the call's body takes the call's module as m, shadowing the method's", fn.Name.Name, path)
 			}
 		}
 	}
 	return opened
 }
 
-// returnsErr reports whether s is if err != nil { return …, err }.
-func returnsErr(s ast.Stmt) bool {
-	st, ok := s.(*ast.IfStmt)
-	if !ok || st.Init != nil || st.Else != nil || len(st.Body.List) != 1 {
-		return false
+// callOpened is the body s runs as a call, when s is return call(m, func(m *Shipyard) …)
+// or return call(m.rehearsing(…), func(m *Shipyard) …).
+func callOpened(s ast.Stmt) (*ast.FuncLit, bool) {
+	ret, ok := s.(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 1 {
+		return nil, false
 	}
-	cond, ok := st.Cond.(*ast.BinaryExpr)
-	if !ok || cond.Op != token.NEQ || !isIdent(cond.X, "err") || !isIdent(cond.Y, "nil") {
-		return false
+	c, ok := ret.Results[0].(*ast.CallExpr)
+	if !ok || !isIdent(c.Fun, "call") || len(c.Args) != 2 {
+		return nil, false
 	}
-	ret, ok := st.Body.List[0].(*ast.ReturnStmt)
-	return ok && len(ret.Results) > 0 && isIdent(ret.Results[len(ret.Results)-1], "err")
+	body, ok := c.Args[1].(*ast.FuncLit)
+	return body, ok
 }
 
 func isIdent(e ast.Expr, name string) bool {
@@ -183,31 +189,18 @@ func isIdent(e ast.Expr, name string) bool {
 	return ok && id.Name == name
 }
 
-// opensCall reports whether s is m, err := m.calling() or
-// m, err := m.rehearsing(…).calling().
-func opensCall(s ast.Stmt) bool {
-	assign, ok := s.(*ast.AssignStmt)
-	if !ok || len(assign.Lhs) != 2 || !isIdent(assign.Lhs[0], "m") || !isIdent(assign.Lhs[1], "err") || len(assign.Rhs) != 1 {
-		return false
-	}
-	call, ok := assign.Rhs[0].(*ast.CallExpr)
-	if !ok || len(call.Args) != 0 {
-		return false
-	}
-	sel, ok := call.Fun.(*ast.SelectorExpr)
-	return ok && sel.Sel.Name == "calling"
+// notDeclared opens a call from a method that no doc pragma declares.
+func (m *Shipyard) notDeclared() (string, error) {
+	return call(m, func(*Shipyard) (string, error) { return "ran", nil })
 }
 
-// notDeclared opens a call from a method that no doc pragma declares.
-func (m *Shipyard) notDeclared() (*Shipyard, error) { return m.calling() }
-
-// calling finds its function from the method that calls it (the error names that method,
-// not calling or a runtime frame), and refuses a method that no declaration names; the
+// call finds its function from the method that calls it (the error names that method,
+// not call or a runtime frame), and refuses a method that no declaration names; the
 // declaration is found by method. Run also with -gcflags=-l, inlining off.
 func TestCallingFindsItsMethod(t *testing.T) {
 	m, _ := newModule(t, nil)
-	if _, err := m.notDeclared(); err == nil || !strings.Contains(err.Error(), "the method notDeclared is not a declared function") {
-		t.Errorf("err = %v", err)
+	if out, err := m.notDeclared(); err == nil || !strings.Contains(err.Error(), "the method notDeclared is not a declared function") || out != "" {
+		t.Errorf("notDeclared() = %q, %v: want the refusal, and its body not run", out, err)
 	}
 	d, err := functions.OfMethod("ScanDigests")
 	if err != nil || d.Name != "scan-digests" {

@@ -7,6 +7,7 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/checkscope"
+	"dagger/shipyard/pipelines/ci"
 )
 
 // teskCheckSkipped is the message of this call's check of tesk-core skipped on the
@@ -22,6 +23,16 @@ func (m *Shipyard) teskCheckSkipped(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return checkscope.TeskSkipped(m.fn, data), nil
+}
+
+// teskCheckImages is the pipeline and both images for a check of tesk-core's images, or
+// the message of the check skipped (teskCheckSkipped) and no images.
+func (m *Shipyard) teskCheckImages(ctx context.Context) (skip string, _ *ci.Pipeline, _ []ci.Image, err error) {
+	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
+		return skip, nil, nil, err
+	}
+	p, images, err := m.images(ctx, "")
+	return "", p, images, err
 }
 
 // pyprojectOf is src's pyproject.toml, nil when it has none.

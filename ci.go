@@ -40,19 +40,16 @@ func (m *Shipyard) PrTitle(
 // +check
 // +cacheReason="source and digest-pinned images only"
 func (m *Shipyard) Lint(ctx context.Context) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
-		return skip, err
-	}
-	p, err := m.pipeline(ctx, nil)
-	if err != nil {
-		return "", err
-	}
-	return p.Lint(ctx)
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
+			return skip, err
+		}
+		p, err := m.pipeline(ctx, nil)
+		if err != nil {
+			return "", err
+		}
+		return p.Lint(ctx)
+	})
 }
 
 // Test runs the tests under coverage on each Python version (default: those pyproject.toml
@@ -74,17 +71,14 @@ func (m *Shipyard) Test(
 	// +default="all"
 	level string,
 ) (_ *dagger.Directory, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return nil, err
-	}
-	defer m.naming(&err)
-	p, versions, err := m.testMatrix(ctx, python, pythonImage, level)
-	if err != nil {
-		return nil, err
-	}
-	out, _, _ := p.Test(ctx, versions, level) // the verdict is in out
-	return m.fromSDKDirectory(ctx, out)
+	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
+		p, versions, err := m.testMatrix(ctx, python, pythonImage, level)
+		if err != nil {
+			return nil, err
+		}
+		out, _, _ := p.Test(ctx, versions, level) // the verdict is in out
+		return m.fromSDKDirectory(ctx, out)
+	})
 }
 
 // testMatrix connects the pipeline and decides the versions to test, refusing a
@@ -113,46 +107,40 @@ func (m *Shipyard) testMatrix(ctx context.Context, python, pythonImage []string,
 // +check
 // +cacheReason="source and digest-pinned images only"
 func (m *Shipyard) TestCheck(ctx context.Context) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
-		return skip, err
-	}
-	p, versions, err := m.testMatrix(ctx, nil, nil, ci.LevelAll)
-	if err != nil {
-		return "", err
-	}
-	if _, _, err := p.Test(ctx, versions, ci.LevelAll); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("tests passed on Python %s", strings.Join(versions, ", ")), nil
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
+			return skip, err
+		}
+		p, versions, err := m.testMatrix(ctx, nil, nil, ci.LevelAll)
+		if err != nil {
+			return "", err
+		}
+		if _, _, err := p.Test(ctx, versions, ci.LevelAll); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("tests passed on Python %s", strings.Join(versions, ", ")), nil
+	})
 }
 
 // PythonVersions prints the test matrix read from pyproject.toml as a JSON list (e.g.
 // ["3.10","3.11","3.12","3.13"]), for a workflow's strategy.matrix.
 // +cacheReason="the source's pyproject.toml only"
 func (m *Shipyard) PythonVersions(ctx context.Context) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	p, err := m.pipeline(ctx, nil)
-	if err != nil {
-		return "", err
-	}
-	versions, err := p.TestVersions(ctx, nil)
-	if err != nil {
-		return "", err
-	}
-	b, err := json.Marshal(versions)
-	if err != nil {
-		return "", err
-	}
-	return string(b), nil
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		p, err := m.pipeline(ctx, nil)
+		if err != nil {
+			return "", err
+		}
+		versions, err := p.TestVersions(ctx, nil)
+		if err != nil {
+			return "", err
+		}
+		b, err := json.Marshal(versions)
+		if err != nil {
+			return "", err
+		}
+		return string(b), nil
+	})
 }
 
 // PatchCoverage is Codecov's patch gate on a laptop: runs the tests under coverage, diffs the
@@ -171,20 +159,17 @@ func (m *Shipyard) PatchCoverage(
 	// +optional
 	python string,
 ) (_ *dagger.Directory, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return nil, err
-	}
-	defer m.naming(&err)
-	p, err := m.pipeline(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	out, _, err := p.PatchReports(ctx, base, python) // the verdict is in out
-	if err != nil {
-		return nil, err
-	}
-	return m.fromSDKDirectory(ctx, out)
+	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
+		p, err := m.pipeline(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		out, _, err := p.PatchReports(ctx, base, python) // the verdict is in out
+		if err != nil {
+			return nil, err
+		}
+		return m.fromSDKDirectory(ctx, out)
+	})
 }
 
 // Docs builds the docs with `mkdocs build --strict` and returns the site. On a Cloudcoil
@@ -192,26 +177,23 @@ func (m *Shipyard) PatchCoverage(
 // +check
 // +cacheReason="source and digest-pinned images only"
 func (m *Shipyard) Docs(ctx context.Context) (_ *dagger.Directory, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return nil, err
-	}
-	defer m.naming(&err)
-	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
+	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
+		if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return m.engine().Directory(), nil // nothing to build: an empty site
+		}
+		p, err := m.pipeline(ctx, nil)
 		if err != nil {
 			return nil, err
 		}
-		return m.engine().Directory(), nil // nothing to build: an empty site
-	}
-	p, err := m.pipeline(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	site, err := p.DocsSite(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return m.fromSDKDirectory(ctx, site)
+		site, err := p.DocsSite(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return m.fromSDKDirectory(ctx, site)
+	})
 }
 
 // Images builds every containers/<name>.Dockerfile (taskmaster and filer) from the root of
@@ -227,38 +209,35 @@ func (m *Shipyard) Images(
 	// +optional
 	version string,
 ) (_ []*dagger.Container, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return nil, err
-	}
-	defer m.naming(&err)
-	// Per session, because Dagger v0.21.8 persists a list of containers with no result ID
-	// per item (dagql/cache_persistence_self.go): after an engine restart, a list whose
-	// containers were built fails to load ("load persisted directory snapshot link: zero
-	// result ID"). Each image's build is still cached across sessions; only the list is
-	// made again.
-	_, images, err := m.images(ctx, version)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*dagger.Container, 0, len(images))
-	for _, img := range images {
-		built := []*sdk.Container{img.Container}
-		if len(img.Variants) > 0 {
-			built = built[:0]
-			for _, v := range img.Variants { // one per platform of with-platforms
-				built = append(built, v.Container)
+	return call(m, func(m *Shipyard) (_ []*dagger.Container, err error) {
+		// Per session, because Dagger v0.21.8 persists a list of containers with no result ID
+		// per item (dagql/cache_persistence_self.go): after an engine restart, a list whose
+		// containers were built fails to load ("load persisted directory snapshot link: zero
+		// result ID"). Each image's build is still cached across sessions; only the list is
+		// made again.
+		_, images, err := m.images(ctx, version)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]*dagger.Container, 0, len(images))
+		for _, img := range images {
+			built := []*sdk.Container{img.Container}
+			if len(img.Variants) > 0 {
+				built = built[:0]
+				for _, v := range img.Variants { // one per platform of with-platforms
+					built = append(built, v.Container)
+				}
+			}
+			for _, b := range built {
+				c, err := m.fromSDKContainer(ctx, b)
+				if err != nil {
+					return nil, fmt.Errorf("image %s: %w", img.Spec.Name, err)
+				}
+				out = append(out, c)
 			}
 		}
-		for _, b := range built {
-			c, err := m.fromSDKContainer(ctx, b)
-			if err != nil {
-				return nil, fmt.Errorf("image %s: %w", img.Spec.Name, err)
-			}
-			out = append(out, c)
-		}
-	}
-	return out, nil
+		return out, nil
+	})
 }
 
 // Image builds one image, containers/<name>.Dockerfile, and returns it to chain: `image
@@ -272,20 +251,17 @@ func (m *Shipyard) Image(
 	// +optional
 	version string,
 ) (_ *dagger.Container, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return nil, err
-	}
-	defer m.naming(&err)
-	p, err := m.pipeline(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	img, err := p.ImageNamed(ctx, name, version)
-	if err != nil {
-		return nil, err
-	}
-	return m.fromSDKContainer(ctx, img.Container)
+	return call(m, func(m *Shipyard) (_ *dagger.Container, err error) {
+		p, err := m.pipeline(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		img, err := p.ImageNamed(ctx, name, version)
+		if err != nil {
+			return nil, err
+		}
+		return m.fromSDKContainer(ctx, img.Container)
+	})
 }
 
 // Scan builds the images and scans them with Trivy: the verdict fails on CRITICAL and HIGH
@@ -306,24 +282,21 @@ func (m *Shipyard) Scan(
 	// +optional
 	image string,
 ) (_ *dagger.Directory, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return nil, err
-	}
-	defer m.naming(&err)
-	p, images, err := m.images(ctx, version)
-	if err != nil {
-		return nil, err
-	}
-	if image != "" {
-		img, err := p.ImageNamed(ctx, image, version)
+	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
+		p, images, err := m.images(ctx, version)
 		if err != nil {
 			return nil, err
 		}
-		images = []ci.Image{img}
-	}
-	dir, _, err := p.Scan(ctx, images)
-	return m.reports(ctx, dir, err)
+		if image != "" {
+			img, err := p.ImageNamed(ctx, image, version)
+			if err != nil {
+				return nil, err
+			}
+			images = []ci.Image{img}
+		}
+		dir, _, err := p.Scan(ctx, images)
+		return m.reports(ctx, dir, err)
+	})
 }
 
 // ScanCheck scans the images as Scan does and fails on its verdict: the check `dagger check`
@@ -333,22 +306,16 @@ func (m *Shipyard) Scan(
 // +cache="session"
 // +cacheReason="Trivy's vulnerability database changes daily"
 func (m *Shipyard) ScanCheck(ctx context.Context) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
-		return skip, err
-	}
-	p, images, err := m.images(ctx, "")
-	if err != nil {
-		return "", err
-	}
-	if _, _, err := p.Scan(ctx, images); err != nil {
-		return "", err
-	}
-	return "scan passed: no fixable CRITICAL or HIGH vulnerability", nil
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		skip, p, images, err := m.teskCheckImages(ctx)
+		if skip != "" || err != nil {
+			return skip, err
+		}
+		if _, _, err := p.Scan(ctx, images); err != nil {
+			return "", err
+		}
+		return "scan passed: no fixable CRITICAL or HIGH vulnerability", nil
+	})
 }
 
 // EndToEnd runs the end-to-end tests on a k3s cluster (a Dagger service) with both images built
@@ -364,19 +331,13 @@ func (m *Shipyard) EndToEnd(
 	// +default="default"
 	namespace string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
-		return skip, err
-	}
-	p, images, err := m.images(ctx, "")
-	if err != nil {
-		return "", err
-	}
-	return p.E2E(ctx, images, namespace)
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		skip, p, images, err := m.teskCheckImages(ctx)
+		if skip != "" || err != nil {
+			return skip, err
+		}
+		return p.E2E(ctx, images, namespace)
+	})
 }
 
 // Ci runs the whole CI workflow concurrently (PR title, lint, the test matrix, end-to-end
@@ -404,18 +365,15 @@ func (m *Shipyard) Ci(
 	// +default="default"
 	namespace string,
 ) (_ *dagger.Directory, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return nil, err
-	}
-	defer m.naming(&err)
-	if err := ci.CheckLevel(level); err != nil {
-		return nil, err
-	}
-	p, err := m.pipeline(ctx, pythonImage)
-	if err != nil {
-		return nil, err
-	}
-	_, artifacts, err := p.Run(ctx, ci.Options{PRTitle: prTitle, Python: python, Level: level, Namespace: namespace})
-	return m.reports(ctx, artifacts, err)
+	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
+		if err := ci.CheckLevel(level); err != nil {
+			return nil, err
+		}
+		p, err := m.pipeline(ctx, pythonImage)
+		if err != nil {
+			return nil, err
+		}
+		_, artifacts, err := p.Run(ctx, ci.Options{PRTitle: prTitle, Python: python, Level: level, Namespace: namespace})
+		return m.reports(ctx, artifacts, err)
+	})
 }

@@ -52,31 +52,28 @@ func (m *Shipyard) ModelVersions(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (_ string, err error) {
-	m, err = m.rehearsing(check).calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	if err := output.Check(format); err != nil {
-		return "", err
-	}
-	gh, err := m.githubClient(ctx)
-	if err != nil {
-		return "", err
-	}
-	setup := versions.Config{Flow: m.fn, HasToken: m.GithubToken != nil, Log: logToStderr, ClientNotes: gh.Notes}
-	if m.Demo {
-		if pypiUrl, err = m.demoPyPI(ctx); err != nil {
+	return call(m.rehearsing(check), func(m *Shipyard) (_ string, err error) {
+		if err := output.Check(format); err != nil {
 			return "", err
 		}
-	}
-	// Run refuses a writing run without a token (versions.RequireToken) before it sends a
-	// request.
-	report, err := versions.Run(ctx, setup, gh, versions.Options{Repo: m.Repo, Base: base, Check: check, PyPIURL: pypiUrl})
-	if err != nil {
-		return "", err // a *flow.Error: "model-versions: <step>: …", with what to do next
-	}
-	return report.Format(format)
+		gh, err := m.githubClient(ctx)
+		if err != nil {
+			return "", err
+		}
+		setup := versions.Config{Flow: m.fn, HasToken: m.GithubToken != nil, Log: logToStderr, ClientNotes: gh.Notes}
+		if m.Demo {
+			if pypiUrl, err = m.demoPyPI(ctx); err != nil {
+				return "", err
+			}
+		}
+		// Run refuses a writing run without a token (versions.RequireToken) before it sends a
+		// request.
+		report, err := versions.Run(ctx, setup, gh, versions.Options{Repo: m.Repo, Base: base, Check: check, PyPIURL: pypiUrl})
+		if err != nil {
+			return "", err // a *flow.Error: "model-versions: <step>: …", with what to do next
+		}
+		return report.Format(format)
+	})
 }
 
 // ProposeUpstreams proposes the first models/upstreams.json of a Cloudcoil repository

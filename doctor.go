@@ -46,51 +46,48 @@ func (m *Shipyard) Doctor(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	if err := output.Check(format); err != nil {
-		return "", err
-	}
-	sys, err := doctor.ParseSystem(system)
-	if err != nil {
-		return "", err
-	}
-	gh, err := m.githubClient(ctx)
-	if err != nil {
-		return "", err
-	}
-	var report doctor.Report
-	switch sys {
-	case doctor.TeskCore:
-		facts, err := doctor.GatherTesk(ctx, gh, m.Repo)
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		if err := output.Check(format); err != nil {
+			return "", err
+		}
+		sys, err := doctor.ParseSystem(system)
 		if err != nil {
 			return "", err
 		}
-		report = doctor.EvaluateTesk(facts)
-	case doctor.CloudcoilModel:
-		facts, err := doctor.GatherModel(ctx, gh, m.Repo, doctor.PyPISource{URL: pypiUrl})
+		gh, err := m.githubClient(ctx)
 		if err != nil {
 			return "", err
 		}
-		report = doctor.EvaluateModel(facts)
-	case doctor.CloudcoilGenerator:
-		facts, err := doctor.GatherGenerator(ctx, gh, m.Repo)
-		if err != nil {
-			return "", err
+		var report doctor.Report
+		switch sys {
+		case doctor.TeskCore:
+			facts, err := doctor.GatherTesk(ctx, gh, m.Repo)
+			if err != nil {
+				return "", err
+			}
+			report = doctor.EvaluateTesk(facts)
+		case doctor.CloudcoilModel:
+			facts, err := doctor.GatherModel(ctx, gh, m.Repo, doctor.PyPISource{URL: pypiUrl})
+			if err != nil {
+				return "", err
+			}
+			report = doctor.EvaluateModel(facts)
+		case doctor.CloudcoilGenerator:
+			facts, err := doctor.GatherGenerator(ctx, gh, m.Repo)
+			if err != nil {
+				return "", err
+			}
+			report = doctor.EvaluateGenerator(facts)
 		}
-		report = doctor.EvaluateGenerator(facts)
-	}
-	out := report.Text()
-	if format == "json" {
-		if out, err = report.JSON(); err != nil {
-			return "", err
+		out := report.Text()
+		if format == "json" {
+			if out, err = report.JSON(); err != nil {
+				return "", err
+			}
 		}
-	}
-	if !report.OK(strict) {
-		return "", reportError{report: out}
-	}
-	return out, nil
+		if !report.OK(strict) {
+			return "", reportError{report: out}
+		}
+		return out, nil
+	})
 }

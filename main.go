@@ -66,7 +66,7 @@ type Shipyard struct {
 	InvocationID string
 
 	clients clients
-	// fn is the CLI name of the function this module is a call of (calling), which with
+	// fn is the CLI name of the function this module is a call of (call), which with
 	// what the call holds decides its trust level, platforms and tools.
 	fn string
 }

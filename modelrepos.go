@@ -8,6 +8,7 @@ import (
 	sdk "dagger.io/dagger"
 
 	"dagger/shipyard/internal/dagger"
+	"dagger/shipyard/internal/githubcmd"
 	"dagger/shipyard/models/genrepo"
 	"dagger/shipyard/models/modelci"
 	"dagger/shipyard/models/modelenv"
@@ -38,6 +39,20 @@ func (m *Shipyard) modelEnv(ctx context.Context) (modelenv.Env, *sdk.Directory, 
 	return env, src, nil
 }
 
+// modelEnvOnGitHub is modelEnv with the GitHub client, for the flows that read and write
+// the model repositories and their releases.
+func (m *Shipyard) modelEnvOnGitHub(ctx context.Context) (modelenv.Env, *sdk.Directory, *githubcmd.Client, error) {
+	env, src, err := m.modelEnv(ctx)
+	if err != nil {
+		return modelenv.Env{}, nil, nil, err
+	}
+	gh, err := m.githubClient(ctx)
+	if err != nil {
+		return modelenv.Env{}, nil, nil, err
+	}
+	return env, src, gh, nil
+}
+
 // GenRepo renders an integration's generated repository from the Cloudcoil repository
 // (--source) by running its own make gen-repo-<name>: cookiecutter with
 // models/<name>/cookiecutter.yaml, then the template's hook, which runs uv sync and uv add
@@ -58,28 +73,25 @@ func (m *Shipyard) GenRepo(
 	// +optional
 	templatePatch bool,
 ) (_ *dagger.Directory, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return nil, err
-	}
-	defer m.naming(&err)
-	switch {
-	case templatePatch && name != "":
-		return nil, fmt.Errorf("--template-patch returns the template patch, not a repository: drop --name %s, or drop --template-patch", name)
-	case templatePatch:
-		return m.ModelTemplatePatch(ctx)
-	case name == "":
-		return nil, errors.New("give --name <integration> (a folder under models/ with a cookiecutter.yaml), or --template-patch for the template patch")
-	}
-	env, src, err := m.modelEnv(ctx)
-	if err != nil {
-		return nil, err
-	}
-	repo, err := genrepo.Repo(ctx, env, src, name)
-	if err != nil {
-		return nil, err
-	}
-	return m.fromSDKDirectory(ctx, repo)
+	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
+		switch {
+		case templatePatch && name != "":
+			return nil, fmt.Errorf("--template-patch returns the template patch, not a repository: drop --name %s, or drop --template-patch", name)
+		case templatePatch:
+			return m.ModelTemplatePatch(ctx)
+		case name == "":
+			return nil, errors.New("give --name <integration> (a folder under models/ with a cookiecutter.yaml), or --template-patch for the template patch")
+		}
+		env, src, err := m.modelEnv(ctx)
+		if err != nil {
+			return nil, err
+		}
+		repo, err := genrepo.Repo(ctx, env, src, name)
+		if err != nil {
+			return nil, err
+		}
+		return m.fromSDKDirectory(ctx, repo)
+	})
 }
 
 // ValidateModels is the pull request check of the Cloudcoil repository: for each changed
@@ -113,28 +125,25 @@ func (m *Shipyard) ValidateModels(
 	// +optional
 	list bool,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	env, src, err := m.modelEnv(ctx)
-	if err != nil {
-		return "", err
-	}
-	opts := genrepo.ValidateOptions{Base: base, Changed: changed, Name: name}
-	if list {
-		v, err := genrepo.SelectIntegrations(ctx, src, opts)
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		env, src, err := m.modelEnv(ctx)
 		if err != nil {
 			return "", err
 		}
-		return v.ListJSON() + "\n", nil
-	}
-	v, err := genrepo.ValidateModels(ctx, env, src, opts)
-	if err != nil {
-		return "", err
-	}
-	return v.Text(), nil
+		opts := genrepo.ValidateOptions{Base: base, Changed: changed, Name: name}
+		if list {
+			v, err := genrepo.SelectIntegrations(ctx, src, opts)
+			if err != nil {
+				return "", err
+			}
+			return v.ListJSON() + "\n", nil
+		}
+		v, err := genrepo.ValidateModels(ctx, env, src, opts)
+		if err != nil {
+			return "", err
+		}
+		return v.Text(), nil
+	})
 }
 
 // CheckArtifacts builds a generated model repository (--source) as it is and checks the
@@ -146,26 +155,23 @@ func (m *Shipyard) ValidateModels(
 // +check
 // +cacheReason="the checkout only"
 func (m *Shipyard) CheckArtifacts(ctx context.Context) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	env, src, err := m.modelEnv(ctx)
-	if err != nil {
-		return "", err
-	}
-	if skip, err := m.notModelRepository(ctx, src); skip != "" || err != nil {
-		return skip, err
-	}
-	report, err := env.CheckArtifacts(ctx, src)
-	if err != nil {
-		return "", err
-	}
-	if err := report.Err(); err != nil {
-		return "", err
-	}
-	return report.Text(), nil
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		env, src, err := m.modelEnv(ctx)
+		if err != nil {
+			return "", err
+		}
+		if skip, err := m.notModelRepository(ctx, src); skip != "" || err != nil {
+			return skip, err
+		}
+		report, err := env.CheckArtifacts(ctx, src)
+		if err != nil {
+			return "", err
+		}
+		if err := report.Err(); err != nil {
+			return "", err
+		}
+		return report.Text(), nil
+	})
 }
 
 // ModelRelease is a model repository's Update Versions run, on its main checkout
@@ -204,27 +210,20 @@ func (m *Shipyard) ModelRelease(
 	// +default="https://pypi.org"
 	pypiUrl string,
 ) (_ string, err error) {
-	m, err = m.rehearsing(dryRun).calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	env, src, err := m.modelEnv(ctx)
-	if err != nil {
-		return "", err
-	}
-	gh, err := m.githubClient(ctx)
-	if err != nil {
-		return "", err
-	}
-	res, err := modelrelease.Release(ctx, env, gh, src, modelrelease.ReleaseOptions{
-		Flow: m.fn, Repo: m.Repo, Upstream: upstream, Commit: commit,
-		DryRun: dryRun, Publish: publish, AutoPublish: autoPublish, PyPIURL: pypiUrl,
+	return call(m.rehearsing(dryRun), func(m *Shipyard) (_ string, err error) {
+		env, src, gh, err := m.modelEnvOnGitHub(ctx)
+		if err != nil {
+			return "", err
+		}
+		res, err := modelrelease.Release(ctx, env, gh, src, modelrelease.ReleaseOptions{
+			Flow: m.fn, Repo: m.Repo, Upstream: upstream, Commit: commit,
+			DryRun: dryRun, Publish: publish, AutoPublish: autoPublish, PyPIURL: pypiUrl,
+		})
+		if err != nil {
+			return "", err
+		}
+		return res.Text(), nil
 	})
-	if err != nil {
-		return "", err
-	}
-	return res.Text(), nil
 }
 
 // CheckExtras is the rule "add a core installation extra only after the model
@@ -260,24 +259,21 @@ func (m *Shipyard) CheckExtras(
 // (include: ${{ fromJSON(…) }}), so the release workflow runs model-release once per line.
 // +cacheReason="the checkout's release workflow only"
 func (m *Shipyard) ModelLines(ctx context.Context) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	_, src, err := m.modelEnv(ctx)
-	if err != nil {
-		return "", err
-	}
-	cfg, err := modelenv.ReadLineConfig(ctx, src)
-	if err != nil {
-		return "", err
-	}
-	lines, err := modelenv.ReleaseLines(cfg)
-	if err != nil {
-		return "", err
-	}
-	return modelenv.LinesJSON(lines), nil
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		_, src, err := m.modelEnv(ctx)
+		if err != nil {
+			return "", err
+		}
+		cfg, err := modelenv.ReadLineConfig(ctx, src)
+		if err != nil {
+			return "", err
+		}
+		lines, err := modelenv.ReleaseLines(cfg)
+		if err != nil {
+			return "", err
+		}
+		return modelenv.LinesJSON(lines), nil
+	})
 }
 
 // PublishCheck is what the PyPI publisher runs on a release tag's checkout (--source)
@@ -294,23 +290,20 @@ func (m *Shipyard) PublishCheck(
 	// The release tag, <upstream>.<packaging> (e.g. 1.31.5.2).
 	tag string,
 ) (_ *dagger.Directory, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return nil, err
-	}
-	defer m.naming(&err)
-	env, src, err := m.modelEnv(ctx)
-	if err != nil {
-		return nil, err
-	}
-	report, err := modelrelease.PublishCheck(ctx, env, m.fn, src, tag)
-	if err != nil {
-		return nil, err
-	}
-	out := env.Client.Directory().
-		WithDirectory("dist", report.Dist).
-		WithNewFile("publish-check.txt", report.Text())
-	return m.fromSDKDirectory(ctx, out)
+	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
+		env, src, err := m.modelEnv(ctx)
+		if err != nil {
+			return nil, err
+		}
+		report, err := modelrelease.PublishCheck(ctx, env, m.fn, src, tag)
+		if err != nil {
+			return nil, err
+		}
+		out := env.Client.Directory().
+			WithDirectory("dist", report.Dist).
+			WithNewFile("publish-check.txt", report.Text())
+		return m.fromSDKDirectory(ctx, out)
+	})
 }
 
 // ModelCi is the repository CI of a model repository, as the template's ci.yml runs it:
@@ -331,24 +324,21 @@ func (m *Shipyard) ModelCi(
 	// +optional
 	python []string,
 ) (_ *dagger.Directory, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return nil, err
-	}
-	defer m.naming(&err)
-	env, src, err := m.modelEnv(ctx)
-	if err != nil {
-		return nil, err
-	}
-	report, err := modelci.RepositoryCI(ctx, env, src, python...)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := report.Dir(env.Client)
-	if err != nil {
-		return nil, err
-	}
-	return m.fromSDKDirectory(ctx, dir)
+	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
+		env, src, err := m.modelEnv(ctx)
+		if err != nil {
+			return nil, err
+		}
+		report, err := modelci.RepositoryCI(ctx, env, src, python...)
+		if err != nil {
+			return nil, err
+		}
+		dir, err := report.Dir(env.Client)
+		if err != nil {
+			return nil, err
+		}
+		return m.fromSDKDirectory(ctx, dir)
+	})
 }
 
 // ModelIntegrations lists the integrations of the Cloudcoil repository (--source), every
@@ -357,20 +347,17 @@ func (m *Shipyard) ModelCi(
 // integration.
 // +cacheReason="the source's models/upstreams.json only"
 func (m *Shipyard) ModelIntegrations(ctx context.Context) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	_, src, err := m.modelEnv(ctx)
-	if err != nil {
-		return "", err
-	}
-	list, err := updaterepos.Integrations(ctx, src)
-	if err != nil {
-		return "", err
-	}
-	return list + "\n", nil
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		_, src, err := m.modelEnv(ctx)
+		if err != nil {
+			return "", err
+		}
+		list, err := updaterepos.Integrations(ctx, src)
+		if err != nil {
+			return "", err
+		}
+		return list + "\n", nil
+	})
 }
 
 // UpdateRepos is the repository update after a source update is merged in Cloudcoil
@@ -409,26 +396,19 @@ func (m *Shipyard) UpdateRepos(
 	// +optional
 	dryRun bool,
 ) (_ string, err error) {
-	m, err = m.rehearsing(dryRun).calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	env, src, err := m.modelEnv(ctx)
-	if err != nil {
-		return "", err
-	}
-	gh, err := m.githubClient(ctx)
-	if err != nil {
-		return "", err
-	}
-	updates, err := updaterepos.Update(ctx, env, gh, src, updaterepos.UpdateOptions{
-		Flow: m.fn, Names: name, Owner: owner, SourceRepo: m.Repo, SourceCommit: commit, DryRun: dryRun,
+	return call(m.rehearsing(dryRun), func(m *Shipyard) (_ string, err error) {
+		env, src, gh, err := m.modelEnvOnGitHub(ctx)
+		if err != nil {
+			return "", err
+		}
+		updates, err := updaterepos.Update(ctx, env, gh, src, updaterepos.UpdateOptions{
+			Flow: m.fn, Names: name, Owner: owner, SourceRepo: m.Repo, SourceCommit: commit, DryRun: dryRun,
+		})
+		if err != nil {
+			return "", fmt.Errorf("%w\n\n%s", err, updates.Text())
+		}
+		return updates.Text(), nil
 	})
-	if err != nil {
-		return "", fmt.Errorf("%w\n\n%s", err, updates.Text())
-	}
-	return updates.Text(), nil
 }
 
 // ModelTemplatePatch is the change Shipyard asks of the model template of the Cloudcoil

@@ -37,44 +37,41 @@ func (m *Shipyard) PublishDev(
 	// The full commit SHA pushed to dev, e.g. ${{ github.sha }}.
 	sha string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	origin, err := m.origin()
-	if err != nil {
-		return "", err
-	}
-	in, err := m.signInputs(ctx, origin.Provenance(publish.BranchRef(artifact.Tags()), sha))
-	if err != nil {
-		return "", err
-	}
-	p, images, err := m.images(ctx, "")
-	if err != nil {
-		return "", err
-	}
-	t, err := m.target(ctx)
-	if err != nil {
-		return "", err
-	}
-	ignore, err := p.IgnoreFileContent(ctx)
-	if err != nil {
-		return "", err
-	}
-	branchOrder, err := m.branchOrder(ctx, t.Tags)
-	if err != nil {
-		return "", err
-	}
-	// With --github-token, the verified bundles go to --repo's attestation store too.
-	var store publish.AttestationStore
-	if m.GithubToken != nil {
-		if store, err = m.attestationStore(ctx); err != nil {
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		origin, err := m.origin()
+		if err != nil {
 			return "", err
 		}
-	}
-	return printed(publish.PublishBranch(ctx, publish.BranchConfig{Flow: m.fn, Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Signing: in, Ignore: ignore,
-		BranchOrder: branchOrder, Store: store}, sha))
+		in, err := m.signInputs(ctx, origin.Provenance(publish.BranchRef(artifact.Tags()), sha))
+		if err != nil {
+			return "", err
+		}
+		p, images, err := m.images(ctx, "")
+		if err != nil {
+			return "", err
+		}
+		t, err := m.target(ctx)
+		if err != nil {
+			return "", err
+		}
+		ignore, err := p.IgnoreFileContent(ctx)
+		if err != nil {
+			return "", err
+		}
+		branchOrder, err := m.branchOrder(ctx, t.Tags)
+		if err != nil {
+			return "", err
+		}
+		// With --github-token, the verified bundles go to --repo's attestation store too.
+		var store publish.AttestationStore
+		if m.GithubToken != nil {
+			if store, err = m.attestationStore(ctx); err != nil {
+				return "", err
+			}
+		}
+		return printed(publish.PublishBranch(ctx, publish.BranchConfig{Flow: m.fn, Source: p.Source, Scanner: artifact.Scanner(p), Images: artifact.Of(images), Target: t, Signing: in, Ignore: ignore,
+			BranchOrder: branchOrder, Store: store}, sha))
+	})
 }
 
 // PushByDigest builds the images and pushes each to <registry>/<org>/tesk-core-<name> by
@@ -97,27 +94,24 @@ func (m *Shipyard) PushByDigest(
 	// +optional
 	image string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	p, images, err := m.images(ctx, version)
-	if err != nil {
-		return "", err
-	}
-	if images, err = namedImage(ctx, p, images, version, image); err != nil {
-		return "", err
-	}
-	t, err := m.target(ctx)
-	if err != nil {
-		return "", err
-	}
-	pushed, err := publish.PushByDigest(ctx, m.fn, artifact.Of(images), t)
-	if err != nil {
-		return "", err
-	}
-	return toJSON(publish.Refs(pushed))
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		p, images, err := m.images(ctx, version)
+		if err != nil {
+			return "", err
+		}
+		if images, err = namedImage(ctx, p, images, version, image); err != nil {
+			return "", err
+		}
+		t, err := m.target(ctx)
+		if err != nil {
+			return "", err
+		}
+		pushed, err := publish.PushByDigest(ctx, m.fn, artifact.Of(images), t)
+		if err != nil {
+			return "", err
+		}
+		return toJSON(publish.Refs(pushed))
+	})
 }
 
 // PushPlatformByDigest is push-by-digest for one platform, as a workflow runs it that
@@ -143,38 +137,35 @@ func (m *Shipyard) PushPlatformByDigest(
 	// +optional
 	image string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	parsed, err := buildplatform.Parse([]string{platform})
-	if err != nil {
-		return "", fmt.Errorf("--platform: %w", err)
-	}
-	p, err := m.pipeline(ctx, nil)
-	if err != nil {
-		return "", err
-	}
-	// The pipeline builds for the platforms the images are published for; this job, for
-	// one of them only.
-	if err := publish.CheckPlatform(parsed[0], p.Platforms); err != nil {
-		return "", err
-	}
-	p.Platforms = parsed
-	_, images, err := imagesOf(ctx, p, version)
-	if err != nil {
-		return "", err
-	}
-	images, commit, t, err := m.commitImages(ctx, p, images, version, image)
-	if err != nil {
-		return "", err
-	}
-	pushed, err := publish.PushPlatform(ctx, artifact.Of(images), parsed[0], t)
-	if err != nil {
-		return "", err
-	}
-	return publish.PlatformHandoff{Commit: commit, Version: images[0].Version, PlatformPush: pushed}.JSON()
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		parsed, err := buildplatform.Parse([]string{platform})
+		if err != nil {
+			return "", fmt.Errorf("--platform: %w", err)
+		}
+		p, err := m.pipeline(ctx, nil)
+		if err != nil {
+			return "", err
+		}
+		// The pipeline builds for the platforms the images are published for; this job, for
+		// one of them only.
+		if err := publish.CheckPlatform(parsed[0], p.Platforms); err != nil {
+			return "", err
+		}
+		p.Platforms = parsed
+		_, images, err := imagesOf(ctx, p, version)
+		if err != nil {
+			return "", err
+		}
+		images, commit, t, err := m.commitImages(ctx, p, images, version, image)
+		if err != nil {
+			return "", err
+		}
+		pushed, err := publish.PushPlatform(ctx, artifact.Of(images), parsed[0], t)
+		if err != nil {
+			return "", err
+		}
+		return publish.PlatformHandoff{Commit: commit, Version: images[0].Version, PlatformPush: pushed}.JSON()
+	})
 }
 
 // AssembleIndex is the job after the platform jobs (push-platform-by-digest): it checks
@@ -201,36 +192,33 @@ func (m *Shipyard) AssembleIndex(
 	// +optional
 	image string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	parts, err := publish.ParsePlatformOutputs(pushed, publish.ParsePlatformHandoff)
-	if err != nil {
-		return "", fmt.Errorf("--pushed: %w", err)
-	}
-	p, images, err := m.images(ctx, version)
-	if err != nil {
-		return "", err
-	}
-	images, commit, t, err := m.commitImages(ctx, p, images, version, image)
-	if err != nil {
-		return "", err
-	}
-	pushes, err := publish.CheckPlatformHandoffs(commit, images[0].Version, artifact.Of(images), t, parts)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w (run the platform jobs of this commit, and pass their output on unchanged)", publish.StepAssemble, err)
-	}
-	platforms := make([]string, len(p.Platforms))
-	for i, pl := range p.Platforms {
-		platforms[i] = string(pl)
-	}
-	s := publish.ImageState{Target: t, Log: logToStderr}
-	if err := publish.AssembleAlone(ctx, m.fn, &s, platforms, pushes); err != nil {
-		return "", err
-	}
-	return toJSON(publish.Refs(s.Pushed))
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		parts, err := publish.ParsePlatformOutputs(pushed, publish.ParsePlatformHandoff)
+		if err != nil {
+			return "", fmt.Errorf("--pushed: %w", err)
+		}
+		p, images, err := m.images(ctx, version)
+		if err != nil {
+			return "", err
+		}
+		images, commit, t, err := m.commitImages(ctx, p, images, version, image)
+		if err != nil {
+			return "", err
+		}
+		pushes, err := publish.CheckPlatformHandoffs(commit, images[0].Version, artifact.Of(images), t, parts)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w (run the platform jobs of this commit, and pass their output on unchanged)", publish.StepAssemble, err)
+		}
+		platforms := make([]string, len(p.Platforms))
+		for i, pl := range p.Platforms {
+			platforms[i] = string(pl)
+		}
+		s := publish.ImageState{Target: t, Log: logToStderr}
+		if err := publish.AssembleAlone(ctx, m.fn, &s, platforms, pushes); err != nil {
+			return "", err
+		}
+		return toJSON(publish.Refs(s.Pushed))
+	})
 }
 
 // ScanDigests scans exactly the given digests with Trivy, with no credential of any kind
@@ -251,45 +239,42 @@ func (m *Shipyard) ScanDigests(
 	// +optional
 	digests string,
 ) (_ *dagger.Directory, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return nil, err
-	}
-	defer m.naming(&err)
-	p, err := m.pipeline(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	if (len(ref) == 0) == (digests == "") {
-		return nil, errors.New("give either --ref (repeatable) or --digests")
-	}
-	public, err := m.publicTarget(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var pushed []publish.Pushed
-	if digests != "" {
-		if pushed, err = m.pushed(ctx, digests, public); err != nil {
+	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
+		p, err := m.pipeline(ctx, nil)
+		if err != nil {
 			return nil, err
 		}
-	}
-	for _, r := range ref {
-		x, err := publish.ParseRef(r, p.ImagePrefix)
-		if err != nil {
-			return nil, fmt.Errorf("--ref: %w", err)
+		if (len(ref) == 0) == (digests == "") {
+			return nil, errors.New("give either --ref (repeatable) or --digests")
 		}
-		resolved, err := publish.ResolvePlatforms(ctx, public, []publish.Pushed{x})
+		public, err := m.publicTarget(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("--ref: %w", err)
+			return nil, err
 		}
-		pushed = append(pushed, resolved...)
-	}
-	ignore, err := p.IgnoreFileContent(ctx)
-	if err != nil {
-		return nil, err
-	}
-	dir, _, err := publish.ScanDigests(ctx, m.fn, artifact.Scanner(p), pushed, ignore)
-	return m.reports(ctx, dir, err)
+		var pushed []publish.Pushed
+		if digests != "" {
+			if pushed, err = m.pushed(ctx, digests, public); err != nil {
+				return nil, err
+			}
+		}
+		for _, r := range ref {
+			x, err := publish.ParseRef(r, p.ImagePrefix)
+			if err != nil {
+				return nil, fmt.Errorf("--ref: %w", err)
+			}
+			resolved, err := publish.ResolvePlatforms(ctx, public, []publish.Pushed{x})
+			if err != nil {
+				return nil, fmt.Errorf("--ref: %w", err)
+			}
+			pushed = append(pushed, resolved...)
+		}
+		ignore, err := p.IgnoreFileContent(ctx)
+		if err != nil {
+			return nil, err
+		}
+		dir, _, err := publish.ScanDigests(ctx, m.fn, artifact.Scanner(p), pushed, ignore)
+		return m.reports(ctx, dir, err)
+	})
 }
 
 // Attest signs SLSA v1 build provenance for each pushed digest (the source and commit, the
@@ -314,33 +299,30 @@ func (m *Shipyard) Attest(
 	// +optional
 	version string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	origin, err := m.origin()
-	if err != nil {
-		return "", err
-	}
-	prov := origin.Provenance(ref, sha)
-	pushed, t, err := m.withLogin(ctx, digests)
-	if err != nil {
-		return "", err
-	}
-	p, built, err := m.images(ctx, version)
-	if err != nil {
-		return "", err
-	}
-	images := artifact.Of(built)
-	if prov.BaseImages, err = publish.ReadBaseImages(ctx, p.Source, images); err != nil {
-		return "", err
-	}
-	in, err := m.signInputs(ctx, prov)
-	if err != nil {
-		return "", err
-	}
-	return printed(publish.Attest(ctx, m.fn, in, t, pushed, images))
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		origin, err := m.origin()
+		if err != nil {
+			return "", err
+		}
+		prov := origin.Provenance(ref, sha)
+		pushed, t, err := m.withLogin(ctx, digests)
+		if err != nil {
+			return "", err
+		}
+		p, built, err := m.images(ctx, version)
+		if err != nil {
+			return "", err
+		}
+		images := artifact.Of(built)
+		if prov.BaseImages, err = publish.ReadBaseImages(ctx, p.Source, images); err != nil {
+			return "", err
+		}
+		in, err := m.signInputs(ctx, prov)
+		if err != nil {
+			return "", err
+		}
+		return printed(publish.Attest(ctx, m.fn, in, t, pushed, images))
+	})
 }
 
 // Sign signs each pushed digest with Sigstore, keylessly, as cosign v2.6 does with
@@ -356,20 +338,17 @@ func (m *Shipyard) Sign(
 	// The digests push-by-digest printed, as JSON; the images it names, all or some.
 	digests string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	pushed, t, err := m.withLogin(ctx, digests)
-	if err != nil {
-		return "", err
-	}
-	in, err := m.signInputs(ctx, publish.Provenance{})
-	if err != nil {
-		return "", err
-	}
-	return printed(publish.Sign(ctx, m.fn, in, t, pushed))
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		pushed, t, err := m.withLogin(ctx, digests)
+		if err != nil {
+			return "", err
+		}
+		in, err := m.signInputs(ctx, publish.Provenance{})
+		if err != nil {
+			return "", err
+		}
+		return printed(publish.Sign(ctx, m.fn, in, t, pushed))
+	})
 }
 
 // TagImages points tags at the pushed digests, after they were scanned, attested and
@@ -390,20 +369,17 @@ func (m *Shipyard) TagImages(
 	// The tags to set (repeatable), e.g. sha-<commit> and dev.
 	tag []string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	pushed, t, err := m.withLogin(ctx, digests)
-	if err != nil {
-		return "", err
-	}
-	branchOrder, err := m.branchOrder(ctx, t.Tags)
-	if err != nil {
-		return "", err
-	}
-	return printed(publish.TagImages(ctx, m.fn, t, pushed, tag, branchOrder))
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		pushed, t, err := m.withLogin(ctx, digests)
+		if err != nil {
+			return "", err
+		}
+		branchOrder, err := m.branchOrder(ctx, t.Tags)
+		if err != nil {
+			return "", err
+		}
+		return printed(publish.TagImages(ctx, m.fn, t, pushed, tag, branchOrder))
+	})
 }
 
 // ScanPublished is the weekly scan of published images: resolves each tag to its digest
@@ -424,25 +400,22 @@ func (m *Shipyard) ScanPublished(
 	// +optional
 	fail bool,
 ) (_ *dagger.Directory, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return nil, err
-	}
-	defer m.naming(&err)
-	p, err := m.pipeline(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	ignore, err := p.IgnoreFileContent(ctx)
-	if err != nil {
-		return nil, err
-	}
-	public, err := m.publicTarget(ctx)
-	if err != nil {
-		return nil, err
-	}
-	dir, _, err := publish.ScanPublished(ctx, artifact.Scanner(p), p.ImagePrefix, public, ref, ignore, fail)
-	return m.reports(ctx, dir, err)
+	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
+		p, err := m.pipeline(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		ignore, err := p.IgnoreFileContent(ctx)
+		if err != nil {
+			return nil, err
+		}
+		public, err := m.publicTarget(ctx)
+		if err != nil {
+			return nil, err
+		}
+		dir, _, err := publish.ScanPublished(ctx, artifact.Scanner(p), p.ImagePrefix, public, ref, ignore, fail)
+		return m.reports(ctx, dir, err)
+	})
 }
 
 // Verify checks, before deploying, that an image has a valid Sigstore signature and SLSA
@@ -481,30 +454,27 @@ func (m *Shipyard) Verify(
 	// +optional
 	requireSbom bool,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	if err := output.Check(format); err != nil {
-		return "", err
-	}
-	req, _, err := m.verifier(ctx, trustedRoot, minScts)
-	if err != nil {
-		return "", err
-	}
-	opts := append(req.Options, publish.WithPlatforms())
-	if requireSbom {
-		opts = append(opts, publish.WithRequiredSBOM())
-	}
-	v, err := publish.Verify(ctx, m.fn, req.Tool, req.RegistryTool, strings.TrimSpace(image), identity, issuer, req.TrustedRoot, opts...)
-	if err != nil {
-		return "", err
-	}
-	if format == "json" {
-		return toJSON(v)
-	}
-	return v.Text(), nil
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		if err := output.Check(format); err != nil {
+			return "", err
+		}
+		req, _, err := m.verifier(ctx, trustedRoot, minScts)
+		if err != nil {
+			return "", err
+		}
+		opts := append(req.Options, publish.WithPlatforms())
+		if requireSbom {
+			opts = append(opts, publish.WithRequiredSBOM())
+		}
+		v, err := publish.Verify(ctx, m.fn, req.Tool, req.RegistryTool, strings.TrimSpace(image), identity, issuer, req.TrustedRoot, opts...)
+		if err != nil {
+			return "", err
+		}
+		if format == "json" {
+			return toJSON(v)
+		}
+		return v.Text(), nil
+	})
 }
 
 // StoreAttestations puts the SLSA provenance and SBOM bundles of pushed digests into
@@ -536,28 +506,25 @@ func (m *Shipyard) StoreAttestations(
 	// +default=1
 	minScts int,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	if m.GithubToken == nil {
-		return "", errors.New("pass --github-token: a token that may write --repo's attestations (in a workflow, the job's token with permissions: attestations: write)")
-	}
-	req, t, err := m.verifier(ctx, trustedRoot, minScts)
-	if err != nil {
-		return "", err
-	}
-	req.Identity, req.Issuer = identity, issuer
-	pushed, err := m.pushed(ctx, digests, t)
-	if err != nil {
-		return "", err
-	}
-	store, err := m.attestationStore(ctx)
-	if err != nil {
-		return "", err
-	}
-	return printed(publish.StoreAttestations(ctx, m.fn, req, pushed, store))
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		if m.GithubToken == nil {
+			return "", errors.New("pass --github-token: a token that may write --repo's attestations (in a workflow, the job's token with permissions: attestations: write)")
+		}
+		req, t, err := m.verifier(ctx, trustedRoot, minScts)
+		if err != nil {
+			return "", err
+		}
+		req.Identity, req.Issuer = identity, issuer
+		pushed, err := m.pushed(ctx, digests, t)
+		if err != nil {
+			return "", err
+		}
+		store, err := m.attestationStore(ctx)
+		if err != nil {
+			return "", err
+		}
+		return printed(publish.StoreAttestations(ctx, m.fn, req, pushed, store))
+	})
 }
 
 // verifier is what a function that verifies reads with: the supplychain tool, the trusted

@@ -44,30 +44,27 @@ func (m *Shipyard) ReleasePlan(
 	// +optional
 	commit string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	if err := output.Check(format); err != nil {
-		return "", err
-	}
-	gh, err := m.githubClient(ctx)
-	if err != nil {
-		return "", err
-	}
-	plan, err := releasegate.Check(ctx, gh, m.Repo, tag, releasegate.Config{Workflow: workflow, ImageOrg: m.Org, Commit: commit})
-	var gate *releasegate.GateError
-	if format == "json" && errors.As(err, &gate) {
-		return "", reportError{report: gate.JSON(), cause: gate}
-	}
-	if err != nil {
-		return "", err
-	}
-	if format == "json" {
-		return toJSON(releasegate.Report{OK: true, Plan: &plan})
-	}
-	return plan.Text(), nil
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		if err := output.Check(format); err != nil {
+			return "", err
+		}
+		gh, err := m.githubClient(ctx)
+		if err != nil {
+			return "", err
+		}
+		plan, err := releasegate.Check(ctx, gh, m.Repo, tag, releasegate.Config{Workflow: workflow, ImageOrg: m.Org, Commit: commit})
+		var gate *releasegate.GateError
+		if format == "json" && errors.As(err, &gate) {
+			return "", reportError{report: gate.JSON(), cause: gate}
+		}
+		if err != nil {
+			return "", err
+		}
+		if format == "json" {
+			return toJSON(releasegate.Report{OK: true, Plan: &plan})
+		}
+		return plan.Text(), nil
+	})
 }
 
 // NextReleaseCheck checks, in a pull request, the release files of the version the tree's
@@ -79,32 +76,29 @@ func (m *Shipyard) ReleasePlan(
 // +cache="never"
 // +cacheReason="reads the releases on GitHub, which a later release changes"
 func (m *Shipyard) NextReleaseCheck(ctx context.Context) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	_, src, err := m.sessionSource(ctx)
-	if err != nil {
-		return "", err
-	}
-	read := func(path string) releasegate.FileFacts {
-		f := releasegate.FileFacts{Path: path}
-		if content, err := src.File(path).Contents(ctx); err == nil {
-			f.Found, f.Content = true, []byte(content)
-		}
-		return f
-	}
-	var released []string
-	if m.GithubToken != nil || m.Demo {
-		if released, err = m.publishedReleases(ctx); err != nil {
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		_, src, err := m.sessionSource(ctx)
+		if err != nil {
 			return "", err
 		}
-	}
-	next := releasegate.CheckNext(read(releasegate.CitationFile),
-		func(v string) releasegate.FileFacts { return read(releasegate.NotesPath("v" + v)) }, released)
-	if err := next.Err(); err != nil {
-		return "", err
-	}
-	return next.Text(), nil
+		read := func(path string) releasegate.FileFacts {
+			f := releasegate.FileFacts{Path: path}
+			if content, err := src.File(path).Contents(ctx); err == nil {
+				f.Found, f.Content = true, []byte(content)
+			}
+			return f
+		}
+		var released []string
+		if m.GithubToken != nil || m.Demo {
+			if released, err = m.publishedReleases(ctx); err != nil {
+				return "", err
+			}
+		}
+		next := releasegate.CheckNext(read(releasegate.CitationFile),
+			func(v string) releasegate.FileFacts { return read(releasegate.NotesPath("v" + v)) }, released)
+		if err := next.Err(); err != nil {
+			return "", err
+		}
+		return next.Text(), nil
+	})
 }

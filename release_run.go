@@ -48,35 +48,24 @@ func (m *Shipyard) Release(
 	// +optional
 	gitUrl string,
 ) (_ string, err error) {
-	m, err = m.rehearsing(dryRun).calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	if err := output.Check(format); err != nil {
-		return "", err
-	}
-	opts := release.Options{DryRun: dryRun}
-	if m.Demo {
-		stop, err := demo.Release(m.fn, dryRun)
+	return call(m.rehearsing(dryRun), func(m *Shipyard) (_ string, err error) {
+		if err := output.Check(format); err != nil {
+			return "", err
+		}
+		cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, signing: !dryRun})
 		if err != nil {
 			return "", err
 		}
-		opts.Stop = release.Stop{Before: stop.Before, Reason: stop.Reason}
-	}
-	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl, signing: !dryRun})
-	if err != nil {
-		return "", err
-	}
-	rep, err := release.Run(ctx, cfg, tag, opts)
-	if err != nil {
-		if rep.Version == "" {
-			return "", err
+		rep, err := release.Run(ctx, cfg, tag, release.Options{DryRun: dryRun})
+		if err != nil {
+			if rep.Version == "" {
+				return "", err
+			}
+			// What was done before the failure helps the maintainer decide: print it with the error.
+			return "", fmt.Errorf("%w\n\n%s", err, rep.Text())
 		}
-		// What was done before the failure helps the maintainer decide: print it with the error.
-		return "", fmt.Errorf("%w\n\n%s", err, rep.Text())
-	}
-	return output.Render(format, rep, rep.Text)
+		return output.Render(format, rep, rep.Text)
+	})
 }
 
 // ReleasePush is the release workflow's push job: release-plan, both images built at the
@@ -100,16 +89,13 @@ func (m *Shipyard) ReleasePush(
 	// +optional
 	gitUrl string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
-	if err != nil {
-		return "", err
-	}
-	return printed(release.PushJob(ctx, cfg, tag))
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
+		if err != nil {
+			return "", err
+		}
+		return printed(release.PushJob(ctx, cfg, tag))
+	})
 }
 
 // ReleasePushPlatform is one platform's push job of a release built on native runners
@@ -138,20 +124,17 @@ func (m *Shipyard) ReleasePushPlatform(
 	// +optional
 	gitUrl string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	p, err := buildplatform.Parse([]string{platform})
-	if err != nil {
-		return "", fmt.Errorf("--platform: %w", err)
-	}
-	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
-	if err != nil {
-		return "", err
-	}
-	return printed(release.PushPlatformJob(ctx, cfg, tag, p[0]))
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		p, err := buildplatform.Parse([]string{platform})
+		if err != nil {
+			return "", fmt.Errorf("--platform: %w", err)
+		}
+		cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
+		if err != nil {
+			return "", err
+		}
+		return printed(release.PushPlatformJob(ctx, cfg, tag, p[0]))
+	})
 }
 
 // ReleaseAssemble is the job after the platform push jobs (release-push-platform):
@@ -175,20 +158,17 @@ func (m *Shipyard) ReleaseAssemble(
 	// +default="ci.yml"
 	workflow string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	parts, err := release.ParsePlatformHandoffs(pushed)
-	if err != nil {
-		return "", fmt.Errorf("--pushed: %w", err)
-	}
-	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow})
-	if err != nil {
-		return "", err
-	}
-	return printed(release.AssembleJob(ctx, cfg, tag, parts))
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		parts, err := release.ParsePlatformHandoffs(pushed)
+		if err != nil {
+			return "", fmt.Errorf("--pushed: %w", err)
+		}
+		cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow})
+		if err != nil {
+			return "", err
+		}
+		return printed(release.AssembleJob(ctx, cfg, tag, parts))
+	})
 }
 
 // ReleaseScan is the release workflow's scan job: Trivy on exactly the pushed digests,
@@ -209,35 +189,32 @@ func (m *Shipyard) ReleaseScan(
 	// +optional
 	gitUrl string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	cfg, err := m.scanConfig(ctx, gitUrl)
-	if err != nil {
-		return "", err
-	}
-	if release.IsPlatformHandoffs(handoff) {
-		parts, err := release.ParsePlatformHandoffs(handoff)
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		cfg, err := m.scanConfig(ctx, gitUrl)
 		if err != nil {
-			return "", fmt.Errorf("--handoff: %w", err)
+			return "", err
 		}
-		scanned, _, err := release.ScanPlatformsJob(ctx, cfg, parts)
+		if release.IsPlatformHandoffs(handoff) {
+			parts, err := release.ParsePlatformHandoffs(handoff)
+			if err != nil {
+				return "", fmt.Errorf("--handoff: %w", err)
+			}
+			scanned, _, err := release.ScanPlatformsJob(ctx, cfg, parts)
+			if err != nil {
+				return "", err
+			}
+			return scanned.JSON()
+		}
+		h, err := release.ParseHandoff(handoff)
+		if err != nil {
+			return "", err
+		}
+		scanned, _, err := release.ScanJob(ctx, cfg, h)
 		if err != nil {
 			return "", err
 		}
 		return scanned.JSON()
-	}
-	h, err := release.ParseHandoff(handoff)
-	if err != nil {
-		return "", err
-	}
-	scanned, _, err := release.ScanJob(ctx, cfg, h)
-	if err != nil {
-		return "", err
-	}
-	return scanned.JSON()
+	})
 }
 
 // scanConfig is the release's configuration for the scan job: no credential, the
@@ -256,12 +233,17 @@ func (m *Shipyard) scanConfig(ctx context.Context, gitURL string) (release.Confi
 
 // releaseBase is what every release job's configuration holds, the scan job's too: the
 // function, the session, the repository and its GitHub web root, the call's trust level
-// and --pin. --demo runs only the release's dry run (demo.Release), refused here first.
+// and --pin. --demo runs only the release's dry run, which stops where the demo serves
+// nothing more (demo.Release): every other call is refused here first, the one place the
+// release's demo is decided.
 func (m *Shipyard) releaseBase(ctx context.Context) (release.Config, error) {
+	var stop release.Stop
 	if m.Demo {
-		if _, err := demo.Release(m.fn, m.rehearsal); err != nil {
+		s, err := demo.Release(m.fn, m.rehearsal)
+		if err != nil {
 			return release.Config{}, err
 		}
+		stop = release.Stop{Before: s.Before, Reason: s.Reason}
 	}
 	c, err := m.session(ctx)
 	if err != nil {
@@ -280,7 +262,7 @@ func (m *Shipyard) releaseBase(ctx context.Context) (release.Config, error) {
 	if _, err := m.pins(); err != nil {
 		return release.Config{}, err
 	}
-	return release.Config{Flow: m.fn, Client: c, Repo: m.Repo, GitHubWeb: web, Trust: level, PinOverrides: m.Pin}, nil
+	return release.Config{Flow: m.fn, Client: c, Stop: stop, Repo: m.Repo, GitHubWeb: web, Trust: level, PinOverrides: m.Pin}, nil
 }
 
 // ReleasePublish is the release workflow's publish job: release-plan again (so latest
@@ -313,37 +295,34 @@ func (m *Shipyard) ReleasePublish(
 	// +optional
 	gitUrl string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	if err := output.Check(format); err != nil {
-		return "", err
-	}
-	p, err := release.ParseHandoff(pushed)
-	if err != nil {
-		return "", fmt.Errorf("--pushed: %w", err)
-	}
-	h, handoffErr := release.ParseHandoff(handoff)
-	platformScans, scansErr := release.ParsePlatformScans(handoff)
-	if handoffErr != nil && scansErr != nil {
-		return "", fmt.Errorf("--handoff: neither the scan job's handoff (%v) nor its verdicts on platform images (%v)", handoffErr, scansErr)
-	}
-	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, gitURL: gitUrl, signing: true})
-	if err != nil {
-		return "", err
-	}
-	var rep release.Report
-	if handoffErr == nil {
-		rep, err = release.PublishJob(ctx, cfg, h, p)
-	} else {
-		rep, err = release.PublishPlatformScans(ctx, cfg, platformScans, p)
-	}
-	if err != nil {
-		return "", err
-	}
-	return output.Render(format, rep, rep.Text)
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		if err := output.Check(format); err != nil {
+			return "", err
+		}
+		p, err := release.ParseHandoff(pushed)
+		if err != nil {
+			return "", fmt.Errorf("--pushed: %w", err)
+		}
+		h, handoffErr := release.ParseHandoff(handoff)
+		platformScans, scansErr := release.ParsePlatformScans(handoff)
+		if handoffErr != nil && scansErr != nil {
+			return "", fmt.Errorf("--handoff: neither the scan job's handoff (%v) nor its verdicts on platform images (%v)", handoffErr, scansErr)
+		}
+		cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, gitURL: gitUrl, signing: true})
+		if err != nil {
+			return "", err
+		}
+		var rep release.Report
+		if handoffErr == nil {
+			rep, err = release.PublishJob(ctx, cfg, h, p)
+		} else {
+			rep, err = release.PublishPlatformScans(ctx, cfg, platformScans, p)
+		}
+		if err != nil {
+			return "", err
+		}
+		return output.Render(format, rep, rep.Text)
+	})
 }
 
 // ReleasePublishRelease is the release workflow's last job: once both images carry the
@@ -367,24 +346,21 @@ func (m *Shipyard) ReleasePublishRelease(
 	// +default="ci.yml"
 	workflow string,
 ) (_ string, err error) {
-	m, err = m.calling()
-	if err != nil {
-		return "", err
-	}
-	defer m.naming(&err)
-	if err := output.Check(format); err != nil {
-		return "", err
-	}
-	cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow})
-	if err != nil {
-		return "", err
-	}
-	rel, err := release.ReleaseJob(ctx, cfg, tag)
-	if err != nil {
-		return "", err
-	}
-	return output.Render(format, rel, func() string {
-		return release.Report{Tag: tag, Release: rel}.Text()
+	return call(m, func(m *Shipyard) (_ string, err error) {
+		if err := output.Check(format); err != nil {
+			return "", err
+		}
+		cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow})
+		if err != nil {
+			return "", err
+		}
+		rel, err := release.ReleaseJob(ctx, cfg, tag)
+		if err != nil {
+			return "", err
+		}
+		return output.Render(format, rel, func() string {
+			return release.Report{Tag: tag, Release: rel}.Text()
+		})
 	})
 }
 
@@ -457,7 +433,7 @@ func (m *Shipyard) imageSteps(ctx context.Context, signing bool) (release.ImageC
 	// The provenance itself is the release's to make, once its plan names the tag and commit.
 	in, err := m.signInputs(ctx, publish.Provenance{})
 	if err == nil {
-		err = publish.CheckInputs(target, &in)
+		err = in.Check() // the target is checked already (target)
 	}
 	return release.ImageConfig{Target: target, Sign: in, Origin: origin}, err
 }

@@ -68,7 +68,7 @@ func CheckInputs(t Target, sign *SignInputs) error {
 		return err
 	}
 	if sign != nil {
-		return sign.check()
+		return sign.Check()
 	}
 	return nil
 }

@@ -148,7 +148,10 @@ func NoIdentityToken() error {
 		ErrNoIdentityToken, InputTokenRequestURL, InputTokenRequest, InputIdentityToken)
 }
 
-func (in SignInputs) check() error {
+// Check checks the signing inputs, once, before anything is built or pushed: a flow that
+// signs checks them with its target (CheckInputs), and a caller that signs later (the
+// release, whose provenance waits for its plan) checks them when it gathers them.
+func (in SignInputs) Check() error {
 	switch {
 	case in.Tool == nil:
 		return errors.New("no supplychain tool container")

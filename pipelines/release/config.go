@@ -22,6 +22,10 @@ type Config struct {
 	// the tag names the flow in logs and errors: "release v0.11.0".
 	Flow   string
 	Client *dagger.Client
+	// Stop, when set, ends a run before one of its steps, as a success whose report says
+	// why: the demo's release stops before the first step that needs what it does not
+	// serve. Decided with the rest of the configuration, where the demo is.
+	Stop Stop
 	// GitHub is read by every step and written (contents: write) by the release step.
 	GitHub github.API
 	// Repo is the GitHub repository, owner/name.

@@ -16,7 +16,7 @@ type Report struct {
 	DryRun  bool   `json:"dry_run"`
 	// Failed names the step that stopped the release; empty when it completed.
 	Failed string `json:"failed,omitempty"`
-	// Stopped is where and why a run that was told to stop early did (Options.Stop).
+	// Stopped is where and why a run that was told to stop early did (Config.Stop).
 	Stopped Stop          `json:"stopped,omitzero"`
 	Images  []ImageReport `json:"images"`
 	Release GitHubRelease `json:"release"`

@@ -20,9 +20,6 @@ type Options struct {
 	// check, the scan of the built containers and the release body. Nothing is pushed,
 	// tagged or created.
 	DryRun bool
-	// Stop, when set, ends the run before one of its steps, as a success whose report says
-	// why: the demo stops before the first step that needs what it does not serve.
-	Stop Stop
 }
 
 // Stop ends a run before the step named Before, for Reason. In a report, After lists the
@@ -55,12 +52,12 @@ func releaseSteps() []flow.Step[releaseState] {
 // it), with the step's error.
 func Run(ctx context.Context, cfg Config, tag string, opts Options) (Report, error) {
 	r := cfg.runner(tag, opts.DryRun)
-	r.StopBefore = opts.Stop.Before
+	r.StopBefore = cfg.Stop.Before
 	s := newState(cfg, tag)
 	ran, err := flow.Run(ctx, r, releaseSteps(), s)
 	rep := s.reportAfter(err, opts.DryRun)
-	if err == nil && opts.Stop.Before != "" {
-		rep.Stopped = opts.Stop
+	if err == nil && cfg.Stop.Before != "" {
+		rep.Stopped = cfg.Stop
 		rep.Stopped.After = ran
 	}
 	return rep, err

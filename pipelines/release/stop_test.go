@@ -15,8 +15,10 @@ import (
 func TestStopEndsTheRunBeforeAStep(t *testing.T) {
 	w := newWorld(t, teskrepo.Options{})
 	w.repo.Release("v0.11.0")
-	stop := Stop{Before: StepBuild, Reason: "the demo serves no registry"}
-	rep, err := w.run("v0.11.0", Options{DryRun: true, Stop: stop})
+	w.serve("v0.11.0")
+	cfg := w.config()
+	cfg.Stop = Stop{Before: StepBuild, Reason: "the demo serves no registry"}
+	rep, err := Run(t.Context(), cfg, "v0.11.0", Options{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,9 @@ func TestStopDoesNotHideAFailure(t *testing.T) {
 	w := newWorld(t, teskrepo.Options{})
 	w.repo.Prepare("v0.11.0")
 	w.repo.GH.LightweightTag("v0.11.0", w.repo.GH.Branch("main")) // an unsigned, lightweight tag fails a gate
-	rep, err := Run(t.Context(), w.config(), "v0.11.0", Options{DryRun: true, Stop: Stop{Before: StepBuild, Reason: "r"}})
+	cfg := w.config()
+	cfg.Stop = Stop{Before: StepBuild, Reason: "r"}
+	rep, err := Run(t.Context(), cfg, "v0.11.0", Options{DryRun: true})
 	if err == nil || rep.Stopped.Before != "" || strings.Contains(rep.Text(), "stopped before") {
 		t.Fatalf("err %v, report %+v", err, rep)
 	}
@@ -57,7 +61,9 @@ func TestStopDoesNotHideAFailure(t *testing.T) {
 func TestStopBeforeAnUnknownStep(t *testing.T) {
 	w := newWorld(t, teskrepo.Options{})
 	w.repo.Release("v0.11.0")
-	_, err := Run(t.Context(), w.config(), "v0.11.0", Options{DryRun: true, Stop: Stop{Before: "bulid"}})
+	cfg := w.config()
+	cfg.Stop = Stop{Before: "bulid"}
+	_, err := Run(t.Context(), cfg, "v0.11.0", Options{DryRun: true})
 	if err == nil || !strings.Contains(err.Error(), `no step "bulid"`) {
 		t.Fatalf("err = %v", err)
 	}
