@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"dagger/shipyard/internal/functions"
 	"dagger/shipyard/pipelines/ci"
 	"dagger/shipyard/pipelines/ci/artifact"
 	"dagger/shipyard/pipelines/publish"
@@ -48,7 +47,7 @@ func (m *Shipyard) publicTarget(ctx context.Context) (publish.Target, error) {
 // some of the images: a job per image passes only its own (push-by-digest --image prints
 // one), and the step then handles exactly the images named. Nothing is built to name them.
 func (m *Shipyard) pushed(ctx context.Context, digests string, t publish.Target) ([]publish.Pushed, error) {
-	pushed, err := publish.ParseRefs(digests, t, functions.PushByDigest)
+	pushed, err := publish.ParseRefs(digests, t)
 	if err != nil {
 		return nil, fmt.Errorf("--digests: %w", err)
 	}

@@ -171,15 +171,14 @@ const refsExample = `{"filer": "<registry>/<org>/<repository>@sha256:…"}`
 // order of their names, each in t's registry and organisation: a step handles exactly the
 // images named, at least one (a job per image passes only its own). A bare digest, a
 // reference elsewhere, or one whose repository does not end in its image's name is refused.
-// printedBy names what printed the handoff as the caller's users know it (Shipyard: its
-// function push-by-digest), for the errors' advice: publishing names no caller's function.
-func ParseRefs(data string, t Target, printedBy string) ([]Pushed, error) {
+// The errors' advice names the step that prints the handoff (StepPush).
+func ParseRefs(data string, t Target) ([]Pushed, error) {
 	var byName map[string]string
 	if err := json.Unmarshal([]byte(data), &byName); err != nil {
-		return nil, fmt.Errorf("want the JSON %s printed, e.g. %s: %w", printedBy, refsExample, err)
+		return nil, fmt.Errorf("want the JSON %s printed, e.g. %s: %w", StepPush, refsExample, err)
 	}
 	if len(byName) == 0 {
-		return nil, fmt.Errorf("no image given: give the JSON %s printed, e.g. %s", printedBy, refsExample)
+		return nil, fmt.Errorf("no image given: give the JSON %s printed, e.g. %s", StepPush, refsExample)
 	}
 	owner := t.repository("")
 	var out []Pushed
@@ -188,7 +187,7 @@ func ParseRefs(data string, t Target, printedBy string) ([]Pushed, error) {
 		repo, digest, ok := strings.Cut(ref, "@")
 		switch {
 		case !ok && digestRE.MatchString(ref):
-			return nil, fmt.Errorf("%s: %q is a bare digest; give the full reference %s prints, <registry>/<org>/<repository>@sha256:… (pass its output on unchanged)", name, ref, printedBy)
+			return nil, fmt.Errorf("%s: %q is a bare digest; give the full reference %s prints, <registry>/<org>/<repository>@sha256:… (pass its output on unchanged)", name, ref, StepPush)
 		case !ok:
 			return nil, fmt.Errorf("%s: %q is not a reference by digest: want <registry>/<org>/<repository>@sha256:…", name, ref)
 		case !strings.HasPrefix(repo, owner) || strings.Contains(repo[len(owner):], "/"):

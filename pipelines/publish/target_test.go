@@ -72,7 +72,7 @@ func TestParseRefs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := publish.ParseRefs(tt.in, target, "push-by-digest")
+			got, err := publish.ParseRefs(tt.in, target)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -86,7 +86,7 @@ func TestParseRefs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if again, err := publish.ParseRefs(string(back), target, "push-by-digest"); err != nil || !reflect.DeepEqual(again, got) {
+			if again, err := publish.ParseRefs(string(back), target); err != nil || !reflect.DeepEqual(again, got) {
 				t.Errorf("Refs round trip = %+v, %v", again, err)
 			}
 		})
@@ -104,7 +104,7 @@ func FuzzParseRefs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		// Never a panic; what is accepted is JSON, and every image it names is in the
 		// target's organisation, by a checked digest.
-		got, err := publish.ParseRefs(in, target, "push-by-digest")
+		got, err := publish.ParseRefs(in, target)
 		if err != nil {
 			return
 		}
