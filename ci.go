@@ -39,7 +39,7 @@ func (m *Shipyard) PrTitle(
 // On a Cloudcoil model repository (Shipyard installed there as a toolchain) it skips.
 // +check
 // +cacheReason="source and digest-pinned images only"
-func (m *Shipyard) Lint(ctx context.Context) (_ string, err error) {
+func (m *Shipyard) Lint(ctx context.Context) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 			return skip, err
@@ -70,7 +70,7 @@ func (m *Shipyard) Test(
 	// coverage threshold applies to all only.
 	// +default="all"
 	level string,
-) (_ *dagger.Directory, err error) {
+) (*dagger.Directory, error) {
 	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
 		p, versions, err := m.testMatrix(ctx, python, pythonImage, level)
 		if err != nil {
@@ -106,7 +106,7 @@ func (m *Shipyard) testMatrix(ctx context.Context, python, pythonImage []string,
 // there as a toolchain) it skips.
 // +check
 // +cacheReason="source and digest-pinned images only"
-func (m *Shipyard) TestCheck(ctx context.Context) (_ string, err error) {
+func (m *Shipyard) TestCheck(ctx context.Context) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 			return skip, err
@@ -125,7 +125,7 @@ func (m *Shipyard) TestCheck(ctx context.Context) (_ string, err error) {
 // PythonVersions prints the test matrix read from pyproject.toml as a JSON list (e.g.
 // ["3.10","3.11","3.12","3.13"]), for a workflow's strategy.matrix.
 // +cacheReason="the source's pyproject.toml only"
-func (m *Shipyard) PythonVersions(ctx context.Context) (_ string, err error) {
+func (m *Shipyard) PythonVersions(ctx context.Context) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		p, err := m.pipeline(ctx, nil)
 		if err != nil {
@@ -158,7 +158,7 @@ func (m *Shipyard) PatchCoverage(
 	// The Python version to test on; default: the newest pinned.
 	// +optional
 	python string,
-) (_ *dagger.Directory, err error) {
+) (*dagger.Directory, error) {
 	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
 		p, err := m.pipeline(ctx, nil)
 		if err != nil {
@@ -176,7 +176,7 @@ func (m *Shipyard) PatchCoverage(
 // model repository (Shipyard installed there as a toolchain) it skips: an empty site.
 // +check
 // +cacheReason="source and digest-pinned images only"
-func (m *Shipyard) Docs(ctx context.Context) (_ *dagger.Directory, err error) {
+func (m *Shipyard) Docs(ctx context.Context) (*dagger.Directory, error) {
 	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
 		if skip, err := m.teskCheckSkipped(ctx); skip != "" || err != nil {
 			if err != nil {
@@ -208,7 +208,7 @@ func (m *Shipyard) Images(
 	// The package version without v (e.g. 0.11.0rc1); default: from Git history, else 0.0.0.dev0.
 	// +optional
 	version string,
-) (_ []*dagger.Container, err error) {
+) ([]*dagger.Container, error) {
 	return call(m, func(m *Shipyard) (_ []*dagger.Container, err error) {
 		// Per session, because Dagger v0.21.8 persists a list of containers with no result ID
 		// per item (dagql/cache_persistence_self.go): after an engine restart, a list whose
@@ -250,7 +250,7 @@ func (m *Shipyard) Image(
 	// The package version without v; default: from Git history, else 0.0.0.dev0.
 	// +optional
 	version string,
-) (_ *dagger.Container, err error) {
+) (*dagger.Container, error) {
 	return call(m, func(m *Shipyard) (_ *dagger.Container, err error) {
 		p, err := m.pipeline(ctx, nil)
 		if err != nil {
@@ -281,7 +281,7 @@ func (m *Shipyard) Scan(
 	// default: every image.
 	// +optional
 	image string,
-) (_ *dagger.Directory, err error) {
+) (*dagger.Directory, error) {
 	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
 		p, images, err := m.images(ctx, version)
 		if err != nil {
@@ -305,7 +305,7 @@ func (m *Shipyard) Scan(
 // +check
 // +cache="session"
 // +cacheReason="Trivy's vulnerability database changes daily"
-func (m *Shipyard) ScanCheck(ctx context.Context) (_ string, err error) {
+func (m *Shipyard) ScanCheck(ctx context.Context) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		skip, p, images, err := m.teskCheckImages(ctx)
 		if skip != "" || err != nil {
@@ -330,7 +330,7 @@ func (m *Shipyard) EndToEnd(
 	// The namespace the tests run in (they read TESK_E2E_NAMESPACE); created when not default.
 	// +default="default"
 	namespace string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		skip, p, images, err := m.teskCheckImages(ctx)
 		if skip != "" || err != nil {
@@ -364,7 +364,7 @@ func (m *Shipyard) Ci(
 	// The namespace the end-to-end tests run in.
 	// +default="default"
 	namespace string,
-) (_ *dagger.Directory, err error) {
+) (*dagger.Directory, error) {
 	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
 		if err := ci.CheckLevel(level); err != nil {
 			return nil, err

@@ -51,7 +51,7 @@ func (m *Shipyard) ModelVersions(
 	// The PyPI index Cloudcoil's releases are read from.
 	// +default="https://pypi.org"
 	pypiUrl string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m.rehearsing(check), func(m *Shipyard) (_ string, err error) {
 		if err := output.Check(format); err != nil {
 			return "", err

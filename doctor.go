@@ -45,7 +45,7 @@ func (m *Shipyard) Doctor(
 	// read (cloudcoil-model).
 	// +default="https://pypi.org"
 	pypiUrl string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		if err := output.Check(format); err != nil {
 			return "", err

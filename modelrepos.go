@@ -72,7 +72,7 @@ func (m *Shipyard) GenRepo(
 	// Cloudcoil repository, instead of a generated repository.
 	// +optional
 	templatePatch bool,
-) (_ *dagger.Directory, err error) {
+) (*dagger.Directory, error) {
 	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
 		switch {
 		case templatePatch && name != "":
@@ -124,7 +124,7 @@ func (m *Shipyard) ValidateModels(
 	// nothing.
 	// +optional
 	list bool,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		env, src, err := m.modelEnv(ctx)
 		if err != nil {
@@ -154,7 +154,7 @@ func (m *Shipyard) ValidateModels(
 // why.
 // +check
 // +cacheReason="the checkout only"
-func (m *Shipyard) CheckArtifacts(ctx context.Context) (_ string, err error) {
+func (m *Shipyard) CheckArtifacts(ctx context.Context) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		env, src, err := m.modelEnv(ctx)
 		if err != nil {
@@ -209,7 +209,7 @@ func (m *Shipyard) ModelRelease(
 	// PyPI's base URL, for the versions already taken.
 	// +default="https://pypi.org"
 	pypiUrl string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m.rehearsing(dryRun), func(m *Shipyard) (_ string, err error) {
 		env, src, gh, err := m.modelEnvOnGitHub(ctx)
 		if err != nil {
@@ -258,7 +258,7 @@ func (m *Shipyard) CheckExtras(
 // newest is the line main carries. Returns a JSON array for a GitHub Actions matrix
 // (include: ${{ fromJSON(…) }}), so the release workflow runs model-release once per line.
 // +cacheReason="the checkout's release workflow only"
-func (m *Shipyard) ModelLines(ctx context.Context) (_ string, err error) {
+func (m *Shipyard) ModelLines(ctx context.Context) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		_, src, err := m.modelEnv(ctx)
 		if err != nil {
@@ -289,7 +289,7 @@ func (m *Shipyard) PublishCheck(
 	ctx context.Context,
 	// The release tag, <upstream>.<packaging> (e.g. 1.31.5.2).
 	tag string,
-) (_ *dagger.Directory, err error) {
+) (*dagger.Directory, error) {
 	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
 		env, src, err := m.modelEnv(ctx)
 		if err != nil {
@@ -323,7 +323,7 @@ func (m *Shipyard) ModelCi(
 	// it supports.
 	// +optional
 	python []string,
-) (_ *dagger.Directory, err error) {
+) (*dagger.Directory, error) {
 	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
 		env, src, err := m.modelEnv(ctx)
 		if err != nil {
@@ -346,7 +346,7 @@ func (m *Shipyard) ModelCi(
 // (e.g. ["cert-manager","keda"]): the matrix of update-repos' wrapper, one job per
 // integration.
 // +cacheReason="the source's models/upstreams.json only"
-func (m *Shipyard) ModelIntegrations(ctx context.Context) (_ string, err error) {
+func (m *Shipyard) ModelIntegrations(ctx context.Context) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		_, src, err := m.modelEnv(ctx)
 		if err != nil {
@@ -395,7 +395,7 @@ func (m *Shipyard) UpdateRepos(
 	// Generate and read main only: write nothing.
 	// +optional
 	dryRun bool,
-) (_ string, err error) {
+) (string, error) {
 	return call(m.rehearsing(dryRun), func(m *Shipyard) (_ string, err error) {
 		env, src, gh, err := m.modelEnvOnGitHub(ctx)
 		if err != nil {

@@ -36,7 +36,7 @@ func (m *Shipyard) PublishDev(
 	ctx context.Context,
 	// The full commit SHA pushed to dev, e.g. ${{ github.sha }}.
 	sha string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		origin, err := m.origin()
 		if err != nil {
@@ -93,7 +93,7 @@ func (m *Shipyard) PushByDigest(
 	// default: every image.
 	// +optional
 	image string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		p, images, err := m.images(ctx, version)
 		if err != nil {
@@ -136,7 +136,7 @@ func (m *Shipyard) PushPlatformByDigest(
 	// default: every image.
 	// +optional
 	image string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		parsed, err := buildplatform.Parse([]string{platform})
 		if err != nil {
@@ -191,7 +191,7 @@ func (m *Shipyard) AssembleIndex(
 	// default: every image.
 	// +optional
 	image string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		parts, err := publish.ParsePlatformOutputs(pushed, publish.ParsePlatformHandoff)
 		if err != nil {
@@ -238,7 +238,7 @@ func (m *Shipyard) ScanDigests(
 	// --registry and --org.
 	// +optional
 	digests string,
-) (_ *dagger.Directory, err error) {
+) (*dagger.Directory, error) {
 	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
 		p, err := m.pipeline(ctx, nil)
 		if err != nil {
@@ -298,7 +298,7 @@ func (m *Shipyard) Attest(
 	// The package version the images were built with, as given to push-by-digest.
 	// +optional
 	version string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		origin, err := m.origin()
 		if err != nil {
@@ -337,7 +337,7 @@ func (m *Shipyard) Sign(
 	ctx context.Context,
 	// The digests push-by-digest printed, as JSON; the images it names, all or some.
 	digests string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		pushed, t, err := m.withLogin(ctx, digests)
 		if err != nil {
@@ -368,7 +368,7 @@ func (m *Shipyard) TagImages(
 	digests string,
 	// The tags to set (repeatable), e.g. sha-<commit> and dev.
 	tag []string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		pushed, t, err := m.withLogin(ctx, digests)
 		if err != nil {
@@ -399,7 +399,7 @@ func (m *Shipyard) ScanPublished(
 	// Let findings the policy blocks fail the verdict (otherwise report only).
 	// +optional
 	fail bool,
-) (_ *dagger.Directory, err error) {
+) (*dagger.Directory, error) {
 	return call(m, func(m *Shipyard) (_ *dagger.Directory, err error) {
 		p, err := m.pipeline(ctx, nil)
 		if err != nil {
@@ -453,7 +453,7 @@ func (m *Shipyard) Verify(
 	// from the same signer.
 	// +optional
 	requireSbom bool,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		if err := output.Check(format); err != nil {
 			return "", err
@@ -505,7 +505,7 @@ func (m *Shipyard) StoreAttestations(
 	// instance, 0 for an instance without a CT log.
 	// +default=1
 	minScts int,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		if m.GithubToken == nil {
 			return "", errors.New("pass --github-token: a token that may write --repo's attestations (in a workflow, the job's token with permissions: attestations: write)")

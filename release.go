@@ -43,7 +43,7 @@ func (m *Shipyard) ReleasePlan(
 	// exists.
 	// +optional
 	commit string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		if err := output.Check(format); err != nil {
 			return "", err
@@ -75,7 +75,7 @@ func (m *Shipyard) ReleasePlan(
 // left alone: between releases CITATION.cff names the latest one. Fails with every problem.
 // +cache="never"
 // +cacheReason="reads the releases on GitHub, which a later release changes"
-func (m *Shipyard) NextReleaseCheck(ctx context.Context) (_ string, err error) {
+func (m *Shipyard) NextReleaseCheck(ctx context.Context) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		_, src, err := m.sessionSource(ctx)
 		if err != nil {

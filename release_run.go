@@ -47,7 +47,7 @@ func (m *Shipyard) Release(
 	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m.rehearsing(dryRun), func(m *Shipyard) (_ string, err error) {
 		if err := output.Check(format); err != nil {
 			return "", err
@@ -88,7 +88,7 @@ func (m *Shipyard) ReleasePush(
 	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		cfg, err := m.releaseConfig(ctx, releaseFlags{workflow: workflow, pythonPackage: pythonPackage, gitURL: gitUrl})
 		if err != nil {
@@ -123,7 +123,7 @@ func (m *Shipyard) ReleasePushPlatform(
 	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		p, err := buildplatform.Parse([]string{platform})
 		if err != nil {
@@ -157,7 +157,7 @@ func (m *Shipyard) ReleaseAssemble(
 	// The CI workflow's file name under .github/workflows.
 	// +default="ci.yml"
 	workflow string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		parts, err := release.ParsePlatformHandoffs(pushed)
 		if err != nil {
@@ -188,7 +188,7 @@ func (m *Shipyard) ReleaseScan(
 	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		cfg, err := m.scanConfig(ctx, gitUrl)
 		if err != nil {
@@ -294,7 +294,7 @@ func (m *Shipyard) ReleasePublish(
 	// Where Dagger fetches the tagged source; default: <the GitHub of --github-api>/<repo>.git.
 	// +optional
 	gitUrl string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		if err := output.Check(format); err != nil {
 			return "", err
@@ -345,7 +345,7 @@ func (m *Shipyard) ReleasePublishRelease(
 	// The CI workflow's file name under .github/workflows.
 	// +default="ci.yml"
 	workflow string,
-) (_ string, err error) {
+) (string, error) {
 	return call(m, func(m *Shipyard) (_ string, err error) {
 		if err := output.Check(format); err != nil {
 			return "", err
