@@ -7,4 +7,9 @@
 // with the engine kit beside the checkout, starts it, runs the compiled tests inside the
 // engine's network namespace (so servers the tests start are reachable from containers at
 // the bridge gateway) and stops it on any exit. See README.md, "Development".
+//
+// The engine keeps its state between runs, so a run reuses what the run before it built
+// when the inputs are the same: the fixtures' commits have a fixed date (gitIdentity), and
+// the GitHub simulator and the git server listen on a port fixed per test (serveStable), as
+// a release call's cache volumes are named after the GitHub API it writes to.
 package realengine

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -160,7 +162,30 @@ func (c client) cli(t testing.TB, env map[string]string, stdin string, args ...s
 	start := time.Now()
 	err := cmd.Run()
 	t.Logf("dagger %s (%.1fs)", strings.Join(redactArgs(args), " "), time.Since(start).Seconds())
+	keepCallLog(t, stderr.Bytes())
 	return result{stdout: stdout.String(), stderr: stderr.String(), err: err}
+}
+
+// callLogsEnv names a folder where each call's --progress=plain log is kept (one file per
+// call, named after its test), to see where a slow call's time goes: every exec and
+// whether the engine took it from its cache.
+const callLogsEnv = "REALENGINE_CALL_LOGS"
+
+var callLogs atomic.Int64
+
+func keepCallLog(t testing.TB, log []byte) {
+	dir := os.Getenv(callLogsEnv)
+	if dir == "" {
+		return
+	}
+	name := fmt.Sprintf("%03d-%s.log", callLogs.Add(1), strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, name), log, 0o644)
+	}
+	if err != nil {
+		t.Logf("%s: keeping the call's log: %v", callLogsEnv, err)
+	}
 }
 
 // environ is the suite's environment with the variables of each set in sets replaced
@@ -221,6 +246,33 @@ func serve(t testing.TB, h http.Handler) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveOn(t, l, h)
+}
+
+// serveStable is serve on a port that is the same on every run for the test and role (a
+// port of 20000-29999, below the ephemeral range, from a hash of both), or a free one when
+// that port is taken. A release call's cache volumes are named after where its credentials
+// act, the GitHub API's URL among them: on a new port each run, every release call found
+// its Go caches empty and compiled the signing and GitHub commands again (about 55 s a
+// call); on the same port, a run reuses what the run before it built.
+func serveStable(t testing.TB, role string, h http.Handler) string {
+	t.Helper()
+	l, err := net.Listen("tcp", fmt.Sprintf("0.0.0.0:%d", stablePort(t.Name(), role)))
+	if err != nil {
+		t.Logf("the stable port of %s's %s is taken (%v): serving on a free one, so this run reuses no cache volume of the last", t.Name(), role, err)
+		return serve(t, h)
+	}
+	return serveOn(t, l, h)
+}
+
+// stablePort is the port serveStable tries for a test and role.
+func stablePort(test, role string) int {
+	h := fnv.New32a()
+	h.Write([]byte(test + "\x00" + role))
+	return 20000 + int(h.Sum32()%10000)
+}
+
+func serveOn(t testing.TB, l net.Listener, h http.Handler) string {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
@@ -231,7 +283,7 @@ func serve(t testing.TB, h http.Handler) string {
 // makes the links in its answers use that address.
 func publishGitHub(t testing.TB, sim *githubsim.Server) string {
 	t.Helper()
-	u := serve(t, proxyTo(t, sim.URL))
+	u := serveStable(t, "github", proxyTo(t, sim.URL))
 	sim.URL = u
 	return u + "/"
 }
@@ -253,4 +305,18 @@ func mustContain(t testing.TB, what, s string, want ...string) {
 			t.Errorf("%s lacks %q:\n%s", what, w, s)
 		}
 	}
+}
+
+// fixtureCommitDate is the date of every commit the suite's fixtures make.
+const fixtureCommitDate = "2026-11-02T12:00:00Z"
+
+// gitIdentity is the environment of a fixture's git commands: the author and committer
+// name and email, and one fixed date for both. With the date fixed, a fixture's commits
+// have the same SHAs on every run and in every test that commits the same files, so the
+// engine reuses what an earlier test or run built from them (a commit's SHA is in its
+// checkout and in the images' labels): with the clock's date, every test rebuilt both
+// images, arm64 under the emulator, on every run.
+func gitIdentity(name, email string) []string {
+	return []string{"GIT_AUTHOR_NAME=" + name, "GIT_AUTHOR_EMAIL=" + email, "GIT_AUTHOR_DATE=" + fixtureCommitDate,
+		"GIT_COMMITTER_NAME=" + name, "GIT_COMMITTER_EMAIL=" + email, "GIT_COMMITTER_DATE=" + fixtureCommitDate}
 }

@@ -57,8 +57,7 @@ func teskCoreGitWith(t *testing.T, repo *githubsim.Repo, extra map[string]string
 		t.Helper()
 		cmd := exec.Command("git", args...)
 		cmd.Dir = work
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Release Admin", "GIT_AUTHOR_EMAIL=admin@example.org",
-			"GIT_COMMITTER_NAME=Release Admin", "GIT_COMMITTER_EMAIL=admin@example.org")
+		cmd.Env = append(os.Environ(), gitIdentity("Release Admin", "admin@example.org")...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -106,7 +105,7 @@ func teskCoreGitWith(t *testing.T, repo *githubsim.Repo, extra map[string]string
 	}
 	h := &cgi.Handler{Path: gitBin, Args: []string{"http-backend"},
 		Env: []string{"GIT_PROJECT_ROOT=" + bare, "GIT_HTTP_EXPORT_ALL=1"}}
-	return serve(t, http.StripPrefix("", h)) + "/tesk-core.git", shas
+	return serveStable(t, "git", http.StripPrefix("", h)) + "/tesk-core.git", shas
 }
 
 // The release rehearsed on a real engine: the gates through the GitHub simulator, the

@@ -109,8 +109,7 @@ func checkedOut(t *testing.T) (string, string) {
 		t.Helper()
 		cmd := exec.Command("git", args...)
 		cmd.Dir = src
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Dev", "GIT_AUTHOR_EMAIL=dev@example.org",
-			"GIT_COMMITTER_NAME=Dev", "GIT_COMMITTER_EMAIL=dev@example.org")
+		cmd.Env = append(os.Environ(), gitIdentity("Dev", "dev@example.org")...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
