@@ -34,9 +34,17 @@
 #         as a persistent engine loads a new commit of a module it loaded before.
 # And two jobs as a user's CI runs them, each on a fresh runner's engine:
 #   PR job: the pull request's first call, `pr-title --title …`, which is the cold measure
-#         itself (the same call on a fresh engine, so it is not run twice). Its lint and
-#         images pull pinned images from public registries, which this engine cannot reach,
-#         so their first calls are not measured.
+#         itself (the same call on a fresh engine, so it is not run twice); and its first
+#         `lint` on tesk-core's real code (the real-engine suite's project, written by
+#         bench/teskcoretree from ../shared/corpus), with the pins the suite uses: the
+#         Python toolchain image (.ci/python-toolchain) served from a local registry in the
+#         engine's network, as the suite serves it. Lint stops where the suite's
+#         TestTeskCoreRealLint stops, at cffconvert (not packaged in Debian), after
+#         pre-commit and the lock check passed; that stop is checked, so a lint that failed
+#         earlier is not timed. Its ratio is the first lint against what a bare module would
+#         pay for the same work: the bare module's cold load plus the lint's own work, timed
+#         as a second lint on the same engine after a one-line change in src/ (the module
+#         loaded, the lint not in the cache).
 #   release job: the load before release-push-platform runs, as `call --eager-runtime
 #         release-push-platform --help`, since a release cannot run here. On v0.21.8 `--help`
 #         alone loads only the typedefs (the engine's codegen reads them from the source);
@@ -52,20 +60,50 @@ rounds=${MODULELOAD_ROUNDS:-3}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench/moduleload.sh: MODULELOAD_ROUNDS=$rounds: a whole number of rounds, at least 1, was expected" >&2; exit 2; }
 "$kit/build.sh" && "$kit/rootfs.sh" && "$kit/gosdk.sh"
 built=${ENGINE_CACHE:-$HOME/.cache/shipyard-engine}
+# The lint row's tools and image, as the real-engine suite built them in the kit's cache.
+tools=$(.ci/realengine-tools --cached 2>/dev/null) || { echo "bench/moduleload.sh: the suite's tools are not built: run .ci/realengine prepare" >&2; exit 1; }
+eval "$tools"
+toolchain=$(ENGINE_KIT=$kit .ci/python-toolchain 2>/dev/null) || { echo "bench/moduleload.sh: the Python toolchain image is not built: run .ci/realengine prepare" >&2; exit 1; }
+eval "$toolchain"
+registry_pid=
+registry_down() {
+  [ -z "$registry_pid" ] || { kill "$registry_pid" 2>/dev/null || true; wait "$registry_pid" 2>/dev/null || true; }
+  registry_pid=
+}
 work=$(mktemp -d "${TMPDIR:-/tmp}/shipyard-moduleload.XXXXXX")
 stop_engine() { CLEAN_STATE=1 "$kit/stop.sh" >/dev/null 2>&1 || true; }
-trap 'stop_engine; rm -rf "$work"' EXIT
+trap 'registry_down 2>/dev/null; stop_engine; rm -rf "$work"' EXIT
 # The bench's own engine cache: the kit's builds and the proxy's downloads linked in, the
 # state (and run/) its own. Exported, so the kit's scripts and the sampler below use it.
 export ENGINE_CACHE=$work/engine
 mkdir -p "$ENGINE_CACHE" "$built/goproxy-cache"
 ln -s "$built/bin" "$built/rootfs" "$built/sdk" "$built/goproxy-cache" "$ENGINE_CACHE/"
-echo '{}' >"$work/kit-settings.json"
-engine_settings "$work/kit-settings.json" >"$work/engine.json"
+# The kit's local-registry settings: the lint row pulls its pins from a registry in the
+# engine's network (the other measures pull nothing).
+engine_settings "$kit/extras/engine-local-registry.json" >"$work/engine.json"
 fresh_engine() {
+  registry_down
   stop_engine
   engine_start "$kit" "$work/engine.json" "$work/engine.env" >/dev/null
   eval "$(cat "$work/engine.env")"
+}
+
+# The local registry of the lint row: crane's, in the engine's network namespace, as the
+# suite serves one (blobs kept on disk between engines, manifests pushed again to each).
+# registry_up: serve the registry in the running engine's network and push the Python
+# toolchain image to it; python_image is its pinned reference, as containers reach it.
+registry_up() {
+  local i pushed
+  mkdir -p "$work/registry"
+  nsenter -t "$ENGINE_PID" -n "$SHIPYARD_CRANE" registry serve --address 0.0.0.0:5000 --disk "$work/registry" 2>/dev/null &
+  registry_pid=$!
+  for i in $(seq 50); do
+    nsenter -t "$ENGINE_PID" -n curl -fsS -o /dev/null http://127.0.0.1:5000/v2/ 2>/dev/null && break
+    sleep 0.2
+  done
+  pushed=$(nsenter -t "$ENGINE_PID" -n "$SHIPYARD_CRANE" push --insecure "$SHIPYARD_PYTHON_TOOLCHAIN" 127.0.0.1:5000/bench/python-toolchain:latest 2>/dev/null) ||
+    { echo "bench/moduleload.sh: pushing the Python toolchain image to the local registry failed" >&2; exit 1; }
+  python_image=10.87.0.1:5000/bench/python-toolchain@${pushed##*@}
 }
 
 seconds() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.1f", e - s }'; }
@@ -94,16 +132,40 @@ modules() {
   git -C "$root" ls-files -z --cached --others --exclude-standard | (cd "$root" && xargs -0 cp --parents -t "$1/shipyard")
 }
 
-# first_call MODULE ARGS...: seconds of one call; its log goes to $MODULELOAD_LOGS, if set.
-first_call() {
-  local s e log=/dev/null
+# call_log MODULE: where a call's log goes: a new file in $MODULELOAD_LOGS, if set.
+call_log() {
   if [ -n "${MODULELOAD_LOGS:-}" ]; then
     mkdir -p "$MODULELOAD_LOGS"
-    log=$MODULELOAD_LOGS/$(date +%H%M%S)-$(basename "$1").log
+    mktemp "$MODULELOAD_LOGS/$(date +%H%M%S)-$(basename "$1").XXXX.log"
+  else
+    mktemp "$work/call.XXXXXX.log"
   fi
+}
+
+# first_call MODULE ARGS...: seconds of one call, which must succeed.
+first_call() {
+  local s e log
+  log=$(call_log "$1")
   s=$(date +%s.%N)
-  "$DAGGER" --progress=plain -m "$@" >"$log" 2>&1 || { echo "bench/moduleload.sh: dagger -m $* failed" >&2; exit 1; }
+  "$DAGGER" --progress=plain -m "$@" >"$log" 2>&1 || { echo "bench/moduleload.sh: dagger -m $* failed; the end of its log:" >&2; tail -30 "$log" >&2; exit 1; }
   e=$(date +%s.%N)
+  seconds "$s" "$e"
+}
+
+# lint_call SOURCE: seconds of Shipyard's lint of SOURCE with the toolchain pins, which must
+# stop at cffconvert, as the suite's TestTeskCoreRealLint checks.
+lint_call() {
+  local s e log rc=0
+  log=$(call_log lint)
+  s=$(date +%s.%N)
+  "$DAGGER" --progress=plain -m "$dir/shipyard" call --source "$1" --pin "python-3.13=$python_image" --pin "uv=$python_image" \
+    --pin "go=$python_image" lint >"$log" 2>&1 || rc=$?
+  e=$(date +%s.%N)
+  if [ "$rc" = 0 ] || ! grep -qF 'cffconvert==2.0.0: not installed' "$log" || grep -qE '\.\.\.Failed' "$log"; then
+    echo "bench/moduleload.sh: lint did not stop at cffconvert after pre-commit and the lock check passed (exit $rc); the end of its log:" >&2
+    tail -30 "$log" >&2
+    exit 1
+  fi
   seconds "$s" "$e"
 }
 # foreign_sampler FILE: every two seconds, one line in FILE: the names of the running
@@ -134,11 +196,20 @@ samples=$work/foreign.samples
 : >"$samples"
 foreign_sampler "$samples" &
 sampler=$!
-trap 'kill "$sampler" 2>/dev/null || true; stop_engine; rm -rf "$work"' EXIT
+trap 'kill "$sampler" 2>/dev/null || true; registry_down; stop_engine; rm -rf "$work"' EXIT
+
+# The lint row's project: the suite's tesk-core, locked once in the toolchain image (as the
+# suite's fixture is) before anything is timed.
+go run ./bench/teskcoretree "$root/../shared/corpus/tesk-core/tree" "$work/tesk"
+fresh_engine
+registry_up
+"$DAGGER" --progress=plain core container from --address "$python_image" with-directory --path /src --source "$work/tesk" \
+  with-workdir --path /src with-exec --args uv,lock file --path /src/uv.lock export --path "$work/tesk/uv.lock" >"$work/lock.log" 2>&1 ||
+  { echo "bench/moduleload.sh: locking the project in the toolchain image failed:" >&2; tail -30 "$work/lock.log" >&2; exit 1; }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-cold_bare=() cold_shipyard=() release_bare=() release_shipyard=() warm_bare=() warm_shipyard=() warm=() upgrade_bare=() upgrade_shipyard=()
+cold_bare=() cold_shipyard=() lint_first=() lint_work=() release_bare=() release_shipyard=() warm_bare=() warm_shipyard=() warm=() upgrade_bare=() upgrade_shipyard=()
 for round in $(seq "$rounds"); do
   dir=$work/round-$round
   modules "$dir"
@@ -147,6 +218,13 @@ for round in $(seq "$rounds"); do
   cold_bare+=("$(first_call "$dir/bare" call greet --name=x)")
   fresh_engine
   cold_shipyard+=("$(first_call "$dir/shipyard" call pr-title --title "feat: x")")
+
+  fresh_engine
+  registry_up
+  cp -r "$work/tesk" "$dir/tesk"
+  lint_first+=("$(lint_call "$dir/tesk")")
+  printf '# A line changed since the last lint.\n' >>"$dir/tesk/src/tesk_core/path.py"
+  lint_work+=("$(lint_call "$dir/tesk")")
 
   fresh_engine
   release_bare+=("$(first_call "$dir/bare" call --eager-runtime greet --help)")
@@ -164,9 +242,9 @@ for round in $(seq "$rounds"); do
   upgrade_bare+=("$(first_call "$dir/bare" call greet --name=x)")
   upgrade_shipyard+=("$(first_call "$dir/shipyard" call pr-title --title "feat: x")")
 
-  printf 'round %d: cold bare %s s, shipyard %s s; warm bare %s s, shipyard %s s, call %s s; upgrade bare %s s, shipyard %s s; release load bare %s s, shipyard %s s\n' \
+  printf 'round %d: cold bare %s s, shipyard %s s; warm bare %s s, shipyard %s s, call %s s; upgrade bare %s s, shipyard %s s; release load bare %s s, shipyard %s s; first lint %s s, its work %s s\n' \
     "$round" "${cold_bare[-1]}" "${cold_shipyard[-1]}" "${warm_bare[-1]}" "${warm_shipyard[-1]}" "${warm[-1]}" \
-    "${upgrade_bare[-1]}" "${upgrade_shipyard[-1]}" "${release_bare[-1]}" "${release_shipyard[-1]}"
+    "${upgrade_bare[-1]}" "${upgrade_shipyard[-1]}" "${release_bare[-1]}" "${release_shipyard[-1]}" "${lint_first[-1]}" "${lint_work[-1]}"
 done
 
 if ! kill "$sampler" 2>/dev/null; then
@@ -187,6 +265,8 @@ cold_bare=$(median "${cold_bare[@]}") cold_shipyard=$(median "${cold_shipyard[@]
 warm_bare=$(median "${warm_bare[@]}") warm_shipyard=$(median "${warm_shipyard[@]}") warm=$(median "${warm[@]}")
 upgrade_bare=$(median "${upgrade_bare[@]}") upgrade_shipyard=$(median "${upgrade_shipyard[@]}")
 release_bare=$(median "${release_bare[@]}") release_shipyard=$(median "${release_shipyard[@]}")
+lint_first=$(median "${lint_first[@]}") lint_work=$(median "${lint_work[@]}")
+lint_bare=$(awk -v b="$cold_bare" -v w="$lint_work" 'BEGIN { printf "%.1f", b + w }')
 ratio() { awk -v m="$1" -v b="$2" 'BEGIN{printf "%.2f", m/b}'; }
 echo "medians of $rounds rounds:"
 printf 'cold engine:    bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 1.2)\n' "$cold_bare" "$cold_shipyard" "$(ratio "$cold_shipyard" "$cold_bare")"
@@ -194,4 +274,5 @@ printf 'warm engine:    bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 
 printf 'upgrade:        bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 1.2)\n' "$upgrade_bare" "$upgrade_shipyard" "$(ratio "$upgrade_shipyard" "$upgrade_bare")"
 printf 'warm call of shipyard: %.1f s (goal: at most 1 s)\n' "$warm"
 printf 'PR job:         bare %5.1f s, shipyard %5.1f s, ratio %s (first pr-title call: the cold engine measure)\n' "$cold_bare" "$cold_shipyard" "$(ratio "$cold_shipyard" "$cold_bare")"
+printf 'PR job, lint:   bare %5.1f s, shipyard %5.1f s, ratio %s (first lint on a cold engine; bare: its cold load + the lint'"'"'s work, %.1f s)\n' "$lint_bare" "$lint_first" "$(ratio "$lint_first" "$lint_bare")" "$lint_work"
 printf 'release job:    bare %5.1f s, shipyard %5.1f s, ratio %s (load to release-push-platform, not a release)\n' "$release_bare" "$release_shipyard" "$(ratio "$release_shipyard" "$release_bare")"
