@@ -156,7 +156,7 @@ func TestPublishDevVerifiedByCosign(t *testing.T) {
 	repo.SetBranch("dev", sha)
 	// The workflow's token, which may write the repository's attestation store.
 	sim.AddToken(ghToken, githubsim.Token{})
-	api := publishGitHub(t, sim)
+	api := publishGitHubStable(t, sim)
 	args := []string{"--github-api", api, "--github-token", "env://GHTOKEN", "--source", src, "--registry", registryHost, "--org", org,
 		"--registry-username", "bot", "--registry-password", "env://REGPASS", "--pin", "go=" + baseImage, "--pin", "trivy=" + trivyImage,
 		"with-sigstore", "--oidc-token", "env://OIDC", "--fulcio-url", sigURL, "--rekor-url", sigURL, "--trusted-root", rootFile,

@@ -10,6 +10,8 @@
 //
 // The engine keeps its state between runs, so a run reuses what the run before it built
 // when the inputs are the same: the fixtures' commits have a fixed date (gitIdentity), and
-// the GitHub simulator and the git server listen on a port fixed per test (serveStable), as
-// a release call's cache volumes are named after the GitHub API it writes to.
+// in the tests that release, the GitHub simulator and the git server listen on a port fixed
+// per test (serveStable), as a release call's cache volumes are named after the GitHub API
+// it writes to. Elsewhere the simulator is on a new port every run, so the tests that count
+// what a cache volume held find it empty on their first call.
 package realengine

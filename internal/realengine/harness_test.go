@@ -279,11 +279,25 @@ func serveOn(t testing.TB, l net.Listener, h http.Handler) string {
 	return fmt.Sprintf("http://%s:%d", gateway, l.Addr().(*net.TCPAddr).Port)
 }
 
-// publish serves a simulator that listens on loopback at the engine network's address, and
-// makes the links in its answers use that address.
+// publishGitHub serves a simulator that listens on loopback at the engine network's
+// address, and makes the links in its answers use that address. It is on a new port every
+// run, so every cache volume named after the GitHub API starts empty: the tests that count
+// what a volume held (ETag caches, trust levels) rely on it.
 func publishGitHub(t testing.TB, sim *githubsim.Server) string {
 	t.Helper()
-	u := serveStable(t, "github", proxyTo(t, sim.URL))
+	return publishGitHubAt(t, sim, serve(t, proxyTo(t, sim.URL)))
+}
+
+// publishGitHubStable is publishGitHub on serveStable's port, for the tests whose release
+// calls build the signing and GitHub commands: a run reuses the Go caches the run before it
+// filled.
+func publishGitHubStable(t testing.TB, sim *githubsim.Server) string {
+	t.Helper()
+	return publishGitHubAt(t, sim, serveStable(t, "github", proxyTo(t, sim.URL)))
+}
+
+func publishGitHubAt(t testing.TB, sim *githubsim.Server, u string) string {
+	t.Helper()
 	sim.URL = u
 	return u + "/"
 }

@@ -3,6 +3,7 @@
 package realengine
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,15 +41,14 @@ func TestReadmeQuickStart(t *testing.T) {
 		cmd.Dir = repoRoot
 		// A newcomer's shell: none of the engine variables the suite was started with.
 		cmd.Env = withoutEngineVars(os.Environ())
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
 		start := time.Now()
 		out, err := cmd.Output()
 		t.Logf("%s (%.1fs)", line, time.Since(start).Seconds())
+		keepCallLog(t, stderr.Bytes())
 		if err != nil {
-			var stderr string
-			if ee, ok := err.(*exec.ExitError); ok {
-				stderr = tail(string(ee.Stderr), 30)
-			}
-			t.Fatalf("%s: %v\n%s\n%s", line, err, out, stderr)
+			t.Fatalf("%s: %v\n%s\n%s", line, err, out, tail(stderr.String(), 30))
 		}
 		return string(out)
 	}

@@ -126,7 +126,7 @@ func TestReleaseDryRun(t *testing.T) {
 	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
 	gitURL, shas := teskCoreGitWith(t, repo, map[string]string{".shipyard/pins.Dockerfile": "FROM " + trivyGateImage + " AS trivy\n"}, "v0.11.0")
 	sha := shas[0]
-	api := publishGitHub(t, sim)
+	api := publishGitHubStable(t, sim)
 
 	before := len(repo.Releases())
 	gated := remote.cli(t, ghEnv, "", append([]string{"call"}, append(ghArgs(api), "--pin", "go="+baseImage,

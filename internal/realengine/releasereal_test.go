@@ -86,7 +86,7 @@ func newReleaseWorld(t *testing.T, org string, tags ...string) *releaseWorld {
 	w.sim.AddToken(ghToken, githubsim.Token{PushAccess: true})
 	w.repo = w.sim.AddRepo("elixir-cloud-aai", "tesk-core")
 	w.gitURL, w.shas = teskCoreGitTags(t, w.repo, tags...)
-	w.api = publishGitHub(t, w.sim)
+	w.api = publishGitHubStable(t, w.sim)
 	sig := publishtest.StartSigstore(t)
 	sigURL := serve(t, proxyTo(t, sig.URL))
 	root, err := os.ReadFile(sig.TrustedRoot)

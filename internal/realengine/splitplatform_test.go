@@ -26,7 +26,7 @@ func TestReleasePushSplitByPlatform(t *testing.T) {
 	sim.AddToken(ghToken, githubsim.Token{PushAccess: true})
 	repo := sim.AddRepo("elixir-cloud-aai", "tesk-core")
 	gitURL, sha := teskCoreGit(t, repo)
-	api := publishGitHub(t, sim)
+	api := publishGitHubStable(t, sim)
 
 	const password = "realengine0split0SECRET"
 	env := map[string]string{"GHTOKEN": ghToken, "REGPASS": password}
