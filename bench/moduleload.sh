@@ -45,6 +45,10 @@
 #         pay for the same work: the bare module's cold load plus the lint's own work, timed
 #         as a second lint on the same engine after a one-line change in src/ (the module
 #         loaded, the lint not in the cache).
+#   dependency: a bare module that installs Shipyard as a module dependency and calls only
+#         its own function, on a warm engine of its own, against the bare module's warm
+#         load: what a dependency costs a module's load when none of its functions is called,
+#         so what splitting Shipyard into dependency modules could gain.
 #   release job: the load before release-push-platform runs, as `call --eager-runtime
 #         release-push-platform --help`, since a release cannot run here. On v0.21.8 `--help`
 #         alone loads only the typedefs (the engine's codegen reads them from the source);
@@ -124,12 +128,22 @@ bare_module() {
   sed -i "s|^module dagger/bare\$|module dagger/$2|" "$1/go.mod"
   sed -i "s/\bBare\b/$type/g" "$1/main.go"
 }
-# modules DIR: a round's copies of the three modules under DIR: warmup, bare and shipyard.
+# shipyard_copy DIR: Shipyard's source, as the checkout holds it, in DIR.
+shipyard_copy() {
+  mkdir -p "$1"
+  git -C "$root" ls-files -z --cached --others --exclude-standard | (cd "$root" && xargs -0 cp --parents -t "$1")
+}
+# modules DIR: a round's copies of the modules under DIR: warmup, bare and shipyard, and
+# dep/ (a git repository, since a local dependency must sit in its dependant's context
+# directory): dep/bare, a bare module with dep/shipyard installed as its dependency.
 modules() {
   bare_module "$1/warmup" warmup
   bare_module "$1/bare" bare
-  mkdir -p "$1/shipyard"
-  git -C "$root" ls-files -z --cached --others --exclude-standard | (cd "$root" && xargs -0 cp --parents -t "$1/shipyard")
+  shipyard_copy "$1/shipyard"
+  bare_module "$1/dep/bare" bare
+  shipyard_copy "$1/dep/shipyard"
+  sed -i 's|^  "sdk": {|  "dependencies": [{ "name": "shipyard", "source": "../shipyard" }],\n  "sdk": {|' "$1/dep/bare/dagger.json"
+  git -C "$1/dep" init -q
 }
 
 # call_log MODULE: where a call's log goes: a new file in $MODULELOAD_LOGS, if set.
@@ -209,7 +223,7 @@ registry_up
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-cold_bare=() cold_shipyard=() lint_first=() lint_work=() release_bare=() release_shipyard=() warm_bare=() warm_shipyard=() warm=() upgrade_bare=() upgrade_shipyard=()
+cold_bare=() cold_shipyard=() lint_first=() lint_work=() release_bare=() release_shipyard=() warm_bare=() warm_shipyard=() warm=() upgrade_bare=() upgrade_shipyard=() dep_bare=()
 for round in $(seq "$rounds"); do
   dir=$work/round-$round
   modules "$dir"
@@ -237,13 +251,19 @@ for round in $(seq "$rounds"); do
   warm_shipyard+=("$(first_call "$dir/shipyard" call pr-title --title "feat: x")")
   warm+=("$(first_call "$dir/shipyard" call pr-title --title "fix: y")")
 
+  # The dependency row on an engine of its own: a load of Shipyard on the same engine
+  # would fill the Go build cache with the packages the dependency's codegen compiles.
+  fresh_engine
+  first_call "$dir/warmup" call greet --name=x >/dev/null
+  dep_bare+=("$(first_call "$dir/dep/bare" call greet --name=x)")
+
   printf '\n// A constant added since the last load.\nconst benchUpgrade = 1\n' >>"$dir/bare/main.go"
   printf '\n// A constant added since the last load.\nconst benchUpgrade = 1\n' >>"$dir/shipyard/internal/conventional/conventional.go"
   upgrade_bare+=("$(first_call "$dir/bare" call greet --name=x)")
   upgrade_shipyard+=("$(first_call "$dir/shipyard" call pr-title --title "feat: x")")
 
-  printf 'round %d: cold bare %s s, shipyard %s s; warm bare %s s, shipyard %s s, call %s s; upgrade bare %s s, shipyard %s s; release load bare %s s, shipyard %s s; first lint %s s, its work %s s\n' \
-    "$round" "${cold_bare[-1]}" "${cold_shipyard[-1]}" "${warm_bare[-1]}" "${warm_shipyard[-1]}" "${warm[-1]}" \
+  printf 'round %d: cold bare %s s, shipyard %s s; warm bare %s s, shipyard %s s, call %s s, bare with Shipyard as a dependency %s s; upgrade bare %s s, shipyard %s s; release load bare %s s, shipyard %s s; first lint %s s, its work %s s\n' \
+    "$round" "${cold_bare[-1]}" "${cold_shipyard[-1]}" "${warm_bare[-1]}" "${warm_shipyard[-1]}" "${warm[-1]}" "${dep_bare[-1]}" \
     "${upgrade_bare[-1]}" "${upgrade_shipyard[-1]}" "${release_bare[-1]}" "${release_shipyard[-1]}" "${lint_first[-1]}" "${lint_work[-1]}"
 done
 
@@ -262,7 +282,7 @@ fi
 echo "nothing else was running: $busy of $looks looks saw another process"
 # Each name now holds its measure's median (as the array's first element).
 cold_bare=$(median "${cold_bare[@]}") cold_shipyard=$(median "${cold_shipyard[@]}")
-warm_bare=$(median "${warm_bare[@]}") warm_shipyard=$(median "${warm_shipyard[@]}") warm=$(median "${warm[@]}")
+warm_bare=$(median "${warm_bare[@]}") warm_shipyard=$(median "${warm_shipyard[@]}") warm=$(median "${warm[@]}") dep_bare=$(median "${dep_bare[@]}")
 upgrade_bare=$(median "${upgrade_bare[@]}") upgrade_shipyard=$(median "${upgrade_shipyard[@]}")
 release_bare=$(median "${release_bare[@]}") release_shipyard=$(median "${release_shipyard[@]}")
 lint_first=$(median "${lint_first[@]}") lint_work=$(median "${lint_work[@]}")
@@ -275,4 +295,5 @@ printf 'upgrade:        bare %5.1f s, shipyard %5.1f s, ratio %s (goal: at most 
 printf 'warm call of shipyard: %.1f s (goal: at most 1 s)\n' "$warm"
 printf 'PR job:         bare %5.1f s, shipyard %5.1f s, ratio %s (first pr-title call: the cold engine measure)\n' "$cold_bare" "$cold_shipyard" "$(ratio "$cold_shipyard" "$cold_bare")"
 printf 'PR job, lint:   bare %5.1f s, shipyard %5.1f s, ratio %s (first lint on a cold engine; bare: its cold load + the lint'"'"'s work, %.1f s)\n' "$lint_bare" "$lint_first" "$(ratio "$lint_first" "$lint_bare")" "$lint_work"
+printf 'dependency:     bare %5.1f s, with Shipyard as an uncalled dependency %5.1f s, ratio %s (warm engine; Shipyard alone: %.1f s)\n' "$warm_bare" "$dep_bare" "$(ratio "$dep_bare" "$warm_bare")" "$warm_shipyard"
 printf 'release job:    bare %5.1f s, shipyard %5.1f s, ratio %s (load to release-push-platform, not a release)\n' "$release_bare" "$release_shipyard" "$(ratio "$release_shipyard" "$release_bare")"
